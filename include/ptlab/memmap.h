@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory-map normalization.
+ *
+ * Input: the raw bytes of a UEFI memory map (GetMemoryMap), @count descriptors
+ * spaced @desc_size bytes apart (never sizeof(EFI_MEMORY_DESCRIPTOR): OVMF uses
+ * 48, the spec allows more).  The descriptor layout is the UEFI 2.10 one:
+ *
+ *   offset 0  u32 Type     offset 8  u64 PhysicalStart   offset 16 u64 VirtualStart
+ *   offset 24 u64 NumberOfPages (4 KiB)                  offset 32 u64 Attribute
+ *
+ * Output: sorted, non-overlapping, page-aligned ranges, adjacent ranges of the
+ * same type and attributes merged, zero-length ones dropped, overlaps resolved
+ * toward the more restrictive type, each irregularity recorded as a quirk.
+ * Entirely firmware-free: type numbers are the UEFI spec's values.
+ */
+#ifndef PTLAB_MEMMAP_H
+#define PTLAB_MEMMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* UEFI memory types (spec 2.10 §7.2, EFI_MEMORY_TYPE). */
+enum pt_efi_type {
+	PT_EFI_RESERVED = 0,
+	PT_EFI_LOADER_CODE = 1,
+	PT_EFI_LOADER_DATA = 2,
+	PT_EFI_BS_CODE = 3,
+	PT_EFI_BS_DATA = 4,
+	PT_EFI_RT_CODE = 5,
+	PT_EFI_RT_DATA = 6,
+	PT_EFI_CONVENTIONAL = 7,
+	PT_EFI_UNUSABLE = 8,
+	PT_EFI_ACPI_RECLAIM = 9,
+	PT_EFI_ACPI_NVS = 10,
+	PT_EFI_MMIO = 11,
+	PT_EFI_MMIO_PORT = 12,
+	PT_EFI_PAL_CODE = 13,
+	PT_EFI_PERSISTENT = 14,
+	PT_EFI_UNACCEPTED = 15,
+	PT_EFI_TYPE_COUNT = 16,
+};
+
+/* UEFI attribute bits used here. */
+#define PT_EFI_MEMORY_UC       UINT64_C(0x1)
+#define PT_EFI_MEMORY_WC       UINT64_C(0x2)
+#define PT_EFI_MEMORY_WT       UINT64_C(0x4)
+#define PT_EFI_MEMORY_WB       UINT64_C(0x8)
+#define PT_EFI_MEMORY_WP       UINT64_C(0x1000)
+#define PT_EFI_MEMORY_RP       UINT64_C(0x2000)
+#define PT_EFI_MEMORY_XP       UINT64_C(0x4000)
+#define PT_EFI_MEMORY_RO       UINT64_C(0x20000)
+#define PT_EFI_MEMORY_RUNTIME  (UINT64_C(1) << 63)
+
+#define PT_EFI_DESC_MIN        40u      /* smallest descriptor that holds the fields */
+#define PT_EFI_DESC_MAX        4096u    /* larger strides are rejected as absurd */
+#define PT_MEMMAP_MAX_DESC     65536u   /* larger counts are rejected */
+
+/* What ptlab does with a range. */
+enum pt_mem_class {
+	PT_MEM_RAM,        /* free or reclaimable RAM: conventional, BS code/data, loader, ACPI reclaim, persistent */
+	PT_MEM_FW_CODE,    /* code the firmware may still run: BS/RT code, PAL code */
+	PT_MEM_FW_DATA,    /* RT data, ACPI NVS: RAM the firmware keeps */
+	PT_MEM_MMIO,       /* MMIO, MMIO port space */
+	PT_MEM_RESERVED,   /* reserved, unusable, unaccepted, unknown types */
+};
+
+struct pt_mem_range {
+	uint64_t pa;         /* 4 KiB aligned */
+	uint64_t len;        /* multiple of 4 KiB, > 0 */
+	uint32_t type;       /* enum pt_efi_type (unknown types become PT_EFI_RESERVED) */
+	uint64_t attr;       /* UEFI attribute bits */
+};
+
+/* Quirk bits (struct pt_memmap.quirks) with a count each (quirk_count[bit]). */
+enum pt_memmap_quirk {
+	PT_QUIRK_UNSORTED = 0,       /* descriptors not in ascending order */
+	PT_QUIRK_OVERLAP = 1,        /* two descriptors overlap (resolved to the more restrictive type) */
+	PT_QUIRK_ZERO_LENGTH = 2,    /* NumberOfPages == 0 (dropped) */
+	PT_QUIRK_UNALIGNED = 3,      /* PhysicalStart not 4 KiB aligned (trimmed inwards) */
+	PT_QUIRK_WRAP = 4,           /* start + length wraps past 2^64 (clamped) */
+	PT_QUIRK_UNKNOWN_TYPE = 5,   /* type >= PT_EFI_TYPE_COUNT (treated as reserved) */
+	PT_QUIRK_ABOVE_MAXPHYS = 6,  /* range at or above 2^maxphyaddr (cut off) */
+	PT_QUIRK_ABOVE_IDENTITY = 7, /* set by the plan: RAM at or above 2^47, HHDM only */
+	PT_QUIRK_COUNT = 8,
+};
+
+struct pt_memmap {
+	struct pt_mem_range *range;   /* caller storage */
+	unsigned cap;                 /* its capacity (2 * count is always enough) */
+	unsigned n;
+	unsigned descriptors;         /* descriptors read */
+	unsigned desc_size;
+	uint32_t quirks;              /* bit per enum pt_memmap_quirk */
+	unsigned quirk_count[PT_QUIRK_COUNT];
+	uint64_t usable_bytes;        /* bytes of class PT_MEM_RAM */
+};
+
+/* Class of a UEFI type. */
+enum pt_mem_class pt_mem_class_of(uint32_t type);
+/* "Conventional", "BootServicesData", ...; "Unknown" for others. */
+const char *pt_efi_type_name(uint32_t type);
+/* "unsorted", "overlap", ... */
+const char *pt_quirk_name(enum pt_memmap_quirk q);
+
+/*
+ * Normalize @count descriptors of @desc_size bytes at @raw (@raw_len bytes
+ * available) into @out (its range/cap set by the caller).  Physical addresses
+ * at or above 2^@maxphyaddr are cut off (quirk).  Errors: PT_EMAPBAD
+ * (desc_size < 40 or > 4096 or not a multiple of 8, count > 65536, raw_len
+ * too small), PT_ECAPACITY (out->cap too small).  On error out->n is 0 and
+ * nothing else is guaranteed.
+ */
+int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigned desc_size,
+			unsigned maxphyaddr, struct pt_memmap *out);
+
+#endif /* PTLAB_MEMMAP_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The mapping plan: what ptlab maps for a normalized memory map.
+ *
+ *  - identity map of every memory-map range except page 0 (the null guard);
+ *    ranges at or above 2^47 cannot be identity mapped (quirk, HHDM only);
+ *  - a high-half direct map (HHDM) at PT_HHDM_BASE + pa of every RAM-like
+ *    range (classes RAM, FW_CODE, FW_DATA);
+ *  - the loaded image again at PT_IMAGE_BASE + (pa - image base).
+ *
+ * Strict W^X: the image by section (text RX, read-only data R+NX, data
+ * RW+NX), firmware code ranges RX, all other RAM RW+NX, MMIO RW+NX uncached.
+ * Adjacent ranges with identical attributes are merged into one entry so
+ * large leaves may cross them; entries never merge across attribute changes,
+ * so no large leaf spans two memory types or two permission sets.
+ *
+ * The plan also computes the minimum number of table pages per level that a
+ * largest-fit build of it needs; pt_plan_apply must use exactly that many.
+ */
+#ifndef PTLAB_PLAN_H
+#define PTLAB_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memmap.h"
+#include "pt.h"
+
+#define PT_HHDM_BASE    UINT64_C(0xffff800000000000)
+#define PT_IMAGE_BASE   UINT64_C(0xffffffff80000000)
+#define PT_IDENTITY_END (UINT64_C(1) << 47)
+
+enum pt_plan_kind {
+	PT_PLAN_IDENTITY = 0,
+	PT_PLAN_HHDM = 1,
+	PT_PLAN_IMAGE = 2,
+};
+
+struct pt_plan_entry {
+	uint64_t va;
+	uint64_t pa;
+	uint64_t len;
+	unsigned flags;             /* PT_* attributes (+ PT_ALLOW_WX never: W^X is strict) */
+	enum pt_page_size max_size; /* largest leaf allowed */
+	enum pt_plan_kind kind;
+	uint32_t efi_type;          /* memory type of the source range (image: loader code) */
+};
+
+/* A section of the loaded image: [pa, pa+len), 4 KiB aligned. */
+struct pt_image_section {
+	uint64_t pa;
+	uint64_t len;
+	unsigned flags;             /* PT_EXEC for text, PT_WRITE for data, 0 for read-only */
+};
+
+#define PT_IMAGE_MAX_SECTIONS 8u
+
+struct pt_image {
+	uint64_t base;              /* physical base of the loaded image, 4 KiB aligned */
+	uint64_t size;              /* bytes, multiple of 4 KiB */
+	unsigned nsections;         /* sections cover [base, base+size) exactly, sorted */
+	struct pt_image_section section[PT_IMAGE_MAX_SECTIONS];
+};
+
+struct pt_plan_caps {
+	bool has_1g;                /* 1 GiB leaves allowed */
+	unsigned levels;            /* 4 or 5 */
+	unsigned maxphyaddr;
+};
+
+struct pt_plan {
+	struct pt_plan_entry *entry;  /* caller storage, sorted by va on output */
+	unsigned cap;
+	unsigned n;
+	uint64_t min_tables[5];       /* minimum table pages per level (root level: 1) */
+	uint64_t min_total;
+	uint32_t quirks;              /* PT_QUIRK_ABOVE_IDENTITY etc. */
+	uint64_t identity_bytes, hhdm_bytes, image_bytes;
+};
+
+/*
+ * Build the plan for @map, @image (may be NULL) and @caps into @plan (entry,
+ * cap set by the caller; 2 * map->n + 2 * PT_IMAGE_MAX_SECTIONS + 4 is always
+ * enough).  PT_EINVAL (bad image layout: sections not covering it, overlapping,
+ * unaligned, image not inside one memory-map range), PT_ECAPACITY.
+ */
+int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
+		  const struct pt_plan_caps *caps, struct pt_plan *plan);
+
+/*
+ * Minimum table pages per level (out[0..levels-1], out[levels-1] = 1) for
+ * mapping @n entries (sorted by va, non-overlapping) largest-fit.  Returns
+ * the total.  Computed from the leaf decomposition alone, not by building.
+ */
+uint64_t pt_plan_min_tables(const struct pt_plan_entry *e, unsigned n, unsigned levels,
+			    bool has_1g, uint64_t out[5]);
+
+/*
+ * Map every entry of @plan into @s (an empty space).  On failure the entries
+ * already mapped are unmapped again, so @s is empty as before.
+ */
+int pt_plan_apply(struct pt_space *s, const struct pt_plan *plan);
+
+/* The plan entry holding @va, or NULL. */
+const struct pt_plan_entry *pt_plan_find(const struct pt_plan *plan, uint64_t va);
+
+#endif /* PTLAB_PLAN_H */
