@@ -32,6 +32,22 @@ static void *frames_p2v(void *ctx, uint64_t pa)
 	return arena_p2v(ctx, pa);
 }
 
+static int arena_alloc(void *ctx, uint64_t *pa)
+{
+	return pt_frames_alloc(&((struct arena *)ctx)->frames, pa);
+}
+
+static void arena_free(void *ctx, uint64_t pa)
+{
+	struct arena *a = ctx;
+
+	/* The library must never free what it does not own: fail loudly. */
+	if (pt_frames_free_checked(&a->frames, pa) != PT_OK) {
+		fprintf(stderr, "arena: bad free of 0x%llx\n", (unsigned long long)pa);
+		abort();
+	}
+}
+
 void arena_init(struct arena *a, uint64_t frames)
 {
 	struct pt_range r;
@@ -53,9 +69,11 @@ void arena_init(struct arena *a, uint64_t frames)
 		abort();
 	if (pt_frames_init(&a->frames, &r, 1, a->bitmap, bytes, frames_p2v, a) != PT_OK)
 		abort();
-	pt_frames_env(&a->frames, &a->env);
-	/* The space's flush callback reaches the arena, not the allocator. */
-	a->env.flush = NULL;
+	a->env.ctx = a;
+	a->env.alloc_frame = arena_alloc;
+	a->env.free_frame = arena_free;
+	a->env.phys_to_virt = arena_p2v;
+	a->env.flush = arena_flush;
 	a->env.maxphyaddr = 46;
 	a->env.has_1g = true;
 	pt_pat_default(&a->env.pat);
