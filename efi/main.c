@@ -24,7 +24,8 @@ static void debug_exit(UINT32 code)
 	__asm__ volatile("outl %0, %w1" : : "a"(code), "Nd"(DEBUG_EXIT_PORT));
 }
 
-EFI_STATUS EFIAPI efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+/* crt0-efi-x86_64.o calls efi_main with the SysV convention: no EFIAPI. */
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	InitializeLib(image, systab);
 	Print(L"ptlab: hello\r\n");

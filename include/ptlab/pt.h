@@ -209,6 +209,20 @@ bool pt_canonical(uint64_t va, unsigned levels);
 /* ---- changing calls ------------------------------------------------------- */
 
 /*
+ * Checks run in this order, and the first that fails names the error:
+ *   1. PT_EINVAL (NULL space), PT_EFLAGS (unknown bits, cache type the PAT
+ *      layout lacks, W+X without PT_ALLOW_WX);
+ *   2. PT_ENONCANON (va), PT_EALIGN_VA, PT_EALIGN_PA, PT_EALIGN_LEN,
+ *      PT_ELEN (zero, or va/pa + len wraps), PT_ENONCANON (last byte not
+ *      canonical or on the other side of the hole), PT_EPHYS;
+ *   3. the range in VA order: the first page that is mapped (pt_map:
+ *      PT_EEXIST), not mapped (PT_ENOTMAPPED, unless PT_SPARSE), or inside a
+ *      large leaf that would have to be split under PT_NOSPLIT (PT_EBLOCKED);
+ *   4. PT_ENOMEM when the frames the call needs cannot all be had.
+ * Only then is anything written.
+ */
+
+/*
  * Map [va, va+len) to [pa, pa+len) with @flags (PT_WRITE, PT_EXEC, PT_USER,
  * PT_GLOBAL, PT_CACHE(), options PT_ALLOW_WX).  Leaves are chosen largest-fit
  * up to @max_size where va, pa and the remaining length are aligned (1 GiB only
