@@ -28,7 +28,7 @@ static void debug_exit(UINT32 code)
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	InitializeLib(image, systab);
-	Print(L"ptlab: hello\r\n");
+	Print(L"ptlab: hello\n");
 	if (under_hypervisor())
 		debug_exit(DEBUG_EXIT_PASS);
 	return EFI_SUCCESS;

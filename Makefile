@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: MIT
+#
+# ptlab: UEFI page-table laboratory (gnu-efi application) and the freestanding
+# x86-64 page-table library it is built on.
+#
+# Everything is built out of tree, below $(BUILD):
+#   $(BUILD)/efi/    objects and libptlab.a for the firmware (freestanding)
+#   $(BUILD)/host/   objects, libptlab.a and unit tests for the host (ASan+UBSan)
+#   $(BUILD)/ptlab.efi, $(BUILD)/ptlab.img
+#
+# "make help" lists the targets.  V=1 shows the full commands.
+
+BUILD ?= build
+V ?= 0
+
+ifeq ($(strip $(BUILD)),)
+$(error BUILD must not be empty)
+endif
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' '$(1)' '$(2)'
+MAKEFLAGS += --no-print-directory
+endif
+
+# ---- tools ----------------------------------------------------------------
+
+EFI_CC ?= gcc
+HOSTCC ?= gcc
+EFI_LD ?= ld
+OBJCOPY ?= objcopy
+AR ?= ar
+NM ?= nm
+
+EFI_INC ?= /usr/include/efi
+EFI_LIB ?= /usr/lib
+EFI_LDS := $(EFI_LIB)/elf_x86_64_efi.lds
+EFI_CRT0 := $(EFI_LIB)/crt0-efi-x86_64.o
+LIBGCC := $(shell $(EFI_CC) -print-libgcc-file-name)
+
+OVMF_CODE ?= /usr/share/OVMF/OVMF_CODE_4M.fd
+OVMF_VARS ?= /usr/share/OVMF/OVMF_VARS_4M.fd
+
+# ---- flags ----------------------------------------------------------------
+
+WARNFLAGS := -std=c11 -Wall -Wextra -Wshadow -Wvla -Wstrict-prototypes -Werror
+DEPFLAGS = -MMD -MP
+
+# Shared by everything that runs in the firmware.  No SSE/MMX (the firmware
+# does not save those registers for us), no red zone (interrupts and
+# exceptions run on our stack), position independent (relocated by crt0).
+EFI_BASE_CFLAGS := $(WARNFLAGS) -Iinclude -O2 -g \
+	-ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
+	-mno-red-zone -mno-sse -mno-mmx -mno-80387 -fpic -fno-strict-aliasing \
+	-maccumulate-outgoing-args
+
+# paging/ for the firmware: the same flags without the gnu-efi include path,
+# so "#include <efi.h>" in paging/ fails to compile.  Declarations from
+# <string.h> are fine: the calls resolve to FREESTANDING_ALLOWED_UNDEF below.
+# "make check-freestanding" proves both.
+PAGING_EFI_CFLAGS := $(EFI_BASE_CFLAGS)
+
+# efi/: gnu-efi 3.0.15 headers.  GNU_EFI_USE_MS_ABI makes EFIAPI the
+# ms_abi attribute, so firmware protocol calls may be made directly or via
+# uefi_call_wrapper().  efi_main itself is called by crt0 with the SysV
+# convention and must not be declared EFIAPI.
+EFI_APP_CFLAGS := $(EFI_BASE_CFLAGS) \
+	-isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 \
+	-DGNU_EFI_USE_MS_ABI -DEFI_FUNCTION_WRAPPER
+
+EFI_LDFLAGS := -nostdlib -znocombreloc -T $(EFI_LDS) -shared -Bsymbolic \
+	--no-undefined -L$(EFI_LIB)
+EFI_LDLIBS := -lefi -lgnuefi $(LIBGCC)
+EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
+	-j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
+
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+HOST_CFLAGS := $(WARNFLAGS) -Iinclude -D_DEFAULT_SOURCE -g -O1 $(SANFLAGS)
+HOST_LDFLAGS := $(SANFLAGS)
+HOST_LDLIBS := -lcmocka
+
+# Undefined symbols $(BUILD)/efi/libptlab.a may have: the compiler emits
+# calls to these even in freestanding code (struct copies, zeroing).  In the
+# app they come from libefi (memset, memcpy) or from efi/ (the others).
+FREESTANDING_ALLOWED_UNDEF := memset memcpy memmove memcmp
+
+# ---- sources --------------------------------------------------------------
+
+PAGING_SRCS := $(sort $(wildcard paging/*.c))
+EFI_SRCS := $(sort $(wildcard efi/*.c efi/*.S))
+UNIT_TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_HELPER_SRCS := $(filter-out $(UNIT_TEST_SRCS),$(sort $(wildcard tests/unit/*.c)))
+
+# Boot tests: every executable tests/boot/*.sh except the shared library.
+BOOT_TESTS := $(sort $(shell find tests/boot -maxdepth 1 -name '*.sh' \
+	! -name lib.sh -perm -u+x 2>/dev/null))
+
+EFI_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/efi/%.o)
+EFI_APP_OBJS := $(EFI_SRCS:%=$(BUILD)/efi/%.o)
+HOST_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/host/%.o)
+UNIT_HELPER_OBJS := $(UNIT_HELPER_SRCS:%=$(BUILD)/host/%.o)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/host/tests/%,$(UNIT_TEST_SRCS))
+
+EFI_LIBPTLAB := $(BUILD)/efi/libptlab.a
+HOST_LIBPTLAB := $(BUILD)/host/libptlab.a
+EFI_SO := $(BUILD)/efi/ptlab.so
+EFI_APP := $(BUILD)/ptlab.efi
+IMAGE := $(BUILD)/ptlab.img
+
+# ---- run settings ---------------------------------------------------------
+
+# Options for the application, stored in \ptlab.cfg on the image
+# (no file when empty): make run ARGS="..."
+ARGS ?=
+QEMU ?= qemu-system-x86_64
+QEMU_CPU ?= max
+QEMU_MEM ?= 2G
+QEMU_SMP ?= 1
+QEMU_EXTRA ?=
+# isa-debug-exit: the guest writes code C to port 0xf4, QEMU exits with
+# (C << 1) | 1.  The application writes 0x10 when everything passed.
+QEMU_PASS_STATUS ?= 33
+
+# ---- test suites ----------------------------------------------------------
+
+# "name=command" pairs run by tests/run-suites.sh.  Each command prints its
+# own "name: N passed, M failed" line; the script sums them.  Later suites
+# (fuzz smoke, ...) are added here.
+TEST_SUITES := 'freestanding=$(MAKE) BUILD=$(BUILD) V=$(V) check-freestanding' \
+	'unit=$(MAKE) BUILD=$(BUILD) V=$(V) unit'
+TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
+	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
+
+# ---- targets --------------------------------------------------------------
+
+.PHONY: all deps image run unit test check-freestanding clean help FORCE
+.DEFAULT_GOAL := all
+
+all: $(EFI_APP) $(HOST_LIBPTLAB)
+
+help:
+	@echo 'ptlab targets:'
+	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
+	@echo '  deps                check the Debian packages, install missing ones (as root)'
+	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
+	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio'
+	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
+	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
+	@echo '  check-freestanding  prove paging/ cannot see firmware or libc headers'
+	@echo '  test                every suite; ends with "N passed, M failed"'
+	@echo '  clean               remove $(BUILD)'
+	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
+
+# Package check.  Order-only prerequisite of every compile, so it runs once
+# per make invocation and never forces a rebuild; it calls apt-get only
+# when something is missing.
+DEPS_CHECK ?= 1
+deps:
+ifeq ($(DEPS_CHECK),1)
+	$(Q)mk/deps.sh
+endif
+
+# ---- firmware build ----
+
+$(BUILD)/efi/paging/%.c.o: paging/%.c | deps
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(PAGING_EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/efi/efi/%.c.o: efi/%.c | deps
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/efi/efi/%.S.o: efi/%.S | deps
+	$(call msg,AS,$<)
+	@mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) -D__ASSEMBLY__ $(DEPFLAGS) -c $< -o $@
+
+# Source lists, rewritten only when they change, so that archives and links
+# also follow a deleted source file.
+$(BUILD)/lists/%.list: FORCE
+	@mkdir -p $(@D)
+	@echo '$(SRCLIST_$*)' | cmp -s - $@ || echo '$(SRCLIST_$*)' >$@
+
+SRCLIST_paging = $(PAGING_SRCS)
+SRCLIST_efi = $(EFI_SRCS)
+SRCLIST_unit = $(UNIT_HELPER_SRCS)
+
+$(EFI_LIBPTLAB): $(EFI_PAGING_OBJS) $(BUILD)/lists/paging.list
+	$(call msg,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
+
+$(EFI_SO): $(EFI_APP_OBJS) $(EFI_LIBPTLAB) $(BUILD)/lists/efi.list
+	$(call msg,LD,$@)
+	$(Q)$(EFI_LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_APP_OBJS) $(EFI_LIBPTLAB) \
+		$(EFI_LDLIBS) -o $@
+
+$(EFI_APP): $(EFI_SO)
+	$(call msg,OBJCOPY,$@)
+	$(Q)$(OBJCOPY) $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+
+# ---- host build ----
+
+$(BUILD)/host/%.c.o: %.c | deps
+	$(call msg,HOSTCC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(HOST_LIBPTLAB): $(HOST_PAGING_OBJS) $(BUILD)/lists/paging.list
+	$(call msg,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
+
+$(BUILD)/host/tests/test_%: $(BUILD)/host/tests/unit/test_%.c.o \
+		$(UNIT_HELPER_OBJS) $(HOST_LIBPTLAB) $(BUILD)/lists/unit.list
+	$(call msg,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(HOST_LDFLAGS) $(filter %.o %.a,$^) $(HOST_LDLIBS) -o $@
+
+unit: $(UNIT_BINS)
+	$(Q)tests/run-unit.sh $(UNIT_BINS)
+
+# ---- checks ----
+
+check-freestanding: $(EFI_LIBPTLAB) | deps
+	$(Q)CC='$(EFI_CC)' CFLAGS='$(PAGING_EFI_CFLAGS)' NM='$(NM)' \
+		ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' EFI_INC='$(EFI_INC)' \
+		SRCS='$(PAGING_SRCS)' \
+		mk/check-freestanding.sh $(EFI_LIBPTLAB) $(BUILD)/freestanding
+
+# Builds what the suites need first; a failing build is reported by the
+# suites that need it (their output is missing), never hidden by a stale
+# image.
+test: | deps
+	$(Q)rm -f $(IMAGE)
+	-$(Q)$(MAKE) BUILD=$(BUILD) V=$(V) all image
+	$(Q)tests/run-suites.sh $(TEST_SUITES)
+
+# ---- image and QEMU ----
+
+# Rebuilt every time: it is cheap and \ptlab.cfg follows ARGS.
+image: $(IMAGE)
+
+$(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps
+	$(call msg,IMAGE,$@)
+	$(Q)mk/image.sh $@ $(EFI_APP) startup.nsh '$(subst ','\'',$(ARGS))'
+
+run: $(IMAGE) | deps
+	$(Q)cp $(OVMF_VARS) $(BUILD)/OVMF_VARS.fd
+	$(Q)status=0; \
+	$(QEMU) -machine q35,accel=tcg -cpu $(QEMU_CPU) -m $(QEMU_MEM) \
+		-smp $(QEMU_SMP) \
+		-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
+		-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd \
+		-drive format=raw,file=$(IMAGE) \
+		-serial stdio -display none \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-net none -no-reboot $(QEMU_EXTRA) || status=$$?; \
+	case $$status in \
+	0|$(QEMU_PASS_STATUS)) echo "ptlab: qemu exit status $$status (pass)";; \
+	*) echo "ptlab: qemu exit status $$status (fail)"; exit 1;; \
+	esac
+
+clean:
+	$(call msg,CLEAN,$(BUILD))
+	$(Q)rm -rf -- '$(BUILD)'
+
+FORCE:
+
+-include $(wildcard $(patsubst %.o,%.d,$(EFI_PAGING_OBJS) $(EFI_APP_OBJS) \
+	$(HOST_PAGING_OBJS) $(UNIT_HELPER_OBJS) \
+	$(UNIT_TEST_SRCS:%=$(BUILD)/host/%.o)))

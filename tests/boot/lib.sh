@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# Boot-test library: source it from a tests/boot/*.sh script.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   boot_init smoke                   # name used in the result line
+#   boot_run --log "$BOOT_DIR/a.log" --cfg "--foo"; st=$?
+#   check_status "$st" 33 "exited through isa-debug-exit 0x10"
+#   check_log '^ptlab: hello$' "$BOOT_DIR/a.log" "printed the marker"
+#   boot_done                         # "smoke: N passed, M failed", exit status
+#
+# Environment:
+#   PTLAB_BUILD    build directory (default: build)
+#   PTLAB_IMG      image under test (default: $PTLAB_BUILD/ptlab.img)
+#   OVMF_CODE, OVMF_VARS, QEMU    firmware files and emulator
+#   BOOT_TIMEOUT   seconds before QEMU is killed (default 120)
+#   BOOT_KEEP=1    keep the per-test directory (logs, image copies)
+#
+# The isa-debug-exit device at 0xf4 makes QEMU exit with (code << 1) | 1:
+# 33 for 0x10.  -no-reboot turns a triple fault into a QEMU exit, and the
+# timeout turns a hang into status 124 (137 when it had to be killed).
+
+PTLAB_BUILD=${PTLAB_BUILD:-build}
+PTLAB_IMG=${PTLAB_IMG:-$PTLAB_BUILD/ptlab.img}
+OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
+OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+QEMU=${QEMU:-qemu-system-x86_64}
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-120}
+
+# The ESP starts 1 MiB into the image (mk/image.sh).
+BOOT_ESP_OFFSET=1M
+export MTOOLS_SKIP_CHECK=1
+
+BOOT_NAME=boot
+BOOT_DIR=
+BOOT_PASS=0
+BOOT_FAIL=0
+BOOT_IMG_COPY=      # image copy of the last boot_run, for img_extract
+
+# boot_init NAME: set up counters and a private work directory $BOOT_DIR.
+boot_init()
+{
+	BOOT_NAME=$1
+	BOOT_PASS=0
+	BOOT_FAIL=0
+	mkdir -p "$PTLAB_BUILD/boot" || exit 1
+	BOOT_DIR=$(mktemp -d "$PTLAB_BUILD/boot/$BOOT_NAME.XXXXXX") || exit 1
+	trap boot_cleanup EXIT
+}
+
+boot_cleanup()
+{
+	if [ -n "$BOOT_DIR" ] && [ "${BOOT_KEEP:-0}" != 1 ] && [ "$BOOT_FAIL" -eq 0 ]; then
+		rm -rf -- "$BOOT_DIR"
+	elif [ -n "$BOOT_DIR" ]; then
+		echo "# $BOOT_NAME: files kept in $BOOT_DIR"
+	fi
+}
+
+pass()
+{
+	BOOT_PASS=$((BOOT_PASS + 1))
+	echo "ok - $BOOT_NAME: $*"
+}
+
+fail()
+{
+	BOOT_FAIL=$((BOOT_FAIL + 1))
+	echo "not ok - $BOOT_NAME: $*"
+}
+
+# boot_done: print the result line, return 0 when nothing failed.
+boot_done()
+{
+	echo "$BOOT_NAME: $BOOT_PASS passed, $BOOT_FAIL failed"
+	[ "$BOOT_FAIL" -eq 0 ]
+}
+
+# boot_run [--img IMG] [--log LOG] [--cpu CPU] [--mem MEM] [--smp N]
+#          [--cfg ARGS] [--timeout S] [-- QEMU_ARGS...]
+#
+# Boot a private copy of IMG (default $PTLAB_IMG) with a fresh copy of the
+# firmware variables, serial output to LOG (default $BOOT_DIR/serial.log).
+# --cfg writes ARGS as \ptlab.cfg on the copy (replacing any).  Returns
+# QEMU's exit status (124/137 on timeout).  Sets BOOT_IMG_COPY and BOOT_LOG.
+boot_run()
+{
+	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
+	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--img) img=$2; shift 2 ;;
+		--log) log=$2; shift 2 ;;
+		--cpu) cpu=$2; shift 2 ;;
+		--mem) mem=$2; shift 2 ;;
+		--smp) smp=$2; shift 2 ;;
+		--cfg) cfg=$2; has_cfg=1; shift 2 ;;
+		--timeout) tmo=$2; shift 2 ;;
+		--) shift; break ;;
+		*) echo "boot_run: unknown option $1" >&2; return 2 ;;
+		esac
+	done
+
+	[ -n "$BOOT_DIR" ] || boot_init "$BOOT_NAME"
+	run=$(mktemp -d "$BOOT_DIR/run.XXXXXX") || return 2
+	[ -n "$log" ] || log=$run/serial.log
+	BOOT_LOG=$log
+	BOOT_IMG_COPY=$run/disk.img
+
+	if [ ! -f "$img" ]; then
+		echo "boot_run: no image $img" >&2
+		return 2
+	fi
+	cp -- "$img" "$BOOT_IMG_COPY" || return 2
+	cp -- "$OVMF_VARS" "$run/vars.fd" || return 2
+	if [ "$has_cfg" = 1 ]; then
+		printf '%s\n' "$cfg" >"$run/ptlab.cfg"
+		mcopy -o -i "$BOOT_IMG_COPY@@$BOOT_ESP_OFFSET" "$run/ptlab.cfg" \
+			::/ptlab.cfg || return 2
+	fi
+	: >"$log"
+
+	timeout -k 10 "$tmo" "$QEMU" \
+		-machine q35,accel=tcg -cpu "$cpu" -m "$mem" -smp "$smp" \
+		-drive if=pflash,format=raw,readonly=on,file="$OVMF_CODE" \
+		-drive if=pflash,format=raw,file="$run/vars.fd" \
+		-drive format=raw,file="$BOOT_IMG_COPY" \
+		-serial file:"$log" -display none -monitor none \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-net none -no-reboot "$@" </dev/null >"$run/qemu.out" 2>&1
+	st=$?
+	case $st in
+	124|137) echo "# $BOOT_NAME: QEMU killed after ${tmo}s (status $st)" ;;
+	esac
+	if [ -s "$run/qemu.out" ]; then
+		sed 's/^/# qemu: /' "$run/qemu.out"
+	fi
+	return $st
+}
+
+# log_clean LOG: LOG without ANSI escape sequences, CRs and NULs, on stdout.
+# OVMF mirrors ConOut to the serial port with cursor and colour sequences.
+log_clean()
+{
+	LC_ALL=C sed -e 's/\x1b\[[0-9;?=]*[ -/]*[@-~]//g' \
+		-e 's/\x1b[()][0-9A-Za-z]//g' -e 's/\x1b[=>78cDEHM]//g' \
+		-e 's/\r//g' -e 's/\x00//g' "$1"
+}
+
+# log_has REGEX LOG: the cleaned log has a line matching the extended REGEX.
+log_has()
+{
+	log_clean "$2" | grep -Eq -- "$1"
+}
+
+# check_log REGEX LOG DESC: a pass when the cleaned log matches REGEX.
+check_log()
+{
+	if log_has "$1" "$2"; then
+		pass "$3"
+	else
+		fail "$3 (no line matching /$1/ in $2)"
+	fi
+}
+
+# check_no_log REGEX LOG DESC: a pass when no line of the cleaned log matches.
+check_no_log()
+{
+	if log_has "$1" "$2"; then
+		fail "$3 (found:$(log_clean "$2" | grep -E -m 3 -- "$1" | sed 's/^/ /'))"
+	else
+		pass "$3"
+	fi
+}
+
+# check_status GOT WANT DESC
+check_status()
+{
+	if [ "$1" -eq "$2" ]; then
+		pass "$3"
+	else
+		fail "$3 (QEMU exit status $1, expected $2)"
+	fi
+}
+
+# log_tail LOG [N]: the last N (default 40) cleaned lines, as comments.
+log_tail()
+{
+	log_clean "$1" | tail -n "${2:-40}" | sed 's/^/# /'
+}
+
+# img_extract IMG NAME OUT: copy \NAME from the image's ESP to OUT.
+img_extract()
+{
+	mcopy -n -o -i "$1@@$BOOT_ESP_OFFSET" "::/$2" "$3"
+}
