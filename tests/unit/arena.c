@@ -135,13 +135,19 @@ int arena_snap_equal(const struct arena_snap *snap, const struct arena *a, const
 	arena_snap_take(&now, a, s);
 	eq = now.ntables == snap->ntables && now.root_pa == snap->root_pa &&
 	     memcmp(&now.stats, &snap->stats, sizeof(now.stats)) == 0 &&
-	     now.allocated == snap->allocated && now.freed == snap->freed &&
 	     now.in_use == snap->in_use &&
+	     now.allocated - now.freed == snap->allocated - snap->freed &&
 	     (now.ntables == 0 ||
 	      (memcmp(now.words, snap->words, now.ntables * PT_ENTRIES * sizeof(uint64_t)) == 0 &&
 	       memcmp(now.pas, snap->pas, now.ntables * sizeof(uint64_t)) == 0));
 	arena_snap_free(&now);
 	return eq;
+}
+
+int arena_snap_same_counters(const struct arena_snap *snap, const struct arena *a)
+{
+	return a->frames.allocated == snap->allocated && a->frames.freed == snap->freed &&
+	       a->frames.in_use == snap->in_use && a->frames.failed == snap->failed;
 }
 
 void arena_snap_free(struct arena_snap *snap)

@@ -50,8 +50,15 @@ struct arena_snap {
 };
 
 void arena_snap_take(struct arena_snap *snap, const struct arena *a, const struct pt_space *s);
-/* 1 when the tables, stats and counters equal @snap (ignoring 'failed'). */
+/*
+ * 1 when every table byte (A/D masked), the space's statistics and the frames
+ * in use equal @snap: the library's transactional guarantee.  A call that ran
+ * out of frames may have allocated and returned some, so allocated/freed may
+ * have grown by the same amount.
+ */
 int arena_snap_equal(const struct arena_snap *snap, const struct arena *a, const struct pt_space *s);
+/* 1 when the allocator's counters are exactly as in @snap (no frame was even asked for). */
+int arena_snap_same_counters(const struct arena_snap *snap, const struct arena *a);
 void arena_snap_free(struct arena_snap *snap);
 
 #endif

@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The page-table walker: map, unmap, protect, remap, translate, visit.
+ *
+ * One recursive range walk serves every changing call.  At each level the
+ * range is clamped to the entry's span (seg_last = x | (size - 1)), so each
+ * table is visited once per call and no page is walked from the root.
+ *
+ * Every changing call runs the walk twice.  The CHECK pass reads the tables,
+ * finds the first reason to fail and counts the table frames the change
+ * needs; large leaves that would be split and tables that would be created
+ * are walked as "virtual" tables computed from the entry above, so the count
+ * is exact.  The frames are then reserved as a chain (each frame's first
+ * qword holds the next one's address).  The APPLY pass cannot fail: it takes
+ * its frames from the chain.  Hence a failing call changes nothing.
+ */
+#include <ptlab/pt.h>
+
+#include "internal.h"
+
+enum walk_op { OP_MAP, OP_UNMAP, OP_PROTECT, OP_REMAP };
+
+struct walk {
+	struct pt_space *s;
+	const struct pt_env *env;
+	enum walk_op op;
+	bool apply;            /* false: CHECK pass */
+	uint64_t va;           /* first byte of the call's range */
+	uint64_t pa;           /* pa (map) or new pa (remap) of va */
+	unsigned flags;        /* PT_* attributes and options */
+	unsigned max_level;    /* map: largest leaf level */
+	uint64_t attr[3];      /* map/protect: leaf attribute bits per level */
+	bool user;             /* intermediate entries need US */
+	uint64_t need;         /* CHECK: frames needed */
+	uint64_t reserve;      /* APPLY: chain of reserved frames */
+	uint64_t dead;         /* APPLY: chain of unlinked tables to free after a flush */
+	struct pt_flushlist *fl;
+	int err;
+};
+
+static uint64_t *tab(const struct pt_env *env, uint64_t pa)
+{
+	return env->phys_to_virt(env->ctx, pa);
+}
+
+/* ---- entries ---------------------------------------------------------- */
+
+static bool is_leaf(uint64_t e, unsigned level)
+{
+	return level == 0 || (e & PTE_PS);
+}
+
+/* Address bits of a leaf at @level (a large leaf's low bits hold PAT and reserved bits). */
+static uint64_t leaf_addr_mask(unsigned level)
+{
+	return PTE_ADDR_MASK & ~(pt_level_size(level) - 1);
+}
+
+/* Attribute bits of leaf @e at @level moved to a leaf at level @to (PAT bit 7 vs 12). */
+static uint64_t attr_convert(uint64_t e, unsigned from, unsigned to)
+{
+	uint64_t a = e & ~leaf_addr_mask(from);
+	bool pat = from ? (a & PTE_PAT_LARGE) : (a & PTE_PAT_4K);
+
+	a &= ~(PTE_PS | PTE_PAT_LARGE);
+	if (to)
+		a |= PTE_PS | (pat ? PTE_PAT_LARGE : 0);
+	else if (pat)
+		a |= PTE_PAT_4K;
+	return a;
+}
+
+/* Entry @i of the table @level-1 that splitting leaf @e at @level installs. */
+static uint64_t split_entry(uint64_t e, unsigned level, unsigned i)
+{
+	uint64_t base = e & leaf_addr_mask(level);
+
+	return (base + (uint64_t)i * pt_level_size(level - 1)) | attr_convert(e, level, level - 1);
+}
+
+/* Intermediate entries are permissive; leaves carry the permissions. */
+static uint64_t table_entry(uint64_t pa, bool user)
+{
+	return pa | PTE_P | PTE_W | (user ? PTE_US : 0);
+}
+
+int pt_flags_to_bits(const struct pt_env *env, unsigned flags, unsigned level, uint64_t *bits)
+{
+	uint64_t b = PTE_P, cache;
+	int err;
+
+	err = pt_cache_bits(&env->pat, PT_CACHE_OF(flags), level, &cache);
+	if (err)
+		return err;
+	b |= cache;
+	if (flags & PT_WRITE)
+		b |= PTE_W;
+	if (flags & PT_USER)
+		b |= PTE_US;
+	if (flags & PT_GLOBAL)
+		b |= PTE_G;
+	if (!(flags & PT_EXEC))
+		b |= PTE_NX;
+	if (level)
+		b |= PTE_PS;
+	*bits = b;
+	return PT_OK;
+}
+
+unsigned pt_bits_to_flags(const struct pt_env *env, uint64_t e, unsigned level)
+{
+	unsigned f = 0;
+	int cache = pt_cache_of_entry(&env->pat, e, level);
+
+	if (e & PTE_W)
+		f |= PT_WRITE;
+	if (e & PTE_US)
+		f |= PT_USER;
+	if (e & PTE_G)
+		f |= PT_GLOBAL;
+	if (!(e & PTE_NX))
+		f |= PT_EXEC;
+	/* A type ptlab has no name for reads as UC: the safe assumption. */
+	f |= PT_CACHE(cache < 0 ? PT_CACHE_UC : cache);
+	return f;
+}
+
+/* ---- flush lists ---------------------------------------------------------- */
+
+/* Record that [va, last] changed; coalesces with the previous range. */
+static void fl_add(struct pt_flushlist *fl, uint64_t va, uint64_t last, bool global)
+{
+	struct pt_range *r;
+
+	fl->global |= global;
+	if (fl->all)
+		return;
+	if (fl->n) {
+		r = &fl->r[fl->n - 1];
+		if (va >= r->va && va <= r->va + r->len) {
+			if (last - r->va + 1 > r->len)
+				r->len = last - r->va + 1;
+			return;
+		}
+	}
+	if (fl->n == PT_FLUSHLIST_MAX) {
+		fl->all = true;
+		return;
+	}
+	fl->r[fl->n].va = va;
+	fl->r[fl->n].len = last - va + 1;
+	fl->n++;
+}
+
+static void barrier(struct walk *w, const struct pt_flushlist *fl)
+{
+	if (w->env->flush)
+		w->env->flush(w->env->ctx, fl);
+}
+
+/* ---- frames ----------------------------------------------------------------- */
+
+static uint64_t take_frame(struct walk *w)
+{
+	uint64_t pa = w->reserve;
+	uint64_t *t = tab(w->env, pa);
+
+	w->reserve = t[0];
+	t[0] = 0;
+	return pa;
+}
+
+static void release_chain(const struct pt_env *env, uint64_t chain)
+{
+	while (chain) {
+		uint64_t *t = tab(env, chain);
+		uint64_t next = t[0];
+
+		t[0] = 0;
+		env->free_frame(env->ctx, chain);
+		chain = next;
+	}
+}
+
+static int reserve_frames(struct walk *w)
+{
+	for (uint64_t i = 0; i < w->need; i++) {
+		uint64_t pa;
+
+		if (w->env->alloc_frame(w->env->ctx, &pa) != PT_OK) {
+			release_chain(w->env, w->reserve);
+			w->reserve = 0;
+			return PT_ENOMEM;
+		}
+		tab(w->env, pa)[0] = w->reserve;
+		w->reserve = pa;
+	}
+	return PT_OK;
+}
+
+/* ---- the walk ------------------------------------------------------------------ */
+
+static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
+		 uint64_t x, uint64_t last);
+
+/* Does the leaf @e at @level already translate [x, last] the way the call wants? */
+static bool leaf_unchanged(const struct walk *w, uint64_t e, unsigned level, uint64_t x)
+{
+	uint64_t want;
+
+	if (w->op == OP_PROTECT)
+		return (attr_convert(e, level, level) & ~PTE_AD_MASK) == w->attr[level];
+	want = w->pa + (x - w->va);
+	return (e & leaf_addr_mask(level)) + (x & (pt_level_size(level) - 1)) == want;
+}
+
+/*
+ * Replace leaf @e (at t[i], @level) by a table with the identical
+ * translation, flush the leaf's range, and return the new table.
+ */
+static uint64_t *split(struct walk *w, uint64_t *t, unsigned i, unsigned level, uint64_t x)
+{
+	uint64_t e = t[i], pa = take_frame(w), size = pt_level_size(level);
+	uint64_t *child = tab(w->env, pa);
+	struct pt_flushlist one = { .n = 1, .global = !!(e & PTE_G) };
+
+	for (unsigned j = 0; j < PT_ENTRIES; j++)
+		child[j] = split_entry(e, level, j);
+	t[i] = table_entry(pa, e & PTE_US);
+	w->s->stats.tables[level - 1]++;
+	w->s->stats.leaves[level]--;
+	w->s->stats.leaves[level - 1] += PT_ENTRIES;
+	/* SDM Vol. 3A §4.10.4.2: no TLB may hold the large page when its pieces change. */
+	one.r[0].va = x & ~(size - 1);
+	one.r[0].len = size;
+	barrier(w, &one);
+	return child;
+}
+
+static bool table_empty(const uint64_t *t)
+{
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		if (t[i] & PTE_P)
+			return false;
+	return true;
+}
+
+/* A leaf the call touches; [x, seg_last] lies inside it. */
+static void visit_leaf(struct walk *w, unsigned level, uint64_t *t, unsigned i, uint64_t e,
+		       uint64_t x, uint64_t seg_last)
+{
+	uint64_t size = pt_level_size(level);
+	bool full = !(x & (size - 1)) && seg_last == (x | (size - 1));
+	uint64_t n;
+
+	if (w->op == OP_MAP) {
+		w->err = PT_EEXIST;
+		return;
+	}
+	if (w->op != OP_UNMAP && leaf_unchanged(w, e, level, x))
+		return;
+	/* remap: a full leaf whose new address is not aligned to its size is split too */
+	if (full && w->op == OP_REMAP && ((w->pa + (x - w->va)) & (size - 1)))
+		full = false;
+	if (!full) {
+		if (w->flags & PT_NOSPLIT) {
+			w->err = PT_EBLOCKED;
+			return;
+		}
+		if (!w->apply) {
+			w->need++;
+			walk(w, level - 1, NULL, e, x, seg_last);
+			return;
+		}
+		walk(w, level - 1, split(w, t, i, level, x), 0, x, seg_last);
+		return;
+	}
+	if (!w->apply)
+		return;
+	switch (w->op) {
+	case OP_UNMAP:
+		n = 0;
+		w->s->stats.leaves[level]--;
+		break;
+	case OP_PROTECT:
+		n = (e & (leaf_addr_mask(level) | PTE_AD_MASK)) | w->attr[level];
+		break;
+	default: /* OP_REMAP */
+		n = (e & ~leaf_addr_mask(level)) | (w->pa + (x - w->va));
+		break;
+	}
+	t[i] = n;
+	fl_add(w->fl, x, seg_last, (e | n) & PTE_G);
+}
+
+/* A present table entry at t[i]; the child covers [x, seg_last]. */
+static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i, uint64_t e,
+			uint64_t x, uint64_t seg_last)
+{
+	uint64_t cpa = e & PTE_ADDR_MASK;
+	uint64_t *child = tab(w->env, cpa);
+	uint64_t size = pt_level_size(level);
+	bool full = !(x & (size - 1)) && seg_last == (x | (size - 1));
+
+	if (w->apply && w->op == OP_MAP && w->user && !(e & PTE_US))
+		t[i] = e | PTE_US;
+	walk(w, level - 1, child, 0, x, seg_last);
+	if (!w->apply || w->op != OP_UNMAP)
+		return;
+	if (full || table_empty(child)) {
+		/* Unlink now, free after the flush (SDM Vol. 3A §4.10.2.3). */
+		t[i] = 0;
+		child[0] = w->dead;
+		w->dead = cpa;
+		w->s->stats.tables[level - 1]--;
+	}
+}
+
+/* An empty entry at t[i] (or in a virtual empty table when t is NULL). */
+static void visit_hole(struct walk *w, unsigned level, uint64_t *t, unsigned i,
+		       uint64_t x, uint64_t seg_last)
+{
+	uint64_t size = pt_level_size(level), pa, cpa;
+
+	if (w->op != OP_MAP) {
+		if (!(w->flags & PT_SPARSE))
+			w->err = PT_ENOTMAPPED;
+		return;
+	}
+	pa = w->pa + (x - w->va);
+	if (level <= w->max_level && !(x & (size - 1)) && seg_last == (x | (size - 1)) &&
+	    !(pa & (size - 1))) {
+		if (w->apply) {
+			t[i] = pa | w->attr[level];
+			w->s->stats.leaves[level]++;
+		}
+		return;
+	}
+	if (!w->apply) {
+		w->need++;
+		if (level > 1)   /* a fresh PT is all leaves: nothing more to count */
+			walk(w, level - 1, NULL, 0, x, seg_last);
+		return;
+	}
+	cpa = take_frame(w);
+	t[i] = table_entry(cpa, w->user);
+	w->s->stats.tables[level - 1]++;
+	walk(w, level - 1, tab(w->env, cpa), 0, x, seg_last);
+}
+
+/*
+ * Walk [x, last] inside the table at @level.  @t is the table, or NULL for a
+ * virtual one (CHECK pass): every entry derived from the leaf @vleaf being
+ * split, or empty when @vleaf is 0.
+ */
+static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
+		 uint64_t x, uint64_t last)
+{
+	uint64_t size = pt_level_size(level);
+
+	for (unsigned i = pt_index(x, level); ; i++) {
+		uint64_t seg_last = x | (size - 1), e;
+
+		if (seg_last > last)
+			seg_last = last;
+		e = t ? t[i] : vleaf ? split_entry(vleaf, level + 1, i) : 0;
+		if (!(e & PTE_P))
+			visit_hole(w, level, t, i, x, seg_last);
+		else if (is_leaf(e, level))
+			visit_leaf(w, level, t, i, e, x, seg_last);
+		else
+			visit_table(w, level, t, i, e, x, seg_last);
+		if (w->err || seg_last == last)
+			return;
+		x = seg_last + 1;
+	}
+}
+
+/* ---- argument checks ---------------------------------------------------------- */
+
+bool pt_canonical(uint64_t va, unsigned levels)
+{
+	unsigned bits = PT_PAGE_SHIFT + PT_LEVEL_BITS * levels;
+	int64_t sva = (int64_t)(va << (64 - bits)) >> (64 - bits);
+
+	return (uint64_t)sva == va;
+}
+
+static int check_flags(unsigned flags, unsigned allowed)
+{
+	if (flags & ~allowed)
+		return PT_EFLAGS;
+	if (PT_CACHE_OF(flags) >= PT_CACHE_COUNT)
+		return PT_EFLAGS;
+	if ((flags & PT_WRITE) && (flags & PT_EXEC) && !(flags & PT_ALLOW_WX))
+		return PT_EFLAGS;
+	return PT_OK;
+}
+
+static int check_va(const struct pt_space *s, uint64_t va)
+{
+	if (!pt_canonical(va, s->levels))
+		return PT_ENONCANON;
+	if (va & (PT_PAGE_SIZE - 1))
+		return PT_EALIGN_VA;
+	return PT_OK;
+}
+
+static int check_len(const struct pt_space *s, uint64_t va, uint64_t len)
+{
+	uint64_t last = va + len - 1;
+
+	if (len & (PT_PAGE_SIZE - 1))
+		return PT_EALIGN_LEN;
+	if (!len || last < va)
+		return PT_ELEN;
+	if (!pt_canonical(last, s->levels) || (int64_t)(va ^ last) < 0)
+		return PT_ENONCANON;
+	return PT_OK;
+}
+
+static int check_pa(const struct pt_space *s, uint64_t pa, uint64_t len)
+{
+	uint64_t last = pa + len - 1;
+
+	if (last < pa)
+		return PT_ELEN;
+	if (s->env->maxphyaddr < 64 && (last >> s->env->maxphyaddr))
+		return PT_EPHYS;
+	return PT_OK;
+}
+
+/*
+ * Check everything but the tables, in the documented order; @pa is ignored
+ * unless @has_pa.
+ */
+static int check_args(const struct pt_space *s, uint64_t va, uint64_t len,
+		      bool has_pa, uint64_t pa)
+{
+	int err = check_va(s, va);
+
+	if (!err && has_pa && (pa & (PT_PAGE_SIZE - 1)))
+		err = PT_EALIGN_PA;
+	if (!err)
+		err = check_len(s, va, len);
+	if (!err && has_pa)
+		err = check_pa(s, pa, len);
+	return err;
+}
+
+static bool space_ok(const struct pt_space *s)
+{
+	return s && s->env && s->root_pa && (s->levels == 4 || s->levels == 5);
+}
+
+/* ---- running a call ---------------------------------------------------------------- */
+
+static int run(struct walk *w, uint64_t len)
+{
+	struct pt_flushlist local;
+	uint64_t last = w->va + len - 1;
+	uint64_t *root = tab(w->env, w->s->root_pa);
+	int err;
+
+	if (!w->fl)
+		w->fl = &local;
+	w->fl->n = 0;
+	w->fl->all = false;
+	w->fl->global = false;
+
+	w->apply = false;
+	walk(w, w->s->levels - 1, root, 0, w->va, last);
+	if (w->err)
+		return w->err;
+	err = reserve_frames(w);
+	if (err)
+		return err;
+
+	w->apply = true;
+	walk(w, w->s->levels - 1, root, 0, w->va, last);
+	if (w->op == OP_MAP)
+		fl_add(w->fl, w->va, last, w->flags & PT_GLOBAL);
+	if (w->dead) {
+		barrier(w, w->fl);
+		release_chain(w->env, w->dead);
+	}
+	/* The CHECK pass counted exactly what APPLY takes; anything left is a bug. */
+	release_chain(w->env, w->reserve);
+	return PT_OK;
+}
+
+static int attrs_for(struct walk *w)
+{
+	for (unsigned level = 0; level < 3; level++) {
+		int err = pt_flags_to_bits(w->env, w->flags & PT_ATTR_MASK, level, &w->attr[level]);
+
+		if (err)
+			return err;
+	}
+	return PT_OK;
+}
+
+int pt_map(struct pt_space *s, uint64_t va, uint64_t pa, uint64_t len,
+	   unsigned flags, enum pt_page_size max_size, struct pt_flushlist *fl)
+{
+	struct walk w = { .s = s, .op = OP_MAP, .va = va, .pa = pa, .flags = flags, .fl = fl };
+	int err;
+
+	if (!space_ok(s))
+		return PT_EINVAL;
+	w.env = s->env;
+	if ((unsigned)max_size > PT_PAGE_1G)
+		return PT_EINVAL;
+	err = check_flags(flags, PT_ATTR_MASK | PT_ALLOW_WX);
+	if (!err)
+		err = attrs_for(&w);
+	if (!err)
+		err = check_args(s, va, len, true, pa);
+	if (err)
+		return err;
+	w.max_level = (unsigned)max_size;
+	if (w.max_level == 2 && !s->env->has_1g)
+		w.max_level = 1;
+	w.user = flags & PT_USER;
+	return run(&w, len);
+}
+
+int pt_unmap(struct pt_space *s, uint64_t va, uint64_t len, unsigned opts,
+	     struct pt_flushlist *fl)
+{
+	struct walk w = { .s = s, .op = OP_UNMAP, .va = va, .flags = opts, .fl = fl };
+	int err;
+
+	if (!space_ok(s))
+		return PT_EINVAL;
+	w.env = s->env;
+	err = check_flags(opts, PT_NOSPLIT | PT_SPARSE);
+	if (!err)
+		err = check_args(s, va, len, false, 0);
+	return err ? err : run(&w, len);
+}
+
+int pt_protect(struct pt_space *s, uint64_t va, uint64_t len, unsigned flags,
+	       struct pt_flushlist *fl)
+{
+	struct walk w = { .s = s, .op = OP_PROTECT, .va = va, .flags = flags, .fl = fl };
+	int err;
+
+	if (!space_ok(s))
+		return PT_EINVAL;
+	w.env = s->env;
+	err = check_flags(flags, PT_ATTR_MASK | PT_ALLOW_WX | PT_NOSPLIT | PT_SPARSE);
+	if (!err)
+		err = attrs_for(&w);
+	if (!err)
+		err = check_args(s, va, len, false, 0);
+	return err ? err : run(&w, len);
+}
+
+int pt_remap(struct pt_space *s, uint64_t va, uint64_t len, uint64_t new_pa,
+	     unsigned opts, struct pt_flushlist *fl)
+{
+	struct walk w = { .s = s, .op = OP_REMAP, .va = va, .pa = new_pa, .flags = opts, .fl = fl };
+	int err;
+
+	if (!space_ok(s))
+		return PT_EINVAL;
+	w.env = s->env;
+	err = check_flags(opts, PT_NOSPLIT | PT_SPARSE);
+	if (!err)
+		err = check_args(s, va, len, true, new_pa);
+	return err ? err : run(&w, len);
+}
+
+/* ---- create / destroy ---------------------------------------------------------------- */
+
+int pt_env_check(const struct pt_env *env)
+{
+	uint64_t bits;
+
+	if (!env || !env->alloc_frame || !env->free_frame || !env->phys_to_virt)
+		return PT_EINVAL;
+	if (env->maxphyaddr < 32 || env->maxphyaddr > 52)
+		return PT_EINVAL;
+	if (pt_cache_bits(&env->pat, PT_CACHE_WB, 0, &bits) ||
+	    pt_cache_bits(&env->pat, PT_CACHE_UC, 0, &bits))
+		return PT_EINVAL;
+	return PT_OK;
+}
+
+int pt_create(struct pt_space *s, const struct pt_env *env, unsigned levels)
+{
+	uint64_t pa;
+	int err;
+
+	if (!s || (levels != 4 && levels != 5))
+		return PT_EINVAL;
+	err = pt_env_check(env);
+	if (err)
+		return err;
+	if (env->alloc_frame(env->ctx, &pa) != PT_OK)
+		return PT_ENOMEM;
+	*s = (struct pt_space){ .env = env, .root_pa = pa, .levels = levels };
+	s->stats.tables[levels - 1] = 1;
+	return PT_OK;
+}
+
+static void free_tree(const struct pt_env *env, uint64_t pa, unsigned level)
+{
+	uint64_t *t = tab(env, pa);
+
+	for (unsigned i = 0; level > 0 && i < PT_ENTRIES; i++)
+		if ((t[i] & PTE_P) && !is_leaf(t[i], level))
+			free_tree(env, t[i] & PTE_ADDR_MASK, level - 1);
+	env->free_frame(env->ctx, pa);
+}
+
+void pt_destroy(struct pt_space *s)
+{
+	if (!space_ok(s))
+		return;
+	free_tree(s->env, s->root_pa, s->levels - 1);
+	*s = (struct pt_space){ 0 };
+}
+
+uint64_t pt_table_count(const struct pt_space *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned l = 0; l < 5; l++)
+		n += s->stats.tables[l];
+	return n;
+}
+
+/* ---- queries ------------------------------------------------------------------------ */
+
+int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
+{
+	uint64_t pa, e = 0;
+	bool w = true, us = true, nx = false;
+
+	if (!space_ok(s) || !out)
+		return PT_EINVAL;
+	if (!pt_canonical(va, s->levels))
+		return PT_ENONCANON;
+	pa = s->root_pa;
+	for (unsigned level = s->levels - 1; ; level--) {
+		e = tab(s->env, pa)[pt_index(va, level)];
+		if (!(e & PTE_P))
+			return PT_ENOTMAPPED;
+		w &= !!(e & PTE_W);
+		us &= !!(e & PTE_US);
+		nx |= !!(e & PTE_NX);
+		if (is_leaf(e, level)) {
+			uint64_t size = pt_level_size(level);
+
+			out->level = level;
+			out->size = size;
+			out->va = va & ~(size - 1);
+			out->pa = (e & leaf_addr_mask(level)) | (va & (size - 1));
+			out->entry = e;
+			out->flags = pt_bits_to_flags(s->env, e, level) & ~(PT_WRITE | PT_USER | PT_EXEC);
+			out->flags |= (w ? PT_WRITE : 0) | (us ? PT_USER : 0) | (nx ? 0 : PT_EXEC);
+			return PT_OK;
+		}
+		pa = e & PTE_ADDR_MASK;
+	}
+}
+
+struct vwalk {
+	const struct pt_space *s;
+	pt_visit_fn fn;
+	void *arg;
+};
+
+static int visit(struct vwalk *v, unsigned level, uint64_t pa, uint64_t x, uint64_t last,
+		 unsigned inherit)
+{
+	const uint64_t *t = tab(v->s->env, pa);
+	uint64_t size = pt_level_size(level);
+
+	for (unsigned i = pt_index(x, level); ; i++) {
+		uint64_t seg_last = x | (size - 1), e = t[i];
+		int ret = 0;
+
+		if (seg_last > last)
+			seg_last = last;
+		if (e & PTE_P) {
+			/* W and US ANDed down the walk, NX ORed (carried as !EXEC) */
+			unsigned here = (e & PTE_W ? PT_WRITE : 0) | (e & PTE_US ? PT_USER : 0) |
+					(e & PTE_NX ? 0 : PT_EXEC);
+			unsigned eff = inherit & here;
+
+			if (is_leaf(e, level)) {
+				struct pt_leaf leaf = {
+					.va = x & ~(size - 1),
+					.pa = e & leaf_addr_mask(level),
+					.size = size,
+					.level = level,
+					.entry = e,
+				};
+
+				leaf.flags = (pt_bits_to_flags(v->s->env, e, level) &
+					      ~(PT_WRITE | PT_USER | PT_EXEC)) | eff;
+				ret = v->fn(v->arg, &leaf);
+			} else {
+				ret = visit(v, level - 1, e & PTE_ADDR_MASK, x, seg_last, eff);
+			}
+		}
+		if (ret)
+			return ret;
+		if (seg_last == last)
+			return 0;
+		x = seg_last + 1;
+	}
+}
+
+int pt_visit(const struct pt_space *s, uint64_t va, uint64_t len, pt_visit_fn fn, void *arg)
+{
+	struct vwalk v = { s, fn, arg };
+	unsigned bits;
+
+	if (!space_ok(s) || !fn)
+		return PT_EINVAL;
+	bits = PT_PAGE_SHIFT + PT_LEVEL_BITS * s->levels;
+	if (!len) {
+		/* the lower half, then the upper half */
+		uint64_t half = UINT64_C(1) << (bits - 1);
+		int ret = visit(&v, s->levels - 1, s->root_pa, 0, half - 1,
+				PT_WRITE | PT_USER | PT_EXEC);
+
+		return ret ? ret : visit(&v, s->levels - 1, s->root_pa, ~(half - 1), UINT64_MAX,
+					 PT_WRITE | PT_USER | PT_EXEC);
+	}
+	if (va + len - 1 < va)
+		return PT_ELEN;
+	if (!pt_canonical(va, s->levels) || !pt_canonical(va + len - 1, s->levels) ||
+	    (int64_t)(va ^ (va + len - 1)) < 0)
+		return PT_ENONCANON;
+	return visit(&v, s->levels - 1, s->root_pa, va, va + len - 1, PT_WRITE | PT_USER | PT_EXEC);
+}
+
+static int visit_tables(const struct pt_space *s, unsigned level, uint64_t pa,
+			pt_table_fn fn, void *arg)
+{
+	const uint64_t *t = tab(s->env, pa);
+	int ret = fn(arg, level, pa);
+
+	for (unsigned i = 0; !ret && level > 0 && i < PT_ENTRIES; i++)
+		if ((t[i] & PTE_P) && !is_leaf(t[i], level))
+			ret = visit_tables(s, level - 1, t[i] & PTE_ADDR_MASK, fn, arg);
+	return ret;
+}
+
+int pt_visit_tables(const struct pt_space *s, pt_table_fn fn, void *arg)
+{
+	if (!space_ok(s) || !fn)
+		return PT_EINVAL;
+	return visit_tables(s, s->levels - 1, s->root_pa, fn, arg);
+}

@@ -1,0 +1,608 @@
+/* SPDX-License-Identifier: MIT */
+/* Host tests of paging/pt.c: map, unmap, protect, remap, translate, visit, lint. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <ptlab/pt.h>
+#include <ptlab/pte.h>
+
+#include "arena.h"
+
+#define GiB (UINT64_C(1) << 30)
+#define MiB (UINT64_C(1) << 20)
+#define KiB (UINT64_C(1) << 10)
+#define HIGH UINT64_C(0xffff800000000000)
+
+struct fx {
+	struct arena a;
+	struct pt_space s;
+};
+
+static int setup4(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	arena_init(&f->a, 4096);
+	assert_int_equal(pt_create(&f->s, &f->a.env, 4), PT_OK);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	pt_destroy(&f->s);
+	assert_int_equal(f->a.frames.in_use, 0);
+	arena_fini(&f->a);
+	free(f);
+	return 0;
+}
+
+static void lint_clean(struct fx *f)
+{
+	uint64_t scratch[8192];
+	struct pt_lint l;
+	int err = pt_lint(&f->s, scratch, 8192, NULL, NULL, &l);
+
+	if (err != PT_OK)
+		fprintf(stderr, "lint: %s errors=%llu reserved=%llu ps=%llu empty=%llu shared=%llu stats=%llu va=0x%llx level=%d\n",
+			pt_strerror(err), (unsigned long long)l.errors,
+			(unsigned long long)l.reserved_bits, (unsigned long long)l.bad_ps,
+			(unsigned long long)l.empty_tables, (unsigned long long)l.shared_tables,
+			(unsigned long long)l.stats_mismatch, (unsigned long long)l.first_bad_va,
+			l.first_bad_level);
+	assert_int_equal(err, PT_OK);
+}
+
+/* Translate @va and check pa, leaf level and flags. */
+static void expect_xlat(struct fx *f, uint64_t va, uint64_t pa, unsigned level, unsigned flags)
+{
+	struct pt_leaf l;
+
+	assert_int_equal(pt_translate(&f->s, va, &l), PT_OK);
+	assert_int_equal(l.pa, pa);
+	assert_int_equal(l.level, level);
+	assert_int_equal(l.flags, flags);
+}
+
+static void expect_unmapped(struct fx *f, uint64_t va)
+{
+	struct pt_leaf l;
+
+	assert_int_equal(pt_translate(&f->s, va, &l), PT_ENOTMAPPED);
+}
+
+static void test_map_picks_largest_leaf_that_fits(void **state)
+{
+	struct fx *f = *state;
+	uint64_t va = 4 * GiB - 4 * MiB - 8 * KiB, pa = va + 16 * GiB, len = GiB + 8 * MiB + 16 * KiB;
+	struct pt_flushlist fl;
+
+	/* 2 pages 4K, then 2M leaves up to 4G, 1G leaf, 2M leaves, 4K tail */
+	assert_int_equal(pt_map(&f->s, va, pa, len, PT_WRITE, PT_PAGE_1G, &fl), PT_OK);
+	expect_xlat(f, va, pa, 0, PT_WRITE);
+	expect_xlat(f, va + 8 * KiB, pa + 8 * KiB, 1, PT_WRITE);
+	expect_xlat(f, 4 * GiB + 123, pa + 4 * MiB + 8 * KiB + 123, 2, PT_WRITE);
+	expect_xlat(f, 5 * GiB, pa + GiB + 4 * MiB + 8 * KiB, 1, PT_WRITE);
+	expect_xlat(f, va + len - 1, pa + len - 1, 0, PT_WRITE);
+	expect_unmapped(f, va - 4 * KiB);
+	expect_unmapped(f, va + len);
+	assert_int_equal(f->s.stats.leaves[2], 1);
+	assert_int_equal(f->s.stats.leaves[1], 2 + 2);
+	assert_int_equal(f->s.stats.leaves[0], 2 + 2);
+	/* root, one PDPT, PDs for GiB 3, 4 and 5, PTs at both ends */
+	assert_int_equal(pt_table_count(&f->s), 1 + 1 + 2 + 2);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, va);
+	assert_int_equal(fl.r[0].len, len);
+	lint_clean(f);
+}
+
+static void test_map_without_1g_support_uses_2m(void **state)
+{
+	struct fx *f = *state;
+
+	f->a.env.has_1g = false;
+	assert_int_equal(pt_map(&f->s, GiB, GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
+	expect_xlat(f, GiB, GiB, 1, PT_WRITE);
+	assert_int_equal(f->s.stats.leaves[2], 0);
+	assert_int_equal(f->s.stats.leaves[1], 512);
+	lint_clean(f);
+}
+
+static void test_map_respects_max_size(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(pt_map(&f->s, GiB, GiB, 2 * MiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	expect_xlat(f, GiB, GiB, 0, 0);
+	assert_int_equal(f->s.stats.leaves[0], 512);
+}
+
+static void test_canonical_boundary(void **state)
+{
+	struct fx *f = *state;
+	uint64_t top = UINT64_C(0x00007ffffffff000);
+
+	assert_int_equal(pt_map(&f->s, top, 0x5000, 4 * KiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
+	expect_xlat(f, top + 0xfff, 0x5fff, 0, PT_WRITE);
+	assert_int_equal(pt_map(&f->s, UINT64_C(0x0000800000000000), 0, 4 * KiB, 0, PT_PAGE_4K, NULL),
+			 PT_ENONCANON);
+	/* crossing the hole from the top of the lower half */
+	assert_int_equal(pt_map(&f->s, top - 4 * KiB, 0, 12 * KiB, 0, PT_PAGE_4K, NULL), PT_ENONCANON);
+	assert_int_equal(pt_map(&f->s, HIGH, 0x6000, 4 * KiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
+	expect_xlat(f, HIGH, 0x6000, 0, PT_WRITE);
+	/* the very last page of the address space */
+	assert_int_equal(pt_map(&f->s, UINT64_C(0xfffffffffffff000), 0x7000, 4 * KiB, 0,
+				PT_PAGE_4K, NULL), PT_OK);
+	expect_xlat(f, UINT64_MAX, 0x7fff, 0, 0);
+	lint_clean(f);
+}
+
+static void test_mappings_above_512g_use_separate_root_slots(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t *root = arena_p2v(&f->a, f->s.root_pa);
+	unsigned used = 0;
+
+	for (uint64_t i = 0; i < 4; i++)
+		assert_int_equal(pt_map(&f->s, i * 512 * GiB + 0x1000, 0x1000, 4 * KiB, 0,
+					PT_PAGE_4K, NULL), PT_OK);
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		used += !!(root[i] & PTE_P);
+	assert_int_equal(used, 4);
+	assert_int_equal(f->s.stats.tables[2], 4);
+	expect_xlat(f, 3 * 512 * GiB + 0x1234, 0x1234, 0, 0);
+	lint_clean(f);
+}
+
+static void test_map_over_mapped_page_fails_unchanged(void **state)
+{
+	struct fx *f = *state;
+	struct arena_snap snap;
+
+	assert_int_equal(pt_map(&f->s, 2 * GiB, 0, 2 * MiB, PT_WRITE, PT_PAGE_2M, NULL), PT_OK);
+	arena_snap_take(&snap, &f->a, &f->s);
+	assert_int_equal(pt_map(&f->s, 2 * GiB - 4 * MiB, 0, 8 * MiB, 0, PT_PAGE_2M, NULL), PT_EEXIST);
+	assert_true(arena_snap_equal(&snap, &f->a, &f->s));
+	arena_snap_free(&snap);
+}
+
+static void test_argument_errors_change_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct arena_snap snap;
+	struct {
+		uint64_t va, pa, len;
+		unsigned flags;
+		int err;
+	} c[] = {
+		{ 0x1000, 0x1000, 0x1000, 1u << 15, PT_EFLAGS },
+		{ 0x1000, 0x1000, 0x1000, PT_WRITE | PT_EXEC, PT_EFLAGS },
+		{ 0x1000, 0x1000, 0x1000, PT_CACHE(7), PT_EFLAGS },
+		{ 0x1000, 0x1000, 0x1000, PT_CACHE(PT_CACHE_WC), PT_EFLAGS }, /* not in the default PAT */
+		{ UINT64_C(0x0000900000000000), 0x1000, 0x1000, 0, PT_ENONCANON },
+		{ UINT64_C(0xfff0000000000000), 0x1000, 0x1000, 0, PT_ENONCANON },
+		{ 0x1800, 0x1000, 0x1000, 0, PT_EALIGN_VA },
+		{ 0x1000, 0x1800, 0x1000, 0, PT_EALIGN_PA },
+		{ 0x1000, 0x1000, 0x1800, 0, PT_EALIGN_LEN },
+		{ 0x1000, 0x1000, 0, 0, PT_ELEN },
+		{ UINT64_C(0xfffffffffffff000), 0x1000, 0x2000, 0, PT_ELEN },
+		{ 0x1000, UINT64_C(0xfffffffffffff000), 0x2000, 0, PT_ELEN },
+		{ 0x1000, UINT64_C(1) << 46, 0x1000, 0, PT_EPHYS },
+		{ 0x1000, (UINT64_C(1) << 46) - 0x1000, 0x2000, 0, PT_EPHYS },
+	};
+
+	assert_int_equal(pt_map(&f->s, GiB, 0, GiB, 0, PT_PAGE_1G, NULL), PT_OK);
+	arena_snap_take(&snap, &f->a, &f->s);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int err = pt_map(&f->s, c[i].va, c[i].pa, c[i].len, c[i].flags, PT_PAGE_1G, NULL);
+
+		if (err != c[i].err)
+			fprintf(stderr, "case %zu: %s, expected %s\n", i, pt_strerror(err),
+				pt_strerror(c[i].err));
+		assert_int_equal(err, c[i].err);
+		assert_true(arena_snap_equal(&snap, &f->a, &f->s));
+		assert_true(arena_snap_same_counters(&snap, &f->a));
+	}
+	assert_int_equal(pt_map(&f->s, 0x1000, 0x1000, 0x1000, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
+				PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_unmap(&f->s, 0x1000, 0x1000, PT_ALLOW_WX, NULL), PT_EFLAGS);
+	assert_int_equal(pt_map(NULL, 0, 0, 0x1000, 0, PT_PAGE_4K, NULL), PT_EINVAL);
+	assert_int_equal(pt_map(&f->s, 0x2000, 0, 0x1000, 0, (enum pt_page_size)3, NULL), PT_EINVAL);
+	arena_snap_free(&snap);
+}
+
+static void test_unmap_splits_large_leaf_and_keeps_neighbours(void **state)
+{
+	struct fx *f = *state;
+	uint64_t va = 8 * GiB, pa = 3 * GiB;
+	struct pt_flushlist fl;
+	unsigned flushes;
+
+	assert_int_equal(pt_map(&f->s, va, pa, GiB, PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT),
+				PT_PAGE_1G, NULL), PT_OK);
+	flushes = f->a.flushes;
+	/* cut one 4K page in the middle: 1G -> 2M leaves -> 4K leaves */
+	assert_int_equal(pt_unmap(&f->s, va + 5 * MiB, 4 * KiB, 0, &fl), PT_OK);
+	/* two splits, each flushed before anything changed */
+	assert_int_equal(f->a.flushes, flushes + 2);
+	expect_unmapped(f, va + 5 * MiB);
+	expect_xlat(f, va + 5 * MiB - 1, pa + 5 * MiB - 1, 0,
+		    PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT));
+	expect_xlat(f, va + 5 * MiB + 4 * KiB, pa + 5 * MiB + 4 * KiB, 0,
+		    PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT));
+	expect_xlat(f, va + 2 * MiB, pa + 2 * MiB, 1, PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT));
+	expect_xlat(f, va + GiB - 1, pa + GiB - 1, 1, PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT));
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, va + 5 * MiB);
+	assert_int_equal(fl.r[0].len, 4 * KiB);
+	assert_true(fl.global);
+	lint_clean(f);
+}
+
+static void test_split_moves_pat_bit(void **state)
+{
+	struct fx *f = *state;
+	struct pt_leaf l;
+
+	pt_pat_ptlab(&f->a.env.pat);
+	assert_int_equal(pt_map(&f->s, 2 * GiB, 2 * GiB, 2 * MiB, PT_WRITE | PT_CACHE(PT_CACHE_WC),
+				PT_PAGE_2M, NULL), PT_OK);
+	assert_int_equal(pt_translate(&f->s, 2 * GiB, &l), PT_OK);
+	assert_true(l.entry & PTE_PAT_LARGE);
+	assert_int_equal(pt_unmap(&f->s, 2 * GiB, 4 * KiB, 0, NULL), PT_OK);
+	assert_int_equal(pt_translate(&f->s, 2 * GiB + 4 * KiB, &l), PT_OK);
+	assert_int_equal(l.level, 0);
+	assert_true(l.entry & PTE_PAT_4K);
+	assert_int_equal(l.entry & PTE_ADDR_MASK, 2 * GiB + 4 * KiB);
+	assert_int_equal(PT_CACHE_OF(l.flags), PT_CACHE_WC);
+	lint_clean(f);
+}
+
+static void test_unmap_nosplit_is_blocked(void **state)
+{
+	struct fx *f = *state;
+	struct arena_snap snap;
+
+	assert_int_equal(pt_map(&f->s, 2 * GiB, 0, 2 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
+	arena_snap_take(&snap, &f->a, &f->s);
+	assert_int_equal(pt_unmap(&f->s, 2 * GiB, 4 * KiB, PT_NOSPLIT, NULL), PT_EBLOCKED);
+	assert_int_equal(pt_protect(&f->s, 2 * GiB, 4 * KiB, PT_WRITE | PT_NOSPLIT, NULL), PT_EBLOCKED);
+	assert_int_equal(pt_remap(&f->s, 2 * GiB, 4 * KiB, 0x5000, PT_NOSPLIT, NULL), PT_EBLOCKED);
+	assert_true(arena_snap_equal(&snap, &f->a, &f->s));
+	/* no split needed: whole leaf */
+	assert_int_equal(pt_unmap(&f->s, 2 * GiB, 2 * MiB, PT_NOSPLIT, NULL), PT_OK);
+	arena_snap_free(&snap);
+}
+
+static void test_unmap_frees_empty_tables_after_flush(void **state)
+{
+	struct fx *f = *state;
+	unsigned flushes;
+
+	assert_int_equal(pt_map(&f->s, 600 * GiB + 4 * KiB, 0x1000, 8 * KiB, 0, PT_PAGE_1G, NULL), PT_OK);
+	assert_int_equal(pt_table_count(&f->s), 4);
+	assert_int_equal(f->a.frames.in_use, 4);
+	assert_int_equal(pt_unmap(&f->s, 600 * GiB + 4 * KiB, 4 * KiB, 0, NULL), PT_OK);
+	assert_int_equal(pt_table_count(&f->s), 4);
+	flushes = f->a.flushes;
+	assert_int_equal(pt_unmap(&f->s, 600 * GiB + 8 * KiB, 4 * KiB, 0, NULL), PT_OK);
+	assert_int_equal(f->a.flushes, flushes + 1);
+	assert_int_equal(pt_table_count(&f->s), 1);
+	assert_int_equal(f->a.frames.in_use, 1);
+	lint_clean(f);
+}
+
+static void test_unmap_hole_is_not_mapped_unless_sparse(void **state)
+{
+	struct fx *f = *state;
+	struct arena_snap snap;
+
+	assert_int_equal(pt_map(&f->s, GiB, 0, 8 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, GiB + 12 * KiB, 0, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	arena_snap_take(&snap, &f->a, &f->s);
+	assert_int_equal(pt_unmap(&f->s, GiB, 16 * KiB, 0, NULL), PT_ENOTMAPPED);
+	assert_int_equal(pt_protect(&f->s, GiB, 16 * KiB, PT_WRITE, NULL), PT_ENOTMAPPED);
+	assert_int_equal(pt_remap(&f->s, GiB, 16 * KiB, 0, 0, NULL), PT_ENOTMAPPED);
+	assert_int_equal(pt_unmap(&f->s, 5 * GiB, 4 * KiB, 0, NULL), PT_ENOTMAPPED);
+	assert_true(arena_snap_equal(&snap, &f->a, &f->s));
+	assert_int_equal(pt_unmap(&f->s, GiB, 16 * KiB, PT_SPARSE, NULL), PT_OK);
+	assert_int_equal(pt_table_count(&f->s), 1);
+	arena_snap_free(&snap);
+}
+
+static void test_protect_changes_attributes_and_keeps_frames(void **state)
+{
+	struct fx *f = *state;
+	struct pt_flushlist fl;
+
+	assert_int_equal(pt_map(&f->s, GiB, 7 * GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
+	assert_int_equal(pt_protect(&f->s, GiB + 2 * MiB, 2 * MiB, PT_EXEC, &fl), PT_OK);
+	expect_xlat(f, GiB + 2 * MiB + 5, 7 * GiB + 2 * MiB + 5, 1, PT_EXEC);
+	expect_xlat(f, GiB + 4 * MiB, 7 * GiB + 4 * MiB, 1, PT_WRITE);
+	expect_xlat(f, GiB, 7 * GiB, 1, PT_WRITE);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, GiB + 2 * MiB);
+	/* same attributes: nothing to split, nothing to flush */
+	assert_int_equal(pt_protect(&f->s, GiB + 8 * KiB, 4 * KiB, PT_WRITE | PT_NOSPLIT, &fl), PT_OK);
+	assert_int_equal(fl.n, 0);
+	/* uncached: PCD|PWT with the default layout */
+	assert_int_equal(pt_protect(&f->s, GiB, 4 * KiB, PT_CACHE(PT_CACHE_UC), NULL), PT_OK);
+	expect_xlat(f, GiB, 7 * GiB, 0, PT_CACHE(PT_CACHE_UC));
+	lint_clean(f);
+}
+
+static void test_remap_changes_frames_and_keeps_attributes(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(pt_map(&f->s, GiB, 0, 4 * MiB, PT_WRITE | PT_USER, PT_PAGE_2M, NULL), PT_OK);
+	/* aligned: the 2M leaf is retargeted in place */
+	assert_int_equal(pt_remap(&f->s, GiB, 2 * MiB, 40 * MiB, 0, NULL), PT_OK);
+	expect_xlat(f, GiB + 77, 40 * MiB + 77, 1, PT_WRITE | PT_USER);
+	/* misaligned new frame: the second leaf is split to 4K */
+	assert_int_equal(pt_remap(&f->s, GiB + 2 * MiB, 2 * MiB, 80 * MiB + 4 * KiB, 0, NULL), PT_OK);
+	expect_xlat(f, GiB + 2 * MiB, 80 * MiB + 4 * KiB, 0, PT_WRITE | PT_USER);
+	expect_xlat(f, GiB + 4 * MiB - 1, 82 * MiB + 4 * KiB - 1, 0, PT_WRITE | PT_USER);
+	lint_clean(f);
+}
+
+/* Fail the n-th allocation of operations needing 1..4 new tables. */
+static void test_out_of_frames_at_every_allocation_leaves_tree_unchanged(void **state)
+{
+	struct fx *f = *state;
+	struct arena_snap snap;
+	struct {
+		uint64_t va;
+		unsigned needs;
+	} c[] = {
+		{ 4 * KiB, 1 },                       /* a PT */
+		{ GiB + 4 * KiB, 2 },                 /* PD + PT */
+		{ 513 * GiB + 4 * KiB, 3 },           /* PDPT + PD + PT */
+	};
+
+	assert_int_equal(pt_map(&f->s, 0x2000, 0, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_unmap(&f->s, 0x2000, 4 * KiB, 0, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, 0x200000, 0, 2 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
+	for (size_t i = 0; i < 3; i++) {
+		for (unsigned n = 1; n <= c[i].needs; n++) {
+			arena_snap_take(&snap, &f->a, &f->s);
+			pt_frames_fail_nth(&f->a.frames, n);
+			assert_int_equal(pt_map(&f->s, c[i].va, 0, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_ENOMEM);
+			assert_true(arena_snap_equal(&snap, &f->a, &f->s));
+			arena_snap_free(&snap);
+		}
+		pt_frames_fail_nth(&f->a.frames, c[i].needs + 1);
+		assert_int_equal(pt_map(&f->s, c[i].va, 0, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+		pt_frames_fail_nth(&f->a.frames, 0);
+	}
+	/* split of a 1G leaf down to 4K needs 2 tables; in a fresh PML4 slot with a PDPT: 4 */
+	assert_int_equal(pt_map(&f->s, 1024 * GiB, 0, GiB, 0, PT_PAGE_1G, NULL), PT_OK);
+	for (unsigned n = 1; n <= 2; n++) {
+		arena_snap_take(&snap, &f->a, &f->s);
+		pt_frames_fail_nth(&f->a.frames, n);
+		assert_int_equal(pt_unmap(&f->s, 1024 * GiB + 4 * KiB, 4 * KiB, 0, NULL), PT_ENOMEM);
+		assert_true(arena_snap_equal(&snap, &f->a, &f->s));
+		arena_snap_free(&snap);
+	}
+	/* a 64 MiB 4K-map across a fresh root slot: PDPT + PD + 32 PTs */
+	for (unsigned n = 1; n <= 34; n++) {
+		arena_snap_take(&snap, &f->a, &f->s);
+		pt_frames_fail_nth(&f->a.frames, n);
+		assert_int_equal(pt_map(&f->s, 2048 * GiB, 0, 64 * MiB, 0, PT_PAGE_4K, NULL), PT_ENOMEM);
+		assert_true(arena_snap_equal(&snap, &f->a, &f->s));
+		arena_snap_free(&snap);
+	}
+	pt_frames_fail_nth(&f->a.frames, 35);
+	assert_int_equal(pt_map(&f->s, 2048 * GiB, 0, 64 * MiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	pt_frames_fail_nth(&f->a.frames, 0);
+	lint_clean(f);
+}
+
+static void test_five_level_space(void **state)
+{
+	struct fx *f = *state;
+	struct pt_space s5;
+	uint64_t va = UINT64_C(0x00ff000000000000), high = UINT64_C(0xff00000000000000);
+
+	assert_int_equal(pt_create(&s5, &f->a.env, 5), PT_OK);
+	assert_int_equal(pt_map(&s5, va, GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
+	assert_int_equal(pt_map(&s5, high, 0, 4 * KiB, 0, PT_PAGE_1G, NULL), PT_OK);
+	/* canonical in 57 bits, not in 48 */
+	assert_int_equal(pt_map(&f->s, va, GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_ENONCANON);
+	assert_int_equal(pt_map(&s5, UINT64_C(0x0100000000000000), 0, 4 * KiB, 0, PT_PAGE_4K, NULL),
+			 PT_ENONCANON);
+	{
+		struct pt_leaf l;
+
+		assert_int_equal(pt_translate(&s5, va + 0x1234, &l), PT_OK);
+		assert_int_equal(l.pa, GiB + 0x1234);
+		assert_int_equal(l.level, 2);
+	}
+	assert_int_equal(s5.stats.tables[4], 1);
+	assert_int_equal(pt_table_count(&s5), 1 + 2 + 2 + 1 + 1);
+	assert_int_equal(pt_unmap(&s5, va, GiB, 0, NULL), PT_OK);
+	assert_int_equal(pt_unmap(&s5, high, 4 * KiB, 0, NULL), PT_OK);
+	assert_int_equal(pt_table_count(&s5), 1);
+	pt_destroy(&s5);
+	assert_int_equal(pt_create(&s5, &f->a.env, 3), PT_EINVAL);
+}
+
+struct collect {
+	struct pt_leaf l[16];
+	unsigned n;
+};
+
+static int collect_leaf(void *arg, const struct pt_leaf *leaf)
+{
+	struct collect *c = arg;
+
+	if (c->n == 16)
+		return 1;
+	c->l[c->n++] = *leaf;
+	return 0;
+}
+
+static void test_visit_reports_leaves_in_va_order(void **state)
+{
+	struct fx *f = *state;
+	struct collect c = { .n = 0 };
+
+	assert_int_equal(pt_map(&f->s, HIGH + GiB, GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, 3 * GiB, 0x5000, 4 * KiB, PT_EXEC, PT_PAGE_1G, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, 2 * GiB, 0x200000, 2 * MiB, 0, PT_PAGE_1G, NULL), PT_OK);
+	assert_int_equal(pt_visit(&f->s, 0, 0, collect_leaf, &c), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.l[0].va, 2 * GiB);
+	assert_int_equal(c.l[0].size, 2 * MiB);
+	assert_int_equal(c.l[1].va, 3 * GiB);
+	assert_int_equal(c.l[1].flags, PT_EXEC);
+	assert_int_equal(c.l[2].va, HIGH + GiB);
+	assert_int_equal(c.l[2].pa, GiB);
+	assert_int_equal(c.l[2].level, 2);
+	c.n = 0;
+	assert_int_equal(pt_visit(&f->s, 3 * GiB, GiB, collect_leaf, &c), 0);
+	assert_int_equal(c.n, 1);
+}
+
+static void test_destroy_returns_every_frame(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(pt_map(&f->s, 0x1000, 0x1000, 64 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, HIGH, 0, 4 * GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
+	assert_true(f->a.frames.in_use > 30);
+	pt_destroy(&f->s);
+	assert_int_equal(f->a.frames.in_use, 0);
+	assert_int_equal(f->a.frames.allocated, f->a.frames.freed);
+	assert_int_equal(pt_create(&f->s, &f->a.env, 4), PT_OK);
+}
+
+static void test_lint_finds_planted_corruption(void **state)
+{
+	struct fx *f = *state;
+	uint64_t scratch[64], *root;
+	struct pt_lint l;
+
+	assert_int_equal(pt_map(&f->s, GiB, 0, 4 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, 0x1000, 0, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	lint_clean(f);
+	root = arena_p2v(&f->a, f->s.root_pa);
+	/* PS in the root */
+	root[5] = PTE_P | PTE_PS;
+	assert_int_equal(pt_lint(&f->s, scratch, 64, NULL, NULL, &l), PT_ECORRUPT);
+	assert_int_equal(l.bad_ps, 1);
+	root[5] = 0;
+	/* the same table referenced twice */
+	root[6] = root[0];
+	assert_int_equal(pt_lint(&f->s, scratch, 64, NULL, NULL, &l), PT_ECORRUPT);
+	assert_true(l.shared_tables >= 1);
+	assert_true(l.stats_mismatch >= 1);
+	root[6] = 0;
+	/* an empty table */
+	{
+		uint64_t pa;
+
+		assert_int_equal(pt_frames_alloc(&f->a.frames, &pa), PT_OK);
+		root[7] = pa | PTE_P | PTE_W;
+		assert_int_equal(pt_lint(&f->s, scratch, 64, NULL, NULL, &l), PT_ECORRUPT);
+		assert_int_equal(l.empty_tables, 1);
+		root[7] = 0;
+		pt_frames_free(&f->a.frames, pa);
+	}
+	/* reserved bits: address above MAXPHYADDR, and bit 13 in a 2M leaf */
+	{
+		uint64_t *pdpt = arena_p2v(&f->a, root[0] & PTE_ADDR_MASK);
+		uint64_t *pd = arena_p2v(&f->a, pdpt[1] & PTE_ADDR_MASK);
+		uint64_t saved = pd[0];
+
+		pd[0] |= UINT64_C(1) << 47;
+		assert_int_equal(pt_lint(&f->s, scratch, 64, NULL, NULL, &l), PT_ECORRUPT);
+		assert_int_equal(l.reserved_bits, 1);
+		assert_int_equal(l.first_bad_va, GiB);
+		assert_int_equal(l.first_bad_level, 1);
+		pd[0] = saved | (UINT64_C(1) << 13);
+		assert_int_equal(pt_lint(&f->s, scratch, 64, NULL, NULL, &l), PT_ECORRUPT);
+		assert_int_equal(l.reserved_bits, 1);
+		pd[0] = saved;
+	}
+	assert_int_equal(pt_lint(&f->s, scratch, 2, NULL, NULL, &l), PT_ECAPACITY);
+	lint_clean(f);
+}
+
+static void test_pat_encoding_round_trips(void **state)
+{
+	struct pt_pat pat;
+	uint64_t bits;
+
+	(void)state;
+	pt_pat_default(&pat);
+	assert_int_equal(pt_pat_msr(&pat), UINT64_C(0x0007040600070406));
+	assert_int_equal(pt_cache_bits(&pat, PT_CACHE_WC, 0, &bits), PT_EFLAGS);
+	assert_int_equal(pt_cache_bits(&pat, PT_CACHE_UC, 0, &bits), PT_OK);
+	assert_int_equal(bits, PTE_PCD | PTE_PWT);
+	pt_pat_ptlab(&pat);
+	for (unsigned c = 0; c < PT_CACHE_COUNT; c++)
+		for (unsigned level = 0; level < 3; level++) {
+			assert_int_equal(pt_cache_bits(&pat, c, level, &bits), PT_OK);
+			assert_int_equal(pt_cache_of_entry(&pat, bits, level), (int)c);
+		}
+	assert_int_equal(pt_cache_bits(&pat, PT_CACHE_WC, 1, &bits), PT_OK);
+	assert_int_equal(bits, PTE_PAT_LARGE | PTE_PCD);
+	assert_int_equal(pt_cache_bits(&pat, PT_CACHE_WC, 0, &bits), PT_OK);
+	assert_int_equal(bits, PTE_PAT_4K | PTE_PCD);
+}
+
+static void test_env_check_rejects_incomplete_environment(void **state)
+{
+	struct fx *f = *state;
+	struct pt_env env = f->a.env;
+	struct pt_space s;
+
+	env.phys_to_virt = NULL;
+	assert_int_equal(pt_create(&s, &env, 4), PT_EINVAL);
+	env = f->a.env;
+	env.maxphyaddr = 60;
+	assert_int_equal(pt_create(&s, &env, 4), PT_EINVAL);
+	assert_int_equal(pt_create(&s, NULL, 4), PT_EINVAL);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_map_picks_largest_leaf_that_fits),
+		T(test_map_without_1g_support_uses_2m),
+		T(test_map_respects_max_size),
+		T(test_canonical_boundary),
+		T(test_mappings_above_512g_use_separate_root_slots),
+		T(test_map_over_mapped_page_fails_unchanged),
+		T(test_argument_errors_change_nothing),
+		T(test_unmap_splits_large_leaf_and_keeps_neighbours),
+		T(test_split_moves_pat_bit),
+		T(test_unmap_nosplit_is_blocked),
+		T(test_unmap_frees_empty_tables_after_flush),
+		T(test_unmap_hole_is_not_mapped_unless_sparse),
+		T(test_protect_changes_attributes_and_keeps_frames),
+		T(test_remap_changes_frames_and_keeps_attributes),
+		T(test_out_of_frames_at_every_allocation_leaves_tree_unchanged),
+		T(test_five_level_space),
+		T(test_visit_reports_leaves_in_va_order),
+		T(test_destroy_returns_every_frame),
+		T(test_lint_finds_planted_corruption),
+		T(test_pat_encoding_round_trips),
+		T(test_env_check_rejects_incomplete_environment),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
