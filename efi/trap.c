@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Our GDT, TSS and IDT, and the C side of exception handling: probe fixups,
+ * guards, and the fatal path.  Entry stubs, probes and the guard recovery
+ * point are in trap_asm.S.
+ */
+#include <stddef.h>
+
+#include "cpu.h"
+#include "trap.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* 64-bit TSS (SDM Vol. 3A §7.7). */
+struct tss64 {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iopb;
+} __attribute__((packed));
+
+/* 64-bit interrupt gate (SDM Vol. 3A §6.14.1). */
+struct idt_gate {
+	uint16_t off0;
+	uint16_t sel;
+	uint8_t ist;
+	uint8_t type;		/* P | DPL | 0 | type */
+	uint16_t off1;
+	uint32_t off2;
+	uint32_t reserved;
+} __attribute__((packed));
+
+#define GATE_INTR	0x8e	/* present, DPL 0, 64-bit interrupt gate */
+#define GATE_PRESENT	0x80
+
+/* Flat descriptors: 64-bit code (L=1), writable data. */
+#define GDT_CODE64	UINT64_C(0x00af9a000000ffff)
+#define GDT_DATA	UINT64_C(0x00cf92000000ffff)
+#define GDT_ENTRIES	5	/* null, code, data, TSS (two slots) */
+
+/* One exception-table entry: offsets relative to each field's own address. */
+struct extable_entry {
+	int32_t insn;
+	int32_t fixup;
+};
+
+/* A guard's record on its stack; layout fixed by trap_guard_asm. */
+struct guard_rec {
+	uint64_t pad;
+	struct guard_rec *prev;
+	struct trap_fault *f;
+	uint64_t r15, r14, r13, r12, rbp, rbx;
+	uint64_t ret;
+};
+
+/* trap_asm.S */
+extern const char trap_stubs[] HIDDEN;
+extern const struct extable_entry trap_extable_start[] HIDDEN;
+extern const struct extable_entry trap_extable_end[] HIDDEN;
+extern const char trap_exec_fixup[] HIDDEN;
+extern const char trap_guard_resume[] HIDDEN;
+int trap_guard_asm(int (*fn)(void *), void *arg, struct trap_fault *f) HIDDEN;
+void trap_dispatch(struct trap_frame *frame) HIDDEN;
+
+/* Shared with trap_asm.S. */
+HIDDEN uint32_t trap_exec_armed;
+HIDDEN uint64_t trap_exec_va;
+HIDDEN uint64_t trap_exec_rsp;
+HIDDEN struct guard_rec *trap_guard_cur;
+
+struct trap_fault trap_fatal_fault;
+
+static uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
+static struct tss64 tss __attribute__((aligned(16)));
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+static uint8_t ist_stacks[4][TRAP_IST_STACK_SIZE] __attribute__((aligned(16)));
+
+static struct cpu_state fw_state;
+static bool installed;
+static unsigned int dispatch_depth;
+
+static void gdt_build(void)
+{
+	uint64_t base = (uint64_t)(uintptr_t)&tss;
+	uint64_t limit = sizeof(tss) - 1;
+
+	gdt[0] = 0;
+	gdt[TRAP_SEL_CODE / 8] = GDT_CODE64;
+	gdt[TRAP_SEL_DATA / 8] = GDT_DATA;
+	/* Type 9: available 64-bit TSS; ltr marks it busy, so rebuild each time. */
+	gdt[TRAP_SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+				(UINT64_C(0x89) << 40) | (((limit >> 16) & 0xf) << 48) |
+				(((base >> 24) & 0xff) << 56);
+	gdt[TRAP_SEL_TSS / 8 + 1] = base >> 32;
+}
+
+static void tss_build(void)
+{
+	unsigned int i;
+
+	tss = (struct tss64){ .iopb = sizeof(tss) };
+	for (i = 0; i < 4; i++)
+		tss.ist[i] = (uint64_t)(uintptr_t)&ist_stacks[i][TRAP_IST_STACK_SIZE];
+	/* Never used at CPL 0; point it somewhere harmless anyway. */
+	tss.rsp[0] = tss.ist[TRAP_IST_DF - 1];
+}
+
+static uint8_t vector_ist(unsigned int v)
+{
+	switch (v) {
+	case TRAP_VEC_DF:
+		return TRAP_IST_DF;
+	case TRAP_VEC_NMI:
+		return TRAP_IST_NMI;
+	case TRAP_VEC_MC:
+		return TRAP_IST_MC;
+	case TRAP_VEC_PF:
+		return TRAP_IST_PF;
+	default:
+		return 0;
+	}
+}
+
+static void idt_build(void)
+{
+	unsigned int v;
+
+	for (v = 0; v < 256; v++) {
+		uint64_t off = (uint64_t)(uintptr_t)(trap_stubs + 16 * v);
+
+		idt[v] = (struct idt_gate){
+			.off0 = (uint16_t)off,
+			.sel = TRAP_SEL_CODE,
+			.ist = vector_ist(v),
+			.type = GATE_INTR,
+			.off1 = (uint16_t)(off >> 16),
+			.off2 = (uint32_t)(off >> 32),
+		};
+	}
+}
+
+int trap_install(void)
+{
+	struct desc_ptr gdtr, idtr;
+
+	if (installed)
+		return -1;
+	cpu_state_save(&fw_state);
+	cli();
+
+	gdt_build();
+	tss_build();
+	idt_build();
+	gdtr = (struct desc_ptr){ sizeof(gdt) - 1, (uint64_t)(uintptr_t)gdt };
+	idtr = (struct desc_ptr){ sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
+
+	lgdt(&gdtr);
+	cpu_load_data_segs(TRAP_SEL_DATA, TRAP_SEL_DATA, TRAP_SEL_DATA,
+			   TRAP_SEL_DATA, TRAP_SEL_DATA);
+	cpu_load_cs(TRAP_SEL_CODE);
+	ltr(TRAP_SEL_TSS);
+	lidt(&idtr);
+
+	trap_exec_armed = 0;
+	trap_guard_cur = NULL;
+	dispatch_depth = 0;
+	installed = true;
+	return 0;
+}
+
+int trap_uninstall(void)
+{
+	if (!installed)
+		return -1;
+	installed = false;
+	cpu_state_restore(&fw_state);
+	return 0;
+}
+
+bool trap_installed(void)
+{
+	return installed;
+}
+
+void trap_gate_set_present(unsigned int vector, bool present)
+{
+	if (vector >= 256)
+		return;
+	if (present)
+		idt[vector].type |= GATE_PRESENT;
+	else
+		idt[vector].type &= (uint8_t)~GATE_PRESENT;
+}
+
+int trap_guard(int (*fn)(void *), void *arg, struct trap_fault *f)
+{
+	f->vector = TRAP_VEC_NONE;
+	if (!installed)
+		return TRAP_GUARD_FAULTED;
+	return trap_guard_asm(fn, arg, f);
+}
+
+static void fault_record(struct trap_fault *f, const struct trap_frame *frame)
+{
+	f->vector = (uint32_t)frame->vector;
+	f->error = frame->error;
+	f->cr2 = frame->vector == TRAP_VEC_PF ? frame->cr2 : 0;
+	f->rip = frame->rip;
+	f->rsp = frame->rsp;
+}
+
+/*
+ * Faults a probe may report: the CPU points RIP at the access.  Not the
+ * traps (#DB, #BP, #OF), not NMI, #DF or #MC, not interrupts: those never
+ * describe the probed access.
+ */
+static bool vector_is_probe_fault(uint64_t v)
+{
+	if (v >= 32)
+		return false;
+	switch (v) {
+	case 1:
+	case TRAP_VEC_NMI:
+	case 3:
+	case 4:
+	case TRAP_VEC_DF:
+	case TRAP_VEC_MC:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static const struct extable_entry *extable_find(uint64_t rip)
+{
+	const struct extable_entry *e;
+
+	for (e = trap_extable_start; e < trap_extable_end; e++)
+		if ((uint64_t)(uintptr_t)&e->insn + (int64_t)e->insn == rip)
+			return e;
+	return NULL;
+}
+
+static __attribute__((noreturn)) void trap_fatal(const struct trap_frame *frame)
+{
+	fault_record(&trap_fatal_fault, frame);
+	installed = false;
+	cpu_state_restore_noirq(&fw_state);
+	cpu_halt();
+}
+
+/*
+ * Called by trap_common for every vector with the frame it built.  Resolves
+ * the exception by editing the frame (probe fixup or guard recovery) and
+ * returning, or halts through trap_fatal().
+ */
+void trap_dispatch(struct trap_frame *frame)
+{
+	const struct extable_entry *e;
+	struct guard_rec *g;
+
+	if (dispatch_depth++)
+		trap_fatal(frame);	/* exception inside the dispatcher */
+
+	if (vector_is_probe_fault(frame->vector)) {
+		if (trap_exec_armed && frame->rip == trap_exec_va) {
+			fault_record((struct trap_fault *)(uintptr_t)frame->r11, frame);
+			trap_exec_armed = 0;
+			frame->rip = (uint64_t)(uintptr_t)trap_exec_fixup;
+			frame->rsp = trap_exec_rsp;
+			goto out;
+		}
+		e = extable_find(frame->rip);
+		if (e) {
+			fault_record((struct trap_fault *)(uintptr_t)frame->r11, frame);
+			frame->rip = (uint64_t)(uintptr_t)&e->fixup + (int64_t)e->fixup;
+			goto out;
+		}
+	}
+
+	g = trap_guard_cur;
+	if (!g)
+		trap_fatal(frame);
+	fault_record(g->f, frame);
+	if (frame->vector == TRAP_VEC_MC) {
+		struct cpu_caps caps;
+
+		/* Clear MCIP, or the next #MC shuts the machine down. */
+		cpu_caps_read(&caps);
+		if (caps.mca)
+			wrmsr(MSR_IA32_MCG_STATUS, 0);
+	}
+	trap_exec_armed = 0;
+	frame->rip = (uint64_t)(uintptr_t)trap_guard_resume;
+	frame->rsp = (uint64_t)(uintptr_t)g;
+	frame->rax = (uint64_t)(int64_t)TRAP_GUARD_FAULTED;
+	frame->rflags = 0x2;
+	frame->cs = TRAP_SEL_CODE;
+	frame->ss = TRAP_SEL_DATA;
+out:
+	dispatch_depth--;
+}
