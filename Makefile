@@ -137,7 +137,7 @@ TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 
 # ---- targets --------------------------------------------------------------
 
-.PHONY: all deps image run unit test check-freestanding clean help FORCE
+.PHONY: all deps image run unit unit-build test check-freestanding clean help FORCE
 .DEFAULT_GOAL := all
 
 all: $(EFI_APP) $(HOST_LIBPTLAB)
@@ -222,8 +222,15 @@ $(BUILD)/host/tests/test_%: $(BUILD)/host/tests/unit/test_%.c.o \
 	$(call msg,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(HOST_LDFLAGS) $(filter %.o %.a,$^) $(HOST_LDLIBS) -o $@
 
-unit: $(UNIT_BINS)
+# Every test binary is relinked, so that one test file that does not build
+# is reported as a failure (run-unit.sh counts a missing binary) without a
+# stale binary standing in for it or hiding the other tests' results.
+unit: | deps
+	$(Q)rm -f $(UNIT_BINS)
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) unit-build
 	$(Q)tests/run-unit.sh $(UNIT_BINS)
+
+unit-build: $(UNIT_BINS)
 
 # ---- checks ----
 
@@ -238,7 +245,7 @@ check-freestanding: $(EFI_LIBPTLAB) | deps
 # image.
 test: | deps
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) BUILD=$(BUILD) V=$(V) all image
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image
 	$(Q)tests/run-suites.sh $(TEST_SUITES)
 
 # ---- image and QEMU ----
@@ -271,6 +278,9 @@ clean:
 	$(Q)rm -rf -- '$(BUILD)'
 
 FORCE:
+
+# Keep objects and lists that only pattern rules mention.
+.SECONDARY:
 
 -include $(wildcard $(patsubst %.o,%.d,$(EFI_PAGING_OBJS) $(EFI_APP_OBJS) \
 	$(HOST_PAGING_OBJS) $(UNIT_HELPER_OBJS) \

@@ -7,7 +7,8 @@
 # with "[  PASSED  ] N test(s)." and, when some failed,
 # "[  FAILED  ] M test(s), listed below:".  A binary that exits non-zero
 # without a FAILED line (crash, sanitizer report, timeout) counts as one
-# failure; so does one that reports nothing at all.
+# failure; so do one that reports nothing at all and one that is missing
+# (it did not build).
 # Ends with "unit: N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 
@@ -22,6 +23,12 @@ trap 'rm -f "$log"' EXIT
 
 for bin in "$@"; do
 	name=$(basename "$bin")
+	if [ ! -x "$bin" ]; then
+		echo "unit: $name: not built"
+		echo "unit: $name: 0 passed, 1 failed"
+		total_fail=$((total_fail + 1))
+		continue
+	fi
 	timeout -k 5 "$UNIT_TIMEOUT" "$bin" >"$log" 2>&1
 	rc=$?
 	cat "$log"

@@ -108,6 +108,7 @@ boot_run()
 	[ -n "$log" ] || log=$run/serial.log
 	BOOT_LOG=$log
 	BOOT_IMG_COPY=$run/disk.img
+	: >"$log"
 
 	if [ ! -f "$img" ]; then
 		echo "boot_run: no image $img" >&2
@@ -120,7 +121,6 @@ boot_run()
 		mcopy -o -i "$BOOT_IMG_COPY@@$BOOT_ESP_OFFSET" "$run/ptlab.cfg" \
 			::/ptlab.cfg || return 2
 	fi
-	: >"$log"
 
 	timeout -k 10 "$tmo" "$QEMU" \
 		-machine q35,accel=tcg -cpu "$cpu" -m "$mem" -smp "$smp" \
