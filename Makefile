@@ -75,7 +75,7 @@ EFI_LDFLAGS := -nostdlib -znocombreloc -T $(EFI_LDS) -shared -Bsymbolic \
 	--no-undefined -L$(EFI_LIB)
 EFI_LDLIBS := -lefi -lgnuefi $(LIBGCC)
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
-	-j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
+	-j .rel -j .rela -j '.rel.*' -j '.rela.*' -j .reloc
 
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -150,7 +150,7 @@ help:
 	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
-	@echo '  check-freestanding  prove paging/ cannot see firmware or libc headers'
+	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
 	@echo '  test                every suite; ends with "N passed, M failed"'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
