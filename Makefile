@@ -93,7 +93,7 @@ FREESTANDING_ALLOWED_UNDEF := memset memcpy memmove memcmp
 PAGING_SRCS := $(sort $(wildcard paging/*.c))
 EFI_SRCS := $(sort $(wildcard efi/*.c efi/*.S))
 UNIT_TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
-UNIT_HELPER_SRCS := $(filter-out $(UNIT_TEST_SRCS),$(sort $(wildcard tests/unit/*.c)))
+UNIT_SUPPORT_SRCS := $(filter-out $(UNIT_TEST_SRCS),$(sort $(wildcard tests/unit/*.c)))
 
 # Boot tests: every executable tests/boot/*.sh except the shared library.
 BOOT_TESTS := $(sort $(shell find tests/boot -maxdepth 1 -name '*.sh' \
@@ -102,7 +102,7 @@ BOOT_TESTS := $(sort $(shell find tests/boot -maxdepth 1 -name '*.sh' \
 EFI_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/efi/%.o)
 EFI_APP_OBJS := $(EFI_SRCS:%=$(BUILD)/efi/%.o)
 HOST_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/host/%.o)
-UNIT_HELPER_OBJS := $(UNIT_HELPER_SRCS:%=$(BUILD)/host/%.o)
+UNIT_SUPPORT_OBJS := $(UNIT_SUPPORT_SRCS:%=$(BUILD)/host/%.o)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/host/tests/%,$(UNIT_TEST_SRCS))
 
 EFI_LIBPTLAB := $(BUILD)/efi/libptlab.a
@@ -189,7 +189,7 @@ $(BUILD)/lists/%.list: FORCE
 
 SRCLIST_paging = $(PAGING_SRCS)
 SRCLIST_efi = $(EFI_SRCS)
-SRCLIST_unit = $(UNIT_HELPER_SRCS)
+SRCLIST_unit = $(UNIT_SUPPORT_SRCS)
 
 $(EFI_LIBPTLAB): $(EFI_PAGING_OBJS) $(BUILD)/lists/paging.list
 	$(call msg,AR,$@)
@@ -218,7 +218,7 @@ $(HOST_LIBPTLAB): $(HOST_PAGING_OBJS) $(BUILD)/lists/paging.list
 	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
 $(BUILD)/host/tests/test_%: $(BUILD)/host/tests/unit/test_%.c.o \
-		$(UNIT_HELPER_OBJS) $(HOST_LIBPTLAB) $(BUILD)/lists/unit.list
+		$(UNIT_SUPPORT_OBJS) $(HOST_LIBPTLAB) $(BUILD)/lists/unit.list
 	$(call msg,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(HOST_LDFLAGS) $(filter %.o %.a,$^) $(HOST_LDLIBS) -o $@
 
@@ -283,5 +283,5 @@ FORCE:
 .SECONDARY:
 
 -include $(wildcard $(patsubst %.o,%.d,$(EFI_PAGING_OBJS) $(EFI_APP_OBJS) \
-	$(HOST_PAGING_OBJS) $(UNIT_HELPER_OBJS) \
+	$(HOST_PAGING_OBJS) $(UNIT_SUPPORT_OBJS) \
 	$(UNIT_TEST_SRCS:%=$(BUILD)/host/%.o)))
