@@ -110,7 +110,9 @@ const char *pt_quirk_name(enum pt_memmap_quirk q);
  * at or above 2^@maxphyaddr are cut off (quirk).  Errors: PT_EMAPBAD
  * (desc_size < 40 or > 4096 or not a multiple of 8, count > 65536, raw_len
  * too small), PT_ECAPACITY (out->cap too small).  On error out->n is 0 and
- * nothing else is guaranteed.
+ * nothing else is guaranteed.  out->range is also the working space: out->cap
+ * must hold two entries per descriptor that is not dropped (2 * @count always
+ * suffices), even when the result is shorter.
  */
 int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigned desc_size,
 			unsigned maxphyaddr, struct pt_memmap *out);

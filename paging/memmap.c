@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory-map normalization.
+ *
+ * Each usable descriptor becomes two events, "starts at x" and "ends at x",
+ * written into the caller's output array (which is why it must hold two
+ * entries per descriptor).  The events are heapsorted by address and swept
+ * once: between two consecutive event addresses the set of covering
+ * descriptors is constant, so that elementary interval gets one type (the
+ * most restrictive covering type) and one attribute set.  The sweep writes
+ * its result into the same array behind the read position: the k-th output
+ * range ends at the (k+1)-th distinct event address, so it always lands on
+ * an event already consumed.  O(n log n) time, no memory beyond the caller's
+ * array and a few KiB of stack.
+ */
+#include <ptlab/memmap.h>
+#include <ptlab/pt.h>
+
+#include <string.h>
+
+#define PAGE        UINT64_C(4096)
+#define PAGE_MASK   (PAGE - 1)
+/* Highest page-aligned address; an end clamped here stands for 2^64. */
+#define TOP         (UINT64_MAX & ~PAGE_MASK)
+
+/* Descriptor field offsets (UEFI 2.10 EFI_MEMORY_DESCRIPTOR). */
+#define OFF_TYPE    0
+#define OFF_START   8
+#define OFF_PAGES   24
+#define OFF_ATTR    32
+
+/* Event kinds, stored in the len field of an event entry. */
+#define EV_START    0
+#define EV_END      1
+
+/*
+ * Restrictiveness: where descriptors overlap, the type with the higher rank
+ * wins.  A byte anyone says is not free is not free: reserved and unusable
+ * memory beats everything; MMIO must never be treated as RAM; memory the
+ * firmware keeps for itself (ACPI NVS, runtime code, runtime data, PAL)
+ * beats firmware code that runs until ExitBootServices (boot-services code),
+ * which beats memory that becomes free later (ACPI reclaim after the tables
+ * are read, boot-services data, loader ranges when their owner is done);
+ * persistent and conventional memory lose to all.  So every type outside
+ * class PT_MEM_RAM outranks every type inside it, and no usable byte is
+ * ever made up from a byte some descriptor withholds.  Code beats data of
+ * the same owner: the code must stay executable.
+ *
+ * Types in decreasing rank; the sweep takes the first one present.
+ */
+static const uint8_t by_rank[PT_EFI_TYPE_COUNT] = {
+	PT_EFI_RESERVED, PT_EFI_UNUSABLE, PT_EFI_UNACCEPTED, PT_EFI_MMIO,
+	PT_EFI_MMIO_PORT, PT_EFI_ACPI_NVS, PT_EFI_RT_CODE, PT_EFI_RT_DATA,
+	PT_EFI_PAL_CODE, PT_EFI_BS_CODE, PT_EFI_ACPI_RECLAIM, PT_EFI_BS_DATA,
+	PT_EFI_LOADER_CODE, PT_EFI_LOADER_DATA, PT_EFI_PERSISTENT, PT_EFI_CONVENTIONAL,
+};
+
+/**
+ * pt_mem_class_of - what ptlab does with a UEFI memory type
+ * @type: UEFI memory type number
+ *
+ * Returns the class; PT_MEM_RESERVED for unknown types.  Boot-services code
+ * counts as firmware code (it runs until ExitBootServices), boot-services
+ * data as RAM.
+ */
+enum pt_mem_class pt_mem_class_of(uint32_t type)
+{
+	switch (type) {
+	case PT_EFI_CONVENTIONAL:
+	case PT_EFI_BS_DATA:
+	case PT_EFI_LOADER_CODE:
+	case PT_EFI_LOADER_DATA:
+	case PT_EFI_ACPI_RECLAIM:
+	case PT_EFI_PERSISTENT:
+		return PT_MEM_RAM;
+	case PT_EFI_BS_CODE:
+	case PT_EFI_RT_CODE:
+	case PT_EFI_PAL_CODE:
+		return PT_MEM_FW_CODE;
+	case PT_EFI_RT_DATA:
+	case PT_EFI_ACPI_NVS:
+		return PT_MEM_FW_DATA;
+	case PT_EFI_MMIO:
+	case PT_EFI_MMIO_PORT:
+		return PT_MEM_MMIO;
+	default:
+		return PT_MEM_RESERVED;
+	}
+}
+
+/**
+ * pt_efi_type_name - UEFI memory type name as the spec spells it, without
+ * the "Efi" prefix and "Memory" suffix
+ * @type: UEFI memory type number
+ *
+ * Returns a string constant; "Unknown" for types the spec does not define.
+ */
+const char *pt_efi_type_name(uint32_t type)
+{
+	static const char *const name[PT_EFI_TYPE_COUNT] = {
+		[PT_EFI_RESERVED] = "Reserved",
+		[PT_EFI_LOADER_CODE] = "LoaderCode",
+		[PT_EFI_LOADER_DATA] = "LoaderData",
+		[PT_EFI_BS_CODE] = "BootServicesCode",
+		[PT_EFI_BS_DATA] = "BootServicesData",
+		[PT_EFI_RT_CODE] = "RuntimeServicesCode",
+		[PT_EFI_RT_DATA] = "RuntimeServicesData",
+		[PT_EFI_CONVENTIONAL] = "Conventional",
+		[PT_EFI_UNUSABLE] = "Unusable",
+		[PT_EFI_ACPI_RECLAIM] = "ACPIReclaim",
+		[PT_EFI_ACPI_NVS] = "ACPINVS",
+		[PT_EFI_MMIO] = "MMIO",
+		[PT_EFI_MMIO_PORT] = "MMIOPortSpace",
+		[PT_EFI_PAL_CODE] = "PalCode",
+		[PT_EFI_PERSISTENT] = "Persistent",
+		[PT_EFI_UNACCEPTED] = "Unaccepted",
+	};
+
+	return type < PT_EFI_TYPE_COUNT ? name[type] : "Unknown";
+}
+
+/**
+ * pt_quirk_name - short name of a memory-map quirk
+ * @q: quirk bit number
+ *
+ * Returns a string constant ("unsorted", "overlap", ...); "unknown" for
+ * numbers outside enum pt_memmap_quirk.
+ */
+const char *pt_quirk_name(enum pt_memmap_quirk q)
+{
+	switch (q) {
+	case PT_QUIRK_UNSORTED:		return "unsorted";
+	case PT_QUIRK_OVERLAP:		return "overlap";
+	case PT_QUIRK_ZERO_LENGTH:	return "zero-length";
+	case PT_QUIRK_UNALIGNED:	return "unaligned";
+	case PT_QUIRK_WRAP:		return "wrap";
+	case PT_QUIRK_UNKNOWN_TYPE:	return "unknown-type";
+	case PT_QUIRK_ABOVE_MAXPHYS:	return "above-maxphyaddr";
+	case PT_QUIRK_ABOVE_IDENTITY:	return "above-identity";
+	case PT_QUIRK_COUNT:
+		break;
+	}
+	return "unknown";
+}
+
+static void quirk(struct pt_memmap *m, enum pt_memmap_quirk q)
+{
+	m->quirks |= UINT32_C(1) << q;
+	m->quirk_count[q]++;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Heapsort of @n events by address (pa).  Not stable; the sweep needs no order within one address. */
+static void sift_down(struct pt_mem_range *a, size_t root, size_t n)
+{
+	struct pt_mem_range tmp = a[root];
+
+	for (;;) {
+		size_t child = 2 * root + 1;
+
+		if (child >= n)
+			break;
+		if (child + 1 < n && a[child + 1].pa > a[child].pa)
+			child++;
+		if (a[child].pa <= tmp.pa)
+			break;
+		a[root] = a[child];
+		root = child;
+	}
+	a[root] = tmp;
+}
+
+static void sort_events(struct pt_mem_range *a, size_t n)
+{
+	struct pt_mem_range tmp;
+
+	if (n < 2)
+		return;
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(a, i, n);
+	for (size_t end = n - 1; end > 0; end--) {
+		tmp = a[0];
+		a[0] = a[end];
+		a[end] = tmp;
+		sift_down(a, 0, end);
+	}
+}
+
+/* What covers the sweep position: count per type and per type and attribute bit. */
+struct cover {
+	unsigned total;
+	unsigned type[PT_EFI_TYPE_COUNT];
+	unsigned bit[PT_EFI_TYPE_COUNT][64];
+};
+
+static void cover_apply(struct cover *c, uint32_t type, uint64_t attr, bool add)
+{
+	c->total += add ? 1 : (unsigned)-1;
+	c->type[type] += add ? 1 : (unsigned)-1;
+	while (attr) {
+		unsigned b = (unsigned)__builtin_ctzll(attr);
+
+		c->bit[type][b] += add ? 1 : (unsigned)-1;
+		attr &= attr - 1;
+	}
+}
+
+/*
+ * The winning type and its attributes: the highest-ranked type present, with
+ * the union of the attribute bits of its descriptors covering this point
+ * (descriptors of one type that disagree lose no bit, EFI_MEMORY_RUNTIME in
+ * particular).
+ */
+static void cover_winner(const struct cover *c, uint32_t *type, uint64_t *attr)
+{
+	uint32_t t = PT_EFI_RESERVED;
+	uint64_t a = 0;
+
+	for (unsigned r = 0; r < PT_EFI_TYPE_COUNT; r++) {
+		if (c->type[by_rank[r]]) {
+			t = by_rank[r];
+			break;
+		}
+	}
+	for (unsigned b = 0; b < 64; b++)
+		if (c->bit[t][b])
+			a |= UINT64_C(1) << b;
+	*type = t;
+	*attr = a;
+}
+
+/* Append [start, end) to the output at out->range[*w], merging with its left neighbour. */
+static void emit(struct pt_memmap *out, unsigned *w, uint64_t start, uint64_t end,
+		 uint32_t type, uint64_t attr)
+{
+	struct pt_mem_range *last = *w ? &out->range[*w - 1] : NULL;
+
+	if (last && last->pa + last->len == start && last->type == type && last->attr == attr) {
+		last->len += end - start;
+		return;
+	}
+	out->range[*w].pa = start;
+	out->range[*w].len = end - start;
+	out->range[*w].type = type;
+	out->range[*w].attr = attr;
+	(*w)++;
+}
+
+/*
+ * Read the descriptor at @d and turn it into [*start, *end), page-aligned and
+ * below @limit, recording quirks.  A range reaching 2^64 (not representable
+ * as an end) is clamped at TOP.  Returns false when nothing of it is left.
+ */
+static bool read_desc(const uint8_t *d, uint64_t limit, uint64_t *prev_start, bool *have_prev,
+		      struct pt_memmap *out, uint64_t *start, uint64_t *end, uint32_t *type,
+		      uint64_t *attr)
+{
+	uint64_t s = get64(d + OFF_START), pages = get64(d + OFF_PAGES), e;
+
+	*type = get32(d + OFF_TYPE);
+	*attr = get64(d + OFF_ATTR);
+	if (*type >= PT_EFI_TYPE_COUNT) {
+		quirk(out, PT_QUIRK_UNKNOWN_TYPE);
+		*type = PT_EFI_RESERVED;
+	}
+	if (pages == 0) {
+		quirk(out, PT_QUIRK_ZERO_LENGTH);
+		return false;
+	}
+	if (*have_prev && s < *prev_start)
+		quirk(out, PT_QUIRK_UNSORTED);
+	*prev_start = s;
+	*have_prev = true;
+
+	if (pages > (UINT64_MAX >> 12) || s + (pages << 12) < s) {
+		quirk(out, PT_QUIRK_WRAP);
+		e = TOP;
+	} else {
+		e = s + (pages << 12);
+	}
+	/* The spec says PhysicalStart is 4 KiB aligned; trim inwards when not. */
+	if (s & PAGE_MASK) {
+		quirk(out, PT_QUIRK_UNALIGNED);
+		if (s > TOP)
+			return false;
+		s = (s + PAGE_MASK) & ~PAGE_MASK;
+		e &= ~PAGE_MASK;
+	}
+	if (e > limit) {
+		quirk(out, PT_QUIRK_ABOVE_MAXPHYS);
+		e = limit;
+	}
+	if (e <= s)
+		return false;
+	*start = s;
+	*end = e;
+	return true;
+}
+
+/**
+ * pt_memmap_normalize - sorted, non-overlapping ranges from a raw UEFI memory map
+ * @raw: the descriptors
+ * @raw_len: bytes available at @raw
+ * @count: number of descriptors
+ * @desc_size: stride between descriptors
+ * @maxphyaddr: physical address bits; bytes at or above 2^@maxphyaddr are cut off
+ * @out: receives the ranges (out->range, out->cap set by the caller)
+ *
+ * out->range is also the working space: out->cap must be at least twice the
+ * number of descriptors left after dropping empty and cut-off ones (2 * @count
+ * is always enough), even when the result is shorter.
+ *
+ * Where descriptors overlap, the more restrictive type wins (see by_rank);
+ * the attributes of the bytes are those of the winning type's descriptors
+ * (OR-ed when several of that type cover them).  Unknown types become
+ * PT_EFI_RESERVED; unaligned descriptors are trimmed inwards to whole pages;
+ * a length that wraps past 2^64 is clamped at the last page boundary.
+ *
+ * Returns PT_OK; PT_EINVAL (@out NULL, or out->range NULL with a non-zero
+ * cap); PT_EMAPBAD (@desc_size < 40, > 4096 or not a multiple of 8,
+ * @count > 65536, @raw NULL or @raw_len < @count * @desc_size); PT_ECAPACITY
+ * (out->cap too small).  On error out->n is 0 and the rest of @out,
+ * out->range[] included, may have been written.
+ */
+int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigned desc_size,
+			unsigned maxphyaddr, struct pt_memmap *out)
+{
+	const uint8_t *bytes = raw;
+	uint64_t limit = maxphyaddr >= 64 ? UINT64_MAX : UINT64_C(1) << maxphyaddr;
+	uint64_t prev_start = 0;
+	bool have_prev = false;
+	struct cover cover;
+	size_t nev = 0, j;
+	unsigned w = 0;
+
+	if (!out || (out->cap && !out->range))
+		return PT_EINVAL;
+	out->n = 0;
+	out->descriptors = 0;
+	out->desc_size = desc_size;
+	out->quirks = 0;
+	memset(out->quirk_count, 0, sizeof(out->quirk_count));
+	out->usable_bytes = 0;
+
+	if (desc_size < PT_EFI_DESC_MIN || desc_size > PT_EFI_DESC_MAX || desc_size % 8 ||
+	    count > PT_MEMMAP_MAX_DESC || (count && !raw) ||
+	    raw_len / desc_size < count)
+		return PT_EMAPBAD;
+	limit &= ~PAGE_MASK;
+
+	for (unsigned i = 0; i < count; i++) {
+		uint64_t start, end, attr;
+		uint32_t type;
+		struct pt_mem_range *ev;
+
+		if (!read_desc(bytes + (size_t)i * desc_size, limit, &prev_start, &have_prev,
+			       out, &start, &end, &type, &attr))
+			continue;
+		if (out->cap < 2 || nev > out->cap - 2) {
+			out->descriptors = i;
+			return PT_ECAPACITY;
+		}
+		ev = &out->range[nev++];
+		ev->pa = start;
+		ev->len = EV_START;
+		ev->type = type;
+		ev->attr = attr;
+		ev = &out->range[nev++];
+		ev->pa = end;
+		ev->len = EV_END;
+		ev->type = type;
+		ev->attr = attr;
+	}
+	out->descriptors = count;
+
+	sort_events(out->range, nev);
+
+	memset(&cover, 0, sizeof(cover));
+	for (j = 0; j < nev;) {
+		uint64_t x = out->range[j].pa;
+		unsigned before = cover.total, ends = 0, starts = 0;
+
+		/* [previous event address, x) was covered by the state before x. */
+		if (j > 0 && cover.total) {
+			uint64_t prev_x = out->range[j - 1].pa;
+			uint32_t type;
+			uint64_t attr;
+
+			/* Slot j - 1 is read before emit may overwrite it (w <= j - 1). */
+			cover_winner(&cover, &type, &attr);
+			emit(out, &w, prev_x, x, type, attr);
+		}
+		for (; j < nev && out->range[j].pa == x; j++) {
+			bool start = out->range[j].len == EV_START;
+
+			cover_apply(&cover, out->range[j].type, out->range[j].attr, start);
+			if (start)
+				starts++;
+			else
+				ends++;
+		}
+		/*
+		 * Each descriptor starting where another is still in force (or
+		 * starting together with another) overlaps it.
+		 */
+		if (starts) {
+			unsigned overlaps = before - ends > 0 ? starts : starts - 1;
+
+			for (unsigned k = 0; k < overlaps; k++)
+				quirk(out, PT_QUIRK_OVERLAP);
+		}
+	}
+	out->n = w;
+	for (unsigned i = 0; i < w; i++)
+		if (pt_mem_class_of(out->range[i].type) == PT_MEM_RAM)
+			out->usable_bytes += out->range[i].len;
+	return PT_OK;
+}
