@@ -19,6 +19,9 @@
  * Between trap_install() and trap_uninstall() interrupts are off and every
  * vector goes to our IDT: no firmware call may run there (boot services
  * re-enable interrupts, and the firmware's timer would land in our IDT).
+ * Any CR3 loaded in between must map the image (code, GDT, IDT, TSS and IST
+ * stacks live in its .text/.data) at the address it was loaded at; otherwise
+ * the first exception cannot be delivered and the machine resets.
  *
  * Single processor, no locking.  Firmware-free: <stdint.h>, <stdbool.h>.
  */
