@@ -641,7 +641,7 @@ static bool ref_covers(const struct desc *d, uint64_t p, uint64_t limit)
 {
 	uint64_t lo = p * PG, hi = lo + PG;
 
-	/* Only small descriptors are generated: no wrap. */
+	/* The random maps hold only small descriptors: no wrap. */
 	return d->pages && lo >= d->pa && hi <= d->pa + d->pages * PG && hi <= limit;
 }
 
