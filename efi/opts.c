@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Option parsing for LoadOptions (UCS-2) and \ptlab.cfg (ASCII).
+ * Firmware-free: only compiler headers, so the host tests compile this file
+ * as is.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fmt.h"
+#include "opts.h"
+
+#define TOKEN_MAX 128
+
+/* Input as 8- or 16-bit little-endian units, read bytewise (any alignment). */
+struct src {
+	const uint8_t *b;
+	size_t n;		/* units */
+	unsigned int width;	/* 1 or 2 bytes per unit */
+};
+
+static unsigned int unit(const struct src *s, size_t i)
+{
+	if (s->width == 1)
+		return s->b[i];
+	return s->b[2 * i] | (unsigned int)s->b[2 * i + 1] << 8;
+}
+
+static bool is_blank(unsigned int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static bool is_text(unsigned int c)
+{
+	return (c >= 0x20 && c <= 0x7e) || is_blank(c);
+}
+
+static const char *const end_names[] = {
+	[OPTS_END_WAIT] = "wait", [OPTS_END_RETURN] = "return",
+	[OPTS_END_SHUTDOWN] = "shutdown", [OPTS_END_REBOOT] = "reboot",
+	[OPTS_END_HALT] = "halt", [OPTS_END_QEMU] = "qemu", NULL,
+};
+
+static const char *const mode_names[] = {
+	[OPTS_MODE_FIRMWARE] = "firmware", [OPTS_MODE_HANDOFF] = "handoff", NULL,
+};
+
+/* Index 0 (none) is not accepted on the command line. */
+static const char *const inject_names[] = {
+	[OPTS_INJECT_NONE] = "none", [OPTS_INJECT_WRONG_FRAME] = "wrong-frame",
+	[OPTS_INJECT_NX_CLEARED] = "nx-cleared",
+	[OPTS_INJECT_MISSING_INVLPG] = "missing-invlpg",
+	[OPTS_INJECT_FREED_TABLE] = "freed-table", NULL,
+};
+
+static const char *const raise_names[] = {
+	[OPTS_RAISE_NONE] = "none", [OPTS_RAISE_GP] = "gp",
+	[OPTS_RAISE_BADSTACK] = "badstack", [OPTS_RAISE_TIMEOUT] = "timeout",
+	NULL,
+};
+
+void opts_defaults(struct opts *o)
+{
+	*o = (struct opts){
+		.seed = 1,
+		.iterations = 20000,
+		.end = OPTS_END_WAIT,
+		.mode = OPTS_MODE_FIRMWARE,
+		.inject = OPTS_INJECT_NONE,
+		.raise = OPTS_RAISE_NONE,
+	};
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+/* Decimal or 0x-prefixed hex, the whole string, no overflow. */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned int)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned int)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned int)(*s - 'A' + 10);
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* Index of @val in @names starting at @first, or -1. */
+static int choice(const char *const *names, int first, const char *val)
+{
+	for (int i = first; names[i]; i++)
+		if (str_eq(names[i], val))
+			return i;
+	return -1;
+}
+
+enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE };
+
+struct opt_def {
+	const char *name;
+	enum opt_kind kind;
+	const char *const *names;	/* OPT_CHOICE */
+	int first;			/* first accepted choice */
+	const char *list;		/* OPT_CHOICE, for the message */
+};
+
+enum {
+	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
+	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_COUNT
+};
+
+static const struct opt_def defs[O_COUNT] = {
+	[O_HELP] = { "help", OPT_FLAG, NULL, 0, NULL },
+	[O_SEED] = { "seed", OPT_NUM, NULL, 0, NULL },
+	[O_ITER] = { "iterations", OPT_NUM, NULL, 0, NULL },
+	[O_END] = { "end", OPT_CHOICE, end_names, 0,
+		    "wait|return|shutdown|reboot|halt|qemu" },
+	[O_MEMMAP] = { "dump-memmap", OPT_FLAG, NULL, 0, NULL },
+	[O_DUMP] = { "dump", OPT_FLAG, NULL, 0, NULL },
+	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
+	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
+	[O_INJECT] = { "inject", OPT_CHOICE, inject_names, 1,
+		       "wrong-frame|nx-cleared|missing-invlpg|freed-table" },
+	[O_FAILALLOC] = { "fail-alloc", OPT_NUM, NULL, 0, NULL },
+	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
+	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
+	[O_RAISE] = { "raise", OPT_CHOICE, raise_names, 1,
+		      "gp|badstack|timeout" },
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	fmt_vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Apply one token "--name[=value]" to @o; false with a message on error. */
+static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
+{
+	char *name = tok + 2, *val = NULL;
+	const struct opt_def *d = NULL;
+	uint64_t num = 0;
+	int id, c = 0;
+
+	if (tok[0] != '-' || tok[1] != '-' || !tok[2]) {
+		set_err(err, errlen, "unexpected argument '%.60s'", tok);
+		return false;
+	}
+	for (char *p = name; *p; p++) {
+		if (*p == '=') {
+			*p = '\0';
+			val = p + 1;
+			break;
+		}
+	}
+	for (id = 0; id < O_COUNT; id++) {
+		if (str_eq(defs[id].name, name)) {
+			d = &defs[id];
+			break;
+		}
+	}
+	if (!d) {
+		set_err(err, errlen, "unknown option '--%.60s'", name);
+		return false;
+	}
+	switch (d->kind) {
+	case OPT_FLAG:
+		if (val) {
+			set_err(err, errlen, "--%s takes no value", d->name);
+			return false;
+		}
+		break;
+	case OPT_NUM:
+		if (!val || !parse_u64(val, &num)) {
+			set_err(err, errlen, "bad number in '--%s%s%.40s'", d->name,
+				val ? "=" : "", val ? val : "");
+			return false;
+		}
+		break;
+	case OPT_CHOICE:
+		c = val ? choice(d->names, d->first, val) : -1;
+		if (c < 0) {
+			set_err(err, errlen, "--%s needs one of %s", d->name,
+				d->list);
+			return false;
+		}
+		break;
+	}
+
+	switch (id) {
+	case O_HELP:
+		o->help = true;
+		break;
+	case O_SEED:
+		o->seed = num;
+		break;
+	case O_ITER:
+		o->iterations = num;
+		break;
+	case O_END:
+		o->end = (enum opts_end)c;
+		break;
+	case O_MEMMAP:
+		o->dump_memmap = true;
+		break;
+	case O_DUMP:
+		o->dump = true;
+		break;
+	case O_HOLD:
+		o->hold = true;
+		break;
+	case O_MODE:
+		o->mode = (enum opts_mode)c;
+		break;
+	case O_INJECT:
+		o->inject = (enum opts_inject)c;
+		break;
+	case O_FAILALLOC:
+		o->fail_alloc = num;
+		break;
+	case O_TIMEOUT:
+		o->timeout = num;
+		break;
+	case O_FRAGMENT:
+		o->fragment = true;
+		break;
+	case O_RAISE:
+		o->raise = (enum opts_raise)c;
+		break;
+	}
+	return true;
+}
+
+/*
+ * Tokenize and apply.  The caller has checked that every unit is text.
+ * @comments: '#' outside quotes starts a comment to the end of the line.
+ * @skip_argv0: skip a first token that does not start with '-'.
+ */
+static int parse(const struct src *s, bool comments, bool skip_argv0,
+		 struct opts *out, char *err, size_t errlen)
+{
+	struct opts o;
+	size_t i = 0;
+	unsigned int ntok = 0, nopt = 0;
+
+	opts_defaults(&o);
+	opts_defaults(out);
+	for (;;) {
+		char tok[TOKEN_MAX];
+		size_t len = 0;
+		bool quoted = false, any = false;
+
+		while (i < s->n && (is_blank(unit(s, i)) ||
+				    (comments && unit(s, i) == '#'))) {
+			if (unit(s, i) == '#')
+				while (i < s->n && unit(s, i) != '\n')
+					i++;
+			else
+				i++;
+		}
+		if (i >= s->n)
+			break;
+		for (; i < s->n; i++) {
+			unsigned int c = unit(s, i);
+
+			if (c == '"') {
+				quoted = !quoted;
+				any = true;
+				continue;
+			}
+			if (!quoted && (is_blank(c) || (comments && c == '#')))
+				break;
+			if (len + 1 >= sizeof(tok)) {
+				tok[len] = '\0';
+				set_err(err, errlen, "option too long: '%.40s...'",
+					tok);
+				return OPTS_ERROR;
+			}
+			tok[len++] = (char)c;
+			any = true;
+		}
+		if (quoted) {
+			set_err(err, errlen, "unterminated quote");
+			return OPTS_ERROR;
+		}
+		tok[len] = '\0';
+		if (!any)
+			continue;
+		if (ntok++ == 0 && skip_argv0 && tok[0] != '-')
+			continue;
+		if (len == 0)
+			continue;	/* "" */
+		if (!apply(&o, tok, err, errlen))
+			return OPTS_ERROR;
+		nopt++;
+	}
+	if (!nopt)
+		return OPTS_EMPTY;
+	*out = o;
+	return OPTS_OK;
+}
+
+static int parse_units(struct src *s, struct opts *o, char *err, size_t errlen)
+{
+	size_t n;
+
+	/* Text, then optionally NULs up to the very end. */
+	for (n = 0; n < s->n && unit(s, n) != 0; n++)
+		if (!is_text(unit(s, n)))
+			goto binary;
+	for (size_t i = n; i < s->n; i++)
+		if (unit(s, i) != 0)
+			goto binary;
+	s->n = n;
+	return parse(s, false, true, o, err, errlen);
+
+binary:
+	opts_defaults(o);
+	return OPTS_BINARY;
+}
+
+int opts_parse_ucs2(const uint16_t *s, size_t nchars, struct opts *o,
+		    char *err, size_t errlen)
+{
+	struct src src = { (const uint8_t *)s, s ? nchars : 0, 2 };
+
+	return parse_units(&src, o, err, errlen);
+}
+
+int opts_parse_load_options(const void *data, size_t bytes, struct opts *o,
+			    char *err, size_t errlen)
+{
+	struct src src = { data, data ? bytes / 2 : 0, 2 };
+
+	if (bytes & 1) {
+		opts_defaults(o);
+		return OPTS_BINARY;
+	}
+	return parse_units(&src, o, err, errlen);
+}
+
+int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
+		     size_t errlen)
+{
+	struct src src = { (const uint8_t *)s, s ? n : 0, 1 };
+
+	for (size_t i = 0; i < src.n; i++) {
+		if (!is_text(src.b[i])) {
+			opts_defaults(o);
+			set_err(err, errlen, "bad byte 0x%02x at offset %zu in config",
+				src.b[i], i);
+			return OPTS_ERROR;
+		}
+	}
+	return parse(&src, true, false, o, err, errlen);
+}
+
+const char *opts_usage(void)
+{
+	return "usage: BOOTX64.EFI [options]   (or the same options in \\ptlab.cfg)\n"
+	       "  --help                 this text\n"
+	       "  --seed=N               random seed, decimal or 0x hex (default 1)\n"
+	       "  --iterations=N         random operations per run (default 20000)\n"
+	       "  --end=wait|return|shutdown|reboot|halt|qemu\n"
+	       "                         what to do at the end (default wait)\n"
+	       "  --mode=firmware|handoff\n"
+	       "                         keep boot services, or exit them first\n"
+	       "  --dump-memmap          print the normalized memory map\n"
+	       "  --dump                 print the built page tables\n"
+	       "  --hold                 keep our tables loaded until a key\n"
+	       "  --inject=wrong-frame|nx-cleared|missing-invlpg|freed-table\n"
+	       "                         plant a fault the checks must catch\n"
+	       "  --fail-alloc=N         fail the Nth frame allocation\n"
+	       "  --timeout=SECONDS      give up after this long (default none)\n"
+	       "  --fragment             (test) fragment the frame pool\n"
+	       "  --raise=gp|badstack|timeout\n"
+	       "                         (test) raise an exception\n";
+}
+
+int opts_describe(const struct opts *o, char *buf, size_t size)
+{
+	return fmt_snprintf(buf, size,
+			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s",
+			    (unsigned long long)o->seed,
+			    (unsigned long long)o->iterations,
+			    end_names[o->end], mode_names[o->mode],
+			    o->dump_memmap, o->dump, o->hold,
+			    inject_names[o->inject],
+			    (unsigned long long)o->fail_alloc,
+			    (unsigned long long)o->timeout, o->fragment,
+			    raise_names[o->raise]);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line and config-file options of the app.
+ *
+ * Firmware-free: LoadOptions arrive as plain bytes or 16-bit units so the
+ * host tests feed the parser whatever a shell or a boot entry might pass.
+ */
+#ifndef PTLAB_EFI_OPTS_H
+#define PTLAB_EFI_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Return values of the parsers. */
+#define OPTS_OK		0	/* at least one option parsed */
+#define OPTS_EMPTY	1	/* valid text without options: try the config file */
+#define OPTS_BINARY	2	/* not UCS-2 text (boot entry data): ignored */
+#define OPTS_ERROR	(-1)	/* unknown or malformed option; message in err */
+
+enum opts_end {
+	OPTS_END_WAIT,		/* wait for a key, then return */
+	OPTS_END_RETURN,
+	OPTS_END_SHUTDOWN,
+	OPTS_END_REBOOT,
+	OPTS_END_HALT,
+	OPTS_END_QEMU,		/* isa-debug-exit with the result */
+};
+
+enum opts_mode {
+	OPTS_MODE_FIRMWARE,	/* boot services stay up */
+	OPTS_MODE_HANDOFF,	/* after ExitBootServices */
+};
+
+enum opts_inject {
+	OPTS_INJECT_NONE,
+	OPTS_INJECT_WRONG_FRAME,
+	OPTS_INJECT_NX_CLEARED,
+	OPTS_INJECT_MISSING_INVLPG,
+	OPTS_INJECT_FREED_TABLE,
+};
+
+enum opts_raise {
+	OPTS_RAISE_NONE,
+	OPTS_RAISE_GP,
+	OPTS_RAISE_BADSTACK,
+	OPTS_RAISE_TIMEOUT,
+};
+
+struct opts {
+	bool help;
+	uint64_t seed;		/* default 1 */
+	uint64_t iterations;	/* default 20000 */
+	enum opts_end end;
+	bool dump_memmap;
+	bool dump;
+	bool hold;
+	enum opts_mode mode;
+	enum opts_inject inject;
+	uint64_t fail_alloc;	/* fail the Nth frame allocation; 0 = never */
+	uint64_t timeout;	/* seconds; 0 = none */
+	bool fragment;		/* test-only: fragment the frame pool */
+	enum opts_raise raise;	/* test-only: raise an exception */
+};
+
+/**
+ * opts_defaults() - fill @o with the defaults
+ *
+ * seed 1, iterations 20000, end wait, mode firmware, timeout 0, everything
+ * else off.
+ */
+void opts_defaults(struct opts *o);
+
+/**
+ * opts_parse_ucs2() - parse a UCS-2 command line (LoadOptions)
+ * @s:      the text, @nchars 16-bit units; need not be NUL-terminated
+ * @nchars: number of units in @s
+ * @o:      result; set to the defaults first, then the options applied
+ * @err:    message buffer for OPTS_ERROR (may be NULL when @errlen is 0)
+ * @errlen: bytes in @err
+ *
+ * Tokens are separated by blanks; double quotes group and are removed.  The
+ * UEFI shell puts argv[0] first, so a first token that does not start with
+ * '-' is skipped.  Text is 0x20..0x7e plus tab/CR/LF, ended by the end of
+ * the buffer or by NULs that run to the end; anything else means the data
+ * is not a command line.
+ *
+ * Return: OPTS_OK, OPTS_EMPTY, OPTS_BINARY (@o holds the defaults) or
+ * OPTS_ERROR (@o holds the defaults, @err the reason).
+ */
+int opts_parse_ucs2(const uint16_t *s, size_t nchars, struct opts *o,
+		    char *err, size_t errlen);
+
+/**
+ * opts_parse_load_options() - opts_parse_ucs2() on raw LoadOptions bytes
+ * @data:  LoadedImage->LoadOptions, any alignment, may be NULL if @bytes is 0
+ * @bytes: LoadedImage->LoadOptionsSize
+ *
+ * An odd byte count cannot be UCS-2 text: OPTS_BINARY.
+ * Return: as opts_parse_ucs2().
+ */
+int opts_parse_load_options(const void *data, size_t bytes, struct opts *o,
+			    char *err, size_t errlen);
+
+/**
+ * opts_parse_ascii() - parse a config file's content (\ptlab.cfg)
+ * @s: the bytes, @n of them
+ *
+ * The same options separated by blanks or newlines; '#' starts a comment
+ * that runs to the end of the line.  No argv[0].  A byte outside text is
+ * an error.
+ *
+ * Return: OPTS_OK, OPTS_EMPTY or OPTS_ERROR (@o holds the defaults then).
+ */
+int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
+		     size_t errlen);
+
+/**
+ * opts_usage() - the usage text, lines ending in "\n"
+ */
+const char *opts_usage(void);
+
+/**
+ * opts_describe() - one line naming every option's value, for the report
+ *
+ * Return: as fmt_snprintf().
+ */
+int opts_describe(const struct opts *o, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * In-memory TAP report.
+ *
+ * Filled while no firmware service may be called (our CR3 loaded, interrupts
+ * off): every function here only writes into the caller's buffer.  Sinks copy
+ * the lines out later through report_next_line() whenever firmware is
+ * reachable again.
+ *
+ * Buffer layout: complete lines, each ending in '\n', then a NUL.  Lines are
+ * only ever appended, so a cursor (a byte offset) stays valid.
+ */
+#ifndef PTLAB_EFI_REPORT_H
+#define PTLAB_EFI_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Space kept back for the lines report_finish() writes: the truncation note,
+ * the plan line and the closing line, with 10-digit counters.
+ */
+#define REPORT_RESERVE 160
+
+struct report {
+	char *buf;
+	size_t size;
+	size_t len;		/* bytes of complete lines in buf */
+	unsigned int tests;	/* test points numbered so far */
+	unsigned int passed;
+	unsigned int failed;
+	unsigned int skipped;
+	unsigned int dropped;	/* lines that did not fit */
+	bool finished;
+};
+
+/**
+ * report_init() - start an empty report in @buf
+ * @r:    report
+ * @buf:  storage for the lines; should be larger than REPORT_RESERVE
+ * @size: bytes in @buf
+ *
+ * A buffer smaller than REPORT_RESERVE holds no line but the finish lines,
+ * and those only as far as they fit.
+ */
+void report_init(struct report *r, char *buf, size_t size);
+
+/**
+ * report_ok() - record a passing test point: "ok N - <name>"
+ *
+ * Return: 0 when the line was stored, -1 when it was dropped for lack of
+ * space (the test point is still counted) or the report is finished (not
+ * counted).  Newlines in the text become spaces.
+ */
+int report_ok(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * report_fail() - record a failing test point: "not ok N - <name: reason>"
+ *
+ * The caller writes name and reason into the one format, "name: reason".
+ * Return: as report_ok().
+ */
+int report_fail(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * report_skip() - record a skipped test point: "ok N - <name> # SKIP <reason>"
+ *
+ * Return: as report_ok().
+ */
+int report_skip(struct report *r, const char *name, const char *reason_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * report_fact() - record a measured fact: "# <key>: <text>"
+ *
+ * For key=value lists, e.g. report_fact(r, "cpu", "la57=%d nx=%d", 0, 1).
+ * Return: 0 when stored, -1 when dropped or finished.
+ */
+int report_fact(struct report *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * report_note() - record a free comment or progress line: "# <text>"
+ *
+ * Return: 0 when stored, -1 when dropped or finished.
+ */
+int report_note(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * report_finish() - close the report
+ *
+ * Appends "# report truncated: N lines dropped" when lines were dropped, the
+ * plan "1..N" and "ptlab: P passed, F failed, S skipped".  These use the
+ * reserved space, so they are written even when the report is full.  Later
+ * calls to the recording functions are ignored; calling it twice does
+ * nothing the second time.
+ */
+void report_finish(struct report *r);
+
+/**
+ * report_next_line() - next line not yet seen through @cursor
+ * @r:      report
+ * @cursor: consumer's position, 0 to start from the first line
+ * @line:   set to the line's first byte (not NUL-terminated)
+ * @len:    set to the line's length without its '\n'
+ *
+ * Each consumer keeps its own cursor; every line is delivered to it once.
+ * Return: true and advances @cursor when a line was available, false when
+ * the consumer has seen every line stored so far.
+ */
+bool report_next_line(const struct report *r, size_t *cursor,
+		      const char **line, size_t *len);
+
+#endif

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * efi/opts.c: LoadOptions as the shell and boot entries pass them, config
+ * files, every option, and the exact error messages.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../efi/fmt.c"
+#include "../../efi/opts.c"
+
+/* ASCII → UCS-2 with the terminating NUL, as LoadOptions carries it. */
+static size_t ucs2(const char *s, uint16_t *out, size_t max)
+{
+	size_t n = strlen(s);
+
+	assert_true(n + 1 <= max);
+	for (size_t i = 0; i <= n; i++)
+		out[i] = (uint8_t)s[i];
+	return n + 1;
+}
+
+static int parse_cmdline(const char *s, struct opts *o, char *err, size_t errlen)
+{
+	uint16_t w[512];
+	size_t n = ucs2(s, w, 512);
+
+	return opts_parse_ucs2(w, n, o, err, errlen);
+}
+
+static void assert_defaults(const struct opts *o)
+{
+	struct opts d;
+
+	opts_defaults(&d);
+	assert_memory_equal(o, &d, sizeof(d));
+}
+
+static void test_opts_defaults(void **state)
+{
+	struct opts o;
+
+	(void)state;
+	memset(&o, 0xff, sizeof(o));
+	opts_defaults(&o);
+	assert_int_equal(o.seed, 1);
+	assert_int_equal(o.iterations, 20000);
+	assert_int_equal(o.end, OPTS_END_WAIT);
+	assert_int_equal(o.mode, OPTS_MODE_FIRMWARE);
+	assert_int_equal(o.timeout, 0);
+	assert_int_equal(o.fail_alloc, 0);
+	assert_int_equal(o.inject, OPTS_INJECT_NONE);
+	assert_int_equal(o.raise, OPTS_RAISE_NONE);
+	assert_false(o.help || o.dump || o.dump_memmap || o.hold || o.fragment);
+}
+
+static void test_opts_shell_argv0_is_skipped(void **state)
+{
+	struct opts o;
+	char err[128] = "";
+
+	(void)state;
+	assert_int_equal(parse_cmdline("\\EFI\\BOOT\\BOOTX64.EFI --seed=7", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 7);
+	assert_string_equal(err, "");
+	/* Only argv[0]: no options. */
+	assert_int_equal(parse_cmdline("\\EFI\\BOOT\\BOOTX64.EFI", &o, err,
+				       sizeof(err)), OPTS_EMPTY);
+	assert_defaults(&o);
+	/* A boot entry passing options without argv[0]. */
+	assert_int_equal(parse_cmdline("--seed=9", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 9);
+	/* argv[0] is only ever the first token. */
+	assert_int_equal(parse_cmdline("a.efi b", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "unexpected argument 'b'");
+}
+
+static void test_opts_every_option(void **state)
+{
+	struct opts o;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(parse_cmdline(
+		"ptlab.efi --help --seed=0xDEADbeef --iterations=123 --end=qemu "
+		"--dump-memmap --dump --hold --mode=handoff --inject=freed-table "
+		"--fail-alloc=5 --timeout=30 --fragment --raise=badstack",
+		&o, err, sizeof(err)), OPTS_OK);
+	assert_true(o.help && o.dump_memmap && o.dump && o.hold && o.fragment);
+	assert_int_equal(o.seed, 0xdeadbeef);
+	assert_int_equal(o.iterations, 123);
+	assert_int_equal(o.end, OPTS_END_QEMU);
+	assert_int_equal(o.mode, OPTS_MODE_HANDOFF);
+	assert_int_equal(o.inject, OPTS_INJECT_FREED_TABLE);
+	assert_int_equal(o.fail_alloc, 5);
+	assert_int_equal(o.timeout, 30);
+	assert_int_equal(o.raise, OPTS_RAISE_BADSTACK);
+}
+
+static void test_opts_every_choice_value(void **state)
+{
+	static const struct { const char *arg; int field, want; } cases[] = {
+		{ "--end=wait", 0, OPTS_END_WAIT },
+		{ "--end=return", 0, OPTS_END_RETURN },
+		{ "--end=shutdown", 0, OPTS_END_SHUTDOWN },
+		{ "--end=reboot", 0, OPTS_END_REBOOT },
+		{ "--end=halt", 0, OPTS_END_HALT },
+		{ "--end=qemu", 0, OPTS_END_QEMU },
+		{ "--mode=firmware", 1, OPTS_MODE_FIRMWARE },
+		{ "--mode=handoff", 1, OPTS_MODE_HANDOFF },
+		{ "--inject=wrong-frame", 2, OPTS_INJECT_WRONG_FRAME },
+		{ "--inject=nx-cleared", 2, OPTS_INJECT_NX_CLEARED },
+		{ "--inject=missing-invlpg", 2, OPTS_INJECT_MISSING_INVLPG },
+		{ "--inject=freed-table", 2, OPTS_INJECT_FREED_TABLE },
+		{ "--raise=gp", 3, OPTS_RAISE_GP },
+		{ "--raise=badstack", 3, OPTS_RAISE_BADSTACK },
+		{ "--raise=timeout", 3, OPTS_RAISE_TIMEOUT },
+	};
+	struct opts o;
+	char err[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got;
+
+		assert_int_equal(opts_parse_ascii(cases[i].arg, strlen(cases[i].arg),
+						  &o, err, sizeof(err)), OPTS_OK);
+		got = cases[i].field == 0 ? (int)o.end :
+		      cases[i].field == 1 ? (int)o.mode :
+		      cases[i].field == 2 ? (int)o.inject : (int)o.raise;
+		assert_int_equal(got, cases[i].want);
+	}
+}
+
+static void test_opts_numbers(void **state)
+{
+	struct opts o;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(parse_cmdline("x --seed=18446744073709551615", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_true(o.seed == UINT64_MAX);
+	assert_int_equal(parse_cmdline("x --seed=0xffffffffffffffff", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_true(o.seed == UINT64_MAX);
+	assert_int_equal(parse_cmdline("x --seed=0", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 0);
+	assert_int_equal(parse_cmdline("x --seed=0X10", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 16);
+	assert_int_equal(parse_cmdline("x --seed=007", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 7);	/* decimal, not octal */
+}
+
+/* The message and the defaults for each kind of bad input. */
+static void expect_error(const char *cmdline, const char *msg)
+{
+	struct opts o;
+	char err[128] = "";
+
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(parse_cmdline(cmdline, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, msg);
+	assert_defaults(&o);
+}
+
+static void test_opts_errors_name_the_problem(void **state)
+{
+	(void)state;
+	expect_error("x --foo", "unknown option '--foo'");
+	expect_error("x --seed=3 --foo=1", "unknown option '--foo'");
+	expect_error("x --seed=x", "bad number in '--seed=x'");
+	expect_error("x --seed=", "bad number in '--seed='");
+	expect_error("x --seed", "bad number in '--seed'");
+	expect_error("x --seed=0x", "bad number in '--seed=0x'");
+	expect_error("x --seed=12a", "bad number in '--seed=12a'");
+	expect_error("x --seed=-1", "bad number in '--seed=-1'");
+	expect_error("x --seed=18446744073709551616",
+		     "bad number in '--seed=18446744073709551616'");
+	expect_error("x --seed=0x10000000000000000",
+		     "bad number in '--seed=0x10000000000000000'");
+	expect_error("x --iterations=1e3", "bad number in '--iterations=1e3'");
+	expect_error("x --timeout=ten", "bad number in '--timeout=ten'");
+	expect_error("x --fail-alloc=", "bad number in '--fail-alloc='");
+	expect_error("x --end=never",
+		     "--end needs one of wait|return|shutdown|reboot|halt|qemu");
+	expect_error("x --end", "--end needs one of wait|return|shutdown|reboot|halt|qemu");
+	expect_error("x --mode=os", "--mode needs one of firmware|handoff");
+	expect_error("x --inject=none",
+		     "--inject needs one of wrong-frame|nx-cleared|missing-invlpg|freed-table");
+	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout");
+	expect_error("x --help=1", "--help takes no value");
+	expect_error("x --Help", "unknown option '--Help'");
+	expect_error("x --", "unexpected argument '--'");
+	expect_error("x -h", "unexpected argument '-h'");
+	expect_error("x \"--seed=1", "unterminated quote");
+}
+
+static void test_opts_quotes_and_extra_spaces(void **state)
+{
+	struct opts o;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(parse_cmdline("   \"\\EFI\\BOOT\\BOOTX64.EFI\"  \t --seed=\"5\"   "
+				       "\"--end=halt\"\r\n  --hold  ", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 5);
+	assert_int_equal(o.end, OPTS_END_HALT);
+	assert_true(o.hold);
+	/* An empty quoted argument is ignored. */
+	assert_int_equal(parse_cmdline("x \"\" --dump", &o, err, sizeof(err)), OPTS_OK);
+	assert_true(o.dump);
+	/* Whitespace only. */
+	assert_int_equal(parse_cmdline("  \t ", &o, err, sizeof(err)), OPTS_EMPTY);
+	/* Last one wins. */
+	assert_int_equal(parse_cmdline("--seed=1 --seed=2", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 2);
+}
+
+static void test_opts_binary_load_options_are_ignored(void **state)
+{
+	/* What a firmware boot entry may carry: a GUID-ish blob. */
+	static const uint8_t blob[] = {
+		0x52, 0x43, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
+		0xa1, 0x31, 0x1b, 0x5b, 0x62, 0x95, 0xd2, 0x11,
+	};
+	uint8_t bytes[64];
+	struct opts o;
+	char err[64] = "";
+	uint16_t w[64];
+	size_t n;
+
+	(void)state;
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(opts_parse_load_options(blob, sizeof(blob), &o, err,
+						 sizeof(err)), OPTS_BINARY);
+	assert_defaults(&o);
+	/* Odd byte count. */
+	n = ucs2("x --seed=3", w, 64);
+	memcpy(bytes, w, 2 * n);
+	assert_int_equal(opts_parse_load_options(bytes, 2 * n - 1, &o, err,
+						 sizeof(err)), OPTS_BINARY);
+	/* Same bytes, even and unaligned: parsed. */
+	memcpy(bytes + 1, w, 2 * n);
+	assert_int_equal(opts_parse_load_options(bytes + 1, 2 * n, &o, err,
+						 sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 3);
+	/* NUL in the middle, then more text. */
+	w[1] = 0;
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
+	/* Several trailing NULs are fine. */
+	n = ucs2("x --seed=4", w, 64);
+	w[n] = 0;
+	w[n + 1] = 0;
+	assert_int_equal(opts_parse_ucs2(w, n + 2, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.seed, 4);
+	/* Unterminated text is fine too. */
+	assert_int_equal(opts_parse_ucs2(w, n - 1, &o, err, sizeof(err)), OPTS_OK);
+	/* Non-printable, DEL, non-ASCII. */
+	n = ucs2("x --seed=4", w, 64);
+	w[3] = 0x07;
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
+	w[3] = 0x7f;
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
+	w[3] = 0x00e9;
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
+	w[3] = 0x2d00;	/* '-' in the wrong byte: big-endian text */
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
+	assert_defaults(&o);
+	assert_string_equal(err, "");
+	/* Empty and NULL. */
+	assert_int_equal(opts_parse_load_options(NULL, 0, &o, err, sizeof(err)),
+			 OPTS_EMPTY);
+	w[0] = 0;
+	assert_int_equal(opts_parse_ucs2(w, 1, &o, err, sizeof(err)), OPTS_EMPTY);
+}
+
+/* Every 2-byte pattern as a one-unit command line: never crashes, sane codes. */
+static void test_opts_all_single_units(void **state)
+{
+	struct opts o;
+	char err[64];
+
+	(void)state;
+	for (uint32_t v = 0; v <= 0xffff; v++) {
+		uint16_t u = (uint16_t)v;
+		int rc = opts_parse_ucs2(&u, 1, &o, err, sizeof(err));
+
+		if (v == 0 || v == ' ' || v == '\t' || v == '\r' || v == '\n' ||
+		    (v > ' ' && v <= 0x7e && v != '-' && v != '"'))
+			assert_int_equal(rc, OPTS_EMPTY);	/* argv[0] only */
+		else if (v == '-')
+			assert_int_equal(rc, OPTS_ERROR);
+		else if (v == '"')
+			assert_int_equal(rc, OPTS_ERROR);	/* unterminated */
+		else
+			assert_int_equal(rc, OPTS_BINARY);
+	}
+}
+
+static void test_opts_config_file(void **state)
+{
+	static const char cfg[] =
+		"# ptlab config\n"
+		"--seed=0x2a   # the answer\r\n"
+		"\n"
+		"\t--end=shutdown\n"
+		"--iterations=10#no space before comment\n"
+		"# --hold is commented out\n"
+		"--dump";
+	struct opts o;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(opts_parse_ascii(cfg, strlen(cfg), &o, err, sizeof(err)),
+			 OPTS_OK);
+	assert_int_equal(o.seed, 42);
+	assert_int_equal(o.end, OPTS_END_SHUTDOWN);
+	assert_int_equal(o.iterations, 10);
+	assert_true(o.dump);
+	assert_false(o.hold);
+	/* No argv[0] in a config file: the first token is an option. */
+	assert_int_equal(opts_parse_ascii("--hold", 6, &o, err, sizeof(err)), OPTS_OK);
+	assert_true(o.hold);
+	assert_int_equal(opts_parse_ascii("hold", 4, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "unexpected argument 'hold'");
+	assert_int_equal(opts_parse_ascii("# nothing\n\n", 11, &o, err, sizeof(err)),
+			 OPTS_EMPTY);
+	assert_int_equal(opts_parse_ascii("", 0, &o, err, sizeof(err)), OPTS_EMPTY);
+	/* Length is honoured: the text after n is not read. */
+	assert_int_equal(opts_parse_ascii("--dump --foo", 6, &o, err, sizeof(err)),
+			 OPTS_OK);
+	/* A non-text byte is an error with its offset; defaults kept. */
+	assert_int_equal(opts_parse_ascii("--dump\n--s\x01", 11, &o, err, sizeof(err)),
+			 OPTS_ERROR);
+	assert_string_equal(err, "bad byte 0x01 at offset 10 in config");
+	assert_defaults(&o);
+	assert_int_equal(opts_parse_ascii("--seed=1\n--bogus\n", 17, &o, err,
+					  sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "unknown option '--bogus'");
+	assert_defaults(&o);
+}
+
+static void test_opts_long_token_and_small_err_buffer(void **state)
+{
+	char line[400], err[8];
+	struct opts o;
+
+	(void)state;
+	memset(line, 'a', sizeof(line));
+	memcpy(line, "x --", 4);
+	line[sizeof(line) - 1] = '\0';
+	assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_int_equal(strlen(err), sizeof(err) - 1);
+	assert_int_equal(parse_cmdline("x --foo", &o, NULL, 0), OPTS_ERROR);
+}
+
+static void test_opts_usage_and_describe(void **state)
+{
+	struct opts o;
+	char buf[512];
+
+	(void)state;
+	assert_non_null(strstr(opts_usage(), "--seed=N"));
+	assert_non_null(strstr(opts_usage(), "--end=wait|return|shutdown|reboot|halt|qemu"));
+	opts_defaults(&o);
+	opts_describe(&o, buf, sizeof(buf));
+	assert_string_equal(buf, "seed=0x1 iterations=20000 end=wait mode=firmware "
+			    "dump-memmap=0 dump=0 hold=0 inject=none fail-alloc=0 "
+			    "timeout=0 fragment=0 raise=none");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_opts_defaults),
+		cmocka_unit_test(test_opts_shell_argv0_is_skipped),
+		cmocka_unit_test(test_opts_every_option),
+		cmocka_unit_test(test_opts_every_choice_value),
+		cmocka_unit_test(test_opts_numbers),
+		cmocka_unit_test(test_opts_errors_name_the_problem),
+		cmocka_unit_test(test_opts_quotes_and_extra_spaces),
+		cmocka_unit_test(test_opts_binary_load_options_are_ignored),
+		cmocka_unit_test(test_opts_all_single_units),
+		cmocka_unit_test(test_opts_config_file),
+		cmocka_unit_test(test_opts_long_token_and_small_err_buffer),
+		cmocka_unit_test(test_opts_usage_and_describe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

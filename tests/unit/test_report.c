@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * efi/report.c: exact TAP lines, counters, overflow policy and the cursor.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../efi/fmt.c"
+#include "../../efi/report.c"
+
+static void test_report_tap_lines_are_exact(void **state)
+{
+	char buf[1024];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	assert_int_equal(report_ok(&r, "map identity %u ranges", 12u), 0);
+	assert_int_equal(report_fail(&r, "translate: va 0x%llx", 0x1000ULL), 0);
+	assert_int_equal(report_skip(&r, "la57", "CPU has no %s", "LA57"), 0);
+	assert_int_equal(report_fact(&r, "cpu", "maxphyaddr=%u nx=%d", 46u, 1), 0);
+	assert_int_equal(report_note(&r, "progress %u/%u", 1u, 2u), 0);
+	report_finish(&r);
+	assert_string_equal(buf,
+			    "ok 1 - map identity 12 ranges\n"
+			    "not ok 2 - translate: va 0x1000\n"
+			    "ok 3 - la57 # SKIP CPU has no LA57\n"
+			    "# cpu: maxphyaddr=46 nx=1\n"
+			    "# progress 1/2\n"
+			    "1..3\n"
+			    "ptlab: 1 passed, 1 failed, 1 skipped\n");
+	assert_int_equal(r.passed, 1);
+	assert_int_equal(r.failed, 1);
+	assert_int_equal(r.skipped, 1);
+	assert_int_equal(r.dropped, 0);
+	assert_int_equal(r.len, strlen(buf));
+}
+
+static void test_report_empty_report_has_plan_zero(void **state)
+{
+	char buf[256];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	report_finish(&r);
+	assert_string_equal(buf, "1..0\nptlab: 0 passed, 0 failed, 0 skipped\n");
+}
+
+static void test_report_newlines_in_text_become_spaces(void **state)
+{
+	char buf[512];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	report_fail(&r, "a: %s", "two\nlines\r");
+	assert_string_equal(buf, "not ok 1 - a: two lines \n");
+}
+
+static void test_report_ignores_lines_after_finish(void **state)
+{
+	char buf[512], copy[512];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	report_ok(&r, "one");
+	report_finish(&r);
+	strcpy(copy, buf);
+	assert_int_equal(report_ok(&r, "late"), -1);
+	assert_int_equal(report_note(&r, "late"), -1);
+	report_finish(&r);
+	assert_string_equal(buf, copy);
+	assert_int_equal(r.passed, 1);
+}
+
+/* Many lines into a small buffer: counting goes on, closing line stays. */
+static void test_report_truncation_keeps_counts_and_closing_line(void **state)
+{
+	enum { SIZE = REPORT_RESERVE + 100 };
+	char *buf = malloc(SIZE + 16);
+	struct report r;
+	const char *closing = "ptlab: 334 passed, 333 failed, 333 skipped\n";
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf + SIZE, 0x5a, 16);	/* guard past the end */
+	report_init(&r, buf, SIZE);
+	for (unsigned int i = 0; i < 1000; i++) {
+		if (i % 3 == 0)
+			report_ok(&r, "test %u", i);
+		else if (i % 3 == 1)
+			report_fail(&r, "test %u: bad", i);
+		else
+			report_skip(&r, "test", "reason %u", i);
+		report_note(&r, "note %u", i);
+	}
+	report_finish(&r);
+	assert_int_equal(r.tests, 1000);
+	assert_int_equal(r.passed, 334);
+	assert_int_equal(r.failed, 333);
+	assert_int_equal(r.skipped, 333);
+	assert_true(r.dropped > 1900);
+	assert_true(strlen(buf) < SIZE);
+	for (int i = 0; i < 16; i++)
+		assert_int_equal((unsigned char)buf[SIZE + i], 0x5a);
+	assert_true(strlen(buf) > strlen(closing));
+	assert_string_equal(buf + strlen(buf) - strlen(closing), closing);
+	assert_non_null(strstr(buf, "1..1000\nptlab:"));
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want),
+			 "# report truncated: %u lines dropped\n1..1000\n",
+			 r.dropped);
+		assert_non_null(strstr(buf, want));
+	}
+	/* The first lines are the ones kept. */
+	assert_memory_equal(buf, "ok 1 - test 0\n# note 0\n", 23);
+	free(buf);
+}
+
+/* Every stored line is whole: a line that does not fit is not cut. */
+static void test_report_never_stores_partial_lines(void **state)
+{
+	char buf[REPORT_RESERVE + 40];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	assert_int_equal(report_ok(&r, "short"), 0);
+	assert_int_equal(report_ok(&r, "a much longer name that cannot fit in the rest"), -1);
+	assert_int_equal(report_ok(&r, "s"), 0);
+	report_finish(&r);
+	assert_string_equal(buf,
+			    "ok 1 - short\n"
+			    "ok 3 - s\n"
+			    "# report truncated: 1 lines dropped\n"
+			    "1..3\n"
+			    "ptlab: 3 passed, 0 failed, 0 skipped\n");
+}
+
+/* Smaller than the reserve: nothing but what fits of the finish lines. */
+static void test_report_tiny_buffer_never_overflows(void **state)
+{
+	char buf[24];
+	struct report r;
+
+	(void)state;
+	memset(buf, 'x', sizeof(buf));
+	report_init(&r, buf, 20);
+	assert_int_equal(report_ok(&r, "x"), -1);
+	report_finish(&r);
+	assert_string_equal(buf, "1..1\n");
+	assert_memory_equal(buf + 20, "xxxx", 4);
+	report_init(&r, buf, 0);
+	report_ok(&r, "x");
+	report_finish(&r);
+	assert_memory_equal(buf + 20, "xxxx", 4);
+}
+
+static void collect(const struct report *r, size_t *cursor, char *out, size_t size)
+{
+	const char *line;
+	size_t len, used = strlen(out);
+
+	while (report_next_line(r, cursor, &line, &len)) {
+		assert_true(used + len + 2 < size);
+		assert_null(memchr(line, '\n', len));
+		memcpy(out + used, line, len);
+		used += len;
+		out[used++] = '\n';
+		out[used] = '\0';
+	}
+}
+
+/* Interleaved adds and drains: each line once, in order, nothing lost. */
+static void test_report_cursor_delivers_each_line_once(void **state)
+{
+	char buf[4096], seen[4096] = "", seen2[4096] = "";
+	size_t cursor = 0, cursor2 = 0;
+	const char *line;
+	size_t len;
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	assert_false(report_next_line(&r, &cursor, &line, &len));
+	report_ok(&r, "a");
+	report_note(&r, "progress");
+	collect(&r, &cursor, seen, sizeof(seen));
+	assert_string_equal(seen, "ok 1 - a\n# progress\n");
+	assert_false(report_next_line(&r, &cursor, &line, &len));
+	report_fail(&r, "b: c");
+	collect(&r, &cursor, seen, sizeof(seen));
+	report_finish(&r);
+	collect(&r, &cursor, seen, sizeof(seen));
+	assert_false(report_next_line(&r, &cursor, &line, &len));
+	assert_string_equal(seen, buf);
+	/* A second consumer starting late sees everything, independently. */
+	collect(&r, &cursor2, seen2, sizeof(seen2));
+	assert_string_equal(seen2, buf);
+}
+
+/* Drain while the buffer overflows: dropped lines never appear later. */
+static void test_report_cursor_with_truncation(void **state)
+{
+	enum { SIZE = REPORT_RESERVE + 64 };
+	char buf[SIZE], seen[4096] = "";
+	size_t cursor = 0;
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, SIZE);
+	for (unsigned int i = 0; i < 50; i++) {
+		report_ok(&r, "t%u", i);
+		collect(&r, &cursor, seen, sizeof(seen));
+	}
+	report_finish(&r);
+	collect(&r, &cursor, seen, sizeof(seen));
+	assert_string_equal(seen, buf);
+	assert_non_null(strstr(seen, "ptlab: 50 passed, 0 failed, 0 skipped\n"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_tap_lines_are_exact),
+		cmocka_unit_test(test_report_empty_report_has_plan_zero),
+		cmocka_unit_test(test_report_newlines_in_text_become_spaces),
+		cmocka_unit_test(test_report_ignores_lines_after_finish),
+		cmocka_unit_test(test_report_truncation_keeps_counts_and_closing_line),
+		cmocka_unit_test(test_report_never_stores_partial_lines),
+		cmocka_unit_test(test_report_tiny_buffer_never_overflows),
+		cmocka_unit_test(test_report_cursor_delivers_each_line_once),
+		cmocka_unit_test(test_report_cursor_with_truncation),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
