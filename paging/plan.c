@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The mapping plan: which ranges ptlab maps where, with which attributes,
+ * and how many table pages a largest-fit build of it needs.
+ *
+ * Entries come out in three groups that are each sorted and follow one
+ * another in the virtual address space:
+ *
+ *   identity  [0x1000, 2^47)                         va = pa
+ *   HHDM      [PT_HHDM_BASE, PT_IMAGE_BASE)          va = PT_HHDM_BASE + pa
+ *   image     [PT_IMAGE_BASE, 2^64)                  va = PT_IMAGE_BASE + (pa - image base)
+ *
+ * so appending identity, then HHDM, then image entries in memory-map order
+ * yields a plan sorted by va without sorting anything.
+ *
+ * Attributes by memory class (W^X strict, nothing is ever W and X):
+ *
+ *   RAM, FW_DATA   PT_WRITE                     RW, NX, WB
+ *   FW_CODE        PT_EXEC                      RX, WB
+ *   MMIO           PT_WRITE | PT_CACHE(UC)      RW, NX, UC
+ *   RESERVED       PT_CACHE(UC)                 R,  NX, UC
+ *
+ * Reserved ranges are identity mapped so a report can read what the firmware
+ * put there (tables, logs), but read-only: nothing of ours may write into
+ * memory the firmware keeps for itself; and uncached, since "reserved" may
+ * well be device memory the map does not call MMIO, and reading such memory
+ * through a cacheable mapping (speculatively, even) is what must never
+ * happen.
+ */
+#include <ptlab/plan.h>
+
+#include <string.h>
+
+#define PLAN_NULL_GUARD   PT_PAGE_SIZE
+/* Highest physical address + 1 the HHDM can hold without reaching the image. */
+#define PLAN_HHDM_LIMIT   (PT_IMAGE_BASE - PT_HHDM_BASE)
+/* The image window: PT_IMAGE_BASE + size must stay below 2^64. */
+#define PLAN_IMAGE_LIMIT  (UINT64_C(0) - PT_IMAGE_BASE)
+#define PLAN_SECTION_FLAGS (PT_WRITE | PT_EXEC | PT_GLOBAL)
+
+/* Attributes of a memory class (see the table above). */
+static unsigned class_flags(enum pt_mem_class c)
+{
+	switch (c) {
+	case PT_MEM_RAM:
+	case PT_MEM_FW_DATA:
+		return PT_WRITE;
+	case PT_MEM_FW_CODE:
+		return PT_EXEC;
+	case PT_MEM_MMIO:
+		return PT_WRITE | PT_CACHE(PT_CACHE_UC);
+	case PT_MEM_RESERVED:
+	default:
+		return PT_CACHE(PT_CACHE_UC);
+	}
+}
+
+static bool class_in_hhdm(enum pt_mem_class c)
+{
+	return c == PT_MEM_RAM || c == PT_MEM_FW_CODE || c == PT_MEM_FW_DATA;
+}
+
+static bool page_aligned(uint64_t x)
+{
+	return (x & (PT_PAGE_SIZE - 1)) == 0;
+}
+
+struct plan_ctx {
+	struct pt_plan *plan;
+	enum pt_page_size max_size;
+	uint64_t phys_end;      /* 2^maxphyaddr */
+	int err;
+};
+
+/*
+ * Append [va, va+len) -> pa, merging it into the previous entry when that one
+ * is of the same kind and attributes and ends exactly where this one starts
+ * (virtually and physically).  A merged entry keeps the memory type of its
+ * first part.
+ */
+static void plan_add(struct plan_ctx *c, enum pt_plan_kind kind, uint64_t va, uint64_t pa,
+		     uint64_t len, unsigned flags, uint32_t efi_type)
+{
+	struct pt_plan *p = c->plan;
+	struct pt_plan_entry *e;
+
+	if (c->err || len == 0)
+		return;
+	if (p->n > 0) {
+		e = &p->entry[p->n - 1];
+		if (e->kind == kind && e->flags == flags && e->max_size == c->max_size &&
+		    e->va + e->len == va && e->pa + e->len == pa) {
+			e->len += len;
+			return;
+		}
+	}
+	if (p->n == p->cap) {
+		c->err = PT_ECAPACITY;
+		return;
+	}
+	e = &p->entry[p->n++];
+	e->va = va;
+	e->pa = pa;
+	e->len = len;
+	e->flags = flags;
+	e->max_size = c->max_size;
+	e->kind = kind;
+	e->efi_type = efi_type;
+}
+
+/* Identity entry for physical [pa, end), clipped to [page 1, 2^47) and the physical limit. */
+static void plan_identity(struct plan_ctx *c, uint64_t pa, uint64_t end, unsigned flags,
+			  uint32_t efi_type)
+{
+	uint64_t lim = c->phys_end < PT_IDENTITY_END ? c->phys_end : PT_IDENTITY_END;
+
+	if (pa < PLAN_NULL_GUARD)
+		pa = PLAN_NULL_GUARD;
+	if (end > PT_IDENTITY_END && pa < end)
+		c->plan->quirks |= 1u << PT_QUIRK_ABOVE_IDENTITY;
+	if (end > lim)
+		end = lim;
+	if (pa >= end)
+		return;
+	plan_add(c, PT_PLAN_IDENTITY, pa, pa, end - pa, flags, efi_type);
+}
+
+/*
+ * Check @image: sections 4 KiB aligned, non-empty, sorted and contiguous,
+ * covering [base, base+size) exactly, W^X, the whole image inside one RAM-like
+ * memory-map range, smaller than the 2 GiB image window.  Stores the index
+ * of that range in @ri.
+ */
+static int image_check(const struct pt_memmap *map, const struct pt_image *image, unsigned *ri)
+{
+	uint64_t at, end;
+	unsigned i;
+
+	if (image->nsections == 0 || image->nsections > PT_IMAGE_MAX_SECTIONS)
+		return PT_EINVAL;
+	if (!page_aligned(image->base) || !page_aligned(image->size) || image->size == 0 ||
+	    image->size >= PLAN_IMAGE_LIMIT || image->base + image->size < image->base)
+		return PT_EINVAL;
+	at = image->base;
+	for (i = 0; i < image->nsections; i++) {
+		const struct pt_image_section *sec = &image->section[i];
+
+		if (sec->pa != at || sec->len == 0 || !page_aligned(sec->len) ||
+		    sec->len > image->base + image->size - at)
+			return PT_EINVAL;
+		if ((sec->flags & ~PLAN_SECTION_FLAGS) ||
+		    (sec->flags & (PT_WRITE | PT_EXEC)) == (PT_WRITE | PT_EXEC))
+			return PT_EINVAL;
+		at += sec->len;
+	}
+	if (at != image->base + image->size)
+		return PT_EINVAL;
+
+	end = image->base + image->size;
+	for (i = 0; i < map->n; i++) {
+		const struct pt_mem_range *r = &map->range[i];
+
+		if (r->pa <= image->base && end - r->pa <= r->len) {
+			if (!class_in_hhdm(pt_mem_class_of(r->type)))
+				return PT_EINVAL;
+			*ri = i;
+			return PT_OK;
+		}
+	}
+	return PT_EINVAL;
+}
+
+/* The memory map must be what pt_memmap_normalize produces: sorted, aligned, disjoint. */
+static int map_check(const struct pt_memmap *map)
+{
+	uint64_t prev_end = 0;
+
+	if (map->n > 0 && !map->range)
+		return PT_EINVAL;
+	for (unsigned i = 0; i < map->n; i++) {
+		const struct pt_mem_range *r = &map->range[i];
+
+		if (!page_aligned(r->pa) || !page_aligned(r->len) || r->len == 0 ||
+		    r->pa + r->len < r->pa || (r->pa + r->len == 0))
+			return PT_EINVAL;
+		if (i > 0 && r->pa < prev_end)
+			return PT_EINVAL;
+		prev_end = r->pa + r->len;
+	}
+	return PT_OK;
+}
+
+/**
+ * pt_plan_build - the mapping plan for a memory map and an image
+ * @map: normalized memory map (sorted, disjoint, page-aligned ranges)
+ * @image: the loaded image, or NULL for none
+ * @caps: paging capabilities (levels 4 or 5, maxphyaddr 32..52, 1 GiB leaves)
+ * @plan: output; @plan->entry and @plan->cap set by the caller
+ *
+ * Identity entries for every range (page 0 excluded, nothing at or above 2^47:
+ * such parts set PT_QUIRK_ABOVE_IDENTITY), HHDM entries for the RAM-like
+ * classes (nothing at or above PT_IMAGE_BASE - PT_HHDM_BASE: such parts set
+ * PT_QUIRK_ABOVE_IDENTITY too, being the same kind of loss), nothing at or
+ * above 2^maxphyaddr (PT_QUIRK_ABOVE_MAXPHYS), and the image's sections at
+ * PT_IMAGE_BASE.  The identity map carries the image's pages with their
+ * section attributes; the HHDM carries them with their range's attributes
+ * (RW+NX for loader code).  The image must lie inside one RAM-like range.
+ *
+ * Entries of one kind that touch, virtually and physically, with the same
+ * attributes are merged (keeping the first part's efi_type).  Each entry
+ * allows 1 GiB leaves when @caps->has_1g, 2 MiB otherwise.
+ *
+ * Returns PT_OK; PT_EINVAL for NULL arguments, bad caps, a map that is not
+ * sorted/aligned/disjoint, or a bad image (see image_check); PT_ECAPACITY
+ * when the plan has more entries than @plan->cap (never with
+ * @plan->cap >= 2 * map->n + 2 * PT_IMAGE_MAX_SECTIONS + 4: each range yields
+ * at most one identity and one HHDM entry, the image's range at most
+ * nsections + 2 identity entries, the image nsections entries).  On error
+ * @plan->n is 0 and the entries are unspecified.
+ */
+int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
+		  const struct pt_plan_caps *caps, struct pt_plan *plan)
+{
+	struct plan_ctx c;
+	unsigned img_ri = 0;
+	unsigned i;
+	int err;
+
+	if (!plan)
+		return PT_EINVAL;
+	plan->n = 0;
+	plan->quirks = 0;
+	plan->min_total = 0;
+	memset(plan->min_tables, 0, sizeof(plan->min_tables));
+	plan->identity_bytes = plan->hhdm_bytes = plan->image_bytes = 0;
+	if (!map || !caps || (caps->levels != 4 && caps->levels != 5) ||
+	    caps->maxphyaddr < 32 || caps->maxphyaddr > 52 || (plan->cap > 0 && !plan->entry))
+		return PT_EINVAL;
+	err = map_check(map);
+	if (!err && image)
+		err = image_check(map, image, &img_ri);
+	if (err)
+		return err;
+
+	c.plan = plan;
+	c.max_size = caps->has_1g ? PT_PAGE_1G : PT_PAGE_2M;
+	c.phys_end = UINT64_C(1) << caps->maxphyaddr;
+	c.err = PT_OK;
+
+	for (i = 0; i < map->n; i++) {
+		const struct pt_mem_range *r = &map->range[i];
+		unsigned fl = class_flags(pt_mem_class_of(r->type));
+		uint64_t end = r->pa + r->len;
+
+		if (end > c.phys_end)
+			plan->quirks |= 1u << PT_QUIRK_ABOVE_MAXPHYS;
+		if (image && i == img_ri) {
+			plan_identity(&c, r->pa, image->base, fl, r->type);
+			for (unsigned k = 0; k < image->nsections; k++) {
+				const struct pt_image_section *sec = &image->section[k];
+
+				plan_identity(&c, sec->pa, sec->pa + sec->len, sec->flags, r->type);
+			}
+			plan_identity(&c, image->base + image->size, end, fl, r->type);
+		} else {
+			plan_identity(&c, r->pa, end, fl, r->type);
+		}
+	}
+
+	for (i = 0; i < map->n; i++) {
+		const struct pt_mem_range *r = &map->range[i];
+		enum pt_mem_class cls = pt_mem_class_of(r->type);
+		uint64_t end = r->pa + r->len;
+		uint64_t lim = c.phys_end < PLAN_HHDM_LIMIT ? c.phys_end : PLAN_HHDM_LIMIT;
+
+		if (!class_in_hhdm(cls))
+			continue;
+		if (end > PLAN_HHDM_LIMIT)
+			plan->quirks |= 1u << PT_QUIRK_ABOVE_IDENTITY;
+		if (end > lim)
+			end = lim;
+		if (r->pa >= end)
+			continue;
+		plan_add(&c, PT_PLAN_HHDM, PT_HHDM_BASE + r->pa, r->pa, end - r->pa,
+			 class_flags(cls), r->type);
+	}
+
+	if (image) {
+		for (i = 0; i < image->nsections; i++) {
+			const struct pt_image_section *sec = &image->section[i];
+
+			if (sec->pa + sec->len > c.phys_end) {
+				/* pt_map would refuse it: the image itself is unmappable. */
+				c.err = PT_EINVAL;
+				break;
+			}
+			plan_add(&c, PT_PLAN_IMAGE, PT_IMAGE_BASE + (sec->pa - image->base),
+				 sec->pa, sec->len, sec->flags, PT_EFI_LOADER_CODE);
+		}
+	}
+
+	if (c.err) {
+		plan->n = 0;
+		plan->quirks = 0;
+		return c.err;
+	}
+
+	for (i = 0; i < plan->n; i++) {
+		const struct pt_plan_entry *e = &plan->entry[i];
+
+		if (e->kind == PT_PLAN_IDENTITY)
+			plan->identity_bytes += e->len;
+		else if (e->kind == PT_PLAN_HHDM)
+			plan->hhdm_bytes += e->len;
+		else
+			plan->image_bytes += e->len;
+	}
+	plan->min_total = pt_plan_min_tables(plan->entry, plan->n, caps->levels, caps->has_1g,
+					     plan->min_tables);
+	return PT_OK;
+}
+
+/* ---- minimum table count ------------------------------------------------ */
+
+/*
+ * A largest-fit mapper (pt_map) places, at each va, the largest leaf of size
+ * s <= the allowed maximum with va and pa aligned to s and at least s bytes
+ * left.  For one entry that makes, per leaf level k with size s_k,
+ *
+ *   lo_k = align_up(va, s_k),  hi_k = align_down(end, s_k),  usable if lo_k < hi_k
+ *
+ * (level 0 always usable, lo_0 = va, hi_0 = end; a usable level implies every
+ * lower one is, with lo_k <= lo_k+1 < hi_k+1 <= hi_k), and with K the highest
+ * usable level the leaves of level k < K fill [lo_k, lo_k+1) and
+ * [hi_k+1, hi_k), those of level K fill [lo_K, hi_K).  In va order:
+ *
+ *   4K [lo_0, lo_1)  2M [lo_1, lo_2)  1G [lo_2, hi_2)  2M [hi_2, hi_1)  4K [hi_1, hi_0)
+ *
+ * A level-L table (not the root) exists for each aligned region of
+ * pt_level_size(L + 1) bytes holding at least one leaf of level <= L.  As the
+ * entries are sorted and disjoint, the runs above arrive in ascending va
+ * order across the whole plan, so distinct regions are counted by comparing
+ * with the last region counted at each level.
+ */
+struct tcount {
+	unsigned levels;
+	uint64_t *out;
+	uint64_t last[5];
+	bool seen[5];
+};
+
+/* Leaves of @leaf_level over [va, end): count the new regions at each level above. */
+static void tcount_run(struct tcount *t, unsigned leaf_level, uint64_t va, uint64_t end)
+{
+	if (va >= end)
+		return;
+	for (unsigned L = leaf_level; L + 1 < t->levels; L++) {
+		unsigned shift = PT_PAGE_SHIFT + PT_LEVEL_BITS * (L + 1);
+		uint64_t first = va >> shift;
+		uint64_t last = (end - 1) >> shift;
+		uint64_t n = last - first + 1;
+
+		if (t->seen[L] && t->last[L] == first)
+			n--;
+		t->out[L] += n;
+		t->last[L] = last;
+		t->seen[L] = true;
+	}
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+static uint64_t align_down(uint64_t x, uint64_t a)
+{
+	return x & ~(a - 1);
+}
+
+static void tcount_entry(struct tcount *t, const struct pt_plan_entry *e, bool has_1g)
+{
+	uint64_t lo[3], hi[3];
+	uint64_t end = e->va + e->len;
+	int top = e->max_size;
+	int k;
+
+	if (e->len == 0)
+		return;
+	if (top > PT_PAGE_1G)
+		top = PT_PAGE_1G;
+	if (!has_1g && top > PT_PAGE_2M)
+		top = PT_PAGE_2M;
+	/* A leaf of size s needs va and pa congruent modulo s. */
+	while (top > 0 && ((e->va ^ e->pa) & (pt_level_size((unsigned)top) - 1)))
+		top--;
+
+	lo[0] = e->va;
+	hi[0] = end;
+	for (k = 1; k <= top; k++) {
+		uint64_t s = pt_level_size((unsigned)k);
+
+		lo[k] = align_up(e->va, s);
+		hi[k] = align_down(end, s);
+		/* lo < va: align_up wrapped at the top of the address space. */
+		if (lo[k] < e->va || lo[k] >= hi[k])
+			break;
+	}
+	top = k - 1;
+
+	for (k = 0; k < top; k++)
+		tcount_run(t, (unsigned)k, lo[k], lo[k + 1]);
+	tcount_run(t, (unsigned)top, lo[top], hi[top]);
+	for (k = top - 1; k >= 0; k--)
+		tcount_run(t, (unsigned)k, hi[k + 1], hi[k]);
+}
+
+/**
+ * pt_plan_min_tables - table pages a largest-fit build of entries needs
+ * @e: entries, sorted by va, disjoint, none wrapping past 2^64
+ * @n: number of entries
+ * @levels: paging levels, 4 or 5
+ * @has_1g: 1 GiB leaves allowed (entries' max_size is capped to 2 MiB otherwise)
+ * @out: table pages per level; out[levels - 1] = 1 (the root), 0 above
+ *
+ * Works on the leaf decomposition per run of equal-sized leaves, a handful of
+ * steps per entry whatever its length.  Returns the total, root included;
+ * 0 (and out all zero) for a level count other than 4 or 5.
+ */
+uint64_t pt_plan_min_tables(const struct pt_plan_entry *e, unsigned n, unsigned levels,
+			    bool has_1g, uint64_t out[5])
+{
+	struct tcount t;
+	uint64_t total = 0;
+
+	memset(out, 0, 5 * sizeof(out[0]));
+	if (levels != 4 && levels != 5)
+		return 0;
+	memset(&t, 0, sizeof(t));
+	t.levels = levels;
+	t.out = out;
+	for (unsigned i = 0; i < n; i++)
+		tcount_entry(&t, &e[i], has_1g);
+	out[levels - 1] = 1;
+	for (unsigned L = 0; L < levels; L++)
+		total += out[L];
+	return total;
+}
+
+/* ---- applying and querying ------------------------------------------------ */
+
+/**
+ * pt_plan_apply - map every entry of a plan
+ * @s: an address space with nothing mapped where the plan maps
+ * @plan: a plan from pt_plan_build
+ *
+ * pt_map per entry with its flags and max_size.  Returns PT_OK, PT_EINVAL
+ * for NULL arguments, or the first pt_map error; then the entries mapped so
+ * far are unmapped again (pt_map itself changes nothing when it fails, and
+ * unmapping exactly what was mapped never splits a leaf), so @s holds the
+ * same translations as before and its tables are freed again.
+ */
+int pt_plan_apply(struct pt_space *s, const struct pt_plan *plan)
+{
+	unsigned i;
+	int err = PT_OK;
+
+	if (!s || !plan || (plan->n > 0 && !plan->entry))
+		return PT_EINVAL;
+	for (i = 0; i < plan->n; i++) {
+		const struct pt_plan_entry *e = &plan->entry[i];
+
+		err = pt_map(s, e->va, e->pa, e->len, e->flags, e->max_size, NULL);
+		if (err)
+			break;
+	}
+	if (!err)
+		return PT_OK;
+	while (i-- > 0)
+		(void)pt_unmap(s, plan->entry[i].va, plan->entry[i].len, 0, NULL);
+	return err;
+}
+
+/**
+ * pt_plan_find - the plan entry holding an address
+ * @plan: a plan from pt_plan_build (entries sorted by va, disjoint)
+ * @va: virtual address
+ *
+ * Binary search.  Returns the entry with va in [entry va, entry va + len),
+ * or NULL when no entry holds @va (or @plan is NULL).
+ */
+const struct pt_plan_entry *pt_plan_find(const struct pt_plan *plan, uint64_t va)
+{
+	unsigned lo = 0, hi;
+
+	if (!plan || !plan->entry)
+		return NULL;
+	hi = plan->n;
+	/* Find the first entry starting above @va; the one before may hold it. */
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (plan->entry[mid].va <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (va - plan->entry[lo - 1].va < plan->entry[lo - 1].len)
+		return &plan->entry[lo - 1];
+	return NULL;
+}
