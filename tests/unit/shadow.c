@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shadow address space (see shadow.h): an interval map written from pt.h
+ * alone, to serve as the expected side of differential tests.
+ */
+#include "shadow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE_MASK UINT64_C(0xfff)
+
+void shadow_init(struct shadow *m, unsigned levels, unsigned maxphyaddr,
+		 const struct pt_pat *pat)
+{
+	memset(m, 0, sizeof(*m));
+	m->levels = levels;
+	m->maxphyaddr = maxphyaddr;
+	m->pat = *pat;
+}
+
+void shadow_fini(struct shadow *m)
+{
+	free(m->run);
+	memset(m, 0, sizeof(*m));
+}
+
+static void reserve(struct shadow *m, size_t n)
+{
+	if (n <= m->cap)
+		return;
+	m->cap = m->cap ? m->cap : 16;
+	while (m->cap < n)
+		m->cap *= 2;
+	m->run = realloc(m->run, m->cap * sizeof(*m->run));
+	if (!m->run)
+		abort();
+}
+
+void shadow_copy(struct shadow *dst, const struct shadow *src)
+{
+	struct shadow_run *run = dst->run;
+	size_t cap = dst->cap;
+
+	*dst = *src;
+	dst->run = run;
+	dst->cap = cap;
+	reserve(dst, src->n);
+	if (src->n)
+		memcpy(dst->run, src->run, src->n * sizeof(*src->run));
+}
+
+bool shadow_canonical(const struct shadow *m, uint64_t va)
+{
+	unsigned bits = m->levels == 5 ? 57 : 48;
+	uint64_t top = va >> (bits - 1);
+
+	/* Bits 63..bits-1 all equal. */
+	return top == 0 || top == (UINT64_MAX >> (bits - 1));
+}
+
+/* IA32_PAT memory type code of each enum pt_cache (SDM Vol. 3A table 11-10). */
+static const uint8_t pat_code[PT_CACHE_COUNT] = {
+	[PT_CACHE_WB] = 6,
+	[PT_CACHE_WT] = 4,
+	[PT_CACHE_UCM] = 7,
+	[PT_CACHE_UC] = 0,
+	[PT_CACHE_WC] = 1,
+	[PT_CACHE_WP] = 5,
+};
+
+static int check_flags(const struct shadow *m, unsigned flags, unsigned allowed)
+{
+	unsigned cache = PT_CACHE_OF(flags);
+	bool found = false;
+
+	if (flags & ~allowed)
+		return PT_EFLAGS;
+	if (cache >= PT_CACHE_COUNT)
+		return PT_EFLAGS;
+	for (unsigned i = 0; i < 8; i++)
+		if (m->pat.type[i] == pat_code[cache])
+			found = true;
+	if (!found)
+		return PT_EFLAGS;
+	if ((flags & PT_WRITE) && (flags & PT_EXEC) && !(flags & PT_ALLOW_WX))
+		return PT_EFLAGS;
+	return PT_OK;
+}
+
+/* Step 2 of the documented order; @pa is checked when @has_pa. */
+static int check_range(const struct shadow *m, uint64_t va, uint64_t len,
+		       bool has_pa, uint64_t pa)
+{
+	uint64_t last;
+
+	if (!shadow_canonical(m, va))
+		return PT_ENONCANON;
+	if (va & PAGE_MASK)
+		return PT_EALIGN_VA;
+	if (has_pa && (pa & PAGE_MASK))
+		return PT_EALIGN_PA;
+	if (len & PAGE_MASK)
+		return PT_EALIGN_LEN;
+	/* An end of exactly 2^64 counts as a wrap here (pt.h does not say). */
+	if (len == 0 || va + len < va || (has_pa && pa + len < pa))
+		return PT_ELEN;
+	last = va + len - 1;
+	if (!shadow_canonical(m, last) || (last >> 63) != (va >> 63))
+		return PT_ENONCANON;
+	if (has_pa && m->maxphyaddr < 64 &&
+	    pa + len > (UINT64_C(1) << m->maxphyaddr))
+		return PT_EPHYS;
+	return PT_OK;
+}
+
+/* Index of the first run ending above @va (m->n when none). */
+static size_t first_after(const struct shadow *m, uint64_t va)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->run[mid].va + m->run[mid].len > va)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+const struct shadow_run *shadow_run_at(const struct shadow *m, uint64_t va)
+{
+	size_t i = first_after(m, va);
+
+	if (i < m->n && m->run[i].va <= va)
+		return &m->run[i];
+	return NULL;
+}
+
+bool shadow_lookup(const struct shadow *m, uint64_t va, uint64_t *pa,
+		   unsigned *attrs)
+{
+	const struct shadow_run *r = shadow_run_at(m, va);
+
+	if (!r)
+		return false;
+	if (pa)
+		*pa = r->pa + (va - r->va);
+	if (attrs)
+		*attrs = r->attrs;
+	return true;
+}
+
+uint64_t shadow_mapped_bytes(const struct shadow *m, uint64_t va, uint64_t len)
+{
+	uint64_t end = va + len, sum = 0;
+
+	for (size_t i = first_after(m, va); i < m->n && m->run[i].va < end; i++) {
+		uint64_t lo = m->run[i].va > va ? m->run[i].va : va;
+		uint64_t re = m->run[i].va + m->run[i].len;
+		uint64_t hi = re < end ? re : end;
+
+		sum += hi - lo;
+	}
+	return sum;
+}
+
+int shadow_check_map(const struct shadow *m, uint64_t va, uint64_t pa,
+		     uint64_t len, unsigned flags)
+{
+	int err = check_flags(m, flags, PT_ATTR_MASK | PT_ALLOW_WX);
+
+	if (err)
+		return err;
+	err = check_range(m, va, len, true, pa);
+	if (err)
+		return err;
+	if (shadow_mapped_bytes(m, va, len))
+		return PT_EEXIST;
+	return PT_OK;
+}
+
+static int check_holes(const struct shadow *m, uint64_t va, uint64_t len,
+		       unsigned opts)
+{
+	if (!(opts & PT_SPARSE) && shadow_mapped_bytes(m, va, len) != len)
+		return PT_ENOTMAPPED;
+	return PT_OK;
+}
+
+int shadow_check_unmap(const struct shadow *m, uint64_t va, uint64_t len,
+		       unsigned opts)
+{
+	int err = check_flags(m, opts, PT_NOSPLIT | PT_SPARSE);
+
+	if (err)
+		return err;
+	err = check_range(m, va, len, false, 0);
+	if (err)
+		return err;
+	return check_holes(m, va, len, opts);
+}
+
+int shadow_check_protect(const struct shadow *m, uint64_t va, uint64_t len,
+			 unsigned flags)
+{
+	int err = check_flags(m, flags,
+			      PT_ATTR_MASK | PT_ALLOW_WX | PT_NOSPLIT | PT_SPARSE);
+
+	if (err)
+		return err;
+	err = check_range(m, va, len, false, 0);
+	if (err)
+		return err;
+	return check_holes(m, va, len, flags);
+}
+
+int shadow_check_remap(const struct shadow *m, uint64_t va, uint64_t len,
+		       uint64_t new_pa, unsigned opts)
+{
+	int err = check_flags(m, opts, PT_NOSPLIT | PT_SPARSE);
+
+	if (err)
+		return err;
+	err = check_range(m, va, len, true, new_pa);
+	if (err)
+		return err;
+	return check_holes(m, va, len, opts);
+}
+
+/* If a run strictly contains @addr, cut it in two there. */
+static void split_at(struct shadow *m, uint64_t addr)
+{
+	size_t i = first_after(m, addr);
+	struct shadow_run *r;
+
+	if (i == m->n || m->run[i].va >= addr)
+		return;
+	reserve(m, m->n + 1);
+	memmove(&m->run[i + 2], &m->run[i + 1], (m->n - i - 1) * sizeof(*m->run));
+	m->n++;
+	r = &m->run[i];
+	r[1].va = addr;
+	r[1].len = r->va + r->len - addr;
+	r[1].pa = r->pa + (addr - r->va);
+	r[1].attrs = r->attrs;
+	r->len = addr - r->va;
+}
+
+static void merge(struct shadow *m)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct shadow_run *p = w ? &m->run[w - 1] : NULL;
+		const struct shadow_run *r = &m->run[i];
+
+		if (p && p->va + p->len == r->va && p->pa + p->len == r->pa &&
+		    p->attrs == r->attrs) {
+			p->len += r->len;
+			continue;
+		}
+		m->run[w++] = *r;
+	}
+	m->n = w;
+}
+
+/* Cut at the range edges; returns the index range [*lo, *hi) inside it. */
+static void isolate(struct shadow *m, uint64_t va, uint64_t len, size_t *lo,
+		    size_t *hi)
+{
+	uint64_t end = va + len;
+	size_t i;
+
+	split_at(m, va);
+	split_at(m, end);
+	i = first_after(m, va);
+	*lo = i;
+	while (i < m->n && m->run[i].va < end)
+		i++;
+	*hi = i;
+}
+
+int shadow_map(struct shadow *m, uint64_t va, uint64_t pa, uint64_t len,
+	       unsigned flags)
+{
+	int err = shadow_check_map(m, va, pa, len, flags);
+	size_t i;
+
+	if (err)
+		return err;
+	reserve(m, m->n + 1);
+	i = first_after(m, va);
+	memmove(&m->run[i + 1], &m->run[i], (m->n - i) * sizeof(*m->run));
+	m->run[i].va = va;
+	m->run[i].len = len;
+	m->run[i].pa = pa;
+	m->run[i].attrs = flags & PT_ATTR_MASK;
+	m->n++;
+	merge(m);
+	return PT_OK;
+}
+
+int shadow_unmap(struct shadow *m, uint64_t va, uint64_t len, unsigned opts)
+{
+	int err = shadow_check_unmap(m, va, len, opts);
+	size_t lo, hi;
+
+	if (err)
+		return err;
+	isolate(m, va, len, &lo, &hi);
+	memmove(&m->run[lo], &m->run[hi], (m->n - hi) * sizeof(*m->run));
+	m->n -= hi - lo;
+	merge(m);
+	return PT_OK;
+}
+
+int shadow_protect(struct shadow *m, uint64_t va, uint64_t len, unsigned flags)
+{
+	int err = shadow_check_protect(m, va, len, flags);
+	size_t lo, hi;
+
+	if (err)
+		return err;
+	isolate(m, va, len, &lo, &hi);
+	for (size_t i = lo; i < hi; i++)
+		m->run[i].attrs = flags & PT_ATTR_MASK;
+	merge(m);
+	return PT_OK;
+}
+
+int shadow_remap(struct shadow *m, uint64_t va, uint64_t len, uint64_t new_pa,
+		 unsigned opts)
+{
+	int err = shadow_check_remap(m, va, len, new_pa, opts);
+	size_t lo, hi;
+
+	if (err)
+		return err;
+	isolate(m, va, len, &lo, &hi);
+	for (size_t i = lo; i < hi; i++)
+		m->run[i].pa = new_pa + (m->run[i].va - va);
+	merge(m);
+	return PT_OK;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+int shadow_diff(const struct shadow *a, const struct shadow *b,
+		shadow_diff_fn fn, void *arg)
+{
+	size_t nb = 2 * (a->n + b->n), k = 0;
+	uint64_t *pt;
+	int ret = 0;
+
+	if (!nb)
+		return 0;
+	pt = malloc(nb * sizeof(*pt));
+	if (!pt)
+		abort();
+	for (size_t i = 0; i < a->n; i++) {
+		pt[k++] = a->run[i].va;
+		pt[k++] = a->run[i].va + a->run[i].len;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		pt[k++] = b->run[i].va;
+		pt[k++] = b->run[i].va + b->run[i].len;
+	}
+	qsort(pt, k, sizeof(*pt), cmp_u64);
+	/*
+	 * Between two neighbouring boundaries each model is either unmapped or
+	 * inside one run, where pa grows with va: comparing the first page
+	 * decides the whole segment.
+	 */
+	for (size_t i = 0; i + 1 < k && !ret; i++) {
+		uint64_t p = pt[i], q = pt[i + 1], pa_a = 0, pa_b = 0;
+		unsigned at_a = 0, at_b = 0;
+		bool in_a, in_b;
+
+		if (p == q)
+			continue;
+		in_a = shadow_lookup(a, p, &pa_a, &at_a);
+		in_b = shadow_lookup(b, p, &pa_b, &at_b);
+		if (in_a == in_b && (!in_a || (pa_a == pa_b && at_a == at_b)))
+			continue;
+		ret = fn(arg, p, q - p, in_a ? (int)at_a : -1, in_b ? (int)at_b : -1);
+	}
+	free(pt);
+	return ret;
+}
+
+bool shadow_sane(const struct shadow *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct shadow_run *r = &m->run[i];
+
+		if (!r->len || (r->va | r->len | r->pa) & PAGE_MASK)
+			return false;
+		if (r->attrs & ~PT_ATTR_MASK)
+			return false;
+		if (i) {
+			const struct shadow_run *p = &m->run[i - 1];
+
+			if (p->va + p->len > r->va)
+				return false;
+			if (p->va + p->len == r->va && p->pa + p->len == r->pa &&
+			    p->attrs == r->attrs)
+				return false;
+		}
+	}
+	return true;
+}
