@@ -1,35 +1,510 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Minimal ptlab entry point: proves the toolchain, the image and the boot
- * harness.  Prints one marker line on ConOut, then reports success through
- * QEMU's isa-debug-exit device (port 0xf4) when running under a hypervisor.
- * Replaced by the real application.
+ * ptlab: entry point and firmware glue.
+ *
+ * The run, in order: options; memory map; the plan; a pool of frames; the
+ * fresh hierarchy built in it; static checks; live checks with our CR3; the
+ * HHDM torn down in pieces; the hierarchy destroyed; the report written to
+ * every sink; the end action.  Firmware calls happen only here, and only
+ * with the firmware's own CR3, GDT and IDT loaded.
  */
 #include <efi.h>
 #include <efilib.h>
 
-#define DEBUG_EXIT_PORT 0xf4
-#define DEBUG_EXIT_PASS 0x10	/* QEMU exits with (0x10 << 1) | 1 = 33 */
+#include "fmt.h"
+#include "ptlab.h"
+#include "serial.h"
+#include "sink.h"
 
-static int under_hypervisor(void)
+#define REPORT_BYTES      (512u * 1024u)
+#define MAP_SLACK_DESC    16u         /* room for the map growing by our own allocations */
+#define POOL_HEADROOM     512u        /* frames beyond the plan's tables, for the checks */
+#define DEBUG_EXIT_PORT   0xf4
+#define WAIT_SECONDS      60u
+
+/* Linker symbols of gnu-efi's elf_x86_64_efi.lds. */
+extern char ImageBase[], _text[], _etext[], _data[], _edata[];
+
+static struct ptlab app;
+static struct report rep;
+static EFI_HANDLE image_handle;
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static void *pool_alloc(UINTN bytes)
 {
-	UINT32 eax = 1, ebx, ecx = 0, edx;
+	void *p = NULL;
 
-	__asm__ volatile("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
-	return (ecx >> 31) & 1;
+	if (uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, bytes, &p) != EFI_SUCCESS)
+		return NULL;
+	return p;
 }
 
-static void debug_exit(UINT32 code)
+static void pool_free(void *p)
 {
-	__asm__ volatile("outl %0, %w1" : : "a"(code), "Nd"(DEBUG_EXIT_PORT));
+	if (p)
+		uefi_call_wrapper(BS->FreePool, 1, p);
+}
+
+static void emit(void)
+{
+	sink_emit(&rep);
+}
+
+/* A line outside the TAP stream (errors before the report starts). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	sink_print(buf);
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/* ---- options ------------------------------------------------------------------ */
+
+/* Read \ptlab.cfg from the boot volume into a NUL-terminated buffer, or NULL. */
+static char *read_cfg(EFI_LOADED_IMAGE *li, UINTN *len)
+{
+	EFI_FILE_HANDLE root, file;
+	char *buf;
+	UINTN size = 4096;
+
+	root = LibOpenRoot(li->DeviceHandle);
+	if (!root)
+		return NULL;
+	if (uefi_call_wrapper(root->Open, 5, root, &file, L"\\ptlab.cfg", EFI_FILE_MODE_READ, 0) !=
+	    EFI_SUCCESS) {
+		uefi_call_wrapper(root->Close, 1, root);
+		return NULL;
+	}
+	buf = pool_alloc(size + 1);
+	if (buf && uefi_call_wrapper(file->Read, 3, file, &size, buf) != EFI_SUCCESS) {
+		pool_free(buf);
+		buf = NULL;
+	}
+	if (buf) {
+		buf[size] = 0;
+		*len = size;
+	}
+	uefi_call_wrapper(file->Close, 1, file);
+	uefi_call_wrapper(root->Close, 1, root);
+	return buf;
+}
+
+/* 0 to go on; otherwise the status to return (usage printed). */
+static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
+{
+	char err[160];
+	int r = opts_parse_load_options(li->LoadOptions, li->LoadOptionsSize, o, err, sizeof(err));
+
+	if (r == OPTS_EMPTY || r == OPTS_BINARY) {
+		UINTN len = 0;
+		char *cfg = read_cfg(li, &len);
+
+		if (cfg) {
+			r = opts_parse_ascii(cfg, len, o, err, sizeof(err));
+			pool_free(cfg);
+		}
+	}
+	if (r == OPTS_ERROR) {
+		say("ptlab: %s\n", err);
+		sink_print(opts_usage());
+		return EFI_INVALID_PARAMETER;
+	}
+	if (o->help) {
+		sink_print(opts_usage());
+		return EFI_SUCCESS;
+	}
+	if (o->mode == OPTS_MODE_HANDOFF) {
+		say("ptlab: --mode=handoff is not available in this build\n");
+		return EFI_UNSUPPORTED;
+	}
+	return 0;
+}
+
+/* ---- memory map ------------------------------------------------------------------ */
+
+struct rawmap {
+	void *buf;
+	UINTN cap, size, key, desc_size;
+	UINT32 version;
+};
+
+/* GetMemoryMap into @m, growing the buffer on EFI_BUFFER_TOO_SMALL. */
+static EFI_STATUS get_map(struct rawmap *m)
+{
+	for (unsigned tries = 0; tries < 8; tries++) {
+		EFI_STATUS st;
+
+		m->size = m->cap;
+		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &m->size, m->buf, &m->key,
+				       &m->desc_size, &m->version);
+		if (st == EFI_SUCCESS)
+			return st;
+		if (st != EFI_BUFFER_TOO_SMALL)
+			return st;
+		pool_free(m->buf);
+		/* the pool allocation itself may add descriptors */
+		m->cap = m->size + MAP_SLACK_DESC * (m->desc_size ? m->desc_size : 48);
+		m->buf = pool_alloc(m->cap);
+		if (!m->buf)
+			return EFI_OUT_OF_RESOURCES;
+	}
+	return EFI_BUFFER_TOO_SMALL;
+}
+
+static void dump_raw_map(const struct rawmap *m)
+{
+	for (UINTN off = 0; off + m->desc_size <= m->size; off += m->desc_size) {
+		const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const char *)m->buf + off);
+
+		report_note(&rep, "memmap-raw: type=%u pa=0x%llx pages=0x%llx attr=0x%llx",
+			    d->Type, (unsigned long long)d->PhysicalStart,
+			    (unsigned long long)d->NumberOfPages, (unsigned long long)d->Attribute);
+	}
+}
+
+static int normalize(struct ptlab *p, const struct rawmap *m)
+{
+	unsigned count = m->desc_size ? (unsigned)(m->size / m->desc_size) : 0;
+
+	p->map.n = 0;
+	return pt_memmap_normalize(m->buf, m->size, count, (unsigned)m->desc_size,
+				   p->caps.maxphyaddr, &p->map);
+}
+
+/* ---- the image --------------------------------------------------------------------- */
+
+static void add_section(struct pt_image *img, uint64_t from, uint64_t to, unsigned flags)
+{
+	if (to > from && img->nsections < PT_IMAGE_MAX_SECTIONS)
+		img->section[img->nsections++] = (struct pt_image_section){ from, to - from, flags };
+}
+
+/* Sections from the linker symbols: text RX, data RW, the rest read-only. */
+static void describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li)
+{
+	struct pt_image *img = &p->image;
+	uint64_t base = (uint64_t)(uintptr_t)li->ImageBase;
+	uint64_t end = align_up(base + li->ImageSize, PT_PAGE_SIZE);
+	uint64_t text = (uint64_t)(uintptr_t)_text, etext = align_up((uintptr_t)_etext, PT_PAGE_SIZE);
+	uint64_t data = (uint64_t)(uintptr_t)_data, edata = align_up((uintptr_t)_edata, PT_PAGE_SIZE);
+
+	*img = (struct pt_image){ .base = base, .size = end - base };
+	add_section(img, base, text, 0);
+	add_section(img, text, etext, PT_EXEC);
+	add_section(img, etext, data, 0);
+	add_section(img, data, edata, PT_WRITE);
+	add_section(img, edata, end, 0);
+}
+
+/* ---- TSC ------------------------------------------------------------------------------ */
+
+static void calibrate_tsc(struct ptlab *p)
+{
+	uint64_t t0 = rdtsc();
+
+	uefi_call_wrapper(BS->Stall, 1, 10000);
+	p->t.tsc_per_us = (rdtsc() - t0) / 10000;
+}
+
+/* ---- building ---------------------------------------------------------------------------- */
+
+static int plan_now(struct ptlab *p)
+{
+	struct pt_plan_caps caps = {
+		.has_1g = p->caps.pdpe1gb,
+		.levels = p->levels,
+		.maxphyaddr = p->caps.maxphyaddr,
+	};
+
+	return pt_plan_build(&p->map, &p->image, &caps, &p->plan);
+}
+
+static int setup_pool(struct ptlab *p)
+{
+	EFI_PHYSICAL_ADDRESS pa = 0;
+	struct pt_range r;
+	uint64_t frames = p->plan.min_total + POOL_HEADROOM;
+	size_t bytes;
+
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, frames, &pa) !=
+	    EFI_SUCCESS)
+		return PT_ENOMEM;
+	p->pool_pa = pa;
+	p->pool_frames = frames;
+	r.va = pa;
+	r.len = frames * PT_PAGE_SIZE;
+	bytes = pt_frames_bitmap_bytes(&r, 1);
+	return pt_frames_init(&p->frames, &r, 1, pool_alloc(bytes), bytes, p->env.phys_to_virt, p);
+}
+
+static void report_facts(struct ptlab *p, const struct rawmap *m)
+{
+	report_fact(&rep, "cpu", "pdpe1gb=%d nx=%d maxphyaddr=%u la57=%d smep=%d smap=%d pge=%d "
+		    "hypervisor=%d levels=%u", p->caps.pdpe1gb, p->caps.nx, p->caps.maxphyaddr,
+		    p->caps.la57_enabled, p->caps.smep, p->caps.smap, p->caps.pge, p->caps.hypervisor,
+		    p->levels);
+	report_fact(&rep, "memmap", "descriptors=%u descriptor_size=%u ranges=%u usable_bytes=%llu "
+		    "quirks=0x%x", (unsigned)(m->size / m->desc_size), (unsigned)m->desc_size,
+		    p->map.n, (unsigned long long)p->map.usable_bytes, p->map.quirks | p->plan.quirks);
+	for (unsigned q = 0; q < PT_QUIRK_COUNT; q++)
+		if ((p->map.quirks | p->plan.quirks) & (1u << q))
+			report_fact(&rep, "quirk", "%s count=%u", pt_quirk_name(q), p->map.quirk_count[q]);
+	report_fact(&rep, "plan", "entries=%u identity_bytes=%llu hhdm_bytes=%llu image_bytes=%llu",
+		    p->plan.n, (unsigned long long)p->plan.identity_bytes,
+		    (unsigned long long)p->plan.hhdm_bytes, (unsigned long long)p->plan.image_bytes);
+	report_fact(&rep, "tables", "pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu minimum=%llu",
+		    (unsigned long long)p->tables_built[3], (unsigned long long)p->tables_built[2],
+		    (unsigned long long)p->tables_built[1], (unsigned long long)p->tables_built[0],
+		    (unsigned long long)(p->tables_built[0] + p->tables_built[1] + p->tables_built[2] +
+					 p->tables_built[3] + p->tables_built[4]),
+		    (unsigned long long)p->plan.min_total);
+	report_fact(&rep, "leaves", "4k=%llu 2m=%llu 1g=%llu", (unsigned long long)p->space.stats.leaves[0],
+		    (unsigned long long)p->space.stats.leaves[1],
+		    (unsigned long long)p->space.stats.leaves[2]);
+}
+
+static int dump_leaf(void *arg, const struct pt_leaf *l)
+{
+	(void)arg;
+	report_note(&rep, "leaf: va=0x%llx pa=0x%llx size=0x%llx flags=%s%s%s%s cache=%u",
+		    (unsigned long long)l->va, (unsigned long long)l->pa, (unsigned long long)l->size,
+		    "r", l->flags & PT_WRITE ? "w" : "-", l->flags & PT_EXEC ? "x" : "-",
+		    l->flags & PT_USER ? "u" : "-", (unsigned)PT_CACHE_OF(l->flags));
+	return 0;
+}
+
+static int hold_here(struct ptlab *p)
+{
+	(void)p;
+	cpu_halt();
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
+{
+	struct rawmap m = { 0 };
+	uint64_t t0 = rdtsc(), t;
+	unsigned cap;
+	int err;
+
+	cpu_caps_read(&p->caps);
+	p->levels = p->caps.la57_enabled ? 5 : 4;
+	p->fw_cr3 = read_cr3();
+	ptlab_env_init(p);
+	calibrate_tsc(p);
+	{
+		char line[200];
+
+		opts_describe(&p->opts, line, sizeof(line));
+		report_fact(&rep, "options", "%s", line);
+	}
+	if (!p->caps.nx) {
+		report_skip(&rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
+		return;
+	}
+
+	/* a first look at the map sizes every buffer */
+	if (get_map(&m) != EFI_SUCCESS) {
+		report_fail(&rep, "memmap: GetMemoryMap failed");
+		return;
+	}
+	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_SLACK_DESC;
+	p->map.range = pool_alloc(cap * sizeof(*p->map.range));
+	p->map.cap = cap;
+	p->plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4;
+	p->plan.entry = pool_alloc(p->plan.cap * sizeof(*p->plan.entry));
+	if (!p->map.range || !p->plan.entry) {
+		report_fail(&rep, "memmap: no memory for the map and the plan");
+		return;
+	}
+	describe_image(p, li);
+	err = normalize(p, &m);
+	if (!err)
+		err = plan_now(p);
+	if (!err)
+		err = setup_pool(p);
+	/* the final map: after every allocation of ours */
+	if (!err && get_map(&m) != EFI_SUCCESS)
+		err = PT_EMAPBAD;
+	if (!err)
+		err = normalize(p, &m);
+	t = rdtsc();
+	if (!err)
+		err = plan_now(p);
+	p->t.plan = rdtsc() - t;
+	if (err) {
+		report_fail(&rep, "plan: memory map and plan: %s", pt_strerror(err));
+		return;
+	}
+	if (p->opts.dump_memmap)
+		dump_raw_map(&m);
+	if (p->plan.min_total > p->pool_frames) {
+		report_fail(&rep, "plan: needs %llu table frames, the pool holds %llu",
+			    (unsigned long long)p->plan.min_total, (unsigned long long)p->pool_frames);
+		return;
+	}
+	if (p->opts.fail_alloc)
+		pt_frames_fail_nth(&p->frames, p->opts.fail_alloc);
+
+	t = rdtsc();
+	err = pt_create(&p->space, &p->env, p->levels);
+	if (!err)
+		err = pt_plan_apply(&p->space, &p->plan);
+	p->t.build = rdtsc() - t;
+	if (err) {
+		report_fail(&rep, "build: the plan could not be applied: %s (frames in use %llu)",
+			    pt_strerror(err), (unsigned long long)p->frames.in_use);
+		if (p->space.root_pa)
+			pt_destroy(&p->space);
+		goto frames;
+	}
+	for (unsigned l = 0; l < 5; l++)
+		p->tables_built[l] = p->space.stats.tables[l];
+	p->our_cr3 = p->space.root_pa;
+	report_ok(&rep, "build: %u plan entries mapped into a fresh %u-level hierarchy",
+		  p->plan.n, p->levels);
+	report_facts(p, &m);
+	report_fact(&rep, "cr3", "firmware=0x%llx built=0x%llx", (unsigned long long)p->fw_cr3,
+		    (unsigned long long)p->our_cr3);
+	if (p->opts.dump)
+		pt_visit(&p->space, 0, 0, dump_leaf, NULL);
+	ptlab_audit_firmware(p);
+	ptlab_check_static(p);
+	emit();
+
+	t = rdtsc();
+	if (!p->aborted)
+		ptlab_live(p, ptlab_check_live, "live checks");
+	p->t.checks = rdtsc() - t;
+	emit();
+	if (p->opts.hold && !p->aborted) {
+		report_note(&rep, "hold: cr3=0x%llx (interrupts off, halted)",
+			    (unsigned long long)p->our_cr3);
+		emit();
+		ptlab_live(p, hold_here, "hold");
+	}
+	t = rdtsc();
+	if (!p->aborted)
+		ptlab_live(p, ptlab_check_teardown, "teardown");
+	pt_destroy(&p->space);
+	p->t.teardown = rdtsc() - t;
+
+frames:
+	if (p->frames.in_use == 0 && p->frames.allocated == p->frames.freed)
+		report_ok(&rep, "frames: every frame taken was returned (%llu)",
+			  (unsigned long long)p->frames.allocated);
+	else
+		report_fail(&rep, "frames: allocated=%llu freed=%llu in use=%llu",
+			    (unsigned long long)p->frames.allocated, (unsigned long long)p->frames.freed,
+			    (unsigned long long)p->frames.in_use);
+	report_fact(&rep, "frames", "allocated=%llu freed=%llu leaked=%llu pool=%llu peak=%llu",
+		    (unsigned long long)p->frames.allocated, (unsigned long long)p->frames.freed,
+		    (unsigned long long)p->frames.in_use, (unsigned long long)p->pool_frames,
+		    (unsigned long long)p->frames.peak);
+	p->t.total = rdtsc() - t0;
+	report_fact(&rep, "time", "plan_us=%llu build_us=%llu checks_us=%llu teardown_us=%llu "
+		    "total_us=%llu tsc_mhz=%llu", (unsigned long long)ptlab_us(p, p->t.plan),
+		    (unsigned long long)ptlab_us(p, p->t.build), (unsigned long long)ptlab_us(p, p->t.checks),
+		    (unsigned long long)ptlab_us(p, p->t.teardown), (unsigned long long)ptlab_us(p, p->t.total),
+		    (unsigned long long)p->t.tsc_per_us);
+	uefi_call_wrapper(BS->FreePages, 2, p->pool_pa, p->pool_frames);
+}
+
+/* ---- the end ---------------------------------------------------------------------------- */
+
+static void wait_key_or_timeout(void)
+{
+	EFI_EVENT events[2];
+	EFI_EVENT timer;
+	UINTN index;
+
+	say("ptlab: press a key (or wait %u s) to shut down\n", WAIT_SECONDS);
+	if (uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) != EFI_SUCCESS)
+		return;
+	uefi_call_wrapper(BS->SetTimer, 3, timer, TimerRelative, (UINT64)WAIT_SECONDS * 10000000);
+	events[0] = ST->ConIn->WaitForKey;
+	events[1] = timer;
+	uefi_call_wrapper(BS->WaitForEvent, 3, 2, events, &index);
+	uefi_call_wrapper(BS->CloseEvent, 1, timer);
+}
+
+static void end_run(const struct ptlab *p, bool passed)
+{
+	unsigned code = p->aborted ? 0x12 : passed ? 0x10 : 0x11;
+
+	switch (p->opts.end) {
+	case OPTS_END_RETURN:
+		return;
+	case OPTS_END_QEMU:
+		if (p->caps.hypervisor)
+			outl(DEBUG_EXIT_PORT, code);
+		/* no debug-exit device, or bare metal: shut down */
+		break;
+	case OPTS_END_HALT:
+		say("ptlab: halted\n");
+		cpu_halt();
+	case OPTS_END_WAIT:
+		wait_key_or_timeout();
+		break;
+	default:
+		break;
+	}
+	uefi_call_wrapper(RT->ResetSystem, 4,
+			  p->opts.end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
+			  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
 }
 
 /* crt0-efi-x86_64.o calls efi_main with the SysV convention: no EFIAPI. */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
+	EFI_LOADED_IMAGE *li = NULL;
+	EFI_STATUS st;
+	char *buf;
+	bool passed;
+
 	InitializeLib(image, systab);
-	Print(L"ptlab: hello\n");
-	if (under_hypervisor())
-		debug_exit(DEBUG_EXIT_PASS);
-	return EFI_SUCCESS;
+	image_handle = image;
+	sink_init(image, systab);
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) !=
+	    EFI_SUCCESS) {
+		say("ptlab: no LoadedImage protocol on our own handle\n");
+		return EFI_LOAD_ERROR;
+	}
+	opts_defaults(&app.opts);
+	st = parse_options(li, &app.opts);
+	if (st || app.opts.help)
+		return st;
+
+	buf = pool_alloc(REPORT_BYTES);
+	if (!buf) {
+		say("ptlab: no memory for the report\n");
+		return EFI_OUT_OF_RESOURCES;
+	}
+	report_init(&rep, buf, REPORT_BYTES);
+	app.rep = &rep;
+	sink_file_open();
+	/* a long run must not be cut short by the 5-minute watchdog */
+	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
+
+	run(&app, li);
+
+	report_finish(&rep);
+	emit();
+	sink_file_close();
+	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
+	passed = rep.failed == 0 && !app.aborted;
+	end_run(&app, passed);
+	return passed ? EFI_SUCCESS : EFI_ABORTED;
 }

@@ -30,7 +30,7 @@ struct walk {
 	unsigned flags;        /* PT_* attributes and options */
 	unsigned max_level;    /* map: largest leaf level */
 	uint64_t attr[3];      /* map/protect: leaf attribute bits per level */
-	bool user;             /* intermediate entries need US */
+	bool user;             /* map/protect to user pages: entries above them need US */
 	uint64_t need;         /* CHECK: frames needed */
 	uint64_t reserve;      /* APPLY: chain of reserved frames */
 	uint64_t dead;         /* APPLY: chain of unlinked tables to free after a flush */
@@ -226,7 +226,7 @@ static uint64_t *split(struct walk *w, uint64_t *t, unsigned i, unsigned level, 
 
 	for (unsigned j = 0; j < PT_ENTRIES; j++)
 		child[j] = split_entry(e, level, j);
-	t[i] = table_entry(pa, e & PTE_US);
+	t[i] = table_entry(pa, (e & PTE_US) || w->user);
 	w->s->stats.tables[level - 1]++;
 	w->s->stats.leaves[level]--;
 	w->s->stats.leaves[level - 1] += PT_ENTRIES;
@@ -302,7 +302,7 @@ static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 	uint64_t size = pt_level_size(level);
 	bool full = !(x & (size - 1)) && seg_last == (x | (size - 1));
 
-	if (w->apply && w->op == OP_MAP && w->user && !(e & PTE_US))
+	if (w->apply && w->user && !(e & PTE_US))
 		t[i] = e | PTE_US;
 	walk(w, level - 1, child, 0, x, seg_last);
 	if (!w->apply || w->op != OP_UNMAP)
@@ -552,6 +552,7 @@ int pt_protect(struct pt_space *s, uint64_t va, uint64_t len, unsigned flags,
 	err = check_flags(flags, PT_ATTR_MASK | PT_ALLOW_WX | PT_NOSPLIT | PT_SPARSE);
 	if (!err)
 		err = attrs_for(&w);
+	w.user = flags & PT_USER;
 	if (!err)
 		err = check_args(s, va, len, false, 0);
 	return err ? err : run(&w, len);

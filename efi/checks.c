@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The checks.  Each compares an expected value computed one way (the plan,
+ * the memory map, a pattern) with a value observed another way (the software
+ * walk, or the CPU itself through loads, stores, fetches and page faults).
+ *
+ * Static checks run with the firmware's CR3; live ones with ours, where no
+ * firmware service may be called: results go to the in-memory report only.
+ */
+#include "ptlab.h"
+
+#include <ptlab/pte.h>
+
+#define PAGE PT_PAGE_SIZE
+
+/* Table frames the lint can sort; more tables than this fail the check. */
+#define LINT_SCRATCH 8192u
+static uint64_t lint_scratch[LINT_SCRATCH];
+
+static uint64_t pattern(uint64_t pa, uint64_t salt)
+{
+	uint64_t x = pa ^ (salt * UINT64_C(0x9e3779b97f4a7c15));
+
+	x ^= x >> 31;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	return x ^ (x >> 29);
+}
+
+/* ---- static checks -------------------------------------------------------- */
+
+static bool owned_by_pool(void *ctx, uint64_t pa)
+{
+	return pt_frames_contains(ctx, pa);
+}
+
+static void check_lint(struct ptlab *p)
+{
+	struct pt_lint l;
+	int err = pt_lint(&p->space, lint_scratch, LINT_SCRATCH, owned_by_pool, &p->frames, &l);
+
+	if (err == PT_OK)
+		report_ok(p->rep, "tables: structural lint clean (%llu tables)",
+			  (unsigned long long)l.tables);
+	else
+		report_fail(p->rep, "tables: structural lint: %s errors=%llu reserved=%llu ps=%llu "
+			    "empty=%llu shared=%llu foreign=%llu stats=%llu first va=0x%llx level=%d",
+			    pt_strerror(err), (unsigned long long)l.errors,
+			    (unsigned long long)l.reserved_bits, (unsigned long long)l.bad_ps,
+			    (unsigned long long)l.empty_tables, (unsigned long long)l.shared_tables,
+			    (unsigned long long)l.foreign_tables, (unsigned long long)l.stats_mismatch,
+			    (unsigned long long)l.first_bad_va, l.first_bad_level);
+}
+
+static void check_minimum(struct ptlab *p)
+{
+	unsigned bad = 0;
+
+	for (unsigned l = 0; l < p->levels; l++)
+		bad += p->tables_built[l] != p->plan.min_tables[l];
+	if (!bad)
+		report_ok(p->rep, "tables: built exactly the plan's minimum (%llu pages)",
+			  (unsigned long long)p->plan.min_total);
+	else
+		report_fail(p->rep, "tables: built pt=%llu pd=%llu pdpt=%llu pml4=%llu, minimum "
+			    "pt=%llu pd=%llu pdpt=%llu pml4=%llu",
+			    (unsigned long long)p->tables_built[0], (unsigned long long)p->tables_built[1],
+			    (unsigned long long)p->tables_built[2], (unsigned long long)p->tables_built[3],
+			    (unsigned long long)p->plan.min_tables[0], (unsigned long long)p->plan.min_tables[1],
+			    (unsigned long long)p->plan.min_tables[2], (unsigned long long)p->plan.min_tables[3]);
+}
+
+/*
+ * What the plan says of @va: 1 and the pa and flags it expects when an entry
+ * holds it, 0 when nothing should be mapped there.
+ */
+static int plan_expect(const struct ptlab *p, uint64_t va, uint64_t *pa, unsigned *flags)
+{
+	const struct pt_plan_entry *e = pt_plan_find(&p->plan, va);
+
+	if (!e)
+		return 0;
+	*pa = e->pa + (va - e->va);
+	*flags = e->flags & PT_ATTR_MASK;
+	return 1;
+}
+
+/* Compare the software walk at @va with the plan; 0 when they agree. */
+static int key_point(struct ptlab *p, uint64_t va, uint64_t *bad_va, char *why)
+{
+	struct pt_leaf leaf;
+	uint64_t pa = 0;
+	unsigned flags = 0;
+	int want = plan_expect(p, va, &pa, &flags);
+	int err = pt_translate(&p->space, va, &leaf);
+
+	if (!pt_canonical(va, p->levels))
+		return 0;
+	if (want && err == PT_OK && leaf.pa == pa && leaf.flags == flags)
+		return 0;
+	if (!want && err == PT_ENOTMAPPED)
+		return 0;
+	if (!*bad_va && !*why) {
+		*bad_va = va;
+		*why = want ? (err ? 'u' : leaf.pa != pa ? 'a' : 'f') : 'm';
+	}
+	return 1;
+}
+
+static const char *why_text(char why)
+{
+	switch (why) {
+	case 'u': return "planned but not mapped";
+	case 'a': return "maps the wrong frame";
+	case 'f': return "has the wrong attributes";
+	default: return "mapped but not planned";
+	}
+}
+
+static void check_plan_points(struct ptlab *p)
+{
+	uint64_t bad = 0, points = 0, bad_va = 0;
+	char why = 0;
+
+	for (unsigned i = 0; i < p->plan.n; i++) {
+		const struct pt_plan_entry *e = &p->plan.entry[i];
+		uint64_t pts[4] = { e->va, e->va + e->len - PAGE, e->va - PAGE, e->va + e->len };
+
+		for (unsigned k = 0; k < 4; k++, points++)
+			bad += key_point(p, pts[k], &bad_va, &why);
+	}
+	if (!bad)
+		report_ok(p->rep, "plan: %llu key points translate as planned",
+			  (unsigned long long)points);
+	else
+		report_fail(p->rep, "plan: %llu of %llu key points differ; first va=0x%llx %s",
+			    (unsigned long long)bad, (unsigned long long)points,
+			    (unsigned long long)bad_va, why_text(why));
+}
+
+/* Expected attributes of a memory-map range, from its class (independent of the plan code). */
+static unsigned class_flags(uint32_t type)
+{
+	switch (pt_mem_class_of(type)) {
+	case PT_MEM_FW_CODE:
+		return PT_EXEC;
+	case PT_MEM_MMIO:
+		return PT_WRITE | PT_CACHE(PT_CACHE_UC);
+	case PT_MEM_RESERVED:
+		return PT_CACHE(PT_CACHE_UC);
+	default:
+		return PT_WRITE;
+	}
+}
+
+static bool in_image(const struct ptlab *p, uint64_t pa)
+{
+	return pa >= p->image.base && pa < p->image.base + p->image.size;
+}
+
+static int coverage_point(struct ptlab *p, uint64_t va, uint64_t pa, unsigned flags, bool hhdm)
+{
+	struct pt_leaf leaf;
+
+	if (pt_translate(&p->space, va, &leaf) != PT_OK || leaf.pa != pa)
+		return 1;
+	/* the image's own pages carry section permissions in the identity map */
+	if (!hhdm && in_image(p, pa))
+		return 0;
+	return leaf.flags != flags;
+}
+
+static void check_memmap_coverage(struct ptlab *p)
+{
+	uint64_t bad = 0, first = 0, checked = 0;
+
+	for (unsigned i = 0; i < p->map.n; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+		enum pt_mem_class c = pt_mem_class_of(r->type);
+		unsigned flags = class_flags(r->type);
+		uint64_t ends[2] = { r->pa, r->pa + r->len - PAGE };
+
+		for (unsigned k = 0; k < 2; k++) {
+			uint64_t pa = ends[k];
+			int b = 0;
+
+			if (pa == 0)
+				continue;   /* the null guard */
+			if (pa < PT_IDENTITY_END)
+				b |= coverage_point(p, pa, pa, flags, false);
+			if (c != PT_MEM_MMIO && c != PT_MEM_RESERVED &&
+			    PT_HHDM_BASE + pa < PT_IMAGE_BASE)
+				b |= coverage_point(p, PT_HHDM_BASE + pa, pa, flags, true);
+			checked++;
+			if (b && !bad++)
+				first = pa;
+		}
+	}
+	if (!bad)
+		report_ok(p->rep, "memmap: %u ranges identity mapped (and RAM in the HHDM) with "
+			  "their class's permissions (%llu points)", p->map.n,
+			  (unsigned long long)checked);
+	else
+		report_fail(p->rep, "memmap: %llu of %llu range ends wrong; first pa=0x%llx",
+			    (unsigned long long)bad, (unsigned long long)checked,
+			    (unsigned long long)first);
+}
+
+/* ---- W^X audit, shared by our tables and the firmware's ---- */
+
+struct audit {
+	const struct ptlab *p;
+	uint64_t leaves[3];
+	uint64_t wx_bytes, wx_first;
+	uint64_t mmio_x_bytes;
+	uint64_t leaves_mapped;
+	bool page0;
+};
+
+static bool pa_is_mmio(const struct ptlab *p, uint64_t pa)
+{
+	for (unsigned i = 0; i < p->map.n; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+
+		if (pa >= r->pa && pa - r->pa < r->len)
+			return pt_mem_class_of(r->type) == PT_MEM_MMIO;
+	}
+	return false;
+}
+
+static int audit_leaf(void *arg, const struct pt_leaf *l)
+{
+	struct audit *a = arg;
+
+	if (l->level < 3)
+		a->leaves[l->level]++;
+	if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC)) {
+		if (!a->wx_bytes)
+			a->wx_first = l->va;
+		a->wx_bytes += l->size;
+	}
+	if ((l->flags & PT_EXEC) && pa_is_mmio(a->p, l->pa))
+		a->mmio_x_bytes += l->size;
+	if (l->va == 0)
+		a->page0 = true;
+	return 0;
+}
+
+static void audit_space(const struct ptlab *p, const struct pt_space *s, struct audit *a)
+{
+	*a = (struct audit){ .p = p };
+	pt_visit(s, 0, 0, audit_leaf, a);
+}
+
+static void check_audit(struct ptlab *p)
+{
+	struct audit a;
+
+	audit_space(p, &p->space, &a);
+	if (!a.wx_bytes && !a.page0 && !a.mmio_x_bytes)
+		report_ok(p->rep, "audit: no writable+executable page, page 0 not present, MMIO NX");
+	else
+		report_fail(p->rep, "audit: wx_bytes=%llu (first va=0x%llx) page0=%d mmio_exec_bytes=%llu",
+			    (unsigned long long)a.wx_bytes, (unsigned long long)a.wx_first, a.page0,
+			    (unsigned long long)a.mmio_x_bytes);
+}
+
+void ptlab_audit_firmware(struct ptlab *p)
+{
+	struct pt_env env = p->env;
+	struct pt_space fw = {
+		.env = &env,
+		.root_pa = p->fw_cr3 & PTE_ADDR_MASK,
+		.levels = p->levels,
+	};
+	struct audit a;
+
+	/* the firmware's tables may use 1 GiB leaves whatever CPUID says */
+	env.has_1g = true;
+	audit_space(p, &fw, &a);
+	report_fact(p->rep, "firmware-tables", "cr3=0x%llx levels=%u leaves_4k=%llu leaves_2m=%llu "
+		    "leaves_1g=%llu page0_mapped=%d wx_bytes=%llu mmio_exec_bytes=%llu",
+		    (unsigned long long)p->fw_cr3, p->levels, (unsigned long long)a.leaves[0],
+		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2], a.page0,
+		    (unsigned long long)a.wx_bytes, (unsigned long long)a.mmio_x_bytes);
+}
+
+/* ---- pre-switch liveness ---- */
+
+static uint64_t current_rsp(void)
+{
+	uint64_t rsp;
+
+	__asm__ volatile("mov %%rsp, %0" : "=r"(rsp));
+	return rsp;
+}
+
+struct live_need {
+	const char *what;
+	uint64_t va;
+	unsigned need;   /* PT_WRITE and/or PT_EXEC that must be present */
+};
+
+static int table_mapped(void *arg, unsigned level, uint64_t pa)
+{
+	struct ptlab *p = arg;
+	struct pt_leaf l;
+
+	(void)level;
+	return pt_translate(&p->space, pa, &l) != PT_OK || l.pa != pa || !(l.flags & PT_WRITE);
+}
+
+static void check_liveness(struct ptlab *p)
+{
+	struct desc_ptr gdtr, idtr;
+	struct live_need need[6];
+	unsigned n = 0;
+
+	/* our GDT and IDT as the live phases will load them */
+	trap_install();
+	sgdt(&gdtr);
+	sidt(&idtr);
+	trap_uninstall();
+	need[n++] = (struct live_need){ "rip", (uint64_t)(uintptr_t)check_liveness, PT_EXEC };
+	need[n++] = (struct live_need){ "rsp", current_rsp(), PT_WRITE };
+	need[n++] = (struct live_need){ "gdt", gdtr.base, 0 };
+	need[n++] = (struct live_need){ "idt", idtr.base, 0 };
+	need[n++] = (struct live_need){ "state", (uint64_t)(uintptr_t)p, PT_WRITE };
+	need[n++] = (struct live_need){ "report", (uint64_t)(uintptr_t)p->rep->buf, PT_WRITE };
+	for (unsigned i = 0; i < n; i++) {
+		struct pt_leaf l;
+
+		if (pt_translate(&p->space, need[i].va, &l) != PT_OK || l.pa != need[i].va ||
+		    (l.flags & need[i].need) != need[i].need) {
+			report_fail(p->rep, "liveness: %s at 0x%llx not identity mapped with the "
+				    "access it needs", need[i].what, (unsigned long long)need[i].va);
+			p->aborted = true;
+			return;
+		}
+	}
+	if (pt_visit_tables(&p->space, table_mapped, p)) {
+		report_fail(p->rep, "liveness: a table frame is not identity mapped writable");
+		p->aborted = true;
+		return;
+	}
+	report_ok(p->rep, "liveness: rip, rsp, gdt, idt, state, report and every table mapped");
+}
+
+void ptlab_check_static(struct ptlab *p)
+{
+	check_lint(p);
+	check_minimum(p);
+	check_plan_points(p);
+	check_memmap_coverage(p);
+	check_audit(p);
+	check_liveness(p);
+}
+
+/* ---- live checks ------------------------------------------------------------- */
+
+static bool fault_is(const struct trap_fault *f, uint32_t vector, uint64_t error, uint64_t cr2)
+{
+	return f->vector == vector && f->error == error && f->cr2 == cr2;
+}
+
+static void fault_fail(struct ptlab *p, const char *name, uint64_t va, uint64_t err_want,
+		       int faulted, const struct trap_fault *f)
+{
+	if (!faulted)
+		report_fail(p->rep, "%s: access to 0x%llx did not fault (expected #PF error 0x%llx)",
+			    name, (unsigned long long)va, (unsigned long long)err_want);
+	else
+		report_fail(p->rep, "%s: expected #PF cr2=0x%llx error=0x%llx, got vector %u "
+			    "cr2=0x%llx error=0x%llx", name, (unsigned long long)va,
+			    (unsigned long long)err_want, f->vector, (unsigned long long)f->cr2,
+			    (unsigned long long)f->error);
+}
+
+/* Write through one alias, read through the other, both ways. */
+static int alias_rw(uint64_t a, uint64_t b, uint64_t v1, uint64_t v2)
+{
+	struct trap_fault f;
+	uint64_t got = 0;
+
+	if (probe_write64(a, v1, &f) || probe_read64(b, &got, &f) || got != v1)
+		return 1;
+	if (probe_write64(b, v2, &f) || probe_read64(a, &got, &f) || got != v2)
+		return 1;
+	return 0;
+}
+
+static void check_alias_pool(struct ptlab *p)
+{
+	uint64_t pa[4];
+	unsigned n = 0, bad = 0;
+
+	for (; n < 4; n++)
+		if (pt_frames_alloc(&p->frames, &pa[n]) != PT_OK)
+			break;
+	for (unsigned i = 0; i < n; i++)
+		for (uint64_t off = 0; off < PAGE; off += PAGE / 4)
+			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
+					pattern(pa[i] + off, 1), pattern(pa[i] + off, 2));
+	for (unsigned i = 0; i < n; i++)
+		pt_frames_free(&p->frames, pa[i]);
+	if (n == 4 && !bad)
+		report_ok(p->rep, "alias: pool frames written through identity read back through "
+			  "the HHDM and the reverse");
+	else
+		report_fail(p->rep, "alias: %u mismatches in %u pool frames", bad, n);
+}
+
+static void check_alias_ram(struct ptlab *p)
+{
+	unsigned ranges = 0, bad = 0;
+	uint64_t first = 0;
+
+	for (unsigned i = 0; i < p->map.n; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+		enum pt_mem_class c = pt_mem_class_of(r->type);
+		uint64_t pts[2] = { r->pa, r->pa + r->len - 8 };
+
+		if (c == PT_MEM_MMIO || c == PT_MEM_RESERVED || r->pa + r->len > PT_IDENTITY_END)
+			continue;
+		for (unsigned k = 0; k < 2; k++) {
+			struct trap_fault f;
+			uint64_t x = 0, y = 0, pa = pts[k];
+
+			if (pa < PAGE)
+				pa = PAGE;   /* page 0 is the null guard */
+			if (pa >= r->pa + r->len)
+				continue;
+			/* read only: this is firmware code and data, ACPI tables, DMA rings */
+			if (probe_read64(pa, &x, &f) || probe_read64(PT_HHDM_BASE + pa, &y, &f) ||
+			    x != y) {
+				if (!bad++)
+					first = pa;
+			}
+		}
+		ranges++;
+	}
+	if (!bad)
+		report_ok(p->rep, "alias: %u RAM ranges read the same through identity and HHDM",
+			  ranges);
+	else
+		report_fail(p->rep, "alias: %u reads differ between identity and HHDM; first pa=0x%llx",
+			    bad, (unsigned long long)first);
+}
+
+/* Map one pool frame at @va, prove it both ways, unmap it and prove it faults. */
+static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
+{
+	struct pt_flushlist fl;
+	struct trap_fault f;
+	uint64_t pa, got = 0;
+	int err, faulted;
+
+	if (pt_frames_alloc(&p->frames, &pa) != PT_OK) {
+		report_fail(p->rep, "far mapping %s: no frame left", where);
+		return;
+	}
+	err = pt_map(&p->space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl);
+	if (err) {
+		report_fail(p->rep, "far mapping %s: map 0x%llx: %s", where,
+			    (unsigned long long)va, pt_strerror(err));
+		pt_frames_free(&p->frames, pa);
+		return;
+	}
+	ptlab_flush(&fl);
+	if (alias_rw(va + 8, pa + 8, pattern(pa, 3), pattern(pa, 4)) ||
+	    alias_rw(va + PAGE - 8, PT_HHDM_BASE + pa + PAGE - 8, pattern(pa, 5), pattern(pa, 6))) {
+		report_fail(p->rep, "far mapping %s: 0x%llx and its frame's aliases disagree", where,
+			    (unsigned long long)va);
+		pt_unmap(&p->space, va, PAGE, 0, &fl);
+		ptlab_flush(&fl);
+		pt_frames_free(&p->frames, pa);
+		return;
+	}
+	err = pt_unmap(&p->space, va, PAGE, 0, &fl);
+	ptlab_flush(&fl);
+	pt_frames_free(&p->frames, pa);
+	faulted = probe_read64(va, &got, &f);
+	if (err)
+		report_fail(p->rep, "far mapping %s: unmap: %s", where, pt_strerror(err));
+	else if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
+		report_ok(p->rep, "far mapping %s: 0x%llx written and read back, faults once unmapped",
+			  where, (unsigned long long)va);
+	else
+		fault_fail(p, "far mapping", va, 0, faulted, &f);
+}
+
+/* Called through the image's high-half alias: must not touch data. */
+static __attribute__((noinline)) uint64_t alias_callee(uint64_t x)
+{
+	return x * 3 + 1;
+}
+
+static const uint64_t alias_const = UINT64_C(0x50544c4142210000);
+
+static void check_image_alias(struct ptlab *p)
+{
+	uint64_t fn_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)alias_callee - p->image.base);
+	uint64_t data_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)&alias_const - p->image.base);
+	uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(uintptr_t)fn_va;
+	volatile uint64_t arg = 0x1234;
+	struct trap_fault f;
+	uint64_t got = 0, r;
+
+	r = fn(arg);
+	if (probe_read64(data_va, &got, &f) || got != alias_const)
+		report_fail(p->rep, "image alias: constant read through 0x%llx = 0x%llx, expected 0x%llx",
+			    (unsigned long long)data_va, (unsigned long long)got,
+			    (unsigned long long)alias_const);
+	else if (r != arg * 3 + 1)
+		report_fail(p->rep, "image alias: function at 0x%llx returned 0x%llx",
+			    (unsigned long long)fn_va, (unsigned long long)r);
+	else
+		report_ok(p->rep, "image alias: function called and constant read at 0x%llx",
+			  (unsigned long long)PT_IMAGE_BASE);
+}
+
+static void check_faults(struct ptlab *p)
+{
+	const uint64_t va = PTLAB_UNMAPPED_VA + 0x123000;
+	/* gnu-efi's linker script puts .rodata in .data: the read-only page is text */
+	uint64_t ro = (uint64_t)(uintptr_t)alias_callee, got = 0, old = 0, pa;
+	struct trap_fault f;
+	int faulted;
+
+	faulted = probe_read64(va, &got, &f);
+	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
+		report_ok(p->rep, "#PF: read of unmapped 0x%llx faults, error 0, cr2 exact",
+			  (unsigned long long)va);
+	else
+		fault_fail(p, "#PF read unmapped", va, 0, faulted, &f);
+
+	faulted = probe_write64(va + 8, 1, &f);
+	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_W, va + 8))
+		report_ok(p->rep, "#PF: write to unmapped page faults, error 2, cr2 exact");
+	else
+		fault_fail(p, "#PF write unmapped", va + 8, PF_ERR_W, faulted, &f);
+
+	/* the same bytes back, so a wrongly writable page is not damaged */
+	probe_read64(ro, &old, &f);
+	faulted = probe_write64(ro, old, &f);
+	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_W, ro))
+		report_ok(p->rep, "#PF: write to read-only image text faults, error 3");
+	else
+		fault_fail(p, "#PF write read-only", ro, PF_ERR_P | PF_ERR_W, faulted, &f);
+
+	if (pt_frames_alloc(&p->frames, &pa) != PT_OK) {
+		report_fail(p->rep, "#PF fetch NX: no frame left");
+		return;
+	}
+	*(volatile uint8_t *)(uintptr_t)pa = 0xc3;   /* ret */
+	faulted = probe_exec(pa, &f);
+	pt_frames_free(&p->frames, pa);
+	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_ID, pa))
+		report_ok(p->rep, "#PF: fetch from an NX data page faults, error 0x11");
+	else
+		fault_fail(p, "#PF fetch NX", pa, PF_ERR_P | PF_ERR_ID, faulted, &f);
+}
+
+int ptlab_check_live(struct ptlab *p)
+{
+	check_alias_pool(p);
+	check_alias_ram(p);
+	check_far_mapping(p, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
+	check_far_mapping(p, PTLAB_TOP_LOW_PAGE, "top of the lower half");
+	check_far_mapping(p, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
+	check_image_alias(p);
+	check_faults(p);
+	return 0;
+}
+
+/* ---- teardown ------------------------------------------------------------------ */
+
+static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad_va)
+{
+	struct pt_flushlist fl;
+	struct trap_fault f;
+	uint64_t got, last = va + len - PAGE;
+	int err = pt_unmap(&p->space, va, len, 0, &fl);
+
+	if (err) {
+		*bad_va = va;
+		return err;
+	}
+	ptlab_flush(&fl);
+	if (probe_read64(va, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, va) ||
+	    probe_read64(last, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, last)) {
+		*bad_va = f.vector == TRAP_VEC_NONE ? va : f.cr2;
+		return 1;
+	}
+	return 0;
+}
+
+int ptlab_check_teardown(struct ptlab *p)
+{
+	uint64_t pieces = 0, bad_va = 0, before = pt_table_count(&p->space);
+	int err = 0;
+
+	for (unsigned i = 0; i < p->plan.n && !err; i++) {
+		const struct pt_plan_entry *e = &p->plan.entry[i];
+		/* an off-alignment cut, so large leaves are split on the way */
+		uint64_t cut = ((e->len / 3) & ~(PAGE - 1)) + PAGE * 3;
+
+		if (e->kind != PT_PLAN_HHDM)
+			continue;
+		if (cut >= e->len) {
+			err = unmap_piece(p, e->va, e->len, &bad_va);
+			pieces++;
+			continue;
+		}
+		err = unmap_piece(p, e->va, cut, &bad_va);
+		if (!err)
+			err = unmap_piece(p, e->va + cut, e->len - cut, &bad_va);
+		pieces += 2;
+	}
+	if (err)
+		report_fail(p->rep, "teardown: HHDM piece at 0x%llx: %s", (unsigned long long)bad_va,
+			    err > 0 ? "still readable after unmap, or wrong fault" : pt_strerror(err));
+	else
+		report_ok(p->rep, "teardown: HHDM unmapped in %llu pieces, each then faults "
+			  "(tables %llu -> %llu)", (unsigned long long)pieces,
+			  (unsigned long long)before, (unsigned long long)pt_table_count(&p->space));
+	return 0;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running with ptlab's tables in CR3.
+ *
+ * The rule: while our CR3 is loaded, interrupts are off, our IDT handles
+ * every vector and no firmware service is called (the firmware would touch
+ * memory, such as the LAPIC, that the memory map need not describe).  Each
+ * live phase is bracketed here: the firmware's CPU state is saved by
+ * trap_install() and put back by trap_uninstall(), whatever happened.
+ */
+#include "ptlab.h"
+
+#include <ptlab/pte.h>
+
+/* Above this many pages a CR3 reload is cheaper than invlpg per page. */
+#define FLUSH_INVLPG_MAX 64u
+
+void ptlab_flush(const struct pt_flushlist *fl)
+{
+	if (fl->all || fl->global) {
+		/* a CR3 reload keeps global translations; a PGE toggle drops them */
+		if (fl->global && (read_cr4() & CR4_PGE))
+			cpu_flush_tlb_all();
+		else
+			cpu_flush_tlb();
+		return;
+	}
+	for (unsigned i = 0; i < fl->n; i++) {
+		uint64_t pages = fl->r[i].len >> PT_PAGE_SHIFT;
+
+		if (pages > FLUSH_INVLPG_MAX) {
+			cpu_flush_tlb();
+			return;
+		}
+	}
+	for (unsigned i = 0; i < fl->n; i++)
+		for (uint64_t off = 0; off < fl->r[i].len; off += PT_PAGE_SIZE)
+			invlpg(fl->r[i].va + off);
+}
+
+static void env_flush(void *ctx, const struct pt_flushlist *fl)
+{
+	struct ptlab *p = ctx;
+
+	if (p->live)
+		ptlab_flush(fl);
+}
+
+static int env_alloc(void *ctx, uint64_t *pa)
+{
+	return pt_frames_alloc(&((struct ptlab *)ctx)->frames, pa);
+}
+
+static void env_free(void *ctx, uint64_t pa)
+{
+	pt_frames_free(&((struct ptlab *)ctx)->frames, pa);
+}
+
+/* Firmware mode: all of our memory is identity mapped in both hierarchies. */
+static void *env_p2v(void *ctx, uint64_t pa)
+{
+	(void)ctx;
+	return (void *)(uintptr_t)pa;
+}
+
+void ptlab_env_init(struct ptlab *p)
+{
+	p->env = (struct pt_env){
+		.ctx = p,
+		.alloc_frame = env_alloc,
+		.free_frame = env_free,
+		.phys_to_virt = env_p2v,
+		.flush = env_flush,
+		.maxphyaddr = p->caps.maxphyaddr,
+		.has_1g = p->caps.pdpe1gb,
+	};
+	pt_pat_default(&p->env.pat);
+}
+
+struct live_call {
+	struct ptlab *p;
+	int (*fn)(struct ptlab *p);
+};
+
+static int live_body(void *arg)
+{
+	struct live_call *c = arg;
+	struct ptlab *p = c->p;
+	int ret;
+
+	write_efer(read_efer() | EFER_NXE);
+	write_cr0(read_cr0() | CR0_WP);
+	write_cr3(p->our_cr3);
+	p->live = true;
+	ret = c->fn(p);
+	p->live = false;
+	return ret;
+}
+
+static const char *vector_name(uint32_t v)
+{
+	static const char *const names[] = {
+		"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO",
+		"#TS", "#NP", "#SS", "#GP", "#PF", "-", "#MF", "#AC", "#MC", "#XM",
+		"#VE", "#CP",
+	};
+
+	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "interrupt";
+}
+
+int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
+{
+	struct live_call c = { p, fn };
+	struct trap_fault f;
+	int ret;
+
+	if (trap_install() != 0) {
+		report_fail(p->rep, "%s: exception handling was already installed", what);
+		p->aborted = true;
+		return TRAP_GUARD_FAULTED;
+	}
+	ret = trap_guard(live_body, &c, &f);
+	p->live = false;
+	/* back to the firmware's CR3, GDT, IDT, CR0/CR4/EFER and interrupt flag */
+	trap_uninstall();
+	if (ret == TRAP_GUARD_FAULTED) {
+		p->aborted = true;
+		report_fail(p->rep, "%s: unexpected exception vector=%u (%s) rip=0x%llx cr2=0x%llx "
+			    "error=0x%llx rsp=0x%llx", what, f.vector, vector_name(f.vector),
+			    (unsigned long long)f.rip, (unsigned long long)f.cr2,
+			    (unsigned long long)f.error, (unsigned long long)f.rsp);
+	}
+	return ret;
+}
+
+uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks)
+{
+	return p->t.tsc_per_us ? ticks / p->t.tsc_per_us : 0;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The application's state, shared by the firmware glue (main.c) and the
+ * checks (checks.c, live.c).  Firmware-free: everything the checks need is
+ * here in plain types, so no firmware header reaches the code that runs with
+ * ptlab's tables in CR3.
+ */
+#ifndef PTLAB_EFI_PTLAB_H
+#define PTLAB_EFI_PTLAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ptlab/frames.h>
+#include <ptlab/memmap.h>
+#include <ptlab/plan.h>
+#include <ptlab/pt.h>
+
+#include "cpu.h"
+#include "opts.h"
+#include "report.h"
+#include "trap.h"
+
+/* Where the checks put test mappings: PML4 slots the plan never uses. */
+#define PTLAB_SCRATCH_LOW   UINT64_C(0x0000010000000000)   /* 1 TiB, slot 2 */
+#define PTLAB_SCRATCH_HIGH  UINT64_C(0xffffff0000000000)   /* slot 510 */
+#define PTLAB_TOP_LOW_PAGE  UINT64_C(0x00007ffffffff000)   /* last page of the lower half */
+#define PTLAB_UNMAPPED_VA   UINT64_C(0x0000400000000000)   /* slot 128: never mapped */
+
+struct ptlab_time {
+	uint64_t tsc_per_us;     /* 0 when not calibrated */
+	uint64_t plan, build, checks, teardown, total;   /* TSC ticks */
+};
+
+struct ptlab {
+	struct opts opts;
+	struct report *rep;
+	struct cpu_caps caps;
+	unsigned levels;
+
+	struct pt_memmap map;
+	struct pt_image image;
+	struct pt_plan plan;
+
+	/* The frame pool: AllocatePages'd pages handed to pt_frames. */
+	uint64_t pool_pa, pool_frames;
+	struct pt_frames frames;
+	struct pt_env env;
+	struct pt_space space;
+	uint64_t tables_built[5];    /* per level, right after the plan was applied */
+
+	uint64_t fw_cr3, our_cr3;
+	bool live;                   /* our CR3 is loaded: flushes go to the CPU */
+	uint64_t fw_cr0, fw_cr4, fw_efer;
+
+	struct ptlab_time t;
+	uint64_t deadline;           /* TSC value ending the run (0: none) */
+	bool aborted;                /* an unexpected exception or a timeout ended the checks */
+};
+
+/* ---- live.c: running code with our tables in CR3 ---- */
+
+/*
+ * Run fn(p) with our GDT/IDT, interrupts off, EFER.NXE and CR0.WP set and
+ * our CR3 loaded; restore the firmware's CPU state after.  An unexpected
+ * exception is reported as a failed check named @what and sets p->aborted.
+ * Returns fn's result, or TRAP_GUARD_FAULTED.
+ */
+int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
+
+/* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
+void ptlab_flush(const struct pt_flushlist *fl);
+
+/* The environment callbacks: identity phys_to_virt, the pool, flush when live. */
+void ptlab_env_init(struct ptlab *p);
+
+/* ---- checks.c ---- */
+
+/* Software checks of the built tables before the switch (lint, plan, memmap, W^X). */
+void ptlab_check_static(struct ptlab *p);
+/* Checks with the CPU as the oracle; runs live. */
+int ptlab_check_live(struct ptlab *p);
+/* The HHDM unmapped in pieces, each piece then faulting; runs live. */
+int ptlab_check_teardown(struct ptlab *p);
+/* Walk the firmware's own tables (CR3 at entry) and report what they map. */
+void ptlab_audit_firmware(struct ptlab *p);
+
+/* Microseconds for @ticks (0 when the TSC is not calibrated). */
+uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks);
+
+#endif /* PTLAB_EFI_PTLAB_H */
