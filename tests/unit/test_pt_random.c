@@ -136,6 +136,7 @@ struct config {
 	uint64_t frames;        /* arena size */
 	unsigned long ops;
 	uint64_t seed;
+	uint64_t base_seed;     /* PTLAB_SEED or the default */
 	bool ptlab_pat;         /* WC/WP available, else they are PT_EFLAGS */
 	unsigned inject_per_1000; /* operations run with an armed allocation failure */
 	bool snap_always;       /* the arena is small enough to run out by itself */
@@ -180,8 +181,8 @@ static void mismatch(struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n  replay: PTLAB_SEED=0x%llx PTLAB_OPS=%lu\n",
-		(unsigned long long)c->cfg->seed, c->idx + 1);
+	fprintf(stderr, "\n  replay: PTLAB_SEED=0x%llx (this test's seed is derived from it), %s op %lu\n",
+		(unsigned long long)c->cfg->base_seed, c->cfg->name, c->idx);
 	fail();
 }
 
@@ -871,8 +872,9 @@ static void run_random(const struct config *cfg)
 	struct ctx *c;
 	struct op op;
 
-	printf("random: [%s] seed=0x%llx ops=%lu\n", cfg->name,
-	       (unsigned long long)cfg->seed, cfg->ops);
+	printf("random: [%s] seed=0x%llx ops=%lu (PTLAB_SEED=0x%llx)\n", cfg->name,
+	       (unsigned long long)cfg->seed, cfg->ops,
+	       (unsigned long long)cfg->base_seed);
 	fflush(stdout);
 	c = ctx_new(cfg);
 	for (c->idx = 0; c->idx < cfg->ops; c->idx++) {
@@ -912,6 +914,7 @@ static void test_random_differential(void **state)
 		.frames = 8192,           /* 32 MiB */
 		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS),
 		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
+		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
 		.ptlab_pat = true,
 		.inject_per_1000 = 50,
 		.null_fl_per_100 = 5,
@@ -929,6 +932,7 @@ static void test_random_5level_default_pat(void **state)
 		.frames = 8192,
 		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS) / 5,
 		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED) ^ 5,
+		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
 		.ptlab_pat = false,       /* WC and WP must be refused */
 		.inject_per_1000 = 50,
 		.null_fl_per_100 = 5,
@@ -946,6 +950,7 @@ static void test_random_small_arena_runs_out(void **state)
 		.frames = 24,             /* runs out by itself */
 		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS) / 10,
 		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED) ^ 24,
+		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
 		.ptlab_pat = true,
 		.snap_always = true,
 	};
