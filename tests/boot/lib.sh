@@ -78,16 +78,19 @@ boot_done()
 }
 
 # boot_run [--img IMG] [--log LOG] [--cpu CPU] [--mem MEM] [--smp N]
-#          [--cfg ARGS] [--timeout S] [-- QEMU_ARGS...]
+#          [--cfg ARGS] [--timeout S] [--usb] [-- QEMU_ARGS...]
 #
 # Boot a private copy of IMG (default $PTLAB_IMG) with a fresh copy of the
 # firmware variables, serial output to LOG (default $BOOT_DIR/serial.log).
 # --cfg writes ARGS as \ptlab.cfg on the copy (replacing any).  Returns
 # QEMU's exit status (124/137 on timeout).  Sets BOOT_IMG_COPY and BOOT_LOG.
+# --usb attaches the image as a USB stick on an xHCI controller instead of
+# a SATA disk, the way it boots from a stick on a PC.
 boot_run()
 {
 	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
-	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st
+	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0
+	local -a disk
 
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -98,6 +101,7 @@ boot_run()
 		--smp) smp=$2; shift 2 ;;
 		--cfg) cfg=$2; has_cfg=1; shift 2 ;;
 		--timeout) tmo=$2; shift 2 ;;
+		--usb) usb=1; shift ;;
 		--) shift; break ;;
 		*) echo "boot_run: unknown option $1" >&2; return 2 ;;
 		esac
@@ -122,11 +126,17 @@ boot_run()
 			::/ptlab.cfg || return 2
 	fi
 
+	if [ "$usb" = 1 ]; then
+		disk=(-device qemu-xhci -drive if=none,id=stick,format=raw,file="$BOOT_IMG_COPY"
+		      -device usb-storage,drive=stick)
+	else
+		disk=(-drive format=raw,file="$BOOT_IMG_COPY")
+	fi
 	timeout -k 10 "$tmo" "$QEMU" \
 		-machine q35,accel=tcg -cpu "$cpu" -m "$mem" -smp "$smp" \
 		-drive if=pflash,format=raw,readonly=on,file="$OVMF_CODE" \
 		-drive if=pflash,format=raw,file="$run/vars.fd" \
-		-drive format=raw,file="$BOOT_IMG_COPY" \
+		"${disk[@]}" \
 		-serial file:"$log" -display none -monitor none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot "$@" </dev/null >"$run/qemu.out" 2>&1
@@ -195,4 +205,61 @@ log_tail()
 img_extract()
 {
 	mcopy -n -o -i "$1@@$BOOT_ESP_OFFSET" "::/$2" "$3"
+}
+
+# report_lines LOG: the report's own lines (TAP, facts, notes, plan, closing)
+# from a serial log, cleaned; firmware chatter is left out.
+report_lines()
+{
+	log_clean "$1" | grep -E '^(ok [0-9]|not ok [0-9]|# |1\.\.[0-9]+$|ptlab: [0-9]+ passed)'
+}
+
+# fact LOG KEY FIELD: the value of FIELD=... on the report's "# KEY:" line.
+fact()
+{
+	log_clean "$1" | grep -E -m 1 "^# $2: " | tr ' ' '\n' | sed -n "s/^$3=//p" | head -n 1
+}
+
+# check_report LOG [DESC]: the checks every successful run must satisfy -
+# a closing line with 0 failed, the TAP plan matching the test points,
+# tables built == the plan's minimum, no frame leaked, our CR3 loaded,
+# and \PTLAB.TXT on the image equal to the report on the serial port.
+check_report()
+{
+	local log=$1 d=${2:-run} n plan total minimum leaked fw built file
+	check_log '^ptlab: [0-9]+ passed, 0 failed, [0-9]+ skipped$' "$log" "$d: closing line, 0 failed"
+	check_no_log '^not ok ' "$log" "$d: no failing test point"
+	n=$(report_lines "$log" | grep -cE '^(ok|not ok) [0-9]')
+	plan=$(report_lines "$log" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | tail -n 1)
+	if [ -n "$plan" ] && [ "$n" -eq "$plan" ] && [ "$n" -gt 0 ]; then
+		pass "$d: TAP plan 1..$plan matches $n test points"
+	else
+		fail "$d: TAP plan '1..$plan' but $n test points"
+	fi
+	total=$(fact "$log" tables total)
+	minimum=$(fact "$log" tables minimum)
+	if [ -n "$total" ] && [ "$total" = "$minimum" ]; then
+		pass "$d: tables total $total == minimum"
+	else
+		fail "$d: tables total '$total' != minimum '$minimum'"
+	fi
+	leaked=$(fact "$log" frames leaked)
+	if [ "$leaked" = 0 ]; then pass "$d: no frame leaked"; else fail "$d: leaked='$leaked'"; fi
+	fw=$(fact "$log" cr3 firmware)
+	built=$(fact "$log" cr3 built)
+	if [ -n "$built" ] && [ "$built" != "$fw" ]; then
+		pass "$d: built CR3 $built differs from the firmware's $fw"
+	else
+		fail "$d: cr3 firmware='$fw' built='$built'"
+	fi
+	file=$(dirname "$log")/PTLAB.TXT
+	if ! img_extract "$BOOT_IMG_COPY" PTLAB.TXT "$file" 2>/dev/null; then
+		fail "$d: no \\PTLAB.TXT on the image"
+	elif diff <(report_lines "$log") <(tr -d '\r' <"$file" | grep -E '^(ok [0-9]|not ok [0-9]|# |1\.\.[0-9]+$|ptlab: [0-9]+ passed)') >"$file.diff" &&
+	     [ "$(tr -d '\r' <"$file" | wc -l)" -eq "$(report_lines "$log" | wc -l)" ]; then
+		pass "$d: \\PTLAB.TXT equals the serial report ($(wc -l <"$file") lines)"
+	else
+		fail "$d: \\PTLAB.TXT differs from the serial report"
+		sed 's/^/# /' "$file.diff" | head -n 20
+	fi
 }

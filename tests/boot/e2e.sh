@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The application end to end on the machine shapes that matter: no 1 GiB
+# pages (qemu64, 256 MiB), 1 GiB pages (max, 2 GiB), RAM above 4 GiB (max,
+# 8 GiB), and the image booted as a USB stick.  Each run must pass every
+# check, build exactly the minimum tables, leak nothing, and write the same
+# report to the serial port and to \PTLAB.TXT.
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+
+boot_init e2e
+
+one()
+{
+	local name=$1 st
+	shift
+	boot_run --cfg "--end=qemu" "$@"
+	st=$?
+	check_status "$st" 33 "$name: QEMU exited through isa-debug-exit 0x10"
+	check_report "$BOOT_LOG" "$name"
+	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
+}
+
+one qemu64-256M --cpu qemu64 --mem 256M
+if [ "$(fact "$BOOT_LOG" cpu pdpe1gb)" = 0 ] && [ "$(fact "$BOOT_LOG" leaves 1g)" = 0 ]; then
+	pass "qemu64-256M: no 1 GiB page on a CPU without pdpe1gb"
+else
+	fail "qemu64-256M: pdpe1gb=$(fact "$BOOT_LOG" cpu pdpe1gb) leaves_1g=$(fact "$BOOT_LOG" leaves 1g)"
+fi
+one max-2G --cpu max --mem 2G
+one max-8G --cpu max --mem 8G
+if [ "$(fact "$BOOT_LOG" leaves 1g)" -gt 0 ] 2>/dev/null; then
+	pass "max-8G: RAM above 4 GiB mapped with 1 GiB leaves"
+else
+	fail "max-8G: no 1 GiB leaf ($(fact "$BOOT_LOG" leaves 1g))"
+fi
+one usb-stick --cpu max --mem 2G --usb
+
+boot_done
