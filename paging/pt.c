@@ -637,7 +637,7 @@ uint64_t pt_table_count(const struct pt_space *s)
 
 int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
 {
-	uint64_t pa, e = 0;
+	uint64_t pa, e = 0, epa;
 	bool w = true, us = true, nx = false;
 
 	if (!space_ok(s) || !out)
@@ -646,6 +646,7 @@ int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
 		return PT_ENONCANON;
 	pa = s->root_pa;
 	for (unsigned level = s->levels - 1; ; level--) {
+		epa = pa + pt_index(va, level) * sizeof(uint64_t);
 		e = tab(s->env, pa)[pt_index(va, level)];
 		if (!(e & PTE_P))
 			return PT_ENOTMAPPED;
@@ -660,6 +661,7 @@ int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
 			out->va = va & ~(size - 1);
 			out->pa = (e & leaf_addr_mask(level)) | (va & (size - 1));
 			out->entry = e;
+			out->entry_pa = epa;
 			out->flags = pt_bits_to_flags(s->env, e, level) & ~(PT_WRITE | PT_USER | PT_EXEC);
 			out->flags |= (w ? PT_WRITE : 0) | (us ? PT_USER : 0) | (nx ? 0 : PT_EXEC);
 			return PT_OK;
@@ -699,6 +701,7 @@ static int visit(struct vwalk *v, unsigned level, uint64_t pa, uint64_t x, uint6
 					.size = size,
 					.level = level,
 					.entry = e,
+					.entry_pa = pa + i * sizeof(uint64_t),
 				};
 
 				leaf.flags = (pt_bits_to_flags(v->s->env, e, level) &

@@ -265,6 +265,7 @@ struct pt_leaf {
 	unsigned level;       /* 0, 1 or 2 */
 	unsigned flags;       /* effective PT_* attributes (W, US ANDed down the walk; NX ORed) */
 	uint64_t entry;       /* the raw leaf entry */
+	uint64_t entry_pa;    /* physical address of the leaf entry itself */
 };
 
 /*

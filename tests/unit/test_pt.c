@@ -71,6 +71,8 @@ static void expect_xlat(struct fx *f, uint64_t va, uint64_t pa, unsigned level, 
 	assert_int_equal(l.pa, pa);
 	assert_int_equal(l.level, level);
 	assert_int_equal(l.flags, flags);
+	/* entry_pa names the very entry that was read */
+	assert_int_equal(*(uint64_t *)arena_p2v(&f->a, l.entry_pa), l.entry);
 }
 
 static void expect_unmapped(struct fx *f, uint64_t va)
@@ -469,6 +471,8 @@ static void test_visit_reports_leaves_in_va_order(void **state)
 	assert_int_equal(c.l[2].va, HIGH + GiB);
 	assert_int_equal(c.l[2].pa, GiB);
 	assert_int_equal(c.l[2].level, 2);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(*(uint64_t *)arena_p2v(&f->a, c.l[i].entry_pa), c.l[i].entry);
 	c.n = 0;
 	assert_int_equal(pt_visit(&f->s, 3 * GiB, GiB, collect_leaf, &c), 0);
 	assert_int_equal(c.n, 1);
