@@ -11,6 +11,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "churn.h"
 #include "fmt.h"
 #include "ptlab.h"
 #include "serial.h"
@@ -18,7 +19,8 @@
 
 #define REPORT_BYTES      (512u * 1024u)
 #define MAP_SLACK_DESC    16u         /* room for the map growing by our own allocations */
-#define POOL_HEADROOM     512u        /* frames beyond the plan's tables, for the checks */
+#define POOL_HEADROOM     1024u       /* frames beyond the plan's tables, for the checks */
+#define DATA_BYTES        (8u << 20)  /* the data area test mappings point at */
 #define DEBUG_EXIT_PORT   0xf4
 #define WAIT_SECONDS      60u
 
@@ -248,6 +250,38 @@ static int setup_pool(struct ptlab *p)
 	return pt_frames_init(&p->frames, &r, 1, pool_alloc(bytes), bytes, p->env.phys_to_virt, p);
 }
 
+/* The data area: DATA_BYTES, 2 MiB aligned, in our own LoaderData pages. */
+static int setup_data(struct ptlab *p)
+{
+	EFI_PHYSICAL_ADDRESS pa = 0;
+	UINTN pages = (DATA_BYTES + PT_SIZE_2M) / PT_PAGE_SIZE;
+
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa) !=
+	    EFI_SUCCESS)
+		return PT_ENOMEM;
+	p->data_pa = align_up(pa, PT_SIZE_2M);
+	p->data_len = DATA_BYTES;
+	p->big_pa = p->data_pa & ~(PT_SIZE_1G - 1);
+	p->data_alloc = pa;
+	p->data_pages = pages;
+	return PT_OK;
+}
+
+static void run_churn(struct ptlab *p)
+{
+	uint64_t t0 = rdtsc();
+
+	churn_start(p);
+	while (!p->aborted && churn_running()) {
+		ptlab_live(p, churn_slice, "churn");
+		churn_progress(p, ptlab_us(p, rdtsc() - t0));
+		emit();
+	}
+	if (!p->aborted)
+		ptlab_live(p, churn_finish, "churn cleanup");
+	p->t.churn = rdtsc() - t0;
+}
+
 static void report_facts(struct ptlab *p, const struct rawmap *m)
 {
 	report_fact(&rep, "cpu", "pdpe1gb=%d nx=%d maxphyaddr=%u la57=%d smep=%d smap=%d pge=%d "
@@ -304,6 +338,8 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	p->fw_cr3 = read_cr3();
 	ptlab_env_init(p);
 	calibrate_tsc(p);
+	if (p->opts.timeout)
+		p->deadline = t0 + p->opts.timeout * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
 	{
 		char line[200];
 
@@ -335,6 +371,8 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 		err = plan_now(p);
 	if (!err)
 		err = setup_pool(p);
+	if (!err)
+		err = setup_data(p);
 	/* the final map: after every allocation of ours */
 	if (!err && get_map(&m) != EFI_SUCCESS)
 		err = PT_EMAPBAD;
@@ -389,6 +427,8 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 		ptlab_live(p, ptlab_check_live, "live checks");
 	p->t.checks = rdtsc() - t;
 	emit();
+	if (!p->aborted)
+		run_churn(p);
 	if (p->opts.hold && !p->aborted) {
 		report_note(&rep, "hold: cr3=0x%llx (interrupts off, halted)",
 			    (unsigned long long)p->our_cr3);
@@ -414,12 +454,15 @@ frames:
 		    (unsigned long long)p->frames.in_use, (unsigned long long)p->pool_frames,
 		    (unsigned long long)p->frames.peak);
 	p->t.total = rdtsc() - t0;
-	report_fact(&rep, "time", "plan_us=%llu build_us=%llu checks_us=%llu teardown_us=%llu "
-		    "total_us=%llu tsc_mhz=%llu", (unsigned long long)ptlab_us(p, p->t.plan),
+	report_fact(&rep, "time", "plan_us=%llu build_us=%llu checks_us=%llu churn_us=%llu "
+		    "teardown_us=%llu total_us=%llu tsc_mhz=%llu", (unsigned long long)ptlab_us(p, p->t.plan),
 		    (unsigned long long)ptlab_us(p, p->t.build), (unsigned long long)ptlab_us(p, p->t.checks),
+		    (unsigned long long)ptlab_us(p, p->t.churn),
 		    (unsigned long long)ptlab_us(p, p->t.teardown), (unsigned long long)ptlab_us(p, p->t.total),
 		    (unsigned long long)p->t.tsc_per_us);
 	uefi_call_wrapper(BS->FreePages, 2, p->pool_pa, p->pool_frames);
+	if (p->data_alloc)
+		uefi_call_wrapper(BS->FreePages, 2, p->data_alloc, p->data_pages);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */

@@ -29,7 +29,7 @@
 
 struct ptlab_time {
 	uint64_t tsc_per_us;     /* 0 when not calibrated */
-	uint64_t plan, build, checks, teardown, total;   /* TSC ticks */
+	uint64_t plan, build, checks, churn, teardown, total;   /* TSC ticks */
 };
 
 struct ptlab {
@@ -48,6 +48,14 @@ struct ptlab {
 	struct pt_env env;
 	struct pt_space space;
 	uint64_t tables_built[5];    /* per level, right after the plan was applied */
+
+	/*
+	 * The data area: 2 MiB-aligned frames of ours that test mappings point
+	 * at (written and read through them), and the GiB that holds it, which
+	 * 1 GiB test leaves map (RAM we do not own outside the data area).
+	 */
+	uint64_t data_pa, data_len, big_pa;
+	uint64_t data_alloc, data_pages;   /* the pages as allocated */
 
 	uint64_t fw_cr3, our_cr3;
 	bool live;                   /* our CR3 is loaded: flushes go to the CPU */

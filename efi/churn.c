@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Randomized churn on the live hierarchy, judged by the CPU.
+ *
+ * A seeded sequence of map / unmap / protect / remap calls on two scratch
+ * windows (one in the lower half above 512 GiB, one in the high half) with
+ * 4 KiB, 2 MiB and 1 GiB leaves, clustered near earlier ranges.  After each
+ * call:
+ *  - the library's result equals the one the shadow model (model.c) predicts;
+ *  - pt_translate agrees with the model at the call's key points (first and
+ *    last page, and the pages just outside);
+ *  - the CPU agrees: a sampled mapped data page shows, through the scratch
+ *    address, the pattern just written through the HHDM alias and vice
+ *    versa; a read-only page faults on write with error 3; an NX page faults
+ *    on fetch with 0x11; an unmapped page faults on read with error 0; CR2
+ *    is the address every time.
+ * Only the ranges the library reports are invalidated, so a missing flush
+ * shows as a stale translation at the next sample.
+ *
+ * 4 KiB leaves point into the data area (our own frames); 2 MiB leaves at
+ * its 2 MiB-aligned chunks; 1 GiB leaves at the GiB holding the data area,
+ * which is RAM we do not own: read there only, and written only where it is
+ * the data area again.
+ *
+ * The churn runs in slices of about a second of live time, so the firmware
+ * can print progress between them.
+ */
+#include "churn.h"
+
+#include <ptlab/pte.h>
+
+#include "model.h"
+
+#define PAGE             PT_PAGE_SIZE
+#define GIB              PT_SIZE_1G
+#define WINDOW           (16 * GIB)
+#define MODEL_CAP        2048u
+#define RUNS_SOFT_MAX    384u
+#define LINT_EVERY       1000u
+#define SLICE_US         1000000u
+
+#define EXEC_OFF         0xff0u   /* where a 'ret' goes for fetch checks */
+
+static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
+static struct model_run model_storage[MODEL_CAP];
+static uint64_t lint_scratch[8192];
+
+struct churn {
+	struct ptlab *p;
+	struct model m;
+	uint64_t rng;
+	uint64_t op, ops;
+	uint64_t maps, unmaps, protects, remaps, refused;
+	uint64_t samples, faults_expected, faults_seen;
+	uint64_t tables_before, frames_before;
+	bool failed, done, injected;
+	uint64_t inject_at;
+};
+
+static struct churn c;
+
+/* ---- randomness (splitmix64: seeded, reproducible) ---- */
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (c.rng += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static uint64_t below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static uint64_t pattern(uint64_t pa, uint64_t epoch)
+{
+	uint64_t x = pa * UINT64_C(0xff51afd7ed558ccd) ^ (epoch + 1) * UINT64_C(0xc4ceb9fe1a85ec53);
+
+	return x ^ (x >> 33);
+}
+
+/* ---- failures ---- */
+
+static void fail(const char *what, uint64_t va, uint64_t want, uint64_t got)
+{
+	if (c.failed)
+		return;
+	c.failed = true;
+	report_fail(c.p->rep, "churn: %s at va=0x%llx expected 0x%llx observed 0x%llx "
+		    "(seed=%llu op=%llu; replay with --seed=%llu --iterations=%llu)", what,
+		    (unsigned long long)va, (unsigned long long)want, (unsigned long long)got,
+		    (unsigned long long)c.p->opts.seed, (unsigned long long)c.op,
+		    (unsigned long long)c.p->opts.seed, (unsigned long long)(c.op + 1));
+}
+
+/* ---- where frames come from ---- */
+
+static bool in_data(uint64_t pa)
+{
+	return pa >= c.p->data_pa && pa - c.p->data_pa < c.p->data_len;
+}
+
+/* Is the page at @pa RAM per the memory map (safe to read)? */
+static bool readable_ram(uint64_t pa)
+{
+	const struct pt_memmap *map = &c.p->map;
+
+	for (unsigned i = 0; i < map->n; i++) {
+		const struct pt_mem_range *r = &map->range[i];
+
+		if (pa >= r->pa && pa - r->pa < r->len) {
+			enum pt_mem_class k = pt_mem_class_of(r->type);
+
+			return k == PT_MEM_RAM || k == PT_MEM_FW_CODE || k == PT_MEM_FW_DATA;
+		}
+	}
+	return false;
+}
+
+/* ---- the software side ---- */
+
+static void key_point(uint64_t va)
+{
+	const struct model_run *r = model_find(&c.m, va);
+	struct pt_leaf l;
+	int err = pt_translate(&c.p->space, va, &l);
+
+	if (!r) {
+		if (err != PT_ENOTMAPPED)
+			fail("translate: mapped where the model has nothing", va, 0, l.pa);
+		return;
+	}
+	if (err)
+		fail("translate: not mapped where the model has a mapping", va, r->pa + (va - r->va), 0);
+	else if (l.pa != r->pa + (va - r->va))
+		fail("translate: wrong frame", va, r->pa + (va - r->va), l.pa);
+	else if (l.flags != r->attrs)
+		fail("translate: wrong attributes", va, r->attrs, l.flags);
+}
+
+static void key_points(uint64_t va, uint64_t len)
+{
+	uint64_t pts[4] = { va, va + len - PAGE, va - PAGE, va + len };
+
+	for (unsigned i = 0; i < 4 && !c.failed; i++)
+		key_point(pts[i]);
+}
+
+/* ---- the CPU side ---- */
+
+static void expect_fault(const char *what, uint64_t va, int faulted, const struct trap_fault *f,
+			 uint64_t error)
+{
+	c.faults_expected++;
+	if (faulted)
+		c.faults_seen++;
+	if (!faulted)
+		fail(what, va, error, UINT64_C(0xffffffffffffffff));
+	else if (f->vector != TRAP_VEC_PF || f->cr2 != va)
+		fail(what, va, va, f->vector == TRAP_VEC_PF ? f->cr2 : f->vector);
+	else if (f->error != error)
+		fail(what, va, error, f->error);
+}
+
+static void sample(uint64_t va)
+{
+	const struct model_run *r = model_find(&c.m, va);
+	struct trap_fault f;
+	uint64_t got = 0, pa, hh, want;
+	int faulted;
+
+	va &= ~(PAGE - 1);
+	c.samples++;
+	if (!r) {
+		faulted = probe_read64(va, &got, &f);
+		expect_fault("cpu: read of an unmapped page", va, faulted, &f, 0);
+		return;
+	}
+	pa = r->pa + (va - r->va);
+	hh = PT_HHDM_BASE + pa;
+	if (!in_data(pa)) {
+		uint64_t a = 0, b = 0;
+
+		/* RAM we do not own: read both aliases, never write */
+		if (!readable_ram(pa))
+			return;
+		if (probe_read64(va + 16, &a, &f) || probe_read64(hh + 16, &b, &f) || a != b)
+			fail("cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
+		return;
+	}
+	want = pattern(pa, c.op);
+	if (probe_write64(hh, want, &f) || probe_read64(va, &got, &f) || got != want) {
+		fail("cpu: pattern written through the HHDM alias, read through the scratch address",
+		     va, want, got);
+		return;
+	}
+	if (r->attrs & PT_WRITE) {
+		want = ~pattern(pa, c.op);
+		if (probe_write64(va + 8, want, &f) || probe_read64(hh + 8, &got, &f) || got != want)
+			fail("cpu: pattern written through the scratch address, read through the HHDM alias",
+			     va, want, got);
+	} else {
+		faulted = probe_write64(va + 8, 0, &f);
+		expect_fault("cpu: write to a read-only page", va + 8, faulted, &f,
+			     PF_ERR_P | PF_ERR_W);
+	}
+	if (c.failed)
+		return;
+	*(volatile uint8_t *)(uintptr_t)(pa + EXEC_OFF) = 0xc3;   /* ret */
+	faulted = probe_exec(va + EXEC_OFF, &f);
+	if (r->attrs & PT_EXEC) {
+		if (faulted)
+			fail("cpu: fetch from an executable page faulted", va + EXEC_OFF, 0, f.error);
+	} else {
+		expect_fault("cpu: fetch from an NX page", va + EXEC_OFF, faulted, &f,
+			     PF_ERR_P | PF_ERR_ID);
+	}
+}
+
+/* ---- choosing operations ---- */
+
+static const unsigned attr_choices[] = {
+	PT_WRITE, 0, PT_EXEC, PT_WRITE | PT_USER, PT_WRITE | PT_CACHE(PT_CACHE_UC),
+	PT_EXEC | PT_USER, PT_CACHE(PT_CACHE_WT),
+};
+
+static unsigned pick_attrs(void)
+{
+	return attr_choices[below(sizeof(attr_choices) / sizeof(attr_choices[0]))];
+}
+
+/* A range of @size-aligned pages, near an earlier run most of the time. */
+static void pick_range(uint64_t size, uint64_t n, uint64_t *va, uint64_t *len)
+{
+	uint64_t base = window_base[below(2)], lo, hi;
+
+	*len = n * size;
+	if (c.m.n && below(10) < 7) {
+		const struct model_run *r = &c.m.run[below(c.m.n)];
+
+		base = r->va & ~(WINDOW - 1);
+		*va = below(2) ? (r->va + r->len + size - 1) & ~(size - 1)
+			       : ((r->va & ~(size - 1)) - *len);
+		*va += below(3) * size;   /* sometimes overlapping or a little apart */
+	} else {
+		*va = base + below(WINDOW / size) * size;
+	}
+	lo = base;
+	hi = base + WINDOW - *len;
+	if (*va < lo || *va > hi)
+		*va = lo + below((hi - lo) / size) * size;
+}
+
+/* A frame range of @len for @size leaves. */
+static uint64_t pick_frames(uint64_t size, uint64_t len)
+{
+	if (size == GIB)
+		return c.p->big_pa;
+	return c.p->data_pa + below((c.p->data_len - len) / size + 1) * size;
+}
+
+static void do_flush(struct pt_flushlist *fl, bool skip)
+{
+	if (!skip)
+		ptlab_flush(fl);
+}
+
+static int check_result(const char *call, uint64_t va, int want, int got)
+{
+	if (got == PT_ENOMEM && want == PT_OK) {
+		c.refused++;
+		return -1;
+	}
+	if (got != want) {
+		fail(call, va, (uint64_t)(int64_t)want, (uint64_t)(int64_t)got);
+		return -1;
+	}
+	return got == PT_OK ? 0 : -1;
+}
+
+static void op_map(void)
+{
+	static const uint64_t sizes[3] = { PAGE, PT_SIZE_2M, GIB };
+	static const enum pt_page_size max[3] = { PT_PAGE_4K, PT_PAGE_2M, PT_PAGE_1G };
+	unsigned k = below(20) < 14 ? 0 : below(20) < 17 || !c.p->caps.pdpe1gb ? 1 : 2;
+	uint64_t n = k == 0 ? 1 + below(16) : k == 1 ? 1 + below(2) : 1;
+	uint64_t va, len, pa;
+	unsigned attrs = pick_attrs();
+	struct pt_flushlist fl;
+	int want, got;
+
+	pick_range(sizes[k], n, &va, &len);
+	pa = pick_frames(sizes[k], len);
+	want = model_mapped_bytes(&c.m, va, len) ? PT_EEXIST : PT_OK;
+	got = pt_map(&c.p->space, va, pa, len, attrs, max[k], &fl);
+	c.maps++;
+	if (check_result("map", va, want, got))
+		return;
+	do_flush(&fl, false);
+	if (model_set(&c.m, va, len, true, pa, attrs)) {
+		fail("model: out of runs", va, MODEL_CAP, c.m.n);
+		return;
+	}
+	key_points(va, len);
+	sample(va + below(len / PAGE) * PAGE);
+}
+
+/* A page-aligned piece of an existing run (whole run half of the time). */
+static const struct model_run *pick_piece(uint64_t *va, uint64_t *len)
+{
+	const struct model_run *r = &c.m.run[below(c.m.n)];
+	uint64_t pages = r->len / PAGE, first, count;
+
+	if (below(2)) {
+		*va = r->va;
+		*len = r->len;
+		return r;
+	}
+	first = below(pages);
+	count = 1 + below(pages - first);
+	*va = r->va + first * PAGE;
+	*len = count * PAGE;
+	return r;
+}
+
+static void op_unmap(void)
+{
+	struct pt_flushlist fl;
+	uint64_t va, len;
+	int want, got;
+
+	if (below(16) == 0) {
+		/* a range with a hole in it, or nothing at all */
+		pick_range(PAGE, 1 + below(4), &va, &len);
+	} else {
+		pick_piece(&va, &len);
+	}
+	want = model_mapped_bytes(&c.m, va, len) == len ? PT_OK : PT_ENOTMAPPED;
+	got = pt_unmap(&c.p->space, va, len, 0, &fl);
+	c.unmaps++;
+	if (check_result("unmap", va, want, got))
+		return;
+	do_flush(&fl, false);
+	model_set(&c.m, va, len, false, 0, 0);
+	key_points(va, len);
+	sample(va);
+	sample(va + len - PAGE);
+}
+
+static void op_protect(void)
+{
+	struct pt_flushlist fl;
+	uint64_t va, len;
+	const struct model_run *r = pick_piece(&va, &len);
+	uint64_t pa = r->pa + (va - r->va);
+	unsigned attrs = pick_attrs();
+	int got;
+
+	got = pt_protect(&c.p->space, va, len, attrs, &fl);
+	c.protects++;
+	if (check_result("protect", va, PT_OK, got))
+		return;
+	do_flush(&fl, false);
+	if (model_set(&c.m, va, len, true, pa, attrs)) {
+		fail("model: out of runs", va, MODEL_CAP, c.m.n);
+		return;
+	}
+	key_points(va, len);
+	sample(va + below(len / PAGE) * PAGE);
+}
+
+static void op_remap(void)
+{
+	struct pt_flushlist fl;
+	uint64_t va, len, new_pa, before = 0;
+	const struct model_run *r = pick_piece(&va, &len);
+	unsigned attrs = r->attrs;
+	bool skip = false;
+	struct trap_fault f;
+	int got;
+
+	if (!in_data(r->pa)) {
+		/* inside the GiB we do not own: another spot in it */
+		new_pa = c.p->big_pa + below((GIB - len) / PAGE + 1) * PAGE;
+	} else if (len <= c.p->data_len) {
+		uint64_t align = below(2) ? PT_SIZE_2M : PAGE;
+
+		if (len % align)
+			align = PAGE;
+		new_pa = c.p->data_pa + below((c.p->data_len - len) / align + 1) * align;
+	} else {
+		return;
+	}
+	if (c.p->opts.inject == OPTS_INJECT_MISSING_INVLPG && !c.injected && c.op >= c.inject_at &&
+	    in_data(r->pa) && len == PAGE && new_pa != r->pa + (va - r->va)) {
+		struct pt_leaf l;
+
+		/* a single 4 KiB leaf: no split, so no flush inside the library either */
+		if (pt_translate(&c.p->space, va, &l) == PT_OK && l.level == 0) {
+			probe_read64(va, &before, &f);   /* the old translation is now cached */
+			skip = true;
+			c.injected = true;
+			report_note(c.p->rep, "inject: missing-invlpg after remapping 0x%llx",
+				    (unsigned long long)va);
+		}
+	}
+	got = pt_remap(&c.p->space, va, len, new_pa, 0, &fl);
+	c.remaps++;
+	if (check_result("remap", va, PT_OK, got))
+		return;
+	do_flush(&fl, skip);
+	if (model_set(&c.m, va, len, true, new_pa, attrs)) {
+		fail("model: out of runs", va, MODEL_CAP, c.m.n);
+		return;
+	}
+	key_points(va, len);
+	sample(va);
+}
+
+/* ---- deliberate damage (--inject), each inside the scratch windows ---- */
+
+static const struct model_run *data_run(bool want_nx)
+{
+	for (unsigned i = 0; i < c.m.n; i++) {
+		const struct model_run *r = &c.m.run[i];
+
+		if (in_data(r->pa) && (!want_nx || !(r->attrs & PT_EXEC)))
+			return r;
+	}
+	return NULL;
+}
+
+static void inject(void)
+{
+	const struct model_run *r;
+	struct pt_leaf l;
+	uint64_t *e;
+
+	if (c.injected || c.op < c.inject_at)
+		return;
+	switch (c.p->opts.inject) {
+	case OPTS_INJECT_WRONG_FRAME:
+	case OPTS_INJECT_NX_CLEARED:
+		r = data_run(c.p->opts.inject == OPTS_INJECT_NX_CLEARED);
+		if (!r || pt_translate(&c.p->space, r->va, &l) != PT_OK || l.level != 0)
+			return;
+		e = (uint64_t *)(uintptr_t)l.entry_pa;
+		if (c.p->opts.inject == OPTS_INJECT_WRONG_FRAME)
+			*e ^= PAGE;   /* the neighbouring frame: still in the data area */
+		else
+			*e &= ~PTE_NX;
+		invlpg(r->va);
+		c.injected = true;
+		report_note(c.p->rep, "inject: %s at 0x%llx",
+			    c.p->opts.inject == OPTS_INJECT_WRONG_FRAME ? "wrong-frame" : "nx-cleared",
+			    (unsigned long long)r->va);
+		/* the CPU sees it first; the software walk would too */
+		sample(r->va);
+		key_point(r->va);
+		break;
+	case OPTS_INJECT_FREED_TABLE:
+		r = data_run(false);
+		if (!r || pt_translate(&c.p->space, r->va, &l) != PT_OK || l.level != 0)
+			return;
+		/* the PT holding the leaf goes back to the pool while still referenced */
+		pt_frames_free(&c.p->frames, l.entry_pa & ~(PAGE - 1));
+		c.injected = true;
+		report_note(c.p->rep, "inject: freed-table 0x%llx still maps 0x%llx",
+			    (unsigned long long)(l.entry_pa & ~(PAGE - 1)), (unsigned long long)r->va);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool frame_in_use(void *ctx, uint64_t pa)
+{
+	return pt_frames_in_use(ctx, pa);
+}
+
+static void lint(void)
+{
+	struct pt_lint l;
+	int err = pt_lint(&c.p->space, lint_scratch, sizeof(lint_scratch) / sizeof(lint_scratch[0]),
+			  frame_in_use, &c.p->frames, &l);
+
+	if (err)
+		fail("lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0, l.errors);
+}
+
+/* ---- the loop ---- */
+
+static void one_op(void)
+{
+	unsigned roll = (unsigned)below(100);
+
+	if (c.m.n == 0 || (c.m.n < RUNS_SOFT_MAX && roll < 40))
+		op_map();
+	else if (roll < 65 || c.m.n >= RUNS_SOFT_MAX)
+		op_unmap();
+	else if (roll < 85)
+		op_protect();
+	else
+		op_remap();
+	if (c.p->opts.inject != OPTS_INJECT_NONE && !c.failed)
+		inject();
+	if (!c.failed && (c.op % LINT_EVERY == LINT_EVERY - 1 ||
+			  (c.injected && c.p->opts.inject == OPTS_INJECT_FREED_TABLE)))
+		lint();
+}
+
+void churn_start(struct ptlab *p)
+{
+	c = (struct churn){ .p = p, .rng = p->opts.seed, .ops = p->opts.iterations };
+	model_init(&c.m, model_storage, MODEL_CAP);
+	c.tables_before = pt_table_count(&p->space);
+	c.frames_before = p->frames.in_use;
+	c.inject_at = c.ops / 4;
+	if (p->opts.inject != OPTS_INJECT_NONE && c.ops < 200)
+		c.ops = 200;
+}
+
+int churn_slice(struct ptlab *p)
+{
+	uint64_t end = rdtsc() + (uint64_t)SLICE_US * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
+
+	while (!c.done && !c.failed) {
+		if (c.op == c.ops) {
+			c.done = true;
+			break;
+		}
+		one_op();
+		c.op++;
+		if (p->deadline && rdtsc() > p->deadline) {
+			fail("timeout: the run passed --timeout", 0, p->opts.timeout, c.op);
+			p->aborted = true;
+		}
+		if ((c.op & 63) == 0 && rdtsc() > end)
+			break;
+	}
+	return 0;
+}
+
+bool churn_running(void)
+{
+	return !c.done && !c.failed;
+}
+
+void churn_progress(struct ptlab *p, uint64_t elapsed_us)
+{
+	report_note(p->rep, "progress: %llu%% ops=%llu/%llu rate=%llu/s",
+		    (unsigned long long)(c.ops ? c.op * 100 / c.ops : 100), (unsigned long long)c.op,
+		    (unsigned long long)c.ops,
+		    (unsigned long long)(elapsed_us ? c.op * 1000000 / elapsed_us : 0));
+}
+
+int churn_finish(struct ptlab *p)
+{
+	struct pt_flushlist fl;
+	int err = PT_OK;
+
+	/* everything the churn mapped goes; every table it used must be freed */
+	for (unsigned w = 0; w < 2 && !err; w++) {
+		err = pt_unmap(&p->space, window_base[w], WINDOW, PT_SPARSE, &fl);
+		if (err == PT_OK)
+			ptlab_flush(&fl);
+	}
+	if (err)
+		fail("cleanup: unmap of the scratch windows", 0, PT_OK, (uint64_t)(int64_t)err);
+	if (!c.failed && pt_table_count(&p->space) != c.tables_before)
+		fail("cleanup: tables left behind (count)", 0, c.tables_before, pt_table_count(&p->space));
+	if (!c.failed && p->frames.in_use != c.frames_before)
+		fail("cleanup: frames in use", 0, c.frames_before, p->frames.in_use);
+	if (!c.failed)
+		lint();
+	report_fact(p->rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
+		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu",
+		    (unsigned long long)p->opts.seed, (unsigned long long)c.op,
+		    (unsigned long long)c.maps, (unsigned long long)c.unmaps,
+		    (unsigned long long)c.protects, (unsigned long long)c.remaps,
+		    (unsigned long long)c.refused, (unsigned long long)c.samples,
+		    (unsigned long long)c.faults_expected, (unsigned long long)c.faults_seen);
+	if (!c.failed)
+		report_ok(p->rep, "churn: %llu operations agree with the model and the CPU; "
+			  "scratch windows empty, tables and frames returned", (unsigned long long)c.op);
+	return 0;
+}

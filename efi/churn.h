@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Randomized churn of the live hierarchy (churn.c). */
+#ifndef PTLAB_EFI_CHURN_H
+#define PTLAB_EFI_CHURN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ptlab.h"
+
+/* Reset the churn for p->opts.seed / p->opts.iterations (firmware CR3). */
+void churn_start(struct ptlab *p);
+/* Run operations for about a second of live time (our CR3; via ptlab_live). */
+int churn_slice(struct ptlab *p);
+/* Operations left and nothing failed? */
+bool churn_running(void);
+/* A "# progress:" line. */
+void churn_progress(struct ptlab *p, uint64_t elapsed_us);
+/* Unmap the scratch windows, check tables and frames came back, report (live). */
+int churn_finish(struct ptlab *p);
+
+#endif
