@@ -348,9 +348,11 @@ int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigne
 	size_t nev = 0, j;
 	unsigned w = 0;
 
-	if (!out || (out->cap && !out->range))
+	if (!out)
 		return PT_EINVAL;
 	out->n = 0;
+	if (out->cap && !out->range)
+		return PT_EINVAL;
 	out->descriptors = 0;
 	out->desc_size = desc_size;
 	out->quirks = 0;
