@@ -65,25 +65,13 @@ for src in $SRCS; do
 	fi
 done
 
-if [ ! -f "$lib" ]; then
-	not_ok "$lib exists"
+# The archive's undefined symbols: tests/check-undefined.sh prints the
+# ok/not ok line.
+if NM=$NM ALLOWED=$ALLOWED ALLOWED_PREFIXES= \
+	"$(dirname "$0")/../tests/check-undefined.sh" --no-summary "$lib"; then
+	pass=$((pass + 1))
 else
-	# Undefined in some member and defined in none.
-	defined=$($NM --defined-only "$lib" 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u)
-	undef=$($NM -u "$lib" 2>/dev/null | awk 'NF == 2 { print $2 }' | sort -u |
-		comm -23 - <(printf '%s\n' "$defined"))
-	bad=()
-	for s in $undef; do
-		case " $ALLOWED _GLOBAL_OFFSET_TABLE_ " in
-		*" $s "*) ;;
-		*) bad+=("$s") ;;
-		esac
-	done
-	if [ ${#bad[@]} -eq 0 ]; then
-		ok "$lib undefined symbols within: $ALLOWED"
-	else
-		not_ok "$lib needs symbols from outside: ${bad[*]}"
-	fi
+	fail=$((fail + 1))
 fi
 
 echo "freestanding: $pass passed, $fail failed"

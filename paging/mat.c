@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * UEFI Memory Attributes Table parsing (see include/ptlab/mat.h).
+ *
+ * Fields are read byte by byte, little endian: the table is only 8-byte
+ * aligned by convention, the descriptors need not be, and nothing here may
+ * depend on a library call.
+ */
+#include <ptlab/mat.h>
+#include <ptlab/memmap.h>
+#include <ptlab/pt.h>
+
+#define PAGE        UINT64_C(4096)
+
+/* Descriptor field offsets (UEFI 2.10 EFI_MEMORY_DESCRIPTOR). */
+#define OFF_TYPE    0
+#define OFF_START   8
+#define OFF_PAGES   24
+#define OFF_ATTR    32
+
+static uint64_t load(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	while (bytes--)
+		v = v << 8 | p[bytes];
+	return v;
+}
+
+/**
+ * pt_mat_why_name - short name of a reason a table was refused
+ * @why: enum pt_mat_why value
+ *
+ * Returns a string constant, "?" for values outside the enum.
+ */
+const char *pt_mat_why_name(enum pt_mat_why why)
+{
+	static const char *const names[PT_MAT_WHY_COUNT] = {
+		[PT_MAT_OK] = "ok",
+		[PT_MAT_SHORT] = "short",
+		[PT_MAT_VERSION] = "version",
+		[PT_MAT_DESC_SIZE] = "descriptor size",
+		[PT_MAT_COUNT] = "entry count",
+		[PT_MAT_TYPE] = "type",
+		[PT_MAT_UNALIGNED] = "unaligned",
+		[PT_MAT_EMPTY] = "empty",
+		[PT_MAT_WRAP] = "wrap",
+		[PT_MAT_ABOVE_MAXPHYS] = "above maxphyaddr",
+		[PT_MAT_ORDER] = "order",
+	};
+
+	if ((unsigned)why >= PT_MAT_WHY_COUNT)
+		return "?";
+	return names[why];
+}
+
+static int bad(struct pt_mat *out, enum pt_mat_why why, unsigned index)
+{
+	out->n = 0;
+	out->rwx = 0;
+	out->rp = 0;
+	out->why = why;
+	out->bad_index = index;
+	return PT_EMAPBAD;
+}
+
+/**
+ * pt_mat_parse - read a Memory Attributes Table into PT_* ranges
+ * @raw:        the table's bytes, header first
+ * @raw_len:    bytes readable at @raw
+ * @maxphyaddr: physical address bits; ranges must end at or below 2^maxphyaddr
+ * @out:        result; range and cap set by the caller
+ *
+ * Returns PT_OK, PT_EINVAL, PT_EMAPBAD (with out->why, out->bad_index) or
+ * PT_ECAPACITY.  On error out->n is 0.
+ */
+int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt_mat *out)
+{
+	const uint8_t *p = raw;
+	uint64_t count, size, prev_end = 0, top;
+	unsigned i;
+
+	if (!out)
+		return PT_EINVAL;
+	out->n = 0;
+	out->rwx = 0;
+	out->rp = 0;
+	out->why = PT_MAT_OK;
+	out->bad_index = 0;
+	if (!raw || maxphyaddr < 32 || maxphyaddr > 52 || (!out->range && out->cap))
+		return PT_EINVAL;
+	top = UINT64_C(1) << maxphyaddr;
+
+	if (raw_len < PT_MAT_HEADER_SIZE)
+		return bad(out, PT_MAT_SHORT, 0);
+	out->version = (uint32_t)load(p, 4);
+	count = load(p + 4, 4);
+	size = load(p + 8, 4);
+	out->desc_size = (uint32_t)size;
+	out->flags = (uint32_t)load(p + 12, 4);
+	if (out->version != 1 && out->version != 2)
+		return bad(out, PT_MAT_VERSION, 0);
+	if (size < PT_EFI_DESC_MIN || size > PT_EFI_DESC_MAX || size % 8)
+		return bad(out, PT_MAT_DESC_SIZE, 0);
+	if (count > PT_MEMMAP_MAX_DESC)
+		return bad(out, PT_MAT_COUNT, 0);
+	/* count <= 2^16 and size <= 2^12: the product cannot overflow */
+	if (count * size > raw_len - PT_MAT_HEADER_SIZE)
+		return bad(out, PT_MAT_SHORT, 0);
+	if (count > out->cap)
+		return PT_ECAPACITY;
+
+	for (i = 0; i < count; i++) {
+		const uint8_t *d = p + PT_MAT_HEADER_SIZE + i * size;
+		struct pt_mat_range *r = &out->range[i];
+		uint32_t type = (uint32_t)load(d + OFF_TYPE, 4);
+		uint64_t pa = load(d + OFF_START, 8);
+		uint64_t pages = load(d + OFF_PAGES, 8);
+		uint64_t attr = load(d + OFF_ATTR, 8);
+
+		if (type != PT_EFI_RT_CODE && type != PT_EFI_RT_DATA)
+			return bad(out, PT_MAT_TYPE, i);
+		if (pa % PAGE)
+			return bad(out, PT_MAT_UNALIGNED, i);
+		if (!pages)
+			return bad(out, PT_MAT_EMPTY, i);
+		/* pa is aligned: (UINT64_MAX - pa) / PAGE + 1 pages reach 2^64 */
+		if (pages >= (UINT64_MAX - pa) / PAGE + 1)
+			return bad(out, PT_MAT_WRAP, i);
+		if (pa >= top || pages > (top - pa) / PAGE)
+			return bad(out, PT_MAT_ABOVE_MAXPHYS, i);
+		if (i && pa < prev_end)
+			return bad(out, PT_MAT_ORDER, i);
+
+		r->pa = pa;
+		r->len = pages * PAGE;
+		r->type = type;
+		r->attr = attr;
+		r->rp = (attr & PT_EFI_MEMORY_RP) != 0;
+		r->rwx = false;
+		if (r->rp) {
+			r->flags = 0;
+		} else {
+			r->flags = 0;
+			if (!(attr & PT_EFI_MEMORY_RO))
+				r->flags |= PT_WRITE;
+			if (!(attr & PT_EFI_MEMORY_XP))
+				r->flags |= PT_EXEC;
+			r->rwx = (r->flags & (PT_WRITE | PT_EXEC)) == (PT_WRITE | PT_EXEC);
+		}
+		prev_end = pa + r->len;
+	}
+
+	out->n = (unsigned)count;
+	for (i = 0; i < out->n; i++) {
+		out->rwx += out->range[i].rwx;
+		out->rp += out->range[i].rp;
+	}
+	return PT_OK;
+}
+
+/**
+ * pt_mat_find - the parsed range that holds a physical address
+ * @mat: a table parsed by pt_mat_parse
+ * @pa:  physical address
+ *
+ * Returns the range, or NULL when no range holds @pa.
+ */
+const struct pt_mat_range *pt_mat_find(const struct pt_mat *mat, uint64_t pa)
+{
+	unsigned lo = 0, hi = mat->n;
+
+	/* Ranges are ascending and disjoint: binary search on pa. */
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		const struct pt_mat_range *r = &mat->range[mid];
+
+		if (pa < r->pa)
+			hi = mid;
+		else if (pa - r->pa >= r->len)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
