@@ -216,6 +216,20 @@ struct audit {
 	bool page0;
 };
 
+bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
+{
+	for (unsigned i = 0; i < p->map.n; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+
+		if (pa >= r->pa && pa - r->pa < r->len) {
+			enum pt_mem_class k = pt_mem_class_of(r->type);
+
+			return k == PT_MEM_RAM || k == PT_MEM_FW_CODE || k == PT_MEM_FW_DATA;
+		}
+	}
+	return false;
+}
+
 static bool pa_is_mmio(const struct ptlab *p, uint64_t pa)
 {
 	for (unsigned i = 0; i < p->map.n; i++) {

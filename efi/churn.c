@@ -103,23 +103,6 @@ static bool in_data(uint64_t pa)
 	return pa >= c.p->data_pa && pa - c.p->data_pa < c.p->data_len;
 }
 
-/* Is the page at @pa RAM per the memory map (safe to read)? */
-static bool readable_ram(uint64_t pa)
-{
-	const struct pt_memmap *map = &c.p->map;
-
-	for (unsigned i = 0; i < map->n; i++) {
-		const struct pt_mem_range *r = &map->range[i];
-
-		if (pa >= r->pa && pa - r->pa < r->len) {
-			enum pt_mem_class k = pt_mem_class_of(r->type);
-
-			return k == PT_MEM_RAM || k == PT_MEM_FW_CODE || k == PT_MEM_FW_DATA;
-		}
-	}
-	return false;
-}
-
 /* ---- the software side ---- */
 
 static void key_point(uint64_t va)
@@ -185,7 +168,7 @@ static void sample(uint64_t va)
 		uint64_t a = 0, b = 0;
 
 		/* RAM we do not own: read both aliases, never write */
-		if (!readable_ram(pa))
+		if (!ptlab_is_ram(c.p, pa))
 			return;
 		if (probe_read64(va + 16, &a, &f) || probe_read64(hh + 16, &b, &f) || a != b)
 			fail("cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);

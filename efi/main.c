@@ -425,6 +425,8 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	t = rdtsc();
 	if (!p->aborted)
 		ptlab_live(p, ptlab_check_live, "live checks");
+	if (!p->aborted)
+		ptlab_live(p, ptlab_check_cpu, "cpu checks");
 	p->t.checks = rdtsc() - t;
 	emit();
 	if (!p->aborted)

@@ -93,6 +93,11 @@ int ptlab_check_teardown(struct ptlab *p);
 /* Walk the firmware's own tables (CR3 at entry) and report what they map. */
 void ptlab_audit_firmware(struct ptlab *p);
 
+/* Is @pa in RAM per the memory map (safe to read, never MMIO or reserved)? */
+bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
+/* Focused CPU checks: A/D, invlpg, CR3, PGE, RSVD, WP, SMEP/SMAP, split; runs live. */
+int ptlab_check_cpu(struct ptlab *p);
+
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */
 uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks);
 
