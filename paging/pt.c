@@ -34,6 +34,7 @@ struct walk {
 	uint64_t need;         /* CHECK: frames needed */
 	uint64_t reserve;      /* APPLY: chain of reserved frames */
 	uint64_t dead;         /* APPLY: chain of unlinked tables to free after a flush */
+	uint64_t pte_g;        /* unmap: PTE_G if a 4 KiB leaf walk_ptes checked was global */
 	struct pt_flushlist *fl;
 	int err;
 };
@@ -348,6 +349,121 @@ static void visit_hole(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 	walk(w, level - 1, tab(w->env, cpa), 0, x, seg_last);
 }
 
+/* AND and OR of t[first..end-1], four independent chains (loads, not a dependency). */
+static void ptes_and_or(const uint64_t *t, unsigned first, unsigned end, uint64_t *and_all,
+			uint64_t *or_all)
+{
+	uint64_t a0 = ~UINT64_C(0), a1 = a0, a2 = a0, a3 = a0, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+	unsigned i = first;
+
+	for (; i + 4 <= end; i += 4) {
+		a0 &= t[i];
+		a1 &= t[i + 1];
+		a2 &= t[i + 2];
+		a3 &= t[i + 3];
+		o0 |= t[i];
+		o1 |= t[i + 1];
+		o2 |= t[i + 2];
+		o3 |= t[i + 3];
+	}
+	for (; i < end; i++) {
+		a0 &= t[i];
+		o0 |= t[i];
+	}
+	*and_all = a0 & a1 & a2 & a3;
+	*or_all = o0 | o1 | o2 | o3;
+}
+
+/*
+ * [x, last] of a real level-0 table, for map and unmap: every entry is a
+ * hole or a 4 KiB leaf covering exactly one page of the range, so the
+ * per-entry decisions of visit_hole/visit_leaf reduce to loops over the
+ * entries (the 4 KiB cases touch 512 entries per table).  Same checks in the
+ * same VA order, same table contents, statistics and flush ranges as the
+ * per-entry path, with one exception: a table the unmap covers whole is
+ * about to be unlinked and freed by visit_table, so its entries are left as
+ * they are.  Returns false for the other operations.
+ */
+static bool walk_ptes(struct walk *w, uint64_t *t, uint64_t x, uint64_t last)
+{
+	unsigned first = pt_index(x, 0);
+	unsigned end = first + (unsigned)((last - x) >> PT_PAGE_SHIFT) + 1;
+	bool whole = first == 0 && end == PT_ENTRIES;
+	uint64_t pa, and_all, or_all, g;
+	unsigned i, run;
+
+	if (w->op == OP_MAP) {
+		if (!w->apply) {
+			ptes_and_or(t, first, end, &and_all, &or_all);
+			if (or_all & PTE_P)
+				w->err = PT_EEXIST;
+			return true;
+		}
+		/*
+		 * CHECK found every entry empty.  Four stores per step: the loop
+		 * is bound by instructions per store.  Adding a page to pa | attr
+		 * leaves the attribute bits alone (pa < 2^52).
+		 */
+		pa = (w->pa + (x - w->va)) | w->attr[0];
+		for (i = first; i + 4 <= end; i += 4, pa += 4 * PT_PAGE_SIZE) {
+			t[i] = pa;
+			t[i + 1] = pa + PT_PAGE_SIZE;
+			t[i + 2] = pa + 2 * PT_PAGE_SIZE;
+			t[i + 3] = pa + 3 * PT_PAGE_SIZE;
+		}
+		for (; i < end; i++, pa += PT_PAGE_SIZE)
+			t[i] = pa;
+		w->s->stats.leaves[0] += end - first;
+		return true;
+	}
+	if (w->op != OP_UNMAP)
+		return false;
+	if (!w->apply) {
+		ptes_and_or(t, first, end, &and_all, &or_all);
+		w->pte_g |= or_all & PTE_G;
+		if (!(and_all & PTE_P) && !(w->flags & PT_SPARSE))
+			w->err = PT_ENOTMAPPED;
+		return true;
+	}
+	if (!(w->flags & PT_SPARSE)) {
+		/* CHECK found every entry present */
+		if (whole) {
+			/*
+			 * Only partly covered leaves are split, so this table
+			 * was real in CHECK and walk_ptes saw it.  Every leaf
+			 * it saw goes in this call, so its PTE_G verdict is
+			 * right for fl->global (a call-wide flag).
+			 */
+			g = w->pte_g;
+		} else {
+			g = 0;
+			for (i = first; i < end; i++) {
+				g |= t[i];
+				t[i] = 0;
+			}
+		}
+		w->s->stats.leaves[0] -= end - first;
+		fl_add(w->fl, x, last, g & PTE_G);
+		return true;
+	}
+	/* PT_SPARSE with holes: runs of present entries, one flush range each */
+	for (i = first; i < end; ) {
+		if (!(t[i] & PTE_P)) {
+			i++;
+			continue;
+		}
+		g = 0;
+		for (run = i; i < end && (t[i] & PTE_P); i++) {
+			g |= t[i];
+			t[i] = 0;
+		}
+		w->s->stats.leaves[0] -= i - run;
+		fl_add(w->fl, x + ((uint64_t)(run - first) << PT_PAGE_SHIFT),
+		       x + ((uint64_t)(i - first) << PT_PAGE_SHIFT) - 1, g & PTE_G);
+	}
+	return true;
+}
+
 /*
  * Walk [x, last] inside the table at @level.  @t is the table, or NULL for a
  * virtual one (CHECK pass): every entry derived from the leaf @vleaf being
@@ -358,6 +474,8 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 {
 	uint64_t size = pt_level_size(level);
 
+	if (level == 0 && t && walk_ptes(w, t, x, last))
+		return;
 	for (unsigned i = pt_index(x, level); ; i++) {
 		uint64_t seg_last = x | (size - 1), e;
 
