@@ -160,9 +160,11 @@ log_clean()
 }
 
 # log_has REGEX LOG: the cleaned log has a line matching the extended REGEX.
+# (grep reads to the end: with -q it would stop early, and under pipefail
+# the writer's SIGPIPE would turn a match into a failure.)
 log_has()
 {
-	log_clean "$2" | grep -Eq -- "$1"
+	log_clean "$2" | grep -E -- "$1" >/dev/null
 }
 
 # check_log REGEX LOG DESC: a pass when the cleaned log matches REGEX.
@@ -262,4 +264,35 @@ check_report()
 		fail "$d: \\PTLAB.TXT differs from the serial report"
 		sed 's/^/# /' "$file.diff" | head -n 20
 	fi
+}
+
+# boot_bg TAG [boot_run options...]: boot_run in the background, so two
+# boots share the machine's two cores.  boot_wait collects them.
+boot_bg()
+{
+	local tag=$1
+	shift
+	(
+		boot_run "$@" >"$BOOT_DIR/$tag.out" 2>&1
+		echo $? >"$BOOT_DIR/$tag.status"
+		printf '%s\n%s\n' "$BOOT_LOG" "$BOOT_IMG_COPY" >"$BOOT_DIR/$tag.paths"
+	) &
+}
+
+# boot_wait: wait for every boot_bg.
+boot_wait()
+{
+	wait
+}
+
+# boot_result TAG: after boot_wait, set BOOT_LOG/BOOT_IMG_COPY of that boot,
+# print what boot_run printed, and return its status.
+boot_result()
+{
+	local tag=$1
+	[ -f "$BOOT_DIR/$tag.status" ] || { echo "# $tag: no status"; return 2; }
+	BOOT_LOG=$(sed -n 1p "$BOOT_DIR/$tag.paths")
+	BOOT_IMG_COPY=$(sed -n 2p "$BOOT_DIR/$tag.paths")
+	cat "$BOOT_DIR/$tag.out"
+	return "$(cat "$BOOT_DIR/$tag.status")"
 }
