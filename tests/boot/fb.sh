@@ -14,7 +14,7 @@
 # so the two images must be equal pixel for pixel.  QEMU's screendump
 # converts the guest's framebuffer to RGB, whatever the pixel format.
 #
-# The helpers print "# ..." diagnostics and return non-zero on failure;
+# The functions print "# ..." diagnostics and return non-zero on failure;
 # callers turn that into pass/fail lines.
 
 FB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
