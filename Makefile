@@ -137,7 +137,7 @@ TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 
 # ---- targets --------------------------------------------------------------
 
-.PHONY: all deps image run unit unit-build test check-freestanding clean help FORCE
+.PHONY: all deps image run unit unit-build test check-freestanding clean help FORCE bench
 .DEFAULT_GOAL := all
 
 all: $(EFI_APP) $(HOST_LIBPTLAB)
@@ -151,6 +151,7 @@ help:
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
+	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
 	@echo '  test                every suite; ends with "N passed, M failed"'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
@@ -232,6 +233,28 @@ unit: | deps
 
 unit-build: $(UNIT_BINS)
 
+# ---- benchmark ----
+
+# tests/bench/bench.c linked with paging/*.c built for speed: -O2, no
+# sanitizers, objects in their own directory $(BUILD)/bench/.  Prints its
+# timings; never part of "make test" (timings are not asserted).
+BENCH_CFLAGS := $(WARNFLAGS) -Iinclude -D_DEFAULT_SOURCE -O2 -g
+BENCH_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/bench/%.o)
+BENCH_OBJS := $(BUILD)/bench/tests/bench/bench.c.o
+BENCH_BIN := $(BUILD)/bench/bench
+
+$(BUILD)/bench/%.c.o: %.c | deps
+	$(call msg,BENCHCC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJS) $(BENCH_PAGING_OBJS) $(BUILD)/lists/paging.list
+	$(call msg,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@
+
+bench: $(BENCH_BIN)
+	$(Q)$(BENCH_BIN)
+
 # ---- checks ----
 
 check-freestanding: $(EFI_LIBPTLAB) | deps
@@ -284,7 +307,7 @@ FORCE:
 
 -include $(wildcard $(patsubst %.o,%.d,$(EFI_PAGING_OBJS) $(EFI_APP_OBJS) \
 	$(HOST_PAGING_OBJS) $(UNIT_SUPPORT_OBJS) \
-	$(UNIT_TEST_SRCS:%=$(BUILD)/host/%.o)))
+	$(UNIT_TEST_SRCS:%=$(BUILD)/host/%.o) $(BENCH_OBJS) $(BENCH_PAGING_OBJS)))
 
 # ==== components: framebuffer renderer, embedding example, symbol check ====
 #
