@@ -318,6 +318,66 @@ static int dump_leaf(void *arg, const struct pt_leaf *l)
 	return 0;
 }
 
+/*
+ * --raise (test only): prove the recovery paths.  gp: a non-canonical load;
+ * badstack: a push with RSP pointing at unmapped memory (the #PF arrives on
+ * its own IST stack); timeout: a loop that only the --timeout deadline ends.
+ */
+static int raise_fn(struct ptlab *p)
+{
+	switch (p->opts.raise) {
+	case OPTS_RAISE_GP:
+		return (int)*(volatile uint64_t *)(uintptr_t)UINT64_C(0x8000000000000000);
+	case OPTS_RAISE_BADSTACK:
+		__asm__ volatile("mov %0, %%rsp\n\tpushq $0" : : "r"(PTLAB_UNMAPPED_VA + 0x1000) : "memory");
+		return 0;
+	case OPTS_RAISE_TIMEOUT:
+		while (!p->deadline || rdtsc() < p->deadline)
+			__asm__ volatile("pause");
+		report_fail(p->rep, "timeout: the run passed --timeout=%llu s",
+			    (unsigned long long)p->opts.timeout);
+		p->aborted = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * --fragment (test only): scatter single runtime-code pages through a free
+ * range before the map is read, so the map (and the plan: RX between RW+NX)
+ * has many small pieces.  Returns how many pages it took.
+ */
+#define FRAGMENT_PAGES 400u
+static EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];
+
+static unsigned fragment_map(const struct rawmap *m)
+{
+	unsigned n = 0;
+
+	for (UINTN off = 0; off + m->desc_size <= m->size && !n; off += m->desc_size) {
+		const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const char *)m->buf + off);
+
+		if (d->Type != EfiConventionalMemory || d->NumberOfPages < 4 * FRAGMENT_PAGES ||
+		    d->PhysicalStart < PT_SIZE_1G / 4)
+			continue;
+		for (unsigned i = 0; i < FRAGMENT_PAGES; i++) {
+			EFI_PHYSICAL_ADDRESS pa = d->PhysicalStart + (uint64_t)(3 * i + 1) * PT_PAGE_SIZE;
+
+			if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+					      EfiRuntimeServicesCode, 1, &pa) == EFI_SUCCESS)
+				fragment_pa[n++] = pa;
+		}
+	}
+	return n;
+}
+
+static void fragment_free(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		uefi_call_wrapper(BS->FreePages, 2, fragment_pa[i], 1);
+}
+
 static int hold_here(struct ptlab *p)
 {
 	(void)p;
@@ -330,7 +390,7 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 {
 	struct rawmap m = { 0 };
 	uint64_t t0 = rdtsc(), t;
-	unsigned cap;
+	unsigned cap, fragments = 0;
 	int err;
 
 	cpu_caps_read(&p->caps);
@@ -356,6 +416,15 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 		report_fail(&rep, "memmap: GetMemoryMap failed");
 		return;
 	}
+	if (p->opts.fragment) {
+		fragments = fragment_map(&m);
+		report_fact(&rep, "fragment", "pages=%u", fragments);
+		if (get_map(&m) != EFI_SUCCESS) {
+			report_fail(&rep, "memmap: GetMemoryMap failed");
+			fragment_free(fragments);
+			return;
+		}
+	}
 	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_SLACK_DESC;
 	p->map.range = pool_alloc(cap * sizeof(*p->map.range));
 	p->map.cap = cap;
@@ -363,7 +432,7 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	p->plan.entry = pool_alloc(p->plan.cap * sizeof(*p->plan.entry));
 	if (!p->map.range || !p->plan.entry) {
 		report_fail(&rep, "memmap: no memory for the map and the plan");
-		return;
+		goto out;
 	}
 	describe_image(p, li);
 	err = normalize(p, &m);
@@ -384,14 +453,14 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	p->t.plan = rdtsc() - t;
 	if (err) {
 		report_fail(&rep, "plan: memory map and plan: %s", pt_strerror(err));
-		return;
+		goto out;
 	}
 	if (p->opts.dump_memmap)
 		dump_raw_map(&m);
 	if (p->plan.min_total > p->pool_frames) {
 		report_fail(&rep, "plan: needs %llu table frames, the pool holds %llu",
 			    (unsigned long long)p->plan.min_total, (unsigned long long)p->pool_frames);
-		return;
+		goto out;
 	}
 	if (p->opts.fail_alloc)
 		pt_frames_fail_nth(&p->frames, p->opts.fail_alloc);
@@ -429,6 +498,8 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 		ptlab_live(p, ptlab_check_cpu, "cpu checks");
 	p->t.checks = rdtsc() - t;
 	emit();
+	if (p->opts.raise && !p->aborted)
+		ptlab_live(p, raise_fn, "raise");
 	if (!p->aborted)
 		run_churn(p);
 	if (p->opts.hold && !p->aborted) {
@@ -462,7 +533,10 @@ frames:
 		    (unsigned long long)ptlab_us(p, p->t.churn),
 		    (unsigned long long)ptlab_us(p, p->t.teardown), (unsigned long long)ptlab_us(p, p->t.total),
 		    (unsigned long long)p->t.tsc_per_us);
-	uefi_call_wrapper(BS->FreePages, 2, p->pool_pa, p->pool_frames);
+out:
+	fragment_free(fragments);
+	if (p->pool_pa)
+		uefi_call_wrapper(BS->FreePages, 2, p->pool_pa, p->pool_frames);
 	if (p->data_alloc)
 		uefi_call_wrapper(BS->FreePages, 2, p->data_alloc, p->data_pages);
 }
