@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Reliability on the machine: exceptions raised on purpose (#GP, a #PF on a
+# bad stack, a run past --timeout) are caught and reported while the run
+# still writes its report; the frame pool failing its Nth allocation at
+# several points is reported cleanly with nothing leaked; a fragmented
+# memory map still gets exactly the minimum tables; and hostile machine
+# shapes (RAM holes below 4 GiB, 16 GiB, 4 CPUs, an EPYC CPU model) pass
+# the full default run.
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+
+boot_init reliability
+
+# the run ended early but completely: report closed, file written, nothing leaked
+completed()
+{
+	local name=$1
+	check_log '^ptlab: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "$BOOT_LOG" \
+		"$name: closing line with the failure counted"
+	if [ "$(fact "$BOOT_LOG" frames leaked)" = 0 ]; then
+		pass "$name: no frame leaked"
+	else
+		fail "$name: leaked='$(fact "$BOOT_LOG" frames leaked)'"
+	fi
+	if img_extract "$BOOT_IMG_COPY" PTLAB.TXT "$BOOT_DIR/$name.txt" 2>/dev/null &&
+	   grep -q '^ptlab: [0-9]* passed' "$BOOT_DIR/$name.txt"; then
+		pass "$name: \\PTLAB.TXT written with the closing line"
+	else
+		fail "$name: no complete \\PTLAB.TXT"
+	fi
+}
+
+raised()
+{
+	local name=$1 want=$2 st
+	boot_result "$name"
+	st=$?
+	check_status "$st" 37 "$name: run aborted and said so (status 0x12)"
+	check_log "$want" "$BOOT_LOG" "$name: reported as expected"
+	completed "$name"
+}
+
+boot_bg gp --cfg "--end=qemu --raise=gp" --mem 1G
+boot_bg badstack --cfg "--end=qemu --raise=badstack" --mem 1G
+boot_wait
+raised gp '^not ok [0-9]+ - raise: unexpected exception vector=13 \(#GP\) rip=0x[0-9a-f]+ '
+raised badstack '^not ok [0-9]+ - raise: unexpected exception vector=14 \(#PF\) .*cr2=0x400000000ff8 error=0x2 rsp=0x400000001000'
+
+alloc_failed()
+{
+	local name=$1 want=$2 st
+	boot_result "$name"
+	st=$?
+	check_status "$st" 35 "$name: failure reported (status 0x11)"
+	check_log "$want" "$BOOT_LOG" "$name: names the allocation failure"
+	completed "$name"
+}
+
+boot_bg timeout --cfg "--end=qemu --raise=timeout --timeout=3" --mem 1G
+boot_bg fail-alloc-1 --cfg "--end=qemu --fail-alloc=1" --mem 1G
+boot_wait
+raised timeout '^not ok [0-9]+ - timeout: the run passed --timeout=3 s'
+alloc_failed fail-alloc-1 '^not ok [0-9]+ - build: the plan could not be applied: PT_ENOMEM'
+
+boot_bg fail-alloc-7 --cfg "--end=qemu --fail-alloc=7" --mem 1G
+boot_bg fail-alloc-45 --cfg "--end=qemu --fail-alloc=45" --mem 1G
+boot_wait
+alloc_failed fail-alloc-7 '^not ok [0-9]+ - build: the plan could not be applied: PT_ENOMEM'
+alloc_failed fail-alloc-45 '^not ok [0-9]+ - .*(no frame left|PT_ENOMEM)'
+
+shape()
+{
+	local name=$1 st
+	boot_result "$name"
+	st=$?
+	check_status "$st" 33 "$name: passed (status 0x10)"
+	check_report "$BOOT_LOG" "$name"
+	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 20
+}
+
+boot_bg fragment --cfg "--end=qemu --fragment" --mem 1G
+boot_bg mem-3584M --cfg "--end=qemu" --mem 3584M
+boot_wait
+shape fragment
+if [ "$(fact "$BOOT_LOG" fragment pages)" -ge 100 ] 2>/dev/null &&
+   [ "$(fact "$BOOT_LOG" tables pt)" -gt 20 ] 2>/dev/null; then
+	pass "fragment: $(fact "$BOOT_LOG" fragment pages) scattered pages, $(fact "$BOOT_LOG" tables pt) PTs, exactly the minimum"
+else
+	fail "fragment: pages='$(fact "$BOOT_LOG" fragment pages)' pt='$(fact "$BOOT_LOG" tables pt)'"
+fi
+shape mem-3584M
+
+boot_bg mem-16G --cfg "--end=qemu" --mem 16G
+boot_bg smp-4 --cfg "--end=qemu" --mem 2G --smp 4
+boot_wait
+shape mem-16G
+shape smp-4
+
+boot_bg epyc --cfg "--end=qemu" --cpu EPYC --mem 2G
+boot_wait
+shape epyc
+if [ "$(fact "$BOOT_LOG" cpu pdpe1gb)" = 1 ] && [ "$(fact "$BOOT_LOG" cpu la57)" = 0 ]; then
+	pass "epyc: 1 GiB pages, 4 levels"
+else
+	fail "epyc: pdpe1gb=$(fact "$BOOT_LOG" cpu pdpe1gb) la57=$(fact "$BOOT_LOG" cpu la57)"
+fi
+
+boot_done
