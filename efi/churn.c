@@ -527,6 +527,11 @@ int churn_slice(struct ptlab *p)
 	return 0;
 }
 
+uint64_t churn_samples(void)
+{
+	return c.samples;
+}
+
 bool churn_running(void)
 {
 	return !c.done && !c.failed;

@@ -12,6 +12,8 @@
 void churn_start(struct ptlab *p);
 /* Run operations for about a second of live time (our CR3; via ptlab_live). */
 int churn_slice(struct ptlab *p);
+/* CPU samples taken so far (each one a check the CPU decided). */
+uint64_t churn_samples(void);
 /* Operations left and nothing failed? */
 bool churn_running(void);
 /* A "# progress:" line. */

@@ -527,12 +527,23 @@ frames:
 		    (unsigned long long)p->frames.in_use, (unsigned long long)p->pool_frames,
 		    (unsigned long long)p->frames.peak);
 	p->t.total = rdtsc() - t0;
-	report_fact(&rep, "time", "plan_us=%llu build_us=%llu checks_us=%llu churn_us=%llu "
-		    "teardown_us=%llu total_us=%llu tsc_mhz=%llu", (unsigned long long)ptlab_us(p, p->t.plan),
-		    (unsigned long long)ptlab_us(p, p->t.build), (unsigned long long)ptlab_us(p, p->t.checks),
-		    (unsigned long long)ptlab_us(p, p->t.churn),
-		    (unsigned long long)ptlab_us(p, p->t.teardown), (unsigned long long)ptlab_us(p, p->t.total),
-		    (unsigned long long)p->t.tsc_per_us);
+	{
+		uint64_t mapped = p->plan.identity_bytes + p->plan.hhdm_bytes + p->plan.image_bytes;
+		uint64_t checks_us = ptlab_us(p, p->t.checks + p->t.churn);
+		uint64_t checks = rep.tests + churn_samples();
+
+		report_fact(&rep, "time", "plan_us=%llu build_us=%llu checks_us=%llu churn_us=%llu "
+			    "teardown_us=%llu total_us=%llu build_us_per_gib=%llu checks_per_s=%llu "
+			    "tsc_mhz=%llu", (unsigned long long)ptlab_us(p, p->t.plan),
+			    (unsigned long long)ptlab_us(p, p->t.build),
+			    (unsigned long long)ptlab_us(p, p->t.checks),
+			    (unsigned long long)ptlab_us(p, p->t.churn),
+			    (unsigned long long)ptlab_us(p, p->t.teardown),
+			    (unsigned long long)ptlab_us(p, p->t.total),
+			    (unsigned long long)(mapped ? ptlab_us(p, p->t.build) * PT_SIZE_1G / mapped : 0),
+			    (unsigned long long)(checks_us ? checks * 1000000 / checks_us : 0),
+			    (unsigned long long)p->t.tsc_per_us);
+	}
 out:
 	fragment_free(fragments);
 	if (p->pool_pa)
