@@ -153,6 +153,8 @@ help:
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
 	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
 	@echo '  test                every suite; ends with "N passed, M failed"'
+	@echo '  fuzz                run each libFuzzer target for FUZZ_SECONDS (default 60)'
+	@echo '  fuzz-replay         run the fuzz targets over their committed seed corpora'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
@@ -270,6 +272,53 @@ test: | deps
 	$(Q)rm -f $(IMAGE)
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image
 	$(Q)tests/run-suites.sh $(TEST_SUITES)
+
+# ---- fuzzing and reliability ----
+
+# libFuzzer targets tests/fuzz/fuzz_*.c (clang, ASan+UBSan), each built
+# from its source, paging/*.c and the unit-test support sources it uses
+# into $(BUILD)/fuzz/.  Seeds: tests/fuzz/corpus/<target>/ (written by
+# tests/fuzz/mkcorpus.py).  "make fuzz" runs the targets one after the other
+# for FUZZ_SECONDS each and prints their executions; "make fuzz-replay" runs
+# every seed once.  The reliability suite reruns test_bad_input and
+# test_alloc_fail and prints their case counts with the number of seeds.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := memmap plan ops
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_CFLAGS := $(WARNFLAGS) -Iinclude -D_DEFAULT_SOURCE -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+
+TEST_SUITES += 'fuzz-replay=$(MAKE) BUILD=$(BUILD) V=$(V) fuzz-replay' \
+	'reliability=$(MAKE) BUILD=$(BUILD) V=$(V) reliability'
+
+.PHONY: fuzz fuzz-build fuzz-replay reliability
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(PAGING_SRCS) $(FUZZ_SUPPORT) \
+		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) | deps
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: | deps
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) fuzz-build
+	$(Q)tests/fuzz/run.sh fuzz $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-replay: | deps
+	$(Q)rm -f $(FUZZ_BINS)
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) fuzz-build
+	$(Q)tests/fuzz/run.sh replay $(FUZZ_DIR) $(FUZZ_TARGETS)
+
+reliability: | deps
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) $(BUILD)/host/tests/test_bad_input \
+		$(BUILD)/host/tests/test_alloc_fail
+	$(Q)tests/reliability-summary.sh $(BUILD)/host/tests/test_bad_input \
+		$(BUILD)/host/tests/test_alloc_fail tests/fuzz/corpus
 
 # ---- image and QEMU ----
 
