@@ -311,6 +311,8 @@ int shadow_unmap(struct shadow *m, uint64_t va, uint64_t len, unsigned opts)
 	if (err)
 		return err;
 	isolate(m, va, len, &lo, &hi);
+	if (hi == lo)
+		return PT_OK;   /* nothing mapped there (PT_SPARSE): m->run may still be NULL */
 	memmove(&m->run[lo], &m->run[hi], (m->n - hi) * sizeof(*m->run));
 	m->n -= hi - lo;
 	merge(m);
