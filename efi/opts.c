@@ -236,6 +236,7 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		break;
 	case O_END:
 		o->end = (enum opts_end)c;
+		o->end_given = true;
 		break;
 	case O_MEMMAP:
 		o->dump_memmap = true;

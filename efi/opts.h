@@ -52,6 +52,7 @@ struct opts {
 	uint64_t seed;		/* default 1 */
 	uint64_t iterations;	/* default 20000 */
 	enum opts_end end;
+	bool end_given;		/* --end was on the command line or in the file */
 	bool dump_memmap;
 	bool dump;
 	bool hold;

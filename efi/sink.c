@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fbcon.h"
 #include "fmt.h"
 #include "report.h"
 #include "serial.h"
@@ -159,10 +160,26 @@ void sink_console_line(const char *line)
 }
 
 /* One line to ConOut and, when enabled, COM1. */
+static struct fbcon *fb;
+
+static void fb_line(const char *s, size_t n)
+{
+	char buf[256];
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = s[i];
+	buf[n] = 0;
+	fbcon_write_line(fb, buf);
+}
+
 static void line_out(const char *s, size_t n)
 {
 	if (console_on)
 		console_write(s, n);
+	if (fb)
+		fb_line(s, n);
 	if (direct_serial) {
 		serial_write(s, n);
 		serial_write("\n", 1);
@@ -309,6 +326,11 @@ void sink_emit(const struct report *r)
 			file = NULL;	/* stop trying; the handle stays open */
 		}
 	}
+}
+
+void sink_framebuffer(struct fbcon *c)
+{
+	fb = c;
 }
 
 void sink_firmware_gone(void)

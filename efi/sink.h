@@ -90,4 +90,12 @@ void sink_emit(const struct report *r);
  */
 void sink_firmware_gone(void);
 
+/**
+ * sink_framebuffer() - also draw every line on a framebuffer console
+ * @c: the console (its framebuffer mapped wherever lines are emitted), or
+ *     NULL to stop
+ */
+struct fbcon;
+void sink_framebuffer(struct fbcon *c);
+
 #endif
