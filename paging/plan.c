@@ -55,6 +55,18 @@ static unsigned class_flags(enum pt_mem_class c)
 	}
 }
 
+/* Attributes of a memory-map type under @caps (see pt_plan_caps). */
+static unsigned type_flags(const struct pt_plan_caps *caps, uint32_t type)
+{
+	if (caps->boot_services_gone) {
+		if (type == PT_EFI_BS_CODE)
+			return PT_WRITE;
+		if (type == PT_EFI_RT_CODE && !caps->mat)
+			return PT_WRITE | PT_EXEC | PT_ALLOW_WX;
+	}
+	return class_flags(pt_mem_class_of(type));
+}
+
 static bool class_in_hhdm(enum pt_mem_class c)
 {
 	return c == PT_MEM_RAM || c == PT_MEM_FW_CODE || c == PT_MEM_FW_DATA;
@@ -67,6 +79,8 @@ static bool page_aligned(uint64_t x)
 
 struct plan_ctx {
 	struct pt_plan *plan;
+	const struct pt_plan_caps *caps;
+	unsigned extra_done[2];     /* bit per caps->extra placed, per kind */
 	enum pt_page_size max_size;
 	uint64_t phys_end;      /* 2^maxphyaddr */
 	int err;
@@ -108,6 +122,9 @@ static void plan_add(struct plan_ctx *c, enum pt_plan_kind kind, uint64_t va, ui
 	e->efi_type = efi_type;
 }
 
+static void plan_range_one(struct plan_ctx *c, enum pt_plan_kind kind, uint64_t pa,
+			   uint64_t end, unsigned flags, uint32_t efi_type);
+
 /* Identity entry for physical [pa, end), clipped to [page 1, 2^47) and the physical limit. */
 static void plan_identity(struct plan_ctx *c, uint64_t pa, uint64_t end, unsigned flags,
 			  uint32_t efi_type)
@@ -123,6 +140,94 @@ static void plan_identity(struct plan_ctx *c, uint64_t pa, uint64_t end, unsigne
 	if (pa >= end)
 		return;
 	plan_add(c, PT_PLAN_IDENTITY, pa, pa, end - pa, flags, efi_type);
+}
+
+/*
+ * Map physical [pa, end) of memory type @type at @va_base + pa (identity:
+ * @va_base 0), with the type's attributes - or, for runtime ranges after
+ * ExitBootServices with a Memory Attributes Table, piece by piece with the
+ * table's attributes where it describes them.
+ */
+static void plan_range(struct plan_ctx *c, enum pt_plan_kind kind, uint64_t pa, uint64_t end,
+		       uint32_t type)
+{
+	const struct pt_mat *mat = c->caps->mat;
+	unsigned fl = type_flags(c->caps, type);
+
+	if (c->caps->boot_services_gone && mat &&
+	    (type == PT_EFI_RT_CODE || type == PT_EFI_RT_DATA)) {
+		for (unsigned i = 0; i < mat->n && pa < end; i++) {
+			const struct pt_mat_range *m = &mat->range[i];
+			uint64_t a = m->pa, b = m->pa + m->len;
+			unsigned mf = m->flags | (m->rwx ? PT_ALLOW_WX : 0);
+
+			if (b <= pa || a >= end)
+				continue;
+			if (a > pa)
+				plan_range_one(c, kind, pa, a, fl, type);
+			if (a < pa)
+				a = pa;
+			if (b > end)
+				b = end;
+			if (!m->rp)
+				plan_range_one(c, kind, a, b, mf, type);
+			pa = b;
+		}
+	}
+	if (pa < end)
+		plan_range_one(c, kind, pa, end, fl, type);
+}
+
+/*
+ * The extra ranges (caps->extra, sorted by the caller or not) that start
+ * below @pa and were not placed yet for @kind, in address order, so the
+ * plan stays sorted by va.
+ */
+static void plan_extras_below(struct plan_ctx *c, uint64_t pa, enum pt_plan_kind kind)
+{
+	for (;;) {
+		const struct pt_plan_extra *best = NULL;
+		unsigned bi = 0;
+
+		for (unsigned i = 0; i < c->caps->nextra; i++) {
+			const struct pt_plan_extra *x = &c->caps->extra[i];
+
+			if (!(c->extra_done[kind] & (1u << i)) && x->pa < pa &&
+			    (!best || x->pa < best->pa)) {
+				best = x;
+				bi = i;
+			}
+		}
+		if (!best)
+			return;
+		c->extra_done[kind] |= 1u << bi;
+		plan_range_one(c, kind, best->pa, best->pa + best->len, best->flags,
+			       PT_EFI_MMIO);
+	}
+}
+
+/* HHDM entry for physical [pa, end), clipped below the image window and the physical limit. */
+static void plan_hhdm(struct plan_ctx *c, uint64_t pa, uint64_t end, unsigned flags,
+		      uint32_t efi_type)
+{
+	uint64_t lim = c->phys_end < PLAN_HHDM_LIMIT ? c->phys_end : PLAN_HHDM_LIMIT;
+
+	if (end > PLAN_HHDM_LIMIT)
+		c->plan->quirks |= 1u << PT_QUIRK_ABOVE_IDENTITY;
+	if (end > lim)
+		end = lim;
+	if (pa >= end)
+		return;
+	plan_add(c, PT_PLAN_HHDM, PT_HHDM_BASE + pa, pa, end - pa, flags, efi_type);
+}
+
+static void plan_range_one(struct plan_ctx *c, enum pt_plan_kind kind, uint64_t pa,
+			   uint64_t end, unsigned flags, uint32_t efi_type)
+{
+	if (kind == PT_PLAN_IDENTITY)
+		plan_identity(c, pa, end, flags, efi_type);
+	else
+		plan_hhdm(c, pa, end, flags, efi_type);
 }
 
 /*
@@ -218,6 +323,26 @@ static int map_check(const struct pt_memmap *map)
  * nsections + 2 identity entries, the image nsections entries).  On error
  * @plan->n is 0 and the entries are unspecified.
  */
+/* Extra ranges: aligned, non-empty, W^X unless allowed, and outside the map. */
+static int extra_check(const struct pt_memmap *map, const struct pt_plan_caps *caps)
+{
+	if (caps->nextra > PT_PLAN_MAX_EXTRA)
+		return PT_EINVAL;
+	for (unsigned i = 0; i < caps->nextra; i++) {
+		const struct pt_plan_extra *x = &caps->extra[i];
+
+		if (!x->len || !page_aligned(x->pa) || !page_aligned(x->len) ||
+		    x->pa + x->len < x->pa ||
+		    ((x->flags & PT_WRITE) && (x->flags & PT_EXEC)))
+			return PT_EINVAL;
+		for (unsigned k = 0; k < map->n; k++)
+			if (x->pa < map->range[k].pa + map->range[k].len &&
+			    map->range[k].pa < x->pa + x->len)
+				return PT_EINVAL;
+	}
+	return PT_OK;
+}
+
 int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
 		  const struct pt_plan_caps *caps, struct pt_plan *plan)
 {
@@ -237,53 +362,49 @@ int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
 	    caps->maxphyaddr < 32 || caps->maxphyaddr > 52 || (plan->cap > 0 && !plan->entry))
 		return PT_EINVAL;
 	err = map_check(map);
+	if (!err)
+		err = extra_check(map, caps);
 	if (!err && image)
 		err = image_check(map, image, &img_ri);
 	if (err)
 		return err;
 
 	c.plan = plan;
+	c.caps = caps;
+	c.extra_done[0] = c.extra_done[1] = 0;
 	c.max_size = caps->has_1g ? PT_PAGE_1G : PT_PAGE_2M;
 	c.phys_end = UINT64_C(1) << caps->maxphyaddr;
 	c.err = PT_OK;
 
 	for (i = 0; i < map->n; i++) {
 		const struct pt_mem_range *r = &map->range[i];
-		unsigned fl = class_flags(pt_mem_class_of(r->type));
 		uint64_t end = r->pa + r->len;
 
 		if (end > c.phys_end)
 			plan->quirks |= 1u << PT_QUIRK_ABOVE_MAXPHYS;
+		plan_extras_below(&c, r->pa, PT_PLAN_IDENTITY);
 		if (image && i == img_ri) {
-			plan_identity(&c, r->pa, image->base, fl, r->type);
+			plan_range(&c, PT_PLAN_IDENTITY, r->pa, image->base, r->type);
 			for (unsigned k = 0; k < image->nsections; k++) {
 				const struct pt_image_section *sec = &image->section[k];
 
 				plan_identity(&c, sec->pa, sec->pa + sec->len, sec->flags, r->type);
 			}
-			plan_identity(&c, image->base + image->size, end, fl, r->type);
+			plan_range(&c, PT_PLAN_IDENTITY, image->base + image->size, end, r->type);
 		} else {
-			plan_identity(&c, r->pa, end, fl, r->type);
+			plan_range(&c, PT_PLAN_IDENTITY, r->pa, end, r->type);
 		}
 	}
+	plan_extras_below(&c, UINT64_MAX, PT_PLAN_IDENTITY);
 
 	for (i = 0; i < map->n; i++) {
 		const struct pt_mem_range *r = &map->range[i];
-		enum pt_mem_class cls = pt_mem_class_of(r->type);
-		uint64_t end = r->pa + r->len;
-		uint64_t lim = c.phys_end < PLAN_HHDM_LIMIT ? c.phys_end : PLAN_HHDM_LIMIT;
 
-		if (!class_in_hhdm(cls))
-			continue;
-		if (end > PLAN_HHDM_LIMIT)
-			plan->quirks |= 1u << PT_QUIRK_ABOVE_IDENTITY;
-		if (end > lim)
-			end = lim;
-		if (r->pa >= end)
-			continue;
-		plan_add(&c, PT_PLAN_HHDM, PT_HHDM_BASE + r->pa, r->pa, end - r->pa,
-			 class_flags(cls), r->type);
+		plan_extras_below(&c, r->pa, PT_PLAN_HHDM);
+		if (class_in_hhdm(pt_mem_class_of(r->type)))
+			plan_range(&c, PT_PLAN_HHDM, r->pa, r->pa + r->len, r->type);
 	}
+	plan_extras_below(&c, UINT64_MAX, PT_PLAN_HHDM);
 
 	if (image) {
 		for (i = 0; i < image->nsections; i++) {

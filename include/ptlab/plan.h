@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mat.h"
 #include "memmap.h"
 #include "pt.h"
 
@@ -62,10 +63,29 @@ struct pt_image {
 	struct pt_image_section section[PT_IMAGE_MAX_SECTIONS];
 };
 
+/* A range outside the memory map to map anyway (a framebuffer the map omits). */
+struct pt_plan_extra {
+	uint64_t pa, len;           /* 4 KiB aligned */
+	unsigned flags;             /* PT_* attributes, e.g. PT_WRITE | PT_CACHE(PT_CACHE_WC) */
+};
+
+#define PT_PLAN_MAX_EXTRA 4u
+
 struct pt_plan_caps {
 	bool has_1g;                /* 1 GiB leaves allowed */
 	unsigned levels;            /* 4 or 5 */
 	unsigned maxphyaddr;
+	/*
+	 * After ExitBootServices: boot-services code is free RAM (RW+NX), and
+	 * runtime ranges take their permissions from @mat (the Memory
+	 * Attributes Table) when given, else runtime code is mapped RWX - the
+	 * one W^X exemption, as runtime drivers keep data in code ranges.
+	 */
+	bool boot_services_gone;
+	const struct pt_mat *mat;   /* may be NULL */
+	/* identity and HHDM mapped with their own flags; must not overlap the map */
+	unsigned nextra;
+	struct pt_plan_extra extra[PT_PLAN_MAX_EXTRA];
 };
 
 struct pt_plan {

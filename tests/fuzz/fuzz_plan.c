@@ -90,7 +90,7 @@ static void check_apply(const struct pt_plan *plan, const struct pt_plan_caps *c
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pt_plan_caps caps;
+	struct pt_plan_caps caps = { .levels = 4 };
 	static uint8_t raw[MAX_DESC * 48];
 	static struct pt_mem_range range[2 * MAX_DESC];
 	static struct pt_plan_entry entry[2 * 2 * MAX_DESC + 2 * PT_IMAGE_MAX_SECTIONS + 4];

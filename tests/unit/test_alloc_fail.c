@@ -266,7 +266,7 @@ static void plan_for(const char *file, unsigned levels, bool has_1g, unsigned *m
 	unsigned count;
 	struct pt_memmap map;
 	struct pt_mem_range *range;
-	struct pt_plan_caps caps = { has_1g, levels, 46 };
+	struct pt_plan_caps caps = { .has_1g = has_1g, .levels = levels, .maxphyaddr = 46 };
 	struct plan_arg *pa = calloc(1, sizeof(*pa));
 	struct op op = { name, levels, NULL, op_plan, pa, 1 };
 	uint64_t k;

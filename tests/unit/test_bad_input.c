@@ -755,7 +755,7 @@ static int run_plan_build(const struct bcase *c)
 	struct pt_mem_range range[NR(good_map)];
 	struct pt_memmap map;
 	struct pt_image img;
-	struct pt_plan_caps caps = { true, 4, MAXPHY };
+	struct pt_plan_caps caps = { .has_1g = true, .levels = 4, .maxphyaddr = MAXPHY };
 	struct pt_plan_entry entry[64];
 	struct pt_plan plan;
 	const struct pt_image *ip = &img;
