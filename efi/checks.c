@@ -137,9 +137,24 @@ static void check_plan_points(struct ptlab *p)
 			    (unsigned long long)bad_va, why_text(why));
 }
 
-/* Expected attributes of a memory-map range, from its class (independent of the plan code). */
-static unsigned class_flags(uint32_t type)
+/*
+ * Expected attributes of the page at @pa in a memory-map range of @type,
+ * from its class and, after hand-off, the Memory Attributes Table
+ * (independent of the plan code).
+ */
+static unsigned class_flags(const struct ptlab *p, uint32_t type, uint64_t pa)
 {
+	if (p->handoff) {
+		const struct pt_mat_range *m;
+
+		if (type == PT_EFI_BS_CODE)
+			return PT_WRITE;
+		if ((type == PT_EFI_RT_CODE || type == PT_EFI_RT_DATA) && p->mat.n &&
+		    (m = pt_mat_find(&p->mat, pa)))
+			return m->flags;
+		if (type == PT_EFI_RT_CODE && !p->mat.n)
+			return PT_WRITE | PT_EXEC;
+	}
 	switch (pt_mem_class_of(type)) {
 	case PT_MEM_FW_CODE:
 		return PT_EXEC;
@@ -176,11 +191,11 @@ static void check_memmap_coverage(struct ptlab *p)
 	for (unsigned i = 0; i < p->map.n; i++) {
 		const struct pt_mem_range *r = &p->map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
-		unsigned flags = class_flags(r->type);
 		uint64_t ends[2] = { r->pa, r->pa + r->len - PAGE };
 
 		for (unsigned k = 0; k < 2; k++) {
 			uint64_t pa = ends[k];
+			unsigned flags = class_flags(p, r->type, pa);
 			int b = 0;
 
 			if (pa == 0)
@@ -211,6 +226,7 @@ struct audit {
 	const struct ptlab *p;
 	uint64_t leaves[3];
 	uint64_t wx_bytes, wx_first;
+	uint64_t wx_exempt;         /* runtime code the firmware left RWX (hand-off) */
 	uint64_t mmio_x_bytes;
 	uint64_t leaves_mapped;
 	bool page0;
@@ -241,13 +257,44 @@ static bool pa_is_mmio(const struct ptlab *p, uint64_t pa)
 	return false;
 }
 
+/* Memory-map type of @pa, or -1 outside the map. */
+static int pa_type(const struct ptlab *p, uint64_t pa)
+{
+	for (unsigned i = 0; i < p->map.n; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+
+		if (pa >= r->pa && pa - r->pa < r->len)
+			return (int)r->type;
+	}
+	return -1;
+}
+
+/*
+ * After hand-off, runtime code without a Memory Attributes Table (or with
+ * an entry the table leaves RWX) is mapped RWX on purpose: runtime drivers
+ * keep data in code ranges.  The one exemption from W^X.
+ */
+static bool wx_exempt(const struct ptlab *p, uint64_t pa)
+{
+	const struct pt_mat_range *m;
+
+	if (!p->handoff || pa_type(p, pa) != PT_EFI_RT_CODE)
+		return false;
+	if (!p->mat.n)
+		return true;
+	m = pt_mat_find(&p->mat, pa);
+	return m && m->rwx;
+}
+
 static int audit_leaf(void *arg, const struct pt_leaf *l)
 {
 	struct audit *a = arg;
 
 	if (l->level < 3)
 		a->leaves[l->level]++;
-	if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC)) {
+	if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC) && wx_exempt(a->p, l->pa)) {
+		a->wx_exempt += l->size;
+	} else if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC)) {
 		if (!a->wx_bytes)
 			a->wx_first = l->va;
 		a->wx_bytes += l->size;
@@ -270,6 +317,10 @@ static void check_audit(struct ptlab *p)
 	struct audit a;
 
 	audit_space(p, &p->space, &a);
+	if (a.wx_exempt)
+		report_note(p->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
+			    "Attributes Table for them): the one exemption",
+			    (unsigned long long)a.wx_exempt);
 	if (!a.wx_bytes && !a.page0 && !a.mmio_x_bytes)
 		report_ok(p->rep, "audit: no writable+executable page, page 0 not present, MMIO NX");
 	else
@@ -329,11 +380,16 @@ static void check_liveness(struct ptlab *p)
 	struct live_need need[6];
 	unsigned n = 0;
 
-	/* our GDT and IDT as the live phases will load them */
-	trap_install();
-	sgdt(&gdtr);
-	sidt(&idtr);
-	trap_uninstall();
+	/* our GDT and IDT as the live phases will load them (installed for good after hand-off) */
+	if (trap_installed()) {
+		sgdt(&gdtr);
+		sidt(&idtr);
+	} else {
+		trap_install();
+		sgdt(&gdtr);
+		sidt(&idtr);
+		trap_uninstall();
+	}
 	need[n++] = (struct live_need){ "rip", (uint64_t)(uintptr_t)check_liveness, PT_EXEC };
 	need[n++] = (struct live_need){ "rsp", current_rsp(), PT_WRITE };
 	need[n++] = (struct live_need){ "gdt", gdtr.base, 0 };
@@ -637,5 +693,60 @@ int ptlab_check_teardown(struct ptlab *p)
 		report_ok(p->rep, "teardown: HHDM unmapped in %llu pieces, each then faults "
 			  "(tables %llu -> %llu)", (unsigned long long)pieces,
 			  (unsigned long long)before, (unsigned long long)pt_table_count(&p->space));
+	return 0;
+}
+
+/* ---- hand-off: all RAM is ours ------------------------------------------------ */
+
+/*
+ * Sample frames of every usable RAM range (first, middle, last free frame):
+ * map each at a scratch address, write a pattern through it, read it back
+ * through the identity map and the HHDM.  Runs live.
+ */
+int ptlab_check_ram_sweep(struct ptlab *p)
+{
+	const uint64_t va = PTLAB_SCRATCH_LOW + (UINT64_C(128) << 30);
+	unsigned touched = 0, bad = 0, high = 0;
+	uint64_t first_bad = 0;
+
+	for (unsigned i = 0; i < p->frames.nranges; i++) {
+		const struct pt_frames_range *r = &p->frames.range[i];
+		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PAGE,
+				      r->pa + (r->frames - 1) * PAGE };
+		bool any = false;
+
+		for (unsigned k = 0; k < 3; k++) {
+			struct pt_flushlist fl;
+			struct trap_fault f;
+			uint64_t pa = picks[k], v = pattern(pa, 7 + k), a = 0, b = 0;
+			int bad_here;
+
+			if (pt_map(&p->space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl))
+				continue;
+			ptlab_flush(&fl);
+			/* the map may have taken this very frame for a table */
+			if (pt_frames_in_use(&p->frames, pa)) {
+				pt_unmap(&p->space, va, PAGE, 0, &fl);
+				ptlab_flush(&fl);
+				continue;
+			}
+			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
+				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
+			pt_unmap(&p->space, va, PAGE, 0, &fl);
+			ptlab_flush(&fl);
+			if (bad_here && !bad++)
+				first_bad = pa;
+			any = true;
+			high += pa >= (UINT64_C(4) << 30);
+		}
+		touched += any;
+	}
+	if (!bad && touched == p->frames.nranges)
+		report_ok(p->rep, "ram sweep: frames in all %u usable ranges written through a "
+			  "scratch mapping, read back through identity and HHDM (%u above 4 GiB)",
+			  touched, high);
+	else
+		report_fail(p->rep, "ram sweep: %u of %u ranges touched, %u mismatches (first pa=0x%llx)",
+			    touched, p->frames.nranges, bad, (unsigned long long)first_bad);
 	return 0;
 }

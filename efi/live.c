@@ -97,7 +97,7 @@ static int live_body(void *arg)
 	return ret;
 }
 
-static const char *vector_name(uint32_t v)
+const char *ptlab_vector_name(uint32_t v)
 {
 	static const char *const names[] = {
 		"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO",
@@ -108,12 +108,42 @@ static const char *vector_name(uint32_t v)
 	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "interrupt";
 }
 
+const char *ptlab_vector_name(uint32_t v);
+
+static void report_fault(struct ptlab *p, const char *what, const struct trap_fault *f)
+{
+	p->aborted = true;
+	report_fail(p->rep, "%s: unexpected exception vector=%u (%s) rip=0x%llx cr2=0x%llx "
+		    "error=0x%llx rsp=0x%llx", what, f->vector, ptlab_vector_name(f->vector),
+		    (unsigned long long)f->rip, (unsigned long long)f->cr2,
+		    (unsigned long long)f->error, (unsigned long long)f->rsp);
+}
+
+/*
+ * After ExitBootServices our GDT/IDT stay installed for good and the
+ * recovery hierarchy is home: a live phase loads our CR3 and goes back to
+ * the recovery CR3 after, whatever happened.
+ */
+static int live_handoff(struct ptlab *p, struct live_call *c, const char *what)
+{
+	struct trap_fault f;
+	int ret = trap_guard(live_body, c, &f);
+
+	p->live = false;
+	write_cr3(p->home_cr3);
+	if (ret == TRAP_GUARD_FAULTED)
+		report_fault(p, what, &f);
+	return ret;
+}
+
 int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
 {
 	struct live_call c = { p, fn };
 	struct trap_fault f;
 	int ret;
 
+	if (p->handoff)
+		return live_handoff(p, &c, what);
 	if (trap_install() != 0) {
 		report_fail(p->rep, "%s: exception handling was already installed", what);
 		p->aborted = true;
@@ -123,13 +153,8 @@ int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
 	p->live = false;
 	/* back to the firmware's CR3, GDT, IDT, CR0/CR4/EFER and interrupt flag */
 	trap_uninstall();
-	if (ret == TRAP_GUARD_FAULTED) {
-		p->aborted = true;
-		report_fail(p->rep, "%s: unexpected exception vector=%u (%s) rip=0x%llx cr2=0x%llx "
-			    "error=0x%llx rsp=0x%llx", what, f.vector, vector_name(f.vector),
-			    (unsigned long long)f.rip, (unsigned long long)f.cr2,
-			    (unsigned long long)f.error, (unsigned long long)f.rsp);
-	}
+	if (ret == TRAP_GUARD_FAULTED)
+		report_fault(p, what, &f);
 	return ret;
 }
 

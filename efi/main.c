@@ -11,6 +11,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "app.h"
 #include "churn.h"
 #include "fmt.h"
 #include "ptlab.h"
@@ -27,8 +28,8 @@
 /* Linker symbols of gnu-efi's elf_x86_64_efi.lds. */
 extern char ImageBase[], _text[], _etext[], _data[], _edata[];
 
-static struct ptlab app;
-static struct report rep;
+struct ptlab app;
+struct report rep;
 static EFI_HANDLE image_handle;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -48,14 +49,14 @@ static void pool_free(void *p)
 		uefi_call_wrapper(BS->FreePool, 1, p);
 }
 
-static void emit(void)
+void app_emit(void)
 {
 	sink_emit(&rep);
 }
 
 /* A line outside the TAP stream (errors before the report starts). */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void app_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void app_say(const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -118,7 +119,7 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
 		}
 	}
 	if (r == OPTS_ERROR) {
-		say("ptlab: %s\n", err);
+		app_say("ptlab: %s\n", err);
 		sink_print(opts_usage());
 		return EFI_INVALID_PARAMETER;
 	}
@@ -127,22 +128,21 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
 		return EFI_SUCCESS;
 	}
 	if (o->mode == OPTS_MODE_HANDOFF) {
-		say("ptlab: --mode=handoff is not available in this build\n");
-		return EFI_UNSUPPORTED;
+		if (o->end_given && (o->end == OPTS_END_WAIT || o->end == OPTS_END_RETURN)) {
+			app_say("ptlab: --end=wait and --end=return cannot work after "
+				"ExitBootServices; use shutdown, reboot, halt or qemu\n");
+			return EFI_INVALID_PARAMETER;
+		}
+		if (!o->end_given)
+			o->end = OPTS_END_SHUTDOWN;
 	}
 	return 0;
 }
 
 /* ---- memory map ------------------------------------------------------------------ */
 
-struct rawmap {
-	void *buf;
-	UINTN cap, size, key, desc_size;
-	UINT32 version;
-};
-
 /* GetMemoryMap into @m, growing the buffer on EFI_BUFFER_TOO_SMALL. */
-static EFI_STATUS get_map(struct rawmap *m)
+EFI_STATUS app_get_map(struct rawmap *m)
 {
 	for (unsigned tries = 0; tries < 8; tries++) {
 		EFI_STATUS st;
@@ -164,7 +164,7 @@ static EFI_STATUS get_map(struct rawmap *m)
 	return EFI_BUFFER_TOO_SMALL;
 }
 
-static void dump_raw_map(const struct rawmap *m)
+void app_dump_raw_map(const struct rawmap *m)
 {
 	for (UINTN off = 0; off + m->desc_size <= m->size; off += m->desc_size) {
 		const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const char *)m->buf + off);
@@ -175,7 +175,7 @@ static void dump_raw_map(const struct rawmap *m)
 	}
 }
 
-static int normalize(struct ptlab *p, const struct rawmap *m)
+int app_normalize(struct ptlab *p, const struct rawmap *m)
 {
 	unsigned count = m->desc_size ? (unsigned)(m->size / m->desc_size) : 0;
 
@@ -193,7 +193,7 @@ static void add_section(struct pt_image *img, uint64_t from, uint64_t to, unsign
 }
 
 /* Sections from the linker symbols: text RX, data RW, the rest read-only. */
-static void describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li)
+void app_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li)
 {
 	struct pt_image *img = &p->image;
 	uint64_t base = (uint64_t)(uintptr_t)li->ImageBase;
@@ -211,7 +211,7 @@ static void describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li)
 
 /* ---- TSC ------------------------------------------------------------------------------ */
 
-static void calibrate_tsc(struct ptlab *p)
+void app_calibrate_tsc(struct ptlab *p)
 {
 	uint64_t t0 = rdtsc();
 
@@ -221,18 +221,26 @@ static void calibrate_tsc(struct ptlab *p)
 
 /* ---- building ---------------------------------------------------------------------------- */
 
-static int plan_now(struct ptlab *p)
+int app_plan(struct ptlab *p)
 {
 	struct pt_plan_caps caps = {
 		.has_1g = p->caps.pdpe1gb,
 		.levels = p->levels,
 		.maxphyaddr = p->caps.maxphyaddr,
+		.boot_services_gone = p->handoff,
+		.mat = p->mat.n ? &p->mat : NULL,
 	};
 
+	/* the framebuffer, when the map does not describe it: write-combining */
+	if (p->fb_extra) {
+		caps.extra[0] = (struct pt_plan_extra){ p->fb.base_pa, p->fb_len,
+							PT_WRITE | PT_CACHE(PT_CACHE_WC) };
+		caps.nextra = 1;
+	}
 	return pt_plan_build(&p->map, &p->image, &caps, &p->plan);
 }
 
-static int setup_pool(struct ptlab *p)
+int app_setup_pool(struct ptlab *p)
 {
 	EFI_PHYSICAL_ADDRESS pa = 0;
 	struct pt_range r;
@@ -251,7 +259,7 @@ static int setup_pool(struct ptlab *p)
 }
 
 /* The data area: DATA_BYTES, 2 MiB aligned, in our own LoaderData pages. */
-static int setup_data(struct ptlab *p)
+int app_setup_data(struct ptlab *p)
 {
 	EFI_PHYSICAL_ADDRESS pa = 0;
 	UINTN pages = (DATA_BYTES + PT_SIZE_2M) / PT_PAGE_SIZE;
@@ -267,7 +275,7 @@ static int setup_data(struct ptlab *p)
 	return PT_OK;
 }
 
-static void run_churn(struct ptlab *p)
+void app_run_churn(struct ptlab *p)
 {
 	uint64_t t0 = rdtsc();
 
@@ -275,14 +283,14 @@ static void run_churn(struct ptlab *p)
 	while (!p->aborted && churn_running()) {
 		ptlab_live(p, churn_slice, "churn");
 		churn_progress(p, ptlab_us(p, rdtsc() - t0));
-		emit();
+		app_emit();
 	}
 	if (!p->aborted)
 		ptlab_live(p, churn_finish, "churn cleanup");
 	p->t.churn = rdtsc() - t0;
 }
 
-static void report_facts(struct ptlab *p, const struct rawmap *m)
+void app_report_facts(struct ptlab *p, const struct rawmap *m)
 {
 	report_fact(&rep, "cpu", "pdpe1gb=%d nx=%d maxphyaddr=%u la57=%d smep=%d smap=%d pge=%d "
 		    "hypervisor=%d levels=%u", p->caps.pdpe1gb, p->caps.nx, p->caps.maxphyaddr,
@@ -308,7 +316,7 @@ static void report_facts(struct ptlab *p, const struct rawmap *m)
 		    (unsigned long long)p->space.stats.leaves[2]);
 }
 
-static int dump_leaf(void *arg, const struct pt_leaf *l)
+int app_dump_leaf(void *arg, const struct pt_leaf *l)
 {
 	(void)arg;
 	report_note(&rep, "leaf: va=0x%llx pa=0x%llx size=0x%llx flags=%s%s%s%s cache=%u",
@@ -323,7 +331,7 @@ static int dump_leaf(void *arg, const struct pt_leaf *l)
  * badstack: a push with RSP pointing at unmapped memory (the #PF arrives on
  * its own IST stack); timeout: a loop that only the --timeout deadline ends.
  */
-static int raise_fn(struct ptlab *p)
+int app_raise(struct ptlab *p)
 {
 	switch (p->opts.raise) {
 	case OPTS_RAISE_GP:
@@ -384,137 +392,8 @@ static int hold_here(struct ptlab *p)
 	cpu_halt();
 }
 
-/* ---- the run ------------------------------------------------------------------------------ */
-
-static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
+void app_report_frames_and_time(struct ptlab *p, uint64_t t0)
 {
-	struct rawmap m = { 0 };
-	uint64_t t0 = rdtsc(), t;
-	unsigned cap, fragments = 0;
-	int err;
-
-	cpu_caps_read(&p->caps);
-	p->levels = p->caps.la57_enabled ? 5 : 4;
-	p->fw_cr3 = read_cr3();
-	ptlab_env_init(p);
-	calibrate_tsc(p);
-	if (p->opts.timeout)
-		p->deadline = t0 + p->opts.timeout * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
-	{
-		char line[200];
-
-		opts_describe(&p->opts, line, sizeof(line));
-		report_fact(&rep, "options", "%s", line);
-	}
-	if (!p->caps.nx) {
-		report_skip(&rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
-		return;
-	}
-
-	/* a first look at the map sizes every buffer */
-	if (get_map(&m) != EFI_SUCCESS) {
-		report_fail(&rep, "memmap: GetMemoryMap failed");
-		return;
-	}
-	if (p->opts.fragment) {
-		fragments = fragment_map(&m);
-		report_fact(&rep, "fragment", "pages=%u", fragments);
-		if (get_map(&m) != EFI_SUCCESS) {
-			report_fail(&rep, "memmap: GetMemoryMap failed");
-			fragment_free(fragments);
-			return;
-		}
-	}
-	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_SLACK_DESC;
-	p->map.range = pool_alloc(cap * sizeof(*p->map.range));
-	p->map.cap = cap;
-	p->plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4;
-	p->plan.entry = pool_alloc(p->plan.cap * sizeof(*p->plan.entry));
-	if (!p->map.range || !p->plan.entry) {
-		report_fail(&rep, "memmap: no memory for the map and the plan");
-		goto out;
-	}
-	describe_image(p, li);
-	err = normalize(p, &m);
-	if (!err)
-		err = plan_now(p);
-	if (!err)
-		err = setup_pool(p);
-	if (!err)
-		err = setup_data(p);
-	/* the final map: after every allocation of ours */
-	if (!err && get_map(&m) != EFI_SUCCESS)
-		err = PT_EMAPBAD;
-	if (!err)
-		err = normalize(p, &m);
-	t = rdtsc();
-	if (!err)
-		err = plan_now(p);
-	p->t.plan = rdtsc() - t;
-	if (err) {
-		report_fail(&rep, "plan: memory map and plan: %s", pt_strerror(err));
-		goto out;
-	}
-	if (p->opts.dump_memmap)
-		dump_raw_map(&m);
-	if (p->plan.min_total > p->pool_frames) {
-		report_fail(&rep, "plan: needs %llu table frames, the pool holds %llu",
-			    (unsigned long long)p->plan.min_total, (unsigned long long)p->pool_frames);
-		goto out;
-	}
-	if (p->opts.fail_alloc)
-		pt_frames_fail_nth(&p->frames, p->opts.fail_alloc);
-
-	t = rdtsc();
-	err = pt_create(&p->space, &p->env, p->levels);
-	if (!err)
-		err = pt_plan_apply(&p->space, &p->plan);
-	p->t.build = rdtsc() - t;
-	if (err) {
-		report_fail(&rep, "build: the plan could not be applied: %s (frames in use %llu)",
-			    pt_strerror(err), (unsigned long long)p->frames.in_use);
-		if (p->space.root_pa)
-			pt_destroy(&p->space);
-		goto frames;
-	}
-	for (unsigned l = 0; l < 5; l++)
-		p->tables_built[l] = p->space.stats.tables[l];
-	p->our_cr3 = p->space.root_pa;
-	report_ok(&rep, "build: %u plan entries mapped into a fresh %u-level hierarchy",
-		  p->plan.n, p->levels);
-	report_facts(p, &m);
-	report_fact(&rep, "cr3", "firmware=0x%llx built=0x%llx", (unsigned long long)p->fw_cr3,
-		    (unsigned long long)p->our_cr3);
-	if (p->opts.dump)
-		pt_visit(&p->space, 0, 0, dump_leaf, NULL);
-	ptlab_audit_firmware(p);
-	ptlab_check_static(p);
-	emit();
-
-	t = rdtsc();
-	if (!p->aborted)
-		ptlab_live(p, ptlab_check_live, "live checks");
-	if (!p->aborted)
-		ptlab_live(p, ptlab_check_cpu, "cpu checks");
-	p->t.checks = rdtsc() - t;
-	emit();
-	if (p->opts.raise && !p->aborted)
-		ptlab_live(p, raise_fn, "raise");
-	if (!p->aborted)
-		run_churn(p);
-	if (p->opts.hold && !p->aborted) {
-		report_note(&rep, "hold: cr3=0x%llx (interrupts off, halted)",
-			    (unsigned long long)p->our_cr3);
-		emit();
-		ptlab_live(p, hold_here, "hold");
-	}
-	t = rdtsc();
-	if (!p->aborted)
-		ptlab_live(p, ptlab_check_teardown, "teardown");
-	pt_destroy(&p->space);
-	p->t.teardown = rdtsc() - t;
-
-frames:
 	if (p->frames.in_use == 0 && p->frames.allocated == p->frames.freed)
 		report_ok(&rep, "frames: every frame taken was returned (%llu)",
 			  (unsigned long long)p->frames.allocated);
@@ -544,6 +423,162 @@ frames:
 			    (unsigned long long)(checks_us ? checks * 1000000 / checks_us : 0),
 			    (unsigned long long)p->t.tsc_per_us);
 	}
+}
+
+/*
+ * Build the plan into a fresh hierarchy and run every check on it, then tear
+ * it down: the part of a run both modes share.  Firmware needed only in
+ * firmware mode (through ptlab_live's switches).
+ */
+void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
+{
+	const struct rawmap m = *mp;
+	uint64_t t;
+	int err;
+
+	if (p->opts.fail_alloc)
+		pt_frames_fail_nth(&p->frames, p->opts.fail_alloc);
+
+	t = rdtsc();
+	err = pt_create(&p->space, &p->env, p->levels);
+	if (!err)
+		err = pt_plan_apply(&p->space, &p->plan);
+	p->t.build = rdtsc() - t;
+	if (err) {
+		report_fail(&rep, "build: the plan could not be applied: %s (frames in use %llu)",
+			    pt_strerror(err), (unsigned long long)p->frames.in_use);
+		if (p->space.root_pa)
+			pt_destroy(&p->space);
+		return;
+	}
+	for (unsigned l = 0; l < 5; l++)
+		p->tables_built[l] = p->space.stats.tables[l];
+	p->our_cr3 = p->space.root_pa;
+	report_ok(&rep, "build: %u plan entries mapped into a fresh %u-level hierarchy",
+		  p->plan.n, p->levels);
+	app_report_facts(p, &m);
+	report_fact(&rep, "cr3", "firmware=0x%llx built=0x%llx", (unsigned long long)p->fw_cr3,
+		    (unsigned long long)p->our_cr3);
+	if (p->opts.dump)
+		pt_visit(&p->space, 0, 0, app_dump_leaf, NULL);
+	/* after hand-off the firmware's tables are gone: audited before leaving */
+	if (!p->handoff)
+		ptlab_audit_firmware(p);
+	ptlab_check_static(p);
+	app_emit();
+
+	t = rdtsc();
+	if (!p->aborted)
+		ptlab_live(p, ptlab_check_live, "live checks");
+	if (!p->aborted)
+		ptlab_live(p, ptlab_check_cpu, "cpu checks");
+	p->t.checks = rdtsc() - t;
+	app_emit();
+	if (p->opts.raise && !p->aborted)
+		ptlab_live(p, app_raise, "raise");
+	if (!p->aborted)
+		app_run_churn(p);
+	if (p->opts.hold && !p->aborted) {
+		report_note(&rep, "hold: cr3=0x%llx (interrupts off, halted)",
+			    (unsigned long long)p->our_cr3);
+		app_emit();
+		ptlab_live(p, hold_here, "hold");
+	}
+	if (p->handoff && !p->aborted)
+		ptlab_live(p, ptlab_check_ram_sweep, "ram sweep");
+	t = rdtsc();
+	if (!p->aborted)
+		ptlab_live(p, ptlab_check_teardown, "teardown");
+	pt_destroy(&p->space);
+	p->t.teardown = rdtsc() - t;
+}
+
+/* CPU facts, the environment, the TSC, the deadline; false when the run cannot go on. */
+bool app_start(struct ptlab *p, uint64_t t0)
+{
+	char line[200];
+
+	cpu_caps_read(&p->caps);
+	p->levels = p->caps.la57_enabled ? 5 : 4;
+	p->fw_cr3 = read_cr3();
+	ptlab_env_init(p);
+	app_calibrate_tsc(p);
+	if (p->opts.timeout)
+		p->deadline = t0 + p->opts.timeout * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
+	opts_describe(&p->opts, line, sizeof(line));
+	report_fact(&rep, "options", "%s", line);
+	if (!p->caps.nx) {
+		report_skip(&rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
+		return false;
+	}
+	return true;
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
+{
+	struct rawmap m = { 0 };
+	uint64_t t0 = rdtsc(), t;
+	unsigned cap, fragments = 0;
+	int err;
+
+	if (!app_start(p, t0))
+		return;
+
+	/* a first look at the map sizes every buffer */
+	if (app_get_map(&m) != EFI_SUCCESS) {
+		report_fail(&rep, "memmap: GetMemoryMap failed");
+		return;
+	}
+	if (p->opts.fragment) {
+		fragments = fragment_map(&m);
+		report_fact(&rep, "fragment", "pages=%u", fragments);
+		if (app_get_map(&m) != EFI_SUCCESS) {
+			report_fail(&rep, "memmap: GetMemoryMap failed");
+			fragment_free(fragments);
+			return;
+		}
+	}
+	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_SLACK_DESC;
+	p->map.range = pool_alloc(cap * sizeof(*p->map.range));
+	p->map.cap = cap;
+	p->plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4;
+	p->plan.entry = pool_alloc(p->plan.cap * sizeof(*p->plan.entry));
+	if (!p->map.range || !p->plan.entry) {
+		report_fail(&rep, "memmap: no memory for the map and the plan");
+		goto out;
+	}
+	app_describe_image(p, li);
+	err = app_normalize(p, &m);
+	if (!err)
+		err = app_plan(p);
+	if (!err)
+		err = app_setup_pool(p);
+	if (!err)
+		err = app_setup_data(p);
+	/* the final map: after every allocation of ours */
+	if (!err && app_get_map(&m) != EFI_SUCCESS)
+		err = PT_EMAPBAD;
+	if (!err)
+		err = app_normalize(p, &m);
+	t = rdtsc();
+	if (!err)
+		err = app_plan(p);
+	p->t.plan = rdtsc() - t;
+	if (err) {
+		report_fail(&rep, "plan: memory map and plan: %s", pt_strerror(err));
+		goto out;
+	}
+	if (p->opts.dump_memmap)
+		app_dump_raw_map(&m);
+	if (p->plan.min_total > p->pool_frames) {
+		report_fail(&rep, "plan: needs %llu table frames, the pool holds %llu",
+			    (unsigned long long)p->plan.min_total, (unsigned long long)p->pool_frames);
+		goto out;
+	}
+	app_build_and_check(p, &m);
+	app_report_frames_and_time(p, t0);
 out:
 	fragment_free(fragments);
 	if (p->pool_pa)
@@ -560,7 +595,7 @@ static void wait_key_or_timeout(void)
 	EFI_EVENT timer;
 	UINTN index;
 
-	say("ptlab: press a key (or wait %u s) to shut down\n", WAIT_SECONDS);
+	app_say("ptlab: press a key (or wait %u s) to shut down\n", WAIT_SECONDS);
 	if (uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) != EFI_SUCCESS)
 		return;
 	uefi_call_wrapper(BS->SetTimer, 3, timer, TimerRelative, (UINT64)WAIT_SECONDS * 10000000);
@@ -583,7 +618,7 @@ static void end_run(const struct ptlab *p, bool passed)
 		/* no debug-exit device, or bare metal: shut down */
 		break;
 	case OPTS_END_HALT:
-		say("ptlab: halted\n");
+		app_say("ptlab: halted\n");
 		cpu_halt();
 	case OPTS_END_WAIT:
 		wait_key_or_timeout();
@@ -609,7 +644,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	sink_init(image, systab);
 	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) !=
 	    EFI_SUCCESS) {
-		say("ptlab: no LoadedImage protocol on our own handle\n");
+		app_say("ptlab: no LoadedImage protocol on our own handle\n");
 		return EFI_LOAD_ERROR;
 	}
 	opts_defaults(&app.opts);
@@ -619,7 +654,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	buf = pool_alloc(REPORT_BYTES);
 	if (!buf) {
-		say("ptlab: no memory for the report\n");
+		app_say("ptlab: no memory for the report\n");
 		return EFI_OUT_OF_RESOURCES;
 	}
 	report_init(&rep, buf, REPORT_BYTES);
@@ -628,10 +663,16 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	/* a long run must not be cut short by the 5-minute watchdog */
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 
-	run(&app, li);
+	if (app.opts.mode == OPTS_MODE_HANDOFF) {
+		/* returns only when it could not leave boot services */
+		if (app_start(&app, rdtsc()))
+			handoff_run(&app, li, image);
+	} else {
+		run(&app, li);
+	}
 
 	report_finish(&rep);
-	emit();
+	app_emit();
 	sink_file_close();
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
 	passed = rep.failed == 0 && !app.aborted;

@@ -12,11 +12,13 @@
 #include <stdint.h>
 
 #include <ptlab/frames.h>
+#include <ptlab/mat.h>
 #include <ptlab/memmap.h>
 #include <ptlab/plan.h>
 #include <ptlab/pt.h>
 
 #include "cpu.h"
+#include "fbcon.h"
 #include "opts.h"
 #include "report.h"
 #include "trap.h"
@@ -61,6 +63,14 @@ struct ptlab {
 	bool live;                   /* our CR3 is loaded: flushes go to the CPU */
 	uint64_t fw_cr0, fw_cr4, fw_efer;
 
+	/* hand-off mode: after ExitBootServices, all RAM ours */
+	bool handoff;
+	uint64_t home_cr3;           /* the recovery hierarchy, loaded between live phases */
+	struct pt_mat mat;           /* the Memory Attributes Table (n = 0: none) */
+	struct fb_info fb;
+	bool fb_ok, fb_extra;        /* a GOP framebuffer; not in the memory map */
+	uint64_t fb_len;
+
 	struct ptlab_time t;
 	uint64_t deadline;           /* TSC value ending the run (0: none) */
 	bool aborted;                /* an unexpected exception or a timeout ended the checks */
@@ -76,6 +86,9 @@ struct ptlab {
  */
 int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
 
+/* "#PF", "#GP", ... for an exception vector. */
+const char *ptlab_vector_name(uint32_t v);
+
 /* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
 void ptlab_flush(const struct pt_flushlist *fl);
 
@@ -90,6 +103,8 @@ void ptlab_check_static(struct ptlab *p);
 int ptlab_check_live(struct ptlab *p);
 /* The HHDM unmapped in pieces, each piece then faulting; runs live. */
 int ptlab_check_teardown(struct ptlab *p);
+/* Hand-off: a written and read frame in every usable RAM range; runs live. */
+int ptlab_check_ram_sweep(struct ptlab *p);
 /* Walk the firmware's own tables (CR3 at entry) and report what they map. */
 void ptlab_audit_firmware(struct ptlab *p);
 

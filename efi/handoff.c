@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --mode=handoff: ptlab as a bootloader's paging stage.
+ *
+ * Before ExitBootServices (firmware alive): the framebuffer description,
+ * the Memory Attributes Table, every buffer the rest needs (our own stack,
+ * the final map, the frame bitmap for all of RAM), and a recovery hierarchy
+ * built in our own LoaderData pages - the firmware's tables live in
+ * boot-services memory that is about to become ours.  Nothing is printed
+ * between the final GetMemoryMap and ExitBootServices.
+ *
+ * After it (no firmware): our GDT/TSS/IDT for good, the recovery CR3, our
+ * own stack; then a frame allocator over all free RAM (conventional and
+ * boot-services memory, above 1 MiB), the real hierarchy built on it, and
+ * the full check suite.  The report goes to COM1 and the framebuffer.  The
+ * end is ResetSystem (runtime services stay identity mapped) or
+ * isa-debug-exit; there is nothing to return to.
+ */
+#include "app.h"
+#include "churn.h"
+#include "gop.h"
+#include "serial.h"
+#include "sink.h"
+
+#define STACK_BYTES      (64u << 10)
+#define EBS_TRIES        5u
+#define MAP_EXTRA_DESC   64u
+#define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
+#define DEBUG_EXIT_PORT  0xf4
+
+static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
+			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
+
+static struct pt_space boot_space;       /* the recovery hierarchy */
+static struct pt_frames boot_frames;     /* its allocator (our pool) */
+static struct fbcon fbc;
+static struct rawmap final_map;
+static uint64_t *ram_bitmap;
+static size_t ram_bitmap_bytes;
+static uint64_t stack_top;
+static EFI_HANDLE self;
+
+static void *pages(uint64_t bytes)
+{
+	EFI_PHYSICAL_ADDRESS pa = 0;
+
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
+			      (bytes + PT_PAGE_SIZE - 1) / PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
+		return NULL;
+	return (void *)(uintptr_t)pa;
+}
+
+static bool is_free_type(uint32_t type)
+{
+	return type == PT_EFI_CONVENTIONAL || type == PT_EFI_BS_CODE || type == PT_EFI_BS_DATA;
+}
+
+/* The Memory Attributes Table, copied into our memory and parsed. */
+static void find_mat(struct ptlab *p)
+{
+	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
+		const uint32_t *hdr = t->VendorTable;
+		uint64_t bytes;
+		void *copy;
+		int err;
+
+		if (CompareGuid(&t->VendorGuid, &mat_guid) != 0)
+			continue;
+		bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
+		copy = pages(bytes);
+		p->mat.range = pages((uint64_t)(hdr[1] + 1) * sizeof(*p->mat.range));
+		p->mat.cap = hdr[1] + 1;
+		if (!copy || !p->mat.range)
+			return;
+		CopyMem(copy, (void *)hdr, bytes);
+		err = pt_mat_parse(copy, bytes, p->caps.maxphyaddr, &p->mat);
+		if (err) {
+			report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->mat.why),
+				    p->mat.bad_index);
+			p->mat.n = 0;
+		}
+		return;
+	}
+}
+
+/* Is [pa, pa+len) outside every memory-map range? */
+static bool outside_map(const struct ptlab *p, uint64_t pa, uint64_t len)
+{
+	for (unsigned i = 0; i < p->map.n; i++)
+		if (pa < p->map.range[i].pa + p->map.range[i].len &&
+		    p->map.range[i].pa < pa + len)
+			return false;
+	return true;
+}
+
+/* Bitmap words for every free-type frame of the map now, with room for growth. */
+static size_t bitmap_estimate(const struct ptlab *p)
+{
+	uint64_t frames = 0;
+
+	for (unsigned i = 0; i < p->map.n; i++)
+		if (is_free_type(p->map.range[i].type))
+			frames += p->map.range[i].len / PT_PAGE_SIZE;
+	return (size_t)((frames / 64 + 2 * PT_FRAMES_MAX_RANGES + 64) * sizeof(uint64_t));
+}
+
+/* ---- after ExitBootServices ----------------------------------------------------- */
+
+/* Call fn(arg) on the stack ending at @top; fn must not return. */
+static __attribute__((noreturn)) void run_on_stack(void (*fn)(void *), void *arg, uint64_t top)
+{
+	__asm__ volatile("mov %2, %%rsp\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "call *%0\n\t"
+			 "ud2"
+			 : : "r"(fn), "D"(arg), "r"(top) : "memory");
+	__builtin_unreachable();
+}
+
+/* Free RAM after hand-off: conventional and boot-services ranges above 1 MiB. */
+static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigned cap,
+			    uint64_t *bytes)
+{
+	unsigned n = 0;
+
+	*bytes = 0;
+	for (unsigned i = 0; i < p->map.n && n < cap; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+		uint64_t a = r->pa, b = r->pa + r->len;
+
+		if (!is_free_type(r->type))
+			continue;
+		if (a < LOW_RESERVED)
+			a = LOW_RESERVED;
+		if (a >= b)
+			continue;
+		/* merge with the previous range when they touch */
+		if (n && out[n - 1].va + out[n - 1].len == a) {
+			out[n - 1].len += b - a;
+		} else {
+			out[n].va = a;
+			out[n].len = b - a;
+			n++;
+		}
+		*bytes += b - a;
+	}
+	return n;
+}
+
+static int phase_b_body(void *arg)
+{
+	static struct pt_range ranges[PT_FRAMES_MAX_RANGES];
+	struct ptlab *p = arg;
+	uint64_t t0 = rdtsc(), bytes, t;
+	unsigned n;
+	int err;
+
+	err = app_normalize(p, &final_map);
+	if (err) {
+		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
+		return 0;
+	}
+	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes);
+	boot_frames = p->frames;
+	err = pt_frames_init(&p->frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
+			     p->env.phys_to_virt, p);
+	if (err) {
+		report_fail(p->rep, "handoff: frame allocator over all RAM: %s (%u ranges)",
+			    pt_strerror(err), n);
+		return 0;
+	}
+	report_ok(p->rep, "handoff: the frame allocator owns all free RAM (%u ranges, %llu MiB)",
+		  n, (unsigned long long)(bytes >> 20));
+	t = rdtsc();
+	err = app_plan(p);
+	p->t.plan = rdtsc() - t;
+	if (err) {
+		report_fail(p->rep, "handoff: plan of the final map: %s", pt_strerror(err));
+		return 0;
+	}
+	app_build_and_check(p, &final_map);
+	app_report_frames_and_time(p, t0);
+	return 0;
+}
+
+static __attribute__((noreturn)) void finish(struct ptlab *p)
+{
+	bool passed = p->rep->failed == 0 && !p->aborted;
+	unsigned code = p->aborted ? 0x12 : passed ? 0x10 : 0x11;
+	size_t cursor = 0;
+	const char *line;
+	size_t len;
+
+	report_finish(p->rep);
+	app_emit();
+	if (p->fb_ok) {
+		/* the whole report on the screen, as the host renders it */
+		char buf[256];
+
+		sink_framebuffer(NULL);
+		fbcon_clear(&fbc);
+		while (report_next_line(p->rep, &cursor, &line, &len)) {
+			if (len >= sizeof(buf))
+				len = sizeof(buf) - 1;
+			CopyMem(buf, (void *)line, len);
+			buf[len] = 0;
+			fbcon_write_line(&fbc, buf);
+		}
+	}
+	write_cr3(p->home_cr3);
+	switch (p->opts.end) {
+	case OPTS_END_QEMU:
+		if (p->caps.hypervisor)
+			outl(DEBUG_EXIT_PORT, code);
+		break;
+	case OPTS_END_SHUTDOWN:
+	case OPTS_END_REBOOT:
+		/* runtime services are identity mapped in the recovery hierarchy */
+		uefi_call_wrapper(RT->ResetSystem, 4,
+				  p->opts.end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
+				  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
+		break;
+	default:
+		break;
+	}
+	serial_write("ptlab: halted\n", 14);
+	cpu_halt();
+}
+
+/* Runs on our own stack with our GDT/IDT and the recovery CR3 loaded. */
+static __attribute__((noreturn)) void phase_b(void *arg)
+{
+	struct ptlab *p = arg;
+	struct trap_fault f;
+
+	if (trap_guard(phase_b_body, p, &f) == TRAP_GUARD_FAULTED) {
+		write_cr3(p->home_cr3);
+		p->live = false;
+		p->aborted = true;
+		report_fail(p->rep, "handoff: unexpected exception vector=%u (%s) rip=0x%llx "
+			    "cr2=0x%llx error=0x%llx rsp=0x%llx", f.vector,
+			    ptlab_vector_name(f.vector), (unsigned long long)f.rip,
+			    (unsigned long long)f.cr2, (unsigned long long)f.error,
+			    (unsigned long long)f.rsp);
+	}
+	finish(p);
+}
+
+/* ---- before ExitBootServices ----------------------------------------------------- */
+
+static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
+{
+	struct rawmap m = { 0 };
+	unsigned cap;
+	int err;
+
+	if (gop_query(ST, &p->fb) == 0) {
+		p->fb_ok = true;
+		p->fb_len = (p->fb.size + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
+	}
+	find_mat(p);
+	if (app_get_map(&m) != EFI_SUCCESS)
+		return PT_EMAPBAD;
+	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_EXTRA_DESC;
+	p->map.range = pages(cap * sizeof(*p->map.range));
+	p->map.cap = cap;
+	p->plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
+	p->plan.entry = pages(p->plan.cap * sizeof(*p->plan.entry));
+	final_map.cap = m.cap + MAP_EXTRA_DESC * m.desc_size;
+	final_map.buf = pages(final_map.cap);
+	stack_top = (uint64_t)(uintptr_t)pages(STACK_BYTES);
+	if (!p->map.range || !p->plan.entry || !final_map.buf || !stack_top)
+		return PT_ENOMEM;
+	stack_top += STACK_BYTES;
+	app_describe_image(p, li);
+	err = app_normalize(p, &m);
+	if (err)
+		return err;
+	p->fb_extra = p->fb_ok && outside_map(p, p->fb.base_pa, p->fb_len);
+	ram_bitmap_bytes = bitmap_estimate(p);
+	ram_bitmap = pages(ram_bitmap_bytes);
+	if (!ram_bitmap)
+		return PT_ENOMEM;
+	ptlab_audit_firmware(p);
+
+	/* the recovery hierarchy, in our pool: everything identity mapped, as after hand-off */
+	err = app_plan(p);
+	if (!err)
+		err = app_setup_pool(p);
+	if (!err)
+		err = app_setup_data(p);
+	if (!err)
+		err = pt_create(&boot_space, &p->env, p->levels);
+	if (!err)
+		err = pt_plan_apply(&boot_space, &p->plan);
+	if (err)
+		return err;
+	p->home_cr3 = boot_space.root_pa;
+	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_tables=%llu mat_entries=%u "
+		    "fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
+		    (unsigned long long)p->home_cr3, (unsigned long long)pt_table_count(&boot_space),
+		    p->mat.n, p->fb.width, p->fb.height, p->fb.stride, (unsigned)p->fb.format,
+		    (unsigned long long)p->fb.base_pa, p->fb_extra);
+	return PT_OK;
+}
+
+void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
+{
+	EFI_STATUS st = EFI_SUCCESS;
+	unsigned tries;
+	int err;
+
+	self = image;
+	p->handoff = true;
+	if (p->caps.pat)
+		pt_pat_ptlab(&p->env.pat);
+	err = prepare(p, li);
+	if (err) {
+		report_fail(p->rep, "handoff: preparing for ExitBootServices: %s", pt_strerror(err));
+		return;
+	}
+	report_note(p->rep, "handoff: leaving boot services");
+	app_emit();
+
+	/* from here to ExitBootServices: no output, no allocation */
+	for (tries = 1; tries <= EBS_TRIES; tries++) {
+		final_map.size = final_map.cap;
+		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &final_map.size, final_map.buf,
+				       &final_map.key, &final_map.desc_size, &final_map.version);
+		if (st != EFI_SUCCESS)
+			break;
+		st = uefi_call_wrapper(BS->ExitBootServices, 2, self, final_map.key);
+		if (st != EFI_INVALID_PARAMETER)
+			break;
+	}
+	if (st != EFI_SUCCESS) {
+		report_fail(p->rep, "handoff: ExitBootServices failed after %u tries: status 0x%llx",
+			    tries, (unsigned long long)st);
+		return;
+	}
+
+	/* no boot service from here on */
+	sink_firmware_gone();
+	trap_install();
+	write_efer(read_efer() | EFER_NXE);
+	write_cr0(read_cr0() | CR0_WP);
+	if (p->caps.pat)
+		write_pat(pt_pat_msr(&p->env.pat));
+	write_cr3(p->home_cr3);
+	if (p->fb_ok && fbcon_init_info(&fbc, &p->fb, (void *)(uintptr_t)p->fb.base_pa) == 0)
+		sink_framebuffer(&fbc);
+	else
+		p->fb_ok = false;
+	report_ok(p->rep, "handoff: ExitBootServices on try %u; our GDT, IDT, recovery CR3 and "
+		  "stack loaded", tries);
+	run_on_stack(phase_b, p, stack_top);
+}
