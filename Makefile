@@ -270,7 +270,7 @@ check-freestanding: $(EFI_LIBPTLAB) | deps
 # image.
 test: | deps
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender
 	$(Q)tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----

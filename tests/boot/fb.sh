@@ -28,7 +28,7 @@ fb_wait_log()
 	local re=$1 log=$2 end=$((SECONDS + $3))
 	while [ "$SECONDS" -le "$end" ]; do
 		if [ -f "$log" ] && LC_ALL=C sed -e 's/\x1b\[[0-9;?=]*[ -/]*[@-~]//g' \
-			-e 's/\r//g' "$log" | grep -Eq -- "$re"; then
+			-e 's/\r//g' "$log" | grep -E -- "$re" >/dev/null; then
 			return 0
 		fi
 		sleep 0.2
