@@ -287,15 +287,15 @@ static int64_t find_free_bit(const struct pt_frames *f)
 }
 
 /**
- * pt_frames_alloc - hand out one zeroed 4 KiB frame
+ * pt_frames_alloc - hand out one 4 KiB frame, zeroed unless zeroing is off
  * @ctx: the struct pt_frames
  * @pa: receives the frame's physical address
  *
  * Next fit from the frame after the last one handed out.  Returns PT_OK, or
  * PT_ENOMEM when every frame is in use, an injected failure is due, or
- * phys_to_virt gave no address to zero the frame through.  On failure only
- * the 'failed' counter (and the injection countdown) changes; *@pa is not
- * written.
+ * (when zeroing) phys_to_virt gave no address to zero the frame through.
+ * On failure only the 'failed' counter (and the injection countdown)
+ * changes; *@pa is not written.
  */
 int pt_frames_alloc(void *ctx, uint64_t *pa)
 {
@@ -310,10 +310,12 @@ int pt_frames_alloc(void *ctx, uint64_t *pa)
 	if (bit < 0)
 		goto fail;
 	frame = pa_of_bit(f, (uint64_t)bit);
-	p = f->phys_to_virt(f->p2v_ctx, frame);
-	if (!p)
-		goto fail;
-	memset(p, 0, FRAME_SIZE);
+	if (!f->dirty) {
+		p = f->phys_to_virt(f->p2v_ctx, frame);
+		if (!p)
+			goto fail;
+		memset(p, 0, FRAME_SIZE);
+	}
 	set_bits(f->bitmap, (uint64_t)bit, 1);
 	f->cursor = ((uint64_t)bit + 1) % nbits(f);
 	account_alloc(f, 1);
@@ -520,9 +522,23 @@ static void *frames_p2v(void *ctx, uint64_t pa)
 	return f->phys_to_virt(f->p2v_ctx, pa);
 }
 
+/**
+ * pt_frames_set_zeroing - zero frames before handing them out, or not
+ * @f: allocator
+ * @zero: true (the default) to zero them
+ *
+ * With zeroing off, pt_frames_alloc neither writes nor maps the frame; the
+ * user (struct pt_env with frames_dirty) clears what it needs.
+ */
+void pt_frames_set_zeroing(struct pt_frames *f, bool zero)
+{
+	f->dirty = !zero;
+}
+
 /*
  * pt_frames_env - point @env's ctx, alloc_frame, free_frame and phys_to_virt
- * at @f.  The other fields are left as they are.
+ * at @f, and set frames_dirty to match its zeroing.  The other fields are
+ * left as they are.
  */
 void pt_frames_env(struct pt_frames *f, struct pt_env *env)
 {
@@ -530,4 +546,5 @@ void pt_frames_env(struct pt_frames *f, struct pt_env *env)
 	env->alloc_frame = pt_frames_alloc;
 	env->free_frame = pt_frames_free;
 	env->phys_to_virt = frames_p2v;
+	env->frames_dirty = f->dirty;
 }

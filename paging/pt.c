@@ -16,6 +16,8 @@
  */
 #include <ptlab/pt.h>
 
+#include <string.h>
+
 #include "internal.h"
 
 enum walk_op { OP_MAP, OP_UNMAP, OP_PROTECT, OP_REMAP };
@@ -39,8 +41,14 @@ struct walk {
 	int err;
 };
 
-static uint64_t *tab(const struct pt_env *env, uint64_t pa)
+/*
+ * The table at @pa: pa + p2v_offset with a linear mapping, else what
+ * phys_to_virt says.  Every table access of this file goes through here.
+ */
+static inline uint64_t *tab(const struct pt_env *env, uint64_t pa)
 {
+	if (env->p2v_linear)
+		return (uint64_t *)(uintptr_t)(pa + env->p2v_offset);
 	return env->phys_to_virt(env->ctx, pa);
 }
 
@@ -108,10 +116,34 @@ int pt_flags_to_bits(const struct pt_env *env, unsigned flags, unsigned level, u
 	return PT_OK;
 }
 
+/*
+ * PT_CACHE() bits of leaf @e at @level under env->pat, as
+ * pt_cache_of_entry() decides, with a type ptlab has no name for read as
+ * UC (the safe assumption).  A table lookup instead of a search.
+ */
+static unsigned leaf_cache_flags(const struct pt_env *env, uint64_t e, unsigned level)
+{
+	/* IA32_PAT memory type code -> enum pt_cache; 2, 3 are reserved codes */
+	static const uint8_t cache_of_code[8] = {
+		[PT_PAT_UC] = PT_CACHE_UC,
+		[PT_PAT_WC] = PT_CACHE_WC,
+		[2] = PT_CACHE_UC,
+		[3] = PT_CACHE_UC,
+		[PT_PAT_WT] = PT_CACHE_WT,
+		[PT_PAT_WP] = PT_CACHE_WP,
+		[PT_PAT_WB] = PT_CACHE_WB,
+		[PT_PAT_UCM] = PT_CACHE_UCM,
+	};
+	unsigned i = (unsigned)((e & (PTE_PWT | PTE_PCD)) >> 3) |
+		     (e & (level ? PTE_PAT_LARGE : PTE_PAT_4K) ? 4u : 0u);
+	unsigned code = env->pat.type[i];
+
+	return PT_CACHE(code < 8 ? cache_of_code[code] : PT_CACHE_UC);
+}
+
 unsigned pt_bits_to_flags(const struct pt_env *env, uint64_t e, unsigned level)
 {
-	unsigned f = 0;
-	int cache = pt_cache_of_entry(&env->pat, e, level);
+	unsigned f = leaf_cache_flags(env, e, level);
 
 	if (e & PTE_W)
 		f |= PT_WRITE;
@@ -121,8 +153,6 @@ unsigned pt_bits_to_flags(const struct pt_env *env, uint64_t e, unsigned level)
 		f |= PT_GLOBAL;
 	if (!(e & PTE_NX))
 		f |= PT_EXEC;
-	/* A type ptlab has no name for reads as UC: the safe assumption. */
-	f |= PT_CACHE(cache < 0 ? PT_CACHE_UC : cache);
 	return f;
 }
 
@@ -317,11 +347,31 @@ static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 	}
 }
 
+/*
+ * A table frame from a dirty allocator that pt_map is about to fill for
+ * [x, last] at @level.  A PT gets one leaf per page of the range (walk_ptes
+ * writes them without reading), so only the entries outside it are
+ * cleared; a higher table is read by the walk, so it is cleared whole.
+ */
+static void clear_new_table(uint64_t *t, unsigned level, uint64_t x, uint64_t last)
+{
+	unsigned first = pt_index(x, 0), end = pt_index(last, 0) + 1;
+
+	if (level) {
+		memset(t, 0, PT_PAGE_SIZE);
+		return;
+	}
+	if (first)
+		memset(t, 0, first * sizeof(*t));
+	if (end < PT_ENTRIES)
+		memset(t + end, 0, (PT_ENTRIES - end) * sizeof(*t));
+}
+
 /* An empty entry at t[i] (or in a virtual empty table when t is NULL). */
 static void visit_hole(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 		       uint64_t x, uint64_t seg_last)
 {
-	uint64_t size = pt_level_size(level), pa, cpa;
+	uint64_t size = pt_level_size(level), pa, cpa, *child;
 
 	if (w->op != OP_MAP) {
 		if (!(w->flags & PT_SPARSE))
@@ -344,34 +394,111 @@ static void visit_hole(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 		return;
 	}
 	cpa = take_frame(w);
+	child = tab(w->env, cpa);
+	if (w->env->frames_dirty)
+		clear_new_table(child, level - 1, x, seg_last);
+	/* Filled before it is linked: a live walker never sees it half-built. */
+	walk(w, level - 1, child, 0, x, seg_last);
 	t[i] = table_entry(cpa, w->user);
 	w->s->stats.tables[level - 1]++;
-	walk(w, level - 1, tab(w->env, cpa), 0, x, seg_last);
 }
 
-/* AND and OR of t[first..end-1], four independent chains (loads, not a dependency). */
-static void ptes_and_or(const uint64_t *t, unsigned first, unsigned end, uint64_t *and_all,
+/*
+ * The two loops over whole PTs below (a GiB of 4 KiB pages is 2 MiB of
+ * entries) are bound by instructions per entry.  Where the compiler has
+ * 16-byte vector registers (__SSE2__: host builds), they handle two entries
+ * per instruction through GCC's generic vector type; the firmware build
+ * (-mno-sse) has no such registers and compiles the scalar loops only.
+ * Vectors are loaded and stored with __builtin_memcpy: no alignment or
+ * aliasing assumption beyond that of uint64_t.
+ */
+#ifdef __SSE2__
+typedef uint64_t pte_pair __attribute__((vector_size(16)));
+#endif
+
+/* AND and OR of [p, end), independent chains (loads, not a dependency). */
+static void ptes_and_or(const uint64_t *p, const uint64_t *end, uint64_t *and_all,
 			uint64_t *or_all)
 {
 	uint64_t a0 = ~UINT64_C(0), a1 = a0, a2 = a0, a3 = a0, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
-	unsigned i = first;
 
-	for (; i + 4 <= end; i += 4) {
-		a0 &= t[i];
-		a1 &= t[i + 1];
-		a2 &= t[i + 2];
-		a3 &= t[i + 3];
-		o0 |= t[i];
-		o1 |= t[i + 1];
-		o2 |= t[i + 2];
-		o3 |= t[i + 3];
+#ifdef __SSE2__
+	pte_pair va0 = { a0, a0 }, va1 = va0, va2 = va0, va3 = va0;
+	pte_pair vo0 = { 0, 0 }, vo1 = vo0, vo2 = vo0, vo3 = vo0, v0, v1, v2, v3;
+
+	for (; end - p >= 8; p += 8) {
+		__builtin_memcpy(&v0, p, sizeof(v0));
+		__builtin_memcpy(&v1, p + 2, sizeof(v1));
+		__builtin_memcpy(&v2, p + 4, sizeof(v2));
+		__builtin_memcpy(&v3, p + 6, sizeof(v3));
+		va0 &= v0;
+		va1 &= v1;
+		va2 &= v2;
+		va3 &= v3;
+		vo0 |= v0;
+		vo1 |= v1;
+		vo2 |= v2;
+		vo3 |= v3;
 	}
-	for (; i < end; i++) {
-		a0 &= t[i];
-		o0 |= t[i];
+	va0 &= va1 & va2 & va3;
+	vo0 |= vo1 | vo2 | vo3;
+	a0 = va0[0] & va0[1];
+	o0 = vo0[0] | vo0[1];
+#endif
+	for (; end - p >= 4; p += 4) {
+		a0 &= p[0];
+		a1 &= p[1];
+		a2 &= p[2];
+		a3 &= p[3];
+		o0 |= p[0];
+		o1 |= p[1];
+		o2 |= p[2];
+		o3 |= p[3];
+	}
+	for (; p < end; p++) {
+		a0 &= *p;
+		o0 |= *p;
 	}
 	*and_all = a0 & a1 & a2 & a3;
 	*or_all = o0 | o1 | o2 | o3;
+}
+
+/*
+ * Store e, e + 4 KiB, e + 8 KiB, ... into [p, end): the leaves of a 4 KiB
+ * map.  Adding a page to pa | attr leaves the attribute bits alone
+ * (pa < 2^52).  A moving pointer and a fixed step, so a store costs one
+ * add beside it.
+ */
+static void fill_ptes(uint64_t *p, uint64_t *end, uint64_t e)
+{
+#ifdef __SSE2__
+	const pte_pair d = { 2 * PT_PAGE_SIZE, 2 * PT_PAGE_SIZE };
+	pte_pair v0 = { e, e + PT_PAGE_SIZE }, v1, v2, v3;
+
+	for (; end - p >= 8; p += 8) {
+		v1 = v0 + d;
+		v2 = v1 + d;
+		v3 = v2 + d;
+		__builtin_memcpy(p, &v0, sizeof(v0));
+		__builtin_memcpy(p + 2, &v1, sizeof(v1));
+		__builtin_memcpy(p + 4, &v2, sizeof(v2));
+		__builtin_memcpy(p + 6, &v3, sizeof(v3));
+		v0 = v3 + d;
+	}
+	e = v0[0];
+#endif
+	for (; end - p >= 8; p += 8, e += 8 * PT_PAGE_SIZE) {
+		p[0] = e;
+		p[1] = e + PT_PAGE_SIZE;
+		p[2] = e + 2 * PT_PAGE_SIZE;
+		p[3] = e + 3 * PT_PAGE_SIZE;
+		p[4] = e + 4 * PT_PAGE_SIZE;
+		p[5] = e + 5 * PT_PAGE_SIZE;
+		p[6] = e + 6 * PT_PAGE_SIZE;
+		p[7] = e + 7 * PT_PAGE_SIZE;
+	}
+	for (; p < end; p++, e += PT_PAGE_SIZE)
+		*p = e;
 }
 
 /*
@@ -389,37 +516,25 @@ static bool walk_ptes(struct walk *w, uint64_t *t, uint64_t x, uint64_t last)
 	unsigned first = pt_index(x, 0);
 	unsigned end = first + (unsigned)((last - x) >> PT_PAGE_SHIFT) + 1;
 	bool whole = first == 0 && end == PT_ENTRIES;
-	uint64_t pa, and_all, or_all, g;
+	uint64_t and_all, or_all, g;
 	unsigned i, run;
 
 	if (w->op == OP_MAP) {
 		if (!w->apply) {
-			ptes_and_or(t, first, end, &and_all, &or_all);
+			ptes_and_or(t + first, t + end, &and_all, &or_all);
 			if (or_all & PTE_P)
 				w->err = PT_EEXIST;
 			return true;
 		}
-		/*
-		 * CHECK found every entry empty.  Four stores per step: the loop
-		 * is bound by instructions per store.  Adding a page to pa | attr
-		 * leaves the attribute bits alone (pa < 2^52).
-		 */
-		pa = (w->pa + (x - w->va)) | w->attr[0];
-		for (i = first; i + 4 <= end; i += 4, pa += 4 * PT_PAGE_SIZE) {
-			t[i] = pa;
-			t[i + 1] = pa + PT_PAGE_SIZE;
-			t[i + 2] = pa + 2 * PT_PAGE_SIZE;
-			t[i + 3] = pa + 3 * PT_PAGE_SIZE;
-		}
-		for (; i < end; i++, pa += PT_PAGE_SIZE)
-			t[i] = pa;
+		/* CHECK found every entry empty. */
+		fill_ptes(t + first, t + end, (w->pa + (x - w->va)) | w->attr[0]);
 		w->s->stats.leaves[0] += end - first;
 		return true;
 	}
 	if (w->op != OP_UNMAP)
 		return false;
 	if (!w->apply) {
-		ptes_and_or(t, first, end, &and_all, &or_all);
+		ptes_and_or(t + first, t + end, &and_all, &or_all);
 		w->pte_g |= or_all & PTE_G;
 		if (!(and_all & PTE_P) && !(w->flags & PT_SPARSE))
 			w->err = PT_ENOTMAPPED;
@@ -701,6 +816,9 @@ int pt_env_check(const struct pt_env *env)
 		return PT_EINVAL;
 	if (env->maxphyaddr < 32 || env->maxphyaddr > 52)
 		return PT_EINVAL;
+	/* Entries are 8-byte words: a linear mapping must keep them aligned. */
+	if (env->p2v_linear && (env->p2v_offset & (sizeof(uint64_t) - 1)))
+		return PT_EINVAL;
 	if (pt_cache_bits(&env->pat, PT_CACHE_WB, 0, &bits) ||
 	    pt_cache_bits(&env->pat, PT_CACHE_UC, 0, &bits))
 		return PT_EINVAL;
@@ -719,6 +837,8 @@ int pt_create(struct pt_space *s, const struct pt_env *env, unsigned levels)
 		return err;
 	if (env->alloc_frame(env->ctx, &pa) != PT_OK)
 		return PT_ENOMEM;
+	if (env->frames_dirty)
+		memset(tab(env, pa), 0, PT_PAGE_SIZE);
 	*s = (struct pt_space){ .env = env, .root_pa = pa, .levels = levels };
 	s->stats.tables[levels - 1] = 1;
 	return PT_OK;
@@ -753,39 +873,61 @@ uint64_t pt_table_count(const struct pt_space *s)
 
 /* ---- queries ------------------------------------------------------------------------ */
 
+/*
+ * pt_translate's walk, with @linear a constant at each call: the linear
+ * instance makes no calls, so it needs no saved registers and no stack.
+ */
+static inline __attribute__((always_inline))
+int translate_walk(const struct pt_space *s, uint64_t va, struct pt_leaf *out, bool linear)
+{
+	const struct pt_env *env = s->env;
+	uint64_t pa = s->root_pa, e, size, and_e = ~UINT64_C(0), or_e = 0;
+	unsigned level, i;
+
+	/* W and US are ANDed down the walk, NX ORed: fold whole entries. */
+	for (level = s->levels - 1; ; level--) {
+		i = pt_index(va, level);
+		if (linear)
+			e = ((const uint64_t *)(uintptr_t)(pa + env->p2v_offset))[i];
+		else
+			e = ((const uint64_t *)env->phys_to_virt(env->ctx, pa))[i];
+		if (!(e & PTE_P))
+			return PT_ENOTMAPPED;
+		and_e &= e;
+		or_e |= e;
+		if (is_leaf(e, level))
+			break;
+		pa = e & PTE_ADDR_MASK;
+	}
+	/* Everything else only for the leaf. */
+	size = pt_level_size(level);
+	out->level = level;
+	out->size = size;
+	out->va = va & ~(size - 1);
+	out->pa = (e & leaf_addr_mask(level)) | (va & (size - 1));
+	out->entry = e;
+	out->entry_pa = pa + i * sizeof(uint64_t);
+	out->flags = leaf_cache_flags(env, e, level) |
+		     (and_e & PTE_W ? PT_WRITE : 0) | (and_e & PTE_US ? PT_USER : 0) |
+		     (e & PTE_G ? PT_GLOBAL : 0) | (or_e & PTE_NX ? 0 : PT_EXEC);
+	return PT_OK;
+}
+
+static __attribute__((noinline))
+int translate_cb(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
+{
+	return translate_walk(s, va, out, false);
+}
+
 int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
 {
-	uint64_t pa, e = 0, epa;
-	bool w = true, us = true, nx = false;
-
 	if (!space_ok(s) || !out)
 		return PT_EINVAL;
 	if (!pt_canonical(va, s->levels))
 		return PT_ENONCANON;
-	pa = s->root_pa;
-	for (unsigned level = s->levels - 1; ; level--) {
-		epa = pa + pt_index(va, level) * sizeof(uint64_t);
-		e = tab(s->env, pa)[pt_index(va, level)];
-		if (!(e & PTE_P))
-			return PT_ENOTMAPPED;
-		w &= !!(e & PTE_W);
-		us &= !!(e & PTE_US);
-		nx |= !!(e & PTE_NX);
-		if (is_leaf(e, level)) {
-			uint64_t size = pt_level_size(level);
-
-			out->level = level;
-			out->size = size;
-			out->va = va & ~(size - 1);
-			out->pa = (e & leaf_addr_mask(level)) | (va & (size - 1));
-			out->entry = e;
-			out->entry_pa = epa;
-			out->flags = pt_bits_to_flags(s->env, e, level) & ~(PT_WRITE | PT_USER | PT_EXEC);
-			out->flags |= (w ? PT_WRITE : 0) | (us ? PT_USER : 0) | (nx ? 0 : PT_EXEC);
-			return PT_OK;
-		}
-		pa = e & PTE_ADDR_MASK;
-	}
+	if (!s->env->p2v_linear)
+		return translate_cb(s, va, out);
+	return translate_walk(s, va, out, true);
 }
 
 struct vwalk {

@@ -4,8 +4,9 @@
  *
  * One bit per 4 KiB frame of each range, in a bitmap the caller supplies
  * (pt_frames_bitmap_bytes() says how large).  Frames are zeroed through
- * phys_to_virt before they are handed out.  Double frees and frees of frames
- * never handed out are refused with PT_EFRAME and change nothing.
+ * phys_to_virt before they are handed out, unless pt_frames_set_zeroing()
+ * turned that off.  Double frees and frees of frames never handed out are
+ * refused with PT_EFRAME and change nothing.
  *
  * Its pt_frames_alloc / pt_frames_free fit struct pt_env's alloc_frame /
  * free_frame with the struct pt_frames as context (see pt_frames_env()).
@@ -46,6 +47,9 @@ struct pt_frames {
 
 	/* failure injection: when non-zero, the fail_at-th allocation from now fails */
 	uint64_t fail_at;
+
+	/* pt_frames_alloc hands frames out as they are (pt_frames_set_zeroing) */
+	bool dirty;
 };
 
 /*
@@ -64,8 +68,21 @@ int pt_frames_init(struct pt_frames *f, const struct pt_range *ranges, unsigned 
 		   uint64_t *bitmap, size_t bitmap_bytes,
 		   void *(*phys_to_virt)(void *ctx, uint64_t pa), void *p2v_ctx);
 
-/* A zeroed frame: PT_OK, or PT_ENOMEM (exhausted or injected failure). */
+/*
+ * A frame, zeroed unless zeroing is off: PT_OK, or PT_ENOMEM (exhausted or
+ * injected failure).
+ */
 int pt_frames_alloc(void *f, uint64_t *pa);
+
+/*
+ * Whether pt_frames_alloc zeroes the frames it hands out (@zero true, the
+ * default after pt_frames_init) or hands them out with whatever they hold
+ * and never calls phys_to_virt.  An env filled by pt_frames_env() after
+ * this call has frames_dirty set to match; an env filled before must be
+ * updated by the caller (a library that expects zeroed frames and gets
+ * dirty ones builds corrupt tables).
+ */
+void pt_frames_set_zeroing(struct pt_frames *f, bool zero);
 
 /* Return a frame; counts a bad free (and changes nothing else) when refused. */
 void pt_frames_free(void *f, uint64_t pa);
@@ -94,8 +111,9 @@ void pt_frames_fail_nth(struct pt_frames *f, uint64_t n);
 uint64_t pt_frames_available(const struct pt_frames *f);
 
 /*
- * Fill @env's ctx, alloc_frame, free_frame and phys_to_virt from @f; the
- * caller sets flush, maxphyaddr, has_1g and pat.
+ * Fill @env's ctx, alloc_frame, free_frame and phys_to_virt from @f, and set
+ * frames_dirty when @f does not zero frames (cleared otherwise); the caller
+ * sets flush, maxphyaddr, has_1g, pat and the p2v_linear fields.
  */
 void pt_frames_env(struct pt_frames *f, struct pt_env *env);
 

@@ -151,11 +151,17 @@ struct pt_flushlist {
 
 struct pt_env {
 	void *ctx;
-	/* A zeroed 4 KiB frame; 0 or PT_ENOMEM.  Required. */
+	/*
+	 * A 4 KiB frame; 0 or PT_ENOMEM.  Required.  Zeroed, unless
+	 * @frames_dirty is set.
+	 */
 	int (*alloc_frame)(void *ctx, uint64_t *pa);
 	/* Return a frame obtained from alloc_frame.  Required. */
 	void (*free_frame)(void *ctx, uint64_t pa);
-	/* Where the library reads and writes the table at @pa.  Required. */
+	/*
+	 * Where the library reads and writes the table at @pa.  Required, also
+	 * with @p2v_linear (pt_lint and other callers use it).
+	 */
 	void *(*phys_to_virt)(void *ctx, uint64_t pa);
 	/*
 	 * Invalidate the listed translations and paging-structure caches before
@@ -166,6 +172,24 @@ struct pt_env {
 	unsigned maxphyaddr;  /* physical address bits, 32..52 */
 	bool has_1g;          /* CPUID.80000001h:EDX[26]: 1 GiB leaves allowed */
 	struct pt_pat pat;    /* the layout cache types are encoded for */
+
+	/*
+	 * Optional fast paths; all false/0 (as in a zero-initialized env)
+	 * keeps the behaviour described above.
+	 *
+	 * @p2v_linear: the table at @pa is at virtual address
+	 * (uintptr_t)(pa + @p2v_offset) (the addition wraps modulo 2^64), and
+	 * the walker computes that instead of calling phys_to_virt.
+	 * phys_to_virt must return the same address for every table frame.
+	 *
+	 * @frames_dirty: alloc_frame may hand out frames with any contents.
+	 * The library then clears every table it creates, except the entries
+	 * the same call writes anyway (a new PT the call fills entirely is
+	 * never cleared), and does so before the table is linked.
+	 */
+	bool p2v_linear;
+	bool frames_dirty;
+	uint64_t p2v_offset;
 };
 
 /* ---- address spaces ------------------------------------------------------- */
@@ -187,7 +211,8 @@ uint64_t pt_table_count(const struct pt_space *s);
 
 /*
  * Check @env for use: callbacks present, maxphyaddr in 32..52, PAT layout
- * holding WB and UC.  PT_EINVAL otherwise.
+ * holding WB and UC, with p2v_linear a p2v_offset that is a multiple of 8.
+ * PT_EINVAL otherwise.
  */
 int pt_env_check(const struct pt_env *env);
 

@@ -658,6 +658,57 @@ static void test_env_routes_callbacks_through_the_allocator(void **state)
 	fx_fini(&x);
 }
 
+static void test_zeroing_off_hands_frames_out_as_they_are(void **state)
+{
+	struct fx x;
+	struct pt_env env;
+	uint64_t pa, pa2;
+
+	(void)state;
+	fx_init(&x, 4);
+	/* the default zeroes, and pt_frames_env says so */
+	memset(&env, 0xff, sizeof(env));
+	pt_frames_env(&x.f, &env);
+	assert_false(env.frames_dirty);
+	assert_int_equal(pt_frames_alloc(&x.f, &pa), PT_OK);
+	assert_true(all_bytes(x.mem + (pa - FX_BASE), K4, 0));
+
+	pt_frames_set_zeroing(&x.f, false);
+	x.p2v_calls = 0;
+	assert_int_equal(pt_frames_alloc(&x.f, &pa2), PT_OK);
+	assert_int_not_equal(pa2, pa);
+	assert_true(all_bytes(x.mem + (pa2 - FX_BASE), K4, 0xa5));
+	assert_int_equal(x.p2v_calls, 0);
+	assert_int_equal(x.f.in_use, 2);
+	assert_true(pt_frames_in_use(&x.f, pa2));
+	pt_frames_env(&x.f, &env);
+	assert_true(env.frames_dirty);
+
+	/* back on: zeroed again */
+	pt_frames_set_zeroing(&x.f, true);
+	assert_int_equal(pt_frames_alloc(&x.f, &pa), PT_OK);
+	assert_true(all_bytes(x.mem + (pa - FX_BASE), K4, 0));
+	pt_frames_env(&x.f, &env);
+	assert_false(env.frames_dirty);
+	fx_fini(&x);
+}
+
+static void test_zeroing_off_needs_no_memory_behind_the_frames(void **state)
+{
+	struct fx x;
+	uint64_t pa;
+
+	(void)state;
+	fx_init_fake(&x, UINT64_C(0x0000007000000000), 8 * K4);
+	pt_frames_set_zeroing(&x.f, false);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(pt_frames_alloc(&x.f, &pa), PT_OK);
+	assert_int_equal(pt_frames_alloc(&x.f, &pa), PT_ENOMEM);
+	assert_int_equal(x.f.failed, 1);
+	assert_int_equal(x.p2v_calls, 0);
+	fx_fini(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +733,8 @@ int main(void)
 		cmocka_unit_test(test_init_errors_leave_struct_and_bitmap_untouched),
 		cmocka_unit_test(test_init_accepts_max_ranges),
 		cmocka_unit_test(test_env_routes_callbacks_through_the_allocator),
+		cmocka_unit_test(test_zeroing_off_hands_frames_out_as_they_are),
+		cmocka_unit_test(test_zeroing_off_needs_no_memory_behind_the_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -580,6 +580,247 @@ static void test_env_check_rejects_incomplete_environment(void **state)
 	assert_int_equal(pt_create(&s, NULL, 4), PT_EINVAL);
 }
 
+static void test_env_check_linear_offset_must_keep_entries_aligned(void **state)
+{
+	struct fx *f = *state;
+	struct pt_env env = f->a.env;
+
+	env.p2v_linear = true;
+	env.p2v_offset = 4;
+	assert_int_equal(pt_env_check(&env), PT_EINVAL);
+	env.p2v_offset = 8;
+	assert_int_equal(pt_env_check(&env), PT_OK);
+	/* the offset means nothing without the flag */
+	env.p2v_linear = false;
+	env.p2v_offset = 4;
+	assert_int_equal(pt_env_check(&env), PT_OK);
+	/* phys_to_virt stays required */
+	env.p2v_linear = true;
+	env.p2v_offset = 0;
+	env.phys_to_virt = NULL;
+	assert_int_equal(pt_env_check(&env), PT_EINVAL);
+}
+
+/* The cache type translate reports is the one pt_cache_of_entry looks up. */
+static void test_translate_cache_type_follows_the_pat(void **state)
+{
+	struct fx *f = *state;
+	struct pt_leaf l;
+
+	pt_pat_ptlab(&f->a.env.pat);
+	for (unsigned c = 0; c < PT_CACHE_COUNT; c++) {
+		uint64_t va4 = c * 2 * MiB, va2 = GiB + c * 2 * MiB;
+
+		assert_int_equal(pt_map(&f->s, va4, 0, 4 * KiB, PT_CACHE(c), PT_PAGE_4K, NULL), PT_OK);
+		assert_int_equal(pt_map(&f->s, va2, 0, 2 * MiB, PT_CACHE(c) | PT_GLOBAL, PT_PAGE_2M,
+					NULL), PT_OK);
+		expect_xlat(f, va4, 0, 0, PT_CACHE(c));
+		expect_xlat(f, va2 + 8 * KiB, 8 * KiB, 1, PT_CACHE(c) | PT_GLOBAL);
+		assert_int_equal(pt_translate(&f->s, va4, &l), PT_OK);
+		assert_int_equal(pt_cache_of_entry(&f->a.env.pat, l.entry, 0), (int)c);
+	}
+	/* a reserved code and an out-of-range one in the WT slot read as UC */
+	f->a.env.pat.type[1] = 2;
+	assert_int_equal(pt_cache_of_entry(&f->a.env.pat, PTE_PWT, 0), -1);
+	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
+	f->a.env.pat.type[1] = 9;
+	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
+	pt_pat_ptlab(&f->a.env.pat);
+}
+
+/* ---- the optional environment fast paths -------------------------------- */
+
+/* Linear phys-to-virt and unzeroed frames for @a (its memory is 0xa5 garbage). */
+static void arena_fast(struct arena *a)
+{
+	pt_frames_set_zeroing(&a->frames, false);
+	a->env.frames_dirty = true;
+	a->env.p2v_linear = true;
+	a->env.p2v_offset = (uint64_t)(uintptr_t)a->mem - a->base;
+}
+
+struct cmp {
+	struct fx *other;
+	uint64_t leaves;
+};
+
+/*
+ * @leaf of one space must be a leaf of the other with the same va, size,
+ * flags and entry: translate there (its last byte; the other way round too).
+ */
+static int cmp_leaf(void *arg, const struct pt_leaf *leaf)
+{
+	struct cmp *c = arg;
+	struct pt_leaf t;
+	uint64_t last = leaf->va + leaf->size - 1;
+
+	c->leaves++;
+	if (pt_translate(&c->other->s, last, &t) != PT_OK)
+		return 1;
+	if (t.va != leaf->va || t.size != leaf->size || t.flags != leaf->flags ||
+	    t.entry != leaf->entry || t.pa != leaf->pa + leaf->size - 1)
+		return 2;
+	/* entry_pa names the very entry that was read */
+	if (*(uint64_t *)arena_p2v(&c->other->a, t.entry_pa) != t.entry)
+		return 3;
+	return 0;
+}
+
+/* Same leaves (entry_pa aside), same statistics, translate agrees, lint clean. */
+static void expect_same_space(struct fx *a, struct fx *b)
+{
+	struct cmp ca = { b, 0 }, cb = { a, 0 };
+
+	assert_int_equal(pt_visit(&a->s, 0, 0, cmp_leaf, &ca), 0);
+	assert_int_equal(pt_visit(&b->s, 0, 0, cmp_leaf, &cb), 0);
+	assert_int_equal(ca.leaves, cb.leaves);
+	assert_memory_equal(&a->s.stats, &b->s.stats, sizeof(a->s.stats));
+	lint_clean(a);
+	lint_clean(b);
+}
+
+static void fx_init_pair(struct fx *ref, struct fx *fast, uint64_t frames)
+{
+	arena_init(&ref->a, frames);
+	arena_init(&fast->a, frames);
+	arena_fast(&fast->a);
+	pt_pat_ptlab(&ref->a.env.pat);
+	pt_pat_ptlab(&fast->a.env.pat);
+	assert_int_equal(pt_create(&ref->s, &ref->a.env, 4), PT_OK);
+	assert_int_equal(pt_create(&fast->s, &fast->a.env, 4), PT_OK);
+}
+
+static void fx_fini_pair(struct fx *ref, struct fx *fast)
+{
+	pt_destroy(&ref->s);
+	pt_destroy(&fast->s);
+	assert_int_equal(ref->a.frames.in_use, 0);
+	assert_int_equal(fast->a.frames.in_use, 0);
+	arena_fini(&ref->a);
+	arena_fini(&fast->a);
+}
+
+/* A fresh table the map fills in part is zero everywhere else. */
+static void test_dirty_frames_partly_filled_tables_are_cleared(void **state)
+{
+	static struct fx ref, fast;
+	const uint64_t *pt;
+	struct pt_leaf l;
+
+	(void)state;
+	fx_init_pair(&ref, &fast, 256);
+	/* root, PDPT, PD and one PT, three leaves in the middle of the PT */
+	assert_int_equal(pt_map(&fast.s, 5 * GiB + 2 * MiB + 100 * 4 * KiB, 0, 3 * 4 * KiB,
+				PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_translate(&fast.s, 5 * GiB + 2 * MiB + 101 * 4 * KiB, &l), PT_OK);
+	pt = arena_p2v(&fast.a, l.entry_pa - 101 * sizeof(uint64_t));
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		if (i < 100 || i > 102)
+			assert_int_equal(pt[i], 0);
+		else
+			assert_int_equal(pt[i] & PTE_ADDR_MASK, (i - 100) * 4 * KiB);
+	expect_unmapped(&fast, 5 * GiB + 2 * MiB + 99 * 4 * KiB);
+	expect_unmapped(&fast, 5 * GiB + 2 * MiB + 103 * 4 * KiB);
+	expect_unmapped(&fast, 5 * GiB);
+	expect_unmapped(&fast, 6 * GiB);
+	/* a PT filled whole next to it, and 2 MiB leaves in a fresh PD */
+	assert_int_equal(pt_map(&fast.s, 5 * GiB + 4 * MiB, 0, 2 * MiB, PT_WRITE, PT_PAGE_4K,
+				NULL), PT_OK);
+	assert_int_equal(pt_map(&fast.s, 9 * GiB + 6 * MiB, 0, 4 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
+	assert_int_equal(pt_map(&ref.s, 5 * GiB + 2 * MiB + 100 * 4 * KiB, 0, 3 * 4 * KiB,
+				PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_map(&ref.s, 5 * GiB + 4 * MiB, 0, 2 * MiB, PT_WRITE, PT_PAGE_4K,
+				NULL), PT_OK);
+	assert_int_equal(pt_map(&ref.s, 9 * GiB + 6 * MiB, 0, 4 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
+	expect_same_space(&ref, &fast);
+	fx_fini_pair(&ref, &fast);
+}
+
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state % n;
+}
+
+/*
+ * The same random calls on a default environment and on one with a linear
+ * mapping and unzeroed frames (recycled frames hold old entries, fresh ones
+ * 0xa5 garbage with P and PS set): same results, same tables.  Failures
+ * injected into both must leave the fast one unchanged.
+ */
+static void test_fast_env_builds_the_same_tables(void **state)
+{
+	static struct fx ref, fast;
+	/* two windows: one in root slot 0, one across the slot 0/1 boundary */
+	const uint64_t win[2] = { 0, 512 * GiB - 64 * MiB };
+	const unsigned flags[] = { 0, PT_WRITE, PT_EXEC, PT_USER | PT_WRITE, PT_GLOBAL,
+				   PT_CACHE(PT_CACHE_WC), PT_CACHE(PT_CACHE_UC) | PT_WRITE };
+	struct arena_snap snap;
+	unsigned injected = 0, ok = 0;
+
+	(void)state;
+	rng_state = UINT64_C(0x243f6a8885a308d3);
+	fx_init_pair(&ref, &fast, 2048);
+	for (unsigned step = 0; step < 1500; step++) {
+		uint64_t va = win[rnd(2)] + rnd(64) * 2 * MiB + (rnd(2) ? rnd(512) * 4 * KiB : 0);
+		uint64_t len = rnd(3) == 0 ? (1 + rnd(3)) * 2 * MiB : (1 + rnd(700)) * 4 * KiB;
+		uint64_t pa = rnd(2) ? (va & (GiB - 1)) : rnd(4096) * 4 * KiB;
+		unsigned fl = flags[rnd(sizeof(flags) / sizeof(flags[0]))];
+		unsigned op = (unsigned)rnd(5), opts = rnd(2) ? PT_SPARSE : 0;
+		enum pt_page_size size = (enum pt_page_size)rnd(3);
+		uint64_t fail = rnd(3) == 0 ? 1 + rnd(3) : 0;
+		int e1, e2;
+
+		if (fail) {
+			pt_frames_fail_nth(&ref.a.frames, fail);
+			pt_frames_fail_nth(&fast.a.frames, fail);
+			arena_snap_take(&snap, &fast.a, &fast.s);
+		}
+		switch (op) {
+		case 0:
+		case 1:
+			e1 = pt_map(&ref.s, va, pa, len, fl, size, NULL);
+			e2 = pt_map(&fast.s, va, pa, len, fl, size, NULL);
+			break;
+		case 2:
+			e1 = pt_unmap(&ref.s, va, len, opts, NULL);
+			e2 = pt_unmap(&fast.s, va, len, opts, NULL);
+			break;
+		case 3:
+			e1 = pt_protect(&ref.s, va, len, fl | opts, NULL);
+			e2 = pt_protect(&fast.s, va, len, fl | opts, NULL);
+			break;
+		default:
+			e1 = pt_remap(&ref.s, va, len, pa, opts, NULL);
+			e2 = pt_remap(&fast.s, va, len, pa, opts, NULL);
+			break;
+		}
+		assert_int_equal(e1, e2);
+		if (fail) {
+			if (e2 == PT_ENOMEM) {
+				assert_true(arena_snap_equal(&snap, &fast.a, &fast.s));
+				injected++;
+			}
+			arena_snap_free(&snap);
+			pt_frames_fail_nth(&ref.a.frames, 0);
+			pt_frames_fail_nth(&fast.a.frames, 0);
+		}
+		ok += e2 == PT_OK;
+		if (step % 50 == 0)
+			expect_same_space(&ref, &fast);
+	}
+	expect_same_space(&ref, &fast);
+	/* the sequence did something, and failed some calls on purpose */
+	assert_true(ok > 300);
+	assert_true(injected > 10);
+	assert_true(fast.a.frames.freed > 50);
+	fx_fini_pair(&ref, &fast);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, teardown)
 
 int main(void)
@@ -606,6 +847,10 @@ int main(void)
 		T(test_lint_finds_planted_corruption),
 		T(test_pat_encoding_round_trips),
 		T(test_env_check_rejects_incomplete_environment),
+		T(test_env_check_linear_offset_must_keep_entries_aligned),
+		T(test_translate_cache_type_follows_the_pat),
+		cmocka_unit_test(test_dirty_frames_partly_filled_tables_are_cleared),
+		cmocka_unit_test(test_fast_env_builds_the_same_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
