@@ -33,6 +33,7 @@
 #include <ptlab/pt.h>
 
 #include "arena.h"
+#include "samples.h"
 
 #define K4 PT_SIZE_4K
 #define M2 PT_SIZE_2M
@@ -237,29 +238,10 @@ static int op_plan(struct pt_space *s, const void *arg)
 	return pt_plan_apply(s, &((const struct plan_arg *)arg)->plan);
 }
 
-static void *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	void *buf;
-	long n;
-
-	if (!f)
-		fail_msg("cannot open %s (run from the top of the tree)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static void plan_for(const char *file, unsigned levels, bool has_1g, unsigned *maps)
 {
-	char path[512], name[640];
+	char name[640];
 	size_t len;
 	unsigned ds = strstr(file, "desc56") ? 56 : 48;
 	void *raw;
@@ -272,8 +254,7 @@ static void plan_for(const char *file, unsigned levels, bool has_1g, unsigned *m
 	uint64_t k;
 
 	assert_non_null(pa);
-	snprintf(path, sizeof(path), "%s/%s", DATA_DIR, file);
-	raw = read_file(path, &len);
+	raw = sample_read(file, &len);
 	count = (unsigned)(len / ds);
 	range = calloc(2 * count + 2, sizeof(*range));
 	assert_non_null(range);

@@ -26,6 +26,7 @@
 #include <ptlab/plan.h>
 
 #include "arena.h"
+#include "samples.h"
 
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
@@ -42,36 +43,13 @@ struct fx {
 	struct pt_plan plan;
 };
 
-/* Read tests/data/memmap/@name (from the top of the tree, where make runs tests). */
-static void *read_map(const char *name, size_t *len)
-{
-	char path[256];
-	FILE *f;
-	void *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "tests/data/memmap/%s", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s (run from the top of the tree)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 /* Normalize @name into x->map and place the image in its first LoaderCode range. */
 static void load(struct fx *x, const char *name)
 {
 	const struct pt_mem_range *lc = NULL;
 	size_t len;
-	void *raw = read_map(name, &len);
+	void *raw = sample_read(name, &len);
 	unsigned count = (unsigned)(len / OVMF_DESC_SIZE);
 	uint64_t base;
 

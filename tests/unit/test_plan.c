@@ -26,6 +26,7 @@
 #include <ptlab/plan.h>
 
 #include "arena.h"
+#include "samples.h"
 
 #define K4 PT_SIZE_4K
 #define M2 PT_SIZE_2M
@@ -1130,29 +1131,6 @@ static void test_ranges_above_maxphyaddr_are_cut_with_quirk(void **state)
 
 /* ---- the sample map from tests/data, through the normalizer ------------- */
 
-/* Read tests/data/memmap/@name (from the top of the tree, where make runs tests). */
-static void *read_sample(const char *name, size_t *len)
-{
-	char path[256];
-	FILE *f;
-	void *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "tests/data/memmap/%s", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s (run from the top of the tree)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static void test_sample_map_normalizes_to_the_same_plan(void **state)
 {
@@ -1170,7 +1148,7 @@ static void test_sample_map_normalizes_to_the_same_plan(void **state)
 	assert_int_equal(pt_plan_build(&want.map, &want.image, &want.caps, &want.plan), PT_OK);
 	for (unsigned i = 0; i < NR(sample); i++) {
 		size_t len;
-		void *raw = read_sample(sample[i].file, &len);
+		void *raw = sample_read(sample[i].file, &len);
 		unsigned count = (unsigned)(len / sample[i].desc_size);
 
 		fx_init(&got, true, 4);
