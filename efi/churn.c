@@ -245,10 +245,20 @@ static uint64_t pick_frames(uint64_t size, uint64_t len)
 	return c.p->data_pa + below((c.p->data_len - len) / size + 1) * size;
 }
 
-static void do_flush(struct pt_flushlist *fl, bool skip)
+/*
+ * After a successful change of [va, va+len) to @pa/@attrs: invalidate what
+ * the library reported (unless the injection skips it), teach the model,
+ * and compare at the key points.
+ */
+static void changed(struct pt_flushlist *fl, bool skip_flush, uint64_t va, uint64_t len,
+		    uint64_t pa, unsigned attrs)
 {
-	if (!skip)
+	if (!skip_flush)
 		ptlab_flush(fl);
+	if (model_set(&c.m, va, len, true, pa, attrs))
+		fail("model: out of runs", va, MODEL_CAP, c.m.n);
+	else
+		key_points(va, len);
 }
 
 static int check_result(const char *call, uint64_t va, int want, int got)
@@ -282,12 +292,7 @@ static void op_map(void)
 	c.maps++;
 	if (check_result("map", va, want, got))
 		return;
-	do_flush(&fl, false);
-	if (model_set(&c.m, va, len, true, pa, attrs)) {
-		fail("model: out of runs", va, MODEL_CAP, c.m.n);
-		return;
-	}
-	key_points(va, len);
+	changed(&fl, false, va, len, pa, attrs);
 	sample(va + below(len / PAGE) * PAGE);
 }
 
@@ -326,7 +331,7 @@ static void op_unmap(void)
 	c.unmaps++;
 	if (check_result("unmap", va, want, got))
 		return;
-	do_flush(&fl, false);
+	ptlab_flush(&fl);
 	model_set(&c.m, va, len, false, 0, 0);
 	key_points(va, len);
 	sample(va);
@@ -346,12 +351,7 @@ static void op_protect(void)
 	c.protects++;
 	if (check_result("protect", va, PT_OK, got))
 		return;
-	do_flush(&fl, false);
-	if (model_set(&c.m, va, len, true, pa, attrs)) {
-		fail("model: out of runs", va, MODEL_CAP, c.m.n);
-		return;
-	}
-	key_points(va, len);
+	changed(&fl, false, va, len, pa, attrs);
 	sample(va + below(len / PAGE) * PAGE);
 }
 
@@ -394,12 +394,7 @@ static void op_remap(void)
 	c.remaps++;
 	if (check_result("remap", va, PT_OK, got))
 		return;
-	do_flush(&fl, skip);
-	if (model_set(&c.m, va, len, true, new_pa, attrs)) {
-		fail("model: out of runs", va, MODEL_CAP, c.m.n);
-		return;
-	}
-	key_points(va, len);
+	changed(&fl, skip, va, len, new_pa, attrs);
 	sample(va);
 }
 
