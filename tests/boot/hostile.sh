@@ -12,7 +12,7 @@ set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
 
-boot_init reliability
+boot_init hostile
 
 # the run ended early but completely: report closed, file written, nothing leaked
 completed()
