@@ -24,6 +24,7 @@
 #define DATA_BYTES        (8u << 20)  /* the data area test mappings point at */
 #define DEBUG_EXIT_PORT   0xf4
 #define WAIT_SECONDS      60u
+#define HANDOFF_ITERATIONS 50000u
 
 /* Linker symbols of gnu-efi's elf_x86_64_efi.lds. */
 extern char ImageBase[], _text[], _etext[], _data[], _edata[];
@@ -135,6 +136,9 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
 		}
 		if (!o->end_given)
 			o->end = OPTS_END_SHUTDOWN;
+		/* all of RAM is ours: a longer churn by default */
+		if (!o->iterations_given)
+			o->iterations = HANDOFF_ITERATIONS;
 	}
 	return 0;
 }

@@ -233,6 +233,7 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		break;
 	case O_ITER:
 		o->iterations = num;
+		o->iterations_given = true;
 		break;
 	case O_END:
 		o->end = (enum opts_end)c;

@@ -51,6 +51,7 @@ struct opts {
 	bool help;
 	uint64_t seed;		/* default 1 */
 	uint64_t iterations;	/* default 20000 */
+	bool iterations_given;	/* --iterations was given */
 	enum opts_end end;
 	bool end_given;		/* --end was on the command line or in the file */
 	bool dump_memmap;

@@ -35,6 +35,11 @@ boot_bg max-8G --cfg "--mode=handoff --end=qemu" --cpu max --mem 8G
 boot_wait
 handed_off qemu64-256M
 handed_off max-8G
+if [ "$(fact "$BOOT_LOG" churn ops)" -ge 50000 ] 2>/dev/null; then
+	pass "max-8G: the longer default churn after hand-off ($(fact "$BOOT_LOG" churn ops) operations)"
+else
+	fail "max-8G: churn ops '$(fact "$BOOT_LOG" churn ops)' below the hand-off default"
+fi
 above=$(log_clean "$BOOT_LOG" | sed -n 's/.*ram sweep: .*(\([0-9]*\) above 4 GiB).*/\1/p')
 if [ "${above:-0}" -gt 0 ]; then
 	pass "max-8G: $above frames above 4 GiB written and read back"
@@ -42,7 +47,7 @@ else
 	fail "max-8G: no frame above 4 GiB exercised ('$above')"
 fi
 
-boot_bg usb-stick --cfg "--mode=handoff --end=qemu" --cpu max --mem 2G --usb
+boot_bg usb-stick --cfg "--mode=handoff --end=qemu --iterations=20000" --cpu max --mem 2G --usb
 # refused before anything happens: the app returns to the boot manager,
 # which has nothing else to boot, so QEMU is stopped by the timeout
 boot_bg refuse-return --cfg "--mode=handoff --end=return" --cpu max --mem 1G --timeout 25
@@ -52,6 +57,16 @@ boot_result refuse-return >/dev/null
 check_log '^ptlab: --end=wait and --end=return cannot work after ExitBootServices' "$BOOT_LOG" \
 	"--end=return refused with a clear message"
 check_no_log 'handoff: leaving boot services' "$BOOT_LOG" "--end=return: nothing was started"
+
+# the default end after hand-off: the runtime ResetSystem, called through
+# our own tables, powers the machine off (QEMU exits with 0)
+boot_bg shutdown --cfg "--mode=handoff --iterations=2000" --cpu max --mem 1G
+boot_wait
+boot_result shutdown
+st=$?
+check_status "$st" 0 "shutdown: runtime ResetSystem after ExitBootServices powered off"
+check_log '^ptlab: [0-9]+ passed, 0 failed' "$BOOT_LOG" "shutdown: the report was complete first"
+check_log '^# options: .*end=shutdown' "$BOOT_LOG" "shutdown: the default end after hand-off"
 
 # the screenshot: halt after the report, screendump over QMP, compare
 shot=$BOOT_DIR/shot
