@@ -43,7 +43,9 @@
  * are read, boot-services data, loader ranges when their owner is done);
  * persistent and conventional memory lose to all.  So every type outside
  * class PT_MEM_RAM outranks every type inside it, and no usable byte is
- * ever made up from a byte some descriptor withholds.  Code beats data of
+ * ever made up from a byte some descriptor withholds (at page granularity:
+ * read_desc rounds an unaligned non-RAM descriptor outwards, so a page it
+ * only partly holds is withheld whole).  Code beats data of
  * the same owner: the code must stay executable.
  *
  * Types in decreasing rank; the sweep takes the first one present.
@@ -293,13 +295,25 @@ static bool read_desc(const uint8_t *d, uint64_t limit, uint64_t *prev_start, bo
 	} else {
 		e = s + (pages << 12);
 	}
-	/* The spec says PhysicalStart is 4 KiB aligned; trim inwards when not. */
+	/*
+	 * The spec says PhysicalStart is 4 KiB aligned.  When it is not, a page
+	 * the descriptor only partly holds must not come out as usable: RAM is
+	 * trimmed inwards to the pages it holds whole, any other type is
+	 * rounded outwards to every page it touches (and then outranks the RAM
+	 * there like any overlap).  An end rounded up past TOP is clamped at
+	 * TOP, as a wrapping one is.
+	 */
 	if (s & PAGE_MASK) {
 		quirk(out, PT_QUIRK_UNALIGNED);
-		if (s > TOP)
-			return false;
-		s = (s + PAGE_MASK) & ~PAGE_MASK;
-		e &= ~PAGE_MASK;
+		if (pt_mem_class_of(*type) == PT_MEM_RAM) {
+			if (s > TOP)
+				return false;
+			s = (s + PAGE_MASK) & ~PAGE_MASK;
+			e &= ~PAGE_MASK;
+		} else {
+			s &= ~PAGE_MASK;
+			e = e > TOP ? TOP : (e + PAGE_MASK) & ~PAGE_MASK;
+		}
 	}
 	if (e > limit) {
 		quirk(out, PT_QUIRK_ABOVE_MAXPHYS);
@@ -328,8 +342,11 @@ static bool read_desc(const uint8_t *d, uint64_t limit, uint64_t *prev_start, bo
  * Where descriptors overlap, the more restrictive type wins (see by_rank);
  * the attributes of the bytes are those of the winning type's descriptors
  * (OR-ed when several of that type cover them).  Unknown types become
- * PT_EFI_RESERVED; unaligned descriptors are trimmed inwards to whole pages;
- * a length that wraps past 2^64 is clamped at the last page boundary.
+ * PT_EFI_RESERVED.  An unaligned descriptor of class PT_MEM_RAM is trimmed
+ * inwards to the pages it holds whole; one of any other class is rounded
+ * outwards to every page it touches, so a page holding any byte that is not
+ * free never comes out as RAM.  A length that wraps past 2^64 is clamped at
+ * the last page boundary.
  *
  * Returns PT_OK; PT_EINVAL (@out NULL, or out->range NULL with a non-zero
  * cap); PT_EMAPBAD (@desc_size < 40, > 4096 or not a multiple of 8,

@@ -13,6 +13,14 @@
  * same type and attributes merged, zero-length ones dropped, overlaps resolved
  * toward the more restrictive type, each irregularity recorded as a quirk.
  * Entirely firmware-free: type numbers are the UEFI spec's values.
+ *
+ * A byte reported as both usable and reserved resolves to reserved, and this
+ * holds at page granularity: a descriptor whose PhysicalStart is not 4 KiB
+ * aligned (quirk PT_QUIRK_UNALIGNED) is trimmed inwards to the pages it holds
+ * whole when its class is PT_MEM_RAM, and rounded outwards (start down, end
+ * up) to every page it touches for any other class, which then outranks RAM
+ * there as in any overlap.  So no output RAM page holds a byte of a non-RAM
+ * descriptor, and every output RAM page is held whole by RAM descriptors.
  */
 #ifndef PTLAB_MEMMAP_H
 #define PTLAB_MEMMAP_H
@@ -78,7 +86,7 @@ enum pt_memmap_quirk {
 	PT_QUIRK_UNSORTED = 0,       /* descriptors not in ascending order */
 	PT_QUIRK_OVERLAP = 1,        /* two descriptors overlap (resolved to the more restrictive type) */
 	PT_QUIRK_ZERO_LENGTH = 2,    /* NumberOfPages == 0 (dropped) */
-	PT_QUIRK_UNALIGNED = 3,      /* PhysicalStart not 4 KiB aligned (trimmed inwards) */
+	PT_QUIRK_UNALIGNED = 3,      /* PhysicalStart not 4 KiB aligned (rounded by class, see top) */
 	PT_QUIRK_WRAP = 4,           /* start + length wraps past 2^64 (clamped) */
 	PT_QUIRK_UNKNOWN_TYPE = 5,   /* type >= PT_EFI_TYPE_COUNT (treated as reserved) */
 	PT_QUIRK_ABOVE_MAXPHYS = 6,  /* range at or above 2^maxphyaddr (cut off) */
@@ -107,7 +115,8 @@ const char *pt_quirk_name(enum pt_memmap_quirk q);
 /*
  * Normalize @count descriptors of @desc_size bytes at @raw (@raw_len bytes
  * available) into @out (its range/cap set by the caller).  Physical addresses
- * at or above 2^@maxphyaddr are cut off (quirk).  Errors: PT_EMAPBAD
+ * at or above 2^@maxphyaddr are cut off (quirk); unaligned descriptors are
+ * rounded to whole pages by class as described at the top.  Errors: PT_EMAPBAD
  * (desc_size < 40 or > 4096 or not a multiple of 8, count > 65536, raw_len
  * too small), PT_ECAPACITY (out->cap too small).  On error out->n is 0 and
  * nothing else is guaranteed.  out->range is also the working space: out->cap

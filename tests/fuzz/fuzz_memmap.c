@@ -6,9 +6,11 @@
  * raw descriptors (all little endian).  Any descriptor size and count is
  * passed through; bad ones must be refused with PT_EMAPBAD.  On success the
  * output must be sorted, disjoint, page-aligned and non-empty, cover exactly
- * the bytes the input descriptors cover, never turn a byte into RAM that a
- * non-RAM descriptor withholds or no RAM descriptor offers, and report
- * quirks that match a brute-force reading of the input.  Violations abort().
+ * the pages the input descriptors cover (an unaligned RAM descriptor trimmed
+ * inwards, any other rounded outwards), never offer a RAM page that holds a
+ * byte of a non-RAM descriptor as given or a byte no RAM descriptor offers,
+ * and report quirks that match a brute-force reading of the input.
+ * Violations abort().
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,9 +49,14 @@ static uint32_t rd32(const uint8_t *p)
 	return v;
 }
 
-/* One input descriptor as the spec reads it, trimmed inwards to whole pages. */
+/*
+ * One input descriptor: its bytes as given, and the whole pages it counts
+ * for (a RAM-class one trimmed inwards to the pages it holds whole, any
+ * other rounded outwards to every page it touches).
+ */
 struct in_desc {
-	uint64_t start, end;   /* [start, end), end TOP when it reaches 2^64 */
+	uint64_t first, last;  /* bytes as given, [first, last]; last 2^64 - 1 when it wraps */
+	uint64_t start, end;   /* pages: [start, end), end TOP when it reaches 2^64 */
 	uint32_t type;
 	bool kept;
 	bool zero, unaligned, wrap, above;
@@ -67,18 +74,26 @@ static void read_in(const uint8_t *d, uint64_t limit, struct in_desc *o)
 		o->zero = true;
 		return;
 	}
+	o->first = s;
 	if (pages > (UINT64_MAX >> 12) || s + (pages << 12) < s) {
 		o->wrap = true;
+		o->last = UINT64_MAX;
 		e = TOP;
 	} else {
 		e = s + (pages << 12);
+		o->last = e - 1;
 	}
 	if (s & (PAGE - 1)) {
 		o->unaligned = true;
-		if (s > TOP)
-			return;
-		s = (s + PAGE - 1) & ~(PAGE - 1);
-		e &= ~(PAGE - 1);
+		if (pt_mem_class_of(o->type) == PT_MEM_RAM) {
+			if (s > TOP)
+				return;
+			s = (s + PAGE - 1) & ~(PAGE - 1);
+			e &= ~(PAGE - 1);
+		} else {
+			s &= ~(PAGE - 1);
+			e = e > TOP ? TOP : (e + PAGE - 1) & ~(PAGE - 1);
+		}
 	}
 	if (e > limit) {
 		o->above = true;
@@ -91,7 +106,7 @@ static void read_in(const uint8_t *d, uint64_t limit, struct in_desc *o)
 	o->kept = true;
 }
 
-/* Is every byte of [a, b) covered by a kept descriptor that @want accepts? */
+/* Is every byte of [a, b) covered by a kept descriptor (a RAM-class one if @ram_only)? */
 static bool covered(const struct in_desc *in, unsigned n, uint64_t a, uint64_t b,
 		    bool ram_only)
 {
@@ -260,10 +275,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		if (!covered(in, count, a, b, true))
 			die("RAM output range covers bytes no RAM descriptor offers");
+		/*
+		 * Judged on the bytes as given, not on the rounding above: a
+		 * byte both usable and withheld is withheld, for the whole page.
+		 */
 		for (unsigned k = 0; k < count; k++)
-			if (in[k].kept && pt_mem_class_of(in[k].type) != PT_MEM_RAM &&
-			    in[k].start < b && a < in[k].end)
-				die("RAM output range overlaps a non-RAM descriptor");
+			if (!in[k].zero && pt_mem_class_of(in[k].type) != PT_MEM_RAM &&
+			    in[k].first <= b - 1 && a <= in[k].last)
+				die("RAM output page holds a byte of a non-RAM descriptor");
 	}
 	if (union_bytes(in, count) != out_bytes)
 		die("output does not cover exactly the bytes of the input");

@@ -308,6 +308,137 @@ static void test_unaligned_start_is_trimmed_inwards(void **state)
 	assert_int_equal(res.m.quirk_count[PT_QUIRK_UNALIGNED], 2);
 }
 
+static void test_unaligned_reserved_in_a_ram_page_makes_it_reserved(void **state)
+{
+	/*
+	 * The reserved descriptor holds [0x11800, 0x12800): half of page
+	 * 0x11000 and half of page 0x12000, the other halves RAM.  Both pages
+	 * hold reserved bytes, so both are reserved; trimmed inwards the
+	 * descriptor would vanish and both pages would come out as RAM.
+	 */
+	const struct desc d[] = {
+		{ PT_EFI_CONVENTIONAL, 0x10000, 4, WB },
+		{ PT_EFI_RESERVED, 0x11800, 1, 0 },
+	};
+	struct result res;
+
+	(void)state;
+	for (unsigned s = 0; s < 3; s++) {
+		run(&res, d, 2, sizes[s], 52);
+		assert_int_equal(res.err, PT_OK);
+		assert_int_equal(res.m.n, 3);
+		expect_range(&res, 0, 0x10000, 0x11000, PT_EFI_CONVENTIONAL, WB);
+		expect_range(&res, 1, 0x11000, 0x13000, PT_EFI_RESERVED, 0);
+		expect_range(&res, 2, 0x13000, 0x14000, PT_EFI_CONVENTIONAL, WB);
+		assert_int_equal(res.m.usable_bytes, 2 * PG);
+		assert_int_equal(res.m.quirks,
+				 (1u << PT_QUIRK_UNALIGNED) | (1u << PT_QUIRK_OVERLAP));
+		assert_int_equal(res.m.quirk_count[PT_QUIRK_UNALIGNED], 1);
+		assert_int_equal(res.m.quirk_count[PT_QUIRK_OVERLAP], 1);
+	}
+}
+
+static void test_unaligned_descriptor_rounds_by_class_for_every_type(void **state)
+{
+	/*
+	 * Over eight pages of conventional memory, a one-page descriptor of
+	 * each type at 0x13010: RAM types are trimmed inwards to nothing and
+	 * leave the RAM whole; every other type (unknown ones too) takes both
+	 * pages it touches, 0x13000 and 0x14000.
+	 */
+	struct result res;
+
+	(void)state;
+	for (uint32_t t = 0; t <= PT_EFI_TYPE_COUNT; t++) {
+		const uint32_t type = t == PT_EFI_TYPE_COUNT ? 0x80000001u : t;
+		const uint32_t seen = t == PT_EFI_TYPE_COUNT ? PT_EFI_RESERVED : t;
+		const struct desc d[] = {
+			{ PT_EFI_CONVENTIONAL, 0x10000, 8, WB },
+			{ type, 0x13010, 1, PT_EFI_MEMORY_UC },
+		};
+
+		run(&res, d, 2, 48, 52);
+		assert_int_equal(res.err, PT_OK);
+		assert_int_equal(res.m.quirk_count[PT_QUIRK_UNALIGNED], 1);
+		if (pt_mem_class_of(seen) == PT_MEM_RAM) {
+			assert_int_equal(res.m.n, 1);
+			expect_range(&res, 0, 0x10000, 0x18000, PT_EFI_CONVENTIONAL, WB);
+			assert_int_equal(res.m.usable_bytes, 8 * PG);
+			assert_int_equal(res.m.quirk_count[PT_QUIRK_OVERLAP], 0);
+			continue;
+		}
+		assert_int_equal(res.m.n, 3);
+		expect_range(&res, 0, 0x10000, 0x13000, PT_EFI_CONVENTIONAL, WB);
+		expect_range(&res, 1, 0x13000, 0x15000, seen, PT_EFI_MEMORY_UC);
+		expect_range(&res, 2, 0x15000, 0x18000, PT_EFI_CONVENTIONAL, WB);
+		assert_int_equal(res.m.usable_bytes, 6 * PG);
+		assert_int_equal(res.m.quirk_count[PT_QUIRK_OVERLAP], 1);
+	}
+}
+
+static void test_unaligned_non_ram_is_rounded_outwards_at_the_edges(void **state)
+{
+	const struct desc d[] = {
+		/* alone: both pages it touches, no overlap */
+		{ PT_EFI_MMIO, 0xfec00800, 1, PT_EFI_MEMORY_UC },
+		/* RAM page 0x20000 holds its last byte: that page is ACPI NVS */
+		{ PT_EFI_ACPI_NVS, 0x1f001, 1, WB },
+		{ PT_EFI_BS_DATA, 0x20000, 2, WB },
+		/* a RAM page entirely outside the rounded range is left alone */
+		{ PT_EFI_RT_DATA, 0x30ff8, 1, WB | RT },
+		{ PT_EFI_CONVENTIONAL, 0x2f000, 2, WB },
+		{ PT_EFI_CONVENTIONAL, 0x32000, 1, WB },
+	};
+	struct result res;
+
+	(void)state;
+	run(&res, d, 6, 64, 52);
+	assert_int_equal(res.err, PT_OK);
+	assert_int_equal(res.m.n, 6);
+	expect_range(&res, 0, 0x1f000, 0x21000, PT_EFI_ACPI_NVS, WB);
+	expect_range(&res, 1, 0x21000, 0x22000, PT_EFI_BS_DATA, WB);
+	expect_range(&res, 2, 0x2f000, 0x30000, PT_EFI_CONVENTIONAL, WB);
+	expect_range(&res, 3, 0x30000, 0x32000, PT_EFI_RT_DATA, WB | RT);
+	expect_range(&res, 4, 0x32000, 0x33000, PT_EFI_CONVENTIONAL, WB);
+	expect_range(&res, 5, 0xfec00000, 0xfec02000, PT_EFI_MMIO, PT_EFI_MEMORY_UC);
+	assert_int_equal(res.m.usable_bytes, 3 * PG);
+	assert_int_equal(res.m.quirk_count[PT_QUIRK_UNALIGNED], 3);
+	assert_int_equal(res.m.quirk_count[PT_QUIRK_OVERLAP], 2);
+}
+
+static void test_unaligned_non_ram_near_maxphyaddr_and_2_64(void **state)
+{
+	const struct desc d[] = {
+		/* [2^36 - 0x800, 2^36 + 0x800): rounded outwards, then cut at 2^36 */
+		{ PT_EFI_RESERVED, UINT64_C(0xffffff800), 1, 0 },
+		/* starts mid-page at 2^36: nothing below the limit */
+		{ PT_EFI_MMIO, UINT64_C(0x1000000010), 1, 0 },
+	};
+	const struct desc top[] = {
+		/* ends mid-page in the last page: rounding up must not wrap */
+		{ PT_EFI_RESERVED, UINT64_C(0xffffffffffffd800), 2, 0 },
+		/* entirely inside the last page, which no end can describe */
+		{ PT_EFI_MMIO, UINT64_C(0xfffffffffffff800), 0x10, 0 },
+	};
+	struct result res;
+
+	(void)state;
+	run(&res, d, 2, 48, 36);
+	assert_int_equal(res.err, PT_OK);
+	assert_int_equal(res.m.n, 1);
+	expect_range(&res, 0, UINT64_C(0xffffff000), UINT64_C(0x1000000000), PT_EFI_RESERVED, 0);
+	assert_int_equal(res.m.quirk_count[PT_QUIRK_UNALIGNED], 2);
+	assert_int_equal(res.m.quirk_count[PT_QUIRK_ABOVE_MAXPHYS], 2);
+
+	run(&res, top, 2, 48, 64);
+	assert_int_equal(res.err, PT_OK);
+	assert_int_equal(res.m.n, 1);
+	expect_range(&res, 0, UINT64_C(0xffffffffffffd000), UINT64_C(0xfffffffffffff000),
+		     PT_EFI_RESERVED, 0);
+	assert_int_equal(res.m.quirk_count[PT_QUIRK_UNALIGNED], 2);
+	assert_int_equal(res.m.quirk_count[PT_QUIRK_WRAP], 1);
+}
+
 static void test_wrapping_length_is_clamped(void **state)
 {
 	const struct desc d[] = {
@@ -636,13 +767,30 @@ struct ref_page {
 	uint64_t attr;
 };
 
-/* Does descriptor @d cover page @p once trimmed to whole pages below @limit? */
-static bool ref_covers(const struct desc *d, uint64_t p, uint64_t limit)
+/* Does any byte of descriptor @d lie in page @p? */
+static bool ref_touches(const struct desc *d, uint64_t p)
 {
 	uint64_t lo = p * PG, hi = lo + PG;
 
 	/* The random maps hold only small descriptors: no wrap. */
-	return d->pages && lo >= d->pa && hi <= d->pa + d->pages * PG && hi <= limit;
+	return d->pages && lo < d->pa + d->pages * PG && d->pa < hi;
+}
+
+/*
+ * Does descriptor @d (of type @t after the unknown-type rule) count for page
+ * @p below @limit?  A RAM-class descriptor only when it holds the whole page
+ * (trimmed inwards); any other one when it holds any byte of it (rounded
+ * outwards), so a page that is partly reserved is not offered as RAM.
+ */
+static bool ref_covers(const struct desc *d, uint32_t t, uint64_t p, uint64_t limit)
+{
+	uint64_t lo = p * PG, hi = lo + PG;
+
+	if (hi > limit)
+		return false;
+	if (pt_mem_class_of(t) != PT_MEM_RAM)
+		return ref_touches(d, p);
+	return d->pages && lo >= d->pa && hi <= d->pa + d->pages * PG;
 }
 
 static void ref_compute(const struct desc *d, unsigned n, uint64_t limit, struct ref_page *ref)
@@ -655,7 +803,7 @@ static void ref_compute(const struct desc *d, unsigned n, uint64_t limit, struct
 		for (unsigned i = 0; i < n; i++) {
 			uint32_t t = d[i].type < PT_EFI_TYPE_COUNT ? d[i].type : PT_EFI_RESERVED;
 
-			if (!ref_covers(&d[i], p, limit))
+			if (!ref_covers(&d[i], t, p, limit))
 				continue;
 			if (pt_mem_class_of(t) == PT_MEM_RESERVED)
 				r->any_reserved_class = true;
@@ -751,9 +899,24 @@ static void test_random_maps_match_per_page_reference(void **state)
 					 iter, (unsigned long long)p, m.range[i].type,
 					 (unsigned long long)m.range[i].attr, rp->type,
 					 (unsigned long long)rp->attr);
-			/* No usable byte invented; usable-and-reserved is reserved. */
-			if (pt_mem_class_of(m.range[i].type) == PT_MEM_RAM)
+			/*
+			 * No usable byte invented; usable-and-reserved is
+			 * reserved.  Checked against the descriptors as given,
+			 * not the reference's rounding: a RAM page holds no
+			 * byte of any other class.
+			 */
+			if (pt_mem_class_of(m.range[i].type) == PT_MEM_RAM) {
 				assert_true(rp->all_ram_class);
+				for (unsigned k = 0; k < n; k++) {
+					uint32_t t = d[k].type < PT_EFI_TYPE_COUNT ?
+						     d[k].type : PT_EFI_RESERVED;
+
+					if (pt_mem_class_of(t) != PT_MEM_RAM && ref_touches(&d[k], p))
+						fail_msg("iteration %u: RAM page %llu holds %s bytes",
+							 iter, (unsigned long long)p,
+							 pt_efi_type_name(t));
+				}
+			}
 			if (rp->any_reserved_class)
 				assert_int_equal(pt_mem_class_of(m.range[i].type), PT_MEM_RESERVED);
 		}
@@ -774,6 +937,10 @@ int main(void)
 		cmocka_unit_test(test_adjacent_same_type_merge_but_not_across_attributes),
 		cmocka_unit_test(test_unknown_type_becomes_reserved_with_quirk),
 		cmocka_unit_test(test_unaligned_start_is_trimmed_inwards),
+		cmocka_unit_test(test_unaligned_reserved_in_a_ram_page_makes_it_reserved),
+		cmocka_unit_test(test_unaligned_descriptor_rounds_by_class_for_every_type),
+		cmocka_unit_test(test_unaligned_non_ram_is_rounded_outwards_at_the_edges),
+		cmocka_unit_test(test_unaligned_non_ram_near_maxphyaddr_and_2_64),
 		cmocka_unit_test(test_wrapping_length_is_clamped),
 		cmocka_unit_test(test_ranges_at_or_above_maxphyaddr_are_cut),
 		cmocka_unit_test(test_bad_descriptor_size_count_or_length_is_emapbad),
