@@ -656,12 +656,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (st || app.opts.help)
 		return st;
 
-	buf = pool_alloc(REPORT_BYTES);
+	/* --dump prints one line per leaf: ~10k leaves on a 256 MiB QEMU */
+	buf = pool_alloc(app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
 	if (!buf) {
 		app_say("ptlab: no memory for the report\n");
 		return EFI_OUT_OF_RESOURCES;
 	}
-	report_init(&rep, buf, REPORT_BYTES);
+	report_init(&rep, buf, app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
 	app.rep = &rep;
 	sink_file_open();
 	/* a long run must not be cut short by the 5-minute watchdog */

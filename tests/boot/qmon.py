@@ -4,11 +4,12 @@
 
     qmon.py [--timeout S] SOCKET screendump FILE
     qmon.py [--timeout S] SOCKET quit
-    qmon.py [--timeout S] SOCKET hmp 'COMMAND LINE'
+    qmon.py [--timeout S] [--text] SOCKET hmp 'COMMAND LINE'
 
 Waits up to S seconds (default 30) for the socket to accept a connection,
 negotiates capabilities, runs the command and prints QEMU's "return" value
-as JSON.  Exits 1 with QEMU's error on stderr when the command fails, 2 on
+as JSON; with --text, a string value is printed as is (HMP output, CRs
+removed).  Exits 1 with QEMU's error on stderr when the command fails, 2 on
 usage errors or when no connection could be made.
 screendump writes a binary PPM (P6) of the primary display.
 """
@@ -61,9 +62,16 @@ class Qmp:
 
 def main(argv):
     timeout = 30.0
-    if len(argv) > 2 and argv[1] == "--timeout":
-        timeout = float(argv[2])
-        argv = argv[:1] + argv[3:]
+    text = False
+    while len(argv) > 1 and argv[1] in ("--timeout", "--text"):
+        if argv[1] == "--text":
+            text = True
+            argv = argv[:1] + argv[2:]
+        elif len(argv) > 2:
+            timeout = float(argv[2])
+            argv = argv[:1] + argv[3:]
+        else:
+            break
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
@@ -91,7 +99,10 @@ def main(argv):
         print(f"qmon: {execute}: {reply['error'].get('desc', reply['error'])}",
               file=sys.stderr)
         return 1
-    print(json.dumps(reply["return"]))
+    if text and isinstance(reply["return"], str):
+        sys.stdout.write(reply["return"].replace("\r", ""))
+    else:
+        print(json.dumps(reply["return"]))
     return 0
 
 
