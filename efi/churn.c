@@ -103,6 +103,12 @@ static bool in_data(uint64_t pa)
 	return pa >= c.p->data_pa && pa - c.p->data_pa < c.p->data_len;
 }
 
+/* Our memory at @pa, through the environment (the identity map in the app). */
+static void *phys(uint64_t pa)
+{
+	return c.p->env.phys_to_virt(c.p->env.ctx, pa);
+}
+
 /* ---- the software side ---- */
 
 static void key_point(uint64_t va)
@@ -192,7 +198,7 @@ static void sample(uint64_t va)
 	}
 	if (c.failed)
 		return;
-	*(volatile uint8_t *)(uintptr_t)(pa + EXEC_OFF) = 0xc3;   /* ret */
+	*(volatile uint8_t *)phys(pa + EXEC_OFF) = 0xc3;   /* ret */
 	faulted = probe_exec(va + EXEC_OFF, &f);
 	if (r->attrs & PT_EXEC) {
 		if (faulted)
@@ -425,7 +431,7 @@ static void inject(void)
 		r = data_run(c.p->opts.inject == OPTS_INJECT_NX_CLEARED);
 		if (!r || pt_translate(&c.p->space, r->va, &l) != PT_OK || l.level != 0)
 			return;
-		e = (uint64_t *)(uintptr_t)l.entry_pa;
+		e = phys(l.entry_pa);
 		if (c.p->opts.inject == OPTS_INJECT_WRONG_FRAME)
 			*e ^= PAGE;   /* the neighbouring frame: still in the data area */
 		else
