@@ -40,6 +40,7 @@
 #define SLICE_US         1000000u
 
 #define EXEC_OFF         0xff0u   /* where a 'ret' goes for fetch checks */
+#define INJECT_OP        1000u    /* --inject: the first op that may damage something */
 
 static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
 static struct model_run model_storage[MODEL_CAP];
@@ -502,9 +503,13 @@ void churn_start(struct ptlab *p)
 	model_init(&c.m, model_storage, MODEL_CAP);
 	c.tables_before = pt_table_count(&p->space);
 	c.frames_before = p->frames.in_use;
-	c.inject_at = c.ops / 4;
-	if (p->opts.inject != OPTS_INJECT_NONE && c.ops < 200)
-		c.ops = 200;
+	/*
+	 * A fixed op, not a share of --iterations, so the replay hint
+	 * (--iterations=op+1) injects at the same op again.
+	 */
+	c.inject_at = INJECT_OP;
+	if (p->opts.inject != OPTS_INJECT_NONE && c.ops < INJECT_OP + 200)
+		c.ops = INJECT_OP + 200;
 }
 
 int churn_slice(struct ptlab *p)
