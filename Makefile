@@ -155,6 +155,9 @@ help:
 	@echo '  test                every suite; ends with "N passed, M failed"'
 	@echo '  fuzz                run each libFuzzer target for FUZZ_SECONDS (default 60)'
 	@echo '  fuzz-replay         run the fuzz targets over their committed seed corpora'
+	@echo '  fbrender            host tool: render text lines with the app'"'"'s framebuffer console (PPM)'
+	@echo '  check-examples      build and run examples/handoff.c (host), compile it for the firmware'
+	@echo '  check-undefined     libptlab.a: no undefined symbols but the documented ones'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
