@@ -246,6 +246,23 @@ bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
 	return false;
 }
 
+bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len)
+{
+	uint64_t end = pa + len;
+
+	/* the map is sorted and merged: walk the ranges that cover [pa, end) back to back */
+	for (unsigned i = 0; i < p->map.n && pa < end; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+
+		if (r->pa + r->len <= pa)
+			continue;
+		if (r->pa > pa || !ptlab_is_ram(p, pa))
+			return false;
+		pa = r->pa + r->len;
+	}
+	return pa >= end;
+}
+
 static bool pa_is_mmio(const struct ptlab *p, uint64_t pa)
 {
 	for (unsigned i = 0; i < p->map.n; i++) {

@@ -285,7 +285,7 @@ static void op_map(void)
 {
 	static const uint64_t sizes[3] = { PAGE, PT_SIZE_2M, GIB };
 	static const enum pt_page_size max[3] = { PT_PAGE_4K, PT_PAGE_2M, PT_PAGE_1G };
-	unsigned k = below(20) < 14 ? 0 : below(20) < 17 || !c.p->caps.pdpe1gb ? 1 : 2;
+	unsigned k = below(20) < 14 ? 0 : below(20) < 17 || !c.p->big_ok ? 1 : 2;
 	uint64_t n = k == 0 ? 1 + below(16) : k == 1 ? 1 + below(2) : 1;
 	uint64_t va, len, pa;
 	unsigned attrs = pick_attrs();

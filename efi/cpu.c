@@ -104,14 +104,20 @@ static void state_restore(const struct cpu_state *s, bool irq)
 {
 	cli();
 
-	/* Paging first: EFER.NXE must be right before the tables are live. */
+	/*
+	 * Paging first, CR3 before EFER: the tables loaded now may carry NX
+	 * bits that become reserved bits the moment EFER.NXE is cleared, so
+	 * the saved tables go in before the saved EFER (a firmware that runs
+	 * with NXE=0 has no NX bit in its own tables).  PGE is off across the
+	 * switch so no global translation of ours survives it.
+	 */
+	write_cr4(s->cr4 & ~CR4_PGE);
+	write_cr3(s->cr3);
+	write_cr4(s->cr4);
 	if (read_efer() != s->efer)
 		write_efer(s->efer);
 	if (s->has_pat)
 		write_pat(s->pat);
-	write_cr4(s->cr4 & ~CR4_PGE);
-	write_cr3(s->cr3);
-	write_cr4(s->cr4);
 	write_cr0(s->cr0);
 
 	lgdt(&s->gdtr);

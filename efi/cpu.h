@@ -409,8 +409,9 @@ struct cpu_state {
 void cpu_state_save(struct cpu_state *s);
 
 /*
- * Put the CPU back into state @s, in this order: interrupts off; EFER, PAT,
- * CR4 (with PGE cleared first so global translations are flushed), CR3, CR0;
+ * Put the CPU back into state @s, in this order: interrupts off; CR4 with PGE
+ * cleared (global translations flushed), CR3, CR4, then EFER and PAT (after
+ * CR3: our NX bits must not become reserved bits while our tables are live), CR0;
  * GDTR, DS/ES/SS/FS/GS, CS (far return), FS/GS bases; TR; IDTR; finally
  * RFLAGS.IF.  Safe to call with ptlab's tables in CR3 as long as the code,
  * stack and @s are identity-mapped in both hierarchies (they are).

@@ -50,7 +50,7 @@ static void unmap_flush(struct ptlab *p, uint64_t va, uint64_t len)
  */
 static bool leaf_target(struct ptlab *p, unsigned k, uint64_t *pa, uint64_t *off)
 {
-	if (k == 2 && !p->caps.pdpe1gb)
+	if (k == 2 && !p->big_ok)
 		return false;
 	*pa = k == 2 ? p->big_pa : p->data_pa;
 	*off = k == 2 ? p->data_pa - p->big_pa : 0;
@@ -72,7 +72,7 @@ static void check_ad(struct ptlab *p, unsigned k)
 	uint64_t seen = 0;
 
 	if (!leaf_target(p, k, &pa, &off)) {
-		report_skip(p->rep, "A/D 1G leaf", "the CPU has no 1 GiB pages");
+		report_skip(p->rep, "A/D 1G leaf", "no 1 GiB pages, or no GiB that is all RAM");
 		return;
 	}
 	if (map_flush(p, va, pa, size_bytes[k], PT_WRITE, (enum pt_page_size)k) ||
@@ -135,11 +135,15 @@ static void check_invlpg_remap(struct ptlab *p, unsigned k)
 	struct trap_fault f;
 
 	if (!leaf_target(p, k, &pa, &off)) {
-		report_skip(p->rep, "invlpg remap 1G leaf", "the CPU has no 1 GiB pages");
+		report_skip(p->rep, "invlpg remap 1G leaf", "no 1 GiB pages, or no GiB that is all RAM");
 		return;
 	}
 	/* the second frame: the next 2M chunk of the data area, or the other GiB */
 	pa2 = k == 2 ? (pa ^ PT_SIZE_1G) : pa + PT_SIZE_2M;
+	if (k == 2 && !ptlab_range_is_ram(p, pa2, PT_SIZE_1G)) {
+		report_skip(p->rep, "invlpg remap 1G leaf", "the other GiB is not all RAM");
+		return;
+	}
 	if (k == 2) {
 		/* we may only read there: expect whatever is there */
 		if (map_flush(p, va, pa2, PT_SIZE_1G, 0, PT_PAGE_1G) ||
@@ -367,7 +371,7 @@ static void check_smep_smap(struct ptlab *p)
 /* Cutting one page out of a large leaf keeps every other page as it was. */
 static void check_split(struct ptlab *p)
 {
-	unsigned k = p->caps.pdpe1gb ? 2 : 1;
+	unsigned k = p->big_ok ? 2 : 1;
 	uint64_t pa, off, va = AREA, size = size_bytes[k];
 	struct pt_leaf before[16], after;
 	unsigned bad = 0, read = 0;

@@ -22,7 +22,7 @@
 #include "serial.h"
 #include "sink.h"
 
-#define STACK_BYTES      (64u << 10)
+#define STACK_BYTES      (128u << 10)   /* the spec asks 128 KiB for firmware calls */
 #define EBS_TRIES        5u
 #define MAP_EXTRA_DESC   64u
 #define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
@@ -67,12 +67,22 @@ static void find_mat(struct ptlab *p)
 
 		if (CompareGuid(&t->VendorGuid, &mat_guid) != 0)
 			continue;
+		/* bound the header's counts before they size anything */
+		if (!hdr || hdr[1] > PT_MEMMAP_MAX_DESC || hdr[2] < PT_EFI_DESC_MIN ||
+		    hdr[2] > PT_EFI_DESC_MAX) {
+			report_fact(p->rep, "mat", "refused=header entries=%u descriptor_size=%u",
+				    hdr ? hdr[1] : 0, hdr ? hdr[2] : 0);
+			return;
+		}
 		bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
 		copy = pages(bytes);
 		p->mat.range = pages((uint64_t)(hdr[1] + 1) * sizeof(*p->mat.range));
-		p->mat.cap = hdr[1] + 1;
-		if (!copy || !p->mat.range)
+		if (!copy || !p->mat.range) {
+			report_fact(p->rep, "mat", "refused=no-memory");
+			p->mat.range = NULL;
 			return;
+		}
+		p->mat.cap = hdr[1] + 1;
 		CopyMem(copy, (void *)hdr, bytes);
 		err = pt_mat_parse(copy, bytes, p->caps.maxphyaddr, &p->mat);
 		if (err) {
@@ -213,7 +223,8 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 	case OPTS_END_QEMU:
 		if (p->caps.hypervisor)
 			outl(DEBUG_EXIT_PORT, code);
-		break;
+		/* no debug-exit device, or bare metal: shut down */
+		/* fall through */
 	case OPTS_END_SHUTDOWN:
 	case OPTS_END_REBOOT:
 		/* runtime services are identity mapped in the recovery hierarchy */
@@ -226,6 +237,28 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 	}
 	serial_write("ptlab: halted\n", 14);
 	cpu_halt();
+}
+
+/*
+ * An exception no guard caught (outside the check phases): the recovery CR3
+ * is loaded again; say what happened and end the report on COM1 and the
+ * framebuffer, then the CPU halts (or QEMU exits with 0x12).
+ */
+static struct ptlab *fatal_p;
+
+static void fatal_report(const struct trap_fault *f)
+{
+	struct ptlab *p = fatal_p;
+
+	p->aborted = true;
+	report_fail(p->rep, "handoff: unexpected exception outside the checks vector=%u (%s) "
+		    "rip=0x%llx cr2=0x%llx error=0x%llx", f->vector, ptlab_vector_name(f->vector),
+		    (unsigned long long)f->rip, (unsigned long long)f->cr2,
+		    (unsigned long long)f->error);
+	report_finish(p->rep);
+	app_emit();
+	if (p->opts.end == OPTS_END_QEMU && p->caps.hypervisor)
+		outl(DEBUG_EXIT_PORT, 0x12);
 }
 
 /* Runs on our own stack with our GDT/IDT and the recovery CR3 loaded. */
@@ -345,9 +378,15 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	trap_install();
 	write_efer(read_efer() | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
-	if (p->caps.pat)
+	if (p->caps.pat) {
+		/* SDM Vol. 3A 11.12.4: flush caches and TLBs around a PAT change */
+		__asm__ volatile("wbinvd" : : : "memory");
 		write_pat(pt_pat_msr(&p->env.pat));
+		__asm__ volatile("wbinvd" : : : "memory");
+	}
 	write_cr3(p->home_cr3);
+	fatal_p = p;
+	trap_set_fatal_home(p->home_cr3, fatal_report);
 	if (p->fb_ok && fbcon_init_info(&fbc, &p->fb, (void *)(uintptr_t)p->fb.base_pa) == 0)
 		sink_framebuffer(&fbc);
 	else

@@ -263,17 +263,53 @@ int app_setup_pool(struct ptlab *p)
 }
 
 /* The data area: DATA_BYTES, 2 MiB aligned, in our own LoaderData pages. */
+/*
+ * Place the data area in a GiB that is all RAM, when the map has one, so
+ * 1 GiB test leaves may map that GiB write-back and write only inside the
+ * data area: free conventional pages there are taken with AllocateAddress.
+ */
+static bool data_in_ram_gib(struct ptlab *p, UINTN pages, EFI_PHYSICAL_ADDRESS *out)
+{
+	if (!p->caps.pdpe1gb)
+		return false;
+	for (unsigned i = 0; i < p->map.n; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+		uint64_t gib = align_up(r->pa, PT_SIZE_1G);
+
+		for (; gib + PT_SIZE_1G <= r->pa + r->len; gib += PT_SIZE_1G) {
+			if (!ptlab_range_is_ram(p, gib, PT_SIZE_1G))
+				continue;
+			for (uint64_t pa = gib + PT_SIZE_1G - pages * PT_PAGE_SIZE; pa >= gib;
+			     pa -= PT_SIZE_2M) {
+				EFI_PHYSICAL_ADDRESS a = pa;
+
+				if (pa < r->pa || pa + pages * PT_PAGE_SIZE > r->pa + r->len)
+					break;
+				if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+						      EfiLoaderData, pages, &a) == EFI_SUCCESS) {
+					*out = a;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
 int app_setup_data(struct ptlab *p)
 {
 	EFI_PHYSICAL_ADDRESS pa = 0;
 	UINTN pages = (DATA_BYTES + PT_SIZE_2M) / PT_PAGE_SIZE;
 
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa) !=
+	if (!data_in_ram_gib(p, pages, &pa) &&
+	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa) !=
 	    EFI_SUCCESS)
 		return PT_ENOMEM;
 	p->data_pa = align_up(pa, PT_SIZE_2M);
 	p->data_len = DATA_BYTES;
 	p->big_pa = p->data_pa & ~(PT_SIZE_1G - 1);
+	/* a WB 1 GiB leaf over MMIO, a hole or reserved memory is a bug class of its own */
+	p->big_ok = p->caps.pdpe1gb && ptlab_range_is_ram(p, p->big_pa, PT_SIZE_1G);
 	p->data_alloc = pa;
 	p->data_pages = pages;
 	return PT_OK;

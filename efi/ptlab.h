@@ -57,6 +57,7 @@ struct ptlab {
 	 * 1 GiB test leaves map (RAM we do not own outside the data area).
 	 */
 	uint64_t data_pa, data_len, big_pa;
+	bool big_ok;                       /* 1 GiB leaves may map big_pa: all of it is RAM */
 	uint64_t data_alloc, data_pages;   /* the pages as allocated */
 
 	uint64_t fw_cr3, our_cr3;
@@ -110,6 +111,8 @@ void ptlab_audit_firmware(struct ptlab *p);
 
 /* Is @pa in RAM per the memory map (safe to read, never MMIO or reserved)? */
 bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
+/* Is all of [pa, pa+len) RAM per the memory map (no hole, MMIO or reserved byte)? */
+bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
 /* Focused CPU checks: A/D, invlpg, CR3, PGE, RSVD, WP, SMEP/SMAP, split; runs live. */
 int ptlab_check_cpu(struct ptlab *p);
 

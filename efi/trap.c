@@ -244,11 +244,31 @@ static const struct extable_entry *extable_find(uint64_t rip)
 	return NULL;
 }
 
+static uint64_t fatal_home_cr3;
+static void (*fatal_report)(const struct trap_fault *f);
+
+void trap_set_fatal_home(uint64_t home_cr3, void (*report)(const struct trap_fault *f))
+{
+	fatal_home_cr3 = home_cr3;
+	fatal_report = report;
+}
+
 static __attribute__((noreturn)) void trap_fatal(const struct trap_frame *frame)
 {
 	fault_record(&trap_fatal_fault, frame);
-	installed = false;
-	cpu_state_restore_noirq(&fw_state);
+	if (fatal_home_cr3) {
+		/* no firmware state to go back to: our own tables, GDT and IDT stay */
+		write_cr3(fatal_home_cr3);
+	} else {
+		installed = false;
+		cpu_state_restore_noirq(&fw_state);
+	}
+	if (fatal_report) {
+		void (*report)(const struct trap_fault *f) = fatal_report;
+
+		fatal_report = NULL;   /* a fault while reporting halts at once */
+		report(&trap_fatal_fault);
+	}
 	cpu_halt();
 }
 

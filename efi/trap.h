@@ -150,6 +150,15 @@ int trap_guard(int (*fn)(void *), void *arg, struct trap_fault *f);
 extern struct trap_fault trap_fatal_fault;
 
 /*
+ * After ExitBootServices there is no firmware state to restore: an exception
+ * that reaches no guard loads @home_cr3 (a recovery hierarchy), keeps our
+ * GDT/IDT, calls @report once with the fault (interrupts off, on whatever
+ * stack the exception used), then halts.  @home_cr3 0 restores the firmware
+ * state as before.  @report may be NULL.
+ */
+void trap_set_fatal_home(uint64_t home_cr3, void (*report)(const struct trap_fault *f));
+
+/*
  * Self-test hook: mark IDT gate @vector present or not present.  A not-present
  * gate turns its exception into #NP during delivery, and a #PF/#GP that meets
  * one becomes #DF (SDM Vol. 3A §6.15, Table 6-5).  Takes effect immediately
