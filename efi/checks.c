@@ -501,7 +501,7 @@ static void check_alias_ram(struct ptlab *p)
 	unsigned ranges = 0, bad = 0;
 	uint64_t first = 0;
 
-	for (unsigned i = 0; i < p->map.n; i++) {
+	for (unsigned i = 0; i < p->map.n && !ptlab_deadline_passed(p); i++) {
 		const struct pt_mem_range *r = &p->map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
 		uint64_t pts[2] = { r->pa, r->pa + r->len - 8 };
@@ -686,7 +686,7 @@ int ptlab_check_teardown(struct ptlab *p)
 	uint64_t pieces = 0, bad_va = 0, before = pt_table_count(&p->space);
 	int err = 0;
 
-	for (unsigned i = 0; i < p->plan.n && !err; i++) {
+	for (unsigned i = 0; i < p->plan.n && !err && !ptlab_deadline_passed(p); i++) {
 		const struct pt_plan_entry *e = &p->plan.entry[i];
 		/* an off-alignment cut, so large leaves are split on the way */
 		uint64_t cut = ((e->len / 3) & ~(PAGE - 1)) + PAGE * 3;
@@ -702,6 +702,19 @@ int ptlab_check_teardown(struct ptlab *p)
 		if (!err)
 			err = unmap_piece(p, e->va + cut, e->len - cut, &bad_va);
 		pieces += 2;
+	}
+	if (!err) {
+		struct pt_lint l;
+
+		/* every table the HHDM used and nothing else is gone: no empty table, counts agree */
+		if (pt_lint(&p->space, lint_scratch, LINT_SCRATCH, owned_by_pool, &p->frames, &l)) {
+			report_fail(p->rep, "teardown: tables after the HHDM went: lint errors=%llu "
+				    "empty=%llu stats=%llu", (unsigned long long)l.errors,
+				    (unsigned long long)l.empty_tables, (unsigned long long)l.stats_mismatch);
+			return 0;
+		}
+		if (pt_translate(&p->space, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
+			err = 1;
 	}
 	if (err)
 		report_fail(p->rep, "teardown: HHDM piece at 0x%llx: %s", (unsigned long long)bad_va,
@@ -726,7 +739,7 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 	unsigned touched = 0, bad = 0, high = 0;
 	uint64_t first_bad = 0;
 
-	for (unsigned i = 0; i < p->frames.nranges; i++) {
+	for (unsigned i = 0; i < p->frames.nranges && !ptlab_deadline_passed(p); i++) {
 		const struct pt_frames_range *r = &p->frames.range[i];
 		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PAGE,
 				      r->pa + (r->frames - 1) * PAGE };

@@ -74,7 +74,26 @@ void ptlab_env_init(struct ptlab *p)
 		.maxphyaddr = p->caps.maxphyaddr,
 		.has_1g = p->caps.pdpe1gb,
 	};
-	pt_pat_default(&p->env.pat);
+	/* the layout the firmware programmed, not an assumed one */
+	if (p->caps.pat) {
+		uint64_t msr = read_pat();
+
+		for (unsigned i = 0; i < 8; i++)
+			p->env.pat.type[i] = (uint8_t)(msr >> (8 * i)) & 7;
+	} else {
+		pt_pat_default(&p->env.pat);
+	}
+}
+
+bool ptlab_deadline_passed(struct ptlab *p)
+{
+	if (!p->deadline || rdtsc() < p->deadline)
+		return false;
+	if (!p->aborted)
+		report_fail(p->rep, "timeout: the run passed --timeout=%llu s",
+			    (unsigned long long)p->opts.timeout);
+	p->aborted = true;
+	return true;
 }
 
 struct live_call {

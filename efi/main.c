@@ -380,11 +380,8 @@ int app_raise(struct ptlab *p)
 		__asm__ volatile("mov %0, %%rsp\n\tpushq $0" : : "r"(PTLAB_UNMAPPED_VA + 0x1000) : "memory");
 		return 0;
 	case OPTS_RAISE_TIMEOUT:
-		while (!p->deadline || rdtsc() < p->deadline)
+		while (!ptlab_deadline_passed(p))
 			__asm__ volatile("pause");
-		report_fail(p->rep, "timeout: the run passed --timeout=%llu s",
-			    (unsigned long long)p->opts.timeout);
-		p->aborted = true;
 		return 0;
 	default:
 		return 0;
@@ -499,8 +496,22 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	app_report_facts(p, &m);
 	report_fact(&rep, "cr3", "firmware=0x%llx built=0x%llx", (unsigned long long)p->fw_cr3,
 		    (unsigned long long)p->our_cr3);
-	if (p->opts.dump)
+	if (p->opts.dump) {
+		for (unsigned i = 0; i < p->plan.n; i++) {
+			const struct pt_plan_entry *e = &p->plan.entry[i];
+			static const char *const kind[] = { "identity", "hhdm", "image" };
+
+			report_note(&rep, "plan-entry: va=0x%llx pa=0x%llx len=0x%llx kind=%s "
+				    "flags=%s%s%s cache=%u max=%s type=%u",
+				    (unsigned long long)e->va, (unsigned long long)e->pa,
+				    (unsigned long long)e->len, kind[e->kind],
+				    e->flags & PT_WRITE ? "w" : "-", e->flags & PT_EXEC ? "x" : "-",
+				    e->flags & PT_USER ? "u" : "-", (unsigned)PT_CACHE_OF(e->flags),
+				    e->max_size == PT_PAGE_1G ? "1G" : e->max_size == PT_PAGE_2M ? "2M" : "4K",
+				    e->efi_type);
+		}
 		pt_visit(&p->space, 0, 0, app_dump_leaf, NULL);
+	}
 	/* after hand-off the firmware's tables are gone: audited before leaving */
 	if (!p->handoff)
 		ptlab_audit_firmware(p);
@@ -623,6 +634,11 @@ out:
 	fragment_free(fragments);
 	if (p->pool_pa)
 		uefi_call_wrapper(BS->FreePages, 2, p->pool_pa, p->pool_frames);
+	/* back to the shell with nothing of ours left behind */
+	pool_free(p->frames.bitmap);
+	pool_free(p->plan.entry);
+	pool_free(p->map.range);
+	pool_free(m.buf);
 	if (p->data_alloc)
 		uefi_call_wrapper(BS->FreePages, 2, p->data_alloc, p->data_pages);
 }

@@ -93,6 +93,12 @@ const char *ptlab_vector_name(uint32_t v);
 /* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
 void ptlab_flush(const struct pt_flushlist *fl);
 
+/*
+ * Past the --timeout deadline?  The first time, a failure line is reported
+ * and the run marked aborted; long loops stop when this says true.
+ */
+bool ptlab_deadline_passed(struct ptlab *p);
+
 /* The environment callbacks: identity phys_to_virt, the pool, flush when live. */
 void ptlab_env_init(struct ptlab *p);
 
