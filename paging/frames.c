@@ -528,17 +528,26 @@ static void *frames_p2v(void *ctx, uint64_t pa)
  * @zero: true (the default) to zero them
  *
  * With zeroing off, pt_frames_alloc neither writes nor maps the frame; the
- * user (struct pt_env with frames_dirty) clears what it needs.
+ * user (struct pt_env with frames_dirty) clears what it needs.  Once
+ * pt_frames_env() has copied the mode into an env, a change would leave
+ * that env's frames_dirty wrong, so it is refused: PT_EINVAL, nothing
+ * changed.  Asking for the current mode is always PT_OK.
  */
-void pt_frames_set_zeroing(struct pt_frames *f, bool zero)
+int pt_frames_set_zeroing(struct pt_frames *f, bool zero)
 {
+	if (f->dirty == !zero)
+		return PT_OK;
+	if (f->env_bound)
+		return PT_EINVAL;
 	f->dirty = !zero;
+	return PT_OK;
 }
 
 /*
  * pt_frames_env - point @env's ctx, alloc_frame, free_frame and phys_to_virt
  * at @f, and set frames_dirty to match its zeroing.  The other fields are
- * left as they are.
+ * left as they are.  From now on @f's zeroing mode is fixed (see
+ * pt_frames_set_zeroing), so @env stays right.
  */
 void pt_frames_env(struct pt_frames *f, struct pt_env *env)
 {
@@ -547,4 +556,5 @@ void pt_frames_env(struct pt_frames *f, struct pt_env *env)
 	env->free_frame = pt_frames_free;
 	env->phys_to_virt = frames_p2v;
 	env->frames_dirty = f->dirty;
+	f->env_bound = true;
 }

@@ -168,7 +168,12 @@ static void fl_add(struct pt_flushlist *fl, uint64_t va, uint64_t last, bool glo
 		return;
 	if (fl->n) {
 		r = &fl->r[fl->n - 1];
-		if (va >= r->va && va <= r->va + r->len) {
+		/*
+		 * Adjacent or overlapping: va at most one past r's last byte.
+		 * Measured from r->va, since r->va + r->len is 0 (wrapped) for
+		 * a range that ends at 2^64, the last page of the address space.
+		 */
+		if (va >= r->va && va - r->va <= r->len) {
 			if (last - r->va + 1 > r->len)
 				r->len = last - r->va + 1;
 			return;
@@ -339,7 +344,20 @@ static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 	if (!w->apply || w->op != OP_UNMAP)
 		return;
 	if (full || table_empty(child)) {
-		/* Unlink now, free after the flush (SDM Vol. 3A §4.10.2.3). */
+		/*
+		 * Unlink now, free after the flush (SDM Vol. 3A §4.10.2.3).
+		 *
+		 * Until that flush a CPU may still walk the child through a
+		 * cached entry above it, and entry 0 is overwritten with the
+		 * dead-chain link right away.  That is safe only because the
+		 * link is 0 or the 4 KiB-aligned physical address of another
+		 * table (cpa is masked with PTE_ADDR_MASK), so its bit 0, PTE_P,
+		 * is clear: such a walk finds entry 0 not present, never a
+		 * table or leaf pointing at the next dead frame.  Any change to
+		 * the link's encoding must keep PTE_P clear.
+		 */
+		_Static_assert((PTE_P & PTE_ADDR_MASK) == 0 && PTE_P < PT_PAGE_SIZE,
+			       "the dead-chain link must read as a not-present entry");
 		t[i] = 0;
 		child[0] = w->dead;
 		w->dead = cpa;

@@ -4,7 +4,7 @@
 # tests/check-undefined.sh [--no-summary] [--prefixes LIST] LIB
 #                           [[--prefixes LIST] LIB]...
 # Environment: NM (default nm), ALLOWED (symbols a library may leave
-# undefined; default: memset memcpy memmove memcmp), ALLOWED_PREFIXES
+# undefined; default: memset memcpy memmove), ALLOWED_PREFIXES
 # (symbol prefixes also allowed; default: none).  --prefixes replaces
 # ALLOWED_PREFIXES for the libraries after it, e.g. "__asan_ __ubsan_" for
 # the sanitizer runtime of host builds.
@@ -19,7 +19,7 @@
 # mk/check-freestanding.sh uses it for the firmware archive.
 set -uo pipefail
 
-: "${NM:=nm}" "${ALLOWED=memset memcpy memmove memcmp}" "${ALLOWED_PREFIXES=}"
+: "${NM:=nm}" "${ALLOWED=memset memcpy memmove}" "${ALLOWED_PREFIXES=}"
 summary=1
 if [ "${1:-}" = --no-summary ]; then
 	summary=0

@@ -10,6 +10,8 @@
  *
  * Its pt_frames_alloc / pt_frames_free fit struct pt_env's alloc_frame /
  * free_frame with the struct pt_frames as context (see pt_frames_env()).
+ * pt_frames_env() also fixes the zeroing mode: set it with
+ * pt_frames_set_zeroing() first, later changes are refused (PT_EINVAL).
  */
 #ifndef PTLAB_FRAMES_H
 #define PTLAB_FRAMES_H
@@ -50,6 +52,8 @@ struct pt_frames {
 
 	/* pt_frames_alloc hands frames out as they are (pt_frames_set_zeroing) */
 	bool dirty;
+	/* pt_frames_env() copied @dirty into an env: the zeroing mode is fixed */
+	bool env_bound;
 };
 
 /*
@@ -77,12 +81,16 @@ int pt_frames_alloc(void *f, uint64_t *pa);
 /*
  * Whether pt_frames_alloc zeroes the frames it hands out (@zero true, the
  * default after pt_frames_init) or hands them out with whatever they hold
- * and never calls phys_to_virt.  An env filled by pt_frames_env() after
- * this call has frames_dirty set to match; an env filled before must be
- * updated by the caller (a library that expects zeroed frames and gets
- * dirty ones builds corrupt tables).
+ * and never calls phys_to_virt.
+ *
+ * Choose the mode BEFORE pt_frames_env(): that call copies it into the
+ * env's frames_dirty, and from then on a change is refused with PT_EINVAL
+ * and nothing changed (a library that expects zeroed frames and gets dirty
+ * ones builds corrupt tables).  Asking for the mode already set is PT_OK.
+ * An env filled by hand (not by pt_frames_env) is the caller's to keep in
+ * step.
  */
-void pt_frames_set_zeroing(struct pt_frames *f, bool zero);
+int pt_frames_set_zeroing(struct pt_frames *f, bool zero);
 
 /* Return a frame; counts a bad free (and changes nothing else) when refused. */
 void pt_frames_free(void *f, uint64_t pa);
@@ -113,7 +121,9 @@ uint64_t pt_frames_available(const struct pt_frames *f);
 /*
  * Fill @env's ctx, alloc_frame, free_frame and phys_to_virt from @f, and set
  * frames_dirty when @f does not zero frames (cleared otherwise); the caller
- * sets flush, maxphyaddr, has_1g, pat and the p2v_linear fields.
+ * sets flush, maxphyaddr, has_1g, pat and the p2v_linear fields.  Fixes
+ * @f's zeroing mode for good: pt_frames_set_zeroing() refuses changes
+ * afterwards, so @env's frames_dirty never goes stale.
  */
 void pt_frames_env(struct pt_frames *f, struct pt_env *env);
 

@@ -15,9 +15,9 @@
  *
  * Building it: compile every paging/ source with -ffreestanding (for a kernel or
  * firmware also -mno-red-zone -mno-sse -mno-mmx) and -Iinclude.  The
- * objects need nothing from outside except memset, memcpy, memmove and
- * memcmp, which compilers emit even for freestanding code
- * (tests/check-undefined.sh proves it for every build).  No global or
+ * objects need nothing from outside except memset, memcpy and memmove,
+ * which compilers emit even for freestanding code (tests/check-undefined.sh
+ * proves it for every build).  No global or
  * static mutable state: every piece of state lives in structures the
  * caller owns.
  *

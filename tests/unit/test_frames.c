@@ -661,19 +661,15 @@ static void test_env_routes_callbacks_through_the_allocator(void **state)
 static void test_zeroing_off_hands_frames_out_as_they_are(void **state)
 {
 	struct fx x;
-	struct pt_env env;
 	uint64_t pa, pa2;
 
 	(void)state;
 	fx_init(&x, 4);
-	/* the default zeroes, and pt_frames_env says so */
-	memset(&env, 0xff, sizeof(env));
-	pt_frames_env(&x.f, &env);
-	assert_false(env.frames_dirty);
+	/* the default zeroes */
 	assert_int_equal(pt_frames_alloc(&x.f, &pa), PT_OK);
 	assert_true(all_bytes(x.mem + (pa - FX_BASE), K4, 0));
 
-	pt_frames_set_zeroing(&x.f, false);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, false), PT_OK);
 	x.p2v_calls = 0;
 	assert_int_equal(pt_frames_alloc(&x.f, &pa2), PT_OK);
 	assert_int_not_equal(pa2, pa);
@@ -681,15 +677,54 @@ static void test_zeroing_off_hands_frames_out_as_they_are(void **state)
 	assert_int_equal(x.p2v_calls, 0);
 	assert_int_equal(x.f.in_use, 2);
 	assert_true(pt_frames_in_use(&x.f, pa2));
-	pt_frames_env(&x.f, &env);
-	assert_true(env.frames_dirty);
 
 	/* back on: zeroed again */
-	pt_frames_set_zeroing(&x.f, true);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, true), PT_OK);
 	assert_int_equal(pt_frames_alloc(&x.f, &pa), PT_OK);
 	assert_true(all_bytes(x.mem + (pa - FX_BASE), K4, 0));
+	fx_fini(&x);
+}
+
+/*
+ * pt_frames_env copies the zeroing mode into the env's frames_dirty; from
+ * then on the allocator keeps that mode, so the env never goes stale.
+ */
+static void test_zeroing_mode_is_fixed_once_an_env_is_filled(void **state)
+{
+	struct fx x;
+	struct pt_env env;
+	uint64_t pa;
+
+	(void)state;
+	/* zeroing (the default): the env expects zeroed frames and gets them */
+	fx_init(&x, 4);
+	memset(&env, 0xff, sizeof(env));
 	pt_frames_env(&x.f, &env);
 	assert_false(env.frames_dirty);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, false), PT_EINVAL);
+	assert_false(x.f.dirty);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, true), PT_OK);
+	assert_int_equal(env.alloc_frame(env.ctx, &pa), PT_OK);
+	assert_true(all_bytes(x.mem + (pa - FX_BASE), K4, 0));
+	/* filling a second env keeps the mode, and it is still fixed */
+	pt_frames_env(&x.f, &env);
+	assert_false(env.frames_dirty);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, false), PT_EINVAL);
+	fx_fini(&x);
+
+	/* off before the env is filled: the env says dirty and stays right */
+	fx_init(&x, 4);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, false), PT_OK);
+	memset(&env, 0, sizeof(env));
+	pt_frames_env(&x.f, &env);
+	assert_true(env.frames_dirty);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, true), PT_EINVAL);
+	assert_true(x.f.dirty);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, false), PT_OK);
+	x.p2v_calls = 0;
+	assert_int_equal(env.alloc_frame(env.ctx, &pa), PT_OK);
+	assert_true(all_bytes(x.mem + (pa - FX_BASE), K4, 0xa5));
+	assert_int_equal(x.p2v_calls, 0);
 	fx_fini(&x);
 }
 
@@ -700,7 +735,7 @@ static void test_zeroing_off_needs_no_memory_behind_the_frames(void **state)
 
 	(void)state;
 	fx_init_fake(&x, UINT64_C(0x0000007000000000), 8 * K4);
-	pt_frames_set_zeroing(&x.f, false);
+	assert_int_equal(pt_frames_set_zeroing(&x.f, false), PT_OK);
 	for (unsigned i = 0; i < 8; i++)
 		assert_int_equal(pt_frames_alloc(&x.f, &pa), PT_OK);
 	assert_int_equal(pt_frames_alloc(&x.f, &pa), PT_ENOMEM);
@@ -734,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_init_accepts_max_ranges),
 		cmocka_unit_test(test_env_routes_callbacks_through_the_allocator),
 		cmocka_unit_test(test_zeroing_off_hands_frames_out_as_they_are),
+		cmocka_unit_test(test_zeroing_mode_is_fixed_once_an_env_is_filled),
 		cmocka_unit_test(test_zeroing_off_needs_no_memory_behind_the_frames),
 	};
 

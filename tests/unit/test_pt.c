@@ -46,11 +46,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void lint_clean(struct fx *f)
+static void lint_clean_space(const struct pt_space *s)
 {
 	uint64_t scratch[8192];
 	struct pt_lint l;
-	int err = pt_lint(&f->s, scratch, 8192, NULL, NULL, &l);
+	int err = pt_lint(s, scratch, 8192, NULL, NULL, &l);
 
 	if (err != PT_OK)
 		fprintf(stderr, "lint: %s errors=%llu reserved=%llu ps=%llu empty=%llu shared=%llu stats=%llu va=0x%llx level=%d\n",
@@ -62,17 +62,28 @@ static void lint_clean(struct fx *f)
 	assert_int_equal(err, PT_OK);
 }
 
-/* Translate @va and check pa, leaf level and flags. */
-static void expect_xlat(struct fx *f, uint64_t va, uint64_t pa, unsigned level, unsigned flags)
+static void lint_clean(struct fx *f)
+{
+	lint_clean_space(&f->s);
+}
+
+/* Translate @va in @s and check pa, leaf level and flags. */
+static void expect_xlat_in(struct arena *a, const struct pt_space *s, uint64_t va, uint64_t pa,
+			   unsigned level, unsigned flags)
 {
 	struct pt_leaf l;
 
-	assert_int_equal(pt_translate(&f->s, va, &l), PT_OK);
+	assert_int_equal(pt_translate(s, va, &l), PT_OK);
 	assert_int_equal(l.pa, pa);
 	assert_int_equal(l.level, level);
 	assert_int_equal(l.flags, flags);
 	/* entry_pa names the very entry that was read */
-	assert_int_equal(*(uint64_t *)arena_p2v(&f->a, l.entry_pa), l.entry);
+	assert_int_equal(*(uint64_t *)arena_p2v(a, l.entry_pa), l.entry);
+}
+
+static void expect_xlat(struct fx *f, uint64_t va, uint64_t pa, unsigned level, unsigned flags)
+{
+	expect_xlat_in(&f->a, &f->s, va, pa, level, flags);
 }
 
 static void expect_unmapped(struct fx *f, uint64_t va)
@@ -223,32 +234,266 @@ static void test_argument_errors_change_nothing(void **state)
 	arena_snap_free(&snap);
 }
 
+/* ---- the order of flushes, changes and frees ----------------------------- */
+
+struct sample {
+	uint64_t va;
+	uint64_t pa;
+	unsigned flags;
+};
+
+#define WATCH_FLUSHES 8
+#define WATCH_TABLES 64
+
+/*
+ * A space with an env of its own: a copy of the arena's whose callbacks
+ * (context: this struct) check the order in which the library flushes,
+ * changes and frees, then hand over to the arena's.  Problems are counted
+ * and the first is printed rather than asserted, so the library call under
+ * test always runs to its end.
+ */
+struct watch {
+	struct arena *a;
+	struct pt_env env;
+	struct pt_space s;
+	unsigned bad;
+	/* flush: every sample inside a flushed range translates as recorded */
+	const struct sample *samples;
+	size_t nsamples;
+	unsigned flushes;                         /* since the last watch_arm */
+	struct pt_range flushed[WATCH_FLUSHES];   /* first range of each flush */
+	unsigned checked[WATCH_FLUSHES];          /* samples checked per flush */
+	/* free: only while armed */
+	bool armed;
+	unsigned frees;
+	uint64_t before[WATCH_TABLES];            /* table frames when armed */
+	size_t nbefore;
+	uint64_t at_flush[WATCH_TABLES];          /* table frames at the last flush */
+	size_t nat_flush;
+};
+
+static void watch_problem(struct watch *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!w->bad++) {
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+}
+
+struct table_list {
+	uint64_t *pa;
+	size_t n;
+	size_t cap;
+};
+
+static int list_table(void *arg, unsigned level, uint64_t pa)
+{
+	struct table_list *t = arg;
+
+	(void)level;
+	if (t->n == t->cap)
+		return 1;
+	t->pa[t->n++] = pa;
+	return 0;
+}
+
+/* The table frames reachable from the root of @s, into @pa; their number. */
+static size_t watch_tables(const struct pt_space *s, uint64_t *pa, size_t cap)
+{
+	struct table_list t = { pa, 0, cap };
+
+	assert_int_equal(pt_visit_tables(s, list_table, &t), 0);
+	return t.n;
+}
+
+static bool listed(const uint64_t *list, size_t n, uint64_t pa)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == pa)
+			return true;
+	return false;
+}
+
+static bool flushed(const struct pt_flushlist *fl, uint64_t va)
+{
+	if (fl->all)
+		return true;
+	for (unsigned i = 0; i < fl->n; i++)
+		if (va - fl->r[i].va < fl->r[i].len)
+			return true;
+	return false;
+}
+
+static int watch_alloc(void *ctx, uint64_t *pa)
+{
+	struct watch *w = ctx;
+
+	return w->a->env.alloc_frame(w->a->env.ctx, pa);
+}
+
+static void *watch_p2v(void *ctx, uint64_t pa)
+{
+	struct watch *w = ctx;
+
+	return arena_p2v(w->a, pa);
+}
+
+/*
+ * The library walks the live tables, so what pt_translate sees here is
+ * what a CPU walking them at this moment would see.
+ */
+static void watch_flush(void *ctx, const struct pt_flushlist *fl)
+{
+	struct watch *w = ctx;
+	unsigned k = w->flushes++;
+	struct pt_leaf l;
+
+	if (k < WATCH_FLUSHES) {
+		w->flushed[k] = fl->n ? fl->r[0] : (struct pt_range){ 0, 0 };
+		w->checked[k] = 0;
+	}
+	for (size_t i = 0; i < w->nsamples; i++) {
+		const struct sample *sm = &w->samples[i];
+
+		if (!flushed(fl, sm->va))
+			continue;
+		if (k < WATCH_FLUSHES)
+			w->checked[k]++;
+		if (pt_translate(&w->s, sm->va, &l) != PT_OK)
+			watch_problem(w, "flush %u: 0x%llx no longer mapped when flushed", k,
+				      (unsigned long long)sm->va);
+		else if (l.pa != sm->pa || l.flags != sm->flags)
+			watch_problem(w, "flush %u: 0x%llx -> 0x%llx flags 0x%x, was 0x%llx flags 0x%x",
+				      k, (unsigned long long)sm->va, (unsigned long long)l.pa,
+				      l.flags, (unsigned long long)sm->pa, sm->flags);
+	}
+	if (w->armed)
+		w->nat_flush = watch_tables(&w->s, w->at_flush, WATCH_TABLES);
+	w->a->env.flush(w->a->env.ctx, fl);
+}
+
+/*
+ * A table frame may be freed only when a flush came after its unlinking:
+ * it was a table before the call, is unreachable now, and was already
+ * unreachable at the last flush.
+ */
+static void watch_free(void *ctx, uint64_t pa)
+{
+	struct watch *w = ctx;
+	uint64_t now[WATCH_TABLES];
+
+	if (w->armed) {
+		w->frees++;
+		if (!listed(w->before, w->nbefore, pa))
+			watch_problem(w, "freed 0x%llx, not a table before the call",
+				      (unsigned long long)pa);
+		if (listed(now, watch_tables(&w->s, now, WATCH_TABLES), pa))
+			watch_problem(w, "freed table 0x%llx is still linked",
+				      (unsigned long long)pa);
+		if (!w->flushes)
+			watch_problem(w, "table 0x%llx freed before any flush of the call",
+				      (unsigned long long)pa);
+		else if (listed(w->at_flush, w->nat_flush, pa))
+			watch_problem(w, "table 0x%llx was still linked at the last flush",
+				      (unsigned long long)pa);
+	}
+	w->a->env.free_frame(w->a->env.ctx, pa);
+}
+
+static void watch_init(struct watch *w, struct arena *a)
+{
+	memset(w, 0, sizeof(*w));
+	w->a = a;
+	w->env = a->env;
+	w->env.ctx = w;
+	w->env.alloc_frame = watch_alloc;
+	w->env.free_frame = watch_free;
+	w->env.phys_to_virt = watch_p2v;
+	w->env.flush = watch_flush;
+	assert_int_equal(pt_create(&w->s, &w->env, 4), PT_OK);
+}
+
+/* Check frees from the next call on; flushes are counted from here. */
+static void watch_arm(struct watch *w)
+{
+	w->nbefore = watch_tables(&w->s, w->before, WATCH_TABLES);
+	assert_true(w->nbefore < WATCH_TABLES);
+	w->nat_flush = 0;
+	w->flushes = 0;
+	w->frees = 0;
+	w->armed = true;
+}
+
+static void watch_fini(struct watch *w)
+{
+	w->armed = false;
+	w->samples = NULL;
+	w->nsamples = 0;
+	pt_destroy(&w->s);
+}
+
+/*
+ * Cutting one 4 KiB page out of a 1 GiB leaf splits it to 2 MiB leaves and
+ * one of those to 4 KiB leaves.  Each split must be flushed while its whole
+ * range still translates exactly as before the call: the page being
+ * unmapped included.
+ */
 static void test_unmap_splits_large_leaf_and_keeps_neighbours(void **state)
 {
 	struct fx *f = *state;
-	uint64_t va = 8 * GiB, pa = 3 * GiB;
+	const uint64_t va = 8 * GiB, pa = 3 * GiB;
+	const unsigned flags = PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT);
+	static struct sample smp[1024];
 	struct pt_flushlist fl;
-	unsigned flushes;
+	struct watch w;
+	struct pt_leaf l;
 
-	assert_int_equal(pt_map(&f->s, va, pa, GiB, PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT),
-				PT_PAGE_1G, NULL), PT_OK);
-	flushes = f->a.flushes;
+	watch_init(&w, &f->a);
+	assert_int_equal(pt_map(&w.s, va, pa, GiB, flags, PT_PAGE_1G, NULL), PT_OK);
+	/* every page of the 2 MiB that is split again, one page in each other 2 MiB */
+	for (unsigned i = 0; i < 512; i++) {
+		smp[i].va = va + 4 * MiB + i * 4 * KiB;
+		smp[512 + i].va = va + i * 2 * MiB + i * 4 * KiB;
+	}
+	for (unsigned i = 0; i < 1024; i++) {
+		assert_int_equal(pt_translate(&w.s, smp[i].va, &l), PT_OK);
+		assert_int_equal(l.level, 2);
+		smp[i].pa = l.pa;
+		smp[i].flags = l.flags;
+	}
+	w.samples = smp;
+	w.nsamples = 1024;
+	watch_arm(&w);
 	/* cut one 4K page in the middle: 1G -> 2M leaves -> 4K leaves */
-	assert_int_equal(pt_unmap(&f->s, va + 5 * MiB, 4 * KiB, 0, &fl), PT_OK);
-	/* two splits, each flushed before anything changed */
-	assert_int_equal(f->a.flushes, flushes + 2);
-	expect_unmapped(f, va + 5 * MiB);
-	expect_xlat(f, va + 5 * MiB - 1, pa + 5 * MiB - 1, 0,
-		    PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT));
-	expect_xlat(f, va + 5 * MiB + 4 * KiB, pa + 5 * MiB + 4 * KiB, 0,
-		    PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT));
-	expect_xlat(f, va + 2 * MiB, pa + 2 * MiB, 1, PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT));
-	expect_xlat(f, va + GiB - 1, pa + GiB - 1, 1, PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT));
+	assert_int_equal(pt_unmap(&w.s, va + 5 * MiB, 4 * KiB, 0, &fl), PT_OK);
+	assert_int_equal(w.bad, 0);
+	/* the two splits, each flushed with all of its samples still as before */
+	assert_int_equal(w.flushes, 2);
+	assert_int_equal(w.flushed[0].va, va);
+	assert_int_equal(w.flushed[0].len, GiB);
+	assert_int_equal(w.checked[0], 1024);
+	assert_int_equal(w.flushed[1].va, va + 4 * MiB);
+	assert_int_equal(w.flushed[1].len, 2 * MiB);
+	assert_int_equal(w.checked[1], 512 + 1);
+	/* no table was emptied, so nothing was freed */
+	assert_int_equal(w.frees, 0);
+	w.armed = false;
+
+	assert_int_equal(pt_translate(&w.s, va + 5 * MiB, &l), PT_ENOTMAPPED);
+	expect_xlat_in(&f->a, &w.s, va + 5 * MiB - 1, pa + 5 * MiB - 1, 0, flags);
+	expect_xlat_in(&f->a, &w.s, va + 5 * MiB + 4 * KiB, pa + 5 * MiB + 4 * KiB, 0, flags);
+	expect_xlat_in(&f->a, &w.s, va + 2 * MiB, pa + 2 * MiB, 1, flags);
+	expect_xlat_in(&f->a, &w.s, va + GiB - 1, pa + GiB - 1, 1, flags);
 	assert_int_equal(fl.n, 1);
 	assert_int_equal(fl.r[0].va, va + 5 * MiB);
 	assert_int_equal(fl.r[0].len, 4 * KiB);
 	assert_true(fl.global);
-	lint_clean(f);
+	lint_clean_space(&w.s);
+	watch_fini(&w);
 }
 
 static void test_split_moves_pat_bit(void **state)
@@ -286,22 +531,35 @@ static void test_unmap_nosplit_is_blocked(void **state)
 	arena_snap_free(&snap);
 }
 
+/*
+ * The unmap that empties a PT empties its PD and PDPT too: all three are
+ * unlinked, flushed and only then freed (watch_free checks each).
+ */
 static void test_unmap_frees_empty_tables_after_flush(void **state)
 {
 	struct fx *f = *state;
-	unsigned flushes;
+	struct watch w;
+	uint64_t in_use;
 
-	assert_int_equal(pt_map(&f->s, 600 * GiB + 4 * KiB, 0x1000, 8 * KiB, 0, PT_PAGE_1G, NULL), PT_OK);
-	assert_int_equal(pt_table_count(&f->s), 4);
-	assert_int_equal(f->a.frames.in_use, 4);
-	assert_int_equal(pt_unmap(&f->s, 600 * GiB + 4 * KiB, 4 * KiB, 0, NULL), PT_OK);
-	assert_int_equal(pt_table_count(&f->s), 4);
-	flushes = f->a.flushes;
-	assert_int_equal(pt_unmap(&f->s, 600 * GiB + 8 * KiB, 4 * KiB, 0, NULL), PT_OK);
-	assert_int_equal(f->a.flushes, flushes + 1);
-	assert_int_equal(pt_table_count(&f->s), 1);
-	assert_int_equal(f->a.frames.in_use, 1);
-	lint_clean(f);
+	watch_init(&w, &f->a);
+	assert_int_equal(pt_map(&w.s, 600 * GiB + 4 * KiB, 0x1000, 8 * KiB, 0, PT_PAGE_1G, NULL), PT_OK);
+	assert_int_equal(pt_table_count(&w.s), 4);
+	in_use = f->a.frames.in_use;
+	watch_arm(&w);
+	assert_int_equal(pt_unmap(&w.s, 600 * GiB + 4 * KiB, 4 * KiB, 0, NULL), PT_OK);
+	assert_int_equal(pt_table_count(&w.s), 4);
+	assert_int_equal(w.frees, 0);
+	assert_int_equal(w.flushes, 0);
+	watch_arm(&w);
+	assert_int_equal(pt_unmap(&w.s, 600 * GiB + 8 * KiB, 4 * KiB, 0, NULL), PT_OK);
+	assert_int_equal(w.bad, 0);
+	assert_int_equal(w.flushes, 1);
+	assert_int_equal(w.frees, 3);
+	w.armed = false;
+	assert_int_equal(pt_table_count(&w.s), 1);
+	assert_int_equal(f->a.frames.in_use, in_use - 3);
+	lint_clean_space(&w.s);
+	watch_fini(&w);
 }
 
 static void test_unmap_hole_is_not_mapped_unless_sparse(void **state)
@@ -407,6 +665,98 @@ static void test_out_of_frames_at_every_allocation_leaves_tree_unchanged(void **
 	pt_frames_fail_nth(&f->a.frames, 35);
 	assert_int_equal(pt_map(&f->s, 2048 * GiB, 0, 64 * MiB, 0, PT_PAGE_4K, NULL), PT_OK);
 	pt_frames_fail_nth(&f->a.frames, 0);
+	lint_clean(f);
+}
+
+/*
+ * Exactly 4 new tables: a 4 KiB map into a fresh PML5 slot needs a P4D, a
+ * PDPT, a PD and a PT.  Failing any of the 4 allocations changes nothing.
+ */
+static void test_out_of_frames_five_levels_four_new_tables(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t va = UINT64_C(0x0001000000000000) + 4 * KiB;   /* PML5 slot 1 */
+	struct arena_snap snap;
+	struct pt_space s5;
+	struct pt_leaf l;
+
+	assert_int_equal(pt_create(&s5, &f->a.env, 5), PT_OK);
+	/* something in slot 0, so the root is not empty */
+	assert_int_equal(pt_map(&s5, 4 * KiB, 0, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_table_count(&s5), 5);
+	for (unsigned n = 1; n <= 4; n++) {
+		arena_snap_take(&snap, &f->a, &s5);
+		pt_frames_fail_nth(&f->a.frames, n);
+		assert_int_equal(pt_map(&s5, va, 0x5000, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_ENOMEM);
+		assert_int_equal(f->a.frames.fail_at, 0);   /* the armed failure was hit */
+		assert_true(arena_snap_equal(&snap, &f->a, &s5));
+		arena_snap_free(&snap);
+		assert_int_equal(pt_translate(&s5, va, &l), PT_ENOTMAPPED);
+	}
+	pt_frames_fail_nth(&f->a.frames, 5);
+	assert_int_equal(pt_map(&s5, va, 0x5000, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	pt_frames_fail_nth(&f->a.frames, 0);
+	assert_int_equal(pt_table_count(&s5), 5 + 4);
+	assert_int_equal(pt_translate(&s5, va + 0x123, &l), PT_OK);
+	assert_int_equal(l.pa, 0x5123);
+	lint_clean_space(&s5);
+	pt_destroy(&s5);
+}
+
+/*
+ * Ranges that end at 2^64 (the last page of the address space): va + len
+ * wraps to 0 there, and the flush list must still coalesce them into one
+ * range, whether one leaf walk reports them or several adjacent ones.
+ */
+static void test_flushlist_coalesces_at_the_top_of_the_address_space(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t top = UINT64_C(0xfffffffffffff000), top2m = UINT64_C(0xffffffffffe00000);
+	struct pt_flushlist fl;
+
+	/* one call over the last two pages */
+	assert_int_equal(pt_map(&f->s, top - 4 * KiB, 0x10000, 8 * KiB, 0, PT_PAGE_4K, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, top - 4 * KiB);
+	assert_int_equal(fl.r[0].len, 8 * KiB);
+	assert_int_equal(pt_protect(&f->s, top - 4 * KiB, 8 * KiB, PT_WRITE, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, top - 4 * KiB);
+	assert_int_equal(fl.r[0].len, 8 * KiB);
+	assert_int_equal(pt_unmap(&f->s, top - 4 * KiB, 8 * KiB, 0, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, top - 4 * KiB);
+	assert_int_equal(fl.r[0].len, 8 * KiB);
+
+	/* two calls map the pages; one call changes both, leaf by leaf */
+	assert_int_equal(pt_map(&f->s, top, 0x20000, 4 * KiB, 0, PT_PAGE_4K, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va + fl.r[0].len, 0);   /* ends at 2^64 */
+	assert_int_equal(pt_map(&f->s, top - 4 * KiB, 0x40000, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_remap(&f->s, top - 4 * KiB, 8 * KiB, 0x80000, 0, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, top - 4 * KiB);
+	assert_int_equal(fl.r[0].len, 8 * KiB);
+	expect_xlat(f, UINT64_MAX, 0x81fff, 0, 0);
+	/* PT_SPARSE over a hole below them: one run */
+	assert_int_equal(pt_unmap(&f->s, top - 12 * KiB, 16 * KiB, PT_SPARSE, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, top - 4 * KiB);
+	assert_int_equal(fl.r[0].len, 8 * KiB);
+
+	/* a 4 KiB leaf (in a PT) right below a 2 MiB leaf that ends at 2^64 */
+	assert_int_equal(pt_map(&f->s, top2m - 4 * KiB, 0x1ff000, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, top2m, 0x200000, 2 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
+	expect_xlat(f, top, 0x3ff000, 1, 0);
+	assert_int_equal(pt_protect(&f->s, top2m - 4 * KiB, 2 * MiB + 4 * KiB, PT_WRITE, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, top2m - 4 * KiB);
+	assert_int_equal(fl.r[0].len, 2 * MiB + 4 * KiB);
+	assert_int_equal(pt_unmap(&f->s, top2m - 4 * KiB, 2 * MiB + 4 * KiB, 0, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, top2m - 4 * KiB);
+	assert_int_equal(fl.r[0].len, 2 * MiB + 4 * KiB);
+	assert_int_equal(pt_table_count(&f->s), 1);
 	lint_clean(f);
 }
 
@@ -633,7 +983,7 @@ static void test_translate_cache_type_follows_the_pat(void **state)
 /* Linear phys-to-virt and unzeroed frames for @a (its memory is 0xa5 garbage). */
 static void arena_fast(struct arena *a)
 {
-	pt_frames_set_zeroing(&a->frames, false);
+	assert_int_equal(pt_frames_set_zeroing(&a->frames, false), PT_OK);
 	a->env.frames_dirty = true;
 	a->env.p2v_linear = true;
 	a->env.p2v_offset = (uint64_t)(uintptr_t)a->mem - a->base;
@@ -841,6 +1191,8 @@ int main(void)
 		T(test_protect_changes_attributes_and_keeps_frames),
 		T(test_remap_changes_frames_and_keeps_attributes),
 		T(test_out_of_frames_at_every_allocation_leaves_tree_unchanged),
+		T(test_out_of_frames_five_levels_four_new_tables),
+		T(test_flushlist_coalesces_at_the_top_of_the_address_space),
 		T(test_five_level_space),
 		T(test_visit_reports_leaves_in_va_order),
 		T(test_destroy_returns_every_frame),
