@@ -283,11 +283,13 @@ test: | deps
 # from its source, paging/*.c and the unit-test support sources it uses
 # into $(BUILD)/fuzz/.  Seeds: tests/fuzz/corpus/<target>/ (written by
 # tests/fuzz/mkcorpus.py).  "make fuzz" runs the targets one after the other
-# for FUZZ_SECONDS each and prints their executions; "make fuzz-replay" runs
-# every seed once.  The reliability suite reruns test_bad_input and
+# for FUZZ_SECONDS each, each as FUZZ_JOBS processes sharing one corpus
+# (default: one per core), and prints their executions and the total;
+# "make fuzz-replay" runs every seed once.  The reliability suite reruns test_bad_input and
 # test_alloc_fail and prints their case counts with the number of seeds.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?=
 FUZZ_TARGETS := memmap plan ops
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CFLAGS := $(WARNFLAGS) -Iinclude -D_DEFAULT_SOURCE -g -O1 \
@@ -311,7 +313,7 @@ fuzz-build: $(FUZZ_BINS)
 
 fuzz: | deps
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) fuzz-build
-	$(Q)tests/fuzz/run.sh fuzz $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	$(Q)FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run.sh fuzz $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 fuzz-replay: | deps
 	$(Q)rm -f $(FUZZ_BINS)

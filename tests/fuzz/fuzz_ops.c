@@ -19,8 +19,22 @@
  * The window is 8 GiB ending at the canonical hole (or starting right after
  * it), so ranges run into the hole.  Every result must equal the model's
  * prediction, except PT_EBLOCKED under PT_NOSPLIT, which the model does not
- * see, and PT_ENOMEM when the arena really ran out; a failing call must leave every translation, the statistics and the
- * frames in use as they were.  Violations abort().
+ * see, and PT_ENOMEM when the arena really ran out; a failing call must leave
+ * every translation, the statistics and the frames in use as they were.
+ *
+ * After every call the tables must translate the call's key points as the
+ * model does: the first and last page of the range, the pages just outside
+ * it, and the far ends of the 2 MiB and 1 GiB blocks around both edges (where
+ * a split leaf ends).  Every FULL_EVERY calls and at the end of the input,
+ * every leaf is compared with the model and pt_lint must be clean (so a
+ * failing call that changed a translation away from the key points is
+ * caught there, attributed to a later call).
+ *
+ * The arena has ARENA_FRAMES table frames, so no state has more than about
+ * ARENA_FRAMES * 512 leaves (which bounds the cost of an input) and a call
+ * can run out of frames (the rollback is checked).  It is allocated once and
+ * its allocator is reset to the same state before every input, so an input
+ * always gets the same frames.  Violations abort().
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,13 +52,16 @@
 #define G1 PT_SIZE_1G
 #define WINDOW (8 * G1)
 #define MAX_OPS 48u
-#define ARENA_FRAMES 8192u
+#define ARENA_FRAMES 128u
+#define FULL_EVERY 16u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct arena arena;
+static struct pt_frames fresh;          /* the allocator as arena_init left it */
 static bool arena_ready;
 static uint64_t scratch[ARENA_FRAMES];
+static struct shadow_run runs[ARENA_FRAMES * PT_ENTRIES];
 
 static void die(const char *what, unsigned idx)
 {
@@ -63,6 +80,22 @@ struct gather {
 	uint64_t leaves;
 };
 
+/* Every input starts from the same allocator state (cursor, counters). */
+static void arena_reset(void)
+{
+	if (!arena_ready) {
+		arena_init(&arena, ARENA_FRAMES);
+		fresh = arena.frames;
+		arena_ready = true;
+		return;
+	}
+	if (arena.frames.in_use != 0)
+		die("frames still in use from the previous input", 0);
+	arena.frames = fresh;
+	arena.flushes = 0;
+	memset(&arena.last_flush, 0, sizeof(arena.last_flush));
+}
+
 static int gather_fn(void *arg, const struct pt_leaf *lf)
 {
 	struct gather *g = arg;
@@ -74,12 +107,8 @@ static int gather_fn(void *arg, const struct pt_leaf *lf)
 		p->len += lf->size;
 		return 0;
 	}
-	if (g->n == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 64;
-		g->run = realloc(g->run, g->cap * sizeof(*g->run));
-		if (!g->run)
-			abort();
-	}
+	if (g->n == g->cap)
+		die("more runs than the arena can hold leaves", 0);
 	g->run[g->n++] = (struct shadow_run){ lf->va, lf->size, lf->pa, attrs };
 	return 0;
 }
@@ -87,7 +116,7 @@ static int gather_fn(void *arg, const struct pt_leaf *lf)
 /* The tables translate exactly what the model says; lint is clean. */
 static void check_all(const struct pt_space *s, const struct shadow *m, unsigned idx)
 {
-	struct gather g = { 0 };
+	struct gather g = { runs, 0, ARENA_FRAMES * PT_ENTRIES, 0 };
 	struct pt_lint l;
 	int r;
 
@@ -95,12 +124,19 @@ static void check_all(const struct pt_space *s, const struct shadow *m, unsigned
 		die("pt_visit failed", idx);
 	if (g.n != m->n)
 		die("tables and model differ in the number of runs", idx);
-	for (size_t i = 0; i < g.n; i++)
-		if (memcmp(&g.run[i], &m->run[i], sizeof(g.run[i])))
+	for (size_t i = 0; i < g.n; i++) {
+		const struct shadow_run *a = &g.run[i], *b = &m->run[i];
+
+		if (a->va != b->va || a->len != b->len || a->pa != b->pa || a->attrs != b->attrs) {
+			fprintf(stderr, "fuzz_ops: run %zu: tables 0x%llx+0x%llx -> 0x%llx attrs 0x%x, model 0x%llx+0x%llx -> 0x%llx attrs 0x%x\n",
+				i, (unsigned long long)a->va, (unsigned long long)a->len,
+				(unsigned long long)a->pa, a->attrs, (unsigned long long)b->va,
+				(unsigned long long)b->len, (unsigned long long)b->pa, b->attrs);
 			die("tables and model translate differently", idx);
+		}
+	}
 	if (g.leaves != s->stats.leaves[0] + s->stats.leaves[1] + s->stats.leaves[2])
 		die("leaf statistics wrong", idx);
-	free(g.run);
 	r = pt_lint(s, scratch, ARENA_FRAMES, owns, &arena, &l);
 	if (r != PT_OK) {
 		fprintf(stderr, "fuzz_ops: lint %s: reserved %llu ps %llu empty %llu shared %llu foreign %llu stats %llu\n",
@@ -110,6 +146,58 @@ static void check_all(const struct pt_space *s, const struct shadow *m, unsigned
 			(unsigned long long)l.stats_mismatch);
 		die("lint", idx);
 	}
+}
+
+/* @va translates (or not) as the model says. */
+static void check_point(const struct pt_space *s, const struct shadow *m, uint64_t va,
+			unsigned idx)
+{
+	struct pt_leaf lf = { 0 };
+	uint64_t pa;
+	unsigned attrs;
+	int r;
+
+	va &= ~(K4 - 1);
+	r = pt_translate(s, va, &lf);
+	if (!shadow_canonical(m, va)) {
+		if (r != PT_ENONCANON)
+			die("translate of a non-canonical address", idx);
+		return;
+	}
+	if (!shadow_lookup(m, va, &pa, &attrs)) {
+		if (r != PT_ENOTMAPPED) {
+			fprintf(stderr, "fuzz_ops: va 0x%llx: %s, model: not mapped\n",
+				(unsigned long long)va, pt_strerror(r));
+			die("tables map what the model does not", idx);
+		}
+		return;
+	}
+	if (r != PT_OK || lf.pa != pa || (lf.flags & PT_ATTR_MASK) != attrs) {
+		fprintf(stderr, "fuzz_ops: va 0x%llx: %s pa 0x%llx attrs 0x%x, model pa 0x%llx attrs 0x%x\n",
+			(unsigned long long)va, pt_strerror(r), (unsigned long long)lf.pa,
+			lf.flags & PT_ATTR_MASK, (unsigned long long)pa, attrs);
+		die("tables and model translate a key point differently", idx);
+	}
+}
+
+/*
+ * The points of [va, va+len) where a call's effect begins and ends: first
+ * and last page, the pages just outside, and the ends of the 2 MiB and 1 GiB
+ * blocks holding the edges (a leaf split at an edge reaches that far).
+ */
+static void check_points(const struct pt_space *s, const struct shadow *m, uint64_t va,
+			 uint64_t len, unsigned idx)
+{
+	uint64_t last = va + (len ? len - 1 : 0);
+
+	check_point(s, m, va, idx);
+	check_point(s, m, va - K4, idx);
+	check_point(s, m, va & ~(M2 - 1), idx);
+	check_point(s, m, va & ~(G1 - 1), idx);
+	check_point(s, m, last, idx);
+	check_point(s, m, last + K4, idx);
+	check_point(s, m, last | (M2 - 1), idx);
+	check_point(s, m, last | (G1 - 1), idx);
 }
 
 static uint64_t granule(unsigned g)
@@ -128,10 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	if (!arena_ready) {
-		arena_init(&arena, ARENA_FRAMES);
-		arena_ready = true;
-	}
+	arena_reset();
 	levels = data[0] & 1 ? 5 : 4;
 	arena.env.has_1g = !(data[0] & 4);
 	if (data[0] & 8)
@@ -232,7 +317,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (got != PT_OK && (arena.frames.in_use != in_use ||
 				     memcmp(&stats, &s.stats, sizeof(stats))))
 			die("a failing call changed the statistics or frames in use", i);
-		check_all(&s, &m, i);
+		check_points(&s, &m, va, len, i);
+		if (i % FULL_EVERY == FULL_EVERY - 1 || i + 1 == nops)
+			check_all(&s, &m, i);
 	}
 	pt_destroy(&s);
 	shadow_fini(&m);

@@ -139,6 +139,11 @@ def ops_corpus():
     seq = b"".join(op(0, 0, W, 0b0101, i * 37 % 256, 1, i) for i in range(8)) + \
         op(1, 0, 0, 0b1010, 0, 8, sparse=1)
     write("ops", "spread-4k", bytes([0]) + seq)
+    # 510 MiB of 4 KiB leaves needs more page tables than the arena has:
+    # PT_ENOMEM and its rollback, then the same space still works
+    seq = op(0, 0, W, 0b0101, 0, 255) + op(0, 0, W, 0b0101, 0, 8) + \
+        op(2, 0, 0, 0b0101, 4, 2) + op(0, 0, W, 0b0101, 0, 255) + op(1, 0, 0, 0b0101, 0, 8)
+    write("ops", "enomem-rollback", bytes([0]) + seq)
 
 
 def main():

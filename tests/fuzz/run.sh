@@ -5,12 +5,14 @@
 # tests/fuzz/run.sh replay FUZZ_DIR TARGET...
 #
 # fuzz:   run each libFuzzer binary FUZZ_DIR/fuzz_TARGET for SECONDS, one
-#         after the other (one process each: two cores, one for the fuzzer and
-#         one for everything else), starting from the committed seeds
-#         tests/fuzz/corpus/TARGET/ and keeping new inputs in
-#         FUZZ_DIR/corpus/TARGET/.  Crash inputs land in FUZZ_DIR as
-#         TARGET-crash-*.  Prints each target's executions, from libFuzzer's
-#         "stat::number_of_executed_units" (or the "#N DONE" line).
+#         target after the other, each as FUZZ_JOBS processes at once (default:
+#         one per core) that share FUZZ_DIR/corpus/TARGET/ (libFuzzer reloads
+#         it every second, so each sees what the others found), starting from
+#         the committed seeds tests/fuzz/corpus/TARGET/.  Crash inputs land in
+#         FUZZ_DIR as TARGET-crash-*, logs as TARGET.N.log.  Prints each
+#         target's executions, the sum over its processes of libFuzzer's
+#         "stat::number_of_executed_units" (or the last "#N" line), and ends
+#         with "fuzz: total executions=N".
 # replay: run each binary once over every committed seed, one process per
 #         input, and end with "fuzz-replay: N passed, M failed".
 set -uo pipefail
@@ -24,33 +26,50 @@ case $mode in
 fuzz)
 	secs=$1
 	shift
-	bad=0
+	jobs=${FUZZ_JOBS:-$(nproc)}
+	[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+	bad=0 total=0
 	for t in "$@"; do
 		bin=$dir/fuzz_$t
-		log=$dir/$t.log
 		mkdir -p "$dir/corpus/$t"
 		if [ ! -x "$bin" ]; then
 			echo "fuzz: $t: not built"
 			bad=1
 			continue
 		fi
-		"$bin" -max_total_time="$secs" -timeout=20 -print_final_stats=1 \
-			-artifact_prefix="$dir/$t-" "$dir/corpus/$t" "tests/fuzz/corpus/$t" \
-			>"$log" 2>&1
-		rc=$?
-		execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]\+\).*/\1/p' "$log" | tail -n 1)
-		[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]\+\)[[:space:]]*DONE.*/\1/p' "$log" | tail -n 1)
-		[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]\+\)[[:space:]].*/\1/p' "$log" | tail -n 1)
+		pids=()
+		for j in $(seq 1 "$jobs"); do
+			"$bin" -max_total_time="$secs" -timeout=20 -print_final_stats=1 \
+				-artifact_prefix="$dir/$t-" "$dir/corpus/$t" "tests/fuzz/corpus/$t" \
+				>"$dir/$t.$j.log" 2>&1 &
+			pids+=($!)
+		done
+		sum=0 failed=()
+		for j in $(seq 1 "$jobs"); do
+			log=$dir/$t.$j.log
+			wait "${pids[$((j - 1))]}"
+			rc=$?
+			execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]\+\).*/\1/p' "$log" | tail -n 1)
+			[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]\+\)[[:space:]].*/\1/p' "$log" | tail -n 1)
+			sum=$((sum + ${execs:-0}))
+			[ "$rc" -eq 0 ] || failed+=("$log:$rc")
+		done
+		total=$((total + sum))
 		corpus=$(find "$dir/corpus/$t" -type f | wc -l)
-		if [ "$rc" -eq 0 ]; then
-			echo "fuzz: $t: ${execs:-0} executions in ${secs}s, corpus $corpus, no finding"
+		if [ ${#failed[@]} -eq 0 ]; then
+			echo "fuzz: $t: $sum executions in ${secs}s ($jobs processes), corpus $corpus, no finding"
 		else
 			bad=1
-			echo "fuzz: $t: ${execs:-0} executions, FINDING (exit $rc), see $log:"
-			grep -E '^(fuzz_[a-z]+:|==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -n 5
+			echo "fuzz: $t: $sum executions, FINDING:"
+			for f in "${failed[@]}"; do
+				log=${f%:*}
+				echo "  exit ${f##*:}, see $log:"
+				grep -E '^(fuzz_[a-z]+:|==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -n 5
+			done
 			ls "$dir/$t-"* 2>/dev/null | head -n 3
 		fi
 	done
+	echo "fuzz: total executions=$total"
 	exit $bad
 	;;
 replay)
