@@ -121,12 +121,15 @@ static void bench_init(uint64_t frames, uint64_t ref_bytes)
 	err = pt_frames_init(&B.frames, &r, 1, B.bitmap, bytes, bench_p2v, &B);
 	if (err)
 		die("pt_frames_init", err);
-	pt_frames_env(&B.frames, &B.env_cb);
 	/*
-	 * One call from a physical address to the table, as efi/ has it,
-	 * rather than pt_frames_env's wrapper that calls through the
-	 * allocator (two indirect calls per table access).
+	 * Filled by hand rather than by pt_frames_env(), which fixes the
+	 * allocator's zeroing mode: the cases switch it.  One call from a
+	 * physical address to the table, as efi/ has it (pt_frames_env's
+	 * wrapper calls through the allocator: two indirect calls).
 	 */
+	B.env_cb.ctx = &B.frames;
+	B.env_cb.alloc_frame = pt_frames_alloc;
+	B.env_cb.free_frame = pt_frames_free;
 	B.env_cb.phys_to_virt = env_p2v;
 	B.env_cb.flush = NULL;         /* the tables are never live */
 	B.env_cb.maxphyaddr = 46;

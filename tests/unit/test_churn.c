@@ -243,6 +243,12 @@ bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
 	return in_arena(pa & ~(PT_PAGE_SIZE - 1), PT_PAGE_SIZE);
 }
 
+/* No --timeout on the host: the deadline never passes. */
+bool ptlab_deadline_passed(struct ptlab *p)
+{
+	return p->deadline && rdtsc() >= p->deadline;
+}
+
 /* ---- the environment, as the app's (live.c) but over the arena ---- */
 
 static int env_alloc(void *ctx, uint64_t *pa)
