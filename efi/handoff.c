@@ -26,7 +26,6 @@
 #define EBS_TRIES        5u
 #define MAP_EXTRA_DESC   64u
 #define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
-#define DEBUG_EXIT_PORT  0xf4
 
 static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
 			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
@@ -197,7 +196,6 @@ static int phase_b_body(void *arg)
 static __attribute__((noreturn)) void finish(struct ptlab *p)
 {
 	bool passed = p->rep->failed == 0 && !p->aborted;
-	unsigned code = p->aborted ? 0x12 : passed ? 0x10 : 0x11;
 	size_t cursor = 0;
 	const char *line;
 	size_t len;
@@ -221,8 +219,7 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 	write_cr3(p->home_cr3);
 	switch (p->opts.end) {
 	case OPTS_END_QEMU:
-		if (p->caps.hypervisor)
-			outl(DEBUG_EXIT_PORT, code);
+		ptlab_debug_exit(p, passed);
 		/* no debug-exit device, or bare metal: shut down */
 		/* fall through */
 	case OPTS_END_SHUTDOWN:
@@ -257,8 +254,8 @@ static void fatal_report(const struct trap_fault *f)
 		    (unsigned long long)f->error);
 	report_finish(p->rep);
 	app_emit();
-	if (p->opts.end == OPTS_END_QEMU && p->caps.hypervisor)
-		outl(DEBUG_EXIT_PORT, 0x12);
+	if (p->opts.end == OPTS_END_QEMU)
+		ptlab_debug_exit(p, false);
 }
 
 /* Runs on our own stack with our GDT/IDT and the recovery CR3 loaded. */

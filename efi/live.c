@@ -177,6 +177,13 @@ int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
 	return ret;
 }
 
+void ptlab_debug_exit(const struct ptlab *p, bool passed)
+{
+	if (p->caps.hypervisor)
+		outl(PTLAB_DEBUG_EXIT_PORT, p->aborted ? PTLAB_EXIT_ABORTED :
+		     passed ? PTLAB_EXIT_PASSED : PTLAB_EXIT_FAILED);
+}
+
 uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks)
 {
 	return p->t.tsc_per_us ? ticks / p->t.tsc_per_us : 0;

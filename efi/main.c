@@ -22,7 +22,6 @@
 #define MAP_SLACK_DESC    16u         /* room for the map growing by our own allocations */
 #define POOL_HEADROOM     1024u       /* frames beyond the plan's tables, for the checks */
 #define DATA_BYTES        (8u << 20)  /* the data area test mappings point at */
-#define DEBUG_EXIT_PORT   0xf4
 #define WAIT_SECONDS      60u
 #define HANDOFF_ITERATIONS 50000u
 
@@ -663,14 +662,11 @@ static void wait_key_or_timeout(void)
 
 static void end_run(const struct ptlab *p, bool passed)
 {
-	unsigned code = p->aborted ? 0x12 : passed ? 0x10 : 0x11;
-
 	switch (p->opts.end) {
 	case OPTS_END_RETURN:
 		return;
 	case OPTS_END_QEMU:
-		if (p->caps.hypervisor)
-			outl(DEBUG_EXIT_PORT, code);
+		ptlab_debug_exit(p, passed);
 		/* no debug-exit device, or bare metal: shut down */
 		break;
 	case OPTS_END_HALT:

@@ -29,6 +29,15 @@
 #define PTLAB_TOP_LOW_PAGE  UINT64_C(0x00007ffffffff000)   /* last page of the lower half */
 #define PTLAB_UNMAPPED_VA   UINT64_C(0x0000400000000000)   /* slot 128: never mapped */
 
+/*
+ * QEMU's isa-debug-exit device (iobase 0xf4): the guest writes a code and
+ * QEMU exits with (code << 1) | 1.  Written only under a hypervisor.
+ */
+#define PTLAB_DEBUG_EXIT_PORT 0xf4
+#define PTLAB_EXIT_PASSED     0x10u   /* QEMU status 33 */
+#define PTLAB_EXIT_FAILED     0x11u   /* 35: a check failed */
+#define PTLAB_EXIT_ABORTED    0x12u   /* 37: the run had to be aborted */
+
 struct ptlab_time {
 	uint64_t tsc_per_us;     /* 0 when not calibrated */
 	uint64_t plan, build, checks, churn, teardown, total;   /* TSC ticks */
@@ -121,6 +130,9 @@ bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
 bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
 /* Focused CPU checks: A/D, invlpg, CR3, PGE, RSVD, WP, SMEP/SMAP, split; runs live. */
 int ptlab_check_cpu(struct ptlab *p);
+
+/* Leave QEMU through isa-debug-exit with the run's verdict (only under a hypervisor). */
+void ptlab_debug_exit(const struct ptlab *p, bool passed);
 
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */
 uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks);
