@@ -21,16 +21,25 @@ FB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PTLAB_BUILD=${PTLAB_BUILD:-build}
 FBRENDER=${FBRENDER:-$PTLAB_BUILD/host/fbrender}
 
-# fb_wait_log REGEX LOG SECONDS: wait until a line of LOG (CRs and ANSI
-# sequences removed) matches the extended REGEX.
+# fb_wait_log REGEX LOG SECONDS [DONE]: wait until a line of LOG (cleaned
+# as lib.sh's log_clean does) matches the extended REGEX.  DONE, when given, is
+# a file that appears when the boot has ended (boot_bg's $BOOT_DIR/TAG.status):
+# then the log is read once more and the wait gives up at once.
 fb_wait_log()
 {
-	local re=$1 log=$2 end=$((SECONDS + $3))
-	while [ "$SECONDS" -le "$end" ]; do
+	local re=$1 log=$2 end=$((SECONDS + $3)) done=${4:-} last=0
+	while :; do
+		[ -n "$done" ] && [ -e "$done" ] && last=1
 		if [ -f "$log" ] && LC_ALL=C sed -e 's/\x1b\[[0-9;?=]*[ -/]*[@-~]//g' \
-			-e 's/\r//g' "$log" | grep -E -- "$re" >/dev/null; then
+			-e 's/\x1b[()][0-9A-Za-z]//g' -e 's/\x1b[=>78cDEHM]//g' \
+			-e 's/\r//g' -e 's/\x00//g' "$log" | grep -E -- "$re" >/dev/null; then
 			return 0
 		fi
+		if [ "$last" = 1 ]; then
+			echo "# fb_wait_log: no line matching /$re/ in $log; the boot ended"
+			return 1
+		fi
+		[ "$SECONDS" -le "$end" ] || break
 		sleep 0.2
 	done
 	echo "# fb_wait_log: no line matching /$re/ in $log after $3 s"

@@ -49,13 +49,27 @@ fi
 
 boot_bg usb-stick --cfg "--mode=handoff --end=qemu --iterations=20000" --cpu max --mem 2G --usb
 # refused before anything happens: the app returns to the boot manager,
-# which has nothing else to boot, so QEMU is stopped by the timeout
-boot_bg refuse-return --cfg "--mode=handoff --end=return" --cpu max --mem 1G --timeout 25
+# which says it failed to start the option and goes on to the shell; QEMU is
+# stopped over QMP once the firmware has taken over again
+refuse=$BOOT_DIR/refuse
+mkdir -p "$refuse"
+boot_bg refuse-return --log "$refuse/serial.log" --cfg "--mode=handoff --end=return" \
+	--cpu max --mem 1G --timeout 150 -- -qmp "unix:$refuse/qmp.sock,server=on,wait=off"
+refusal='^ptlab: --end=wait and --end=return cannot work after ExitBootServices'
+if fb_wait_log "$refusal" "$refuse/serial.log" 90 "$BOOT_DIR/refuse-return.status" &&
+   fb_wait_log '^(BdsDxe: failed to start Boot|UEFI Interactive Shell)' "$refuse/serial.log" 30 \
+	"$BOOT_DIR/refuse-return.status"; then
+	pass "--end=return: the app returned to the boot manager"
+else
+	fail "--end=return: no refusal followed by the firmware taking over (boot manager or shell)"
+fi
+boot_quit refuse-return "$refuse/qmp.sock"
 boot_wait
 handed_off usb-stick
-boot_result refuse-return >/dev/null
-check_log '^ptlab: --end=wait and --end=return cannot work after ExitBootServices' "$BOOT_LOG" \
-	"--end=return refused with a clear message"
+boot_result refuse-return
+st=$?
+check_status "$st" 0 "--end=return: QEMU quit over QMP"
+check_log "$refusal" "$BOOT_LOG" "--end=return refused with a clear message"
 check_no_log 'handoff: leaving boot services' "$BOOT_LOG" "--end=return: nothing was started"
 
 # the default end after hand-off: the runtime ResetSystem, called through
@@ -71,10 +85,10 @@ check_log '^# options: .*end=shutdown' "$BOOT_LOG" "shutdown: the default end af
 # the screenshot: halt after the report, screendump over QMP, compare
 shot=$BOOT_DIR/shot
 mkdir -p "$shot"
-boot_bg screen --log "$shot/serial.log" --cfg "--mode=handoff --end=halt" --cpu max --mem 2G \
+boot_bg screen --log "$shot/serial.log" --cfg "--mode=handoff --end=halt" --cpu max --mem 2G --timeout 180 \
 	-- -qmp "unix:$shot/qmp.sock,server=on,wait=off"
-if fb_wait_log '^ptlab: [0-9]+ passed, [0-9]+ failed' "$shot/serial.log" 120 &&
-   fb_wait_log '^ptlab: halted' "$shot/serial.log" 10 &&
+if fb_wait_log '^ptlab: [0-9]+ passed, [0-9]+ failed' "$shot/serial.log" 110 "$BOOT_DIR/screen.status" &&
+   fb_wait_log '^ptlab: halted' "$shot/serial.log" 30 "$BOOT_DIR/screen.status" &&
    fb_screendump "$shot/qmp.sock" "$shot/got.ppm"; then
 	pass "screen: closing line on serial, framebuffer captured"
 	width=$(fact "$shot/serial.log" handoff fb | cut -dx -f1)
@@ -92,7 +106,7 @@ if fb_wait_log '^ptlab: [0-9]+ passed, [0-9]+ failed' "$shot/serial.log" 120 &&
 else
 	fail "screen: no closing line or no screendump"
 fi
-python3 "$(dirname "$0")/qmon.py" "$shot/qmp.sock" quit >/dev/null 2>&1
+boot_quit screen "$shot/qmp.sock"
 boot_wait
 boot_result screen >/dev/null
 

@@ -14,25 +14,6 @@ set -uo pipefail
 
 boot_init hostile
 
-# the run ended early but completely: report closed, file written, nothing leaked
-completed()
-{
-	local name=$1
-	check_log '^ptlab: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "$BOOT_LOG" \
-		"$name: closing line with the failure counted"
-	if [ "$(fact "$BOOT_LOG" frames leaked)" = 0 ]; then
-		pass "$name: no frame leaked"
-	else
-		fail "$name: leaked='$(fact "$BOOT_LOG" frames leaked)'"
-	fi
-	if img_extract "$BOOT_IMG_COPY" PTLAB.TXT "$BOOT_DIR/$name.txt" 2>/dev/null &&
-	   grep -q '^ptlab: [0-9]* passed' "$BOOT_DIR/$name.txt"; then
-		pass "$name: \\PTLAB.TXT written with the closing line"
-	else
-		fail "$name: no complete \\PTLAB.TXT"
-	fi
-}
-
 raised()
 {
 	local name=$1 want=$2 st
@@ -40,7 +21,7 @@ raised()
 	st=$?
 	check_status "$st" 37 "$name: run aborted and said so (status 0x12)"
 	check_log "$want" "$BOOT_LOG" "$name: reported as expected"
-	completed "$name"
+	check_completed "$name"
 }
 
 boot_bg gp --cfg "--end=qemu --raise=gp" --mem 1G
@@ -56,7 +37,7 @@ alloc_failed()
 	st=$?
 	check_status "$st" 35 "$name: failure reported (status 0x11)"
 	check_log "$want" "$BOOT_LOG" "$name: names the allocation failure"
-	completed "$name"
+	check_completed "$name"
 }
 
 boot_bg timeout --cfg "--end=qemu --raise=timeout --timeout=3" --mem 1G

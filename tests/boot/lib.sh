@@ -268,6 +268,28 @@ check_report()
 	fi
 }
 
+# check_completed NAME: the last boot (BOOT_LOG, BOOT_IMG_COPY) ended early
+# but completely - the report closed with the failure counted, nothing
+# leaked, and \PTLAB.TXT written on the image with that closing line.
+# NAME also names the extracted copy, $BOOT_DIR/NAME.txt.
+check_completed()
+{
+	local name=$1 file=$BOOT_DIR/$1.txt
+	local closing='^ptlab: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$'
+	check_log "$closing" "$BOOT_LOG" "$name: closing line with the failure counted"
+	if [ "$(fact "$BOOT_LOG" frames leaked)" = 0 ]; then
+		pass "$name: no frame leaked"
+	else
+		fail "$name: leaked='$(fact "$BOOT_LOG" frames leaked)'"
+	fi
+	if img_extract "$BOOT_IMG_COPY" PTLAB.TXT "$file" 2>/dev/null &&
+	   tr -d '\r' <"$file" | grep -E -- "$closing" >/dev/null; then
+		pass "$name: \\PTLAB.TXT written with the closing line"
+	else
+		fail "$name: no complete \\PTLAB.TXT"
+	fi
+}
+
 # boot_bg TAG [boot_run options...]: boot_run in the background, so two
 # boots share the machine's two cores.  boot_wait collects them.
 boot_bg()
@@ -279,6 +301,14 @@ boot_bg()
 		echo $? >"$BOOT_DIR/$tag.status"
 		printf '%s\n%s\n' "$BOOT_LOG" "$BOOT_IMG_COPY" >"$BOOT_DIR/$tag.paths"
 	) &
+}
+
+# boot_quit TAG SOCKET: stop boot_bg TAG (started with -qmp unix:SOCKET,
+# server=on,wait=off) with a QMP quit, unless it has already ended.
+boot_quit()
+{
+	[ -e "$BOOT_DIR/$1.status" ] && return 0
+	python3 "$(dirname "${BASH_SOURCE[0]}")/qmon.py" "$2" quit >/dev/null 2>&1
 }
 
 # boot_wait: wait for every boot_bg.
