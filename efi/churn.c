@@ -52,6 +52,7 @@ struct churn {
 	uint64_t rng;
 	uint64_t op, ops;
 	uint64_t maps, unmaps, protects, remaps, refused;
+	uint64_t maps_by_size[3];   /* successful maps with 4K, 2M, 1G leaves */
 	uint64_t samples, faults_expected, faults_seen;
 	uint64_t tables_before, frames_before;
 	bool failed, done, injected;
@@ -299,6 +300,7 @@ static void op_map(void)
 	c.maps++;
 	if (check_result("map", va, want, got))
 		return;
+	c.maps_by_size[k]++;
 	changed(&fl, false, va, len, pa, attrs);
 	sample(va + below(len / PAGE) * PAGE);
 }
@@ -573,12 +575,15 @@ int churn_finish(struct ptlab *p)
 	if (!c.failed)
 		lint();
 	report_fact(p->rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
-		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu",
+		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu "
+		    "mapped_4k=%llu mapped_2m=%llu mapped_1g=%llu",
 		    (unsigned long long)p->opts.seed, (unsigned long long)c.op,
 		    (unsigned long long)c.maps, (unsigned long long)c.unmaps,
 		    (unsigned long long)c.protects, (unsigned long long)c.remaps,
 		    (unsigned long long)c.refused, (unsigned long long)c.samples,
-		    (unsigned long long)c.faults_expected, (unsigned long long)c.faults_seen);
+		    (unsigned long long)c.faults_expected, (unsigned long long)c.faults_seen,
+		    (unsigned long long)c.maps_by_size[0], (unsigned long long)c.maps_by_size[1],
+		    (unsigned long long)c.maps_by_size[2]);
 	if (!c.failed)
 		report_ok(p->rep, "churn: %llu operations agree with the model and the CPU; "
 			  "scratch windows empty, tables and frames returned", (unsigned long long)c.op);

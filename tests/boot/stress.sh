@@ -33,10 +33,23 @@ churn_ok()
 }
 
 boot_bg qemu64 --cfg "--end=qemu --seed=7" --cpu qemu64 --mem 256M
-boot_bg max --cfg "--end=qemu --seed=7" --cpu max --mem 2G
+# 6 GiB: a GiB that is all RAM exists, so 1 GiB leaves are in the churn
+boot_bg max --cfg "--end=qemu --seed=7" --cpu max --mem 6G
 boot_wait
 churn_ok qemu64
+if [ "$(fact "$BOOT_LOG" churn mapped_1g)" = 0 ] && [ "$(fact "$BOOT_LOG" churn mapped_2m)" -gt 0 ]; then
+	pass "qemu64: 4K and 2M leaves churned, no 1 GiB leaf without pdpe1gb"
+else
+	fail "qemu64: mapped_2m=$(fact "$BOOT_LOG" churn mapped_2m) mapped_1g=$(fact "$BOOT_LOG" churn mapped_1g)"
+fi
 churn_ok max
+if [ "$(fact "$BOOT_LOG" churn mapped_1g)" -gt 0 ] 2>/dev/null; then
+	pass "max: $(fact "$BOOT_LOG" churn mapped_1g) maps with 1 GiB leaves in the churn"
+else
+	fail "max: no 1 GiB leaf in the churn ($(fact "$BOOT_LOG" churn mapped_1g))"
+fi
+check_no_log '^ok [0-9]+ - (A/D|invlpg remap) 1G leaf # SKIP' "$BOOT_LOG" \
+	"max: the 1 GiB A/D and invlpg checks ran"
 
 boot_bg random --cfg "--end=qemu --seed=$seed" --cpu max --mem 1G
 boot_wait
