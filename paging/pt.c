@@ -751,28 +751,41 @@ static int attrs_for(struct walk *w)
 	return PT_OK;
 }
 
+/*
+ * The argument checks every changing call makes, in the documented order:
+ * the space, the flag bits @allowed (attributes encoded when the call takes
+ * them), then va, pa (when @has_pa) and len.
+ */
+static int begin(struct walk *w, uint64_t len, unsigned allowed, bool has_pa)
+{
+	int err;
+
+	if (!space_ok(w->s))
+		return PT_EINVAL;
+	w->env = w->s->env;
+	err = check_flags(w->flags, allowed);
+	if (!err && (allowed & PT_ATTR_MASK))
+		err = attrs_for(w);
+	if (!err)
+		err = check_args(w->s, w->va, len, has_pa, w->pa);
+	w->user = w->flags & PT_USER;
+	return err;
+}
+
 int pt_map(struct pt_space *s, uint64_t va, uint64_t pa, uint64_t len,
 	   unsigned flags, enum pt_page_size max_size, struct pt_flushlist *fl)
 {
 	struct walk w = { .s = s, .op = OP_MAP, .va = va, .pa = pa, .flags = flags, .fl = fl };
 	int err;
 
-	if (!space_ok(s))
+	if (space_ok(s) && (unsigned)max_size > PT_PAGE_1G)
 		return PT_EINVAL;
-	w.env = s->env;
-	if ((unsigned)max_size > PT_PAGE_1G)
-		return PT_EINVAL;
-	err = check_flags(flags, PT_ATTR_MASK | PT_ALLOW_WX);
-	if (!err)
-		err = attrs_for(&w);
-	if (!err)
-		err = check_args(s, va, len, true, pa);
+	err = begin(&w, len, PT_ATTR_MASK | PT_ALLOW_WX, true);
 	if (err)
 		return err;
 	w.max_level = (unsigned)max_size;
 	if (w.max_level == 2 && !s->env->has_1g)
 		w.max_level = 1;
-	w.user = flags & PT_USER;
 	return run(&w, len);
 }
 
@@ -780,14 +793,8 @@ int pt_unmap(struct pt_space *s, uint64_t va, uint64_t len, unsigned opts,
 	     struct pt_flushlist *fl)
 {
 	struct walk w = { .s = s, .op = OP_UNMAP, .va = va, .flags = opts, .fl = fl };
-	int err;
+	int err = begin(&w, len, PT_NOSPLIT | PT_SPARSE, false);
 
-	if (!space_ok(s))
-		return PT_EINVAL;
-	w.env = s->env;
-	err = check_flags(opts, PT_NOSPLIT | PT_SPARSE);
-	if (!err)
-		err = check_args(s, va, len, false, 0);
 	return err ? err : run(&w, len);
 }
 
@@ -795,17 +802,8 @@ int pt_protect(struct pt_space *s, uint64_t va, uint64_t len, unsigned flags,
 	       struct pt_flushlist *fl)
 {
 	struct walk w = { .s = s, .op = OP_PROTECT, .va = va, .flags = flags, .fl = fl };
-	int err;
+	int err = begin(&w, len, PT_ATTR_MASK | PT_ALLOW_WX | PT_NOSPLIT | PT_SPARSE, false);
 
-	if (!space_ok(s))
-		return PT_EINVAL;
-	w.env = s->env;
-	err = check_flags(flags, PT_ATTR_MASK | PT_ALLOW_WX | PT_NOSPLIT | PT_SPARSE);
-	if (!err)
-		err = attrs_for(&w);
-	w.user = flags & PT_USER;
-	if (!err)
-		err = check_args(s, va, len, false, 0);
 	return err ? err : run(&w, len);
 }
 
@@ -813,14 +811,8 @@ int pt_remap(struct pt_space *s, uint64_t va, uint64_t len, uint64_t new_pa,
 	     unsigned opts, struct pt_flushlist *fl)
 {
 	struct walk w = { .s = s, .op = OP_REMAP, .va = va, .pa = new_pa, .flags = opts, .fl = fl };
-	int err;
+	int err = begin(&w, len, PT_NOSPLIT | PT_SPARSE, true);
 
-	if (!space_ok(s))
-		return PT_EINVAL;
-	w.env = s->env;
-	err = check_flags(opts, PT_NOSPLIT | PT_SPARSE);
-	if (!err)
-		err = check_args(s, va, len, true, new_pa);
 	return err ? err : run(&w, len);
 }
 
