@@ -23,6 +23,9 @@ extern struct report rep;
 
 /* CPU facts, environment, TSC and deadline; false when the run cannot go on. */
 bool app_start(struct ptlab *p, uint64_t t0);
+/* Record / list the EfiLoaderData pieces the app allocated (page-rounded). */
+void app_own(uint64_t pa, uint64_t bytes);
+unsigned app_owned(const struct pt_range **r, bool *complete);
 /* Send new report lines to every sink (no firmware needed after sink_firmware_gone). */
 void app_emit(void);
 /* A line outside the report (usage, errors). */

@@ -46,6 +46,7 @@ static void *pages(uint64_t bytes)
 	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
 			      (bytes + PT_PAGE_SIZE - 1) / PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
 		return NULL;
+	app_own(pa, bytes);
 	return (void *)(uintptr_t)pa;
 }
 
@@ -127,24 +128,56 @@ static __attribute__((noreturn)) void run_on_stack(void (*fn)(void *), void *arg
 	__builtin_unreachable();
 }
 
-/* Free RAM after hand-off: conventional and boot-services ranges above 1 MiB. */
-static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigned cap,
-			    uint64_t *bytes)
+static bool is_loader_type(uint32_t type)
+{
+	return type == PT_EFI_LOADER_CODE || type == PT_EFI_LOADER_DATA;
+}
+
+/* Remove [a, b) from the pieces out[0..*n); false when the cut needs more room than @cap. */
+static bool cut_out(struct pt_range *out, unsigned *n, unsigned cap, uint64_t a, uint64_t b)
+{
+	for (unsigned i = 0; i < *n; i++) {
+		uint64_t pa = out[i].va, pb = out[i].va + out[i].len;
+
+		if (b <= pa || a >= pb)
+			continue;
+		if (a > pa && b < pb) {
+			/* a hole in the middle: the piece becomes two */
+			if (*n == cap)
+				return false;
+			for (unsigned k = *n; k > i + 1; k--)
+				out[k] = out[k - 1];
+			out[i + 1].va = b;
+			out[i + 1].len = pb - b;
+			out[i].len = a - pa;
+			(*n)++;
+			i++;
+		} else if (a <= pa && b >= pb) {
+			for (unsigned k = i; k + 1 < *n; k++)
+				out[k] = out[k + 1];
+			(*n)--;
+			i--;
+		} else if (a <= pa) {
+			out[i].va = b;
+			out[i].len = pb - b;
+		} else {
+			out[i].len = a - pa;
+		}
+	}
+	return true;
+}
+
+/* The ranges of the wanted types above 1 MiB, neighbours merged. */
+static unsigned collect(const struct ptlab *p, struct pt_range *out, unsigned cap, bool loader)
 {
 	unsigned n = 0;
 
-	*bytes = 0;
 	for (unsigned i = 0; i < p->map.n && n < cap; i++) {
 		const struct pt_mem_range *r = &p->map.range[i];
-		uint64_t a = r->pa, b = r->pa + r->len;
+		uint64_t a = r->pa < LOW_RESERVED ? LOW_RESERVED : r->pa, b = r->pa + r->len;
 
-		if (!is_free_type(r->type))
+		if ((!is_free_type(r->type) && !(loader && is_loader_type(r->type))) || a >= b)
 			continue;
-		if (a < LOW_RESERVED)
-			a = LOW_RESERVED;
-		if (a >= b)
-			continue;
-		/* merge with the previous range when they touch */
 		if (n && out[n - 1].va + out[n - 1].len == a) {
 			out[n - 1].len += b - a;
 		} else {
@@ -152,8 +185,34 @@ static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigne
 			out[n].len = b - a;
 			n++;
 		}
-		*bytes += b - a;
 	}
+	return n;
+}
+
+/*
+ * Free RAM after hand-off, above 1 MiB: conventional and boot-services
+ * memory, and the loader ranges less what the app itself allocated (its
+ * image, pool, buffers, stack).  When not every allocation was recorded, or
+ * the cuts do not fit, the loader ranges stay out: *with_loader says which.
+ */
+static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigned cap,
+			    uint64_t *bytes, bool *with_loader)
+{
+	const struct pt_range *own;
+	bool ok;
+	unsigned nown = app_owned(&own, &ok), n;
+
+	n = collect(p, out, cap, ok);
+	if (ok)
+		ok = cut_out(out, &n, cap, p->image.base, p->image.base + p->image.size);
+	for (unsigned i = 0; i < nown && ok; i++)
+		ok = cut_out(out, &n, cap, own[i].va, own[i].va + own[i].len);
+	*with_loader = ok;
+	if (!ok)
+		n = collect(p, out, cap, false);
+	*bytes = 0;
+	for (unsigned i = 0; i < n; i++)
+		*bytes += out[i].len;
 	return n;
 }
 
@@ -162,6 +221,7 @@ static int phase_b_body(void *arg)
 	static struct pt_range ranges[PT_FRAMES_MAX_RANGES];
 	struct ptlab *p = arg;
 	uint64_t t0 = rdtsc(), bytes, t;
+	bool with_loader;
 	unsigned n;
 	int err;
 
@@ -170,7 +230,7 @@ static int phase_b_body(void *arg)
 		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
 		return 0;
 	}
-	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes);
+	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
 	boot_frames = p->frames;
 	err = pt_frames_init(&p->frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
 			     p->env.phys_to_virt, p);
@@ -179,8 +239,25 @@ static int phase_b_body(void *arg)
 			    pt_strerror(err), n);
 		return 0;
 	}
-	report_ok(p->rep, "handoff: the frame allocator owns all free RAM (%u ranges, %llu MiB)",
-		  n, (unsigned long long)(bytes >> 20));
+	report_ok(p->rep, "handoff: the frame allocator owns all free RAM (%u ranges, %llu MiB%s)",
+		  n, (unsigned long long)(bytes >> 20),
+		  with_loader ? ", loader ranges less the app's own pages" : ", loader ranges kept out");
+	{
+		const struct pt_range *own;
+		bool complete;
+		unsigned nown = app_owned(&own, &complete);
+		uint64_t loader = 0, mine = 0;
+
+		for (unsigned i = 0; i < p->map.n; i++)
+			if (is_loader_type(p->map.range[i].type))
+				loader += p->map.range[i].len;
+		for (unsigned i = 0; i < nown; i++)
+			mine += own[i].len;
+		report_fact(p->rep, "handoff-frames", "ranges=%u bytes=%llu loader_bytes=%llu "
+			    "app_allocations=%u app_bytes=%llu image_bytes=%llu all_recorded=%d",
+			    n, (unsigned long long)bytes, (unsigned long long)loader, nown,
+			    (unsigned long long)mine, (unsigned long long)p->image.size, complete);
+	}
 	t = rdtsc();
 	err = app_plan(p);
 	p->t.plan = rdtsc() - t;

@@ -34,12 +34,47 @@ static EFI_HANDLE image_handle;
 
 /* ---- small helpers ------------------------------------------------------- */
 
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/*
+ * Every piece of EfiLoaderData the app allocates, page-rounded: after
+ * ExitBootServices the rest of the loader ranges is free RAM (hand-off).
+ */
+#define OWNED_MAX 64u
+static struct pt_range owned[OWNED_MAX];
+static unsigned nowned;
+static bool owned_lost;       /* more allocations than slots: trust none */
+
+void app_own(uint64_t pa, uint64_t bytes)
+{
+	uint64_t a = pa & ~(PT_PAGE_SIZE - 1), b = align_up(pa + bytes, PT_PAGE_SIZE);
+
+	if (nowned == OWNED_MAX) {
+		owned_lost = true;
+		return;
+	}
+	owned[nowned].va = a;
+	owned[nowned].len = b - a;
+	nowned++;
+}
+
+unsigned app_owned(const struct pt_range **r, bool *complete)
+{
+	*r = owned;
+	*complete = !owned_lost;
+	return nowned;
+}
+
 static void *pool_alloc(UINTN bytes)
 {
 	void *p = NULL;
 
 	if (uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, bytes, &p) != EFI_SUCCESS)
 		return NULL;
+	app_own((uint64_t)(uintptr_t)p, bytes);
 	return p;
 }
 
@@ -67,10 +102,6 @@ void app_say(const char *fmt, ...)
 	sink_print(buf);
 }
 
-static uint64_t align_up(uint64_t x, uint64_t a)
-{
-	return (x + a - 1) & ~(a - 1);
-}
 
 /* ---- options ------------------------------------------------------------------ */
 
@@ -253,6 +284,7 @@ int app_setup_pool(struct ptlab *p)
 	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, frames, &pa) !=
 	    EFI_SUCCESS)
 		return PT_ENOMEM;
+	app_own(pa, frames * PT_PAGE_SIZE);
 	p->pool_pa = pa;
 	p->pool_frames = frames;
 	r.va = pa;
@@ -304,6 +336,7 @@ int app_setup_data(struct ptlab *p)
 	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa) !=
 	    EFI_SUCCESS)
 		return PT_ENOMEM;
+	app_own(pa, pages * PT_PAGE_SIZE);
 	p->data_pa = align_up(pa, PT_SIZE_2M);
 	p->data_len = DATA_BYTES;
 	p->big_pa = p->data_pa & ~(PT_SIZE_1G - 1);
