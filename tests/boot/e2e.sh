@@ -12,36 +12,26 @@ set -uo pipefail
 
 boot_init e2e
 
-judge()
-{
-	local name=$1 st
-	boot_result "$name"
-	st=$?
-	check_status "$st" 33 "$name: QEMU exited through isa-debug-exit 0x10"
-	check_report "$BOOT_LOG" "$name"
-	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
-}
-
 boot_bg qemu64-256M --cfg "--end=qemu" --cpu qemu64 --mem 256M
 boot_bg max-2G --cfg "--end=qemu" --cpu max --mem 2G
 boot_wait
-judge qemu64-256M
+judge_passed qemu64-256M
 if [ "$(fact "$BOOT_LOG" cpu pdpe1gb)" = 0 ] && [ "$(fact "$BOOT_LOG" leaves 1g)" = 0 ]; then
 	pass "qemu64-256M: no 1 GiB page on a CPU without pdpe1gb"
 else
 	fail "qemu64-256M: pdpe1gb=$(fact "$BOOT_LOG" cpu pdpe1gb) leaves_1g=$(fact "$BOOT_LOG" leaves 1g)"
 fi
-judge max-2G
+judge_passed max-2G
 
 boot_bg max-8G --cfg "--end=qemu" --cpu max --mem 8G
 boot_bg usb-stick --cfg "--end=qemu" --cpu max --mem 2G --usb
 boot_wait
-judge max-8G
+judge_passed max-8G
 if [ "$(fact "$BOOT_LOG" leaves 1g)" -gt 0 ] 2>/dev/null; then
 	pass "max-8G: RAM above 4 GiB mapped with 1 GiB leaves"
 else
 	fail "max-8G: no 1 GiB leaf ($(fact "$BOOT_LOG" leaves 1g))"
 fi
-judge usb-stick
+judge_passed usb-stick
 
 boot_done

@@ -14,75 +14,45 @@ set -uo pipefail
 
 boot_init hostile
 
-raised()
-{
-	local name=$1 want=$2 st
-	boot_result "$name"
-	st=$?
-	check_status "$st" 37 "$name: run aborted and said so (status 0x12)"
-	check_log "$want" "$BOOT_LOG" "$name: reported as expected"
-	check_completed "$name"
-}
-
 boot_bg gp --cfg "--end=qemu --raise=gp" --mem 1G
 boot_bg badstack --cfg "--end=qemu --raise=badstack" --mem 1G
 boot_wait
-raised gp '^not ok [0-9]+ - raise: unexpected exception vector=13 \(#GP\) rip=0x[0-9a-f]+ '
-raised badstack '^not ok [0-9]+ - raise: unexpected exception vector=14 \(#PF\) .*cr2=0x400000000ff8 error=0x2 rsp=0x400000001000'
-
-alloc_failed()
-{
-	local name=$1 want=$2 st
-	boot_result "$name"
-	st=$?
-	check_status "$st" 35 "$name: failure reported (status 0x11)"
-	check_log "$want" "$BOOT_LOG" "$name: names the allocation failure"
-	check_completed "$name"
-}
+judge_ended gp 37 '^not ok [0-9]+ - raise: unexpected exception vector=13 \(#GP\) rip=0x[0-9a-f]+ ' "reported as expected"
+judge_ended badstack 37 '^not ok [0-9]+ - raise: unexpected exception vector=14 \(#PF\) .*cr2=0x400000000ff8 error=0x2 rsp=0x400000001000' "reported as expected"
 
 boot_bg timeout --cfg "--end=qemu --raise=timeout --timeout=3" --mem 1G
 boot_bg fail-alloc-1 --cfg "--end=qemu --fail-alloc=1" --mem 1G
 boot_wait
-raised timeout '^not ok [0-9]+ - timeout: the run passed --timeout=3 s'
-alloc_failed fail-alloc-1 '^not ok [0-9]+ - build: the plan could not be applied: PT_ENOMEM'
+judge_ended timeout 37 '^not ok [0-9]+ - timeout: the run passed --timeout=3 s' "reported as expected"
+judge_ended fail-alloc-1 35 '^not ok [0-9]+ - build: the plan could not be applied: PT_ENOMEM' "names the allocation failure"
 
 boot_bg fail-alloc-7 --cfg "--end=qemu --fail-alloc=7" --mem 1G
 boot_bg fail-alloc-45 --cfg "--end=qemu --fail-alloc=45" --mem 1G
 boot_wait
-alloc_failed fail-alloc-7 '^not ok [0-9]+ - build: the plan could not be applied: PT_ENOMEM'
-alloc_failed fail-alloc-45 '^not ok [0-9]+ - .*(no frame left|PT_ENOMEM)'
-
-shape()
-{
-	local name=$1 st
-	boot_result "$name"
-	st=$?
-	check_status "$st" 33 "$name: passed (status 0x10)"
-	check_report "$BOOT_LOG" "$name"
-	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 20
-}
+judge_ended fail-alloc-7 35 '^not ok [0-9]+ - build: the plan could not be applied: PT_ENOMEM' "names the allocation failure"
+judge_ended fail-alloc-45 35 '^not ok [0-9]+ - .*(no frame left|PT_ENOMEM)' "names the allocation failure"
 
 boot_bg fragment --cfg "--end=qemu --fragment" --mem 1G
 boot_bg mem-3584M --cfg "--end=qemu" --mem 3584M
 boot_wait
-shape fragment
+judge_passed fragment
 if [ "$(fact "$BOOT_LOG" fragment pages)" -ge 100 ] 2>/dev/null &&
    [ "$(fact "$BOOT_LOG" tables pt)" -gt 20 ] 2>/dev/null; then
 	pass "fragment: $(fact "$BOOT_LOG" fragment pages) scattered pages, $(fact "$BOOT_LOG" tables pt) PTs, exactly the minimum"
 else
 	fail "fragment: pages='$(fact "$BOOT_LOG" fragment pages)' pt='$(fact "$BOOT_LOG" tables pt)'"
 fi
-shape mem-3584M
+judge_passed mem-3584M
 
 boot_bg mem-16G --cfg "--end=qemu" --mem 16G
 boot_bg smp-4 --cfg "--end=qemu" --mem 2G --smp 4
 boot_wait
-shape mem-16G
-shape smp-4
+judge_passed mem-16G
+judge_passed smp-4
 
 boot_bg epyc --cfg "--end=qemu" --cpu EPYC --mem 2G
 boot_wait
-shape epyc
+judge_passed epyc
 if [ "$(fact "$BOOT_LOG" cpu pdpe1gb)" = 1 ] && [ "$(fact "$BOOT_LOG" cpu la57)" = 0 ]; then
 	pass "epyc: 1 GiB pages, 4 levels"
 else

@@ -328,3 +328,29 @@ boot_result()
 	cat "$BOOT_DIR/$tag.out"
 	return "$(cat "$BOOT_DIR/$tag.status")"
 }
+
+# judge_passed NAME [nofile]: the boot_bg NAME must have passed every check
+# (status 0x10) with a sound report (check_report); the log's tail is shown
+# when anything so far failed.
+judge_passed()
+{
+	local name=$1 st
+	boot_result "$name"
+	st=$?
+	check_status "$st" 33 "$name: passed (status 0x10)"
+	check_report "$BOOT_LOG" "$name" "${2:-}"
+	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
+}
+
+# judge_ended NAME STATUS REGEX DESC: the boot_bg NAME ended with STATUS
+# (35 a check failed, 37 aborted), its log has a line matching REGEX, and
+# the report was still completed (check_completed).
+judge_ended()
+{
+	local name=$1 want=$2 st
+	boot_result "$name"
+	st=$?
+	check_status "$st" "$want" "$name: run ended with status $want and said so"
+	check_log "$3" "$BOOT_LOG" "$name: $4"
+	check_completed "$name"
+}

@@ -16,11 +16,8 @@ echo "# stress: random seed $seed (PTLAB_STRESS_SEED=$seed replays it)"
 
 churn_ok()
 {
-	local name=$1 st ops
-	boot_result "$name"
-	st=$?
-	check_status "$st" 33 "$name: passed (status 0x10)"
-	check_report "$BOOT_LOG" "$name"
+	local name=$1 ops
+	judge_passed "$name"
 	ops=$(fact "$BOOT_LOG" churn ops)
 	if [ "${ops:-0}" -ge 20000 ] && [ "$(fact "$BOOT_LOG" churn faults_expected)" = \
 	     "$(fact "$BOOT_LOG" churn faults_seen)" ]; then
