@@ -8,6 +8,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,6 +73,15 @@ static int flags_at(const struct fx *x, uint64_t va)
 	return e ? (int)(e->flags & PT_ATTR_MASK) : -1;
 }
 
+/* The plan after hand-off, with the attributes table when @with_mat. */
+static void build_handoff(struct fx *x, bool with_mat)
+{
+	fx_init(x);
+	x->caps.boot_services_gone = true;
+	x->caps.mat = with_mat ? &x->mat : NULL;
+	assert_int_equal(pt_plan_build(&x->map, NULL, &x->caps, &x->plan), PT_OK);
+}
+
 static void test_firmware_mode_keeps_boot_services_code_executable(void **state)
 {
 	struct fx x;
@@ -89,10 +99,7 @@ static void test_after_handoff_boot_services_code_is_ram(void **state)
 	struct fx x;
 
 	(void)state;
-	fx_init(&x);
-	x.caps.boot_services_gone = true;
-	x.caps.mat = &x.mat;
-	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
+	build_handoff(&x, true);
 	assert_int_equal(flags_at(&x, 0x800000), PT_WRITE);
 	assert_int_equal(flags_at(&x, PT_HHDM_BASE + 0x9ff000), PT_WRITE);
 	/* conventional and boot-services memory merge into one RW+NX entry */
@@ -104,10 +111,7 @@ static void test_runtime_ranges_follow_the_attributes_table(void **state)
 	struct fx x;
 
 	(void)state;
-	fx_init(&x);
-	x.caps.boot_services_gone = true;
-	x.caps.mat = &x.mat;
-	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
+	build_handoff(&x, true);
 	assert_int_equal(flags_at(&x, 0xa00000), PT_EXEC);
 	assert_int_equal(flags_at(&x, 0xa0b000), PT_EXEC);
 	assert_int_equal(flags_at(&x, 0xa0c000), PT_WRITE);
@@ -124,9 +128,7 @@ static void test_runtime_code_without_table_is_the_rwx_exemption(void **state)
 	unsigned rwx = 0;
 
 	(void)state;
-	fx_init(&x);
-	x.caps.boot_services_gone = true;
-	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
+	build_handoff(&x, false);
 	assert_int_equal(flags_at(&x, 0xa0c000), PT_WRITE | PT_EXEC);
 	assert_int_equal(flags_at(&x, 0xa10000), PT_WRITE);
 	for (unsigned i = 0; i < x.plan.n; i++) {
