@@ -234,56 +234,20 @@ struct audit {
 
 bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
 {
-	for (unsigned i = 0; i < p->map.n; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
-
-		if (pa >= r->pa && pa - r->pa < r->len) {
-			enum pt_mem_class k = pt_mem_class_of(r->type);
-
-			return k == PT_MEM_RAM || k == PT_MEM_FW_CODE || k == PT_MEM_FW_DATA;
-		}
-	}
-	return false;
+	return pt_memmap_covers(&p->map, pa, 1, PT_MEM_SET_MEMORY);
 }
 
 bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len)
 {
-	uint64_t end = pa + len;
-
-	/* the map is sorted and merged: walk the ranges that cover [pa, end) back to back */
-	for (unsigned i = 0; i < p->map.n && pa < end; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
-
-		if (r->pa + r->len <= pa)
-			continue;
-		if (r->pa > pa || !ptlab_is_ram(p, pa))
-			return false;
-		pa = r->pa + r->len;
-	}
-	return pa >= end;
-}
-
-static bool pa_is_mmio(const struct ptlab *p, uint64_t pa)
-{
-	for (unsigned i = 0; i < p->map.n; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
-
-		if (pa >= r->pa && pa - r->pa < r->len)
-			return pt_mem_class_of(r->type) == PT_MEM_MMIO;
-	}
-	return false;
+	return pt_memmap_covers(&p->map, pa, len, PT_MEM_SET_MEMORY);
 }
 
 /* Memory-map type of @pa, or -1 outside the map. */
 static int pa_type(const struct ptlab *p, uint64_t pa)
 {
-	for (unsigned i = 0; i < p->map.n; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
+	const struct pt_mem_range *r = pt_memmap_find(&p->map, pa);
 
-		if (pa >= r->pa && pa - r->pa < r->len)
-			return (int)r->type;
-	}
-	return -1;
+	return r ? (int)r->type : -1;
 }
 
 /*
@@ -316,7 +280,7 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 			a->wx_first = l->va;
 		a->wx_bytes += l->size;
 	}
-	if ((l->flags & PT_EXEC) && pa_is_mmio(a->p, l->pa))
+	if ((l->flags & PT_EXEC) && pt_memmap_covers(&a->p->map, l->pa, 1, PT_MEM_SET_MMIO))
 		a->mmio_x_bytes += l->size;
 	if (l->va == 0)
 		a->page0 = true;

@@ -94,16 +94,6 @@ static void find_mat(struct ptlab *p)
 	}
 }
 
-/* Is [pa, pa+len) outside every memory-map range? */
-static bool outside_map(const struct ptlab *p, uint64_t pa, uint64_t len)
-{
-	for (unsigned i = 0; i < p->map.n; i++)
-		if (pa < p->map.range[i].pa + p->map.range[i].len &&
-		    p->map.range[i].pa < pa + len)
-			return false;
-	return true;
-}
-
 /* Bitmap words for every free-type frame of the map now, with room for growth. */
 static size_t bitmap_estimate(const struct ptlab *p)
 {
@@ -384,7 +374,7 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	err = app_normalize(p, &m);
 	if (err)
 		return err;
-	p->fb_extra = p->fb_ok && outside_map(p, p->fb.base_pa, p->fb_len);
+	p->fb_extra = p->fb_ok && !pt_memmap_overlaps(&p->map, p->fb.base_pa, p->fb_len);
 	ram_bitmap_bytes = bitmap_estimate(p);
 	ram_bitmap = pages(ram_bitmap_bytes);
 	if (!ram_bitmap)

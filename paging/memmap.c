@@ -450,3 +450,64 @@ int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigne
 			out->usable_bytes += out->range[i].len;
 	return PT_OK;
 }
+
+/* ---- queries on a normalized map ---- */
+
+/* Index of the first range whose last byte is at or above @pa (m->n when none). */
+static unsigned first_ending_at_or_after(const struct pt_memmap *m, uint64_t pa)
+{
+	unsigned lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		const struct pt_mem_range *r = &m->range[mid];
+
+		if (r->pa + (r->len - 1) < pa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct pt_mem_range *pt_memmap_find(const struct pt_memmap *m, uint64_t pa)
+{
+	unsigned i;
+
+	if (!m || !m->range)
+		return NULL;
+	i = first_ending_at_or_after(m, pa);
+	return i < m->n && m->range[i].pa <= pa ? &m->range[i] : NULL;
+}
+
+bool pt_memmap_covers(const struct pt_memmap *m, uint64_t pa, uint64_t len, unsigned classes)
+{
+	uint64_t last;
+
+	if (!m || !m->range || len == 0 || pa + (len - 1) < pa)
+		return false;
+	last = pa + (len - 1);
+	for (unsigned i = first_ending_at_or_after(m, pa); i < m->n; i++) {
+		const struct pt_mem_range *r = &m->range[i];
+		uint64_t r_last = r->pa + (r->len - 1);
+
+		if (r->pa > pa || !(classes & PT_MEM_CLASS_BIT(pt_mem_class_of(r->type))))
+			return false;
+		if (r_last >= last)
+			return true;
+		pa = r_last + 1;
+	}
+	return false;
+}
+
+bool pt_memmap_overlaps(const struct pt_memmap *m, uint64_t pa, uint64_t len)
+{
+	uint64_t last;
+	unsigned i;
+
+	if (!m || !m->range || len == 0)
+		return false;
+	last = pa + (len - 1) < pa ? UINT64_MAX : pa + (len - 1);
+	i = first_ending_at_or_after(m, pa);
+	return i < m->n && m->range[i].pa <= last;
+}

@@ -126,4 +126,51 @@ const char *pt_quirk_name(enum pt_memmap_quirk q);
 int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigned desc_size,
 			unsigned maxphyaddr, struct pt_memmap *out);
 
+/*
+ * Queries on a normalized map (sorted, non-overlapping ranges, as
+ * pt_memmap_normalize leaves them), each a binary search: O(log n).  A map
+ * that is not normalized gives unspecified (but memory-safe) answers.
+ */
+
+/* Bit of a class in a class set; the sets below are what ptlab asks about. */
+#define PT_MEM_CLASS_BIT(c)    (1u << (c))
+/* Backed by memory, safe to read: RAM and what the firmware keeps (not MMIO, reserved or a hole). */
+#define PT_MEM_SET_MEMORY      (PT_MEM_CLASS_BIT(PT_MEM_RAM) | PT_MEM_CLASS_BIT(PT_MEM_FW_CODE) | \
+				PT_MEM_CLASS_BIT(PT_MEM_FW_DATA))
+#define PT_MEM_SET_MMIO        PT_MEM_CLASS_BIT(PT_MEM_MMIO)
+
+/**
+ * pt_memmap_find - the range holding a physical address
+ * @m: normalized map
+ * @pa: physical address
+ *
+ * Returns the range with range->pa <= @pa < range->pa + range->len, or NULL
+ * when @pa is in a hole (or @m is NULL).
+ */
+const struct pt_mem_range *pt_memmap_find(const struct pt_memmap *m, uint64_t pa);
+
+/**
+ * pt_memmap_covers - is every byte of [pa, pa + len) in a range of the given classes?
+ * @m: normalized map
+ * @pa: first byte
+ * @len: bytes
+ * @classes: set of enum pt_mem_class, PT_MEM_CLASS_BIT()s or-ed (PT_MEM_SET_MEMORY, ...)
+ *
+ * Returns true when ranges of a class in @classes cover the bytes back to
+ * back, with no hole and no byte of another class.  False for @len 0, for
+ * a span that wraps past 2^64 (the last byte may be 2^64 - 1) and for @m
+ * NULL.  pt_memmap_covers(m, pa, 1, PT_MEM_SET_MMIO) is "is @pa MMIO".
+ */
+bool pt_memmap_covers(const struct pt_memmap *m, uint64_t pa, uint64_t len, unsigned classes);
+
+/**
+ * pt_memmap_overlaps - does any range hold a byte of [pa, pa + len)?
+ * @m: normalized map
+ * @pa: first byte
+ * @len: bytes; a span past 2^64 is cut at 2^64 - 1
+ *
+ * Returns false for @len 0 and @m NULL.
+ */
+bool pt_memmap_overlaps(const struct pt_memmap *m, uint64_t pa, uint64_t len);
+
 #endif /* PTLAB_MEMMAP_H */

@@ -924,6 +924,159 @@ static void test_random_maps_match_per_page_reference(void **state)
 	}
 }
 
+/* ---- queries: pt_memmap_find, pt_memmap_covers, pt_memmap_overlaps ---- */
+
+static struct pt_memmap query_map(struct pt_mem_range *r, unsigned n)
+{
+	struct pt_memmap m;
+
+	memset(&m, 0, sizeof(m));
+	m.range = r;
+	m.cap = n;
+	m.n = n;
+	return m;
+}
+
+static void test_queries_on_a_hand_built_map(void **state)
+{
+	const uint64_t top = UINT64_MAX - PG + 1;     /* last page: its last byte is 2^64 - 1 */
+	struct pt_mem_range r[] = {
+		{ 0x1000, 0x2000, PT_EFI_CONVENTIONAL, WB },
+		{ 0x3000, 0x1000, PT_EFI_RT_DATA, WB | RT },
+		{ 0x4000, 0x1000, PT_EFI_ACPI_NVS, WB },
+		/* hole [0x5000, 0x10000) */
+		{ 0x10000, 0x1000, PT_EFI_MMIO, PT_EFI_MEMORY_UC },
+		{ 0x11000, 0x1000, PT_EFI_RESERVED, 0 },
+		{ top, PG, PT_EFI_MMIO, PT_EFI_MEMORY_UC },
+	};
+	struct pt_memmap m = query_map(r, 6), empty = query_map(r, 0);
+
+	(void)state;
+	/* find: first and last byte of each range, the bytes beside them */
+	assert_null(pt_memmap_find(&m, 0));
+	assert_null(pt_memmap_find(&m, 0xfff));
+	assert_ptr_equal(pt_memmap_find(&m, 0x1000), &r[0]);
+	assert_ptr_equal(pt_memmap_find(&m, 0x2fff), &r[0]);
+	assert_ptr_equal(pt_memmap_find(&m, 0x3000), &r[1]);
+	assert_ptr_equal(pt_memmap_find(&m, 0x4fff), &r[2]);
+	assert_null(pt_memmap_find(&m, 0x5000));
+	assert_null(pt_memmap_find(&m, 0xffff));
+	assert_ptr_equal(pt_memmap_find(&m, 0x10000), &r[3]);
+	assert_ptr_equal(pt_memmap_find(&m, 0x11fff), &r[4]);
+	assert_null(pt_memmap_find(&m, 0x12000));
+	assert_null(pt_memmap_find(&m, top - 1));
+	assert_ptr_equal(pt_memmap_find(&m, top), &r[5]);
+	assert_ptr_equal(pt_memmap_find(&m, UINT64_MAX), &r[5]);
+	assert_null(pt_memmap_find(&empty, 0x1000));
+	assert_null(pt_memmap_find(NULL, 0x1000));
+
+	/* covers: adjacent ranges of several classes in the set, back to back */
+	assert_true(pt_memmap_covers(&m, 0x1000, 0x4000, PT_MEM_SET_MEMORY));
+	assert_true(pt_memmap_covers(&m, 0x2fff, 2, PT_MEM_SET_MEMORY));
+	assert_false(pt_memmap_covers(&m, 0x1000, 0x4000, PT_MEM_CLASS_BIT(PT_MEM_RAM)));
+	assert_true(pt_memmap_covers(&m, 0x1000, 0x2000, PT_MEM_CLASS_BIT(PT_MEM_RAM)));
+	assert_false(pt_memmap_covers(&m, 0x1000, 0x2001, PT_MEM_CLASS_BIT(PT_MEM_RAM)));
+	/* one byte into the hole, one byte before the first range */
+	assert_false(pt_memmap_covers(&m, 0x1000, 0x4001, PT_MEM_SET_MEMORY));
+	assert_false(pt_memmap_covers(&m, 0xfff, 2, PT_MEM_SET_MEMORY));
+	assert_false(pt_memmap_covers(&m, 0x6000, 1, PT_MEM_SET_MEMORY));
+	/* is MMIO; reserved is neither MMIO nor memory */
+	assert_true(pt_memmap_covers(&m, 0x10800, 1, PT_MEM_SET_MMIO));
+	assert_false(pt_memmap_covers(&m, 0x10800, 0x1000, PT_MEM_SET_MMIO));
+	assert_false(pt_memmap_covers(&m, 0x11000, 1, PT_MEM_SET_MMIO | PT_MEM_SET_MEMORY));
+	assert_true(pt_memmap_covers(&m, 0x11000, 1, PT_MEM_CLASS_BIT(PT_MEM_RESERVED)));
+	/* up to the last byte of the address space; empty and wrapping spans */
+	assert_true(pt_memmap_covers(&m, top, PG, PT_MEM_SET_MMIO));
+	assert_true(pt_memmap_covers(&m, UINT64_MAX, 1, PT_MEM_SET_MMIO));
+	assert_false(pt_memmap_covers(&m, UINT64_MAX, 2, PT_MEM_SET_MMIO));
+	assert_false(pt_memmap_covers(&m, 0x1000, 0, PT_MEM_SET_MEMORY));
+	assert_false(pt_memmap_covers(&m, 0x1000, 0x1000, 0));
+	assert_false(pt_memmap_covers(&empty, 0x1000, 1, PT_MEM_SET_MEMORY));
+	assert_false(pt_memmap_covers(NULL, 0x1000, 1, PT_MEM_SET_MEMORY));
+
+	/* overlaps: any byte in any range */
+	assert_false(pt_memmap_overlaps(&m, 0, 0x1000));
+	assert_true(pt_memmap_overlaps(&m, 0, 0x1001));
+	assert_false(pt_memmap_overlaps(&m, 0x5000, 0xb000));
+	assert_true(pt_memmap_overlaps(&m, 0x5000, 0xb001));
+	assert_true(pt_memmap_overlaps(&m, 0x4fff, 1));
+	assert_false(pt_memmap_overlaps(&m, 0x12000, top - 0x12000));
+	assert_true(pt_memmap_overlaps(&m, 0x12000, top - 0x12000 + 1));
+	assert_true(pt_memmap_overlaps(&m, UINT64_MAX, UINT64_MAX));  /* cut at 2^64 - 1 */
+	assert_false(pt_memmap_overlaps(&m, 0x1000, 0));
+	assert_false(pt_memmap_overlaps(&empty, 0, UINT64_MAX));
+	assert_false(pt_memmap_overlaps(NULL, 0, UINT64_MAX));
+}
+
+#define QUERY_PAGES 96u
+
+/*
+ * Random normalized maps over QUERY_PAGES pages (a type per page, -1 for a
+ * hole) and random spans: the binary searches against a page-by-page walk.
+ */
+static void test_random_queries_match_a_page_walk(void **state)
+{
+	int page[QUERY_PAGES];
+	struct pt_mem_range r[QUERY_PAGES];
+
+	(void)state;
+	rng_state = UINT64_C(0x9e3779b97f4a7c15);
+	for (unsigned iter = 0; iter < 2000; iter++) {
+		struct pt_memmap m;
+		unsigned n = 0;
+
+		/* runs of one type or hole, 1..8 pages each */
+		for (unsigned p = 0; p < QUERY_PAGES;) {
+			unsigned len = 1 + below(8);
+			int t = below(3) == 0 ? -1 : (int)below(PT_EFI_TYPE_COUNT);
+
+			if (p + len > QUERY_PAGES)
+				len = QUERY_PAGES - p;
+			for (unsigned k = 0; k < len; k++)
+				page[p + k] = t;
+			if (t >= 0) {
+				if (n && r[n - 1].pa + r[n - 1].len == p * PG &&
+				    r[n - 1].type == (uint32_t)t)
+					r[n - 1].len += len * PG;   /* normalized maps are merged */
+				else
+					r[n++] = (struct pt_mem_range){ p * PG, len * PG, (uint32_t)t, 0 };
+			}
+			p += len;
+		}
+		m = query_map(r, n);
+		for (unsigned q = 0; q < 200; q++) {
+			uint64_t pa = below(QUERY_PAGES * PG + 2 * PG);
+			uint64_t len = below(4) == 0 ? below(16) : below(12 * PG);
+			unsigned classes = (unsigned)below(1u << 5);
+			uint64_t first = pa / PG, last = len ? (pa + len - 1) / PG : first;
+			const struct pt_mem_range *f = pt_memmap_find(&m, pa);
+			bool covers = len > 0, overlaps = false;
+
+			if (first >= QUERY_PAGES || page[first] < 0) {
+				assert_null(f);
+			} else {
+				assert_non_null(f);
+				assert_true(f->pa <= pa && pa - f->pa < f->len);
+				assert_int_equal(f->type, page[first]);
+			}
+			for (uint64_t p = first; len && p <= last; p++) {
+				int t = p < QUERY_PAGES ? page[p] : -1;
+
+				if (t < 0 || !(classes & (1u << pt_mem_class_of((uint32_t)t))))
+					covers = false;
+				if (t >= 0)
+					overlaps = true;
+			}
+			if (pt_memmap_covers(&m, pa, len, classes) != covers)
+				fail_msg("iteration %u: covers(0x%llx, 0x%llx, 0x%x) != %d", iter,
+					 (unsigned long long)pa, (unsigned long long)len, classes, covers);
+			if (pt_memmap_overlaps(&m, pa, len) != overlaps)
+				fail_msg("iteration %u: overlaps(0x%llx, 0x%llx) != %d", iter,
+					 (unsigned long long)pa, (unsigned long long)len, overlaps);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -951,6 +1104,8 @@ int main(void)
 		cmocka_unit_test(test_type_and_quirk_names_are_distinct),
 		cmocka_unit_test(test_ovmf_like_map_matches_hand_computed_result),
 		cmocka_unit_test(test_random_maps_match_per_page_reference),
+		cmocka_unit_test(test_queries_on_a_hand_built_map),
+		cmocka_unit_test(test_random_queries_match_a_page_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
