@@ -462,7 +462,7 @@ static void check_alias_pool(struct ptlab *p)
 
 static void check_alias_ram(struct ptlab *p)
 {
-	unsigned ranges = 0, bad = 0;
+	unsigned ranges = 0, points = 0, bad = 0;
 	uint64_t first = 0;
 
 	for (unsigned i = 0; i < p->map.n && !ptlab_deadline_passed(p); i++) {
@@ -481,6 +481,7 @@ static void check_alias_ram(struct ptlab *p)
 			if (pa >= r->pa + r->len)
 				continue;
 			/* read only: this is firmware code and data, ACPI tables, DMA rings */
+			points++;
 			if (probe_read64(pa, &x, &f) || probe_read64(PT_HHDM_BASE + pa, &y, &f) ||
 			    x != y) {
 				if (!bad++)
@@ -489,9 +490,11 @@ static void check_alias_ram(struct ptlab *p)
 		}
 		ranges++;
 	}
-	if (!bad)
-		report_ok(p->rep, "alias: %u RAM ranges read the same through identity and HHDM",
-			  ranges);
+	if (!points)
+		report_fail(p->rep, "alias: no RAM range checked (%u ranges in the map)", p->map.n);
+	else if (!bad)
+		report_ok(p->rep, "alias: %u RAM ranges read the same through identity and HHDM "
+			  "(%u points)", ranges, points);
 	else
 		report_fail(p->rep, "alias: %u reads differ between identity and HHDM; first pa=0x%llx",
 			    bad, (unsigned long long)first);

@@ -55,6 +55,7 @@ struct churn {
 	uint64_t maps_by_size[3];   /* successful maps with 4K, 2M, 1G leaves */
 	uint64_t samples, faults_expected, faults_seen;
 	uint64_t tables_before, frames_before;
+	uint64_t pool_failed;       /* the pool's refusal count at the last check_result */
 	bool failed, done, injected;
 	uint64_t inject_at;
 };
@@ -269,9 +270,24 @@ static void changed(struct pt_flushlist *fl, bool skip_flush, uint64_t va, uint6
 		key_points(va, len);
 }
 
+/*
+ * More frames than any one churn call can need (a new table per level at
+ * each end of the range, five levels): with this many free, PT_ENOMEM is a
+ * library bug, not exhaustion.
+ */
+#define CALL_MAX_TABLES  16u
+
 static int check_result(const char *call, uint64_t va, int want, int got)
 {
-	if (got == PT_ENOMEM && want == PT_OK) {
+	bool pool_refused = c.p->frames.failed != c.pool_failed;
+
+	c.pool_failed = c.p->frames.failed;
+	/*
+	 * PT_ENOMEM is a refusal only when the pool really refused a frame,
+	 * because --fail-alloc injected it or the pool ran nearly dry.
+	 */
+	if (got == PT_ENOMEM && want == PT_OK && pool_refused &&
+	    (c.p->opts.fail_alloc || pt_frames_available(&c.p->frames) < CALL_MAX_TABLES)) {
 		c.refused++;
 		return -1;
 	}
@@ -509,6 +525,7 @@ void churn_start(struct ptlab *p)
 	model_init(&c.m, model_storage, MODEL_CAP);
 	c.tables_before = pt_table_count(&p->space);
 	c.frames_before = p->frames.in_use;
+	c.pool_failed = p->frames.failed;
 	/*
 	 * A fixed op, not a share of --iterations, so the replay hint
 	 * (--iterations=op+1) injects at the same op again.

@@ -229,9 +229,10 @@ static int phase_b_body(void *arg)
 			    pt_strerror(err), n);
 		return 0;
 	}
-	report_ok(p->rep, "handoff: the frame allocator owns all free RAM (%u ranges, %llu MiB%s)",
-		  n, (unsigned long long)(bytes >> 20),
-		  with_loader ? ", loader ranges less the app's own pages" : ", loader ranges kept out");
+	/* a fact: the ram sweep and the churn on these frames are the checks */
+	report_fact(p->rep, "handoff-ram", "the frame allocator owns all free RAM (%u ranges, "
+		    "%llu MiB%s)", n, (unsigned long long)(bytes >> 20),
+		    with_loader ? ", loader ranges less the app's own pages" : ", loader ranges kept out");
 	{
 		const struct pt_range *own;
 		bool complete;
@@ -455,7 +456,7 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 		sink_framebuffer(&fbc);
 	else
 		p->fb_ok = false;
-	report_ok(p->rep, "handoff: ExitBootServices on try %u; our GDT, IDT, recovery CR3 and "
-		  "stack loaded", tries);
+	report_fact(p->rep, "handoff", "ExitBootServices on try %u; our GDT, IDT, recovery CR3 and "
+		    "stack loaded", tries);
 	run_on_stack(phase_b, p, stack_top);
 }

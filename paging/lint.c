@@ -142,5 +142,7 @@ int pt_lint(const struct pt_space *s, uint64_t *scratch, size_t scratch_len,
 	for (unsigned l = 0; l < 3; l++)
 		if (lw.seen.leaves[l] != s->stats.leaves[l])
 			problem(&lw, &out->stats_mismatch, 0, l);
+	if (s->stats.reserve_unused)
+		problem(&lw, &out->reserve_unused, 0, 0);
 	return out->errors ? PT_ECORRUPT : PT_OK;
 }

@@ -197,6 +197,12 @@ struct pt_env {
 struct pt_stats {
 	uint64_t tables[5];   /* table pages per level (index = level) */
 	uint64_t leaves[3];   /* leaves per size (enum pt_page_size) */
+	/*
+	 * Frames a changing call reserved up front and then did not use (it
+	 * frees them).  The reservation is exact, so anything but 0 is a bug in
+	 * the library; pt_lint reports it.
+	 */
+	uint64_t reserve_unused;
 };
 
 struct pt_space {
@@ -320,6 +326,7 @@ struct pt_lint {
 	uint64_t shared_tables;   /* table frames referenced more than once */
 	uint64_t foreign_tables;  /* table frames @owns rejected */
 	uint64_t stats_mismatch;  /* tables/leaves seen differ from s->stats */
+	uint64_t reserve_unused;  /* s->stats.reserve_unused: frames reserved and not used */
 	uint64_t first_bad_va;    /* va of the first problem (if any) */
 	int first_bad_level;
 };

@@ -18,9 +18,9 @@ handed_off()
 {
 	local name=$1
 	judge_passed "$name" nofile
-	check_log '^ok [0-9]+ - handoff: ExitBootServices on try [0-9]+' "$BOOT_LOG" \
+	check_log '^# handoff: ExitBootServices on try [0-9]+' "$BOOT_LOG" \
 		"$name: left boot services"
-	check_log '^ok [0-9]+ - handoff: the frame allocator owns all free RAM' "$BOOT_LOG" \
+	check_log '^# handoff-ram: the frame allocator owns all free RAM' "$BOOT_LOG" \
 		"$name: frame allocator over all free RAM"
 	check_log '^ok [0-9]+ - ram sweep: ' "$BOOT_LOG" "$name: every usable RAM range touched"
 	check_log '^ok [0-9]+ - churn: ' "$BOOT_LOG" "$name: churn passed on all-RAM frames"

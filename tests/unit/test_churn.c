@@ -522,6 +522,44 @@ static void test_missing_invlpg_needs_a_tlb(void **state)
 }
 
 /* The library's flush lists (and its own env->flush calls) suffice for a TLB. */
+/*
+ * A pool refusal the run asked for (--fail-alloc) is counted as refused; the
+ * same PT_ENOMEM without --fail-alloc, from a pool with frames to spare, is
+ * a failure of the churn.
+ */
+static void test_enomem_is_refused_only_when_expected(void **state)
+{
+	struct sim *s = malloc(sizeof(*s));
+	char fact[512];
+
+	(void)state;
+	assert_non_null(s);
+	for (unsigned asked = 0; asked < 2; asked++) {
+		sim_init(s, 1, SHORT_OPS, OPTS_INJECT_NONE, false);
+		s->p.opts.fail_alloc = asked ? 3 : 0;
+		pt_frames_fail_nth(&s->p.frames, 3);
+		sim_run(s);
+		assert_int_equal(s->p.frames.failed, 1);
+		if (asked) {
+			assert_churn_passed(s);
+			assert_non_null(line_with(s->buf, "# churn: ", fact, sizeof(fact)));
+			assert_int_equal(fact_value(fact, "refused"), 1);
+		} else {
+			char enomem[64];
+
+			snprintf(enomem, sizeof(enomem), "observed 0x%llx",
+				 (unsigned long long)(uint64_t)(int64_t)PT_ENOMEM);
+			if (!strstr(s->buf, "not ok 1 - churn: ") || !strstr(s->buf, enomem)) {
+				print_report(s);
+				fail_msg("an unexpected PT_ENOMEM was not reported");
+			}
+			assert_int_equal(c.refused, 0);
+		}
+		sim_fini(s);
+	}
+	free(s);
+}
+
 static void test_churn_passes_with_a_tlb(void **state)
 {
 	struct sim *s = malloc(sizeof(*s));
@@ -546,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_injected_damage_is_caught),
 		cmocka_unit_test(test_missing_invlpg_needs_a_tlb),
 		cmocka_unit_test(test_churn_passes_with_a_tlb),
+		cmocka_unit_test(test_enomem_is_refused_only_when_expected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,8 @@
  *
  * The memory maps are hand-made normalized maps (struct pt_mem_range arrays),
  * so these tests do not depend on the normalizer.  The expected attributes
- * per memory class are written out here independently of plan.c; the class
- * of a UEFI type is taken from pt_mem_class_of (memmap.c owns that table).
+ * per UEFI memory type are a table of their own, README's mapping policy,
+ * independent of plan.c and of pt_mem_class_of.
  *
  * The table-count cross-check compares pt_plan_min_tables with a naive model:
  * it steps through every entry leaf by leaf exactly as a largest-fit mapper
@@ -116,26 +116,52 @@ static void fx_init(struct fx *x, bool has_1g, unsigned levels)
 
 /* ---- expectations, written independently of plan.c ---------------------- */
 
+/*
+ * The policy per UEFI memory type, row by row from README's "Mapping
+ * policy" table, spelled out per type (not per class: no call to
+ * pt_mem_class_of), so a type put in the wrong class is caught here rather
+ * than copied.  The name column is checked against pt_efi_type_name, so a
+ * row cannot silently describe another type.
+ */
+#define RW   PT_WRITE
+#define RX   PT_EXEC
+#define RWUC (PT_WRITE | PT_CACHE(PT_CACHE_UC))
+#define RUC  PT_CACHE(PT_CACHE_UC)
+
+static const struct {
+	const char *name;
+	unsigned identity;   /* identity-map attributes with boot services kept */
+	bool hhdm;           /* also in the HHDM, with the same attributes */
+} policy[PT_EFI_TYPE_COUNT] = {
+	[PT_EFI_RESERVED]     = { "Reserved",            RUC,  false },
+	[PT_EFI_LOADER_CODE]  = { "LoaderCode",          RW,   true },
+	[PT_EFI_LOADER_DATA]  = { "LoaderData",          RW,   true },
+	[PT_EFI_BS_CODE]      = { "BootServicesCode",    RX,   true },
+	[PT_EFI_BS_DATA]      = { "BootServicesData",    RW,   true },
+	[PT_EFI_RT_CODE]      = { "RuntimeServicesCode", RX,   true },
+	[PT_EFI_RT_DATA]      = { "RuntimeServicesData", RW,   true },
+	[PT_EFI_CONVENTIONAL] = { "Conventional",        RW,   true },
+	[PT_EFI_UNUSABLE]     = { "Unusable",            RUC,  false },
+	[PT_EFI_ACPI_RECLAIM] = { "ACPIReclaim",         RW,   true },
+	[PT_EFI_ACPI_NVS]     = { "ACPINVS",             RW,   true },
+	[PT_EFI_MMIO]         = { "MMIO",                RWUC, false },
+	[PT_EFI_MMIO_PORT]    = { "MMIOPortSpace",       RWUC, false },
+	[PT_EFI_PAL_CODE]     = { "PalCode",             RX,   true },
+	[PT_EFI_PERSISTENT]   = { "Persistent",          RW,   true },
+	[PT_EFI_UNACCEPTED]   = { "Unaccepted",          RUC,  false },
+};
+
 static unsigned want_class_flags(uint32_t type)
 {
-	switch (pt_mem_class_of(type)) {
-	case PT_MEM_RAM:
-	case PT_MEM_FW_DATA:
-		return PT_WRITE;
-	case PT_MEM_FW_CODE:
-		return PT_EXEC;
-	case PT_MEM_MMIO:
-		return PT_WRITE | PT_CACHE(PT_CACHE_UC);
-	default:
-		return PT_CACHE(PT_CACHE_UC);
-	}
+	assert_true(type < PT_EFI_TYPE_COUNT);
+	assert_string_equal(policy[type].name, pt_efi_type_name(type));
+	return policy[type].identity;
 }
 
 static bool want_hhdm(uint32_t type)
 {
-	enum pt_mem_class c = pt_mem_class_of(type);
-
-	return c == PT_MEM_RAM || c == PT_MEM_FW_CODE || c == PT_MEM_FW_DATA;
+	assert_true(type < PT_EFI_TYPE_COUNT);
+	return policy[type].hhdm;
 }
 
 /* Expected identity attributes of physical page @pa of range @r. */
@@ -1171,10 +1197,45 @@ static void test_sample_map_normalizes_to_the_same_plan(void **state)
 	}
 }
 
+/* One range of every UEFI type, between holes: each page as the policy table says. */
+static void test_every_memory_type_follows_the_policy_table(void **state)
+{
+	struct pt_mem_range r[PT_EFI_TYPE_COUNT];
+	struct fx x;
+
+	(void)state;
+	for (uint32_t t = 0; t < PT_EFI_TYPE_COUNT; t++)
+		r[t] = (struct pt_mem_range){ (1 + 4 * (uint64_t)t) * M2, 3 * K4, t, WB_ALL };
+	fx_init(&x, true, 4);
+	fx_map(&x, r, PT_EFI_TYPE_COUNT);
+	x.image.nsections = 0;
+	x.image.base = r[PT_EFI_LOADER_CODE].pa;
+	x.image.size = K4;
+	x.image.nsections = 1;
+	x.image.section[0] = (struct pt_image_section){ x.image.base, K4, PT_EXEC };
+	assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
+	assert_sorted_disjoint_wx(&x.plan);
+	for (uint32_t t = 0; t < PT_EFI_TYPE_COUNT; t++) {
+		for (uint64_t pa = r[t].pa; pa < r[t].pa + r[t].len; pa += K4) {
+			assert_maps(&x.plan, pa, PT_PLAN_IDENTITY, pa,
+				    want_identity_flags(&x, &r[t], pa));
+			if (want_hhdm(t))
+				assert_maps(&x.plan, PT_HHDM_BASE + pa, PT_PLAN_HHDM, pa,
+					    want_class_flags(t));
+			else
+				assert_null(pt_plan_find(&x.plan, PT_HHDM_BASE + pa));
+		}
+		/* the holes around it stay unmapped */
+		assert_null(pt_plan_find(&x.plan, r[t].pa - K4));
+		assert_null(pt_plan_find(&x.plan, r[t].pa + r[t].len));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ovmf_plan_maps_every_range_by_kind_with_strict_wx),
+		cmocka_unit_test(test_every_memory_type_follows_the_policy_table),
 		cmocka_unit_test(test_reserved_is_read_only_uncached_and_nx),
 		cmocka_unit_test(test_max_size_follows_1g_capability),
 		cmocka_unit_test(test_merges_equal_neighbours_but_never_across_attributes),

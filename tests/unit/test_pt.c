@@ -39,6 +39,8 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
+	/* every reservation of every call of the test was used exactly */
+	assert_int_equal(f->s.stats.reserve_unused, 0);
 	pt_destroy(&f->s);
 	assert_int_equal(f->a.frames.in_use, 0);
 	arena_fini(&f->a);
@@ -862,6 +864,13 @@ static void test_lint_finds_planted_corruption(void **state)
 	assert_true(l.shared_tables >= 1);
 	assert_true(l.stats_mismatch >= 1);
 	root[6] = 0;
+	/* a reservation that was not used up */
+	lint_clean(f);
+	f->s.stats.reserve_unused = 2;
+	assert_int_equal(pt_lint(&f->s, scratch, 64, NULL, NULL, &l), PT_ECORRUPT);
+	assert_int_equal(l.reserve_unused, 1);
+	assert_int_equal(l.errors, 1);
+	f->s.stats.reserve_unused = 0;
 	/* an empty table */
 	{
 		uint64_t pa;
