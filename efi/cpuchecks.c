@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Focused checks of what the CPU does with our entries (VALIDATION.md rows
- * 10-14, 17): accessed/dirty bits, invlpg and CR3 reloads, global pages,
- * reserved bits, CR0.WP, SMEP and SMAP, and large-leaf splits.  Each
+ * Focused checks of what the CPU does with our entries, each against the
+ * rule the Intel SDM Vol. 3A states for it (ch. 4: 4.8 accessed/dirty bits,
+ * 4.10.4 invlpg and CR3 reloads, 4.10.2.4 global pages, 4.5 and 4.7 reserved
+ * bits, 4.6 CR0.WP, SMEP and SMAP), and large-leaf splits.  Each
  * expected value is computed before the CPU is asked.  Runs live; every
  * mapping it makes is in the low scratch window and is removed again.
  */

@@ -5,8 +5,10 @@
  * The run, in order: options; memory map; the plan; a pool of frames; the
  * fresh hierarchy built in it; static checks; live checks with our CR3; the
  * HHDM torn down in pieces; the hierarchy destroyed; the report written to
- * every sink; the end action.  Firmware calls happen only here, and only
- * with the firmware's own CR3, GDT and IDT loaded.
+ * every sink; the end action.  Firmware calls are made here, in sink.c
+ * (console, serial, report file), gop.c (the framebuffer) and handoff.c (up
+ * to ExitBootServices), always with the firmware's own CR3, GDT and IDT
+ * loaded.
  */
 #include <efi.h>
 #include <efilib.h>

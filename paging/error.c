@@ -2,14 +2,6 @@
 /* Names of the library's error codes. */
 #include <ptlab/pt.h>
 
-/**
- * pt_strerror - name of an error code
- * @err: an enum pt_err value
- *
- * Returns the code's name ("PT_OK", "PT_ENOMEM", ...), a string constant
- * that never changes, or "PT_E?" for a value that is not an enum pt_err.
- * Never NULL.
- */
 const char *pt_strerror(int err)
 {
 	switch (err) {

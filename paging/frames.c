@@ -19,19 +19,11 @@
 
 #include <string.h>
 
+#include "internal.h"
+
 #define FRAME_SHIFT PT_PAGE_SHIFT
 #define FRAME_SIZE PT_PAGE_SIZE
 #define WORD_BITS 64u
-
-static uint64_t align_up(uint64_t x, uint64_t a)
-{
-	return (x + a - 1) & ~(a - 1);
-}
-
-static uint64_t align_down(uint64_t x, uint64_t a)
-{
-	return x & ~(a - 1);
-}
 
 /* Trim [pa, pa+len) inwards to whole frames; false when no frame is left. */
 static bool trim(const struct pt_range *r, uint64_t *pfn, uint64_t *frames)
@@ -42,8 +34,8 @@ static bool trim(const struct pt_range *r, uint64_t *pfn, uint64_t *frames)
 		return false;
 	if (r->va > UINT64_MAX - (FRAME_SIZE - 1))
 		return false;
-	start = align_up(r->va, FRAME_SIZE);
-	end = align_down(r->va + r->len, FRAME_SIZE);
+	start = pt_align_up(r->va, FRAME_SIZE);
+	end = pt_align_down(r->va + r->len, FRAME_SIZE);
 	if (end <= start)
 		return false;
 	*pfn = start >> FRAME_SHIFT;
@@ -57,15 +49,6 @@ static uint64_t range_words(uint64_t pfn, uint64_t frames)
 	return ((pfn % WORD_BITS) + frames + WORD_BITS - 1) / WORD_BITS;
 }
 
-/**
- * pt_frames_bitmap_bytes - bitmap storage pt_frames_init needs
- * @ranges: physical ranges (va field = pa, len in bytes)
- * @n: number of ranges
- *
- * Returns the bytes of bitmap for the frames left after trimming each range
- * inwards to whole frames (empty and wrapping ranges count nothing), padding
- * included.  0 when no frame is left.
- */
 size_t pt_frames_bitmap_bytes(const struct pt_range *ranges, unsigned n)
 {
 	uint64_t words = 0, pfn, frames;
@@ -121,22 +104,6 @@ static bool test_bit(const uint64_t *bm, uint64_t bit)
 	return (bm[bit / WORD_BITS] >> (bit % WORD_BITS)) & 1;
 }
 
-/**
- * pt_frames_init - set up a frame allocator
- * @f: allocator to initialise
- * @ranges: free physical ranges, va field = pa, len in bytes (any order)
- * @n: number of ranges, at most PT_FRAMES_MAX_RANGES
- * @bitmap: caller storage, pt_frames_bitmap_bytes(@ranges, @n) bytes
- * @bitmap_bytes: its size
- * @phys_to_virt: where a frame can be written (to zero it)
- * @p2v_ctx: context for @phys_to_virt
- *
- * Unaligned edges are trimmed inwards to whole frames, empty ranges dropped;
- * the ranges are kept sorted by address.  Returns PT_OK, PT_EINVAL (NULL
- * argument, too many ranges, a range wrapping past 2^64, two ranges sharing
- * a byte) or PT_ECAPACITY (bitmap too small).  On error neither @f nor
- * @bitmap is written.
- */
 int pt_frames_init(struct pt_frames *f, const struct pt_range *ranges, unsigned n,
 		   uint64_t *bitmap, size_t bitmap_bytes,
 		   void *(*phys_to_virt)(void *ctx, uint64_t pa), void *p2v_ctx)
@@ -208,7 +175,7 @@ static uint64_t nbits(const struct pt_frames *f)
 	if (!f->nranges)
 		return 0;
 	r = &f->range[f->nranges - 1];
-	return align_up(r->bit0 + r->frames, WORD_BITS);
+	return pt_align_up(r->bit0 + r->frames, WORD_BITS);
 }
 
 /* Index of the range holding @pa, or -1. */
@@ -286,17 +253,6 @@ static int64_t find_free_bit(const struct pt_frames *f)
 	return -1;
 }
 
-/**
- * pt_frames_alloc - hand out one 4 KiB frame, zeroed unless zeroing is off
- * @ctx: the struct pt_frames
- * @pa: receives the frame's physical address
- *
- * Next fit from the frame after the last one handed out.  Returns PT_OK, or
- * PT_ENOMEM when every frame is in use, an injected failure is due, or
- * (when zeroing) phys_to_virt gave no address to zero the frame through.
- * On failure only the 'failed' counter (and the injection countdown)
- * changes; *@pa is not written.
- */
 int pt_frames_alloc(void *ctx, uint64_t *pa)
 {
 	struct pt_frames *f = ctx;
@@ -326,14 +282,6 @@ fail:
 	return PT_ENOMEM;
 }
 
-/**
- * pt_frames_free_checked - return one frame
- * @f: allocator
- * @pa: the frame's address as handed out
- *
- * Returns PT_OK, or PT_EFRAME when @pa is unaligned, outside the managed
- * ranges or not handed out (double free); then only 'bad_frees' changes.
- */
 int pt_frames_free_checked(struct pt_frames *f, uint64_t pa)
 {
 	const struct pt_frames_range *r;
@@ -358,13 +306,6 @@ bad:
 	return PT_EFRAME;
 }
 
-/**
- * pt_frames_free - return one frame (struct pt_env free_frame)
- * @ctx: the struct pt_frames
- * @pa: the frame's address
- *
- * As pt_frames_free_checked, with the verdict only counted in 'bad_frees'.
- */
 void pt_frames_free(void *ctx, uint64_t pa)
 {
 	(void)pt_frames_free_checked(ctx, pa);
@@ -404,17 +345,6 @@ static int64_t first_busy(const uint64_t *bm, uint64_t bit, uint64_t count)
 	return -1;
 }
 
-/**
- * pt_frames_alloc_run - hand out a naturally aligned run of frames
- * @f: allocator
- * @size: PT_SIZE_4K, PT_SIZE_2M or PT_SIZE_1G
- * @pa: receives the run's physical address (a multiple of @size)
- *
- * First fit from the lowest address; the frames are marked in use but not
- * zeroed.  Counts as one allocation for pt_frames_fail_nth.  Returns PT_OK,
- * PT_EINVAL (other sizes; nothing changes), or PT_ENOMEM (no free aligned
- * run, or an injected failure: only 'failed' changes).
- */
 int pt_frames_alloc_run(struct pt_frames *f, uint64_t size, uint64_t *pa)
 {
 	uint64_t k = size >> FRAME_SHIFT;
@@ -427,7 +357,7 @@ int pt_frames_alloc_run(struct pt_frames *f, uint64_t size, uint64_t *pa)
 		const struct pt_frames_range *r = &f->range[i];
 		uint64_t pfn0 = r->pa >> FRAME_SHIFT;
 		uint64_t end = pfn0 + r->frames;
-		uint64_t p = align_up(pfn0, k);
+		uint64_t p = pt_align_up(pfn0, k);
 
 		while (p < end && end - p >= k) {
 			uint64_t bit = r->bit0 + (p - pfn0);
@@ -440,7 +370,7 @@ int pt_frames_alloc_run(struct pt_frames *f, uint64_t size, uint64_t *pa)
 				return PT_OK;
 			}
 			/* No aligned run can hold the busy frame: skip past it. */
-			p = align_up(pfn0 + ((uint64_t)busy - r->bit0) + 1, k);
+			p = pt_align_up(pfn0 + ((uint64_t)busy - r->bit0) + 1, k);
 		}
 	}
 fail:
@@ -448,16 +378,6 @@ fail:
 	return PT_ENOMEM;
 }
 
-/**
- * pt_frames_free_run - return a run from pt_frames_alloc_run
- * @f: allocator
- * @pa: the run's address
- * @size: its size
- *
- * Returns PT_OK, or PT_EFRAME when @size is not a run size, @pa not aligned
- * to it, the run not inside one managed range or any of its frames not in
- * use; then only 'bad_frees' changes.
- */
 int pt_frames_free_run(struct pt_frames *f, uint64_t pa, uint64_t size)
 {
 	const struct pt_frames_range *r;
@@ -522,17 +442,6 @@ static void *frames_p2v(void *ctx, uint64_t pa)
 	return f->phys_to_virt(f->p2v_ctx, pa);
 }
 
-/**
- * pt_frames_set_zeroing - zero frames before handing them out, or not
- * @f: allocator
- * @zero: true (the default) to zero them
- *
- * With zeroing off, pt_frames_alloc neither writes nor maps the frame; the
- * user (struct pt_env with frames_dirty) clears what it needs.  Once
- * pt_frames_env() has copied the mode into an env, a change would leave
- * that env's frames_dirty wrong, so it is refused: PT_EINVAL, nothing
- * changed.  Asking for the current mode is always PT_OK.
- */
 int pt_frames_set_zeroing(struct pt_frames *f, bool zero)
 {
 	if (f->dirty == !zero)

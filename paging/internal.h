@@ -3,9 +3,71 @@
 #ifndef PTLAB_PAGING_INTERNAL_H
 #define PTLAB_PAGING_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ptlab/pt.h>
+
+/* @x rounded up / down to a multiple of @a, a power of two (up wraps past 2^64 to 0). */
+static inline uint64_t pt_align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+static inline uint64_t pt_align_down(uint64_t x, uint64_t a)
+{
+	return x & ~(a - 1);
+}
+
+/* The @bytes-byte little-endian value at @p, read byte by byte (any alignment). */
+static inline uint64_t pt_load_le(const void *p, unsigned bytes)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+
+	while (bytes--)
+		v = v << 8 | b[bytes];
+	return v;
+}
+
+/*
+ * PT_DEFINE_HEAPSORT(name, type, KEY) defines
+ *   static void name(type *a, size_t n)
+ * sorting @a in place by the uint64_t KEY(element), ascending: no
+ * allocation, O(n log n) worst case, not stable.
+ */
+#define PT_DEFINE_HEAPSORT(name, type, KEY)					\
+static void name##_sift(type *a, size_t root, size_t n)				\
+{										\
+	type tmp = a[root];							\
+										\
+	for (;;) {								\
+		size_t child = 2 * root + 1;					\
+										\
+		if (child >= n)							\
+			break;							\
+		if (child + 1 < n && KEY(a[child + 1]) > KEY(a[child]))		\
+			child++;						\
+		if (KEY(a[child]) <= KEY(tmp))					\
+			break;							\
+		a[root] = a[child];						\
+		root = child;							\
+	}									\
+	a[root] = tmp;								\
+}										\
+										\
+static void name(type *a, size_t n)						\
+{										\
+	for (size_t i = n / 2; i-- > 0;)					\
+		name##_sift(a, i, n);						\
+	for (size_t end = n; end-- > 1;) {					\
+		type tmp = a[0];						\
+										\
+		a[0] = a[end];							\
+		a[end] = tmp;							\
+		name##_sift(a, 0, end);						\
+	}									\
+}
 
 /* Leaf bits (P, W, US, G, NX, cache, PS above level 0) for PT_* @flags at @level. */
 int pt_flags_to_bits(const struct pt_env *env, unsigned flags, unsigned level, uint64_t *bits);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Structural lint of an address space (VALIDATION.md row 1).
+ * Structural lint of an address space.
  *
  * Reserved bits per SDM Vol. 3A §4.5 (tables 4-15 to 4-19): address bits
  * from MAXPHYADDR to 51 in every present entry; PS in a PML4E (and PML5E);
@@ -10,6 +10,8 @@
  * counts match the space's statistics.
  */
 #include <ptlab/pt.h>
+
+#include "internal.h"
 
 struct lint_walk {
 	const struct pt_space *s;
@@ -84,38 +86,8 @@ static void lint_table(struct lint_walk *lw, unsigned level, uint64_t pa, uint64
 		problem(lw, &lw->out->empty_tables, base, level);
 }
 
-/* In-place heapsort: no allocation, O(n log n) worst case. */
-static void sift(uint64_t *a, size_t root, size_t n)
-{
-	for (;;) {
-		size_t child = 2 * root + 1;
-		uint64_t tmp;
-
-		if (child >= n)
-			return;
-		if (child + 1 < n && a[child + 1] > a[child])
-			child++;
-		if (a[root] >= a[child])
-			return;
-		tmp = a[root];
-		a[root] = a[child];
-		a[child] = tmp;
-		root = child;
-	}
-}
-
-static void heapsort_u64(uint64_t *a, size_t n)
-{
-	for (size_t i = n / 2; i-- > 0;)
-		sift(a, i, n);
-	for (size_t end = n; end-- > 1;) {
-		uint64_t tmp = a[0];
-
-		a[0] = a[end];
-		a[end] = tmp;
-		sift(a, 0, end);
-	}
-}
+#define KEY_SELF(x) (x)
+PT_DEFINE_HEAPSORT(heapsort_u64, uint64_t, KEY_SELF)
 
 int pt_lint(const struct pt_space *s, uint64_t *scratch, size_t scratch_len,
 	    bool (*owns)(void *ctx, uint64_t pa), void *owns_ctx, struct pt_lint *out)

@@ -10,29 +10,8 @@
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
 
-#define PAGE        UINT64_C(4096)
+#include "internal.h"
 
-/* Descriptor field offsets (UEFI 2.10 EFI_MEMORY_DESCRIPTOR). */
-#define OFF_TYPE    0
-#define OFF_START   8
-#define OFF_PAGES   24
-#define OFF_ATTR    32
-
-static uint64_t load(const uint8_t *p, unsigned bytes)
-{
-	uint64_t v = 0;
-
-	while (bytes--)
-		v = v << 8 | p[bytes];
-	return v;
-}
-
-/**
- * pt_mat_why_name - short name of a reason a table was refused
- * @why: enum pt_mat_why value
- *
- * Returns a string constant, "?" for values outside the enum.
- */
 const char *pt_mat_why_name(enum pt_mat_why why)
 {
 	static const char *const names[PT_MAT_WHY_COUNT] = {
@@ -64,16 +43,6 @@ static int bad(struct pt_mat *out, enum pt_mat_why why, unsigned index)
 	return PT_EMAPBAD;
 }
 
-/**
- * pt_mat_parse - read a Memory Attributes Table into PT_* ranges
- * @raw:        the table's bytes, header first
- * @raw_len:    bytes readable at @raw
- * @maxphyaddr: physical address bits; ranges must end at or below 2^maxphyaddr
- * @out:        result; range and cap set by the caller
- *
- * Returns PT_OK, PT_EINVAL, PT_EMAPBAD (with out->why, out->bad_index) or
- * PT_ECAPACITY.  On error out->n is 0.
- */
 int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt_mat *out)
 {
 	const uint8_t *p = raw;
@@ -93,11 +62,11 @@ int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt
 
 	if (raw_len < PT_MAT_HEADER_SIZE)
 		return bad(out, PT_MAT_SHORT, 0);
-	out->version = (uint32_t)load(p, 4);
-	count = load(p + 4, 4);
-	size = load(p + 8, 4);
+	out->version = (uint32_t)pt_load_le(p, 4);
+	count = pt_load_le(p + 4, 4);
+	size = pt_load_le(p + 8, 4);
 	out->desc_size = (uint32_t)size;
-	out->flags = (uint32_t)load(p + 12, 4);
+	out->flags = (uint32_t)pt_load_le(p + 12, 4);
 	if (out->version != 1 && out->version != 2)
 		return bad(out, PT_MAT_VERSION, 0);
 	if (size < PT_EFI_DESC_MIN || size > PT_EFI_DESC_MAX || size % 8)
@@ -113,27 +82,27 @@ int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt
 	for (i = 0; i < count; i++) {
 		const uint8_t *d = p + PT_MAT_HEADER_SIZE + i * size;
 		struct pt_mat_range *r = &out->range[i];
-		uint32_t type = (uint32_t)load(d + OFF_TYPE, 4);
-		uint64_t pa = load(d + OFF_START, 8);
-		uint64_t pages = load(d + OFF_PAGES, 8);
-		uint64_t attr = load(d + OFF_ATTR, 8);
+		uint32_t type = (uint32_t)pt_load_le(d + PT_EFI_DESC_TYPE, 4);
+		uint64_t pa = pt_load_le(d + PT_EFI_DESC_PA, 8);
+		uint64_t pages = pt_load_le(d + PT_EFI_DESC_PAGES, 8);
+		uint64_t attr = pt_load_le(d + PT_EFI_DESC_ATTR, 8);
 
 		if (type != PT_EFI_RT_CODE && type != PT_EFI_RT_DATA)
 			return bad(out, PT_MAT_TYPE, i);
-		if (pa % PAGE)
+		if (pa % PT_PAGE_SIZE)
 			return bad(out, PT_MAT_UNALIGNED, i);
 		if (!pages)
 			return bad(out, PT_MAT_EMPTY, i);
-		/* pa is aligned: (UINT64_MAX - pa) / PAGE + 1 pages reach 2^64 */
-		if (pages >= (UINT64_MAX - pa) / PAGE + 1)
+		/* pa is aligned: (UINT64_MAX - pa) / PT_PAGE_SIZE + 1 pages reach 2^64 */
+		if (pages >= (UINT64_MAX - pa) / PT_PAGE_SIZE + 1)
 			return bad(out, PT_MAT_WRAP, i);
-		if (pa >= top || pages > (top - pa) / PAGE)
+		if (pa >= top || pages > (top - pa) / PT_PAGE_SIZE)
 			return bad(out, PT_MAT_ABOVE_MAXPHYS, i);
 		if (i && pa < prev_end)
 			return bad(out, PT_MAT_ORDER, i);
 
 		r->pa = pa;
-		r->len = pages * PAGE;
+		r->len = pages * PT_PAGE_SIZE;
 		r->type = type;
 		r->attr = attr;
 		r->rp = (attr & PT_EFI_MEMORY_RP) != 0;
@@ -159,13 +128,6 @@ int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt
 	return PT_OK;
 }
 
-/**
- * pt_mat_find - the parsed range that holds a physical address
- * @mat: a table parsed by pt_mat_parse
- * @pa:  physical address
- *
- * Returns the range, or NULL when no range holds @pa.
- */
 const struct pt_mat_range *pt_mat_find(const struct pt_mat *mat, uint64_t pa)
 {
 	unsigned lo = 0, hi = mat->n;

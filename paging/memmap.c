@@ -18,16 +18,11 @@
 
 #include <string.h>
 
-#define PAGE        UINT64_C(4096)
-#define PAGE_MASK   (PAGE - 1)
+#include "internal.h"
+
+#define PAGE_MASK   (PT_PAGE_SIZE - 1)
 /* Highest page-aligned address; an end clamped here stands for 2^64. */
 #define TOP         (UINT64_MAX & ~PAGE_MASK)
-
-/* Descriptor field offsets (UEFI 2.10 EFI_MEMORY_DESCRIPTOR). */
-#define OFF_TYPE    0
-#define OFF_START   8
-#define OFF_PAGES   24
-#define OFF_ATTR    32
 
 /* Event kinds, stored in the len field of an event entry. */
 #define EV_START    0
@@ -57,14 +52,6 @@ static const uint8_t by_rank[PT_EFI_TYPE_COUNT] = {
 	PT_EFI_LOADER_CODE, PT_EFI_LOADER_DATA, PT_EFI_PERSISTENT, PT_EFI_CONVENTIONAL,
 };
 
-/**
- * pt_mem_class_of - what ptlab does with a UEFI memory type
- * @type: UEFI memory type number
- *
- * Returns the class; PT_MEM_RESERVED for unknown types.  Boot-services code
- * counts as firmware code (it runs until ExitBootServices), boot-services
- * data as RAM.
- */
 enum pt_mem_class pt_mem_class_of(uint32_t type)
 {
 	switch (type) {
@@ -90,13 +77,6 @@ enum pt_mem_class pt_mem_class_of(uint32_t type)
 	}
 }
 
-/**
- * pt_efi_type_name - UEFI memory type name as the spec spells it, without
- * the "Efi" prefix and "Memory" suffix
- * @type: UEFI memory type number
- *
- * Returns a string constant; "Unknown" for types the spec does not define.
- */
 const char *pt_efi_type_name(uint32_t type)
 {
 	static const char *const name[PT_EFI_TYPE_COUNT] = {
@@ -121,13 +101,6 @@ const char *pt_efi_type_name(uint32_t type)
 	return type < PT_EFI_TYPE_COUNT ? name[type] : "Unknown";
 }
 
-/**
- * pt_quirk_name - short name of a memory-map quirk
- * @q: quirk bit number
- *
- * Returns a string constant ("unsorted", "overlap", ...); "unknown" for
- * numbers outside enum pt_memmap_quirk.
- */
 const char *pt_quirk_name(enum pt_memmap_quirk q)
 {
 	switch (q) {
@@ -151,57 +124,9 @@ static void quirk(struct pt_memmap *m, enum pt_memmap_quirk q)
 	m->quirk_count[q]++;
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Heapsort of @n events by address (pa).  Not stable; the sweep needs no order within one address. */
-static void sift_down(struct pt_mem_range *a, size_t root, size_t n)
-{
-	struct pt_mem_range tmp = a[root];
-
-	for (;;) {
-		size_t child = 2 * root + 1;
-
-		if (child >= n)
-			break;
-		if (child + 1 < n && a[child + 1].pa > a[child].pa)
-			child++;
-		if (a[child].pa <= tmp.pa)
-			break;
-		a[root] = a[child];
-		root = child;
-	}
-	a[root] = tmp;
-}
-
-static void sort_events(struct pt_mem_range *a, size_t n)
-{
-	struct pt_mem_range tmp;
-
-	if (n < 2)
-		return;
-	for (size_t i = n / 2; i-- > 0;)
-		sift_down(a, i, n);
-	for (size_t end = n - 1; end > 0; end--) {
-		tmp = a[0];
-		a[0] = a[end];
-		a[end] = tmp;
-		sift_down(a, 0, end);
-	}
-}
+/* Events by address (pa); the sweep needs no order within one address. */
+#define EVENT_PA(e) ((e).pa)
+PT_DEFINE_HEAPSORT(sort_events, struct pt_mem_range, EVENT_PA)
 
 /* What covers the sweep position: count per type and per type and attribute bit. */
 struct cover {
@@ -272,10 +197,10 @@ static bool read_desc(const uint8_t *d, uint64_t limit, uint64_t *prev_start, bo
 		      struct pt_memmap *out, uint64_t *start, uint64_t *end, uint32_t *type,
 		      uint64_t *attr)
 {
-	uint64_t s = get64(d + OFF_START), pages = get64(d + OFF_PAGES), e;
+	uint64_t s = pt_load_le(d + PT_EFI_DESC_PA, 8), pages = pt_load_le(d + PT_EFI_DESC_PAGES, 8), e;
 
-	*type = get32(d + OFF_TYPE);
-	*attr = get64(d + OFF_ATTR);
+	*type = (uint32_t)pt_load_le(d + PT_EFI_DESC_TYPE, 4);
+	*attr = pt_load_le(d + PT_EFI_DESC_ATTR, 8);
 	if (*type >= PT_EFI_TYPE_COUNT) {
 		quirk(out, PT_QUIRK_UNKNOWN_TYPE);
 		*type = PT_EFI_RESERVED;
@@ -326,34 +251,6 @@ static bool read_desc(const uint8_t *d, uint64_t limit, uint64_t *prev_start, bo
 	return true;
 }
 
-/**
- * pt_memmap_normalize - sorted, non-overlapping ranges from a raw UEFI memory map
- * @raw: the descriptors
- * @raw_len: bytes available at @raw
- * @count: number of descriptors
- * @desc_size: stride between descriptors
- * @maxphyaddr: physical address bits; bytes at or above 2^@maxphyaddr are cut off
- * @out: receives the ranges (out->range, out->cap set by the caller)
- *
- * out->range is also the working space: out->cap must be at least twice the
- * number of descriptors left after dropping empty and cut-off ones (2 * @count
- * is always enough), even when the result is shorter.
- *
- * Where descriptors overlap, the more restrictive type wins (see by_rank);
- * the attributes of the bytes are those of the winning type's descriptors
- * (OR-ed when several of that type cover them).  Unknown types become
- * PT_EFI_RESERVED.  An unaligned descriptor of class PT_MEM_RAM is trimmed
- * inwards to the pages it holds whole; one of any other class is rounded
- * outwards to every page it touches, so a page holding any byte that is not
- * free never comes out as RAM.  A length that wraps past 2^64 is clamped at
- * the last page boundary.
- *
- * Returns PT_OK; PT_EINVAL (@out NULL, or out->range NULL with a non-zero
- * cap); PT_EMAPBAD (@desc_size < 40, > 4096 or not a multiple of 8,
- * @count > 65536, @raw NULL or @raw_len < @count * @desc_size); PT_ECAPACITY
- * (out->cap too small).  On error out->n is 0 and the rest of @out,
- * out->range[] included, may have been written.
- */
 int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigned desc_size,
 			unsigned maxphyaddr, struct pt_memmap *out)
 {

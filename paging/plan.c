@@ -31,6 +31,8 @@
 
 #include <string.h>
 
+#include "internal.h"
+
 #define PLAN_NULL_GUARD   PT_PAGE_SIZE
 /* Highest physical address + 1 the HHDM can hold without reaching the image. */
 #define PLAN_HHDM_LIMIT   (PT_IMAGE_BASE - PT_HHDM_BASE)
@@ -295,34 +297,6 @@ static int map_check(const struct pt_memmap *map)
 	return PT_OK;
 }
 
-/**
- * pt_plan_build - the mapping plan for a memory map and an image
- * @map: normalized memory map (sorted, disjoint, page-aligned ranges)
- * @image: the loaded image, or NULL for none
- * @caps: paging capabilities (levels 4 or 5, maxphyaddr 32..52, 1 GiB leaves)
- * @plan: output; @plan->entry and @plan->cap set by the caller
- *
- * Identity entries for every range (page 0 excluded, nothing at or above 2^47:
- * such parts set PT_QUIRK_ABOVE_IDENTITY), HHDM entries for the RAM-like
- * classes (nothing at or above PT_IMAGE_BASE - PT_HHDM_BASE: such parts set
- * PT_QUIRK_ABOVE_IDENTITY too, being the same kind of loss), nothing at or
- * above 2^maxphyaddr (PT_QUIRK_ABOVE_MAXPHYS), and the image's sections at
- * PT_IMAGE_BASE.  The identity map carries the image's pages with their
- * section attributes; the HHDM carries them with their range's attributes
- * (RW+NX for loader code).  The image must lie inside one RAM-like range.
- *
- * Entries of one kind that touch, virtually and physically, with the same
- * attributes are merged (keeping the first part's efi_type).  Each entry
- * allows 1 GiB leaves when @caps->has_1g, 2 MiB otherwise.
- *
- * Returns PT_OK; PT_EINVAL for NULL arguments, bad caps, a map that is not
- * sorted/aligned/disjoint, or a bad image (see image_check); PT_ECAPACITY
- * when the plan has more entries than @plan->cap (never with
- * @plan->cap >= 2 * map->n + 2 * PT_IMAGE_MAX_SECTIONS + 4: each range yields
- * at most one identity and one HHDM entry, the image's range at most
- * nsections + 2 identity entries, the image nsections entries).  On error
- * @plan->n is 0 and the entries are unspecified.
- */
 /* Extra ranges: aligned, non-empty, W^X unless allowed, and outside the map. */
 static int extra_check(const struct pt_memmap *map, const struct pt_plan_caps *caps)
 {
@@ -448,7 +422,7 @@ int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
  * s <= the allowed maximum with va and pa aligned to s and at least s bytes
  * left.  For one entry that makes, per leaf level k with size s_k,
  *
- *   lo_k = align_up(va, s_k),  hi_k = align_down(end, s_k),  usable if lo_k < hi_k
+ *   lo_k = pt_align_up(va, s_k),  hi_k = pt_align_down(end, s_k),  usable if lo_k < hi_k
  *
  * (level 0 always usable, lo_0 = va, hi_0 = end; a usable level implies every
  * lower one is, with lo_k <= lo_k+1 < hi_k+1 <= hi_k), and with K the highest
@@ -489,16 +463,6 @@ static void tcount_run(struct tcount *t, unsigned leaf_level, uint64_t va, uint6
 	}
 }
 
-static uint64_t align_up(uint64_t x, uint64_t a)
-{
-	return (x + a - 1) & ~(a - 1);
-}
-
-static uint64_t align_down(uint64_t x, uint64_t a)
-{
-	return x & ~(a - 1);
-}
-
 static void tcount_entry(struct tcount *t, const struct pt_plan_entry *e, bool has_1g)
 {
 	uint64_t lo[3], hi[3];
@@ -521,8 +485,8 @@ static void tcount_entry(struct tcount *t, const struct pt_plan_entry *e, bool h
 	for (k = 1; k <= top; k++) {
 		uint64_t s = pt_level_size((unsigned)k);
 
-		lo[k] = align_up(e->va, s);
-		hi[k] = align_down(end, s);
+		lo[k] = pt_align_up(e->va, s);
+		hi[k] = pt_align_down(end, s);
 		/* lo < va: align_up wrapped at the top of the address space. */
 		if (lo[k] < e->va || lo[k] >= hi[k])
 			break;
@@ -536,18 +500,6 @@ static void tcount_entry(struct tcount *t, const struct pt_plan_entry *e, bool h
 		tcount_run(t, (unsigned)k, hi[k + 1], hi[k]);
 }
 
-/**
- * pt_plan_min_tables - table pages a largest-fit build of entries needs
- * @e: entries, sorted by va, disjoint, none wrapping past 2^64
- * @n: number of entries
- * @levels: paging levels, 4 or 5
- * @has_1g: 1 GiB leaves allowed (entries' max_size is capped to 2 MiB otherwise)
- * @out: table pages per level; out[levels - 1] = 1 (the root), 0 above
- *
- * Works on the leaf decomposition per run of equal-sized leaves, a handful of
- * steps per entry whatever its length.  Returns the total, root included;
- * 0 (and out all zero) for a level count other than 4 or 5.
- */
 uint64_t pt_plan_min_tables(const struct pt_plan_entry *e, unsigned n, unsigned levels,
 			    bool has_1g, uint64_t out[5])
 {
@@ -570,17 +522,6 @@ uint64_t pt_plan_min_tables(const struct pt_plan_entry *e, unsigned n, unsigned 
 
 /* ---- applying and querying ------------------------------------------------ */
 
-/**
- * pt_plan_apply - map every entry of a plan
- * @s: an address space with nothing mapped where the plan maps
- * @plan: a plan from pt_plan_build
- *
- * pt_map per entry with its flags and max_size.  Returns PT_OK, PT_EINVAL
- * for NULL arguments, or the first pt_map error; then the entries mapped so
- * far are unmapped again (pt_map itself changes nothing when it fails, and
- * unmapping exactly what was mapped never splits a leaf), so @s holds the
- * same translations as before and its tables are freed again.
- */
 int pt_plan_apply(struct pt_space *s, const struct pt_plan *plan)
 {
 	unsigned i;
@@ -602,14 +543,6 @@ int pt_plan_apply(struct pt_space *s, const struct pt_plan *plan)
 	return err;
 }
 
-/**
- * pt_plan_find - the plan entry holding an address
- * @plan: a plan from pt_plan_build (entries sorted by va, disjoint)
- * @va: virtual address
- *
- * Binary search.  Returns the entry with va in [entry va, entry va + len),
- * or NULL when no entry holds @va (or @plan is NULL).
- */
 const struct pt_plan_entry *pt_plan_find(const struct pt_plan *plan, uint64_t va)
 {
 	unsigned lo = 0, hi;

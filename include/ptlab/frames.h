@@ -56,56 +56,108 @@ struct pt_frames {
 	bool env_bound;
 };
 
-/*
- * Bytes of bitmap needed for @n ranges (pa, len in bytes; unaligned edges are
- * trimmed inwards to whole frames).
+/**
+ * pt_frames_bitmap_bytes - bitmap storage pt_frames_init needs
+ * @ranges: physical ranges (va field = pa, len in bytes)
+ * @n: number of ranges
+ *
+ * Returns the bytes of bitmap for the frames left after trimming each range
+ * inwards to whole frames (empty and wrapping ranges count nothing), padding
+ * included.  0 when no frame is left.
  */
 size_t pt_frames_bitmap_bytes(const struct pt_range *ranges, unsigned n);
 
-/*
- * Initialise @f over @n physical ranges ([va field = pa, len]) with @bitmap of
- * @bitmap_bytes.  Unaligned edges are trimmed to whole frames; empty ranges
- * dropped.  PT_EINVAL (overlapping ranges, too many ranges, NULL callback),
- * PT_ECAPACITY (bitmap too small).  On error @f is left untouched.
+/**
+ * pt_frames_init - set up a frame allocator
+ * @f: allocator to initialise
+ * @ranges: free physical ranges, va field = pa, len in bytes (any order)
+ * @n: number of ranges, at most PT_FRAMES_MAX_RANGES
+ * @bitmap: caller storage, pt_frames_bitmap_bytes(@ranges, @n) bytes
+ * @bitmap_bytes: its size
+ * @phys_to_virt: where a frame can be written (to zero it)
+ * @p2v_ctx: context for @phys_to_virt
+ *
+ * Unaligned edges are trimmed inwards to whole frames, empty ranges dropped;
+ * the ranges are kept sorted by address.  Returns PT_OK, PT_EINVAL (NULL
+ * argument, too many ranges, a range wrapping past 2^64, two ranges sharing
+ * a byte) or PT_ECAPACITY (bitmap too small).  On error neither @f nor
+ * @bitmap is written.
  */
 int pt_frames_init(struct pt_frames *f, const struct pt_range *ranges, unsigned n,
 		   uint64_t *bitmap, size_t bitmap_bytes,
 		   void *(*phys_to_virt)(void *ctx, uint64_t pa), void *p2v_ctx);
 
-/*
- * A frame, zeroed unless zeroing is off: PT_OK, or PT_ENOMEM (exhausted or
- * injected failure).
+/**
+ * pt_frames_alloc - hand out one 4 KiB frame, zeroed unless zeroing is off
+ * @f: the struct pt_frames (void * to fit struct pt_env)
+ * @pa: receives the frame's physical address
+ *
+ * Next fit from the frame after the last one handed out.  Returns PT_OK, or
+ * PT_ENOMEM when every frame is in use, an injected failure is due, or
+ * (when zeroing) phys_to_virt gave no address to zero the frame through.
+ * On failure only the 'failed' counter (and the injection countdown)
+ * changes; *@pa is not written.
  */
 int pt_frames_alloc(void *f, uint64_t *pa);
 
-/*
- * Whether pt_frames_alloc zeroes the frames it hands out (@zero true, the
- * default after pt_frames_init) or hands them out with whatever they hold
- * and never calls phys_to_virt.
+/**
+ * pt_frames_set_zeroing - zero frames before handing them out, or not
+ * @f: allocator
+ * @zero: true (the default) to zero them
  *
- * Choose the mode BEFORE pt_frames_env(): that call copies it into the
- * env's frames_dirty, and from then on a change is refused with PT_EINVAL
- * and nothing changed (a library that expects zeroed frames and gets dirty
- * ones builds corrupt tables).  Asking for the mode already set is PT_OK.
- * An env filled by hand (not by pt_frames_env) is the caller's to keep in
- * step.
+ * With zeroing off, pt_frames_alloc neither writes nor maps the frame
+ * (never calls phys_to_virt); the user (struct pt_env with frames_dirty)
+ * clears what it needs.  Choose the mode BEFORE pt_frames_env(): once it
+ * has copied the mode into an env, a change would leave that env's
+ * frames_dirty wrong (a library that expects zeroed frames and gets dirty
+ * ones builds corrupt tables), so it is refused: PT_EINVAL, nothing
+ * changed.  Asking for the current mode is always PT_OK.  An env filled by
+ * hand (not by pt_frames_env) is the caller's to keep in step.
  */
 int pt_frames_set_zeroing(struct pt_frames *f, bool zero);
 
-/* Return a frame; counts a bad free (and changes nothing else) when refused. */
+/**
+ * pt_frames_free - return one frame (struct pt_env free_frame)
+ * @f: the struct pt_frames (void * to fit struct pt_env)
+ * @pa: the frame's address
+ *
+ * As pt_frames_free_checked, with the verdict only counted in 'bad_frees'.
+ */
 void pt_frames_free(void *f, uint64_t pa);
 
-/* As pt_frames_free, with the verdict: PT_OK or PT_EFRAME. */
+/**
+ * pt_frames_free_checked - return one frame
+ * @f: allocator
+ * @pa: the frame's address as handed out
+ *
+ * Returns PT_OK, or PT_EFRAME when @pa is unaligned, outside the managed
+ * ranges or not handed out (double free); then only 'bad_frees' changes.
+ */
 int pt_frames_free_checked(struct pt_frames *f, uint64_t pa);
 
-/*
- * A naturally aligned run of @size bytes (2 MiB or 1 GiB; 4 KiB also works)
- * of free frames, marked in use but NOT zeroed (too slow for 1 GiB; callers
- * zero what they use).  PT_ENOMEM when no such run exists.
+/**
+ * pt_frames_alloc_run - hand out a naturally aligned run of frames
+ * @f: allocator
+ * @size: PT_SIZE_4K, PT_SIZE_2M or PT_SIZE_1G
+ * @pa: receives the run's physical address (a multiple of @size)
+ *
+ * First fit from the lowest address; the frames are marked in use but not
+ * zeroed.  Counts as one allocation for pt_frames_fail_nth.  Returns PT_OK,
+ * PT_EINVAL (other sizes; nothing changes), or PT_ENOMEM (no free aligned
+ * run, or an injected failure: only 'failed' changes).
  */
 int pt_frames_alloc_run(struct pt_frames *f, uint64_t size, uint64_t *pa);
 
-/* Return a run obtained from pt_frames_alloc_run (PT_EFRAME if not one). */
+/**
+ * pt_frames_free_run - return a run from pt_frames_alloc_run
+ * @f: allocator
+ * @pa: the run's address
+ * @size: its size
+ *
+ * Returns PT_OK, or PT_EFRAME when @size is not a run size, @pa not aligned
+ * to it, the run not inside one managed range or any of its frames not in
+ * use; then only 'bad_frees' changes.
+ */
 int pt_frames_free_run(struct pt_frames *f, uint64_t pa, uint64_t size);
 
 /* Is @pa inside the managed ranges?  Is it currently handed out? */

@@ -76,21 +76,38 @@ struct pt_mat {
 	unsigned bad_index;           /* ... and in which entry (PT_MAT_TYPE..PT_MAT_ORDER) */
 };
 
-/* "short", "version", ...; "?" for unknown values. */
+/**
+ * pt_mat_why_name - short name of a reason a table was refused
+ * @why: enum pt_mat_why value
+ *
+ * Returns a string constant, "?" for values outside the enum.
+ */
 const char *pt_mat_why_name(enum pt_mat_why why);
 
-/*
- * Parse the table at @raw (@raw_len bytes available) into @out (range and
- * cap set by the caller), one range per descriptor, in table order.
- * Entries must be ascending and must not overlap (the spec requires both).
- * Errors: PT_EINVAL (NULL @raw or @out, or @maxphyaddr outside 32..52),
- * PT_EMAPBAD (bad table: out->why and out->bad_index say what and where),
- * PT_ECAPACITY (more entries than out->cap).  On any error out->n is 0 and
- * the entries of out->range are unspecified.
+/**
+ * pt_mat_parse - read a Memory Attributes Table into PT_* ranges
+ * @raw:        the table's bytes, header first
+ * @raw_len:    bytes readable at @raw
+ * @maxphyaddr: physical address bits; ranges must end at or below 2^maxphyaddr
+ * @out:        result; range and cap set by the caller
+ *
+ * One range per descriptor, in table order.  Entries must be ascending and
+ * must not overlap (the spec requires both).
+ *
+ * Returns PT_OK; PT_EINVAL (NULL @raw or @out, or @maxphyaddr outside
+ * 32..52); PT_EMAPBAD (bad table: out->why and out->bad_index say what and
+ * where); PT_ECAPACITY (more entries than out->cap).  On any error out->n is
+ * 0 and the entries of out->range are unspecified.
  */
 int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt_mat *out);
 
-/* The range holding @pa, or NULL. */
+/**
+ * pt_mat_find - the parsed range that holds a physical address
+ * @mat: a table parsed by pt_mat_parse
+ * @pa:  physical address
+ *
+ * Returns the range, or NULL when no range holds @pa.
+ */
 const struct pt_mat_range *pt_mat_find(const struct pt_mat *mat, uint64_t pa);
 
 #endif /* PTLAB_MAT_H */

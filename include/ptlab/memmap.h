@@ -61,6 +61,12 @@ enum pt_efi_type {
 #define PT_EFI_MEMORY_RO       UINT64_C(0x20000)
 #define PT_EFI_MEMORY_RUNTIME  (UINT64_C(1) << 63)
 
+/* EFI_MEMORY_DESCRIPTOR field offsets (see the top); the stride is DescriptorSize. */
+#define PT_EFI_DESC_TYPE       0u       /* u32 Type */
+#define PT_EFI_DESC_PA         8u       /* u64 PhysicalStart */
+#define PT_EFI_DESC_VA         16u      /* u64 VirtualStart */
+#define PT_EFI_DESC_PAGES      24u      /* u64 NumberOfPages (4 KiB) */
+#define PT_EFI_DESC_ATTR       32u      /* u64 Attribute */
 #define PT_EFI_DESC_MIN        40u      /* smallest descriptor that holds the fields */
 #define PT_EFI_DESC_MAX        4096u    /* larger strides are rejected as absurd */
 #define PT_MEMMAP_MAX_DESC     65536u   /* larger counts are rejected */
@@ -105,23 +111,59 @@ struct pt_memmap {
 	uint64_t usable_bytes;        /* bytes of class PT_MEM_RAM */
 };
 
-/* Class of a UEFI type. */
+/**
+ * pt_mem_class_of - what ptlab does with a UEFI memory type
+ * @type: UEFI memory type number
+ *
+ * Returns the class; PT_MEM_RESERVED for unknown types.  Boot-services code
+ * counts as firmware code (it runs until ExitBootServices), boot-services
+ * data as RAM.
+ */
 enum pt_mem_class pt_mem_class_of(uint32_t type);
-/* "Conventional", "BootServicesData", ...; "Unknown" for others. */
+/**
+ * pt_efi_type_name - UEFI memory type name as the spec spells it, without
+ * the "Efi" prefix and "Memory" suffix
+ * @type: UEFI memory type number
+ *
+ * Returns a string constant; "Unknown" for types the spec does not define.
+ */
 const char *pt_efi_type_name(uint32_t type);
-/* "unsorted", "overlap", ... */
+/**
+ * pt_quirk_name - short name of a memory-map quirk
+ * @q: quirk bit number
+ *
+ * Returns a string constant ("unsorted", "overlap", ...); "unknown" for
+ * numbers outside enum pt_memmap_quirk.
+ */
 const char *pt_quirk_name(enum pt_memmap_quirk q);
 
-/*
- * Normalize @count descriptors of @desc_size bytes at @raw (@raw_len bytes
- * available) into @out (its range/cap set by the caller).  Physical addresses
- * at or above 2^@maxphyaddr are cut off (quirk); unaligned descriptors are
- * rounded to whole pages by class as described at the top.  Errors: PT_EMAPBAD
- * (desc_size < 40 or > 4096 or not a multiple of 8, count > 65536, raw_len
- * too small), PT_ECAPACITY (out->cap too small).  On error out->n is 0 and
- * nothing else is guaranteed.  out->range is also the working space: out->cap
- * must hold two entries per descriptor that is not dropped (2 * @count always
- * suffices), even when the result is shorter.
+/**
+ * pt_memmap_normalize - sorted, non-overlapping ranges from a raw UEFI memory map
+ * @raw: the descriptors
+ * @raw_len: bytes available at @raw
+ * @count: number of descriptors
+ * @desc_size: stride between descriptors
+ * @maxphyaddr: physical address bits; bytes at or above 2^@maxphyaddr are cut off
+ * @out: receives the ranges (out->range, out->cap set by the caller)
+ *
+ * out->range is also the working space: out->cap must be at least twice the
+ * number of descriptors left after dropping empty and cut-off ones (2 * @count
+ * is always enough), even when the result is shorter.
+ *
+ * Where descriptors overlap, the more restrictive type wins (see by_rank);
+ * the attributes of the bytes are those of the winning type's descriptors
+ * (OR-ed when several of that type cover them).  Unknown types become
+ * PT_EFI_RESERVED.  An unaligned descriptor of class PT_MEM_RAM is trimmed
+ * inwards to the pages it holds whole; one of any other class is rounded
+ * outwards to every page it touches, so a page holding any byte that is not
+ * free never comes out as RAM.  A length that wraps past 2^64 is clamped at
+ * the last page boundary.
+ *
+ * Returns PT_OK; PT_EINVAL (@out NULL, or out->range NULL with a non-zero
+ * cap); PT_EMAPBAD (@desc_size < 40, > 4096 or not a multiple of 8,
+ * @count > 65536, @raw NULL or @raw_len < @count * @desc_size); PT_ECAPACITY
+ * (out->cap too small).  On error out->n is 0 and the rest of @out,
+ * out->range[] included, may have been written.
  */
 int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigned desc_size,
 			unsigned maxphyaddr, struct pt_memmap *out);

@@ -98,30 +98,74 @@ struct pt_plan {
 	uint64_t identity_bytes, hhdm_bytes, image_bytes;
 };
 
-/*
- * Build the plan for @map, @image (may be NULL) and @caps into @plan (entry,
- * cap set by the caller; 2 * map->n + 2 * PT_IMAGE_MAX_SECTIONS + 4 is always
- * enough).  PT_EINVAL (bad image layout: sections not covering it, overlapping,
- * unaligned, image not inside one memory-map range), PT_ECAPACITY.
+/**
+ * pt_plan_build - the mapping plan for a memory map and an image
+ * @map: normalized memory map (sorted, disjoint, page-aligned ranges)
+ * @image: the loaded image, or NULL for none
+ * @caps: paging capabilities (levels 4 or 5, maxphyaddr 32..52, 1 GiB leaves)
+ * @plan: output; @plan->entry and @plan->cap set by the caller
+ *
+ * Identity entries for every range (page 0 excluded, nothing at or above 2^47:
+ * such parts set PT_QUIRK_ABOVE_IDENTITY), HHDM entries for the RAM-like
+ * classes (nothing at or above PT_IMAGE_BASE - PT_HHDM_BASE: such parts set
+ * PT_QUIRK_ABOVE_IDENTITY too, being the same kind of loss), nothing at or
+ * above 2^maxphyaddr (PT_QUIRK_ABOVE_MAXPHYS), and the image's sections at
+ * PT_IMAGE_BASE.  The identity map carries the image's pages with their
+ * section attributes; the HHDM carries them with their range's attributes
+ * (RW+NX for loader code).  The image must lie inside one RAM-like range.
+ *
+ * Entries of one kind that touch, virtually and physically, with the same
+ * attributes are merged (keeping the first part's efi_type).  Each entry
+ * allows 1 GiB leaves when @caps->has_1g, 2 MiB otherwise.
+ *
+ * Returns PT_OK; PT_EINVAL for NULL arguments, bad caps, a map that is not
+ * sorted/aligned/disjoint, or a bad image layout (sections not covering it,
+ * overlapping or unaligned, image not inside one memory-map range); PT_ECAPACITY
+ * when the plan has more entries than @plan->cap (never with
+ * @plan->cap >= 2 * map->n + 2 * PT_IMAGE_MAX_SECTIONS + 4: each range yields
+ * at most one identity and one HHDM entry, the image's range at most
+ * nsections + 2 identity entries, the image nsections entries).  On error
+ * @plan->n is 0 and the entries are unspecified.
  */
 int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
 		  const struct pt_plan_caps *caps, struct pt_plan *plan);
 
-/*
- * Minimum table pages per level (out[0..levels-1], out[levels-1] = 1) for
- * mapping @n entries (sorted by va, non-overlapping) largest-fit.  Returns
- * the total.  Computed from the leaf decomposition alone, not by building.
+/**
+ * pt_plan_min_tables - table pages a largest-fit build of entries needs
+ * @e: entries, sorted by va, disjoint, none wrapping past 2^64
+ * @n: number of entries
+ * @levels: paging levels, 4 or 5
+ * @has_1g: 1 GiB leaves allowed (entries' max_size is capped to 2 MiB otherwise)
+ * @out: table pages per level; out[levels - 1] = 1 (the root), 0 above
+ *
+ * Works on the leaf decomposition per run of equal-sized leaves, a handful of
+ * steps per entry whatever its length.  Returns the total, root included;
+ * 0 (and out all zero) for a level count other than 4 or 5.
  */
 uint64_t pt_plan_min_tables(const struct pt_plan_entry *e, unsigned n, unsigned levels,
 			    bool has_1g, uint64_t out[5]);
 
-/*
- * Map every entry of @plan into @s (an empty space).  On failure the entries
- * already mapped are unmapped again, so @s is empty as before.
+/**
+ * pt_plan_apply - map every entry of a plan
+ * @s: an address space with nothing mapped where the plan maps
+ * @plan: a plan from pt_plan_build
+ *
+ * pt_map per entry with its flags and max_size.  Returns PT_OK, PT_EINVAL
+ * for NULL arguments, or the first pt_map error; then the entries mapped so
+ * far are unmapped again (pt_map itself changes nothing when it fails, and
+ * unmapping exactly what was mapped never splits a leaf), so @s holds the
+ * same translations as before and its tables are freed again.
  */
 int pt_plan_apply(struct pt_space *s, const struct pt_plan *plan);
 
-/* The plan entry holding @va, or NULL. */
+/**
+ * pt_plan_find - the plan entry holding an address
+ * @plan: a plan from pt_plan_build (entries sorted by va, disjoint)
+ * @va: virtual address
+ *
+ * Binary search.  Returns the entry with va in [entry va, entry va + len),
+ * or NULL when no entry holds @va (or @plan is NULL).
+ */
 const struct pt_plan_entry *pt_plan_find(const struct pt_plan *plan, uint64_t va);
 
 #endif /* PTLAB_PLAN_H */

@@ -53,7 +53,14 @@ enum pt_err {
 	PT_ECORRUPT = -16,     /* tables found inconsistent (lint) */
 };
 
-/* Name of an error code: "PT_ENOMEM", ...; never NULL. */
+/**
+ * pt_strerror - name of an error code
+ * @err: an enum pt_err value
+ *
+ * Returns the code's name ("PT_OK", "PT_ENOMEM", ...), a string constant
+ * that never changes, or "PT_E?" for a value that is not an enum pt_err.
+ * Never NULL.
+ */
 const char *pt_strerror(int err);
 
 /* ---- caller-facing flags ------------------------------------------------ */
@@ -332,10 +339,11 @@ struct pt_lint {
 };
 
 /*
- * Structural check of @s (VALIDATION.md row 1): reserved bits zero
+ * Structural check of @s (reserved bits per SDM Vol. 3A 4.5): reserved bits zero
  * (MAXPHYADDR..51, PS in the root and, without 1 GiB pages, at level 2,
  * bits 13..20 / 13..29 of large leaves), no empty non-root table, every table
- * frame referenced once, counts equal to s->stats.  @scratch holds at least
+ * frame referenced once, counts equal to s->stats, no reserved frame left
+ * unused (s->stats.reserve_unused 0).  @scratch holds at least
  * pt_table_count(s) entries (used to find shared tables); @owns may be NULL.
  * Returns PT_OK when clean, PT_ECORRUPT otherwise, PT_ECAPACITY when scratch
  * is too small.

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# QEMU's monitor as an independent walker (VALIDATION row 20).  The app
+# QEMU's monitor as a walker independent of ours: the CPU emulator's own
+# reading of the tables (SDM Vol. 3A 4.5) must equal what we built.  The app
 # runs with --dump --hold: it prints every leaf of the tables it built,
 # then halts with interrupts off and those tables loaded.  Over QMP the
 # test reads CR3 ("info registers"), QEMU's own walk of the hierarchy

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Seeded randomized differential test of paging/pt.c against the shadow
- * model (shadow.[ch], VALIDATION.md row 15).
+ * model (shadow.[ch]), which shares no code with pt.c.
  *
  * Every operation is first run through the model, which predicts the exact
  * result code from pt.h's documented check order; the library must return
