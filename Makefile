@@ -418,3 +418,6 @@ TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 
 -include $(wildcard $(patsubst %.o,%.d,$(FBRENDER_OBJS) $(EXAMPLE_EFI_OBJS) \
 	$(EXAMPLE_SRCS:%=$(BUILD)/host/%.o)))
+
+# Installation (make install, check-install) and mutation testing (make mutants).
+include mk/install.mk mk/mutants.mk

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Mutation testing of paging/: are the unit tests strong enough to notice a fault?
+
+    tests/mutants/mutants.py [--build DIR] [--count N] [--seed S] [--list] [--only FILE]
+
+Every candidate fault is one small edit of one line of paging/*.c:
+
+  CMP    a comparison flipped at its boundary or negated:
+         <  <->  <=,   >  <->  >=,   ==  <->  !=
+  CONST  an integer constant off by one (N -> N+1, and N -> N-1 for N > 0)
+  DROP   an expression statement (assignment, call, increment) removed
+
+The candidates are enumerated deterministically; N of them (--count, "all"
+for every one) are drawn with the seed S.  Each mutant is built in a copy of
+the tree under DIR (the working tree is never touched): the mutated source
+replaces the original there, make rebuilds the host library and relinks the
+unit binaries that exercise that file (FAST below), which then run with a
+time limit.  A mutant is
+
+  killed       a test failed, crashed, hit a sanitizer or ran out of time
+  survived     every test passed, also the rest of the unit binaries
+  equivalent   it survived and is listed in tests/mutants/equivalent.txt
+               with the reason no test can tell it from the original
+  stillborn    it does not compile (-Werror): not counted
+
+The score is killed / (killed + survived).  Every survivor is printed with
+its file, line and edit.  Exit status 1 when one survived.
+"""
+import argparse
+import hashlib
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Unit binaries that exercise each paging/ file, quickest first.  A survivor
+# is then run against every other unit binary before it is called one.
+FAST = {
+    "paging/error.c": ["test_error"],
+    "paging/mat.c": ["test_mat"],
+    "paging/memmap.c": ["test_memmap", "test_bad_input", "test_plan"],
+    "paging/plan.c": ["test_plan_handoff", "test_min_tables", "test_bad_input", "test_plan"],
+    "paging/frames.c": ["test_frames", "test_bad_input"],
+    "paging/pat.c": ["test_pt", "test_pt_random"],
+    "paging/lint.c": ["test_pt", "test_pt_random"],
+    "paging/pt.c": ["test_bad_input", "test_pt", "test_pt_random"],
+}
+# Operation counts of the randomized tests while judging mutants: enough to
+# reach every path, a fraction of the default run time.
+TEST_ENV = {"PTLAB_OPS": "4000"}
+RUN_TIMEOUT = 240
+
+CMP_SWAPS = [
+    (r"(?<![<>=!\-])<(?![<=])", "<", "<="),
+    (r"(?<![<>])<=", "<=", "<"),
+    (r"(?<![<>=\-])>(?![>=])", ">", ">="),
+    (r"(?<![<>])>=(?!=)", ">=", ">"),
+    (r"==", "==", "!="),
+    (r"!=", "!=", "=="),
+]
+INT_RE = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)(?![\w.])")
+DECL_RE = re.compile(r"^\s*(?:const\s+|static\s+)*(?:u?int\d*_t|unsigned|int|bool|size_t|char|"
+                     r"struct|enum|void|uint\w*|long)\b")
+STMT_RE = re.compile(r"^\s+[A-Za-z_*(][^;{}]*;\s*$")
+SKIP_STMT_RE = re.compile(r"^\s*(?:return|break|continue|goto|case|default|else)\b")
+
+
+def code_part(line, in_comment):
+    """The line with comments and string/char literals blanked; the comment state after it."""
+    out = []
+    i = 0
+    n = len(line)
+    while i < n:
+        if in_comment:
+            end = line.find("*/", i)
+            if end < 0:
+                out.append(" " * (n - i))
+                return "".join(out), True
+            out.append(" " * (end + 2 - i))
+            i = end + 2
+            in_comment = False
+            continue
+        if line.startswith("/*", i):
+            in_comment = True
+            continue
+        if line.startswith("//", i):
+            out.append(" " * (n - i))
+            break
+        c = line[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and line[j] != c:
+                j += 2 if line[j] == "\\" else 1
+            out.append(c + " " * (min(j, n - 1) - i - 1) + c if j < n else " " * (n - i))
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), in_comment
+
+
+def candidates(path):
+    """(key, line number, column, old, new, op) for every fault in @path."""
+    rel = os.path.relpath(path, ROOT)
+    lines = open(path).read().split("\n")
+    in_comment = False
+    depth = 0
+    out = []
+    for no, line in enumerate(lines, 1):
+        code, in_comment = code_part(line, in_comment)
+        stripped = code.strip()
+        inside_function = depth > 0
+        depth += code.count("{") - code.count("}")
+        if not stripped or stripped.startswith("#") or not inside_function:
+            continue
+        found = []
+        for rx, old, new in CMP_SWAPS:
+            for m in re.finditer(rx, code):
+                found.append(("CMP", m.start(), old, new))
+        if not DECL_RE.match(code) or "=" in code:
+            for m in INT_RE.finditer(code):
+                tok, suffix = m.group(1), m.group(2)
+                val = int(tok, 0)
+                base = "0x%x" if tok.lower().startswith("0x") else "%d"
+                found.append(("CONST", m.start(), m.group(0), (base % (val + 1)) + suffix))
+                if val > 0:
+                    found.append(("CONST", m.start(), m.group(0), (base % (val - 1)) + suffix))
+        if STMT_RE.match(code) and not SKIP_STMT_RE.match(code) and not DECL_RE.match(code):
+            found.append(("DROP", len(line) - len(line.lstrip()), line.strip(), ";"))
+        seen = {}
+        for op, col, old, new in found:
+            k = (op, old, new)
+            seen[k] = seen.get(k, 0) + 1
+            key = "%s | %s | %s -> %s | %d | %s" % (rel, op, old, new, seen[k] - 1, line.strip())
+            out.append((key, rel, no, col, old, new, op))
+    return out
+
+
+def mutate(text_lines, no, col, old, new, op):
+    lines = list(text_lines)
+    line = lines[no - 1]
+    if op == "DROP":
+        lines[no - 1] = line[:col] + ";"
+    else:
+        assert line[col:col + len(old)] == old, (line, col, old)
+        lines[no - 1] = line[:col] + new + line[col + len(old):]
+    return lines
+
+
+def load_equivalent():
+    eq = {}
+    path = os.path.join(ROOT, "tests/mutants/equivalent.txt")
+    for raw in open(path):
+        raw = raw.rstrip("\n")
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        key, _, reason = raw.rpartition(" || ")
+        eq[key.strip()] = reason.strip()
+    return eq
+
+
+def sh(cmd, cwd, timeout=None, env=None):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, env=env)
+        return p.returncode, p.stdout.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        return None, "timeout"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build/mutants"))
+    ap.add_argument("--count", default="40")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default=None, help="only mutants of this file (paging/x.c)")
+    ap.add_argument("--list", action="store_true", help="list the candidates and exit")
+    a = ap.parse_args()
+
+    files = sorted(f for f in FAST if os.path.exists(os.path.join(ROOT, f)))
+    if a.only:
+        files = [a.only]
+    cands = []
+    for f in files:
+        cands += candidates(os.path.join(ROOT, f))
+    if a.list:
+        for c in cands:
+            print("%s:%d: %s" % (c[1], c[2], c[0]))
+        print("mutants: %d candidates" % len(cands))
+        return 0
+    pick = cands if a.count == "all" else random.Random(a.seed).sample(cands, min(int(a.count), len(cands)))
+    pick.sort(key=lambda c: (c[1], c[2], c[3]))
+    equivalent = load_equivalent()
+
+    # A private copy of what the unit tests are built from.
+    src = os.path.join(a.build, "src")
+    obj = os.path.join(a.build, "obj")
+    os.makedirs(src, exist_ok=True)
+    for d in ["paging", "include", "tests/unit", "mk", "efi"]:
+        shutil.rmtree(os.path.join(src, d), ignore_errors=True)
+        shutil.copytree(os.path.join(ROOT, d), os.path.join(src, d))
+    shutil.copy(os.path.join(ROOT, "Makefile"), src)
+    unit_bins = sorted(os.path.splitext(f)[0] for f in os.listdir(os.path.join(src, "tests/unit"))
+                       if f.startswith("test_") and f.endswith(".c"))
+    make = ["make", "-s", "BUILD=" + obj, "DEPS_CHECK=0"]
+    bin_path = lambda b: os.path.join(obj, "host/tests", b)
+    env = dict(os.environ, **TEST_ENV)
+
+    def build(bins):
+        return sh(make + [bin_path(b) for b in bins], src)
+
+    def passes(bins):
+        """True when every binary passes, False when one fails (or the build of it does)."""
+        st, log = build(bins)
+        if st != 0:
+            return False, "build failed"
+        for b in bins:
+            st, _ = sh([bin_path(b)], src, timeout=RUN_TIMEOUT, env=env)
+            if st != 0:
+                return False, b + (" timed out" if st is None else " failed")
+        return True, ""
+
+    print("mutants: %d of %d candidates (seed %d); baseline build" % (len(pick), len(cands), a.seed))
+    ok, why = passes(unit_bins)
+    if not ok:
+        print("mutants: the unmutated tree does not pass (%s); nothing to judge" % why)
+        return 2
+    killed = survived = equiv = stillborn = 0
+    survivors = []
+    t0 = time.time()
+    for i, (key, rel, no, col, old, new, op) in enumerate(pick, 1):
+        path = os.path.join(src, rel)
+        orig = open(os.path.join(ROOT, rel)).read().split("\n")
+        try:
+            open(path, "w").write("\n".join(mutate(orig, no, col, old, new, op)))
+            # The objects of the mutated file: make sees the newer source.
+            st, log = sh(make + [os.path.join(obj, "host", rel + ".o")], src)
+            if st != 0:
+                stillborn += 1
+                verdict = "stillborn"
+            else:
+                ok, why = passes(FAST[rel])
+                if ok:
+                    others = [b for b in unit_bins if b not in FAST[rel]]
+                    ok, why = passes(others)
+                if not ok:
+                    killed += 1
+                    verdict = "killed (%s)" % why
+                elif key in equivalent:
+                    equiv += 1
+                    verdict = "equivalent: " + equivalent[key]
+                else:
+                    survived += 1
+                    survivors.append((rel, no, op, old, new, key))
+                    verdict = "SURVIVED"
+        finally:
+            open(path, "w").write("\n".join(orig))
+            os.utime(path, None)
+        print("mutant %d/%d %s:%d %s %s -> %s: %s" % (i, len(pick), rel, no, op, old, new, verdict),
+              flush=True)
+    # leave the copy's objects unmutated for the next run
+    build(unit_bins)
+    judged = killed + survived
+    print("mutants: %d killed, %d survived, %d equivalent, %d stillborn in %.0f s" %
+          (killed, survived, equiv, stillborn, time.time() - t0))
+    for rel, no, op, old, new, key in survivors:
+        print("survivor: %s:%d %s %s -> %s" % (rel, no, op, old, new))
+        print("  key: %s" % key)
+    print("mutants: score %d/%d (%.0f%%)" % (killed, judged, 100.0 * killed / judged if judged else 100))
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
