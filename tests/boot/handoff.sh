@@ -18,7 +18,7 @@ handed_off()
 {
 	local name=$1
 	judge_passed "$name" nofile
-	check_log '^# handoff: ExitBootServices on try [0-9]+' "$BOOT_LOG" \
+	check_log '^# handoff-exit: ExitBootServices on try [0-9]+' "$BOOT_LOG" \
 		"$name: left boot services"
 	check_log '^# handoff-ram: the frame allocator owns all free RAM' "$BOOT_LOG" \
 		"$name: frame allocator over all free RAM"

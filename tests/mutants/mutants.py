@@ -202,7 +202,7 @@ def main():
     src = os.path.join(a.build, "src")
     obj = os.path.join(a.build, "obj")
     os.makedirs(src, exist_ok=True)
-    for d in ["paging", "include", "tests/unit", "mk", "efi"]:
+    for d in ["paging", "include", "tests/unit", "tests/data", "mk", "efi"]:
         shutil.rmtree(os.path.join(src, d), ignore_errors=True)
         shutil.copytree(os.path.join(ROOT, d), os.path.join(src, d))
     shutil.copy(os.path.join(ROOT, "Makefile"), src)
