@@ -96,8 +96,8 @@ const char *pt_mat_why_name(enum pt_mat_why why);
  *
  * Returns PT_OK; PT_EINVAL (NULL @raw or @out, or @maxphyaddr outside
  * 32..52); PT_EMAPBAD (bad table: out->why and out->bad_index say what and
- * where); PT_ECAPACITY (more entries than out->cap).  On any error out->n is
- * 0 and the entries of out->range are unspecified.
+ * where); PT_ECAPACITY (more entries than out->cap).  On any error out->n,
+ * out->rwx and out->rp are 0 and the entries of out->range are unspecified.
  */
 int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt_mat *out);
 

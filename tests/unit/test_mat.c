@@ -146,6 +146,15 @@ static void test_mat_rwx_entry_is_reported_not_allowed(void **state)
 	assert_int_equal(m.rwx, 1);
 	assert_int_equal(m.rp, 1);
 	free(t);
+
+	/* a refused table afterwards leaves no count of the earlier one behind */
+	t = table(0, 40, d, 3, 0, &len);
+	assert_int_equal(pt_mat_parse(t, len, 46, &m), PT_EMAPBAD);
+	assert_int_equal(m.why, PT_MAT_VERSION);
+	assert_int_equal(m.n, 0);
+	assert_int_equal(m.rwx, 0);
+	assert_int_equal(m.rp, 0);
+	free(t);
 }
 
 static void test_mat_descriptor_sizes_and_unaligned_buffer(void **state)

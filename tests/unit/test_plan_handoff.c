@@ -171,6 +171,26 @@ static void test_framebuffer_outside_the_map_is_write_combining(void **state)
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_EINVAL);
 }
 
+/* Up to PT_PLAN_MAX_EXTRA extra ranges, each mapped; one more is refused. */
+static void test_extra_ranges_up_to_the_maximum(void **state)
+{
+	struct fx x;
+
+	(void)state;
+	fx_init(&x);
+	x.caps.boot_services_gone = true;
+	x.caps.nextra = PT_PLAN_MAX_EXTRA;
+	for (unsigned i = 0; i < PT_PLAN_MAX_EXTRA; i++)
+		x.caps.extra[i] = (struct pt_plan_extra){ 0xc0000000 + i * 4 * M2, M2,
+							  PT_WRITE | PT_CACHE(PT_CACHE_WC) };
+	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
+	for (unsigned i = 0; i < PT_PLAN_MAX_EXTRA; i++)
+		assert_non_null(pt_plan_find(&x.plan, x.caps.extra[i].pa));
+	x.caps.nextra = PT_PLAN_MAX_EXTRA + 1;
+	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_EINVAL);
+	assert_int_equal(x.plan.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_ranges_follow_the_attributes_table),
 		cmocka_unit_test(test_runtime_code_without_table_is_the_rwx_exemption),
 		cmocka_unit_test(test_framebuffer_outside_the_map_is_write_combining),
+		cmocka_unit_test(test_extra_ranges_up_to_the_maximum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
