@@ -205,7 +205,8 @@ def main():
     for d in ["paging", "include", "tests/unit", "tests/data", "mk", "efi"]:
         shutil.rmtree(os.path.join(src, d), ignore_errors=True)
         shutil.copytree(os.path.join(ROOT, d), os.path.join(src, d))
-    shutil.copy(os.path.join(ROOT, "Makefile"), src)
+    for f in ["Makefile", "README.md"]:   # test_plan reads README's policy table
+        shutil.copy2(os.path.join(ROOT, f), src)
     unit_bins = sorted(os.path.splitext(f)[0] for f in os.listdir(os.path.join(src, "tests/unit"))
                        if f.startswith("test_") and f.endswith(".c"))
     make = ["make", "-s", "BUILD=" + obj, "DEPS_CHECK=0"]

@@ -1231,11 +1231,66 @@ static void test_every_memory_type_follows_the_policy_table(void **state)
 	}
 }
 
+/* README's attribute words ("RW, NX, WB", ...) as PT_* flags; -1 when unknown. */
+static int readme_flags(const char *cell)
+{
+	static const struct {
+		const char *words;
+		unsigned flags;
+	} words[] = {
+		{ "RW, NX, WB", RW }, { "RX, WB", RX }, { "RW, NX, UC", RWUC }, { "R, NX, UC", RUC },
+	};
+
+	for (unsigned i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strncmp(cell, words[i].words, strlen(words[i].words)) == 0)
+			return (int)words[i].flags;
+	return -1;
+}
+
+/* The policy table above is README's "Mapping policy" table, row for row. */
+static void test_policy_table_is_the_readme_table(void **state)
+{
+	FILE *f = fopen("README.md", "r");
+	char line[512];
+	bool in_section = false;
+	unsigned rows = 0;
+
+	(void)state;
+	if (!f)
+		fail_msg("cannot open README.md (run from the top of the tree)");
+	while (fgets(line, sizeof(line), f)) {
+		char name[64], id[256], hhdm[256];
+		uint32_t t;
+
+		if (strncmp(line, "### Mapping policy", 18) == 0)
+			in_section = true;
+		else if (in_section && strncmp(line, "#", 1) == 0)
+			break;
+		if (!in_section || sscanf(line, "| %63[A-Za-z] | %255[^|]| %255[^|]|", name, id, hhdm) != 3 ||
+		    strcmp(name, "type") == 0)
+			continue;
+		for (t = 0; t < PT_EFI_TYPE_COUNT; t++)
+			if (strcmp(policy[t].name, name) == 0)
+				break;
+		if (t == PT_EFI_TYPE_COUNT)
+			fail_msg("README row '%s' names no UEFI type", name);
+		if (readme_flags(id) != (int)policy[t].identity)
+			fail_msg("README row %s: identity '%s' differs from the test's table", name, id);
+		if ((hhdm[0] != '-') != policy[t].hhdm ||
+		    (policy[t].hhdm && readme_flags(hhdm) != (int)policy[t].identity))
+			fail_msg("README row %s: HHDM '%s' differs from the test's table", name, hhdm);
+		rows++;
+	}
+	fclose(f);
+	assert_int_equal(rows, PT_EFI_TYPE_COUNT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ovmf_plan_maps_every_range_by_kind_with_strict_wx),
 		cmocka_unit_test(test_every_memory_type_follows_the_policy_table),
+		cmocka_unit_test(test_policy_table_is_the_readme_table),
 		cmocka_unit_test(test_reserved_is_read_only_uncached_and_nx),
 		cmocka_unit_test(test_max_size_follows_1g_capability),
 		cmocka_unit_test(test_merges_equal_neighbours_but_never_across_attributes),
