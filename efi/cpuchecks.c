@@ -415,7 +415,8 @@ static void check_split(struct ptlab *p)
 		report_ok(p->rep, "split: cutting a page out of a %s leaf keeps every other page's "
 			  "frame and attributes (16 points, %u read by the CPU)", size_name[k], read);
 	else
-		report_fail(p->rep, "split: %u of 16 points changed after cutting a %s leaf", bad,
+		report_fail(p->rep, "split: %u of 16 points not in the %s leaf before the cut "
+			    "or changed by it", bad,
 			    size_name[k]);
 }
 

@@ -456,7 +456,7 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 		sink_framebuffer(&fbc);
 	else
 		p->fb_ok = false;
-	report_fact(p->rep, "handoff-exit", "ExitBootServices on try %u; our GDT, IDT, recovery CR3 and "
-		    "stack loaded", tries);
+	report_fact(p->rep, "handoff-exit", "ExitBootServices on try %u; our GDT, IDT, recovery CR3 "
+		    "and stack loaded", tries);
 	run_on_stack(phase_b, p, stack_top);
 }

@@ -9,7 +9,7 @@
  *   pt.h      errors, PT_* flags, PAT layouts, struct pt_env, address
  *             spaces (create/map/unmap/protect/remap/translate/visit/lint)
  *   frames.h  a ready-made frame allocator over physical ranges
- *   memmap.h  UEFI memory-map normalization
+ *   memmap.h  UEFI memory-map normalization and queries (find, covers, overlaps)
  *   plan.h    identity + HHDM + image mapping plan with strict W^X
  *   mat.h     UEFI Memory Attributes Table parsing
  *
