@@ -159,6 +159,9 @@ help:
 	@echo '  fbrender            host tool: render text lines with the app'"'"'s framebuffer console (PPM)'
 	@echo '  check-examples      build and run examples/handoff.c (host), compile it for the firmware'
 	@echo '  check-undefined     libptlab.a: no undefined symbols but the documented ones'
+	@echo '  install             headers, libptlab.a, libptlab-efi.a, pkg-config files (PREFIX, DESTDIR)'
+	@echo '  check-install       install into a scratch directory, build examples/handoff.c against it'
+	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
