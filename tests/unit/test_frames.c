@@ -744,6 +744,34 @@ static void test_zeroing_off_needs_no_memory_behind_the_frames(void **state)
 	fx_fini(&x);
 }
 
+/*
+ * A range starting inside the last page of the address space holds no whole
+ * frame (rounding its start up would wrap to 0): it counts nothing.
+ */
+static void test_range_in_the_last_page_holds_no_frame(void **state)
+{
+	const uint64_t top = UINT64_MAX & ~(K4 - 1);
+	const uint64_t starts[] = { top + 1, top + 2, top + K4 / 2, UINT64_MAX - 1 };
+	struct pt_frames f;
+	uint64_t bm[4];
+	struct fx dummy;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
+		const struct pt_range r = { starts[i], UINT64_MAX - starts[i] };   /* up to 2^64 - 1 */
+		const struct pt_range one = { starts[i], 1 };
+
+		assert_int_equal(pt_frames_bitmap_bytes(&one, 1), 0);
+		assert_int_equal(pt_frames_init(&f, &one, 1, bm, sizeof(bm), fx_p2v, &dummy), PT_OK);
+		assert_int_equal(f.total, 0);
+		if (r.len) {
+			assert_int_equal(pt_frames_bitmap_bytes(&r, 1), 0);
+			assert_int_equal(pt_frames_init(&f, &r, 1, bm, sizeof(bm), fx_p2v, &dummy), PT_OK);
+			assert_int_equal(f.total, 0);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -771,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_zeroing_off_hands_frames_out_as_they_are),
 		cmocka_unit_test(test_zeroing_mode_is_fixed_once_an_env_is_filled),
 		cmocka_unit_test(test_zeroing_off_needs_no_memory_behind_the_frames),
+		cmocka_unit_test(test_range_in_the_last_page_holds_no_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
