@@ -178,23 +178,16 @@ static uint64_t nbits(const struct pt_frames *f)
 	return pt_align_up(r->bit0 + r->frames, WORD_BITS);
 }
 
+#define FR_PA(r)    ((r).pa)
+#define FR_BYTES(r) ((r).frames << FRAME_SHIFT)
+PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_frames_range, FR_PA, FR_BYTES)
+
 /* Index of the range holding @pa, or -1. */
 static int range_of_pa(const struct pt_frames *f, uint64_t pa)
 {
-	unsigned lo = 0, hi = f->nranges;
+	unsigned i = search_ranges(f->range, f->nranges, pa);
 
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-		const struct pt_frames_range *r = &f->range[mid];
-
-		if (pa < r->pa)
-			hi = mid;
-		else if ((pa - r->pa) >> FRAME_SHIFT >= r->frames)
-			lo = mid + 1;
-		else
-			return (int)mid;
-	}
-	return -1;
+	return i < f->nranges && f->range[i].pa <= pa ? (int)i : -1;
 }
 
 /* Physical address of bitmap @bit, which must belong to a range. */

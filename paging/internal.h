@@ -31,6 +31,30 @@ static inline uint64_t pt_load_le(const void *p, unsigned bytes)
 }
 
 /*
+ * PT_DEFINE_RANGE_SEARCH(name, type, START, SIZE) defines
+ *   static unsigned name(const type *a, unsigned n, uint64_t x)
+ * for @n elements sorted by START and disjoint, each covering
+ * [START(e), START(e) + SIZE(e)) with SIZE(e) > 0: the index of the first
+ * element whose last byte is at or above @x (@n when none), by binary
+ * search.  That element holds @x exactly when START(a[i]) <= x.
+ */
+#define PT_DEFINE_RANGE_SEARCH(name, type, START, SIZE)				\
+static unsigned name(const type *a, unsigned n, uint64_t x)			\
+{										\
+	unsigned lo = 0, hi = n;						\
+										\
+	while (lo < hi) {							\
+		unsigned mid = lo + (hi - lo) / 2;				\
+										\
+		if (START(a[mid]) + (SIZE(a[mid]) - 1) < x)			\
+			lo = mid + 1;						\
+		else								\
+			hi = mid;						\
+	}									\
+	return lo;								\
+}
+
+/*
  * PT_DEFINE_HEAPSORT(name, type, KEY) defines
  *   static void name(type *a, size_t n)
  * sorting @a in place by the uint64_t KEY(element), ascending: no

@@ -128,21 +128,13 @@ int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt
 	return PT_OK;
 }
 
+#define MAT_PA(r)  ((r).pa)
+#define MAT_LEN(r) ((r).len)
+PT_DEFINE_RANGE_SEARCH(search_mat, struct pt_mat_range, MAT_PA, MAT_LEN)
+
 const struct pt_mat_range *pt_mat_find(const struct pt_mat *mat, uint64_t pa)
 {
-	unsigned lo = 0, hi = mat->n;
+	unsigned i = search_mat(mat->range, mat->n, pa);
 
-	/* Ranges are ascending and disjoint: binary search on pa. */
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-		const struct pt_mat_range *r = &mat->range[mid];
-
-		if (pa < r->pa)
-			hi = mid;
-		else if (pa - r->pa >= r->len)
-			lo = mid + 1;
-		else
-			return r;
-	}
-	return NULL;
+	return i < mat->n && mat->range[i].pa <= pa ? &mat->range[i] : NULL;
 }

@@ -350,21 +350,13 @@ int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigne
 
 /* ---- queries on a normalized map ---- */
 
-/* Index of the first range whose last byte is at or above @pa (m->n when none). */
+#define RANGE_PA(r)  ((r).pa)
+#define RANGE_LEN(r) ((r).len)
+PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_mem_range, RANGE_PA, RANGE_LEN)
+
 static unsigned first_ending_at_or_after(const struct pt_memmap *m, uint64_t pa)
 {
-	unsigned lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-		const struct pt_mem_range *r = &m->range[mid];
-
-		if (r->pa + (r->len - 1) < pa)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return search_ranges(m->range, m->n, pa);
 }
 
 const struct pt_mem_range *pt_memmap_find(const struct pt_memmap *m, uint64_t pa)

@@ -543,25 +543,16 @@ int pt_plan_apply(struct pt_space *s, const struct pt_plan *plan)
 	return err;
 }
 
+#define ENTRY_VA(e)  ((e).va)
+#define ENTRY_LEN(e) ((e).len)
+PT_DEFINE_RANGE_SEARCH(search_entries, struct pt_plan_entry, ENTRY_VA, ENTRY_LEN)
+
 const struct pt_plan_entry *pt_plan_find(const struct pt_plan *plan, uint64_t va)
 {
-	unsigned lo = 0, hi;
+	unsigned i;
 
 	if (!plan || !plan->entry)
 		return NULL;
-	hi = plan->n;
-	/* Find the first entry starting above @va; the one before may hold it. */
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-
-		if (plan->entry[mid].va <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	if (va - plan->entry[lo - 1].va < plan->entry[lo - 1].len)
-		return &plan->entry[lo - 1];
-	return NULL;
+	i = search_entries(plan->entry, plan->n, va);
+	return i < plan->n && plan->entry[i].va <= va ? &plan->entry[i] : NULL;
 }
