@@ -293,7 +293,18 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 			fbcon_write_line(&fbc, buf);
 		}
 	}
-	write_cr3(p->home_cr3);
+	if (p->fw_levels == 4 && la57_active()) {
+		/*
+		 * Runtime services in the firmware's paging mode: the recovery
+		 * hierarchy's identity map under its PML5 slot 0 as a 4-level root.
+		 */
+		uint64_t pml4 = la57_lower_pml4(p->home_cr3);
+
+		if (!pml4 || la57_switch(p, p->fw_levels, pml4, "handoff end"))
+			write_cr3(p->home_cr3);
+	} else {
+		write_cr3(p->home_cr3);
+	}
 	switch (p->opts.end) {
 	case OPTS_END_QEMU:
 		ptlab_debug_exit(p, passed);
@@ -404,9 +415,10 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	if (err)
 		return err;
 	p->home_cr3 = boot_space.root_pa;
-	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_tables=%llu mat_entries=%u "
-		    "fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
-		    (unsigned long long)p->home_cr3, (unsigned long long)pt_table_count(&boot_space),
+	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_levels=%u recovery_tables=%llu "
+		    "mat_entries=%u fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
+		    (unsigned long long)p->home_cr3, boot_space.levels,
+		    (unsigned long long)pt_table_count(&boot_space),
 		    p->mat.n, p->fb.width, p->fb.height, p->fb.stride, (unsigned)p->fb.format,
 		    (unsigned long long)p->fb.base_pa, p->fb_extra);
 	return PT_OK;
@@ -458,7 +470,17 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 		write_pat(pt_pat_msr(&p->env.pat));
 		__asm__ volatile("wbinvd" : : : "memory");
 	}
-	write_cr3(p->home_cr3);
+	if (la57_active() != (p->levels == 5)) {
+		/* the recovery hierarchy has the other number of levels */
+		if (la57_switch(p, p->levels, p->home_cr3, "handoff")) {
+			/* nothing changed: the firmware's tables are still intact and loaded */
+			p->aborted = true;
+			p->home_cr3 = read_cr3();
+			finish(p);
+		}
+	} else {
+		write_cr3(p->home_cr3);
+	}
 	fatal_p = p;
 	trap_set_fatal_home(p->home_cr3, fatal_report);
 	if (p->fb_ok && fbcon_init_info(&fbc, &p->fb, (void *)(uintptr_t)p->fb.base_pa) == 0)

@@ -264,6 +264,7 @@ int app_plan(struct ptlab *p)
 		.boot_services_gone = p->handoff,
 		.mat = p->mat.n ? &p->mat : NULL,
 	};
+	int err;
 
 	/* the framebuffer, when the map does not describe it: write-combining */
 	if (p->fb_extra) {
@@ -271,7 +272,9 @@ int app_plan(struct ptlab *p)
 							PT_WRITE | PT_CACHE(PT_CACHE_WC) };
 		caps.nextra = 1;
 	}
-	return pt_plan_build(&p->map, &p->image, &caps, &p->plan);
+	err = pt_plan_build(&p->map, &p->image, &caps, &p->plan);
+	/* the LA57 trampoline's code page: RX in the identity map */
+	return err ? err : la57_plan_fixup(p);
 }
 
 int app_setup_pool(struct ptlab *p)
@@ -281,9 +284,14 @@ int app_setup_pool(struct ptlab *p)
 	uint64_t frames = p->plan.min_total + POOL_HEADROOM;
 	size_t bytes;
 
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, frames, &pa) !=
-	    EFI_SUCCESS)
+	if (p->la57_tramp) {
+		/* the roots are loaded with paging off: below 4 GiB */
+		if (la57_pool_alloc(p, frames, &pa) != PT_OK)
+			return PT_ENOMEM;
+	} else if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, frames,
+				     &pa) != EFI_SUCCESS) {
 		return PT_ENOMEM;
+	}
 	app_own(pa, frames * PT_PAGE_SIZE);
 	p->pool_pa = pa;
 	p->pool_frames = frames;
@@ -377,7 +385,8 @@ void app_report_facts(struct ptlab *p, const struct rawmap *m)
 	report_fact(&rep, "plan", "entries=%u identity_bytes=%llu hhdm_bytes=%llu image_bytes=%llu",
 		    p->plan.n, (unsigned long long)p->plan.identity_bytes,
 		    (unsigned long long)p->plan.hhdm_bytes, (unsigned long long)p->plan.image_bytes);
-	report_fact(&rep, "tables", "pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu minimum=%llu",
+	report_fact(&rep, "tables", "pml5=%llu pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu "
+		    "minimum=%llu", (unsigned long long)p->tables_built[4],
 		    (unsigned long long)p->tables_built[3], (unsigned long long)p->tables_built[2],
 		    (unsigned long long)p->tables_built[1], (unsigned long long)p->tables_built[0],
 		    (unsigned long long)(p->tables_built[0] + p->tables_built[1] + p->tables_built[2] +
@@ -550,6 +559,7 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	ptlab_check_static(p);
 	app_emit();
 
+	la57_check_ready(p);
 	t = rdtsc();
 	if (!p->aborted)
 		ptlab_live(p, ptlab_check_live, "live checks");
@@ -582,7 +592,6 @@ bool app_start(struct ptlab *p, uint64_t t0)
 	char line[200];
 
 	cpu_caps_read(&p->caps);
-	p->levels = p->caps.la57_enabled ? 5 : 4;
 	p->fw_cr3 = read_cr3();
 	ptlab_env_init(p);
 	app_calibrate_tsc(p);
@@ -594,7 +603,8 @@ bool app_start(struct ptlab *p, uint64_t t0)
 		report_skip(&rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
 		return false;
 	}
-	return true;
+	/* the paging levels of the run (and the LA57 trampoline when it switches) */
+	return la57_setup(p);
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -673,6 +683,7 @@ out:
 	pool_free(m.buf);
 	if (p->data_alloc)
 		uefi_call_wrapper(BS->FreePages, 2, p->data_alloc, p->data_pages);
+	la57_release(p);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
