@@ -478,6 +478,9 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 			p->home_cr3 = read_cr3();
 			finish(p);
 		}
+		report_ok(p->rep, "handoff: switched to %u-level paging (CR4=0x%llx) with the "
+			  "%u-level recovery hierarchy 0x%llx", p->levels,
+			  (unsigned long long)read_cr4(), p->levels, (unsigned long long)p->home_cr3);
 	} else {
 		write_cr3(p->home_cr3);
 	}

@@ -265,7 +265,8 @@ void la57_check_ready(struct ptlab *p)
 	if (!p->la57_tramp)
 		return;
 	if (la57_active() == (p->levels == 5)) {
-		report_ok(p->rep, "la57: already in %u-level paging", p->levels);
+		report_ok(p->rep, "la57: already in %u-level paging (CR4=0x%llx)%s", p->levels,
+			  (unsigned long long)read_cr4(), p->handoff ? " since the hand-off" : "");
 		return;
 	}
 	no = precondition(p, p->levels, p->our_cr3, false);
