@@ -270,13 +270,42 @@ static int phase_b_body(void *arg)
 	return 0;
 }
 
+/*
+ * Runtime services run in the firmware's paging mode: after a 5-level run,
+ * back to 4 levels with the recovery hierarchy's identity map (its PML5
+ * slot 0 is a complete 4-level root for everything below 128 TiB).  Else
+ * the recovery CR3.  Reported, so it comes before the closing line.
+ */
+static void back_home(struct ptlab *p)
+{
+	uint64_t pml4;
+
+	if (p->fw_levels != 4 || !la57_active()) {
+		write_cr3(p->home_cr3);
+		return;
+	}
+	write_cr3(p->home_cr3);
+	pml4 = la57_lower_pml4(p->home_cr3);
+	if (!pml4) {
+		report_fail(p->rep, "handoff: the recovery hierarchy has no PML5 slot 0 to return "
+			    "to 4-level paging with");
+		return;
+	}
+	if (la57_switch(p, 4, pml4, "handoff end") == 0)
+		report_ok(p->rep, "handoff: back to 4-level paging (CR4=0x%llx) with the recovery "
+			  "identity map 0x%llx for the firmware's runtime services",
+			  (unsigned long long)read_cr4(), (unsigned long long)pml4);
+}
+
 static __attribute__((noreturn)) void finish(struct ptlab *p)
 {
-	bool passed = p->rep->failed == 0 && !p->aborted;
+	bool passed;
 	size_t cursor = 0;
 	const char *line;
 	size_t len;
 
+	back_home(p);
+	passed = p->rep->failed == 0 && !p->aborted;
 	report_finish(p->rep);
 	app_emit();
 	if (p->fb_ok) {
@@ -292,18 +321,6 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 			buf[len] = 0;
 			fbcon_write_line(&fbc, buf);
 		}
-	}
-	if (p->fw_levels == 4 && la57_active()) {
-		/*
-		 * Runtime services in the firmware's paging mode: the recovery
-		 * hierarchy's identity map under its PML5 slot 0 as a 4-level root.
-		 */
-		uint64_t pml4 = la57_lower_pml4(p->home_cr3);
-
-		if (!pml4 || la57_switch(p, p->fw_levels, pml4, "handoff end"))
-			write_cr3(p->home_cr3);
-	} else {
-		write_cr3(p->home_cr3);
 	}
 	switch (p->opts.end) {
 	case OPTS_END_QEMU:
