@@ -10,6 +10,7 @@
 #include "app.h"
 #include "fmt.h"
 #include "la57.h"
+#include "la57plan.h"
 #include "serial.h"
 
 #include <ptlab/pte.h>
@@ -309,46 +310,11 @@ bool la57_is_code_page(const struct ptlab *p, uint64_t pa)
 
 int la57_plan_fixup(struct ptlab *p)
 {
-	struct pt_plan *pl = &p->plan;
-	uint64_t code = p->la57_tramp;
-	unsigned i;
+	int err;
 
-	if (!code)
+	if (!p->la57_tramp)
 		return PT_OK;
-	for (i = 0; i < pl->n; i++) {
-		const struct pt_plan_entry *e = &pl->entry[i];
-
-		if (e->kind == PT_PLAN_IDENTITY && code >= e->va && code - e->va < e->len)
-			break;
-	}
-	if (i == pl->n)
-		return PT_OK;   /* not identity mapped: the precondition check refuses */
-	{
-		struct pt_plan_entry e = pl->entry[i], piece[3];
-		unsigned n = 0;
-
-		if (e.va < code) {
-			piece[n] = e;
-			piece[n++].len = code - e.va;
-		}
-		piece[n] = e;
-		piece[n].va = piece[n].pa = code;
-		piece[n].len = PAGE;
-		piece[n++].flags = (e.flags & ~PT_WRITE) | PT_EXEC;
-		if (code + PAGE < e.va + e.len) {
-			piece[n] = e;
-			piece[n].va = piece[n].pa = code + PAGE;
-			piece[n++].len = e.va + e.len - code - PAGE;
-		}
-		if (pl->n + n - 1 > pl->cap)
-			return PT_ECAPACITY;
-		for (unsigned k = pl->n; k-- > i + 1;)
-			pl->entry[k + n - 1] = pl->entry[k];
-		for (unsigned k = 0; k < n; k++)
-			pl->entry[i + k] = piece[k];
-		pl->n += n - 1;
-	}
-	pl->min_total = pt_plan_min_tables(pl->entry, pl->n, p->levels, p->caps.pdpe1gb,
-					   pl->min_tables);
-	return PT_OK;
+	err = la57_plan_exec_page(&p->plan, p->la57_tramp, p->levels, p->caps.pdpe1gb);
+	/* not identity mapped at all: the precondition check refuses the switch */
+	return err == PT_ENOTMAPPED ? PT_OK : err;
 }
