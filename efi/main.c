@@ -424,6 +424,13 @@ int app_raise(struct ptlab *p)
 		while (!ptlab_deadline_passed(p))
 			__asm__ volatile("pause");
 		return 0;
+	case OPTS_RAISE_LA57_WINDOW:
+	case OPTS_RAISE_LA57_ROOT_HIGH:
+		/* these act in the LA57 switch: reaching here means no switch happened */
+		report_fail(&rep, "raise: --raise=%s needs a switch of paging levels (--levels=5 "
+			    "on a CPU with LA57)", p->opts.raise == OPTS_RAISE_LA57_WINDOW ?
+			    "la57-window" : "la57-root-high");
+		return 0;
 	default:
 		return 0;
 	}
