@@ -96,9 +96,8 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
 
 /*
  * The plan carries the trampoline's code page RX in the identity map
- * (splitting the identity entry that holds it); called after every
- * pt_plan_build of a run that switches.  The minimum table count is
- * computed again.  Returns PT_OK or PT_ECAPACITY.
+ * (la57_plan_exec_page); called after every pt_plan_build, does nothing in
+ * a run that does not switch.  Returns PT_OK or PT_ECAPACITY.
  */
 int la57_plan_fixup(struct ptlab *p);
 
@@ -113,8 +112,10 @@ uint64_t la57_lower_pml4(uint64_t root);
 
 /*
  * Last resort for the fatal exception path (firmware mode): back to the
- * firmware's 4-level paging with @fw_cr3 if LA57 is on, so the firmware's
- * CPU state can be restored.  Installed with trap_set_fatal_leave().
+ * firmware's paging mode with its CR3 when the CPU is in the other one, so
+ * the firmware's CPU state can be restored.  Installed by la57_setup() with
+ * trap_set_fatal_leave(); does nothing after hand-off (the recovery
+ * hierarchy has the run's levels).
  */
 void la57_fatal_leave(void);
 
