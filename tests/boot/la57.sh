@@ -128,8 +128,12 @@ check_no_log '^# paging: ' "$BOOT_LOG" "root-high: no live phase ran"
 
 # --raise=la57-window: ud2 with paging off; the window's own 32-bit IDT
 # writes the line and leaves QEMU with 0x12 (it halts on bare metal)
+# (beside it: on qemu64 there is no switch, so the raise cannot happen and must say so)
 boot_bg window --cfg "--levels=5 --end=qemu --raise=la57-window" --cpu max --mem 1G
+boot_bg noswitch --cfg "--levels=5 --end=qemu --raise=la57-window --iterations=1000" --cpu qemu64 --mem 256M
 boot_wait
+judge_ended noswitch 35 '^not ok [0-9]+ - raise: --raise=la57-window needs a switch of paging levels' \
+	"a raise that cannot happen fails loudly"
 boot_result window
 st=$?
 check_status "$st" 37 "window: the fault in the window ended the run (0x12), no triple fault"
