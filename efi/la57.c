@@ -284,6 +284,23 @@ void la57_check_ready(struct ptlab *p)
 		  (unsigned long long)p->our_cr3);
 }
 
+void la57_report_end(struct ptlab *p)
+{
+	if (p->levels != 5 && !p->la57_tramp)
+		return;
+	report_fact(p->rep, "la57", "live_phases=%llu at_%u_levels=%llu switches=%llu",
+		    (unsigned long long)p->live_phases, p->levels,
+		    (unsigned long long)p->live_at_levels, (unsigned long long)p->la57_switches);
+	if (p->live_phases && p->live_at_levels == p->live_phases)
+		report_ok(p->rep, "la57: all %llu live phases ran with CR4.LA57=%d and our root in CR3 "
+			  "(%llu switches)", (unsigned long long)p->live_phases, p->levels == 5,
+			  (unsigned long long)p->la57_switches);
+	else if (p->live_phases)
+		report_fail(p->rep, "la57: %llu of %llu live phases ran in %u-level paging with our root",
+			    (unsigned long long)p->live_at_levels, (unsigned long long)p->live_phases,
+			    p->levels);
+}
+
 uint64_t la57_lower_pml4(uint64_t root)
 {
 	uint64_t e = *(volatile uint64_t *)(uintptr_t)(root & PTE_ADDR_MASK);

@@ -107,6 +107,12 @@ bool la57_is_code_page(const struct ptlab *p, uint64_t pa);
 /* Before the first live phase: the switch's preconditions, as a test point. */
 void la57_check_ready(struct ptlab *p);
 
+/*
+ * At the end of a run: every live phase ran in the run's paging mode with
+ * our root (a test point at 5 levels), and the switch count (a fact).
+ */
+void la57_report_end(struct ptlab *p);
+
 /* After ExitBootServices: the 4-level root under the 5-level @root (PML5 slot 0). */
 uint64_t la57_lower_pml4(uint64_t root);
 

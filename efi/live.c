@@ -121,6 +121,9 @@ static int live_body(void *arg)
 		write_cr3(p->our_cr3);
 	}
 	p->live_cr4 = read_cr4();
+	p->live_phases++;
+	p->live_at_levels += ((p->live_cr4 & CR4_LA57) != 0) == (p->levels == 5) &&
+			     (read_cr3() & PTE_ADDR_MASK) == p->our_cr3;
 	p->live = true;
 	ret = c->fn(p);
 	p->live = false;

@@ -479,6 +479,7 @@ static int hold_here(struct ptlab *p)
 
 void app_report_frames_and_time(struct ptlab *p, uint64_t t0)
 {
+	la57_report_end(p);
 	if (p->frames.in_use == 0 && p->frames.allocated == p->frames.freed)
 		report_ok(&rep, "frames: every frame taken was returned (%llu)",
 			  (unsigned long long)p->frames.allocated);

@@ -59,6 +59,8 @@ struct ptlab {
 	uint64_t la57_tramp;         /* LA57 switch trampoline (code, data page), 0: no switch */
 	uint64_t la57_switches;      /* switches made */
 	uint64_t live_cr4;           /* CR4 as the last live phase found it */
+	uint64_t live_phases;        /* live phases entered */
+	uint64_t live_at_levels;     /* ... that found the CPU in the run's paging mode */
 
 	struct pt_memmap map;
 	struct pt_image image;

@@ -46,6 +46,8 @@ at_five()
 	done
 	check_log '^ok [0-9]+ - canonical: a read of 0x100000000000000 raises #GP \(not #PF\) at 5 levels' \
 		"$BOOT_LOG" "$name: 2^56 is beyond the 57-bit canonical boundary (#GP)"
+	check_log '^ok [0-9]+ - la57: all [1-9][0-9]* live phases ran with CR4.LA57=1 and our root in CR3' \
+		"$BOOT_LOG" "$name: every live phase (checks, churn slices, teardown) ran at 5 levels"
 }
 
 boot_bg fw5 --cfg "--levels=5 --end=qemu --iterations=3000" --cpu max --mem 1G
