@@ -279,7 +279,7 @@ void la57_check_ready(struct ptlab *p)
 	}
 	report_ok(p->rep, "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
 		  "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
-		  "(ours) below 4 GiB, trampoline identity mapped in both", 
+		  "(ours) below 4 GiB, trampoline identity mapped in both",
 		  (unsigned long long)p->la57_tramp, (unsigned long long)read_cr3(),
 		  (unsigned long long)p->our_cr3);
 }
