@@ -58,15 +58,18 @@ static void check_minimum(struct ptlab *p)
 	for (unsigned l = 0; l < p->levels; l++)
 		bad += p->tables_built[l] != p->plan.min_tables[l];
 	if (!bad)
-		report_ok(p->rep, "tables: built exactly the plan's minimum (%llu pages)",
-			  (unsigned long long)p->plan.min_total);
+		report_ok(p->rep, "tables: built exactly the plan's minimum (%llu pages, %u levels%s)",
+			  (unsigned long long)p->plan.min_total, p->levels,
+			  p->levels == 5 ? ", one PML5" : "");
 	else
-		report_fail(p->rep, "tables: built pt=%llu pd=%llu pdpt=%llu pml4=%llu, minimum "
-			    "pt=%llu pd=%llu pdpt=%llu pml4=%llu",
+		report_fail(p->rep, "tables: built pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu, "
+			    "minimum pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu",
 			    (unsigned long long)p->tables_built[0], (unsigned long long)p->tables_built[1],
 			    (unsigned long long)p->tables_built[2], (unsigned long long)p->tables_built[3],
+			    (unsigned long long)p->tables_built[4],
 			    (unsigned long long)p->plan.min_tables[0], (unsigned long long)p->plan.min_tables[1],
-			    (unsigned long long)p->plan.min_tables[2], (unsigned long long)p->plan.min_tables[3]);
+			    (unsigned long long)p->plan.min_tables[2], (unsigned long long)p->plan.min_tables[3],
+			    (unsigned long long)p->plan.min_tables[4]);
 }
 
 /*
@@ -181,6 +184,9 @@ static int coverage_point(struct ptlab *p, uint64_t va, uint64_t pa, unsigned fl
 	/* the image's own pages carry section permissions in the identity map */
 	if (!hhdm && in_image(p, pa))
 		return 0;
+	/* the LA57 trampoline's code page is RX there */
+	if (!hhdm && la57_is_code_page(p, pa))
+		return leaf.flags != ((flags & ~PT_WRITE) | PT_EXEC);
 	return leaf.flags != flags;
 }
 
@@ -316,7 +322,7 @@ void ptlab_audit_firmware(struct ptlab *p)
 	struct pt_space fw = {
 		.env = &env,
 		.root_pa = p->fw_cr3 & PTE_ADDR_MASK,
-		.levels = p->levels,
+		.levels = p->fw_levels,
 	};
 	struct audit a;
 
@@ -325,7 +331,7 @@ void ptlab_audit_firmware(struct ptlab *p)
 	audit_space(p, &fw, &a);
 	report_fact(p->rep, "firmware-tables", "cr3=0x%llx levels=%u leaves_4k=%llu leaves_2m=%llu "
 		    "leaves_1g=%llu page0_mapped=%d wx_bytes=%llu mmio_exec_bytes=%llu",
-		    (unsigned long long)p->fw_cr3, p->levels, (unsigned long long)a.leaves[0],
+		    (unsigned long long)p->fw_cr3, p->fw_levels, (unsigned long long)a.leaves[0],
 		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2], a.page0,
 		    (unsigned long long)a.wx_bytes, (unsigned long long)a.mmio_x_bytes);
 }
@@ -614,13 +620,71 @@ static void check_faults(struct ptlab *p)
 		fault_fail(p, "#PF fetch NX", pa, PF_ERR_P | PF_ERR_ID, faulted, &f);
 }
 
+/* The mode the CPU is in, as it reports it, against the run's. */
+static void check_paging_mode(struct ptlab *p)
+{
+	uint64_t cr4 = read_cr4(), cr3 = read_cr3();
+	int la57 = (cr4 & CR4_LA57) != 0;
+
+	report_fact(p->rep, "paging", "levels=%u la57=%d cr4=0x%llx cr3=0x%llx switches=%llu",
+		    la57 ? 5 : 4, la57, (unsigned long long)cr4, (unsigned long long)cr3,
+		    (unsigned long long)p->la57_switches);
+	if (la57 == (p->levels == 5) && (cr3 & PTE_ADDR_MASK) == p->our_cr3)
+		report_ok(p->rep, "paging: CR4.LA57=%d with our %u-level root 0x%llx in CR3", la57,
+			  p->levels, (unsigned long long)p->our_cr3);
+	else
+		report_fail(p->rep, "paging: CR4=0x%llx CR3=0x%llx, expected %u levels with root "
+			    "0x%llx", (unsigned long long)cr4, (unsigned long long)cr3, p->levels,
+			    (unsigned long long)p->our_cr3);
+}
+
+/*
+ * The canonical boundary, both ways: a non-canonical access raises #GP
+ * (error 0), never #PF.  At 4 levels 2^47 is already beyond it; at 5
+ * levels 2^47 maps (check_far_mapping) and 2^56 is beyond it.
+ */
+static void check_noncanonical(struct ptlab *p, uint64_t va)
+{
+	struct trap_fault f;
+	uint64_t got = 0;
+	int faulted = probe_read64(va, &got, &f);
+
+	if (pt_canonical(va, p->levels))
+		report_fail(p->rep, "canonical: 0x%llx is canonical at %u levels", (unsigned long long)va,
+			    p->levels);
+	else if (faulted == 1 && f.vector == TRAP_VEC_GP && f.error == 0)
+		report_ok(p->rep, "canonical: a read of 0x%llx raises #GP (not #PF) at %u levels",
+			  (unsigned long long)va, p->levels);
+	else if (!faulted)
+		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels completed",
+			    (unsigned long long)va, p->levels);
+	else
+		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels raised vector %u (%s) "
+			    "error 0x%llx cr2=0x%llx, expected #GP", (unsigned long long)va, p->levels,
+			    f.vector, ptlab_vector_name(f.vector), (unsigned long long)f.error,
+			    (unsigned long long)f.cr2);
+}
+
 int ptlab_check_live(struct ptlab *p)
 {
+	check_paging_mode(p);
 	check_alias_pool(p);
 	check_alias_ram(p);
 	check_far_mapping(p, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
-	check_far_mapping(p, PTLAB_TOP_LOW_PAGE, "top of the lower half");
+	check_far_mapping(p, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
 	check_far_mapping(p, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
+	if (p->levels == 5) {
+		/* only 57-bit addresses reach these */
+		check_far_mapping(p, PTLAB_LA57_ABOVE_128T + 3 * PAGE, "above 128 TiB");
+		check_far_mapping(p, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
+		check_far_mapping(p, PTLAB_LA57_HIGH_BOTTOM + 5 * PAGE,
+				  "bottom of the 57-bit high half");
+		check_noncanonical(p, PTLAB_LA57_NONCANON_LOW);
+		check_noncanonical(p, PTLAB_LA57_NONCANON_HIGH);
+	} else {
+		check_noncanonical(p, PTLAB_LA57_ABOVE_128T);
+		check_noncanonical(p, PTLAB_LA57_HIGH_BOTTOM);
+	}
 	check_image_alias(p);
 	check_faults(p);
 	return 0;

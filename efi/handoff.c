@@ -261,13 +261,42 @@ static int phase_b_body(void *arg)
 	return 0;
 }
 
+/*
+ * Runtime services run in the firmware's paging mode: after a 5-level run,
+ * back to 4 levels with the recovery hierarchy's identity map (its PML5
+ * slot 0 is a complete 4-level root for everything below 128 TiB).  Else
+ * the recovery CR3.  Reported, so it comes before the closing line.
+ */
+static void back_home(struct ptlab *p)
+{
+	uint64_t pml4;
+
+	if (p->fw_levels != 4 || !la57_active()) {
+		write_cr3(p->home_cr3);
+		return;
+	}
+	write_cr3(p->home_cr3);
+	pml4 = la57_lower_pml4(p->home_cr3);
+	if (!pml4) {
+		report_fail(p->rep, "handoff: the recovery hierarchy has no PML5 slot 0 to return "
+			    "to 4-level paging with");
+		return;
+	}
+	if (la57_switch(p, 4, pml4, "handoff end") == 0)
+		report_ok(p->rep, "handoff: back to 4-level paging (CR4=0x%llx) with the recovery "
+			  "identity map 0x%llx for the firmware's runtime services",
+			  (unsigned long long)read_cr4(), (unsigned long long)pml4);
+}
+
 static __attribute__((noreturn)) void finish(struct ptlab *p)
 {
-	bool passed = p->rep->failed == 0 && !p->aborted;
+	bool passed;
 	size_t cursor = 0;
 	const char *line;
 	size_t len;
 
+	back_home(p);
+	passed = p->rep->failed == 0 && !p->aborted;
 	report_finish(p->rep);
 	app_emit();
 	if (p->fb_ok) {
@@ -284,7 +313,6 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 			fbcon_write_line(&fbc, buf);
 		}
 	}
-	write_cr3(p->home_cr3);
 	switch (p->opts.end) {
 	case OPTS_END_QEMU:
 		ptlab_debug_exit(p, passed);
@@ -395,9 +423,10 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	if (err)
 		return err;
 	p->home_cr3 = boot_space.root_pa;
-	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_tables=%llu mat_entries=%u "
-		    "fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
-		    (unsigned long long)p->home_cr3, (unsigned long long)pt_table_count(&boot_space),
+	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_levels=%u recovery_tables=%llu "
+		    "mat_entries=%u fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
+		    (unsigned long long)p->home_cr3, boot_space.levels,
+		    (unsigned long long)pt_table_count(&boot_space),
 		    p->mat.n, p->fb.width, p->fb.height, p->fb.stride, (unsigned)p->fb.format,
 		    (unsigned long long)p->fb.base_pa, p->fb_extra);
 	return PT_OK;
@@ -449,7 +478,20 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 		write_pat(pt_pat_msr(&p->env.pat));
 		__asm__ volatile("wbinvd" : : : "memory");
 	}
-	write_cr3(p->home_cr3);
+	if (la57_active() != (p->levels == 5)) {
+		/* the recovery hierarchy has the other number of levels */
+		if (la57_switch(p, p->levels, p->home_cr3, "handoff")) {
+			/* nothing changed: the firmware's tables are still intact and loaded */
+			p->aborted = true;
+			p->home_cr3 = read_cr3();
+			finish(p);
+		}
+		report_ok(p->rep, "handoff: switched to %u-level paging (CR4=0x%llx) with the "
+			  "%u-level recovery hierarchy 0x%llx", p->levels,
+			  (unsigned long long)read_cr4(), p->levels, (unsigned long long)p->home_cr3);
+	} else {
+		write_cr3(p->home_cr3);
+	}
 	fatal_p = p;
 	trap_set_fatal_home(p->home_cr3, fatal_report);
 	if (p->fb_ok && fbcon_init_info(&fbc, &p->fb, (void *)(uintptr_t)p->fb.base_pa) == 0)

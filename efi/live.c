@@ -9,6 +9,7 @@
  * trap_install() and put back by trap_uninstall(), whatever happened.
  */
 #include "ptlab.h"
+#include "serial.h"
 
 #include <ptlab/pte.h>
 
@@ -99,6 +100,7 @@ bool ptlab_deadline_passed(struct ptlab *p)
 struct live_call {
 	struct ptlab *p;
 	int (*fn)(struct ptlab *p);
+	const char *what;
 };
 
 static int live_body(void *arg)
@@ -109,7 +111,19 @@ static int live_body(void *arg)
 
 	write_efer(read_efer() | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
-	write_cr3(p->our_cr3);
+	if (la57_active() != (p->levels == 5)) {
+		/* our tables have the other number of levels: through the trampoline */
+		if (la57_switch(p, p->levels, p->our_cr3, c->what)) {
+			p->aborted = true;
+			return 0;
+		}
+	} else {
+		write_cr3(p->our_cr3);
+	}
+	p->live_cr4 = read_cr4();
+	p->live_phases++;
+	p->live_at_levels += ((p->live_cr4 & CR4_LA57) != 0) == (p->levels == 5) &&
+			     (read_cr3() & PTE_ADDR_MASK) == p->our_cr3;
 	p->live = true;
 	ret = c->fn(p);
 	p->live = false;
@@ -155,9 +169,28 @@ static int live_handoff(struct ptlab *p, struct live_call *c, const char *what)
 	return ret;
 }
 
+/*
+ * Back to the firmware's paging mode with its CR3 before its state is
+ * restored (CR4.LA57 cannot change in IA-32e mode).  When that is refused
+ * the firmware cannot get its CPU back: say so on COM1 and stop.
+ */
+static void leave_to_firmware_mode(struct ptlab *p)
+{
+	static const char msg[] = "ptlab: cannot return to the firmware's paging mode; halted\n";
+
+	if (la57_active() == (p->fw_levels == 5))
+		return;
+	if (la57_switch(p, p->fw_levels, p->fw_cr3 & PTE_ADDR_MASK, "back to the firmware") == 0)
+		return;
+	serial_write(msg, sizeof(msg) - 1);
+	if (p->opts.end == OPTS_END_QEMU)
+		ptlab_debug_exit(p, false);
+	cpu_halt();
+}
+
 int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
 {
-	struct live_call c = { p, fn };
+	struct live_call c = { p, fn, what };
 	struct trap_fault f;
 	int ret;
 
@@ -170,6 +203,7 @@ int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
 	}
 	ret = trap_guard(live_body, &c, &f);
 	p->live = false;
+	leave_to_firmware_mode(p);
 	/* back to the firmware's CR3, GDT, IDT, CR0/CR4/EFER and interrupt flag */
 	trap_uninstall();
 	if (ret == TRAP_GUARD_FAULTED)

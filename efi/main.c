@@ -266,6 +266,7 @@ int app_plan(struct ptlab *p)
 		.boot_services_gone = p->handoff,
 		.mat = p->mat.n ? &p->mat : NULL,
 	};
+	int err;
 
 	/* the framebuffer, when the map does not describe it: write-combining */
 	if (p->fb_extra) {
@@ -273,7 +274,9 @@ int app_plan(struct ptlab *p)
 							PT_WRITE | PT_CACHE(PT_CACHE_WC) };
 		caps.nextra = 1;
 	}
-	return pt_plan_build(&p->map, &p->image, &caps, &p->plan);
+	err = pt_plan_build(&p->map, &p->image, &caps, &p->plan);
+	/* the LA57 trampoline's code page: RX in the identity map */
+	return err ? err : la57_plan_fixup(p);
 }
 
 int app_setup_pool(struct ptlab *p)
@@ -283,9 +286,14 @@ int app_setup_pool(struct ptlab *p)
 	uint64_t frames = p->plan.min_total + POOL_HEADROOM;
 	size_t bytes;
 
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, frames, &pa) !=
-	    EFI_SUCCESS)
+	if (p->la57_tramp) {
+		/* the roots are loaded with paging off: below 4 GiB */
+		if (la57_pool_alloc(p, frames, &pa) != PT_OK)
+			return PT_ENOMEM;
+	} else if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, frames,
+				     &pa) != EFI_SUCCESS) {
 		return PT_ENOMEM;
+	}
 	app_own(pa, frames * PT_PAGE_SIZE);
 	p->pool_pa = pa;
 	p->pool_frames = frames;
@@ -379,7 +387,8 @@ void app_report_facts(struct ptlab *p, const struct rawmap *m)
 	report_fact(&rep, "plan", "entries=%u identity_bytes=%llu hhdm_bytes=%llu image_bytes=%llu",
 		    p->plan.n, (unsigned long long)p->plan.identity_bytes,
 		    (unsigned long long)p->plan.hhdm_bytes, (unsigned long long)p->plan.image_bytes);
-	report_fact(&rep, "tables", "pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu minimum=%llu",
+	report_fact(&rep, "tables", "pml5=%llu pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu "
+		    "minimum=%llu", (unsigned long long)p->tables_built[4],
 		    (unsigned long long)p->tables_built[3], (unsigned long long)p->tables_built[2],
 		    (unsigned long long)p->tables_built[1], (unsigned long long)p->tables_built[0],
 		    (unsigned long long)(p->tables_built[0] + p->tables_built[1] + p->tables_built[2] +
@@ -416,6 +425,13 @@ int app_raise(struct ptlab *p)
 	case OPTS_RAISE_TIMEOUT:
 		while (!ptlab_deadline_passed(p))
 			__asm__ volatile("pause");
+		return 0;
+	case OPTS_RAISE_LA57_WINDOW:
+	case OPTS_RAISE_LA57_ROOT_HIGH:
+		/* these act in the LA57 switch: reaching here means no switch happened */
+		report_fail(&rep, "raise: --raise=%s needs a switch of paging levels (--levels=5 "
+			    "on a CPU with LA57)", p->opts.raise == OPTS_RAISE_LA57_WINDOW ?
+			    "la57-window" : "la57-root-high");
 		return 0;
 	default:
 		return 0;
@@ -465,6 +481,7 @@ static int hold_here(struct ptlab *p)
 
 void app_report_frames_and_time(struct ptlab *p, uint64_t t0)
 {
+	la57_report_end(p);
 	if (p->frames.in_use == 0 && p->frames.allocated == p->frames.freed)
 		report_ok(&rep, "frames: every frame taken was returned (%llu)",
 			  (unsigned long long)p->frames.allocated);
@@ -553,6 +570,7 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	ptlab_check_static(p);
 	app_emit();
 
+	la57_check_ready(p);
 	t = rdtsc();
 	if (!p->aborted)
 		ptlab_live(p, ptlab_check_live, "live checks");
@@ -585,7 +603,6 @@ bool app_start(struct ptlab *p, uint64_t t0)
 	char line[200];
 
 	cpu_caps_read(&p->caps);
-	p->levels = p->caps.la57_enabled ? 5 : 4;
 	p->fw_cr3 = read_cr3();
 	ptlab_env_init(p);
 	app_calibrate_tsc(p);
@@ -597,7 +614,8 @@ bool app_start(struct ptlab *p, uint64_t t0)
 		report_skip(&rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
 		return false;
 	}
-	return true;
+	/* the paging levels of the run (and the LA57 trampoline when it switches) */
+	return la57_setup(p);
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -676,6 +694,7 @@ out:
 	pool_free(m.buf);
 	if (p->data_alloc)
 		uefi_call_wrapper(BS->FreePages, 2, p->data_alloc, p->data_pages);
+	la57_release(p);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */

@@ -59,8 +59,12 @@ static const char *const inject_names[] = {
 static const char *const raise_names[] = {
 	[OPTS_RAISE_NONE] = "none", [OPTS_RAISE_GP] = "gp",
 	[OPTS_RAISE_BADSTACK] = "badstack", [OPTS_RAISE_TIMEOUT] = "timeout",
-	NULL,
+	[OPTS_RAISE_LA57_WINDOW] = "la57-window",
+	[OPTS_RAISE_LA57_ROOT_HIGH] = "la57-root-high", NULL,
 };
+
+/* Index 0 (the firmware's own mode) is not accepted on the command line. */
+static const char *const levels_names[] = { "firmware", "4", "5", NULL };
 
 void opts_defaults(struct opts *o)
 {
@@ -135,7 +139,7 @@ struct opt_def {
 
 enum {
 	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
-	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_COUNT
+	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_COUNT
 };
 
 static const struct opt_def defs[O_COUNT] = {
@@ -154,7 +158,8 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
 	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
 	[O_RAISE] = { "raise", OPT_CHOICE, raise_names, 1,
-		      "gp|badstack|timeout" },
+		      "gp|badstack|timeout|la57-window|la57-root-high" },
+	[O_LEVELS] = { "levels", OPT_CHOICE, levels_names, 1, "4|5" },
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -265,6 +270,9 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		break;
 	case O_RAISE:
 		o->raise = (enum opts_raise)c;
+		break;
+	case O_LEVELS:
+		o->levels = c == 1 ? 4 : 5;
 		break;
 	}
 	return true;
@@ -415,14 +423,17 @@ const char *opts_usage(void)
 	       "  --timeout=SECONDS      give up after this long (default none)\n"
 	       "  --fragment             (test) scatter runtime pages through free memory\n"
 	       "                         so the memory map is fragmented\n"
-	       "  --raise=gp|badstack|timeout\n"
-	       "                         (test) raise an exception\n";
+	       "  --raise=gp|badstack|timeout|la57-window|la57-root-high\n"
+	       "                         (test) raise an exception, fault inside the\n"
+	       "                         LA57 switch, or refuse it (root above 4 GiB)\n"
+	       "  --levels=4|5           paging levels of the built tables (default: the\n"
+	       "                         firmware's own mode); 5 switches the CPU to LA57\n";
 }
 
 int opts_describe(const struct opts *o, char *buf, size_t size)
 {
 	return fmt_snprintf(buf, size,
-			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s",
+			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s levels=%s",
 			    (unsigned long long)o->seed,
 			    (unsigned long long)o->iterations,
 			    end_names[o->end], mode_names[o->mode],
@@ -430,5 +441,6 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 			    inject_names[o->inject],
 			    (unsigned long long)o->fail_alloc,
 			    (unsigned long long)o->timeout, o->fragment,
-			    raise_names[o->raise]);
+			    raise_names[o->raise],
+			    levels_names[o->levels == 4 ? 1 : o->levels == 5 ? 2 : 0]);
 }

@@ -45,6 +45,8 @@ enum opts_raise {
 	OPTS_RAISE_GP,
 	OPTS_RAISE_BADSTACK,
 	OPTS_RAISE_TIMEOUT,
+	OPTS_RAISE_LA57_WINDOW,		/* a fault inside the LA57 switch window */
+	OPTS_RAISE_LA57_ROOT_HIGH,	/* the 5-level root above 4 GiB: switch refused */
 };
 
 struct opts {
@@ -63,6 +65,7 @@ struct opts {
 	uint64_t timeout;	/* seconds; 0 = none */
 	bool fragment;		/* test-only: fragment the frame pool */
 	enum opts_raise raise;	/* test-only: raise an exception */
+	unsigned levels;	/* paging levels: 0 = the firmware's own mode, 4 or 5 */
 };
 
 /**

@@ -19,6 +19,7 @@
 
 #include "cpu.h"
 #include "fbcon.h"
+#include "la57.h"
 #include "opts.h"
 #include "report.h"
 #include "trap.h"
@@ -28,6 +29,12 @@
 #define PTLAB_SCRATCH_HIGH  UINT64_C(0xffffff0000000000)   /* slot 510 */
 #define PTLAB_TOP_LOW_PAGE  UINT64_C(0x00007ffffffff000)   /* last page of the lower half */
 #define PTLAB_UNMAPPED_VA   UINT64_C(0x0000400000000000)   /* slot 128: never mapped */
+/* 57-bit addresses (5 levels): canonical there, not at 4 levels, and beyond. */
+#define PTLAB_LA57_ABOVE_128T    UINT64_C(0x0000800000000000)  /* PML5 slot 0, PML4 slot 256 */
+#define PTLAB_LA57_TOP_LOW_PAGE  UINT64_C(0x00fffffffffff000)  /* last page of the lower half */
+#define PTLAB_LA57_HIGH_BOTTOM   UINT64_C(0xff00000000000000)  /* first page of the high half */
+#define PTLAB_LA57_NONCANON_LOW  UINT64_C(0x0100000000000000)  /* just above the lower half */
+#define PTLAB_LA57_NONCANON_HIGH UINT64_C(0xfeffffffffffff00)  /* just below the high half */
 
 /*
  * QEMU's isa-debug-exit device (iobase 0xf4): the guest writes a code and
@@ -47,7 +54,13 @@ struct ptlab {
 	struct opts opts;
 	struct report *rep;
 	struct cpu_caps caps;
-	unsigned levels;
+	unsigned levels;             /* of the hierarchies built (4 or 5) */
+	unsigned fw_levels;          /* the firmware's own mode (CR4.LA57 at entry) */
+	uint64_t la57_tramp;         /* LA57 switch trampoline (code, data page), 0: no switch */
+	uint64_t la57_switches;      /* switches made */
+	uint64_t live_cr4;           /* CR4 as the last live phase found it */
+	uint64_t live_phases;        /* live phases entered */
+	uint64_t live_at_levels;     /* ... that found the CPU in the run's paging mode */
 
 	struct pt_memmap map;
 	struct pt_image image;

@@ -253,9 +253,22 @@ void trap_set_fatal_home(uint64_t home_cr3, void (*report)(const struct trap_fau
 	fatal_report = report;
 }
 
+static void (*fatal_leave)(void);
+
+void trap_set_fatal_leave(void (*leave)(void))
+{
+	fatal_leave = leave;
+}
+
 static __attribute__((noreturn)) void trap_fatal(const struct trap_frame *frame)
 {
 	fault_record(&trap_fatal_fault, frame);
+	if (fatal_leave) {
+		void (*leave)(void) = fatal_leave;
+
+		fatal_leave = NULL;   /* a fault while leaving goes straight on */
+		leave();
+	}
 	if (fatal_home_cr3) {
 		/* no firmware state to go back to: our own tables, GDT and IDT stay */
 		write_cr3(fatal_home_cr3);

@@ -159,6 +159,13 @@ extern struct trap_fault trap_fatal_fault;
 void trap_set_fatal_home(uint64_t home_cr3, void (*report)(const struct trap_fault *f));
 
 /*
+ * Called first on the fatal path (before the firmware state is restored),
+ * once: the place to leave a paging mode the firmware's saved state cannot
+ * be restored from (CR4.LA57 cannot change in IA-32e mode).  NULL: none.
+ */
+void trap_set_fatal_leave(void (*leave)(void));
+
+/*
  * Self-test hook: mark IDT gate @vector present or not present.  A not-present
  * gate turns its exception into #NP during delivery, and a #PF/#GP that meets
  * one becomes #DF (SDM Vol. 3A §6.15, Table 6-5).  Takes effect immediately

@@ -56,6 +56,7 @@ static void test_opts_defaults(void **state)
 	assert_int_equal(o.fail_alloc, 0);
 	assert_int_equal(o.inject, OPTS_INJECT_NONE);
 	assert_int_equal(o.raise, OPTS_RAISE_NONE);
+	assert_int_equal(o.levels, 0);
 	assert_false(o.help || o.dump || o.dump_memmap || o.hold || o.fragment);
 }
 
@@ -121,6 +122,10 @@ static void test_opts_every_choice_value(void **state)
 		{ "--raise=gp", 3, OPTS_RAISE_GP },
 		{ "--raise=badstack", 3, OPTS_RAISE_BADSTACK },
 		{ "--raise=timeout", 3, OPTS_RAISE_TIMEOUT },
+		{ "--raise=la57-window", 3, OPTS_RAISE_LA57_WINDOW },
+		{ "--raise=la57-root-high", 3, OPTS_RAISE_LA57_ROOT_HIGH },
+		{ "--levels=4", 4, 4 },
+		{ "--levels=5", 4, 5 },
 	};
 	struct opts o;
 	char err[128];
@@ -133,7 +138,8 @@ static void test_opts_every_choice_value(void **state)
 						  &o, err, sizeof(err)), OPTS_OK);
 		got = cases[i].field == 0 ? (int)o.end :
 		      cases[i].field == 1 ? (int)o.mode :
-		      cases[i].field == 2 ? (int)o.inject : (int)o.raise;
+		      cases[i].field == 2 ? (int)o.inject :
+		      cases[i].field == 3 ? (int)o.raise : (int)o.levels;
 		assert_int_equal(got, cases[i].want);
 	}
 }
@@ -194,7 +200,11 @@ static void test_opts_errors_name_the_problem(void **state)
 	expect_error("x --mode=os", "--mode needs one of firmware|handoff");
 	expect_error("x --inject=none",
 		     "--inject needs one of wrong-frame|nx-cleared|missing-invlpg|freed-table");
-	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout");
+	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout|la57-window|"
+		     "la57-root-high");
+	expect_error("x --levels=3", "--levels needs one of 4|5");
+	expect_error("x --levels=firmware", "--levels needs one of 4|5");
+	expect_error("x --levels", "--levels needs one of 4|5");
 	expect_error("x --help=1", "--help takes no value");
 	expect_error("x --Help", "unknown option '--Help'");
 	expect_error("x --", "unexpected argument '--'");
@@ -374,7 +384,10 @@ static void test_opts_usage_and_describe(void **state)
 	opts_describe(&o, buf, sizeof(buf));
 	assert_string_equal(buf, "seed=0x1 iterations=20000 end=wait mode=firmware "
 			    "dump-memmap=0 dump=0 hold=0 inject=none fail-alloc=0 "
-			    "timeout=0 fragment=0 raise=none");
+			    "timeout=0 fragment=0 raise=none levels=firmware");
+	assert_int_equal(parse_cmdline("x --levels=5 --raise=la57-window", &o, NULL, 0), OPTS_OK);
+	opts_describe(&o, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " raise=la57-window levels=5"));
 }
 
 int main(void)

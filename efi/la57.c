@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 5-level paging on the machine: which mode a run uses, the trampoline that
+ * switches CR4.LA57 (la57_asm.S; the steps are in la57.h), the checks made
+ * before every switch, and the plan's RX page for the trampoline.
+ *
+ * Firmware calls (the trampoline's and the pool's allocation) only in
+ * la57_setup() and la57_pool_alloc(), with boot services alive.
+ */
+#include "app.h"
+#include "fmt.h"
+#include "la57.h"
+#include "la57plan.h"
+#include "serial.h"
+
+#include <ptlab/pte.h>
+
+#define PAGE            PT_PAGE_SIZE
+#define BELOW_4G        UINT64_C(0x100000000)
+#define CR4_PCIDE       (UINT64_C(1) << 17)
+#define CR4_CET         (UINT64_C(1) << 23)
+
+/* Window GDT descriptors, accessed bit preset so the CPU never writes them. */
+#define DESC_CODE64     UINT64_C(0x00af9b000000ffff)
+#define DESC_DATA       UINT64_C(0x00cf93000000ffff)
+#define DESC_CODE32     UINT64_C(0x00cf9b000000ffff)
+#define GATE32_INTR     UINT64_C(0x8e)   /* present, DPL 0, 32-bit interrupt gate */
+
+static struct ptlab *fatal_p;
+
+bool la57_active(void)
+{
+	return (read_cr4() & CR4_LA57) != 0;
+}
+
+static void *data_page(const struct ptlab *p)
+{
+	return (void *)(uintptr_t)(p->la57_tramp + LA57_DATA);
+}
+
+static void put16(uint8_t *d, unsigned off, uint16_t v)
+{
+	d[off] = (uint8_t)v;
+	d[off + 1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *d, unsigned off, uint32_t v)
+{
+	put16(d, off, (uint16_t)v);
+	put16(d, off + 2, (uint16_t)(v >> 16));
+}
+
+static void put64(uint8_t *d, unsigned off, uint64_t v)
+{
+	put32(d, off, (uint32_t)v);
+	put32(d, off + 4, (uint32_t)(v >> 32));
+}
+
+/* The code copied, the window's GDT and 32-bit IDT built: what never changes. */
+static void tramp_init(struct ptlab *p)
+{
+	uint8_t *code = (uint8_t *)(uintptr_t)p->la57_tramp, *d = data_page(p);
+	uint64_t data = p->la57_tramp + LA57_DATA;
+	size_t n = (size_t)(la57_blob_end - la57_blob);
+
+	for (size_t i = 0; i < PAGE; i++)
+		code[i] = i < n ? (uint8_t)la57_blob[i] : 0xcc;
+	for (size_t i = 0; i < PAGE; i++)
+		d[i] = 0;
+	put64(d, LA57_P_GDT + LA57_SEL_CODE64, DESC_CODE64);
+	put64(d, LA57_P_GDT + LA57_SEL_DATA, DESC_DATA);
+	put64(d, LA57_P_GDT + LA57_SEL_CODE32, DESC_CODE32);
+	put16(d, LA57_P_GDTR_WIN, LA57_GDT_ENTRIES * 8 - 1);
+	put64(d, LA57_P_GDTR_WIN + 2, data + LA57_P_GDT);
+	put16(d, LA57_P_IDTR32, LA57_IDT32_VECTORS * 8 - 1);
+	put32(d, LA57_P_IDTR32 + 2, (uint32_t)(data + LA57_P_IDT32));
+	for (unsigned v = 0; v < LA57_IDT32_VECTORS; v++) {
+		uint32_t off = (uint32_t)(p->la57_tramp + (uint64_t)(la57_stubs32 - la57_blob) + 16 * v);
+
+		put64(d, LA57_P_IDT32 + 8 * v, (uint64_t)(off & 0xffff) |
+		      ((uint64_t)LA57_SEL_CODE32 << 16) | (GATE32_INTR << 40) |
+		      ((uint64_t)(off >> 16) << 48));
+	}
+}
+
+bool la57_setup(struct ptlab *p)
+{
+	EFI_PHYSICAL_ADDRESS pa = BELOW_4G - 1;
+
+	p->fw_levels = p->caps.la57_enabled ? 5 : 4;
+	p->levels = p->opts.levels ? p->opts.levels : p->fw_levels;
+	if (p->levels == 5 && !p->caps.la57) {
+		report_skip(p->rep, "5-level phase", "--levels=5 but the CPU has no LA57 "
+			    "(CPUID.(EAX=7,ECX=0):ECX[16]=0); the 4-level suite runs instead");
+		p->levels = 4;
+	}
+	if (p->levels == p->fw_levels)
+		return true;
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderCode,
+			      LA57_PAGES, &pa) != EFI_SUCCESS) {
+		report_fail(p->rep, "la57: no two pages of loader code below 4 GiB for the "
+			    "trampoline");
+		return false;
+	}
+	app_own(pa, LA57_PAGES * PAGE);
+	p->la57_tramp = pa;
+	tramp_init(p);
+	fatal_p = p;
+	trap_set_fatal_leave(la57_fatal_leave);
+	report_fact(p->rep, "la57", "switch=%u-to-%u trampoline=0x%llx stack_top=0x%llx",
+		    p->fw_levels, p->levels, (unsigned long long)pa,
+		    (unsigned long long)(pa + LA57_DATA + LA57_P_STACK_TOP));
+	return true;
+}
+
+void la57_release(struct ptlab *p)
+{
+	if (!p->la57_tramp)
+		return;
+	trap_set_fatal_leave(NULL);
+	uefi_call_wrapper(BS->FreePages, 2, p->la57_tramp, LA57_PAGES);
+	p->la57_tramp = 0;
+}
+
+/* A conventional range above 4 GiB for the pool: --raise=la57-root-high. */
+static bool pool_above_4g(struct ptlab *p, uint64_t frames, EFI_PHYSICAL_ADDRESS *pa)
+{
+	for (unsigned i = 0; i < p->map.n; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+		uint64_t a = r->pa < BELOW_4G ? BELOW_4G : r->pa;
+
+		if (r->type != PT_EFI_CONVENTIONAL || a >= r->pa + r->len ||
+		    r->pa + r->len - a < frames * PAGE)
+			continue;
+		*pa = a;
+		if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress, EfiLoaderData, frames,
+				      pa) == EFI_SUCCESS)
+			return true;
+	}
+	return false;
+}
+
+int la57_pool_alloc(struct ptlab *p, uint64_t frames, uint64_t *out)
+{
+	EFI_PHYSICAL_ADDRESS pa = BELOW_4G - 1;
+
+	if (p->opts.raise == OPTS_RAISE_LA57_ROOT_HIGH) {
+		if (!pool_above_4g(p, frames, &pa)) {
+			report_fail(p->rep, "la57: --raise=la57-root-high needs %llu free pages "
+				    "above 4 GiB", (unsigned long long)frames);
+			return PT_ENOMEM;
+		}
+	} else if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
+				     frames, &pa) != EFI_SUCCESS) {
+		return PT_ENOMEM;
+	}
+	*out = pa;
+	return PT_OK;
+}
+
+/* ---- preconditions (no firmware from here on) ---- */
+
+/* The trampoline in the hierarchy at @root: code page identity RX-able, data page RW. */
+static bool tramp_mapped(const struct ptlab *p, uint64_t root, unsigned levels)
+{
+	struct pt_env env = p->env;
+	struct pt_space s = { .env = &env, .root_pa = root & PTE_ADDR_MASK, .levels = levels };
+	uint64_t code = p->la57_tramp, data = code + LA57_DATA;
+	struct pt_leaf l;
+
+	/* foreign tables (the firmware's) may hold 1 GiB leaves whatever CPUID says */
+	env.has_1g = true;
+	if (pt_translate(&s, code, &l) != PT_OK || l.pa != code || !(l.flags & PT_EXEC))
+		return false;
+	for (uint64_t off = 0; off < PAGE; off += PAGE - 8)
+		if (pt_translate(&s, data + off, &l) != PT_OK || l.pa != data + off ||
+		    !(l.flags & PT_WRITE))
+			return false;
+	return true;
+}
+
+static char why[200];
+
+/*
+ * NULL when a switch from the loaded tables to @levels with @root may go
+ * ahead, else the reason (in why[]).  @irq_checked: interrupts must be off.
+ */
+static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t root,
+				bool irq_checked)
+{
+	uint64_t cr0 = read_cr0(), cr4 = read_cr4(), efer = read_efer(), cr3 = read_cr3();
+	unsigned cur = (cr4 & CR4_LA57) ? 5 : 4;
+
+	if (!p->la57_tramp)
+		return "no trampoline was allocated";
+	if (levels == 5 && !p->caps.la57)
+		return "the CPU has no LA57 (CPUID.(EAX=7,ECX=0):ECX[16]=0)";
+	if (p->la57_tramp + LA57_PAGES * PAGE > BELOW_4G) {
+		fmt_snprintf(why, sizeof(why), "the trampoline and its stack at 0x%llx are not "
+			     "below 4 GiB", (unsigned long long)p->la57_tramp);
+		return why;
+	}
+	if ((root & (PAGE - 1)) || root >= BELOW_4G) {
+		fmt_snprintf(why, sizeof(why), "the %u-level root 0x%llx is not a page below 4 GiB "
+			     "(CR3 is 32 bits wide with paging off)", levels,
+			     (unsigned long long)root);
+		return why;
+	}
+	if (!(cr0 & CR0_PG) || !(efer & EFER_LMA) || !(cr4 & CR4_PAE)) {
+		fmt_snprintf(why, sizeof(why), "the CPU is not in IA-32e mode with PAE paging "
+			     "(cr0=0x%llx cr4=0x%llx efer=0x%llx)", (unsigned long long)cr0,
+			     (unsigned long long)cr4, (unsigned long long)efer);
+		return why;
+	}
+	if (cr4 & CR4_CET)
+		return "CR4.CET is set: shadow stacks do not follow the trampoline's far returns";
+	if (irq_checked && (read_rflags() & RFLAGS_IF))
+		return "interrupts are enabled";
+	if (!tramp_mapped(p, cr3, cur)) {
+		fmt_snprintf(why, sizeof(why), "the trampoline 0x%llx is not identity mapped "
+			     "(code executable, data writable) in the loaded %u-level tables 0x%llx",
+			     (unsigned long long)p->la57_tramp, cur, (unsigned long long)cr3);
+		return why;
+	}
+	if (!tramp_mapped(p, root, levels)) {
+		fmt_snprintf(why, sizeof(why), "the trampoline 0x%llx is not identity mapped "
+			     "(code executable, data writable) in the %u-level tables 0x%llx",
+			     (unsigned long long)p->la57_tramp, levels, (unsigned long long)root);
+		return why;
+	}
+	return NULL;
+}
+
+int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *what)
+{
+	uint8_t *d = data_page(p);
+	const char *no = precondition(p, levels, root, true);
+	uint64_t cr4;
+
+	if (no) {
+		report_fail(p->rep, "la57: %s: switch to %u-level paging refused: %s", what, levels,
+			    no);
+		return -1;
+	}
+	cr4 = read_cr4() & ~CR4_PCIDE;
+	cr4 = levels == 5 ? cr4 | CR4_LA57 : cr4 & ~CR4_LA57;
+	put64(d, LA57_P_CR4, cr4);
+	put64(d, LA57_P_CR3, root);
+	put32(d, LA57_P_RAISE, p->opts.raise == OPTS_RAISE_LA57_WINDOW && levels == 5);
+	put32(d, LA57_P_EXIT, p->caps.hypervisor && p->opts.end == OPTS_END_QEMU);
+	((void (*)(void))(uintptr_t)(p->la57_tramp + (uint64_t)(la57_entry - la57_blob)))();
+	if (la57_active() != (levels == 5) || (read_cr3() & PTE_ADDR_MASK) != root) {
+		report_fail(p->rep, "la57: %s: after the switch CR4=0x%llx CR3=0x%llx, expected "
+			    "%u levels with 0x%llx", what, (unsigned long long)read_cr4(),
+			    (unsigned long long)read_cr3(), levels, (unsigned long long)root);
+		return -1;
+	}
+	p->la57_switches++;
+	return 0;
+}
+
+void la57_check_ready(struct ptlab *p)
+{
+	const char *no;
+
+	if (!p->la57_tramp)
+		return;
+	if (la57_active() == (p->levels == 5)) {
+		report_ok(p->rep, "la57: already in %u-level paging (CR4=0x%llx)%s", p->levels,
+			  (unsigned long long)read_cr4(), p->handoff ? " since the hand-off" : "");
+		return;
+	}
+	no = precondition(p, p->levels, p->our_cr3, false);
+	if (no) {
+		report_fail(p->rep, "la57: switch to %u-level paging refused before the window: %s",
+			    p->levels, no);
+		p->aborted = true;
+		return;
+	}
+	report_ok(p->rep, "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
+		  "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
+		  "(ours) below 4 GiB, trampoline identity mapped in both",
+		  (unsigned long long)p->la57_tramp, (unsigned long long)read_cr3(),
+		  (unsigned long long)p->our_cr3);
+}
+
+void la57_report_end(struct ptlab *p)
+{
+	if (p->levels != 5 && !p->la57_tramp)
+		return;
+	report_fact(p->rep, "la57", "live_phases=%llu at_%u_levels=%llu switches=%llu",
+		    (unsigned long long)p->live_phases, p->levels,
+		    (unsigned long long)p->live_at_levels, (unsigned long long)p->la57_switches);
+	if (p->live_phases && p->live_at_levels == p->live_phases)
+		report_ok(p->rep, "la57: all %llu live phases ran with CR4.LA57=%d and our root in CR3 "
+			  "(%llu switches)", (unsigned long long)p->live_phases, p->levels == 5,
+			  (unsigned long long)p->la57_switches);
+	else if (p->live_phases)
+		report_fail(p->rep, "la57: %llu of %llu live phases ran in %u-level paging with our root",
+			    (unsigned long long)p->live_at_levels, (unsigned long long)p->live_phases,
+			    p->levels);
+}
+
+uint64_t la57_lower_pml4(uint64_t root)
+{
+	uint64_t e = *(volatile uint64_t *)(uintptr_t)(root & PTE_ADDR_MASK);
+
+	return (e & PTE_P) ? e & PTE_ADDR_MASK : 0;
+}
+
+void la57_fatal_leave(void)
+{
+	struct ptlab *p = fatal_p;
+
+	if (!p || p->handoff || la57_active() == (p->fw_levels == 5))
+		return;
+	fatal_p = NULL;   /* once */
+	la57_switch(p, p->fw_levels, p->fw_cr3 & PTE_ADDR_MASK, "fatal exception");
+}
+
+/* ---- the plan ---- */
+
+bool la57_is_code_page(const struct ptlab *p, uint64_t pa)
+{
+	return p->la57_tramp && (pa & ~(PAGE - 1)) == p->la57_tramp;
+}
+
+int la57_plan_fixup(struct ptlab *p)
+{
+	int err;
+
+	if (!p->la57_tramp)
+		return PT_OK;
+	err = la57_plan_exec_page(&p->plan, p->la57_tramp, p->levels, p->caps.pdpe1gb);
+	/* not identity mapped at all: the precondition check refuses the switch */
+	return err == PT_ENOTMAPPED ? PT_OK : err;
+}

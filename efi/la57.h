@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Switching the CPU between 4- and 5-level paging (CR4.LA57).
+ *
+ * CR4.LA57 may change only while paging is off, and in IA-32e mode paging
+ * goes off only from compatibility mode.  The switch therefore runs in a
+ * trampoline: two pages below 4 GiB, allocated as EfiLoaderCode, identity
+ * mapped in every hierarchy that is loaded when it runs (the code page RX,
+ * the data page RW).  The data page holds the window's GDT (64-bit code,
+ * flat data, 32-bit code), a 32-bit IDT whose handlers write one line to
+ * COM1 and halt, the parameters and the stack.  The steps:
+ *
+ *   64-bit: save RSP, GDTR, IDTR and the selectors; load the window GDT and
+ *   stack; far return into the 32-bit code segment (compatibility mode);
+ *   32-bit: flat data segments; clear CR4.PCIDE; clear CR0.PG (IA-32e mode
+ *   is inactive now: legacy protected mode with PAE); load the 32-bit IDT;
+ *   set or clear CR4.LA57; load CR3 with the new root; set CR0.PG (IA-32e
+ *   mode again); far return into the 64-bit code segment;
+ *   64-bit: IDTR, GDTR, selectors and RSP back; far return to the caller's CS.
+ *
+ * The offsets below are shared by la57.c and la57_asm.S.
+ */
+#ifndef PTLAB_EFI_LA57_H
+#define PTLAB_EFI_LA57_H
+
+#define LA57_PAGES		2	/* code page, data page */
+#define LA57_DATA		4096	/* the data page, from the code page */
+
+/* Window GDT selectors (in the data page at LA57_P_GDT). */
+#define LA57_SEL_CODE64		0x08
+#define LA57_SEL_DATA		0x10
+#define LA57_SEL_CODE32		0x28
+#define LA57_GDT_ENTRIES	6
+
+/* Data page layout. */
+#define LA57_P_GDT		0x000	/* LA57_GDT_ENTRIES descriptors */
+#define LA57_P_GDTR_WIN		0x040	/* limit, 64-bit base */
+#define LA57_P_GDTR_SAVE	0x050
+#define LA57_P_IDTR_SAVE	0x060
+#define LA57_P_IDTR32		0x070	/* limit, 32-bit base */
+#define LA57_P_RSP		0x080
+#define LA57_P_CR4		0x088	/* CR4 loaded in the window (LA57 as wanted, PCIDE clear) */
+#define LA57_P_CR3		0x090	/* the root loaded in the window */
+#define LA57_P_RAISE		0x098	/* nonzero: ud2 with paging off (--raise=la57-window) */
+#define LA57_P_EXIT		0x09c	/* nonzero: a window fault leaves QEMU (isa-debug-exit) */
+#define LA57_P_CS		0x0a0
+#define LA57_P_SS		0x0a2
+#define LA57_P_DS		0x0a4
+#define LA57_P_ES		0x0a6
+#define LA57_P_IDT32		0x100	/* LA57_IDT32_VECTORS 8-byte gates */
+#define LA57_IDT32_VECTORS	32
+#define LA57_P_STACK_TOP	0x1000	/* the rest of the page is the window's stack */
+
+#define LA57_EXIT_CODE		0x12	/* PTLAB_EXIT_ABORTED */
+
+#ifndef __ASSEMBLER__
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ptlab;
+
+/* la57_asm.S: the trampoline's template (code page) and its entry points. */
+extern const char la57_blob[], la57_blob_end[], la57_entry[], la57_stubs32[];
+
+/*
+ * Decide the run's paging levels from --levels, the firmware's mode and
+ * CPUID, and allocate the trampoline when a switch is needed (boot services
+ * required).  A 5-level request without LA57 becomes a SKIP of the 5-level
+ * phase and a 4-level run.  Returns false when the run cannot go on.
+ */
+bool la57_setup(struct ptlab *p);
+
+/* Free the trampoline at the end of a firmware-mode run (boot services required). */
+void la57_release(struct ptlab *p);
+
+/*
+ * The frame pool of a run that switches: below 4 GiB, where the roots must
+ * be (boot services required); --raise=la57-root-high puts it above 4 GiB
+ * on purpose.  PT_OK with *pa set, or PT_ENOMEM.
+ */
+int la57_pool_alloc(struct ptlab *p, uint64_t frames, uint64_t *pa);
+
+/* The CPU runs with 5-level paging (CR4.LA57). */
+bool la57_active(void);
+
+/*
+ * Switch the CPU to @levels-level paging with @root in CR3, through the
+ * trampoline.  Interrupts must be off.  Every precondition (CPUID, IA-32e
+ * mode, CR4 bits, the root, trampoline and stack below 4 GiB, the trampoline
+ * executable and its data writable in the loaded and in the target tables)
+ * is checked first; a failing one is reported as a failed check naming
+ * @what, and nothing is changed: returns -1.  0 on success.
+ */
+int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *what);
+
+/*
+ * The plan carries the trampoline's code page RX in the identity map
+ * (la57_plan_exec_page); called after every pt_plan_build, does nothing in
+ * a run that does not switch.  Returns PT_OK or PT_ECAPACITY.
+ */
+int la57_plan_fixup(struct ptlab *p);
+
+/* Is @pa the trampoline's code page (mapped RX in the identity map)? */
+bool la57_is_code_page(const struct ptlab *p, uint64_t pa);
+
+/* Before the first live phase: the switch's preconditions, as a test point. */
+void la57_check_ready(struct ptlab *p);
+
+/*
+ * At the end of a run: every live phase ran in the run's paging mode with
+ * our root (a test point at 5 levels), and the switch count (a fact).
+ */
+void la57_report_end(struct ptlab *p);
+
+/* After ExitBootServices: the 4-level root under the 5-level @root (PML5 slot 0). */
+uint64_t la57_lower_pml4(uint64_t root);
+
+/*
+ * Last resort for the fatal exception path (firmware mode): back to the
+ * firmware's paging mode with its CR3 when the CPU is in the other one, so
+ * the firmware's CPU state can be restored.  Installed by la57_setup() with
+ * trap_set_fatal_leave(); does nothing after hand-off (the recovery
+ * hierarchy has the run's levels).
+ */
+void la57_fatal_leave(void);
+
+#endif /* __ASSEMBLER__ */
+#endif /* PTLAB_EFI_LA57_H */
