@@ -238,6 +238,9 @@ static int reserve_frames(struct walk *w)
 
 static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 		 uint64_t x, uint64_t last);
+static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
+		      uint64_t x, uint64_t last);
+static uint64_t map_need(const struct walk *w, unsigned level, uint64_t x, uint64_t last);
 
 /* Does the leaf @e at @level already translate [x, last] the way the call wants? */
 static bool leaf_unchanged(const struct walk *w, uint64_t e, unsigned level, uint64_t x)
@@ -367,58 +370,76 @@ static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 
 /*
  * A table frame from a dirty allocator that pt_map is about to fill for
- * [x, last] at @level.  A PT gets one leaf per page of the range (walk_ptes
- * writes them without reading), so only the entries outside it are
- * cleared; a higher table is read by the walk, so it is cleared whole.
+ * [x, last] at @level.  pt_map writes every entry of the range of a table
+ * it creates (a leaf or a link to a table it creates too) and never reads
+ * them (map_apply with @fresh, walk_ptes), so only the entries outside the
+ * range are cleared.
  */
 static void clear_new_table(uint64_t *t, unsigned level, uint64_t x, uint64_t last)
 {
-	unsigned first = pt_index(x, 0), end = pt_index(last, 0) + 1;
+	unsigned first = pt_index(x, level), end = pt_index(last, level) + 1;
 
-	if (level) {
-		memset(t, 0, PT_PAGE_SIZE);
-		return;
-	}
 	if (first)
 		memset(t, 0, first * sizeof(*t));
 	if (end < PT_ENTRIES)
 		memset(t + end, 0, (PT_ENTRIES - end) * sizeof(*t));
 }
 
-/* An empty entry at t[i] (or in a virtual empty table when t is NULL). */
-static void visit_hole(struct walk *w, unsigned level, uint64_t *t, unsigned i,
-		       uint64_t x, uint64_t seg_last)
+/*
+ * Frames pt_map needs below an empty table at @level to map [x, last]
+ * (the table itself not counted): the CHECK pass's count for a table the
+ * same call creates, which holds nothing to check.  Closed form: only the
+ * two end segments can differ from the whole ones in between, and every
+ * whole segment needs the same (leaf: nothing; else a table and what it
+ * needs, which depends on the level and the va-to-pa offset only).
+ */
+static uint64_t map_need(const struct walk *w, unsigned level, uint64_t x, uint64_t last)
 {
-	uint64_t size = pt_level_size(level), pa, cpa, *child;
+	uint64_t size, seg_last, rem, whole, n = 0;
+	bool leafable;
+
+	if (level == 0)   /* a fresh PT is all leaves */
+		return 0;
+	size = pt_level_size(level);
+	leafable = level <= w->max_level && !((w->pa - w->va) & (size - 1));
+	seg_last = x | (size - 1);
+	if (seg_last >= last) {   /* one segment */
+		if (leafable && !(x & (size - 1)) && last == seg_last)
+			return 0;
+		return 1 + map_need(w, level - 1, x, last);
+	}
+	if (x & (size - 1))   /* a partial first segment */
+		n += 1 + map_need(w, level - 1, x, seg_last);
+	else
+		seg_last = x - 1;   /* the first segment is whole: count it below */
+	/* [seg_last + 1, last]: whole segments, then perhaps a partial one */
+	rem = last - seg_last;
+	whole = rem / size;
+	if (whole && !leafable)
+		n += whole * (1 + map_need(w, level - 1, seg_last + 1, seg_last + size));
+	if (rem % size)
+		n += 1 + map_need(w, level - 1, last & ~(size - 1), last);
+	return n;
+}
+
+/*
+ * An empty entry at t[i] in the CHECK pass (pt_map's APPLY pass is
+ * map_apply): nothing to check, but pt_map counts the frames it needs.
+ */
+static void visit_hole(struct walk *w, unsigned level, uint64_t x, uint64_t seg_last)
+{
+	uint64_t size = pt_level_size(level);
 
 	if (w->op != OP_MAP) {
 		if (!(w->flags & PT_SPARSE))
 			w->err = PT_ENOTMAPPED;
 		return;
 	}
-	pa = w->pa + (x - w->va);
 	if (level <= w->max_level && !(x & (size - 1)) && seg_last == (x | (size - 1)) &&
-	    !(pa & (size - 1))) {
-		if (w->apply) {
-			t[i] = pa | w->attr[level];
-			w->s->stats.leaves[level]++;
-		}
-		return;
-	}
-	if (!w->apply) {
-		w->need++;
-		if (level > 1)   /* a fresh PT is all leaves: nothing more to count */
-			walk(w, level - 1, NULL, 0, x, seg_last);
-		return;
-	}
-	cpa = take_frame(w);
-	child = tab(w->env, cpa);
-	if (w->env->frames_dirty)
-		clear_new_table(child, level - 1, x, seg_last);
-	/* Filled before it is linked: a live walker never sees it half-built. */
-	walk(w, level - 1, child, 0, x, seg_last);
-	t[i] = table_entry(cpa, w->user);
-	w->s->stats.tables[level - 1]++;
+	    !((w->pa + (x - w->va)) & (size - 1)))
+		return;   /* a leaf */
+	/* the table this hole needs, and what the call creates below it */
+	w->need += 1 + map_need(w, level - 1, x, seg_last);
 }
 
 /*
@@ -598,6 +619,88 @@ static bool walk_ptes(struct walk *w, uint64_t *t, uint64_t x, uint64_t last)
 }
 
 /*
+ * pt_map's APPLY pass over [x, last] of the table @t at @level.  The CHECK
+ * pass found no leaf in the range, so every entry there is a hole or a
+ * table; @fresh: @t is a table this call created, whose entries in the
+ * range are written without being read.  Runs of whole leaves are stored in
+ * a tight loop, and the statistics are kept in locals (a store through
+ * w->s could alias the table stores and would be redone per entry).
+ */
+static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
+		      uint64_t x, uint64_t last)
+{
+	const uint64_t size = pt_level_size(level);
+	const bool leafable = level <= w->max_level && !((w->pa - w->va) & (size - 1));
+	const uint64_t attr = leafable ? w->attr[level] : 0;
+	const bool user = w->user;
+	uint64_t leaves = 0, tables = 0, seg_last, e, cpa, *child;
+	unsigned i = pt_index(x, level);
+
+	if (level == 0) {
+		walk_ptes(w, t, x, last);
+		return;
+	}
+	for (;;) {
+		seg_last = x | (size - 1);
+		if (leafable && !(x & (size - 1)) && seg_last <= last) {
+			/* whole leaves up to the range's or the table's end */
+			uint64_t n = (last - x + 1) / size;
+			uint64_t *p = t + i, *end, leaf = (w->pa + (x - w->va)) | attr;
+
+			if (n > PT_ENTRIES - i)
+				n = PT_ENTRIES - i;
+			end = p + n;
+			if (fresh) {
+				for (; p < end; p++, leaf += size)
+					*p = leaf;
+			} else {
+				/* a present entry here is a table CHECK looked into */
+				for (; p < end && !(*p & PTE_P); p++, leaf += size)
+					*p = leaf;
+			}
+			n = (uint64_t)(p - (t + i));
+			leaves += n;
+			if (p == end) {
+				/* the range ends in this table: a partial segment may follow */
+				seg_last = x + n * size - 1;
+				if (seg_last == last)
+					break;
+				x = seg_last + 1;
+				i += (unsigned)n;
+				continue;
+			}
+			x += n * size;
+			i += (unsigned)n;
+			seg_last = x | (size - 1);
+		}
+		if (seg_last > last)
+			seg_last = last;
+		e = fresh ? 0 : t[i];
+		if (e & PTE_P) {
+			if (user && !(e & PTE_US))
+				t[i] = e | PTE_US;
+			map_apply(w, level - 1, tab(w->env, e & PTE_ADDR_MASK), false, x, seg_last);
+		} else {
+			cpa = take_frame(w);
+			child = tab(w->env, cpa);
+			if (w->env->frames_dirty)
+				clear_new_table(child, level - 1, x, seg_last);
+			/* Filled before it is linked: a live walker never sees it half-built. */
+			map_apply(w, level - 1, child, true, x, seg_last);
+			t[i] = table_entry(cpa, user);
+			tables++;
+		}
+		if (seg_last == last)
+			break;
+		x = seg_last + 1;
+		i++;
+	}
+	if (leaves)
+		w->s->stats.leaves[level] += leaves;
+	w->s->stats.tables[level - 1] += tables;
+}
+
+/*
  * Walk [x, last] inside the table at @level.  @t is the table, or NULL for a
  * virtual one (CHECK pass): every entry derived from the leaf @vleaf being
  * split, or empty when @vleaf is 0.
@@ -607,6 +710,16 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 {
 	uint64_t size = pt_level_size(level);
 
+	if (w->op == OP_MAP) {
+		if (w->apply) {
+			map_apply(w, level, t, false, x, last);
+			return;
+		}
+		if (!t) {   /* a table the call creates: nothing to check */
+			w->need += map_need(w, level, x, last);
+			return;
+		}
+	}
 	if (level == 0 && t && walk_ptes(w, t, x, last))
 		return;
 	for (unsigned i = pt_index(x, level); ; i++) {
@@ -616,7 +729,7 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 			seg_last = last;
 		e = t ? t[i] : vleaf ? split_entry(vleaf, level + 1, i) : 0;
 		if (!(e & PTE_P))
-			visit_hole(w, level, t, i, x, seg_last);
+			visit_hole(w, level, x, seg_last);
 		else if (is_leaf(e, level))
 			visit_leaf(w, level, t, i, e, x, seg_last);
 		else
