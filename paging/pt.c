@@ -10,9 +10,9 @@
  * finds the first reason to fail and counts the table frames the change
  * needs; large leaves that would be split and tables that would be created
  * are walked as "virtual" tables computed from the entry above, so the count
- * is exact.  The frames are then reserved as a chain (each frame's first
- * qword holds the next one's address).  The APPLY pass cannot fail: it takes
- * its frames from the chain.  Hence a failing call changes nothing.
+ * is exact.  The frames are then reserved (listed in some of the reserved
+ * frames themselves, see take_frame).  The APPLY pass cannot fail: it takes
+ * its frames from that list.  Hence a failing call changes nothing.
  */
 #include <ptlab/pt.h>
 
@@ -34,7 +34,7 @@ struct walk {
 	uint64_t attr[3];      /* map/protect: leaf attribute bits per level */
 	bool user;             /* map/protect to user pages: entries above them need US */
 	uint64_t need;         /* CHECK: frames needed */
-	uint64_t reserve;      /* APPLY: chain of reserved frames */
+	uint64_t reserve;      /* APPLY: list of reserved frames (take_frame) */
 	uint64_t dead;         /* APPLY: chain of unlinked tables to free after a flush */
 	uint64_t pte_g;        /* unmap: PTE_G if a 4 KiB leaf walk_ptes checked was global */
 	struct pt_flushlist *fl;
@@ -196,16 +196,61 @@ static void barrier(struct walk *w, const struct pt_flushlist *fl)
 
 /* ---- frames ----------------------------------------------------------------- */
 
+/*
+ * Reserved frames are listed in list pages, which are reserved frames too:
+ * entry 0 links the next list page, entry 1 counts the frames listed in
+ * entries 2, 3, ...  Reserving touches one frame in RESERVE_SLOTS + 1, not
+ * each one (a map of 64 GiB of 4 KiB pages reserves 128 MiB of frames,
+ * which would otherwise each be read and written once more).  A list page
+ * is handed out last, when it lists nothing more; every entry is zeroed as
+ * it is taken, so a frame leaves as the allocator gave it (zeroed, unless
+ * frames_dirty).
+ */
+#define RESERVE_SLOTS (PT_ENTRIES - 2u)
+
 static uint64_t take_frame(struct walk *w)
 {
 	uint64_t pa = w->reserve;
-	uint64_t *t = tab(w->env, pa);
+	uint64_t *t = tab(w->env, pa), n = t[1];
 
+	if (n) {
+		pa = t[1 + n];
+		t[1 + n] = 0;
+		t[1] = n - 1;
+		return pa;
+	}
 	w->reserve = t[0];
 	t[0] = 0;
 	return pa;
 }
 
+/* Add frame @pa to the reserve list @head. */
+static void reserve_push(const struct pt_env *env, uint64_t *head, uint64_t pa)
+{
+	uint64_t *t;
+
+	if (*head) {
+		t = tab(env, *head);
+		if (t[1] < RESERVE_SLOTS) {
+			t[2 + t[1]] = pa;
+			t[1]++;
+			return;
+		}
+	}
+	t = tab(env, pa);   /* a new list page */
+	t[0] = *head;
+	t[1] = 0;
+	*head = pa;
+}
+
+/* Free every frame of the reserve list of @w. */
+static void release_reserve(struct walk *w)
+{
+	while (w->reserve)
+		w->env->free_frame(w->env->ctx, take_frame(w));
+}
+
+/* Free a chain of unlinked tables (entry 0 links the next, see visit_table). */
 static void release_chain(const struct pt_env *env, uint64_t chain)
 {
 	while (chain) {
@@ -224,12 +269,10 @@ static int reserve_frames(struct walk *w)
 		uint64_t pa;
 
 		if (w->env->alloc_frame(w->env->ctx, &pa) != PT_OK) {
-			release_chain(w->env, w->reserve);
-			w->reserve = 0;
+			release_reserve(w);
 			return PT_ENOMEM;
 		}
-		tab(w->env, pa)[0] = w->reserve;
-		w->reserve = pa;
+		reserve_push(w->env, &w->reserve, pa);
 	}
 	return PT_OK;
 }
@@ -701,6 +744,34 @@ static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 }
 
 /*
+ * pt_unmap's APPLY pass at the whole large leaf t[i] (level 1 or 2, its
+ * range [x, x + size) inside [x, last]) and the whole large leaves after it:
+ * cleared in one loop, one flush range and one statistics update for the
+ * run, as visit_leaf would leave them one at a time.  Returns the number of
+ * entries cleared (at least 1).
+ */
+static unsigned unmap_leaves(struct walk *w, unsigned level, uint64_t *t, unsigned i,
+			     uint64_t x, uint64_t last)
+{
+	const uint64_t size = pt_level_size(level);
+	uint64_t whole = (last - x + 1) / size, g = 0, e;
+	unsigned k, max = PT_ENTRIES - i;
+
+	if (whole < max)
+		max = (unsigned)whole;
+	for (k = 0; k < max; k++) {
+		e = t[i + k];
+		if ((e & (PTE_P | PTE_PS)) != (PTE_P | PTE_PS))
+			break;
+		g |= e;
+		t[i + k] = 0;
+	}
+	w->s->stats.leaves[level] -= k;
+	fl_add(w->fl, x, x + k * size - 1, g & PTE_G);
+	return k;
+}
+
+/*
  * Walk [x, last] inside the table at @level.  @t is the table, or NULL for a
  * virtual one (CHECK pass): every entry derived from the leaf @vleaf being
  * split, or empty when @vleaf is 0.
@@ -728,11 +799,19 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 		if (seg_last > last)
 			seg_last = last;
 		e = t ? t[i] : vleaf ? split_entry(vleaf, level + 1, i) : 0;
-		if (!(e & PTE_P))
+		if (!(e & PTE_P)) {
 			visit_hole(w, level, x, seg_last);
-		else if (is_leaf(e, level))
-			visit_leaf(w, level, t, i, e, x, seg_last);
-		else
+		} else if (is_leaf(e, level)) {
+			if (w->apply && w->op == OP_UNMAP && !(x & (size - 1)) &&
+			    seg_last == (x | (size - 1))) {
+				unsigned n = unmap_leaves(w, level, t, i, x, last);
+
+				seg_last = x + n * size - 1;
+				i += n - 1;
+			} else {
+				visit_leaf(w, level, t, i, e, x, seg_last);
+			}
+		} else
 			visit_table(w, level, t, i, e, x, seg_last);
 		if (w->err || seg_last == last)
 			return;
@@ -849,7 +928,7 @@ static int run(struct walk *w, uint64_t len)
 		release_chain(w->env, w->dead);
 	}
 	/* The CHECK pass counted exactly what APPLY takes; anything left is a bug. */
-	release_chain(w->env, w->reserve);
+	release_reserve(w);
 	return PT_OK;
 }
 
