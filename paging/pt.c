@@ -34,7 +34,9 @@ struct walk {
 	uint64_t attr[3];      /* map/protect: leaf attribute bits per level */
 	bool user;             /* map/protect to user pages: entries above them need US */
 	uint64_t need;         /* CHECK: frames needed */
-	uint64_t reserve;      /* APPLY: list of reserved frames (take_frame) */
+	uint64_t reserve;      /* APPLY: first list page of the reserved frames (take_frame) */
+	uint64_t reserve_tail; /* its last list page, while reserving */
+	uint64_t taken;        /* frames taken from the first list page */
 	uint64_t dead;         /* APPLY: chain of unlinked tables to free after a flush */
 	uint64_t pte_g;        /* unmap: PTE_G if a 4 KiB leaf walk_ptes checked was global */
 	struct pt_flushlist *fl;
@@ -201,46 +203,54 @@ static void barrier(struct walk *w, const struct pt_flushlist *fl)
  * entry 0 links the next list page, entry 1 counts the frames listed in
  * entries 2, 3, ...  Reserving touches one frame in RESERVE_SLOTS + 1, not
  * each one (a map of 64 GiB of 4 KiB pages reserves 128 MiB of frames,
- * which would otherwise each be read and written once more).  A list page
- * is handed out last, when it lists nothing more; every entry is zeroed as
- * it is taken, so a frame leaves as the allocator gave it (zeroed, unless
- * frames_dirty).
+ * which would otherwise each be read and written once more).  Frames are
+ * handed out in the order they were reserved (a list page right after the
+ * frames it lists), so tables created in VA order are written in the
+ * allocator's order, usually ascending addresses.  Every list entry is
+ * zeroed as it is taken, so a frame leaves as the allocator gave it
+ * (zeroed, unless frames_dirty).
  */
 #define RESERVE_SLOTS (PT_ENTRIES - 2u)
 
 static uint64_t take_frame(struct walk *w)
 {
 	uint64_t pa = w->reserve;
-	uint64_t *t = tab(w->env, pa), n = t[1];
+	uint64_t *t = tab(w->env, pa);
 
-	if (n) {
-		pa = t[1 + n];
-		t[1 + n] = 0;
-		t[1] = n - 1;
+	if (w->taken < t[1]) {
+		pa = t[2 + w->taken];
+		t[2 + w->taken] = 0;
+		w->taken++;
 		return pa;
 	}
+	/* the list page itself, last */
 	w->reserve = t[0];
+	w->taken = 0;
 	t[0] = 0;
+	t[1] = 0;
 	return pa;
 }
 
-/* Add frame @pa to the reserve list @head. */
-static void reserve_push(const struct pt_env *env, uint64_t *head, uint64_t pa)
+/* Append frame @pa to the reserve list of @w. */
+static void reserve_push(struct walk *w, uint64_t pa)
 {
 	uint64_t *t;
 
-	if (*head) {
-		t = tab(env, *head);
+	if (w->reserve_tail) {
+		t = tab(w->env, w->reserve_tail);
 		if (t[1] < RESERVE_SLOTS) {
 			t[2 + t[1]] = pa;
 			t[1]++;
 			return;
 		}
+		t[0] = pa;   /* a new list page after this one */
+	} else {
+		w->reserve = pa;
 	}
-	t = tab(env, pa);   /* a new list page */
-	t[0] = *head;
+	t = tab(w->env, pa);
+	t[0] = 0;
 	t[1] = 0;
-	*head = pa;
+	w->reserve_tail = pa;
 }
 
 /* Free every frame of the reserve list of @w. */
@@ -248,6 +258,7 @@ static void release_reserve(struct walk *w)
 {
 	while (w->reserve)
 		w->env->free_frame(w->env->ctx, take_frame(w));
+	w->reserve_tail = 0;
 }
 
 /* Free a chain of unlinked tables (entry 0 links the next, see visit_table). */
@@ -272,7 +283,7 @@ static int reserve_frames(struct walk *w)
 			release_reserve(w);
 			return PT_ENOMEM;
 		}
-		reserve_push(w->env, &w->reserve, pa);
+		reserve_push(w, pa);
 	}
 	return PT_OK;
 }

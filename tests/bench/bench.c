@@ -1052,6 +1052,7 @@ int main(int argc, char **argv)
 	struct map_result res[NCASES], cb_res;
 	struct xlate_result mixed, cached, cached_cb, spread;
 	const char *md_path = NULL, *svg_path = NULL;
+	bool maps_only = false;
 	struct pt_space s;
 	uint64_t *va;
 	/* 64 GiB of 4 KiB pages: 32768 PTs + 64 PDs + 1 PDPT + root, and slack */
@@ -1062,8 +1063,12 @@ int main(int argc, char **argv)
 			md_path = argv[++i];
 		} else if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
 			svg_path = argv[++i];
+		} else if (!strcmp(argv[i], "--maps")) {
+			maps_only = true;
 		} else {
-			fprintf(stderr, "usage: %s [--md FILE] [--svg FILE]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--md FILE] [--svg FILE] [--maps]\n"
+				"  --maps  the map cases only (no lookups, no sweep, no goal lines)\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -1080,7 +1085,7 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 
-	if (SCALAR)
+	if (SCALAR || maps_only)
 		goto report;
 	use_env(false);
 	run_map_case(&cb_case, &cb_res, BENCH_REPS, true);
@@ -1158,6 +1163,8 @@ report:
 	out("\nResults (%s build; medians of %u samples, each >= 10 ms; times per call):\n\n",
 	    BUILD_NAME, BENCH_REPS);
 	md_map_table(cases, res, NCASES);
+	if (maps_only)
+		return failures ? 1 : 0;
 	if (!SCALAR) {
 	out("\n| lookup, %u random addresses | pt_translate | bare walk | ratio |\n", NTRANSLATE);
 	out("|---|---|---|---|\n");
