@@ -22,6 +22,13 @@
 
 enum walk_op { OP_MAP, OP_UNMAP, OP_PROTECT, OP_REMAP };
 
+/* Frames listed in some of themselves (see list_push). */
+struct frame_list {
+	uint64_t head;         /* first list page, 0: empty */
+	uint64_t tail;         /* last list page */
+	uint64_t taken;        /* frames taken from the first list page */
+};
+
 struct walk {
 	struct pt_space *s;
 	const struct pt_env *env;
@@ -34,10 +41,8 @@ struct walk {
 	uint64_t attr[3];      /* map/protect: leaf attribute bits per level */
 	bool user;             /* map/protect to user pages: entries above them need US */
 	uint64_t need;         /* CHECK: frames needed */
-	uint64_t reserve;      /* APPLY: first list page of the reserved frames (take_frame) */
-	uint64_t reserve_tail; /* its last list page, while reserving */
-	uint64_t taken;        /* frames taken from the first list page */
-	uint64_t dead;         /* APPLY: chain of unlinked tables to free after a flush */
+	struct frame_list reserve;  /* APPLY: the reserved frames (take_frame) */
+	struct frame_list dead;     /* APPLY: unlinked tables to free after a flush */
 	uint64_t pte_g;        /* unmap: PTE_G if a 4 KiB leaf walk_ptes checked was global */
 	struct pt_flushlist *fl;
 	int err;
@@ -199,79 +204,85 @@ static void barrier(struct walk *w, const struct pt_flushlist *fl)
 /* ---- frames ----------------------------------------------------------------- */
 
 /*
- * Reserved frames are listed in list pages, which are reserved frames too:
- * entry 0 links the next list page, entry 1 counts the frames listed in
- * entries 2, 3, ...  Reserving touches one frame in RESERVE_SLOTS + 1, not
- * each one (a map of 64 GiB of 4 KiB pages reserves 128 MiB of frames,
- * which would otherwise each be read and written once more).  Frames are
- * handed out in the order they were reserved (a list page right after the
- * frames it lists), so tables created in VA order are written in the
- * allocator's order, usually ascending addresses.  Every list entry is
- * zeroed as it is taken, so a frame leaves as the allocator gave it
- * (zeroed, unless frames_dirty).
+ * A frame list keeps its frames listed in list pages, which are frames of
+ * the list too: entry 0 links the next list page, entry 1 holds the number
+ * of frames listed in entries 2, 3, ... (shifted left by 12), so a list
+ * touches one frame in LIST_SLOTS + 1, not each one.  Frames are taken in
+ * the order they were pushed (a list page right after the frames it lists),
+ * and every entry is zeroed as it is taken, so a frame leaves as it came.
+ *
+ * Reserved frames: a map of 64 GiB of 4 KiB pages reserves 128 MiB of
+ * frames, which a chain through the frames would each read and write once
+ * more; in order, tables created in VA order are written in the
+ * allocator's order, usually ascending addresses.
+ *
+ * Unlinked tables (pt_unmap): until the flush a CPU may still walk a dead
+ * table through a cached entry above it, so whatever the list writes into
+ * one must read as a not-present entry: frame addresses (4 KiB aligned) and
+ * counts shifted left by 12 have bit 0, PTE_P, clear.  Such a walk finds
+ * the old entries or not-present ones, never a table or leaf pointing at
+ * another dead frame.  Any change to this encoding must keep PTE_P clear.
  */
-#define RESERVE_SLOTS (PT_ENTRIES - 2u)
+#define LIST_SLOTS (PT_ENTRIES - 2u)
+#define LIST_COUNT_SHIFT PT_PAGE_SHIFT
 
-static uint64_t take_frame(struct walk *w)
+_Static_assert((PTE_P & PTE_ADDR_MASK) == 0 && PTE_P < (UINT64_C(1) << LIST_COUNT_SHIFT),
+	       "frame list entries must read as not-present entries");
+
+/* Append frame @pa to @l. */
+static void list_push(const struct pt_env *env, struct frame_list *l, uint64_t pa)
 {
-	uint64_t pa = w->reserve;
-	uint64_t *t = tab(w->env, pa);
+	uint64_t *t, n;
 
-	if (w->taken < t[1]) {
-		pa = t[2 + w->taken];
-		t[2 + w->taken] = 0;
-		w->taken++;
+	if (l->head) {
+		t = tab(env, l->tail);
+		n = t[1] >> LIST_COUNT_SHIFT;
+		if (n < LIST_SLOTS) {
+			t[2 + n] = pa;
+			t[1] = (n + 1) << LIST_COUNT_SHIFT;
+			return;
+		}
+		t[0] = pa;   /* a new list page after this one */
+	} else {
+		l->head = pa;
+		l->taken = 0;
+	}
+	t = tab(env, pa);
+	t[0] = 0;
+	t[1] = 0;
+	l->tail = pa;
+}
+
+/* Take the first frame of @l, which must not be empty. */
+static uint64_t list_take(const struct pt_env *env, struct frame_list *l)
+{
+	uint64_t pa = l->head;
+	uint64_t *t = tab(env, pa);
+
+	if (l->taken < t[1] >> LIST_COUNT_SHIFT) {
+		pa = t[2 + l->taken];
+		t[2 + l->taken] = 0;
+		l->taken++;
 		return pa;
 	}
 	/* the list page itself, last */
-	w->reserve = t[0];
-	w->taken = 0;
+	l->head = t[0];
+	l->taken = 0;
 	t[0] = 0;
 	t[1] = 0;
 	return pa;
 }
 
-/* Append frame @pa to the reserve list of @w. */
-static void reserve_push(struct walk *w, uint64_t pa)
+/* Free every frame of @l. */
+static void list_free(const struct pt_env *env, struct frame_list *l)
 {
-	uint64_t *t;
-
-	if (w->reserve_tail) {
-		t = tab(w->env, w->reserve_tail);
-		if (t[1] < RESERVE_SLOTS) {
-			t[2 + t[1]] = pa;
-			t[1]++;
-			return;
-		}
-		t[0] = pa;   /* a new list page after this one */
-	} else {
-		w->reserve = pa;
-	}
-	t = tab(w->env, pa);
-	t[0] = 0;
-	t[1] = 0;
-	w->reserve_tail = pa;
+	while (l->head)
+		env->free_frame(env->ctx, list_take(env, l));
 }
 
-/* Free every frame of the reserve list of @w. */
-static void release_reserve(struct walk *w)
+static uint64_t take_frame(struct walk *w)
 {
-	while (w->reserve)
-		w->env->free_frame(w->env->ctx, take_frame(w));
-	w->reserve_tail = 0;
-}
-
-/* Free a chain of unlinked tables (entry 0 links the next, see visit_table). */
-static void release_chain(const struct pt_env *env, uint64_t chain)
-{
-	while (chain) {
-		uint64_t *t = tab(env, chain);
-		uint64_t next = t[0];
-
-		t[0] = 0;
-		env->free_frame(env->ctx, chain);
-		chain = next;
-	}
+	return list_take(w->env, &w->reserve);
 }
 
 static int reserve_frames(struct walk *w)
@@ -280,10 +291,10 @@ static int reserve_frames(struct walk *w)
 		uint64_t pa;
 
 		if (w->env->alloc_frame(w->env->ctx, &pa) != PT_OK) {
-			release_reserve(w);
+			list_free(w->env, &w->reserve);
 			return PT_ENOMEM;
 		}
-		reserve_push(w, pa);
+		list_push(w->env, &w->reserve, pa);
 	}
 	return PT_OK;
 }
@@ -401,23 +412,9 @@ static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 	if (!w->apply || w->op != OP_UNMAP)
 		return;
 	if (full || table_empty(child)) {
-		/*
-		 * Unlink now, free after the flush (SDM Vol. 3A §4.10.2.3).
-		 *
-		 * Until that flush a CPU may still walk the child through a
-		 * cached entry above it, and entry 0 is overwritten with the
-		 * dead-chain link right away.  That is safe only because the
-		 * link is 0 or the 4 KiB-aligned physical address of another
-		 * table (cpa is masked with PTE_ADDR_MASK), so its bit 0, PTE_P,
-		 * is clear: such a walk finds entry 0 not present, never a
-		 * table or leaf pointing at the next dead frame.  Any change to
-		 * the link's encoding must keep PTE_P clear.
-		 */
-		_Static_assert((PTE_P & PTE_ADDR_MASK) == 0 && PTE_P < PT_PAGE_SIZE,
-			       "the dead-chain link must read as a not-present entry");
+		/* Unlink now, free after the flush (SDM Vol. 3A §4.10.2.3; see list_push). */
 		t[i] = 0;
-		child[0] = w->dead;
-		w->dead = cpa;
+		list_push(w->env, &w->dead, cpa);
 		w->s->stats.tables[level - 1]--;
 	}
 }
@@ -557,16 +554,17 @@ static void ptes_and_or(const uint64_t *p, const uint64_t *end, uint64_t *and_al
 }
 
 /*
- * Store e, e + 4 KiB, e + 8 KiB, ... into [p, end): the leaves of a 4 KiB
- * map.  Adding a page to pa | attr leaves the attribute bits alone
- * (pa < 2^52).  A moving pointer and a fixed step, so a store costs one
- * add beside it.
+ * Store e, e + step, e + 2 step, ... into [p, end): the leaves of a map
+ * (step: the leaf size).  Adding a multiple of the leaf size to pa | attr
+ * leaves the attribute bits alone (pa < 2^52).  A moving pointer and a
+ * fixed step, so a store costs one add beside it.
  */
-static void fill_ptes(uint64_t *p, uint64_t *end, uint64_t e)
+static inline __attribute__((always_inline))
+void fill_leaves(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
 {
 #ifdef __SSE2__
-	const pte_pair d = { 2 * PT_PAGE_SIZE, 2 * PT_PAGE_SIZE };
-	pte_pair v0 = { e, e + PT_PAGE_SIZE }, v1, v2, v3;
+	const pte_pair d = { 2 * step, 2 * step };
+	pte_pair v0 = { e, e + step }, v1, v2, v3;
 
 	for (; end - p >= 8; p += 8) {
 		v1 = v0 + d;
@@ -580,17 +578,17 @@ static void fill_ptes(uint64_t *p, uint64_t *end, uint64_t e)
 	}
 	e = v0[0];
 #endif
-	for (; end - p >= 8; p += 8, e += 8 * PT_PAGE_SIZE) {
+	for (; end - p >= 8; p += 8, e += 8 * step) {
 		p[0] = e;
-		p[1] = e + PT_PAGE_SIZE;
-		p[2] = e + 2 * PT_PAGE_SIZE;
-		p[3] = e + 3 * PT_PAGE_SIZE;
-		p[4] = e + 4 * PT_PAGE_SIZE;
-		p[5] = e + 5 * PT_PAGE_SIZE;
-		p[6] = e + 6 * PT_PAGE_SIZE;
-		p[7] = e + 7 * PT_PAGE_SIZE;
+		p[1] = e + step;
+		p[2] = e + 2 * step;
+		p[3] = e + 3 * step;
+		p[4] = e + 4 * step;
+		p[5] = e + 5 * step;
+		p[6] = e + 6 * step;
+		p[7] = e + 7 * step;
 	}
-	for (; p < end; p++, e += PT_PAGE_SIZE)
+	for (; p < end; p++, e += step)
 		*p = e;
 }
 
@@ -620,7 +618,7 @@ static bool walk_ptes(struct walk *w, uint64_t *t, uint64_t x, uint64_t last)
 			return true;
 		}
 		/* CHECK found every entry empty. */
-		fill_ptes(t + first, t + end, (w->pa + (x - w->va)) | w->attr[0]);
+		fill_leaves(t + first, t + end, (w->pa + (x - w->va)) | w->attr[0], PT_PAGE_SIZE);
 		w->s->stats.leaves[0] += end - first;
 		return true;
 	}
@@ -705,8 +703,8 @@ static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 				n = PT_ENTRIES - i;
 			end = p + n;
 			if (fresh) {
-				for (; p < end; p++, leaf += size)
-					*p = leaf;
+				fill_leaves(p, end, leaf, size);
+				p = end;
 			} else {
 				/* a present entry here is a table CHECK looked into */
 				for (; p < end && !(*p & PTE_P); p++, leaf += size)
@@ -934,12 +932,12 @@ static int run(struct walk *w, uint64_t len)
 	walk(w, w->s->levels - 1, root, 0, w->va, last);
 	if (w->op == OP_MAP)
 		fl_add(w->fl, w->va, last, w->flags & PT_GLOBAL);
-	if (w->dead) {
+	if (w->dead.head) {
 		barrier(w, w->fl);
-		release_chain(w->env, w->dead);
+		list_free(w->env, &w->dead);
 	}
 	/* The CHECK pass counted exactly what APPLY takes; anything left is a bug. */
-	release_reserve(w);
+	list_free(w->env, &w->reserve);
 	return PT_OK;
 }
 

@@ -68,7 +68,7 @@
 #define BENCH_SAMPLE_NS UINT64_C(10000000)         /* 10 ms */
 #define NTRANSLATE  1000000u
 #define MAX_BATCH   4096u
-#define BATCH_FRAMES 1024u                         /* 4 MiB of tables per batch */
+#define BATCH_FRAMES 128u                          /* 512 KiB of tables per batch */
 
 #define VA0  UINT64_C(0x0000100000000000)          /* mappings start here (16 TiB) */
 #define PA0  UINT64_C(0x0000200000000000)          /* ... pointing here (never touched) */
@@ -248,16 +248,16 @@ static uint64_t ref_alloc(void)
 }
 
 /*
- * The fill reference's PT store loop: e, e + 4 KiB, ... into [p, end), with
+ * The fill reference's store loop: e, e + step, ... into [p, end), with
  * 16-byte stores where the build has SSE2 (the scalar build has none, as
  * the library's loop then has none), unrolled as the library's loop is.
  */
-static void fill_ptes(uint64_t *p, uint64_t *end, uint64_t e)
+static void fill_leaves(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
 {
 #if defined(__SSE2__) && !SCALAR
 	typedef uint64_t pair __attribute__((vector_size(16)));
-	const pair d = { 2 * PT_PAGE_SIZE, 2 * PT_PAGE_SIZE };
-	pair v0 = { e, e + PT_PAGE_SIZE }, v1, v2, v3;
+	const pair d = { 2 * step, 2 * step };
+	pair v0 = { e, e + step }, v1, v2, v3;
 
 	for (; end - p >= 8; p += 8) {
 		v1 = v0 + d;
@@ -271,17 +271,17 @@ static void fill_ptes(uint64_t *p, uint64_t *end, uint64_t e)
 	}
 	e = v0[0];
 #endif
-	for (; end - p >= 8; p += 8, e += 8 * PT_PAGE_SIZE) {
+	for (; end - p >= 8; p += 8, e += 8 * step) {
 		p[0] = e;
-		p[1] = e + PT_PAGE_SIZE;
-		p[2] = e + 2 * PT_PAGE_SIZE;
-		p[3] = e + 3 * PT_PAGE_SIZE;
-		p[4] = e + 4 * PT_PAGE_SIZE;
-		p[5] = e + 5 * PT_PAGE_SIZE;
-		p[6] = e + 6 * PT_PAGE_SIZE;
-		p[7] = e + 7 * PT_PAGE_SIZE;
+		p[1] = e + step;
+		p[2] = e + 2 * step;
+		p[3] = e + 3 * step;
+		p[4] = e + 4 * step;
+		p[5] = e + 5 * step;
+		p[6] = e + 6 * step;
+		p[7] = e + 7 * step;
 	}
-	for (; p < end; p++, e += PT_PAGE_SIZE)
+	for (; p < end; p++, e += step)
 		*p = e;
 }
 
@@ -297,12 +297,12 @@ static void fill_table(uint64_t *t, unsigned level, bool fresh, uint64_t x, uint
 	uint64_t size = pt_level_size(level);
 	unsigned i = pt_index(x, level), end = pt_index(last, level) + 1;
 
-	if (fresh) {
+	if (fresh && i)
 		memset(t, 0, i * sizeof(*t));
+	if (fresh && end < PT_ENTRIES)
 		memset(t + end, 0, (PT_ENTRIES - end) * sizeof(*t));
-	}
 	if (level == 0) {
-		fill_ptes(t + i, t + end, (x + off) | leaf_bits(0));
+		fill_leaves(t + i, t + end, (x + off) | leaf_bits(0), PT_PAGE_SIZE);
 		return;
 	}
 	if (level <= max_level && !(off & (size - 1))) {
@@ -312,10 +312,8 @@ static void fill_table(uint64_t *t, unsigned level, bool fresh, uint64_t x, uint
 		/* [first_whole, last_whole] is all leaves: one store loop */
 		if (first_whole <= last && last_whole >= x && first_whole < last_whole) {
 			unsigned a = pt_index(first_whole, level), b = pt_index(last_whole, level);
-			uint64_t e = (first_whole + off) | leaf_bits(level);
 
-			for (unsigned k = a; k <= b; k++, e += size)
-				t[k] = e;
+			fill_leaves(t + a, t + b + 1, (first_whole + off) | leaf_bits(level), size);
 			/* the partial ends, if any */
 			if (x < first_whole) {
 				uint64_t c = ref_alloc();
