@@ -753,11 +753,12 @@ static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 }
 
 /*
- * pt_unmap's APPLY pass at the whole large leaf t[i] (level 1 or 2, its
- * range [x, x + size) inside [x, last]) and the whole large leaves after it:
- * cleared in one loop, one flush range and one statistics update for the
- * run, as visit_leaf would leave them one at a time.  Returns the number of
- * entries cleared (at least 1).
+ * pt_unmap at the whole large leaf t[i] of a real table (level 1 or 2, its
+ * range [x, x + size) inside [x, last]) and the whole large leaves after it.
+ * CHECK: nothing to check, they are skipped in one loop.  APPLY: cleared in
+ * one loop, with one flush range and one statistics update for the run, as
+ * visit_leaf would leave them one at a time.  Returns the number of entries
+ * of the run (at least 1).
  */
 static unsigned unmap_leaves(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 			     uint64_t x, uint64_t last)
@@ -768,6 +769,12 @@ static unsigned unmap_leaves(struct walk *w, unsigned level, uint64_t *t, unsign
 
 	if (whole < max)
 		max = (unsigned)whole;
+	if (!w->apply) {
+		for (k = 0; k < max; k++)
+			if ((t[i + k] & (PTE_P | PTE_PS)) != (PTE_P | PTE_PS))
+				break;
+		return k;
+	}
 	for (k = 0; k < max; k++) {
 		e = t[i + k];
 		if ((e & (PTE_P | PTE_PS)) != (PTE_P | PTE_PS))
@@ -811,7 +818,7 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 		if (!(e & PTE_P)) {
 			visit_hole(w, level, x, seg_last);
 		} else if (is_leaf(e, level)) {
-			if (w->apply && w->op == OP_UNMAP && !(x & (size - 1)) &&
+			if (w->op == OP_UNMAP && t && !(x & (size - 1)) &&
 			    seg_last == (x | (size - 1))) {
 				unsigned n = unmap_leaves(w, level, t, i, x, last);
 
