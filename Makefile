@@ -138,7 +138,8 @@ TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 
 # ---- targets --------------------------------------------------------------
 
-.PHONY: all deps image run unit unit-build test check-freestanding clean help FORCE bench
+.PHONY: all deps image run unit unit-build test check-freestanding clean help FORCE bench \
+	bench-runs
 .DEFAULT_GOAL := all
 
 all: $(EFI_APP) $(HOST_LIBPTLAB)
@@ -153,6 +154,8 @@ help:
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
 	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
+	@echo '                      (and its no-SSE build); writes results.md and plot.svg'
+	@echo '  bench-runs          make bench BENCH_RUNS times (default 5), goal lines summarised'
 	@echo '  test                every suite; ends with "N passed, M failed"'
 	@echo '  fuzz                run each libFuzzer target for FUZZ_SECONDS (default 60)'
 	@echo '  fuzz-replay         run the fuzz targets over their committed seed corpora'
@@ -259,10 +262,40 @@ $(BUILD)/bench/%.c.o: %.c | deps
 
 $(BENCH_BIN): $(BENCH_OBJS) $(BENCH_PAGING_OBJS) $(BUILD)/lists/paging.list
 	$(call msg,HOSTLD,$@)
-	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@
+	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@ -lm
 
-bench: $(BENCH_BIN)
-	$(Q)$(BENCH_BIN)
+# The same with paging/ compiled without SSE, as the firmware build has it
+# (the scalar loops), and the benchmark itself with -DBENCH_SCALAR.
+BENCH_SCALAR_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/bench-scalar/%.o)
+BENCH_SCALAR_BIN := $(BUILD)/bench-scalar/bench
+
+$(BUILD)/bench-scalar/paging/%.c.o: paging/%.c | deps
+	$(call msg,BENCHCC,$< (no SSE))
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(BENCH_CFLAGS) -mno-sse -mno-mmx $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/bench-scalar/tests/bench/bench.c.o: tests/bench/bench.c | deps
+	$(call msg,BENCHCC,$< (scalar))
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(BENCH_CFLAGS) -DBENCH_SCALAR $(DEPFLAGS) -c $< -o $@
+
+$(BENCH_SCALAR_BIN): $(BUILD)/bench-scalar/tests/bench/bench.c.o $(BENCH_SCALAR_PAGING_OBJS) \
+		$(BUILD)/lists/paging.list
+	$(call msg,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@ -lm
+
+# Writes $(BUILD)/bench/results.md (the tables README pastes) and
+# $(BUILD)/bench/plot.svg; the goal lines come last.  bench-runs runs it
+# BENCH_RUNS times and summarises the goal lines (median, runs met).
+BENCH_RUNS ?= 5
+
+bench: $(BENCH_BIN) $(BENCH_SCALAR_BIN)
+	$(Q)$(BENCH_SCALAR_BIN) --md $(BUILD)/bench/results-scalar.md
+	$(Q)$(BENCH_BIN) --md $(BUILD)/bench/results.md --svg $(BUILD)/bench/plot.svg
+
+bench-runs: $(BENCH_BIN) $(BENCH_SCALAR_BIN)
+	$(Q)tests/bench/runs.sh $(BENCH_RUNS) '$(MAKE) --no-print-directory BUILD=$(BUILD) bench' \
+		$(BUILD)/bench/runs
 
 # ---- checks ----
 
@@ -365,7 +398,8 @@ FORCE:
 
 -include $(wildcard $(patsubst %.o,%.d,$(EFI_PAGING_OBJS) $(EFI_APP_OBJS) \
 	$(HOST_PAGING_OBJS) $(UNIT_SUPPORT_OBJS) \
-	$(UNIT_TEST_SRCS:%=$(BUILD)/host/%.o) $(BENCH_OBJS) $(BENCH_PAGING_OBJS)))
+	$(UNIT_TEST_SRCS:%=$(BUILD)/host/%.o) $(BENCH_OBJS) $(BENCH_PAGING_OBJS) \
+	$(BENCH_SCALAR_PAGING_OBJS) $(BUILD)/bench-scalar/tests/bench/bench.c.o))
 
 # ==== components: framebuffer renderer, embedding example, symbol check ====
 #

@@ -10,9 +10,9 @@
  * finds the first reason to fail and counts the table frames the change
  * needs; large leaves that would be split and tables that would be created
  * are walked as "virtual" tables computed from the entry above, so the count
- * is exact.  The frames are then reserved as a chain (each frame's first
- * qword holds the next one's address).  The APPLY pass cannot fail: it takes
- * its frames from the chain.  Hence a failing call changes nothing.
+ * is exact.  The frames are then reserved (listed in some of the reserved
+ * frames themselves, see take_frame).  The APPLY pass cannot fail: it takes
+ * its frames from that list.  Hence a failing call changes nothing.
  */
 #include <ptlab/pt.h>
 
@@ -21,6 +21,13 @@
 #include "internal.h"
 
 enum walk_op { OP_MAP, OP_UNMAP, OP_PROTECT, OP_REMAP };
+
+/* Frames listed in some of themselves (see list_push). */
+struct frame_list {
+	uint64_t head;         /* first list page, 0: empty */
+	uint64_t tail;         /* last list page */
+	uint64_t taken;        /* frames taken from the first list page */
+};
 
 struct walk {
 	struct pt_space *s;
@@ -34,8 +41,8 @@ struct walk {
 	uint64_t attr[3];      /* map/protect: leaf attribute bits per level */
 	bool user;             /* map/protect to user pages: entries above them need US */
 	uint64_t need;         /* CHECK: frames needed */
-	uint64_t reserve;      /* APPLY: chain of reserved frames */
-	uint64_t dead;         /* APPLY: chain of unlinked tables to free after a flush */
+	struct frame_list reserve;  /* APPLY: the reserved frames (take_frame) */
+	struct frame_list dead;     /* APPLY: unlinked tables to free after a flush */
 	uint64_t pte_g;        /* unmap: PTE_G if a 4 KiB leaf walk_ptes checked was global */
 	struct pt_flushlist *fl;
 	int err;
@@ -196,26 +203,89 @@ static void barrier(struct walk *w, const struct pt_flushlist *fl)
 
 /* ---- frames ----------------------------------------------------------------- */
 
-static uint64_t take_frame(struct walk *w)
-{
-	uint64_t pa = w->reserve;
-	uint64_t *t = tab(w->env, pa);
+/*
+ * A frame list keeps its frames listed in list pages, which are frames of
+ * the list too: entry 0 links the next list page, entry 1 holds the number
+ * of frames listed in entries 2, 3, ... (shifted left by 12), so a list
+ * touches one frame in LIST_SLOTS + 1, not each one.  Frames are taken in
+ * the order they were pushed (a list page right after the frames it lists),
+ * and every entry is zeroed as it is taken, so a frame leaves as it came.
+ *
+ * Reserved frames: a map of 64 GiB of 4 KiB pages reserves 128 MiB of
+ * frames, which a chain through the frames would each read and write once
+ * more; in order, tables created in VA order are written in the
+ * allocator's order, usually ascending addresses.
+ *
+ * Unlinked tables (pt_unmap): until the flush a CPU may still walk a dead
+ * table through a cached entry above it, so whatever the list writes into
+ * one must read as a not-present entry: frame addresses (4 KiB aligned) and
+ * counts shifted left by 12 have bit 0, PTE_P, clear.  Such a walk finds
+ * the old entries or not-present ones, never a table or leaf pointing at
+ * another dead frame.  Any change to this encoding must keep PTE_P clear.
+ */
+#define LIST_SLOTS (PT_ENTRIES - 2u)
+#define LIST_COUNT_SHIFT PT_PAGE_SHIFT
 
-	w->reserve = t[0];
+_Static_assert((PTE_P & PTE_ADDR_MASK) == 0 && PTE_P < (UINT64_C(1) << LIST_COUNT_SHIFT),
+	       "frame list entries must read as not-present entries");
+
+/* Append frame @pa to @l. */
+static void list_push(const struct pt_env *env, struct frame_list *l, uint64_t pa)
+{
+	uint64_t *t, n;
+
+	if (l->head) {
+		t = tab(env, l->tail);
+		n = t[1] >> LIST_COUNT_SHIFT;
+		if (n < LIST_SLOTS) {
+			t[2 + n] = pa;
+			t[1] = (n + 1) << LIST_COUNT_SHIFT;
+			return;
+		}
+		t[0] = pa;   /* a new list page after this one */
+	} else {
+		l->head = pa;
+		l->taken = 0;
+	}
+	t = tab(env, pa);
 	t[0] = 0;
+	t[1] = 0;
+	l->tail = pa;
+}
+
+/* Take the first frame of @l, which must not be empty. */
+static uint64_t list_take(const struct pt_env *env, struct frame_list *l)
+{
+	uint64_t pa = l->head;
+	uint64_t *t = tab(env, pa);
+
+	if (l->taken < t[1] >> LIST_COUNT_SHIFT) {
+		pa = t[2 + l->taken];
+		t[2 + l->taken] = 0;
+		l->taken++;
+		return pa;
+	}
+	/* the list page itself, last */
+	l->head = t[0];
+	l->taken = 0;
+	t[0] = 0;
+	t[1] = 0;
 	return pa;
 }
 
-static void release_chain(const struct pt_env *env, uint64_t chain)
+/* Free every frame of @l; returns how many there were. */
+static uint64_t list_free(const struct pt_env *env, struct frame_list *l)
 {
-	while (chain) {
-		uint64_t *t = tab(env, chain);
-		uint64_t next = t[0];
+	uint64_t n = 0;
 
-		t[0] = 0;
-		env->free_frame(env->ctx, chain);
-		chain = next;
-	}
+	for (; l->head; n++)
+		env->free_frame(env->ctx, list_take(env, l));
+	return n;
+}
+
+static uint64_t take_frame(struct walk *w)
+{
+	return list_take(w->env, &w->reserve);
 }
 
 static int reserve_frames(struct walk *w)
@@ -224,12 +294,10 @@ static int reserve_frames(struct walk *w)
 		uint64_t pa;
 
 		if (w->env->alloc_frame(w->env->ctx, &pa) != PT_OK) {
-			release_chain(w->env, w->reserve);
-			w->reserve = 0;
+			list_free(w->env, &w->reserve);
 			return PT_ENOMEM;
 		}
-		tab(w->env, pa)[0] = w->reserve;
-		w->reserve = pa;
+		list_push(w->env, &w->reserve, pa);
 	}
 	return PT_OK;
 }
@@ -238,6 +306,9 @@ static int reserve_frames(struct walk *w)
 
 static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 		 uint64_t x, uint64_t last);
+static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
+		      uint64_t x, uint64_t last);
+static uint64_t map_need(const struct walk *w, unsigned level, uint64_t x, uint64_t last);
 
 /* Does the leaf @e at @level already translate [x, last] the way the call wants? */
 static bool leaf_unchanged(const struct walk *w, uint64_t e, unsigned level, uint64_t x)
@@ -344,81 +415,85 @@ static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 	if (!w->apply || w->op != OP_UNMAP)
 		return;
 	if (full || table_empty(child)) {
-		/*
-		 * Unlink now, free after the flush (SDM Vol. 3A §4.10.2.3).
-		 *
-		 * Until that flush a CPU may still walk the child through a
-		 * cached entry above it, and entry 0 is overwritten with the
-		 * dead-chain link right away.  That is safe only because the
-		 * link is 0 or the 4 KiB-aligned physical address of another
-		 * table (cpa is masked with PTE_ADDR_MASK), so its bit 0, PTE_P,
-		 * is clear: such a walk finds entry 0 not present, never a
-		 * table or leaf pointing at the next dead frame.  Any change to
-		 * the link's encoding must keep PTE_P clear.
-		 */
-		_Static_assert((PTE_P & PTE_ADDR_MASK) == 0 && PTE_P < PT_PAGE_SIZE,
-			       "the dead-chain link must read as a not-present entry");
+		/* Unlink now, free after the flush (SDM Vol. 3A §4.10.2.3; see list_push). */
 		t[i] = 0;
-		child[0] = w->dead;
-		w->dead = cpa;
+		list_push(w->env, &w->dead, cpa);
 		w->s->stats.tables[level - 1]--;
 	}
 }
 
 /*
  * A table frame from a dirty allocator that pt_map is about to fill for
- * [x, last] at @level.  A PT gets one leaf per page of the range (walk_ptes
- * writes them without reading), so only the entries outside it are
- * cleared; a higher table is read by the walk, so it is cleared whole.
+ * [x, last] at @level.  pt_map writes every entry of the range of a table
+ * it creates (a leaf or a link to a table it creates too) and never reads
+ * them (map_apply with @fresh, walk_ptes), so only the entries outside the
+ * range are cleared.
  */
 static void clear_new_table(uint64_t *t, unsigned level, uint64_t x, uint64_t last)
 {
-	unsigned first = pt_index(x, 0), end = pt_index(last, 0) + 1;
+	unsigned first = pt_index(x, level), end = pt_index(last, level) + 1;
 
-	if (level) {
-		memset(t, 0, PT_PAGE_SIZE);
-		return;
-	}
 	if (first)
 		memset(t, 0, first * sizeof(*t));
 	if (end < PT_ENTRIES)
 		memset(t + end, 0, (PT_ENTRIES - end) * sizeof(*t));
 }
 
-/* An empty entry at t[i] (or in a virtual empty table when t is NULL). */
-static void visit_hole(struct walk *w, unsigned level, uint64_t *t, unsigned i,
-		       uint64_t x, uint64_t seg_last)
+/*
+ * Frames pt_map needs below an empty table at @level to map [x, last]
+ * (the table itself not counted): the CHECK pass's count for a table the
+ * same call creates, which holds nothing to check.  Closed form: only the
+ * two end segments can differ from the whole ones in between, and every
+ * whole segment needs the same (leaf: nothing; else a table and what it
+ * needs, which depends on the level and the va-to-pa offset only).
+ */
+static uint64_t map_need(const struct walk *w, unsigned level, uint64_t x, uint64_t last)
 {
-	uint64_t size = pt_level_size(level), pa, cpa, *child;
+	uint64_t size, seg_last, rem, whole, n = 0;
+	bool leafable;
+
+	if (level == 0)   /* a fresh PT is all leaves */
+		return 0;
+	size = pt_level_size(level);
+	leafable = level <= w->max_level && !((w->pa - w->va) & (size - 1));
+	seg_last = x | (size - 1);
+	if (seg_last >= last) {   /* one segment */
+		if (leafable && !(x & (size - 1)) && last == seg_last)
+			return 0;
+		return 1 + map_need(w, level - 1, x, last);
+	}
+	if (x & (size - 1))   /* a partial first segment */
+		n += 1 + map_need(w, level - 1, x, seg_last);
+	else
+		seg_last = x - 1;   /* the first segment is whole: count it below */
+	/* [seg_last + 1, last]: whole segments, then perhaps a partial one */
+	rem = last - seg_last;
+	whole = rem / size;
+	if (whole && !leafable)
+		n += whole * (1 + map_need(w, level - 1, seg_last + 1, seg_last + size));
+	if (rem % size)
+		n += 1 + map_need(w, level - 1, last & ~(size - 1), last);
+	return n;
+}
+
+/*
+ * An empty entry at t[i] in the CHECK pass (pt_map's APPLY pass is
+ * map_apply): nothing to check, but pt_map counts the frames it needs.
+ */
+static void visit_hole(struct walk *w, unsigned level, uint64_t x, uint64_t seg_last)
+{
+	uint64_t size = pt_level_size(level);
 
 	if (w->op != OP_MAP) {
 		if (!(w->flags & PT_SPARSE))
 			w->err = PT_ENOTMAPPED;
 		return;
 	}
-	pa = w->pa + (x - w->va);
 	if (level <= w->max_level && !(x & (size - 1)) && seg_last == (x | (size - 1)) &&
-	    !(pa & (size - 1))) {
-		if (w->apply) {
-			t[i] = pa | w->attr[level];
-			w->s->stats.leaves[level]++;
-		}
-		return;
-	}
-	if (!w->apply) {
-		w->need++;
-		if (level > 1)   /* a fresh PT is all leaves: nothing more to count */
-			walk(w, level - 1, NULL, 0, x, seg_last);
-		return;
-	}
-	cpa = take_frame(w);
-	child = tab(w->env, cpa);
-	if (w->env->frames_dirty)
-		clear_new_table(child, level - 1, x, seg_last);
-	/* Filled before it is linked: a live walker never sees it half-built. */
-	walk(w, level - 1, child, 0, x, seg_last);
-	t[i] = table_entry(cpa, w->user);
-	w->s->stats.tables[level - 1]++;
+	    !((w->pa + (x - w->va)) & (size - 1)))
+		return;   /* a leaf */
+	/* the table this hole needs, and what the call creates below it */
+	w->need += 1 + map_need(w, level - 1, x, seg_last);
 }
 
 /*
@@ -482,16 +557,17 @@ static void ptes_and_or(const uint64_t *p, const uint64_t *end, uint64_t *and_al
 }
 
 /*
- * Store e, e + 4 KiB, e + 8 KiB, ... into [p, end): the leaves of a 4 KiB
- * map.  Adding a page to pa | attr leaves the attribute bits alone
- * (pa < 2^52).  A moving pointer and a fixed step, so a store costs one
- * add beside it.
+ * Store e, e + step, e + 2 step, ... into [p, end): the leaves of a map
+ * (step: the leaf size).  Adding a multiple of the leaf size to pa | attr
+ * leaves the attribute bits alone (pa < 2^52).  A moving pointer and a
+ * fixed step, so a store costs one add beside it.
  */
-static void fill_ptes(uint64_t *p, uint64_t *end, uint64_t e)
+static inline __attribute__((always_inline))
+void fill_leaves(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
 {
 #ifdef __SSE2__
-	const pte_pair d = { 2 * PT_PAGE_SIZE, 2 * PT_PAGE_SIZE };
-	pte_pair v0 = { e, e + PT_PAGE_SIZE }, v1, v2, v3;
+	const pte_pair d = { 2 * step, 2 * step };
+	pte_pair v0 = { e, e + step }, v1, v2, v3;
 
 	for (; end - p >= 8; p += 8) {
 		v1 = v0 + d;
@@ -505,17 +581,17 @@ static void fill_ptes(uint64_t *p, uint64_t *end, uint64_t e)
 	}
 	e = v0[0];
 #endif
-	for (; end - p >= 8; p += 8, e += 8 * PT_PAGE_SIZE) {
+	for (; end - p >= 8; p += 8, e += 8 * step) {
 		p[0] = e;
-		p[1] = e + PT_PAGE_SIZE;
-		p[2] = e + 2 * PT_PAGE_SIZE;
-		p[3] = e + 3 * PT_PAGE_SIZE;
-		p[4] = e + 4 * PT_PAGE_SIZE;
-		p[5] = e + 5 * PT_PAGE_SIZE;
-		p[6] = e + 6 * PT_PAGE_SIZE;
-		p[7] = e + 7 * PT_PAGE_SIZE;
+		p[1] = e + step;
+		p[2] = e + 2 * step;
+		p[3] = e + 3 * step;
+		p[4] = e + 4 * step;
+		p[5] = e + 5 * step;
+		p[6] = e + 6 * step;
+		p[7] = e + 7 * step;
 	}
-	for (; p < end; p++, e += PT_PAGE_SIZE)
+	for (; p < end; p++, e += step)
 		*p = e;
 }
 
@@ -545,7 +621,7 @@ static bool walk_ptes(struct walk *w, uint64_t *t, uint64_t x, uint64_t last)
 			return true;
 		}
 		/* CHECK found every entry empty. */
-		fill_ptes(t + first, t + end, (w->pa + (x - w->va)) | w->attr[0]);
+		fill_leaves(t + first, t + end, (w->pa + (x - w->va)) | w->attr[0], PT_PAGE_SIZE);
 		w->s->stats.leaves[0] += end - first;
 		return true;
 	}
@@ -598,6 +674,123 @@ static bool walk_ptes(struct walk *w, uint64_t *t, uint64_t x, uint64_t last)
 }
 
 /*
+ * pt_map's APPLY pass over [x, last] of the table @t at @level.  The CHECK
+ * pass found no leaf in the range, so every entry there is a hole or a
+ * table; @fresh: @t is a table this call created, whose entries in the
+ * range are written without being read.  Runs of whole leaves are stored in
+ * a tight loop, and the statistics are kept in locals (a store through
+ * w->s could alias the table stores and would be redone per entry).
+ */
+static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
+		      uint64_t x, uint64_t last)
+{
+	const uint64_t size = pt_level_size(level);
+	const bool leafable = level <= w->max_level && !((w->pa - w->va) & (size - 1));
+	const uint64_t attr = leafable ? w->attr[level] : 0;
+	const bool user = w->user;
+	uint64_t leaves = 0, tables = 0, seg_last, e, cpa, *child;
+	unsigned i = pt_index(x, level);
+
+	if (level == 0) {
+		walk_ptes(w, t, x, last);
+		return;
+	}
+	for (;;) {
+		seg_last = x | (size - 1);
+		if (leafable && !(x & (size - 1)) && seg_last <= last) {
+			/* whole leaves up to the range's or the table's end */
+			uint64_t n = (last - x + 1) / size;
+			uint64_t *p = t + i, *end, leaf = (w->pa + (x - w->va)) | attr;
+
+			if (n > PT_ENTRIES - i)
+				n = PT_ENTRIES - i;
+			end = p + n;
+			if (fresh) {
+				fill_leaves(p, end, leaf, size);
+				p = end;
+			} else {
+				/* a present entry here is a table CHECK looked into */
+				for (; p < end && !(*p & PTE_P); p++, leaf += size)
+					*p = leaf;
+			}
+			n = (uint64_t)(p - (t + i));
+			leaves += n;
+			if (p == end) {
+				/* the range ends in this table: a partial segment may follow */
+				seg_last = x + n * size - 1;
+				if (seg_last == last)
+					break;
+				x = seg_last + 1;
+				i += (unsigned)n;
+				continue;
+			}
+			x += n * size;
+			i += (unsigned)n;
+			seg_last = x | (size - 1);
+		}
+		if (seg_last > last)
+			seg_last = last;
+		e = fresh ? 0 : t[i];
+		if (e & PTE_P) {
+			if (user && !(e & PTE_US))
+				t[i] = e | PTE_US;
+			map_apply(w, level - 1, tab(w->env, e & PTE_ADDR_MASK), false, x, seg_last);
+		} else {
+			cpa = take_frame(w);
+			child = tab(w->env, cpa);
+			if (w->env->frames_dirty)
+				clear_new_table(child, level - 1, x, seg_last);
+			/* Filled before it is linked: a live walker never sees it half-built. */
+			map_apply(w, level - 1, child, true, x, seg_last);
+			t[i] = table_entry(cpa, user);
+			tables++;
+		}
+		if (seg_last == last)
+			break;
+		x = seg_last + 1;
+		i++;
+	}
+	if (leaves)
+		w->s->stats.leaves[level] += leaves;
+	w->s->stats.tables[level - 1] += tables;
+}
+
+/*
+ * pt_unmap at the whole large leaf t[i] of a real table (level 1 or 2, its
+ * range [x, x + size) inside [x, last]) and the whole large leaves after it.
+ * CHECK: nothing to check, they are skipped in one loop.  APPLY: cleared in
+ * one loop, with one flush range and one statistics update for the run, as
+ * visit_leaf would leave them one at a time.  Returns the number of entries
+ * of the run (at least 1).
+ */
+static unsigned unmap_leaves(struct walk *w, unsigned level, uint64_t *t, unsigned i,
+			     uint64_t x, uint64_t last)
+{
+	const uint64_t size = pt_level_size(level);
+	uint64_t whole = (last - x + 1) / size, g = 0, e;
+	unsigned k, max = PT_ENTRIES - i;
+
+	if (whole < max)
+		max = (unsigned)whole;
+	if (!w->apply) {
+		for (k = 0; k < max; k++)
+			if ((t[i + k] & (PTE_P | PTE_PS)) != (PTE_P | PTE_PS))
+				break;
+		return k;
+	}
+	for (k = 0; k < max; k++) {
+		e = t[i + k];
+		if ((e & (PTE_P | PTE_PS)) != (PTE_P | PTE_PS))
+			break;
+		g |= e;
+		t[i + k] = 0;
+	}
+	w->s->stats.leaves[level] -= k;
+	fl_add(w->fl, x, x + k * size - 1, g & PTE_G);
+	return k;
+}
+
+/*
  * Walk [x, last] inside the table at @level.  @t is the table, or NULL for a
  * virtual one (CHECK pass): every entry derived from the leaf @vleaf being
  * split, or empty when @vleaf is 0.
@@ -607,6 +800,16 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 {
 	uint64_t size = pt_level_size(level);
 
+	if (w->op == OP_MAP) {
+		if (w->apply) {
+			map_apply(w, level, t, false, x, last);
+			return;
+		}
+		if (!t) {   /* a table the call creates: nothing to check */
+			w->need += map_need(w, level, x, last);
+			return;
+		}
+	}
 	if (level == 0 && t && walk_ptes(w, t, x, last))
 		return;
 	for (unsigned i = pt_index(x, level); ; i++) {
@@ -615,11 +818,19 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 		if (seg_last > last)
 			seg_last = last;
 		e = t ? t[i] : vleaf ? split_entry(vleaf, level + 1, i) : 0;
-		if (!(e & PTE_P))
-			visit_hole(w, level, t, i, x, seg_last);
-		else if (is_leaf(e, level))
-			visit_leaf(w, level, t, i, e, x, seg_last);
-		else
+		if (!(e & PTE_P)) {
+			visit_hole(w, level, x, seg_last);
+		} else if (is_leaf(e, level)) {
+			if (w->op == OP_UNMAP && t && !(x & (size - 1)) &&
+			    seg_last == (x | (size - 1))) {
+				unsigned n = unmap_leaves(w, level, t, i, x, last);
+
+				seg_last = x + n * size - 1;
+				i += n - 1;
+			} else {
+				visit_leaf(w, level, t, i, e, x, seg_last);
+			}
+		} else
 			visit_table(w, level, t, i, e, x, seg_last);
 		if (w->err || seg_last == last)
 			return;
@@ -731,17 +942,15 @@ static int run(struct walk *w, uint64_t len)
 	walk(w, w->s->levels - 1, root, 0, w->va, last);
 	if (w->op == OP_MAP)
 		fl_add(w->fl, w->va, last, w->flags & PT_GLOBAL);
-	if (w->dead) {
+	if (w->dead.head) {
 		barrier(w, w->fl);
-		release_chain(w->env, w->dead);
+		list_free(w->env, &w->dead);
 	}
 	/*
 	 * The CHECK pass counted exactly what APPLY takes; a frame left over is
 	 * a counting bug: freed, and counted where pt_lint and the tests see it.
 	 */
-	for (uint64_t f = w->reserve; f; f = tab(w->env, f)[0])
-		w->s->stats.reserve_unused++;
-	release_chain(w->env, w->reserve);
+	w->s->stats.reserve_unused += list_free(w->env, &w->reserve);
 	return PT_OK;
 }
 
