@@ -53,13 +53,14 @@ static const char *const inject_names[] = {
 	[OPTS_INJECT_NONE] = "none", [OPTS_INJECT_WRONG_FRAME] = "wrong-frame",
 	[OPTS_INJECT_NX_CLEARED] = "nx-cleared",
 	[OPTS_INJECT_MISSING_INVLPG] = "missing-invlpg",
-	[OPTS_INJECT_FREED_TABLE] = "freed-table", NULL,
+	[OPTS_INJECT_FREED_TABLE] = "freed-table",
+	[OPTS_INJECT_MISSING_SHOOTDOWN] = "missing-shootdown", NULL,
 };
 
 static const char *const raise_names[] = {
 	[OPTS_RAISE_NONE] = "none", [OPTS_RAISE_GP] = "gp",
 	[OPTS_RAISE_BADSTACK] = "badstack", [OPTS_RAISE_TIMEOUT] = "timeout",
-	NULL,
+	[OPTS_RAISE_AP_FAULT] = "ap-fault", NULL,
 };
 
 void opts_defaults(struct opts *o)
@@ -149,12 +150,12 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
 	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
 	[O_INJECT] = { "inject", OPT_CHOICE, inject_names, 1,
-		       "wrong-frame|nx-cleared|missing-invlpg|freed-table" },
+		       "wrong-frame|nx-cleared|missing-invlpg|freed-table|missing-shootdown" },
 	[O_FAILALLOC] = { "fail-alloc", OPT_NUM, NULL, 0, NULL },
 	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
 	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
 	[O_RAISE] = { "raise", OPT_CHOICE, raise_names, 1,
-		      "gp|badstack|timeout" },
+		      "gp|badstack|timeout|ap-fault" },
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -409,14 +410,15 @@ const char *opts_usage(void)
 	       "  --dump                 print the plan and every leaf of the built tables\n"
 	       "  --hold                 after the checks, halt with our tables loaded\n"
 	       "                         (interrupts off: inspect with the QEMU monitor)\n"
-	       "  --inject=wrong-frame|nx-cleared|missing-invlpg|freed-table\n"
+	       "  --inject=wrong-frame|nx-cleared|missing-invlpg|freed-table|\n"
+	       "           missing-shootdown\n"
 	       "                         plant a fault the checks must catch\n"
 	       "  --fail-alloc=N         fail the Nth frame allocation\n"
 	       "  --timeout=SECONDS      give up after this long (default none)\n"
 	       "  --fragment             (test) scatter runtime pages through free memory\n"
 	       "                         so the memory map is fragmented\n"
-	       "  --raise=gp|badstack|timeout\n"
-	       "                         (test) raise an exception\n";
+	       "  --raise=gp|badstack|timeout|ap-fault\n"
+	       "                         (test) raise an exception (ap-fault: on one AP)\n";
 }
 
 int opts_describe(const struct opts *o, char *buf, size_t size)

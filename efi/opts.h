@@ -38,6 +38,7 @@ enum opts_inject {
 	OPTS_INJECT_NX_CLEARED,
 	OPTS_INJECT_MISSING_INVLPG,
 	OPTS_INJECT_FREED_TABLE,
+	OPTS_INJECT_MISSING_SHOOTDOWN,	/* SMP: one AP gets no shootdown IPI */
 };
 
 enum opts_raise {
@@ -45,6 +46,7 @@ enum opts_raise {
 	OPTS_RAISE_GP,
 	OPTS_RAISE_BADSTACK,
 	OPTS_RAISE_TIMEOUT,
+	OPTS_RAISE_AP_FAULT,	/* SMP: one AP takes a #GP on our tables */
 };
 
 struct opts {

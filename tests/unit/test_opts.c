@@ -118,9 +118,11 @@ static void test_opts_every_choice_value(void **state)
 		{ "--inject=nx-cleared", 2, OPTS_INJECT_NX_CLEARED },
 		{ "--inject=missing-invlpg", 2, OPTS_INJECT_MISSING_INVLPG },
 		{ "--inject=freed-table", 2, OPTS_INJECT_FREED_TABLE },
+		{ "--inject=missing-shootdown", 2, OPTS_INJECT_MISSING_SHOOTDOWN },
 		{ "--raise=gp", 3, OPTS_RAISE_GP },
 		{ "--raise=badstack", 3, OPTS_RAISE_BADSTACK },
 		{ "--raise=timeout", 3, OPTS_RAISE_TIMEOUT },
+		{ "--raise=ap-fault", 3, OPTS_RAISE_AP_FAULT },
 	};
 	struct opts o;
 	char err[128];
@@ -193,8 +195,8 @@ static void test_opts_errors_name_the_problem(void **state)
 	expect_error("x --end", "--end needs one of wait|return|shutdown|reboot|halt|qemu");
 	expect_error("x --mode=os", "--mode needs one of firmware|handoff");
 	expect_error("x --inject=none",
-		     "--inject needs one of wrong-frame|nx-cleared|missing-invlpg|freed-table");
-	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout");
+		     "--inject needs one of wrong-frame|nx-cleared|missing-invlpg|freed-table|missing-shootdown");
+	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout|ap-fault");
 	expect_error("x --help=1", "--help takes no value");
 	expect_error("x --Help", "unknown option '--Help'");
 	expect_error("x --", "unexpected argument '--'");

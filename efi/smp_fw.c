@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SMP checks in firmware mode: the APs are the firmware's, reached
+ * through EFI_MP_SERVICES_PROTOCOL (PI spec Vol. 2).  ptlab never sends
+ * INIT or SIPI to them.
+ *
+ *   1. Count the CPUs and record each one's APIC ID (GetProcessorInfo).
+ *   2. Allocate a block per CPU, map the test pages and the local APIC (UC).
+ *   3. StartupAllAPs, non-blocking (a WaitEvent): the call returns at once
+ *      and the APs run smp_ap_entry on our tables (smp.c).
+ *   4. Once every AP reported its per-CPU checks, the BSP goes on our tables
+ *      too (ptlab_live) for the shootdowns and the churn, then tells the APs
+ *      to leave.
+ *   5. Back on the firmware's state: wait until every AP has restored its
+ *      own firmware state and the event says the procedures returned; only
+ *      then is anything of ours freed.  Every wait is bounded.
+ */
+#include "app.h"
+#include "mpservices.h"
+#include "smp.h"
+
+#define PAGE            PT_PAGE_SIZE
+#define START_WAIT_S    90u     /* all APs through their per-CPU checks */
+#define AP_BUDGET_S     240u    /* an AP leaves on its own after this */
+#define EVENT_WAIT_S    30u
+#define MSR_APIC_BASE   0x1bu
+#define APIC_BASE_X2    (UINT64_C(1) << 10)
+#define APIC_BASE_EN    (UINT64_C(1) << 11)
+
+static EFI_GUID mp_guid = PTLAB_MP_SERVICES_GUID;
+
+static uint64_t s_to_tsc(const struct ptlab *p, uint64_t s)
+{
+	return s * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
+}
+
+static void fact(struct ptlab *p, unsigned cpus, unsigned started, unsigned on_tables,
+		 const char *method)
+{
+	report_fact(p->rep, "smp", "cpus=%u started=%u on_tables=%u method=%s x2apic=%d ipis=%llu",
+		    cpus, started, on_tables, method, smp_sh.x2apic,
+		    (unsigned long long)smp_sh.ipis);
+}
+
+/* Map the xAPIC page UC in our tables unless the plan already did; 1 when we mapped it. */
+static int map_apic(struct ptlab *p, uint64_t pa)
+{
+	struct pt_leaf l;
+
+	if (pt_translate(&p->space, pa, &l) == PT_OK) {
+		if (l.pa == pa && (l.flags & PT_WRITE) && PT_CACHE_OF(l.flags) == PT_CACHE_UC)
+			return 0;
+		report_fail(p->rep, "smp: the local APIC at 0x%llx is mapped, but not identity RW UC",
+			    (unsigned long long)pa);
+		return -1;
+	}
+	if (pt_map(&p->space, pa, pa, PAGE, PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
+		report_fail(p->rep, "smp: could not map the local APIC at 0x%llx",
+			    (unsigned long long)pa);
+		return -1;
+	}
+	return 1;
+}
+
+static bool all_past(uint32_t state, uint64_t end)
+{
+	for (;;) {
+		bool waiting = false;
+
+		for (unsigned i = 0; i < smp_sh.ncpu; i++) {
+			const struct smp_cpu *c = smp_sh.cpu[i];
+
+			if (c->bsp || c->state >= state || c->faulted)
+				continue;
+			/* left already (fault or deadline): nothing more will come */
+			if (c->state == SMP_ST_LEFT)
+				continue;
+			waiting = true;
+		}
+		if (!waiting)
+			return true;
+		if (rdtsc() > end)
+			return false;
+		__asm__ volatile("pause");
+	}
+}
+
+static bool all_left(uint64_t end)
+{
+	for (;;) {
+		bool waiting = false;
+
+		for (unsigned i = 0; i < smp_sh.ncpu; i++) {
+			const struct smp_cpu *c = smp_sh.cpu[i];
+
+			if (!c->bsp && c->state != SMP_ST_NONE && c->state != SMP_ST_LEFT)
+				waiting = true;
+		}
+		if (!waiting)
+			return true;
+		if (rdtsc() > end)
+			return false;
+		__asm__ volatile("pause");
+	}
+}
+
+static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
+{
+	if (c->faulted)
+		report_fail(p->rep, "smp cpu %u (apic %u): unexpected exception vector=%u (%s) "
+			    "rip=0x%llx cr2=0x%llx error=0x%llx; the AP restored the firmware's "
+			    "state and returned", c->index, c->apic, c->fault.vector,
+			    ptlab_vector_name(c->fault.vector), (unsigned long long)c->fault.rip,
+			    (unsigned long long)c->fault.cr2, (unsigned long long)c->fault.error);
+	if (c->strays)
+		report_fail(p->rep, "smp cpu %u (apic %u): %u interrupts arrived although every "
+			    "source but the shootdown vector was masked (last vector %u)", c->index,
+			    c->apic, (unsigned)c->strays, c->stray_vec);
+	if (c->timed_out)
+		report_fail(p->rep, "smp cpu %u (apic %u): left on its deadline, not told to",
+			    c->index, c->apic);
+	if (c->state == SMP_ST_NONE)
+		report_fail(p->rep, "smp cpu %u (apic %u): never ran the procedure", c->index,
+			    c->apic);
+}
+
+void smp_run(struct ptlab *p)
+{
+	struct smp_shared *sh = &smp_sh;
+	PTLAB_MP_SERVICES *mp = NULL;
+	UINTN n = 0, enabled = 0;
+	EFI_PHYSICAL_ADDRESS blocks = 0;
+	EFI_EVENT ev = NULL;
+	EFI_STATUS st;
+	uint64_t apic_base, apic_pa = 0, pages = 0;
+	unsigned started = 1, on_tables = 1, aps = 0;
+	int apic_mapped = 0;
+	bool returned = false, signaled = false;
+
+	if (p->handoff) {
+		report_skip(p->rep, "smp", "hand-off mode: the APs are not started (INIT-SIPI-SIPI "
+			    "is not implemented)");
+		return;
+	}
+	*sh = (struct smp_shared){ .p = p, .raise_index = -1 };
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
+	    !mp) {
+		fact(p, 1, 1, 1, "none");
+		report_skip(p->rep, "smp", "the firmware has no EFI_MP_SERVICES_PROTOCOL");
+		return;
+	}
+	st = uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &enabled);
+	if (st != EFI_SUCCESS) {
+		report_fail(p->rep, "smp: GetNumberOfProcessors failed: 0x%llx", (unsigned long long)st);
+		return;
+	}
+	if (enabled < 2) {
+		fact(p, (unsigned)enabled, 1, 1, "mp-services");
+		report_skip(p->rep, "smp", "one CPU: no AP to run the per-CPU and shootdown checks");
+		return;
+	}
+	apic_base = rdmsr(MSR_APIC_BASE);
+	if (!(apic_base & APIC_BASE_EN)) {
+		report_skip(p->rep, "smp", "the local APIC is disabled (IA32_APIC_BASE=0x%llx)",
+			    (unsigned long long)apic_base);
+		return;
+	}
+	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
+	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->caps.maxphyaddr) - 1);
+	if (n > SMP_MAX_CPUS) {
+		report_note(p->rep, "smp: %llu CPUs, the first %u take part",
+			    (unsigned long long)n, SMP_MAX_CPUS);
+		n = SMP_MAX_CPUS;
+	}
+
+	pages = (uint64_t)n * SMP_CPU_PAGES;
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages,
+			      &blocks) != EFI_SUCCESS) {
+		report_fail(p->rep, "smp: no memory for %llu per-CPU blocks", (unsigned long long)n);
+		return;
+	}
+	app_own(blocks, pages * PAGE);
+	for (UINTN i = 0; i < n; i++) {
+		PTLAB_PROCESSOR_INFORMATION info = { 0 };
+		uint64_t block;
+		struct smp_cpu *c;
+		int idx;
+
+		if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) != EFI_SUCCESS ||
+		    !(info.StatusFlag & PTLAB_MP_PROCESSOR_ENABLED))
+			continue;
+		idx = smp_table_add(&sh->table, (uint32_t)info.ProcessorId);
+		if (idx < 0) {
+			report_fail(p->rep, "smp: processor %llu repeats APIC ID %llu",
+				    (unsigned long long)i, (unsigned long long)info.ProcessorId);
+			continue;
+		}
+		block = blocks + (uint64_t)idx * SMP_CPU_PAGES * PAGE;
+		c = (struct smp_cpu *)(uintptr_t)block;
+		*c = (struct smp_cpu){ .sh = sh, .index = (unsigned)idx,
+				       .apic = (uint32_t)info.ProcessorId,
+				       .bsp = (info.StatusFlag & PTLAB_MP_PROCESSOR_AS_BSP) != 0 };
+		smp_prepare_cpu(c, block);
+		sh->cpu[idx] = c;
+		aps += !c->bsp;
+		if (!c->bsp && p->opts.raise == OPTS_RAISE_AP_FAULT)
+			sh->raise_index = idx;     /* the last AP */
+	}
+	sh->ncpu = sh->table.n;
+	sh->our_cr3 = p->our_cr3;
+	sh->image_base = p->image.base;
+	sh->tsc_per_us = p->t.tsc_per_us;
+	if (!sh->x2apic) {
+		apic_mapped = map_apic(p, apic_pa);
+		if (apic_mapped < 0)
+			goto out;
+		sh->apic_va = apic_pa;
+	}
+	if (smp_map_area(p)) {
+		report_fail(p->rep, "smp: could not map the per-CPU test pages");
+		goto out;
+	}
+
+	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
+	if (uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL, &ev) != EFI_SUCCESS) {
+		report_fail(p->rep, "smp: CreateEvent failed");
+		goto out;
+	}
+	st = uefi_call_wrapper(mp->StartupAllAPs, 7, mp, smp_ap_entry, FALSE,
+			       ev, (UINTN)(AP_BUDGET_S + 60) * 1000000, (void *)sh, NULL);
+	if (st != EFI_SUCCESS) {
+		report_fail(p->rep, "smp: StartupAllAPs failed: 0x%llx", (unsigned long long)st);
+		signaled = returned = true;     /* nothing runs */
+		goto out;
+	}
+	if (!all_past(SMP_ST_CHECKED, rdtsc() + s_to_tsc(p, START_WAIT_S)))
+		report_fail(p->rep, "smp: not every AP finished its per-CPU checks within %u s",
+			    START_WAIT_S);
+	for (unsigned i = 0; i < sh->ncpu; i++)
+		if (!sh->cpu[i]->bsp)
+			smp_report_cpu(p, sh->cpu[i]);
+	app_emit();
+
+	if (!p->aborted)
+		ptlab_live(p, smp_bsp_live, "smp");
+	smp_send_exit();
+
+	returned = all_left(sh->deadline + s_to_tsc(p, 10));
+	{
+		uint64_t end = rdtsc() + s_to_tsc(p, EVENT_WAIT_S);
+
+		while (!(signaled = uefi_call_wrapper(BS->CheckEvent, 1, ev) == EFI_SUCCESS) &&
+		       rdtsc() < end)
+			uefi_call_wrapper(BS->Stall, 1, 1000);
+	}
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		struct smp_cpu *c = sh->cpu[i];
+
+		if (c->bsp)
+			continue;
+		started += c->state != SMP_ST_NONE;
+		on_tables += c->on_tables != 0;
+		report_ap_end(p, c);
+	}
+	if (sh->unknown)
+		report_fail(p->rep, "smp: %u procedure calls found no CPU with their APIC ID",
+			    (unsigned)sh->unknown);
+	if (!returned || !signaled)
+		report_fail(p->rep, "smp: the APs did not all return (%s)", returned ?
+			    "the firmware did not signal the end" : "an AP is still in our procedure");
+	else if (on_tables == aps + 1 && started == aps + 1)
+		report_ok(p->rep, "smp: all %u APs ran on our tables and returned on their own "
+			  "firmware state", aps);
+	else
+		report_fail(p->rep, "smp: %u of %u APs reached our tables", on_tables - 1, aps);
+	fact(p, (unsigned)sh->ncpu, started, on_tables, "mp-services");
+out:
+	sh->closed = 1;
+	smp_unmap_area(p);
+	if (apic_mapped > 0)
+		pt_unmap(&p->space, apic_pa, PAGE, 0, NULL);
+	if (ev)
+		uefi_call_wrapper(BS->CloseEvent, 1, ev);
+	/* an AP that may still run our code keeps its memory: a leak, not a corruption */
+	if (blocks && (!ev || (returned && signaled)))
+		uefi_call_wrapper(BS->FreePages, 2, blocks, pages);
+	else if (blocks)
+		p->aborted = true;
+}
