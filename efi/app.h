@@ -57,6 +57,8 @@ void app_report_frames_and_time(struct ptlab *p, uint64_t t0);
  * a skip otherwise); needs boot services.
  */
 void smp_run(struct ptlab *p);
+/* Hand-off mode, before ExitBootServices: CPUs, blocks, trampoline, LAPIC in @recovery. */
+void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery);
 
 /*
  * --mode=handoff: leave boot services and run everything on all of RAM.

@@ -14,6 +14,7 @@
  */
 #include "fmt.h"
 #include "smp.h"
+#include "smp_tramp.h"
 
 #include <ptlab/pte.h>
 
@@ -158,14 +159,17 @@ static void apic_unmask(struct smp_cpu *c)
 	c->apic_saved = false;
 }
 
-/* BSP: a fixed IPI to @apic; false when the ICR stayed busy. */
-static bool send_ipi(struct smp_shared *sh, uint32_t apic)
-{
-	uint64_t end = rdtsc() + 100000 * sh->tsc_per_us;
+#define APIC_ICR_INIT    0x500u
+#define APIC_ICR_STARTUP 0x600u
+#define APIC_ICR_LEVEL   (1u << 15)
 
-	sh->ipis++;
+/* BSP: write the ICR for @apic; false when the previous IPI stayed pending. */
+static bool send_icr(struct smp_shared *sh, uint32_t apic, uint32_t low)
+{
+	uint64_t end = rdtsc() + 100000 * (sh->tsc_per_us ? sh->tsc_per_us : 1000);
+
 	if (sh->x2apic) {
-		wrmsr(MSR_X2APIC_ICR, ((uint64_t)apic << 32) | APIC_ICR_ASSERT | SMP_VEC_SHOOT);
+		wrmsr(MSR_X2APIC_ICR, ((uint64_t)apic << 32) | low);
 		return true;
 	}
 	while (apic_read(sh, APIC_ICR_LO) & APIC_ICR_PENDING)
@@ -174,8 +178,33 @@ static bool send_ipi(struct smp_shared *sh, uint32_t apic)
 		else
 			cpu_pause();
 	apic_write(sh, APIC_ICR_HI, apic << 24);
-	apic_write(sh, APIC_ICR_LO, APIC_ICR_ASSERT | SMP_VEC_SHOOT);
+	apic_write(sh, APIC_ICR_LO, low);
 	return true;
+}
+
+/* BSP: the shootdown IPI (fixed, physical destination) to @apic. */
+static bool send_ipi(struct smp_shared *sh, uint32_t apic)
+{
+	sh->ipis++;
+	return send_icr(sh, apic, APIC_ICR_ASSERT | SMP_VEC_SHOOT);
+}
+
+/* BSP: INIT to @apic (assert, then de-assert in xAPIC mode as older CPUs want). */
+static bool send_init(struct smp_shared *sh, uint32_t apic)
+{
+	bool ok = send_icr(sh, apic, APIC_ICR_INIT | APIC_ICR_ASSERT | APIC_ICR_LEVEL);
+
+	if (ok && !sh->x2apic)
+		ok = send_icr(sh, apic, APIC_ICR_INIT | APIC_ICR_LEVEL);
+	return ok;
+}
+
+static void delay_us(const struct smp_shared *sh, uint64_t us)
+{
+	uint64_t end = rdtsc() + us * (sh->tsc_per_us ? sh->tsc_per_us : 1000);
+
+	while (rdtsc() < end)
+		cpu_pause();
 }
 
 /* ---- the APs' trap handler ---- */
@@ -1035,4 +1064,139 @@ int smp_map_area(struct ptlab *p)
 void smp_unmap_area(struct ptlab *p)
 {
 	pt_unmap(&p->space, SMP_AREA, 3 * PT_SIZE_2M, PT_SPARSE, NULL);
+}
+
+/* ---- hand-off mode: INIT-SIPI-SIPI ---- */
+
+extern const char smp_tramp_start[] __attribute__((visibility("hidden")));
+extern const char smp_tramp_pm32[] __attribute__((visibility("hidden")));
+extern const char smp_tramp_lm64[] __attribute__((visibility("hidden")));
+extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
+void smp_ap_handoff(struct smp_cpu *c) __attribute__((visibility("hidden"), noreturn));
+
+#define SIPI_WAIT_US   (10u * 1000000u)
+#define INIT_DELAY_US  10000u
+#define SIPI_DELAY_US  200u
+
+void smp_handoff_init_aps(void)
+{
+	struct smp_shared *sh = &smp_sh;
+
+	for (unsigned i = 0; i < sh->ncpu; i++)
+		if (sh->cpu[i] && !sh->cpu[i]->bsp)
+			send_init(sh, sh->cpu[i]->apic);
+	sh->init_tsc = rdtsc();
+}
+
+/*
+ * The C entry of an AP the trampoline brought onto our tables (CR3, EFER,
+ * CR0 and CR4 set, on its own stack): its GDT, TSS and IDT, the BSP's PAT,
+ * the same per-CPU checks and command loop as in firmware mode; at the end
+ * it halts with interrupts off on the recovery tables, never to return.
+ */
+void smp_ap_handoff(struct smp_cpu *c)
+{
+	struct smp_shared *sh = c->sh;
+	struct desc_ptr gdtr = { sizeof(c->gdt) - 1, (uint64_t)(uintptr_t)c->gdt };
+	struct desc_ptr idtr = { sizeof(smp_idt) - 1, (uint64_t)(uintptr_t)smp_idt };
+
+	cli();
+	lgdt(&gdtr);
+	cpu_load_data_segs(TRAP_SEL_DATA, TRAP_SEL_DATA, TRAP_SEL_DATA, TRAP_SEL_DATA,
+			   TRAP_SEL_DATA);
+	cpu_load_cs(TRAP_SEL_CODE);
+	ltr(TRAP_SEL_TSS);
+	lidt(&idtr);
+	if (sh->has_pat) {
+		__asm__ volatile("wbinvd" : : : "memory");
+		write_pat(sh->pat);
+		cpu_flush_tlb();
+	}
+	c->state = SMP_ST_ENTERED;
+	c->on_tables = 1;
+	c->state = SMP_ST_ON_TABLES;
+
+	smp_guard(ap_body, c, &c->guard_rsp);
+
+	cli();
+	write_cr3(sh->park_cr3);
+	barrier();
+	c->state = SMP_ST_LEFT;
+	cpu_halt();
+}
+
+static bool wait_state(const struct smp_cpu *c, uint32_t state, uint64_t us)
+{
+	uint64_t end = deadline_us(c->sh, us);
+
+	while (c->state < state && !c->faulted && rdtsc() < end)
+		cpu_pause();
+	return c->state >= state || c->faulted;
+}
+
+/* Start AP @c with INIT (already sent), SIPI, 200 us, SIPI; wait for it on our tables. */
+static bool start_ap(struct ptlab *p, struct smp_cpu *c)
+{
+	struct smp_shared *sh = &smp_sh;
+	struct smp_tramp_data *d = (struct smp_tramp_data *)(uintptr_t)(sh->tramp_pa + TD_PAGE_OFF);
+	uint32_t cr4 = (uint32_t)(CR4_PAE | (p->levels == 5 ? CR4_LA57 : 0));
+	uint32_t vector = (uint32_t)(sh->tramp_pa >> 12);
+
+	if (!smp_tramp_fill(d, sh->tramp_pa, (uint32_t)(smp_tramp_pm32 - smp_tramp_start),
+			    (uint32_t)(smp_tramp_lm64 - smp_tramp_start), p->our_cr3, cr4,
+			    c->stack_top, (uint64_t)(uintptr_t)c,
+			    (uint64_t)(uintptr_t)smp_ap_handoff)) {
+		report_fail(p->rep, "smp: the trampoline at 0x%llx cannot start %s (root 0x%llx)",
+			    (unsigned long long)sh->tramp_pa, cpu_name(c),
+			    (unsigned long long)p->our_cr3);
+		return false;
+	}
+	barrier();
+	/* INIT, at least 10 ms, SIPI, 200 us, SIPI (the second one only if still needed) */
+	while (rdtsc() < sh->init_tsc + INIT_DELAY_US * sh->tsc_per_us)
+		cpu_pause();
+	send_icr(sh, c->apic, APIC_ICR_STARTUP | APIC_ICR_ASSERT | vector);
+	delay_us(sh, SIPI_DELAY_US);
+	if (c->state == SMP_ST_NONE)
+		send_icr(sh, c->apic, APIC_ICR_STARTUP | APIC_ICR_ASSERT | vector);
+	if (wait_state(c, SMP_ST_ON_TABLES, SIPI_WAIT_US))
+		return true;
+	/* back to wait-for-SIPI, so a late start cannot take the next AP's stack */
+	send_init(sh, c->apic);
+	c->lost = true;
+	report_fail(p->rep, "smp: %s did not answer INIT-SIPI-SIPI within %u s", cpu_name(c),
+		    SIPI_WAIT_US / 1000000);
+	return false;
+}
+
+int smp_handoff_live(struct ptlab *p)
+{
+	struct smp_shared *sh = &smp_sh;
+
+	if (sh->has_pat)
+		sh->pat = read_pat();
+	for (unsigned i = 0; i < sh->ncpu; i++)
+		if (!sh->cpu[i]->bsp)
+			start_ap(p, sh->cpu[i]);
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		struct smp_cpu *c = sh->cpu[i];
+
+		if (!c->bsp && !c->lost && !wait_state(c, SMP_ST_CHECKED, WAIT_US)) {
+			c->lost = true;
+			report_fail(p->rep, "smp: %s did not finish its per-CPU checks", cpu_name(c));
+		}
+	}
+	for (unsigned i = 0; i < sh->ncpu; i++)
+		if (!sh->cpu[i]->bsp)
+			smp_report_cpu(p, sh->cpu[i]);
+	shootdown_checks(p);
+	churn_checks(p);
+	smp_send_exit();
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		struct smp_cpu *c = sh->cpu[i];
+
+		if (!c->bsp && c->on_tables && !wait_state(c, SMP_ST_LEFT, WAIT_US))
+			report_fail(p->rep, "smp: %s did not park", cpu_name(c));
+	}
+	return 0;
 }

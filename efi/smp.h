@@ -133,6 +133,14 @@ struct smp_shared {
 	volatile uint32_t shoot_seq;
 	uint64_t ipis;
 
+	/* hand-off mode: INIT-SIPI-SIPI */
+	bool handoff;
+	uint64_t tramp_pa;            /* two pages below 1 MiB: code, data */
+	uint64_t init_tsc;            /* when the APs were sent INIT */
+	uint64_t park_cr3;            /* where the APs halt at the end (the recovery tables) */
+	uint64_t pat;                 /* the BSP's PAT, for the APs (has_pat) */
+	bool has_pat;
+
 	volatile uint32_t unknown;    /* procedures that found no block for their APIC ID */
 	volatile uint32_t closed;     /* after the end: a late procedure returns at once */
 };
@@ -156,6 +164,16 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c);
 
 /* Tell every AP to leave (a plain memory write). */
 void smp_send_exit(void);
+
+/*
+ * Hand-off mode.  smp_handoff_init_aps: INIT to every AP right after
+ * ExitBootServices (before any firmware memory is reused), the local APIC
+ * mapped in the current tables.  smp_handoff_live (through ptlab_live):
+ * SIPI-SIPI each AP onto the built tables, the per-CPU checks, the
+ * shootdowns and the churn, then every AP parks (hlt, IF=0) on park_cr3.
+ */
+void smp_handoff_init_aps(void);
+int smp_handoff_live(struct ptlab *p);
 
 /* Map / unmap the test pages of the SMP area (BSP, before / after the APs ran). */
 int smp_map_area(struct ptlab *p);

@@ -6,6 +6,8 @@
  * The frame built by smp_common is struct trap_frame (trap.h).
  */
 
+#include "smp_tramp.h"
+
 #define HAS_ERRCODE(v)	((v) == 8 || (v) == 10 || (v) == 11 || (v) == 12 || \
 			 (v) == 13 || (v) == 14 || (v) == 17 || (v) == 21 || \
 			 (v) == 29 || (v) == 30)
@@ -155,5 +157,70 @@ smp_common:
 	popq	%rax
 	addq	$16, %rsp
 	iretq
+
+/*
+ * The hand-off trampoline (smp_tramp.h), copied to T below 1 MiB.  Real
+ * mode: DS = CS = T >> 4, the data page at DS:0x1000.  Protected and long
+ * mode: EBX = T.  Nothing here depends on where the image is.
+ */
+	.balign	16
+	.globl	smp_tramp_start
+	.hidden	smp_tramp_start
+smp_tramp_start:
+	.code16
+	cli
+	cld
+	movw	%cs, %ax
+	movw	%ax, %ds
+	xorl	%ebx, %ebx
+	movw	%ax, %bx
+	shll	$4, %ebx
+	lgdtl	TD_PAGE_OFF + TD_GDTR
+	movl	%cr0, %eax
+	orl	$1, %eax
+	movl	%eax, %cr0
+	ljmpl	*(TD_PAGE_OFF + TD_FAR32)
+
+	.code32
+	.globl	smp_tramp_pm32
+	.hidden	smp_tramp_pm32
+smp_tramp_pm32:
+	movw	$TRAMP_SEL_DATA, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %ss
+	movl	TD_PAGE_OFF + TD_CR4(%ebx), %eax
+	movl	%eax, %cr4
+	movl	TD_PAGE_OFF + TD_CR3(%ebx), %eax
+	movl	%eax, %cr3
+	movl	$0xc0000080, %ecx
+	rdmsr
+	orl	$((1 << 8) | (1 << 11)), %eax	/* EFER.LME | EFER.NXE */
+	wrmsr
+	/* PG | WP | NE | ET | MP | PE, and CD/NW clear (INIT leaves them set) */
+	movl	$0x80010033, %eax
+	movl	%eax, %cr0
+	ljmpl	*TD_PAGE_OFF + TD_FAR64(%ebx)
+
+	.code64
+	.globl	smp_tramp_lm64
+	.hidden	smp_tramp_lm64
+smp_tramp_lm64:
+	movl	$TRAMP_SEL_DATA, %eax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %ss
+	movl	%ebx, %ebx		/* the upper half is not defined after the switch */
+	movq	TD_PAGE_OFF + TD_STACK(%rbx), %rsp
+	movq	TD_PAGE_OFF + TD_CPU(%rbx), %rdi
+	movq	TD_PAGE_OFF + TD_ENTRY(%rbx), %rax
+	xorl	%ebp, %ebp
+	call	*%rax
+1:	cli
+	hlt
+	jmp	1b
+	.globl	smp_tramp_end
+	.hidden	smp_tramp_end
+smp_tramp_end:
 
 	.section .note.GNU-stack, "", @progbits

@@ -18,6 +18,7 @@
 #include "app.h"
 #include "mpservices.h"
 #include "smp.h"
+#include "smp_tramp.h"
 
 #define PAGE            PT_PAGE_SIZE
 #define START_WAIT_S    90u     /* all APs through their per-CPU checks */
@@ -108,10 +109,11 @@ static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 {
 	if (c->faulted)
 		report_fail(p->rep, "smp cpu %u (apic %u): unexpected exception vector=%u (%s) "
-			    "rip=0x%llx cr2=0x%llx error=0x%llx; the AP restored the firmware's "
-			    "state and returned", c->index, c->apic, c->fault.vector,
+			    "rip=0x%llx cr2=0x%llx error=0x%llx; %s", c->index, c->apic, c->fault.vector,
 			    ptlab_vector_name(c->fault.vector), (unsigned long long)c->fault.rip,
-			    (unsigned long long)c->fault.cr2, (unsigned long long)c->fault.error);
+			    (unsigned long long)c->fault.cr2, (unsigned long long)c->fault.error,
+			    p->handoff ? "the AP parked" :
+			    "the AP restored the firmware's state and returned");
 	if (c->strays)
 		report_fail(p->rep, "smp cpu %u (apic %u): %u interrupts arrived although every "
 			    "source but the shootdown vector was masked (last vector %u)", c->index,
@@ -119,9 +121,170 @@ static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 	if (c->timed_out)
 		report_fail(p->rep, "smp cpu %u (apic %u): left on its deadline, not told to",
 			    c->index, c->apic);
-	if (c->state == SMP_ST_NONE)
+	if (c->state == SMP_ST_NONE && !p->handoff)
 		report_fail(p->rep, "smp cpu %u (apic %u): never ran the procedure", c->index,
 			    c->apic);
+}
+
+/* ---- hand-off mode ---- */
+
+extern const char smp_tramp_start[] __attribute__((visibility("hidden")));
+extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
+
+static const char *handoff_skip;      /* why hand-off mode starts no AP */
+static uint64_t handoff_apic_pa;
+
+/* Per-CPU blocks for every enabled CPU the MP services list; 0 or a reason in *why. */
+static int enumerate(struct ptlab *p, PTLAB_MP_SERVICES *mp, UINTN n, const char **why)
+{
+	struct smp_shared *sh = &smp_sh;
+	EFI_PHYSICAL_ADDRESS blocks = 0;
+	uint64_t pages = (uint64_t)n * SMP_CPU_PAGES;
+
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages,
+			      &blocks) != EFI_SUCCESS) {
+		*why = "no memory for the per-CPU blocks";
+		return -1;
+	}
+	app_own(blocks, pages * PAGE);
+	for (UINTN i = 0; i < n; i++) {
+		PTLAB_PROCESSOR_INFORMATION info = { 0 };
+		uint64_t block;
+		struct smp_cpu *c;
+		int idx;
+
+		if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) != EFI_SUCCESS ||
+		    !(info.StatusFlag & PTLAB_MP_PROCESSOR_ENABLED))
+			continue;
+		idx = smp_table_add(&sh->table, (uint32_t)info.ProcessorId);
+		if (idx < 0)
+			continue;
+		block = blocks + (uint64_t)idx * SMP_CPU_PAGES * PAGE;
+		c = (struct smp_cpu *)(uintptr_t)block;
+		*c = (struct smp_cpu){ .sh = sh, .index = (unsigned)idx,
+				       .apic = (uint32_t)info.ProcessorId,
+				       .bsp = (info.StatusFlag & PTLAB_MP_PROCESSOR_AS_BSP) != 0 };
+		smp_prepare_cpu(c, block);
+		sh->cpu[idx] = c;
+		if (!c->bsp && p->opts.raise == OPTS_RAISE_AP_FAULT)
+			sh->raise_index = idx;
+	}
+	sh->ncpu = sh->table.n;
+	return 0;
+}
+
+void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
+{
+	struct smp_shared *sh = &smp_sh;
+	PTLAB_MP_SERVICES *mp = NULL;
+	UINTN n = 0, enabled = 0;
+	EFI_PHYSICAL_ADDRESS tramp = 0x9ffff;
+	uint64_t apic_base = rdmsr(MSR_APIC_BASE);
+	struct pt_leaf l;
+
+	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .handoff = true,
+				   .tsc_per_us = p->t.tsc_per_us };
+	handoff_skip = NULL;
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
+	    !mp) {
+		handoff_skip = "the firmware has no EFI_MP_SERVICES_PROTOCOL to list the APIC IDs";
+		return;
+	}
+	if (uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &enabled) != EFI_SUCCESS ||
+	    enabled < 2) {
+		handoff_skip = "one CPU: no AP to start";
+		sh->ncpu = 1;
+		return;
+	}
+	if (!(apic_base & APIC_BASE_EN)) {
+		handoff_skip = "the local APIC is disabled";
+		return;
+	}
+	if (n > SMP_MAX_CPUS)
+		n = SMP_MAX_CPUS;
+	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
+	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->caps.maxphyaddr) - 1);
+	if (smp_tramp_end - smp_tramp_start > (long)PAGE ||
+	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData, 2,
+			      &tramp) != EFI_SUCCESS || !smp_tramp_place_ok(tramp)) {
+		handoff_skip = "no two pages for the trampoline below 640 KiB";
+		return;
+	}
+	app_own(tramp, 2 * PAGE);
+	sh->tramp_pa = tramp;
+	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
+		(UINTN)(smp_tramp_end - smp_tramp_start));
+	if (enumerate(p, mp, n, &handoff_skip)) {
+		sh->ncpu = 0;
+		return;
+	}
+	/* INIT goes out on the recovery tables: the local APIC must be mapped there */
+	if (!sh->x2apic) {
+		if (pt_translate(recovery, handoff_apic_pa, &l) != PT_OK &&
+		    pt_map(recovery, handoff_apic_pa, handoff_apic_pa, PAGE,
+			   PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
+			handoff_skip = "the local APIC could not be mapped in the recovery tables";
+			sh->ncpu = 0;
+			return;
+		}
+		sh->apic_va = handoff_apic_pa;
+	}
+	sh->park_cr3 = p->home_cr3;
+	sh->has_pat = p->caps.pat;
+}
+
+static void smp_run_handoff(struct ptlab *p)
+{
+	struct smp_shared *sh = &smp_sh;
+	unsigned started = 1, on_tables = 1, aps = 0;
+	int apic_mapped = 0;
+
+	if (handoff_skip || sh->ncpu < 2) {
+		if (sh->ncpu == 1)
+			fact(p, 1, 1, 1, "init-sipi");
+		report_skip(p->rep, "smp", "%s", handoff_skip ? handoff_skip : "no AP");
+		return;
+	}
+	if (p->our_cr3 >= (UINT64_C(1) << 32)) {
+		report_skip(p->rep, "smp", "the built root 0x%llx is above 4 GiB: an AP loads CR3 in "
+			    "32-bit mode", (unsigned long long)p->our_cr3);
+		return;
+	}
+	sh->our_cr3 = p->our_cr3;
+	sh->image_base = p->image.base;
+	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
+	if (!sh->x2apic) {
+		apic_mapped = map_apic(p, handoff_apic_pa);
+		if (apic_mapped < 0)
+			return;
+	}
+	/* the trampoline's code page executable in the built tables while APs start */
+	if (smp_map_area(p) || pt_protect(&p->space, sh->tramp_pa, PAGE, PT_EXEC, NULL)) {
+		report_fail(p->rep, "smp: could not map the test pages and the trampoline");
+		goto out;
+	}
+	ptlab_live(p, smp_handoff_live, "smp");
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		struct smp_cpu *c = sh->cpu[i];
+
+		if (c->bsp)
+			continue;
+		aps++;
+		started += c->state != SMP_ST_NONE;
+		on_tables += c->on_tables != 0;
+		report_ap_end(p, c);
+	}
+	if (on_tables == aps + 1 && !p->aborted)
+		report_ok(p->rep, "smp: all %u APs started by INIT-SIPI-SIPI ran on the built tables "
+			  "and are parked (hlt, interrupts off)", aps);
+	else
+		report_fail(p->rep, "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
+	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
+out:
+	pt_protect(&p->space, sh->tramp_pa, PAGE, PT_WRITE, NULL);
+	smp_unmap_area(p);
+	if (apic_mapped > 0)
+		pt_unmap(&p->space, handoff_apic_pa, PAGE, 0, NULL);
 }
 
 void smp_run(struct ptlab *p)
@@ -138,8 +301,7 @@ void smp_run(struct ptlab *p)
 	bool returned = false, signaled = false;
 
 	if (p->handoff) {
-		report_skip(p->rep, "smp", "hand-off mode: the APs are not started (INIT-SIPI-SIPI "
-			    "is not implemented)");
+		smp_run_handoff(p);
 		return;
 	}
 	*sh = (struct smp_shared){ .p = p, .raise_index = -1 };

@@ -4,6 +4,7 @@
  */
 #include "fmt.h"
 #include "smpcore.h"
+#include "smp_tramp.h"
 
 #define VEC_PF 14u
 
@@ -124,4 +125,51 @@ struct smp_expect smp_churn_expect(const struct smp_churn *c, unsigned page, uin
 		e.value = frame_value[c->frame[page]];
 	}
 	return e;
+}
+
+/* ---- the hand-off trampoline's data page ---- */
+
+_Static_assert(__builtin_offsetof(struct smp_tramp_data, gdtr_limit) == TD_GDTR, "TD_GDTR");
+_Static_assert(__builtin_offsetof(struct smp_tramp_data, far32_off) == TD_FAR32, "TD_FAR32");
+_Static_assert(__builtin_offsetof(struct smp_tramp_data, far64_off) == TD_FAR64, "TD_FAR64");
+_Static_assert(__builtin_offsetof(struct smp_tramp_data, cr3) == TD_CR3, "TD_CR3");
+_Static_assert(__builtin_offsetof(struct smp_tramp_data, cr4) == TD_CR4, "TD_CR4");
+_Static_assert(__builtin_offsetof(struct smp_tramp_data, stack_top) == TD_STACK, "TD_STACK");
+_Static_assert(__builtin_offsetof(struct smp_tramp_data, cpu) == TD_CPU, "TD_CPU");
+_Static_assert(__builtin_offsetof(struct smp_tramp_data, entry) == TD_ENTRY, "TD_ENTRY");
+_Static_assert(sizeof(struct smp_tramp_data) == TD_SIZE, "TD_SIZE");
+
+bool smp_tramp_place_ok(uint64_t pa)
+{
+	uint64_t end = pa + 2 * 4096;
+
+	if (pa & 0xfff || pa == 0 || end > 0x100000)
+		return false;
+	return end <= 0xa0000 || pa >= 0xc0000;
+}
+
+bool smp_tramp_fill(struct smp_tramp_data *d, uint64_t base, uint32_t pm32_off,
+		    uint32_t lm64_off, uint64_t cr3, uint32_t cr4, uint64_t stack_top,
+		    uint64_t cpu, uint64_t entry)
+{
+	if (!smp_tramp_place_ok(base) || cr3 >= (UINT64_C(1) << 32) || (cr3 & 0xfff) ||
+	    pm32_off >= 4096 || lm64_off >= 4096)
+		return false;
+	d->gdt[0] = 0;
+	d->gdt[TRAMP_SEL_CODE32 / 8] = UINT64_C(0x00cf9a000000ffff);   /* 32-bit code, 4 GiB */
+	d->gdt[TRAMP_SEL_DATA / 8] = UINT64_C(0x00cf92000000ffff);     /* data, 4 GiB */
+	d->gdt[TRAMP_SEL_CODE64 / 8] = UINT64_C(0x00af9a000000ffff);   /* 64-bit code (L=1) */
+	d->gdtr_limit = sizeof(d->gdt) - 1;
+	d->gdtr_base = (uint32_t)(base + TD_PAGE_OFF + TD_GDT);
+	d->pad0 = d->pad1 = d->pad2 = 0;
+	d->far32_off = (uint32_t)base + pm32_off;
+	d->far32_sel = TRAMP_SEL_CODE32;
+	d->far64_off = (uint32_t)base + lm64_off;
+	d->far64_sel = TRAMP_SEL_CODE64;
+	d->cr3 = (uint32_t)cr3;
+	d->cr4 = cr4;
+	d->stack_top = stack_top;
+	d->cpu = cpu;
+	d->entry = entry;
+	return true;
 }
