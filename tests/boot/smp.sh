@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Every CPU on the built tables (firmware mode, EFI_MP_SERVICES): -smp 1
+# Every CPU on the built tables.  Firmware mode (EFI_MP_SERVICES): -smp 1
 # skips with the reason; -smp 2 and -smp 4 pass the per-CPU checks on every
 # AP, the IPI shootdowns (4K remap/unmap/protect, 2M remap/unmap, a split)
 # and the concurrent churn, and every AP is counted on the tables; a
 # withheld IPI (--inject=missing-shootdown) is caught as a stale read on
 # that AP; an AP forced to fault (--raise=ap-fault) is reported while the
-# other AP goes on and the report is completed.
+# other AP goes on and the report is completed.  Hand-off mode
+# (INIT-SIPI-SIPI): -smp 1 skips, -smp 4 passes with every AP parked, the
+# withheld IPI is caught there too.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -79,6 +81,7 @@ check_log '^# inject: missing-shootdown: no IPI to cpu 1 ' "$BOOT_LOG" "inject: 
 check_log '^ok [0-9]+ - shootdown 4K unmap: 1 APs saw the change' "$BOOT_LOG" "inject: later shootdowns reach the AP again"
 
 boot_bg ap-fault --smp 3 --mem 1G --timeout "$T" --cfg "--end=qemu --raise=ap-fault"
+boot_bg handoff-1 --smp 1 --mem 1G --timeout "$T" --cfg "--end=qemu --mode=handoff --iterations=2000"
 boot_wait
 judge_ended ap-fault 35 '^not ok [0-9]+ - smp cpu 2 \(apic [0-9]+\): unexpected exception vector=13 \(#GP\) rip=0x[0-9a-f]+ .*restored the firmware.s state and returned' "the AP's #GP is caught by its own IDT and reported"
 check_log '^ok [0-9]+ - shootdown 2M split: 1 APs saw the change after the IPI' "$BOOT_LOG" "ap-fault: the other AP goes on with the shootdowns"
@@ -88,5 +91,25 @@ if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 1 ]; then
 else
 	fail "ap-fault: $(log_clean "$BOOT_LOG" | grep -cE '^not ok ') failures"
 fi
+
+judge_passed handoff-1 nofile
+smp_fact handoff-1 cpus 1
+smp_fact handoff-1 method init-sipi
+check_log '^ok [0-9]+ - smp # SKIP one CPU' "$BOOT_LOG" "handoff-1: skipped with the reason"
+
+boot_bg handoff-4 --smp 4 --mem 1G --timeout "$T" --cfg "--end=qemu --mode=handoff --iterations=2000"
+boot_bg handoff-inject --smp 2 --mem 1G --timeout "$T" --cfg "--end=qemu --mode=handoff --iterations=2000 --inject=missing-shootdown"
+boot_wait
+judge_passed handoff-4 nofile
+smp_fact handoff-4 cpus 4
+smp_fact handoff-4 started 4
+smp_fact handoff-4 on_tables 4
+smp_fact handoff-4 method init-sipi
+every_ap handoff-4 4
+check_log '^ok [0-9]+ - smp: all 3 APs started by INIT-SIPI-SIPI ran on the built tables and are parked' "$BOOT_LOG" "handoff-4: every AP parked"
+boot_result handoff-inject >/dev/null
+check_status $? 35 "handoff-inject: run ended with status 35"
+check_log '^not ok [0-9]+ - shootdown 4K remap: cpu 1 \(apic [0-9]+\) at 0x[0-9a-f]+ still used the stale translation: .*\(IPI withheld' "$BOOT_LOG" "handoff-inject: the withheld IPI is caught as a stale read"
+check_log '^ptlab: [0-9]+ passed, 1 failed, [0-9]+ skipped$' "$BOOT_LOG" "handoff-inject: the report closes with that one failure"
 
 boot_done
