@@ -2,7 +2,8 @@
 /*
  * efi/smpcore.c: the CPU table (APIC ID to index), the judgement of a
  * probe after a shootdown, and the concurrent churn's shadow model checked
- * against a reference kept here.
+ * against a reference kept here; the hand-off trampoline's placement rule and
+ * its data page (GDT, far pointers, CR3 below 4 GiB).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,6 +174,61 @@ static void test_churn_seeded(void **state)
 	assert_int_equal(smp_churn_next(&a).op, SMP_OP_MAP);
 }
 
+static void test_tramp_place(void **state)
+{
+	(void)state;
+	assert_true(smp_tramp_place_ok(0x8000));
+	assert_true(smp_tramp_place_ok(0x9e000));           /* both pages end at 0xa0000 */
+	assert_false(smp_tramp_place_ok(0x9f000));          /* the data page would be video memory */
+	assert_false(smp_tramp_place_ok(0xa0000));
+	assert_false(smp_tramp_place_ok(0xbf000));
+	assert_true(smp_tramp_place_ok(0xc0000));
+	assert_true(smp_tramp_place_ok(0xfe000));
+	assert_false(smp_tramp_place_ok(0xff000));          /* the data page above 1 MiB */
+	assert_false(smp_tramp_place_ok(0x100000));
+	assert_false(smp_tramp_place_ok(0x8800));           /* not page-aligned */
+	assert_false(smp_tramp_place_ok(0));                /* page 0: the real-mode IVT */
+}
+
+static void test_tramp_fill(void **state)
+{
+	struct smp_tramp_data d, before;
+	const uint64_t base = 0x8000;
+
+	(void)state;
+	memset(&d, 0xa5, sizeof(d));
+	assert_true(smp_tramp_fill(&d, base, 0x24, 0x5c, 0x7d900000, 0x20, 0x123450000,
+				   0xabc000, 0xffff0000));
+	/* the SIPI vector and the far pointers land in the trampoline's code page */
+	assert_int_equal(base >> 12, 8);
+	assert_int_equal(d.far32_off, base + 0x24);
+	assert_int_equal(d.far32_sel, TRAMP_SEL_CODE32);
+	assert_int_equal(d.far64_off, base + 0x5c);
+	assert_int_equal(d.far64_sel, TRAMP_SEL_CODE64);
+	assert_int_equal(d.gdtr_base, base + TD_PAGE_OFF + TD_GDT);
+	assert_int_equal(d.gdtr_limit, 31);
+	/* descriptors: 32-bit code D=1 L=0, data writable, 64-bit code L=1 D=0, all present DPL 0 */
+	assert_int_equal((d.gdt[1] >> 53) & 3, 2);          /* L=0, D=1 */
+	assert_int_equal((d.gdt[3] >> 53) & 3, 1);          /* L=1, D=0 */
+	assert_int_equal((d.gdt[1] >> 40) & 0xff, 0x9a);
+	assert_int_equal((d.gdt[2] >> 40) & 0xff, 0x92);
+	assert_int_equal((d.gdt[3] >> 40) & 0xff, 0x9a);
+	assert_int_equal(d.gdt[0], 0);
+	assert_int_equal(d.cr3, 0x7d900000);
+	assert_int_equal(d.cr4, 0x20);
+	assert_int_equal(d.stack_top, 0x123450000);
+	assert_int_equal(d.cpu, 0xabc000);
+	assert_int_equal(d.entry, 0xffff0000);
+
+	/* refused: nothing written */
+	before = d;
+	assert_false(smp_tramp_fill(&d, base, 0x24, 0x5c, UINT64_C(0x100000000), 0x20, 1, 2, 3));
+	assert_false(smp_tramp_fill(&d, base, 0x24, 0x5c, 0x7d900800, 0x20, 1, 2, 3));
+	assert_false(smp_tramp_fill(&d, 0xa0000, 0x24, 0x5c, 0x1000, 0x20, 1, 2, 3));
+	assert_false(smp_tramp_fill(&d, base, 0x1000, 0x5c, 0x1000, 0x20, 1, 2, 3));
+	assert_memory_equal(&d, &before, sizeof(d));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +237,8 @@ int main(void)
 		cmocka_unit_test(test_obs_text),
 		cmocka_unit_test(test_churn_shadow),
 		cmocka_unit_test(test_churn_seeded),
+		cmocka_unit_test(test_tramp_place),
+		cmocka_unit_test(test_tramp_fill),
 	};
 
 	return cmocka_run_group_tests_name("smp", tests, NULL, NULL);
