@@ -375,8 +375,10 @@ static void ap_checks(struct smp_cpu *c)
 	c->ad_write = *e & PTE_AD_MASK;
 	c->checks_done = true;
 
+	/* --raise=ap-fault: a push with RSP on an unmapped page; the #PF arrives on the IST stack */
 	if (sh->raise_index == (int)c->index)
-		(void)*(volatile uint64_t *)(uintptr_t)UINT64_C(0x8000000000000000);
+		__asm__ volatile("mov %0, %%rsp\n\tpushq $0"
+				 : : "r"(PTLAB_UNMAPPED_VA + 0x10000) : "memory");
 }
 
 static void ap_probe(struct smp_cpu *c)

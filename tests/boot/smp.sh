@@ -6,8 +6,9 @@
 # AP, the IPI shootdowns (4K remap/unmap/protect, 2M remap/unmap, a split)
 # and the concurrent churn, and every AP is counted on the tables; a
 # withheld IPI (--inject=missing-shootdown) is caught as a stale read on
-# that AP; an AP forced to fault (--raise=ap-fault) is reported while the
-# other AP goes on and the report is completed.  Hand-off mode
+# that AP; an AP forced to fault (--raise=ap-fault: a push on an unmapped
+# stack, taken on its IST stack) is reported while the other AP goes on and
+# the report is completed.  Hand-off mode
 # (INIT-SIPI-SIPI): -smp 1 skips, -smp 4 passes with every AP parked, the
 # withheld IPI is caught there too.
 set -uo pipefail
@@ -83,7 +84,7 @@ check_log '^ok [0-9]+ - shootdown 4K unmap: 1 APs saw the change' "$BOOT_LOG" "i
 boot_bg ap-fault --smp 3 --mem 1G --timeout "$T" --cfg "--end=qemu --raise=ap-fault"
 boot_bg handoff-1 --smp 1 --mem 1G --timeout "$T" --cfg "--end=qemu --mode=handoff --iterations=2000"
 boot_wait
-judge_ended ap-fault 35 '^not ok [0-9]+ - smp cpu 2 \(apic [0-9]+\): unexpected exception vector=13 \(#GP\) rip=0x[0-9a-f]+ .*restored the firmware.s state and returned' "the AP's #GP is caught by its own IDT and reported"
+judge_ended ap-fault 35 '^not ok [0-9]+ - smp cpu 2 \(apic [0-9]+\): unexpected exception vector=14 \(#PF\) rip=0x[0-9a-f]+ cr2=0x40000000fff8 error=0x2; the AP restored the firmware.s state and returned' "the AP's #PF on a bad stack is taken on its own IST stack and reported"
 check_log '^ok [0-9]+ - shootdown 2M split: 1 APs saw the change after the IPI' "$BOOT_LOG" "ap-fault: the other AP goes on with the shootdowns"
 check_log '^ok [0-9]+ - smp: all 2 APs ran on our tables and returned' "$BOOT_LOG" "ap-fault: both APs returned to the firmware"
 if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 1 ]; then
