@@ -436,6 +436,19 @@ void smp_run(struct ptlab *p)
 	else
 		report_fail(p->rep, "smp: %u of %u APs reached our tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "mp-services");
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		const struct smp_cpu *c = sh->cpu[i];
+
+		if (c->bsp || !c->on_tables)
+			continue;
+		if (c->fw.tr)
+			report_note(p->rep, "smp: the firmware's TR on the APs (0x%x) was reloaded from "
+				    "a copy of its GDT", c->fw.tr);
+		else
+			report_note(p->rep, "smp: the firmware loaded no TR on the APs: ours stays "
+				    "loaded, unused at CPL 0 with IST-free firmware gates");
+		break;
+	}
 out:
 	sh->closed = 1;
 	smp_unmap_area(p);
