@@ -11,6 +11,11 @@
  * deadline passes).  Whatever happened, it puts its local APIC and the
  * firmware's CR3, GDT, segments, TR, IDT and interrupt flag back before it
  * returns; nothing of the firmware's memory is written.
+ *
+ * In hand-off mode the same body runs on an AP ptlab started itself
+ * (INIT-SIPI-SIPI through the trampoline of smp_asm.S): there is no
+ * firmware state to go back to, so at the end the AP halts with interrupts
+ * off on the recovery tables.
  */
 #include "fmt.h"
 #include "smp.h"
