@@ -9,8 +9,9 @@
 # that AP; an AP forced to fault (--raise=ap-fault: a push on an unmapped
 # stack, taken on its IST stack) is reported while the other AP goes on and
 # the report is completed.  Hand-off mode
-# (INIT-SIPI-SIPI): -smp 1 skips, -smp 4 passes with every AP parked, the
-# withheld IPI is caught there too.
+# (INIT-SIPI-SIPI): -smp 1 skips, -smp 4 passes with every AP parked; with
+# -smp 3 the withheld IPI is caught on one AP while the other faults, is
+# reported and parks.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -99,7 +100,7 @@ smp_fact handoff-1 method init-sipi
 check_log '^ok [0-9]+ - smp # SKIP one CPU' "$BOOT_LOG" "handoff-1: skipped with the reason"
 
 boot_bg handoff-4 --smp 4 --mem 1G --timeout "$T" --cfg "--end=qemu --mode=handoff --iterations=2000"
-boot_bg handoff-inject --smp 2 --mem 1G --timeout "$T" --cfg "--end=qemu --mode=handoff --iterations=2000 --inject=missing-shootdown"
+boot_bg handoff-inject --smp 3 --mem 1G --timeout "$T" --cfg "--end=qemu --mode=handoff --iterations=2000 --inject=missing-shootdown --raise=ap-fault"
 boot_wait
 judge_passed handoff-4 nofile
 smp_fact handoff-4 cpus 4
@@ -111,6 +112,8 @@ check_log '^ok [0-9]+ - smp: all 3 APs started by INIT-SIPI-SIPI ran on the buil
 boot_result handoff-inject >/dev/null
 check_status $? 35 "handoff-inject: run ended with status 35"
 check_log '^not ok [0-9]+ - shootdown 4K remap: cpu 1 \(apic [0-9]+\) at 0x[0-9a-f]+ still used the stale translation: .*\(IPI withheld' "$BOOT_LOG" "handoff-inject: the withheld IPI is caught as a stale read"
-check_log '^ptlab: [0-9]+ passed, 1 failed, [0-9]+ skipped$' "$BOOT_LOG" "handoff-inject: the report closes with that one failure"
+check_log '^not ok [0-9]+ - smp cpu 2 \(apic [0-9]+\): unexpected exception vector=14 \(#PF\) rip=0x[0-9a-f]+ cr2=0x40000000fff8 error=0x2; the AP parked' "$BOOT_LOG" "handoff-inject: the other AP's fault is reported, that AP parked"
+check_log '^ok [0-9]+ - smp: all 2 APs started by INIT-SIPI-SIPI ran on the built tables and are parked' "$BOOT_LOG" "handoff-inject: both APs parked"
+check_log '^ptlab: [0-9]+ passed, 2 failed, [0-9]+ skipped$' "$BOOT_LOG" "handoff-inject: the report closes with exactly those two failures"
 
 boot_done
