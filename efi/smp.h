@@ -108,6 +108,8 @@ struct smp_shared {
 	struct smp_cpu *cpu[SMP_MAX_CPUS];
 	struct smp_table table;
 	unsigned ncpu;                /* table.n */
+	const char *source;           /* where the APIC IDs came from: madt, mp-services */
+	uint64_t blocks, block_pages; /* the per-CPU blocks as allocated */
 	uint64_t our_cr3;
 	uint64_t image_base;
 	uint64_t deadline;            /* TSC: every AP leaves by then */

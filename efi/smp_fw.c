@@ -5,6 +5,7 @@
  * INIT or SIPI to them.
  *
  *   1. Count the CPUs and record each one's APIC ID (GetProcessorInfo).
+ *      (Hand-off mode, below: the MADT, checked against GetProcessorInfo.)
  *   2. Allocate a block per CPU, map the test pages and the local APIC (UC).
  *   3. StartupAllAPs, non-blocking (a WaitEvent): the call returns at once
  *      and the APs run smp_ap_entry on our tables (smp.c).
@@ -38,8 +39,9 @@ static uint64_t s_to_tsc(const struct ptlab *p, uint64_t s)
 static void fact(struct ptlab *p, unsigned cpus, unsigned started, unsigned on_tables,
 		 const char *method)
 {
-	report_fact(p->rep, "smp", "cpus=%u started=%u on_tables=%u method=%s x2apic=%d ipis=%llu",
-		    cpus, started, on_tables, method, smp_sh.x2apic,
+	report_fact(p->rep, "smp", "cpus=%u started=%u on_tables=%u method=%s apic_ids=%s "
+		    "x2apic=%d ipis=%llu", cpus, started, on_tables, method,
+		    smp_sh.source ? smp_sh.source : "none", smp_sh.x2apic,
 		    (unsigned long long)smp_sh.ipis);
 }
 
@@ -134,12 +136,16 @@ extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
 static const char *handoff_skip;      /* why hand-off mode starts no AP */
 static uint64_t handoff_apic_pa;
 
-/* Per-CPU blocks for every enabled CPU the MP services list; 0 or a reason in *why. */
-static int enumerate(struct ptlab *p, PTLAB_MP_SERVICES *mp, UINTN n, const char **why)
+/*
+ * A block for each CPU of @ids (the BSP is @bsp_apic), in the order given;
+ * 0, or -1 with the reason in *why.
+ */
+static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bsp_apic,
+		       const char **why)
 {
 	struct smp_shared *sh = &smp_sh;
 	EFI_PHYSICAL_ADDRESS blocks = 0;
-	uint64_t pages = (uint64_t)n * SMP_CPU_PAGES;
+	uint64_t pages = (uint64_t)ids->n * SMP_CPU_PAGES;
 
 	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages,
 			      &blocks) != EFI_SUCCESS) {
@@ -147,52 +153,141 @@ static int enumerate(struct ptlab *p, PTLAB_MP_SERVICES *mp, UINTN n, const char
 		return -1;
 	}
 	app_own(blocks, pages * PAGE);
-	for (UINTN i = 0; i < n; i++) {
-		PTLAB_PROCESSOR_INFORMATION info = { 0 };
-		uint64_t block;
-		struct smp_cpu *c;
-		int idx;
+	sh->blocks = blocks;
+	sh->block_pages = pages;
+	for (unsigned i = 0; i < ids->n; i++) {
+		uint64_t block = blocks + (uint64_t)i * SMP_CPU_PAGES * PAGE;
+		struct smp_cpu *c = (struct smp_cpu *)(uintptr_t)block;
+		int idx = smp_table_add(&sh->table, ids->apic[i]);
 
-		if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) != EFI_SUCCESS ||
-		    !(info.StatusFlag & PTLAB_MP_PROCESSOR_ENABLED))
-			continue;
-		idx = smp_table_add(&sh->table, (uint32_t)info.ProcessorId);
-		if (idx < 0)
-			continue;
-		block = blocks + (uint64_t)idx * SMP_CPU_PAGES * PAGE;
-		c = (struct smp_cpu *)(uintptr_t)block;
-		*c = (struct smp_cpu){ .sh = sh, .index = (unsigned)idx,
-				       .apic = (uint32_t)info.ProcessorId,
-				       .bsp = (info.StatusFlag & PTLAB_MP_PROCESSOR_AS_BSP) != 0 };
+		*c = (struct smp_cpu){ .sh = sh, .index = (unsigned)idx, .apic = ids->apic[i],
+				       .bsp = ids->apic[i] == bsp_apic };
 		smp_prepare_cpu(c, block);
 		sh->cpu[idx] = c;
 		if (!c->bsp && p->opts.raise == OPTS_RAISE_AP_FAULT)
-			sh->raise_index = idx;
+			sh->raise_index = idx;     /* the last AP */
 	}
 	sh->ncpu = sh->table.n;
 	return 0;
 }
 
+/* The enabled CPUs as the MP services list them; false when it cannot. */
+static bool mp_list(PTLAB_MP_SERVICES *mp, struct smp_table *t, uint32_t *bsp_apic)
+{
+	UINTN n = 0, enabled = 0;
+
+	if (uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &enabled) != EFI_SUCCESS)
+		return false;
+	for (UINTN i = 0; i < n && t->n < SMP_MAX_CPUS; i++) {
+		PTLAB_PROCESSOR_INFORMATION info = { 0 };
+
+		if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) != EFI_SUCCESS ||
+		    !(info.StatusFlag & PTLAB_MP_PROCESSOR_ENABLED))
+			continue;
+		if (smp_table_add(t, (uint32_t)info.ProcessorId) >= 0 &&
+		    (info.StatusFlag & PTLAB_MP_PROCESSOR_AS_BSP))
+			*bsp_apic = (uint32_t)info.ProcessorId;
+	}
+	return true;
+}
+
+/* The ACPI MADT through the ACPI 2.0 RSDP and its XSDT (read only); NULL if none. */
+static const void *find_madt(uint64_t *len)
+{
+	static EFI_GUID acpi20 = { 0x8868e871, 0xe4f1, 0x11d3,
+				   { 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
+
+	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
+		const uint8_t *rsdp = ST->ConfigurationTable[i].VendorTable, *xsdt;
+		uint64_t xsdt_pa;
+		uint32_t xlen;
+
+		if (CompareGuid(&ST->ConfigurationTable[i].VendorGuid, &acpi20) != 0 || !rsdp ||
+		    CompareMem((void *)rsdp, "RSD PTR ", 8) != 0 || rsdp[15] < 2)
+			continue;
+		CopyMem(&xsdt_pa, (void *)(rsdp + 24), 8);
+		xsdt = (const uint8_t *)(uintptr_t)xsdt_pa;
+		if (!xsdt || CompareMem((void *)xsdt, "XSDT", 4) != 0)
+			return NULL;
+		CopyMem(&xlen, (void *)(xsdt + 4), 4);
+		if (xlen < 36 || xlen > 65536)
+			return NULL;
+		for (uint32_t off = 36; off + 8 <= xlen; off += 8) {
+			uint64_t pa;
+			const uint8_t *h;
+
+			CopyMem(&pa, (void *)(xsdt + off), 8);
+			h = (const uint8_t *)(uintptr_t)pa;
+			if (h && CompareMem((void *)h, "APIC", 4) == 0) {
+				uint32_t l;
+
+				CopyMem(&l, (void *)(h + 4), 4);
+				*len = l;
+				return h;
+			}
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+/* Is every ID of @a in @b and the other way round? */
+static bool same_ids(const struct smp_table *a, const struct smp_table *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (unsigned i = 0; i < a->n; i++)
+		if (smp_table_find(b, a->apic[i]) < 0)
+			return false;
+	return true;
+}
+
+/*
+ * Hand-off mode, before ExitBootServices: the CPUs from the MADT (checked
+ * against GetProcessorInfo when the MP services exist, else from them),
+ * the per-CPU blocks, the trampoline's two pages and the local APIC mapped
+ * UC in the recovery tables (INIT goes out on them).
+ */
 void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 {
 	struct smp_shared *sh = &smp_sh;
 	PTLAB_MP_SERVICES *mp = NULL;
-	UINTN n = 0, enabled = 0;
 	EFI_PHYSICAL_ADDRESS tramp = 0x9ffff;
-	uint64_t apic_base = rdmsr(MSR_APIC_BASE);
+	uint64_t apic_base = rdmsr(MSR_APIC_BASE), madt_len = 0;
+	struct smp_table madt = { 0 }, mpt = { 0 };
+	const struct smp_table *ids;
+	uint32_t bsp = smp_apic_id(), mp_bsp = bsp;
+	const void *m = find_madt(&madt_len);
+	unsigned dropped = 0;
+	int nm = m ? smp_madt_parse(m, madt_len, &madt, &dropped) : -1;
 	struct pt_leaf l;
 
 	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .handoff = true,
 				   .tsc_per_us = p->t.tsc_per_us };
 	handoff_skip = NULL;
 	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
-	    !mp) {
-		handoff_skip = "the firmware has no EFI_MP_SERVICES_PROTOCOL to list the APIC IDs";
+	    !mp || !mp_list(mp, &mpt, &mp_bsp))
+		mp = NULL;
+	if (m && nm < 0)
+		report_fail(p->rep, "smp: the MADT (%llu bytes) is malformed",
+			    (unsigned long long)madt_len);
+	if (nm > 0 && mp) {
+		if (same_ids(&madt, &mpt) && mp_bsp == bsp)
+			report_ok(p->rep, "smp: the MADT and GetProcessorInfo agree on %u APIC IDs, "
+				  "the BSP is %u", madt.n, bsp);
+		else
+			report_fail(p->rep, "smp: the MADT lists %u enabled CPUs, GetProcessorInfo %u "
+				    "(BSP %u / %u)", madt.n, mpt.n, bsp, mp_bsp);
+	}
+	ids = nm > 0 ? &madt : mp ? &mpt : NULL;
+	sh->source = nm > 0 ? "madt" : "mp-services";
+	if (!ids) {
+		handoff_skip = "neither an MADT nor EFI_MP_SERVICES_PROTOCOL lists the CPUs";
 		return;
 	}
-	if (uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &enabled) != EFI_SUCCESS ||
-	    enabled < 2) {
-		handoff_skip = "one CPU: no AP to start";
+	if (ids->n < 2 || smp_table_find(ids, bsp) < 0) {
+		handoff_skip = ids->n < 2 ? "one CPU: no AP to start" :
+			       "the BSP's APIC ID is not in the list of CPUs";
 		sh->ncpu = 1;
 		return;
 	}
@@ -200,8 +295,6 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		handoff_skip = "the local APIC is disabled";
 		return;
 	}
-	if (n > SMP_MAX_CPUS)
-		n = SMP_MAX_CPUS;
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
 	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->caps.maxphyaddr) - 1);
 	if (smp_tramp_end - smp_tramp_start > (long)PAGE ||
@@ -214,7 +307,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	sh->tramp_pa = tramp;
 	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
 		(UINTN)(smp_tramp_end - smp_tramp_start));
-	if (enumerate(p, mp, n, &handoff_skip)) {
+	if (make_blocks(p, ids, bsp, &handoff_skip)) {
 		sh->ncpu = 0;
 		return;
 	}
@@ -291,11 +384,12 @@ void smp_run(struct ptlab *p)
 {
 	struct smp_shared *sh = &smp_sh;
 	PTLAB_MP_SERVICES *mp = NULL;
-	UINTN n = 0, enabled = 0;
-	EFI_PHYSICAL_ADDRESS blocks = 0;
+	struct smp_table ids = { 0 };
+	uint32_t bsp = smp_apic_id();
+	const char *why = NULL;
 	EFI_EVENT ev = NULL;
 	EFI_STATUS st;
-	uint64_t apic_base, apic_pa = 0, pages = 0;
+	uint64_t apic_base, apic_pa = 0;
 	unsigned started = 1, on_tables = 1, aps = 0;
 	int apic_mapped = 0;
 	bool returned = false, signaled = false;
@@ -304,20 +398,19 @@ void smp_run(struct ptlab *p)
 		smp_run_handoff(p);
 		return;
 	}
-	*sh = (struct smp_shared){ .p = p, .raise_index = -1 };
+	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .source = "mp-services" };
 	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
 	    !mp) {
 		fact(p, 1, 1, 1, "none");
 		report_skip(p->rep, "smp", "the firmware has no EFI_MP_SERVICES_PROTOCOL");
 		return;
 	}
-	st = uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &enabled);
-	if (st != EFI_SUCCESS) {
-		report_fail(p->rep, "smp: GetNumberOfProcessors failed: 0x%llx", (unsigned long long)st);
+	if (!mp_list(mp, &ids, &bsp)) {
+		report_fail(p->rep, "smp: GetNumberOfProcessors failed");
 		return;
 	}
-	if (enabled < 2) {
-		fact(p, (unsigned)enabled, 1, 1, "mp-services");
+	if (ids.n < 2) {
+		fact(p, ids.n, 1, 1, "mp-services");
 		report_skip(p->rep, "smp", "one CPU: no AP to run the per-CPU and shootdown checks");
 		return;
 	}
@@ -329,45 +422,12 @@ void smp_run(struct ptlab *p)
 	}
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
 	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->caps.maxphyaddr) - 1);
-	if (n > SMP_MAX_CPUS) {
-		report_note(p->rep, "smp: %llu CPUs, the first %u take part",
-			    (unsigned long long)n, SMP_MAX_CPUS);
-		n = SMP_MAX_CPUS;
-	}
-
-	pages = (uint64_t)n * SMP_CPU_PAGES;
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages,
-			      &blocks) != EFI_SUCCESS) {
-		report_fail(p->rep, "smp: no memory for %llu per-CPU blocks", (unsigned long long)n);
+	if (make_blocks(p, &ids, bsp, &why)) {
+		report_fail(p->rep, "smp: %s", why);
 		return;
 	}
-	app_own(blocks, pages * PAGE);
-	for (UINTN i = 0; i < n; i++) {
-		PTLAB_PROCESSOR_INFORMATION info = { 0 };
-		uint64_t block;
-		struct smp_cpu *c;
-		int idx;
-
-		if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) != EFI_SUCCESS ||
-		    !(info.StatusFlag & PTLAB_MP_PROCESSOR_ENABLED))
-			continue;
-		idx = smp_table_add(&sh->table, (uint32_t)info.ProcessorId);
-		if (idx < 0) {
-			report_fail(p->rep, "smp: processor %llu repeats APIC ID %llu",
-				    (unsigned long long)i, (unsigned long long)info.ProcessorId);
-			continue;
-		}
-		block = blocks + (uint64_t)idx * SMP_CPU_PAGES * PAGE;
-		c = (struct smp_cpu *)(uintptr_t)block;
-		*c = (struct smp_cpu){ .sh = sh, .index = (unsigned)idx,
-				       .apic = (uint32_t)info.ProcessorId,
-				       .bsp = (info.StatusFlag & PTLAB_MP_PROCESSOR_AS_BSP) != 0 };
-		smp_prepare_cpu(c, block);
-		sh->cpu[idx] = c;
-		aps += !c->bsp;
-		if (!c->bsp && p->opts.raise == OPTS_RAISE_AP_FAULT)
-			sh->raise_index = idx;     /* the last AP */
-	}
+	for (unsigned i = 0; i < sh->table.n; i++)
+		aps += !sh->cpu[i]->bsp;
 	sh->ncpu = sh->table.n;
 	sh->our_cr3 = p->our_cr3;
 	sh->image_base = p->image.base;
@@ -457,8 +517,8 @@ out:
 	if (ev)
 		uefi_call_wrapper(BS->CloseEvent, 1, ev);
 	/* an AP that may still run our code keeps its memory: a leak, not a corruption */
-	if (blocks && (!ev || (returned && signaled)))
-		uefi_call_wrapper(BS->FreePages, 2, blocks, pages);
-	else if (blocks)
+	if (!ev || (returned && signaled))
+		uefi_call_wrapper(BS->FreePages, 2, sh->blocks, sh->block_pages);
+	else
 		p->aborted = true;
 }

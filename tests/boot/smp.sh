@@ -68,6 +68,7 @@ judge_passed smp-2
 smp_fact smp-2 started 2
 smp_fact smp-2 on_tables 2
 smp_fact smp-2 method mp-services
+smp_fact smp-2 apic_ids mp-services
 every_ap smp-2 2
 
 boot_bg smp-4 --smp 4 --mem 1G --timeout "$T" --cfg "--end=qemu"
@@ -107,6 +108,8 @@ smp_fact handoff-4 cpus 4
 smp_fact handoff-4 started 4
 smp_fact handoff-4 on_tables 4
 smp_fact handoff-4 method init-sipi
+smp_fact handoff-4 apic_ids madt
+check_log '^ok [0-9]+ - smp: the MADT and GetProcessorInfo agree on 4 APIC IDs, the BSP is [0-9]+$' "$BOOT_LOG" "handoff-4: the MADT's CPUs are the MP services' CPUs"
 every_ap handoff-4 4
 check_log '^ok [0-9]+ - smp: all 3 APs started by INIT-SIPI-SIPI ran on the built tables and are parked' "$BOOT_LOG" "handoff-4: every AP parked"
 boot_result handoff-inject >/dev/null
