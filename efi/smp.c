@@ -722,8 +722,9 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 		}
 	}
 	if (!bad && seen)
-		report_ok(p->rep, "%s: %u APs saw the change after the IPI (%u acknowledged), "
-			  "%u probes each", name, seen, acked, n);
+		report_ok(p->rep, "%s: %u AP%s saw the change after the IPI (%u acknowledged), "
+			  "%u probe%s each", name, seen, seen == 1 ? "" : "s", acked, n,
+			  n == 1 ? "" : "s");
 }
 
 static int skip_for_inject(struct ptlab *p, bool *used)
@@ -978,9 +979,9 @@ static void churn_checks(struct ptlab *p)
 			    (unsigned long long)c->bad_va, want, got);
 	}
 	if (!bad && seen && steps == CHURN_STEPS)
-		report_ok(p->rep, "smp churn: %u map/unmap/remap/protect steps with shootdowns, %u APs "
+		report_ok(p->rep, "smp churn: %u map/unmap/remap/protect steps with shootdowns, %u AP%s "
 			  "agreed with the shadow model at every step (%u pages each)", steps, seen,
-			  SMP_CHURN_PAGES);
+			  seen == 1 ? "" : "s", SMP_CHURN_PAGES);
 	else if (!bad)
 		report_fail(p->rep, "smp churn: only %u of %u steps ran with %u APs", steps,
 			    CHURN_STEPS, seen);

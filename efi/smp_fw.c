@@ -368,8 +368,9 @@ static void smp_run_handoff(struct ptlab *p)
 		report_ap_end(p, c);
 	}
 	if (on_tables == aps + 1 && !p->aborted)
-		report_ok(p->rep, "smp: all %u APs started by INIT-SIPI-SIPI ran on the built tables "
-			  "and are parked (hlt, interrupts off)", aps);
+		report_ok(p->rep, "smp: %u AP%s started by INIT-SIPI-SIPI ran on the built tables "
+			  "and %s parked (hlt, interrupts off)", aps, aps == 1 ? "" : "s",
+			  aps == 1 ? "is" : "are");
 	else
 		report_fail(p->rep, "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
@@ -491,8 +492,8 @@ void smp_run(struct ptlab *p)
 		report_fail(p->rep, "smp: the APs did not all return (%s)", returned ?
 			    "the firmware did not signal the end" : "an AP is still in our procedure");
 	else if (on_tables == aps + 1 && started == aps + 1)
-		report_ok(p->rep, "smp: all %u APs ran on our tables and returned on their own "
-			  "firmware state", aps);
+		report_ok(p->rep, "smp: %u AP%s ran on our tables and returned on their own "
+			  "firmware state", aps, aps == 1 ? "" : "s");
 	else
 		report_fail(p->rep, "smp: %u of %u APs reached our tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "mp-services");
