@@ -81,6 +81,7 @@ smp_fact smp-4 on_tables 4
 every_ap smp-4 4
 judge_ended inject 35 '^not ok [0-9]+ - shootdown 4K remap: cpu 1 \(apic [0-9]+\) at 0x[0-9a-f]+ still used the stale translation: read 0x[0-9a-f]+, expected read 0x[0-9a-f]+ \(IPI withheld' "the withheld IPI is caught as a stale read"
 check_log '^# inject: missing-shootdown: no IPI to cpu 1 ' "$BOOT_LOG" "inject: says which AP got no IPI"
+check_log '^not ok [0-9]+ - smp churn: cpu 1 \(apic [0-9]+\) disagreed with the shadow model [0-9]+ times; first at step [0-9]+ va=0x[0-9a-f]+: expected (read 0x[0-9a-f]+|#PF error=0x0 cr2=0x[0-9a-f]+), observed ' "$BOOT_LOG" "inject: the churn's agreed point catches the AP that missed an IPI"
 check_log '^ok [0-9]+ - shootdown 4K unmap: 1 AP saw the change' "$BOOT_LOG" "inject: later shootdowns reach the AP again"
 
 boot_bg ap-fault --smp 3 --mem 1G --timeout "$T" --cfg "--end=qemu --raise=ap-fault"
@@ -117,6 +118,7 @@ check_status $? 35 "handoff-inject: run ended with status 35"
 check_log '^not ok [0-9]+ - shootdown 4K remap: cpu 1 \(apic [0-9]+\) at 0x[0-9a-f]+ still used the stale translation: .*\(IPI withheld' "$BOOT_LOG" "handoff-inject: the withheld IPI is caught as a stale read"
 check_log '^not ok [0-9]+ - smp cpu 2 \(apic [0-9]+\): unexpected exception vector=14 \(#PF\) rip=0x[0-9a-f]+ cr2=0x40000000fff8 error=0x2; the AP parked' "$BOOT_LOG" "handoff-inject: the other AP's fault is reported, that AP parked"
 check_log '^ok [0-9]+ - smp: 2 APs started by INIT-SIPI-SIPI ran on the built tables and are parked' "$BOOT_LOG" "handoff-inject: both APs parked"
-check_log '^ptlab: [0-9]+ passed, 2 failed, [0-9]+ skipped$' "$BOOT_LOG" "handoff-inject: the report closes with exactly those two failures"
+check_log '^not ok [0-9]+ - smp churn: cpu 1 \(apic [0-9]+\) disagreed with the shadow model' "$BOOT_LOG" "handoff-inject: the churn catches it too"
+check_log '^ptlab: [0-9]+ passed, 3 failed, [0-9]+ skipped$' "$BOOT_LOG" "handoff-inject: the report closes with exactly those three failures"
 
 boot_done
