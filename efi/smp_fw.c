@@ -273,8 +273,8 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 			    (unsigned long long)madt_len);
 	if (nm > 0 && mp) {
 		if (same_ids(&madt, &mpt) && mp_bsp == bsp)
-			report_ok(p->rep, "smp: the MADT and GetProcessorInfo agree on %u APIC IDs, "
-				  "the BSP is %u", madt.n, bsp);
+			report_ok(p->rep, "smp: the MADT and GetProcessorInfo agree on %u APIC ID%s, "
+				  "the BSP is %u", madt.n, madt.n == 1 ? "" : "s", bsp);
 		else
 			report_fail(p->rep, "smp: the MADT lists %u enabled CPUs, GetProcessorInfo %u "
 				    "(BSP %u / %u)", madt.n, mpt.n, bsp, mp_bsp);
