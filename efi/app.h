@@ -52,6 +52,15 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *m);
 void app_report_frames_and_time(struct ptlab *p, uint64_t t0);
 
 /*
+ * Every CPU on the built tables (smp_fw.c): per-CPU checks on each AP,
+ * shootdowns by IPI, a churn read by the APs.  Firmware mode only (reports
+ * a skip otherwise); needs boot services.
+ */
+void smp_run(struct ptlab *p);
+/* Hand-off mode, before ExitBootServices: CPUs, blocks, trampoline, LAPIC in @recovery. */
+void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery);
+
+/*
  * --mode=handoff: leave boot services and run everything on all of RAM.
  * Returns only when it could not leave boot services (reported).
  */

@@ -21,6 +21,7 @@
 #include "gop.h"
 #include "serial.h"
 #include "sink.h"
+#include "smp.h"
 
 #define STACK_BYTES      (128u << 10)   /* the spec asks 128 KiB for firmware calls */
 #define EBS_TRIES        5u
@@ -423,6 +424,7 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	if (err)
 		return err;
 	p->home_cr3 = boot_space.root_pa;
+	smp_handoff_prepare(p, &boot_space);
 	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_levels=%u recovery_tables=%llu "
 		    "mat_entries=%u fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
 		    (unsigned long long)p->home_cr3, boot_space.levels,
@@ -492,6 +494,8 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	} else {
 		write_cr3(p->home_cr3);
 	}
+	/* the APs leave the firmware's parking loop before its memory is reused */
+	smp_handoff_init_aps();
 	fatal_p = p;
 	trap_set_fatal_home(p->home_cr3, fatal_report);
 	if (p->fb_ok && fbcon_init_info(&fbc, &p->fb, (void *)(uintptr_t)p->fb.base_pa) == 0)

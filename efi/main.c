@@ -576,6 +576,8 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
 		ptlab_live(p, ptlab_check_live, "live checks");
 	if (!p->aborted)
 		ptlab_live(p, ptlab_check_cpu, "cpu checks");
+	if (!p->aborted)
+		smp_run(p);
 	p->t.checks = rdtsc() - t;
 	app_emit();
 	if (p->opts.raise && !p->aborted)

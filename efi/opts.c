@@ -53,14 +53,16 @@ static const char *const inject_names[] = {
 	[OPTS_INJECT_NONE] = "none", [OPTS_INJECT_WRONG_FRAME] = "wrong-frame",
 	[OPTS_INJECT_NX_CLEARED] = "nx-cleared",
 	[OPTS_INJECT_MISSING_INVLPG] = "missing-invlpg",
-	[OPTS_INJECT_FREED_TABLE] = "freed-table", NULL,
+	[OPTS_INJECT_FREED_TABLE] = "freed-table",
+	[OPTS_INJECT_MISSING_SHOOTDOWN] = "missing-shootdown", NULL,
 };
 
 static const char *const raise_names[] = {
 	[OPTS_RAISE_NONE] = "none", [OPTS_RAISE_GP] = "gp",
 	[OPTS_RAISE_BADSTACK] = "badstack", [OPTS_RAISE_TIMEOUT] = "timeout",
 	[OPTS_RAISE_LA57_WINDOW] = "la57-window",
-	[OPTS_RAISE_LA57_ROOT_HIGH] = "la57-root-high", NULL,
+	[OPTS_RAISE_LA57_ROOT_HIGH] = "la57-root-high",
+	[OPTS_RAISE_AP_FAULT] = "ap-fault", NULL,
 };
 
 /* Index 0 (the firmware's own mode) is not accepted on the command line. */
@@ -153,12 +155,12 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
 	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
 	[O_INJECT] = { "inject", OPT_CHOICE, inject_names, 1,
-		       "wrong-frame|nx-cleared|missing-invlpg|freed-table" },
+		       "wrong-frame|nx-cleared|missing-invlpg|freed-table|missing-shootdown" },
 	[O_FAILALLOC] = { "fail-alloc", OPT_NUM, NULL, 0, NULL },
 	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
 	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
 	[O_RAISE] = { "raise", OPT_CHOICE, raise_names, 1,
-		      "gp|badstack|timeout|la57-window|la57-root-high" },
+		      "gp|badstack|timeout|la57-window|la57-root-high|ap-fault" },
 	[O_LEVELS] = { "levels", OPT_CHOICE, levels_names, 1, "4|5" },
 };
 
@@ -417,15 +419,17 @@ const char *opts_usage(void)
 	       "  --dump                 print the plan and every leaf of the built tables\n"
 	       "  --hold                 after the checks, halt with our tables loaded\n"
 	       "                         (interrupts off: inspect with the QEMU monitor)\n"
-	       "  --inject=wrong-frame|nx-cleared|missing-invlpg|freed-table\n"
+	       "  --inject=wrong-frame|nx-cleared|missing-invlpg|freed-table|\n"
+	       "           missing-shootdown\n"
 	       "                         plant a fault the checks must catch\n"
 	       "  --fail-alloc=N         fail the Nth frame allocation\n"
 	       "  --timeout=SECONDS      give up after this long (default none)\n"
 	       "  --fragment             (test) scatter runtime pages through free memory\n"
 	       "                         so the memory map is fragmented\n"
-	       "  --raise=gp|badstack|timeout|la57-window|la57-root-high\n"
+	       "  --raise=gp|badstack|timeout|la57-window|la57-root-high|ap-fault\n"
 	       "                         (test) raise an exception, fault inside the\n"
-	       "                         LA57 switch, or refuse it (root above 4 GiB)\n"
+	       "                         LA57 switch, refuse it (root above 4 GiB), or\n"
+	       "                         fault on one AP (ap-fault)\n"
 	       "  --levels=4|5           paging levels of the built tables (default: the\n"
 	       "                         firmware's own mode); 5 switches the CPU to LA57\n";
 }

@@ -38,6 +38,7 @@ enum opts_inject {
 	OPTS_INJECT_NX_CLEARED,
 	OPTS_INJECT_MISSING_INVLPG,
 	OPTS_INJECT_FREED_TABLE,
+	OPTS_INJECT_MISSING_SHOOTDOWN,	/* SMP: one AP gets no shootdown IPI */
 };
 
 enum opts_raise {
@@ -47,6 +48,7 @@ enum opts_raise {
 	OPTS_RAISE_TIMEOUT,
 	OPTS_RAISE_LA57_WINDOW,		/* a fault inside the LA57 switch window */
 	OPTS_RAISE_LA57_ROOT_HIGH,	/* the 5-level root above 4 GiB: switch refused */
+	OPTS_RAISE_AP_FAULT,	/* SMP: one AP takes a #GP on our tables */
 };
 
 struct opts {

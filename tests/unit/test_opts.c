@@ -119,11 +119,13 @@ static void test_opts_every_choice_value(void **state)
 		{ "--inject=nx-cleared", 2, OPTS_INJECT_NX_CLEARED },
 		{ "--inject=missing-invlpg", 2, OPTS_INJECT_MISSING_INVLPG },
 		{ "--inject=freed-table", 2, OPTS_INJECT_FREED_TABLE },
+		{ "--inject=missing-shootdown", 2, OPTS_INJECT_MISSING_SHOOTDOWN },
 		{ "--raise=gp", 3, OPTS_RAISE_GP },
 		{ "--raise=badstack", 3, OPTS_RAISE_BADSTACK },
 		{ "--raise=timeout", 3, OPTS_RAISE_TIMEOUT },
 		{ "--raise=la57-window", 3, OPTS_RAISE_LA57_WINDOW },
 		{ "--raise=la57-root-high", 3, OPTS_RAISE_LA57_ROOT_HIGH },
+		{ "--raise=ap-fault", 3, OPTS_RAISE_AP_FAULT },
 		{ "--levels=4", 4, 4 },
 		{ "--levels=5", 4, 5 },
 	};
@@ -199,9 +201,9 @@ static void test_opts_errors_name_the_problem(void **state)
 	expect_error("x --end", "--end needs one of wait|return|shutdown|reboot|halt|qemu");
 	expect_error("x --mode=os", "--mode needs one of firmware|handoff");
 	expect_error("x --inject=none",
-		     "--inject needs one of wrong-frame|nx-cleared|missing-invlpg|freed-table");
+		     "--inject needs one of wrong-frame|nx-cleared|missing-invlpg|freed-table|missing-shootdown");
 	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout|la57-window|"
-		     "la57-root-high");
+		     "la57-root-high|ap-fault");
 	expect_error("x --levels=3", "--levels needs one of 4|5");
 	expect_error("x --levels=firmware", "--levels needs one of 4|5");
 	expect_error("x --levels", "--levels needs one of 4|5");

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The application processors' side in assembly: the procedure entry the
+ * firmware calls (Microsoft x64 convention), a call on another stack, the
+ * per-CPU guard, and the exception/interrupt entry stubs of the APs' IDT.
+ * The frame built by smp_common is struct trap_frame (trap.h).
+ */
+
+#include "smp_tramp.h"
+
+#define HAS_ERRCODE(v)	((v) == 8 || (v) == 10 || (v) == 11 || (v) == 12 || \
+			 (v) == 13 || (v) == 14 || (v) == 17 || (v) == 21 || \
+			 (v) == 29 || (v) == 30)
+
+	.macro	FUNC name
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+\name:
+	.endm
+
+	.text
+
+/*
+ * void smp_ap_entry(void *arg)  -- EFIAPI (ms_abi): arg in %rcx.
+ * Keeps every register the Microsoft convention makes callee-saved (our C
+ * code is built without SSE, so xmm6-xmm15 are never touched), calls
+ * smp_ap_proc(arg) with the System V convention on the firmware's stack.
+ */
+FUNC smp_ap_entry
+	pushq	%rbx
+	pushq	%rbp
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	subq	$8, %rsp
+	cld
+	movq	%rcx, %rdi
+	call	smp_ap_proc
+	addq	$8, %rsp
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rsi
+	popq	%rdi
+	popq	%rbp
+	popq	%rbx
+	ret
+	.size	smp_ap_entry, . - smp_ap_entry
+
+/* void smp_on_stack(void (*fn)(void *), void *arg, uint64_t top) */
+FUNC smp_on_stack
+	pushq	%rbp
+	movq	%rsp, %rbp
+	movq	%rdx, %rsp
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	call	*%rax
+	movq	%rbp, %rsp
+	popq	%rbp
+	ret
+	.size	smp_on_stack, . - smp_on_stack
+
+/*
+ * int smp_guard(int (*fn)(void *), void *arg, uint64_t *slot)
+ * *slot = the guard's RSP while fn runs (0 again after).  The AP trap
+ * handler resumes a faulted guard at smp_guard_resume with RSP = *slot and
+ * %eax = -1.
+ */
+FUNC smp_guard
+	pushq	%rbx
+	pushq	%rbp
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	pushq	%rdx
+	movq	%rsp, (%rdx)
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	call	*%rax
+	.globl	smp_guard_resume
+	.hidden	smp_guard_resume
+smp_guard_resume:
+	popq	%rdx
+	movq	$0, (%rdx)
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbp
+	popq	%rbx
+	ret
+	.size	smp_guard, . - smp_guard
+
+/* ---- the APs' entry stubs: 256 slots of 16 bytes ---- */
+
+	.balign	16
+	.globl	smp_stubs
+	.hidden	smp_stubs
+smp_stubs:
+	.set	vec, 0
+	.rept	256
+	.org	smp_stubs + 16 * vec, 0xcc
+	.if	!HAS_ERRCODE(vec)
+	pushq	$0
+	.endif
+	pushq	$vec
+	jmp	smp_common
+	.set	vec, vec + 1
+	.endr
+	.org	smp_stubs + 16 * 256, 0xcc
+
+smp_common:
+	pushq	%rax
+	pushq	%rbx
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%rbp
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	movq	%cr2, %rax
+	pushq	%rax
+	cld
+	movq	%rsp, %rdi
+	movq	%rsp, %rbx
+	andq	$-16, %rsp
+	call	smp_ap_dispatch
+	movq	%rbx, %rsp
+	addq	$8, %rsp
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rbp
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rbx
+	popq	%rax
+	addq	$16, %rsp
+	iretq
+
+/*
+ * The hand-off trampoline (smp_tramp.h), copied to T below 1 MiB.  Real
+ * mode: DS = CS = T >> 4, the data page at DS:0x1000.  Protected and long
+ * mode: EBX = T.  Nothing here depends on where the image is.
+ */
+	.balign	16
+	.globl	smp_tramp_start
+	.hidden	smp_tramp_start
+smp_tramp_start:
+	.code16
+	cli
+	cld
+	movw	%cs, %ax
+	movw	%ax, %ds
+	xorl	%ebx, %ebx
+	movw	%ax, %bx
+	shll	$4, %ebx
+	lgdtl	TD_PAGE_OFF + TD_GDTR
+	movl	%cr0, %eax
+	orl	$1, %eax
+	movl	%eax, %cr0
+	ljmpl	*(TD_PAGE_OFF + TD_FAR32)
+
+	.code32
+	.globl	smp_tramp_pm32
+	.hidden	smp_tramp_pm32
+smp_tramp_pm32:
+	movw	$TRAMP_SEL_DATA, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %ss
+	movl	TD_PAGE_OFF + TD_CR4(%ebx), %eax
+	movl	%eax, %cr4
+	movl	TD_PAGE_OFF + TD_CR3(%ebx), %eax
+	movl	%eax, %cr3
+	movl	$0xc0000080, %ecx
+	rdmsr
+	orl	$((1 << 8) | (1 << 11)), %eax	/* EFER.LME | EFER.NXE */
+	wrmsr
+	/* PG | WP | NE | ET | MP | PE, and CD/NW clear (INIT leaves them set) */
+	movl	$0x80010033, %eax
+	movl	%eax, %cr0
+	ljmpl	*TD_PAGE_OFF + TD_FAR64(%ebx)
+
+	.code64
+	.globl	smp_tramp_lm64
+	.hidden	smp_tramp_lm64
+smp_tramp_lm64:
+	movl	$TRAMP_SEL_DATA, %eax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %ss
+	movl	%ebx, %ebx		/* the upper half is not defined after the switch */
+	movq	TD_PAGE_OFF + TD_STACK(%rbx), %rsp
+	movq	TD_PAGE_OFF + TD_CPU(%rbx), %rdi
+	movq	TD_PAGE_OFF + TD_ENTRY(%rbx), %rax
+	xorl	%ebp, %ebp
+	call	*%rax
+1:	cli
+	hlt
+	jmp	1b
+	.globl	smp_tramp_end
+	.hidden	smp_tramp_end
+smp_tramp_end:
+
+	.section .note.GNU-stack, "", @progbits
