@@ -148,7 +148,7 @@ help:
 	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
 	@echo '  deps                check the Debian packages, install missing ones (as root)'
 	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
-	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio'
+	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio and in $(BUILD)/run.log'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
@@ -159,6 +159,7 @@ help:
 	@echo '  fbrender            host tool: render text lines with the app'"'"'s framebuffer console (PPM)'
 	@echo '  check-examples      build and run examples/handoff.c (host), compile it for the firmware'
 	@echo '  check-undefined     libptlab.a: no undefined symbols but the documented ones'
+	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
@@ -343,7 +344,8 @@ run: $(IMAGE) | deps
 		-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
 		-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd \
 		-drive format=raw,file=$(IMAGE) \
-		-serial stdio -display none \
+		-chardev stdio,id=com1,logfile=$(BUILD)/run.log -serial chardev:com1 \
+		-display none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot $(QEMU_EXTRA) || status=$$?; \
 	case $$status in \
@@ -418,3 +420,26 @@ TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 
 -include $(wildcard $(patsubst %.o,%.d,$(FBRENDER_OBJS) $(EXAMPLE_EFI_OBJS) \
 	$(EXAMPLE_SRCS:%=$(BUILD)/host/%.o)))
+
+# ==== view: the address-space page of a report ====
+#
+#   make view [REPORT=path/to/PTLAB.TXT or a serial log]
+# writes $(BUILD)/view/index.html (self-contained) and $(BUILD)/view/map.svg
+# with tools/view.py.  Without REPORT: the serial log of the last "make
+# run" ($(BUILD)/run.log), else \PTLAB.TXT from $(IMAGE).
+
+REPORT ?=
+VIEW_DIR := $(BUILD)/view
+
+.PHONY: view
+
+view: | deps
+	$(Q)rep='$(REPORT)'; \
+	if [ -z "$$rep" ]; then \
+		if [ -s '$(BUILD)/run.log' ]; then rep='$(BUILD)/run.log'; \
+		elif [ -f '$(IMAGE)' ] && mcopy -o -i '$(IMAGE)@@1M' ::/PTLAB.TXT \
+			'$(BUILD)/PTLAB.TXT' 2>/dev/null; then rep='$(BUILD)/PTLAB.TXT'; \
+		else echo 'view: no report: "make run" first, or make view REPORT=path/to/PTLAB.TXT' >&2; \
+			exit 1; fi; \
+	fi; \
+	python3 tools/view.py "$$rep" '$(VIEW_DIR)'

@@ -20,7 +20,7 @@
  * 128 TiB in 2 MiB leaves (67 million): the rest is counted, and the
  * ranges listing covers all of it.
  */
-#define FW_LEAF_CAP 16384u
+#define FW_LEAF_CAP 2048u
 
 static void put_line(void *arg, const char *line)
 {
@@ -44,6 +44,7 @@ static void dump_space(struct ptlab *p, const struct pt_space *s, const char *wh
 {
 	struct ptdump d;
 	struct ptdump_walk_stats st;
+	uint64_t t;
 	int err;
 
 	report_fact(p->rep, "ptdump", "tables=%s format=%s levels=%u cr3=0x%llx", who,
@@ -51,25 +52,27 @@ static void dump_space(struct ptlab *p, const struct pt_space *s, const char *wh
 		    (unsigned long long)s->root_pa);
 	ptdump_begin(&d, format == OPTS_DUMP_RANGES ? PTDUMP_RANGES : PTDUMP_LEAVES, s->levels,
 		     m, nm, pat, who[0] == 'f' ? "firmware-leaf" : "leaf", cap, put_line, p->rep);
+	t = rdtsc();
 	err = ptdump_walk(s, ptdump_add, &d, stop_at_deadline, p, &st);
+	t = rdtsc() - t;
 	ptdump_end(&d);
 	if (d.leaves_unlisted)
-		report_note(p->rep, "ptdump: %s tables: only the first %llu leaves are listed, "
+		report_note(p->rep, "%s tables: only the first %llu leaves are listed, "
 			    "%llu more are not (cap); --dump-firmware=ranges lists every one as runs",
 			    who, (unsigned long long)d.leaves_listed,
 			    (unsigned long long)d.leaves_unlisted);
 	if (st.stopped)
-		report_note(p->rep, "ptdump: %s tables: walk stopped at va=0x%llx by the deadline; "
+		report_note(p->rep, "%s tables: walk stopped at va=0x%llx by the deadline; "
 			    "the listing is incomplete", who, (unsigned long long)st.stop_va);
 	report_fact(p->rep, "ptdump-end", "tables=%s lines=%llu leaves_4k=%llu leaves_2m=%llu "
 		    "leaves_1g=%llu bytes=%llu listed=%llu unlisted=%llu tables_read=%llu "
-		    "batches=%llu bad_entries=%llu complete=%d error=%d", who,
+		    "batches=%llu bad_entries=%llu walk_us=%llu complete=%d error=%d", who,
 		    (unsigned long long)d.lines, (unsigned long long)d.leaves[0],
 		    (unsigned long long)d.leaves[1], (unsigned long long)d.leaves[2],
 		    (unsigned long long)d.bytes, (unsigned long long)d.leaves_listed,
 		    (unsigned long long)d.leaves_unlisted, (unsigned long long)st.tables,
 		    (unsigned long long)st.batches, (unsigned long long)st.bad,
-		    !st.stopped && !err, err);
+		    (unsigned long long)ptlab_us(p, t), !st.stopped && !err, err);
 }
 
 void ptlab_dump_tables(struct ptlab *p)
