@@ -365,6 +365,7 @@ th{background:#f0f0f0}.mono,td.mono{font-family:monospace}
 .cell.RWX{background:#d9534f;outline:2px solid #8b0000}
 .perm-RWX{background:#fbe3e3}.scroll{max-height:420px;overflow:auto;display:inline-block}
 #mapbox{overflow-x:auto;border:1px solid #ddd}
+#map{width:100%;height:auto}
 """
 
 JS = r"""
@@ -500,8 +501,8 @@ def build_html(r, svg, phys, finds, fw):
                'from the physical map. Numbered pins: findings below.</p>')
     out.append('<h2>Findings</h2>')
     if fw:
-        out.append('<p class="mono" id="fwaudit">firmware-tables: %s</p>' % html.escape(
-            " ".join("%s=%s" % kv for kv in fw.items())))
+        raw = [t for k, t, _ in r.facts if k == "firmware-tables"]
+        out.append('<p class="mono" id="fwaudit">firmware-tables: %s</p>' % html.escape(raw[-1]))
     out.append('<table id="findings"><thead><tr><th>#</th><th>tables</th><th>finding</th>'
                '<th>start</th><th>end</th><th>what</th></tr></thead><tbody></tbody></table>')
     for name in sorted(r.dumps, key=lambda n: n != "ptlab"):
