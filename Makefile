@@ -443,3 +443,23 @@ view: | deps
 			exit 1; fi; \
 	fi; \
 	python3 tools/view.py "$$rep" '$(VIEW_DIR)'
+
+# ==== the console font ====
+#
+# efi/font8x16.c includes $(BUILD)/gen/font8x16.inc: Terminus 8x16 (SIL
+# Open Font License 1.1, xfonts-terminus), the ISO 8859-1 code page,
+# converted from its PCF by tools/pcf2c.py.
+
+FONT_PCF ?= /usr/share/fonts/X11/misc/ter-u16n_iso-8859-1.pcf.gz
+FONT_INC := $(BUILD)/gen/font8x16.inc
+
+EFI_APP_CFLAGS += -I$(BUILD)/gen
+HOST_CFLAGS += -I$(BUILD)/gen
+
+$(FONT_INC): tools/pcf2c.py | deps
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)python3 tools/pcf2c.py $(FONT_PCF) $@.tmp && mv $@.tmp $@
+
+$(BUILD)/efi/efi/font8x16.c.o $(BUILD)/host/efi/font8x16.c.o \
+$(BUILD)/host/tests/unit/test_fbcon.c.o: $(FONT_INC)
