@@ -3,7 +3,8 @@
 #
 # The listings and the address-space page, end to end.  Two boots side by
 # side: firmware mode with --dump=ranges --dump-firmware=ranges, and
-# hand-off mode with --dump=ranges (its report on serial only).  For each:
+# hand-off mode with --dump=ranges --dump-firmware=leaves (its report on
+# serial only; the firmware's leaf lines stop at the cap).  For each:
 # the listing agrees with the report's own facts (tools/report.py check:
 # leaves per size counted from the runs == # ptdump-end: == # leaves: /
 # # firmware-tables:), then "make view"'s tools/view.py writes the page
@@ -35,7 +36,7 @@ done
 
 boot_bg fw --cfg "--dump=ranges --dump-firmware=ranges --end=qemu --iterations=300" \
 	--mem 1G --timeout 400
-boot_bg ho --cfg "--mode=handoff --dump=ranges --dump-firmware=ranges --end=qemu --iterations=300" \
+boot_bg ho --cfg "--mode=handoff --dump=ranges --dump-firmware=leaves --end=qemu --iterations=300" \
 	--mem 1G --timeout 400
 boot_wait
 
@@ -101,7 +102,21 @@ boot_result ho
 st=$?
 check_status "$st" 33 "ho: passed (status 0x10)"
 check_log '^# ptdump-end: tables=ptlab .* complete=1 ' "$BOOT_LOG" "ho: ptlab's listing is complete"
-check_log "^# ptdump-end: tables=firmware .* complete=1 " "$BOOT_LOG" "ho: the firmware's listing (read before leaving boot services) is complete"
+check_log "^# ptdump-end: tables=firmware .* complete=1 " "$BOOT_LOG" "ho: the firmware's walk (before leaving boot services) is complete"
+check_log '^# firmware tables: only the first 2048 leaves are listed, [0-9]+ more are not' \
+	"$BOOT_LOG" "ho: the firmware's leaf listing stops at its cap and says so"
+# listed + unlisted == the audit's count; exactly the listed ones printed
+fwend=$(log_clean "$BOOT_LOG" | grep -m 1 '^# ptdump-end: tables=firmware ')
+listed=$(sed -n 's/.* listed=\([0-9]*\) .*/\1/p' <<<"$fwend")
+unlisted=$(sed -n 's/.* unlisted=\([0-9]*\) .*/\1/p' <<<"$fwend")
+printed=$(log_clean "$BOOT_LOG" | grep -c '^# firmware-leaf: ')
+audit=$(( $(fact "$BOOT_LOG" firmware-tables leaves_4k) + $(fact "$BOOT_LOG" firmware-tables leaves_2m) +
+	  $(fact "$BOOT_LOG" firmware-tables leaves_1g) ))
+if [ "$printed" = 2048 ] && [ "$listed" = 2048 ] && [ $((listed + unlisted)) = "$audit" ]; then
+	pass "ho: 2048 firmware leaf lines + $unlisted counted = the audit's $audit leaves"
+else
+	fail "ho: firmware leaves printed=$printed listed='$listed' unlisted='$unlisted' audit=$audit"
+fi
 view_of ho "$BOOT_LOG" "$BOOT_DIR/view-ho"
 
 # controls: each check above can fail
