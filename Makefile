@@ -149,7 +149,7 @@ help:
 	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
 	@echo '  deps                check the Debian packages, install missing ones (as root)'
 	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
-	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio'
+	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio and in $(BUILD)/run.log'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
@@ -165,6 +165,7 @@ help:
 	@echo '  install             headers, libptlab.a, libptlab-efi.a, pkg-config files (PREFIX, DESTDIR)'
 	@echo '  check-install       install into a scratch directory, build examples/handoff.c against it'
 	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
+	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
@@ -379,7 +380,8 @@ run: $(IMAGE) | deps
 		-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
 		-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd \
 		-drive format=raw,file=$(IMAGE) \
-		-serial stdio -display none \
+		-chardev stdio,id=com1,logfile=$(BUILD)/run.log -serial chardev:com1 \
+		-display none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot $(QEMU_EXTRA) || status=$$?; \
 	case $$status in \
@@ -455,6 +457,49 @@ TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 
 -include $(wildcard $(patsubst %.o,%.d,$(FBRENDER_OBJS) $(EXAMPLE_EFI_OBJS) \
 	$(EXAMPLE_SRCS:%=$(BUILD)/host/%.o)))
+
+# ==== view: the address-space page of a report ====
+#
+#   make view [REPORT=path/to/PTLAB.TXT or a serial log]
+# writes $(BUILD)/view/index.html (self-contained) and $(BUILD)/view/map.svg
+# with tools/view.py.  Without REPORT: the serial log of the last "make
+# run" ($(BUILD)/run.log), else \PTLAB.TXT from $(IMAGE).
+
+REPORT ?=
+VIEW_DIR := $(BUILD)/view
+
+.PHONY: view
+
+view: | deps
+	$(Q)rep='$(REPORT)'; \
+	if [ -z "$$rep" ]; then \
+		if [ -s '$(BUILD)/run.log' ]; then rep='$(BUILD)/run.log'; \
+		elif [ -f '$(IMAGE)' ] && mcopy -o -i '$(IMAGE)@@1M' ::/PTLAB.TXT \
+			'$(BUILD)/PTLAB.TXT' 2>/dev/null; then rep='$(BUILD)/PTLAB.TXT'; \
+		else echo 'view: no report: "make run" first, or make view REPORT=path/to/PTLAB.TXT' >&2; \
+			exit 1; fi; \
+	fi; \
+	python3 tools/view.py "$$rep" '$(VIEW_DIR)'
+
+# ==== the console font ====
+#
+# efi/font8x16.c includes $(BUILD)/gen/font8x16.inc: Terminus 8x16 (SIL
+# Open Font License 1.1, xfonts-terminus), the ISO 8859-1 code page,
+# converted from its PCF by tools/pcf2c.py.
+
+FONT_PCF ?= /usr/share/fonts/X11/misc/ter-u16n_iso-8859-1.pcf.gz
+FONT_INC := $(BUILD)/gen/font8x16.inc
+
+EFI_APP_CFLAGS += -I$(BUILD)/gen
+HOST_CFLAGS += -I$(BUILD)/gen
+
+$(FONT_INC): tools/pcf2c.py | deps
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)python3 tools/pcf2c.py $(FONT_PCF) $@.tmp && mv $@.tmp $@
+
+$(BUILD)/efi/efi/font8x16.c.o $(BUILD)/host/efi/font8x16.c.o \
+$(BUILD)/host/tests/unit/test_fbcon.c.o: $(FONT_INC)
 
 # Installation (make install, check-install) and mutation testing (make mutants).
 include mk/install.mk mk/mutants.mk

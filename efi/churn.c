@@ -33,7 +33,7 @@
 
 #define PAGE             PT_PAGE_SIZE
 #define GIB              PT_SIZE_1G
-#define WINDOW           (16 * GIB)
+#define WINDOW           PTLAB_SCRATCH_BYTES
 #define MODEL_CAP        2048u
 #define RUNS_SOFT_MAX    384u
 #define LINT_EVERY       1000u

@@ -9,7 +9,8 @@
 
 const uint8_t *fbcon_glyph(unsigned char ch)
 {
-	if (ch < FBCON_FIRST || ch > FBCON_LAST)
+	/* FBCON_LAST is 0xff: every byte above FBCON_FIRST has an entry */
+	if (ch < FBCON_FIRST || (ch >= FBCON_GAP_FIRST && ch <= FBCON_GAP_LAST))
 		return fbcon_font8x16_box;
 	return fbcon_font8x16[ch - FBCON_FIRST];
 }

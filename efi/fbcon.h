@@ -38,7 +38,9 @@ struct fb_info {
 #define FBCON_GLYPH_W   8u
 #define FBCON_GLYPH_H   16u
 #define FBCON_FIRST     0x20u   /* first character with a glyph */
-#define FBCON_LAST      0x7eu   /* last character with a glyph */
+#define FBCON_LAST      0xffu   /* last character with a glyph (ISO 8859-1) */
+#define FBCON_GAP_FIRST 0x7fu   /* DEL and the C1 controls: no glyph */
+#define FBCON_GAP_LAST  0x9fu
 
 /* Colours as 0xRRGGBB. */
 #define FBCON_BLACK     0x000000u
@@ -62,7 +64,10 @@ struct fbcon {
 	uint64_t scrolls;     /* times the screen scrolled */
 };
 
-/* The glyphs of FBCON_FIRST..FBCON_LAST, 16 rows each, bit 7 leftmost. */
+/*
+ * The glyphs of FBCON_FIRST..FBCON_LAST (ISO 8859-1), 16 rows each, bit 7
+ * leftmost: Terminus 8x16, converted at build time (efi/font8x16.c).
+ */
 extern const uint8_t fbcon_font8x16[FBCON_LAST - FBCON_FIRST + 1][FBCON_GLYPH_H];
 /* Drawn for characters without a glyph: a hollow box. */
 extern const uint8_t fbcon_font8x16_box[FBCON_GLYPH_H];
@@ -71,7 +76,8 @@ extern const uint8_t fbcon_font8x16_box[FBCON_GLYPH_H];
  * fbcon_glyph() - the 16 bitmap rows drawn for a character
  * @ch: any byte
  *
- * Return: the glyph of @ch, or the box for bytes outside 0x20..0x7e.
+ * Return: the glyph of @ch, or the box for bytes below 0x20 and for
+ * 0x7f..0x9f.
  */
 const uint8_t *fbcon_glyph(unsigned char ch);
 

@@ -410,6 +410,7 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	if (!ram_bitmap)
 		return PT_ENOMEM;
 	ptlab_audit_firmware(p);
+	ptlab_dump_firmware(p);
 
 	/* the recovery hierarchy, in our pool: everything identity mapped, as after hand-off */
 	err = app_plan(p);

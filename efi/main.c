@@ -562,11 +562,15 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
 				    e->max_size == PT_PAGE_1G ? "1G" : e->max_size == PT_PAGE_2M ? "2M" : "4K",
 				    e->efi_type);
 		}
-		pt_visit(&p->space, 0, 0, app_dump_leaf, NULL);
+		if (p->opts.dump == OPTS_DUMP_LEAVES)
+			pt_visit(&p->space, 0, 0, app_dump_leaf, NULL);
+		ptlab_dump_tables(p);
 	}
 	/* after hand-off the firmware's tables are gone: audited before leaving */
-	if (!p->handoff)
+	if (!p->handoff) {
 		ptlab_audit_firmware(p);
+		ptlab_dump_firmware(p);
+	}
 	ptlab_check_static(p);
 	app_emit();
 
@@ -762,12 +766,12 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return st;
 
 	/* --dump prints one line per leaf: ~10k leaves on a 256 MiB QEMU */
-	buf = pool_alloc(app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
+	buf = pool_alloc(app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
 	if (!buf) {
 		app_say("ptlab: no memory for the report\n");
 		return EFI_OUT_OF_RESOURCES;
 	}
-	report_init(&rep, buf, app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
+	report_init(&rep, buf, app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
 	app.rep = &rep;
 	sink_file_open();
 	/* a long run must not be cut short by the 5-minute watchdog */

@@ -57,6 +57,11 @@ static const char *const inject_names[] = {
 	[OPTS_INJECT_MISSING_SHOOTDOWN] = "missing-shootdown", NULL,
 };
 
+static const char *const dump_names[] = {
+	[OPTS_DUMP_NONE] = "none", [OPTS_DUMP_LEAVES] = "leaves",
+	[OPTS_DUMP_RANGES] = "ranges", NULL,
+};
+
 static const char *const raise_names[] = {
 	[OPTS_RAISE_NONE] = "none", [OPTS_RAISE_GP] = "gp",
 	[OPTS_RAISE_BADSTACK] = "badstack", [OPTS_RAISE_TIMEOUT] = "timeout",
@@ -129,7 +134,8 @@ static int choice(const char *const *names, int first, const char *val)
 	return -1;
 }
 
-enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE };
+/* OPT_CHOICE_BARE: a choice whose value may be left out, meaning choice @first. */
+enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE };
 
 struct opt_def {
 	const char *name;
@@ -141,7 +147,7 @@ struct opt_def {
 
 enum {
 	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
-	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_COUNT
+	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_DUMPFW, O_COUNT
 };
 
 static const struct opt_def defs[O_COUNT] = {
@@ -151,7 +157,7 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_END] = { "end", OPT_CHOICE, end_names, 0,
 		    "wait|return|shutdown|reboot|halt|qemu" },
 	[O_MEMMAP] = { "dump-memmap", OPT_FLAG, NULL, 0, NULL },
-	[O_DUMP] = { "dump", OPT_FLAG, NULL, 0, NULL },
+	[O_DUMP] = { "dump", OPT_CHOICE_BARE, dump_names, 1, "leaves|ranges" },
 	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
 	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
 	[O_INJECT] = { "inject", OPT_CHOICE, inject_names, 1,
@@ -162,6 +168,7 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_RAISE] = { "raise", OPT_CHOICE, raise_names, 1,
 		      "gp|badstack|timeout|la57-window|la57-root-high|ap-fault" },
 	[O_LEVELS] = { "levels", OPT_CHOICE, levels_names, 1, "4|5" },
+	[O_DUMPFW] = { "dump-firmware", OPT_CHOICE, dump_names, 1, "leaves|ranges" },
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -222,7 +229,8 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		}
 		break;
 	case OPT_CHOICE:
-		c = val ? choice(d->names, d->first, val) : -1;
+	case OPT_CHOICE_BARE:
+		c = val ? choice(d->names, d->first, val) : d->kind == OPT_CHOICE_BARE ? d->first : -1;
 		if (c < 0) {
 			set_err(err, errlen, "--%s needs one of %s", d->name,
 				d->list);
@@ -250,7 +258,10 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		o->dump_memmap = true;
 		break;
 	case O_DUMP:
-		o->dump = true;
+		o->dump = (enum opts_dump)c;
+		break;
+	case O_DUMPFW:
+		o->dump_firmware = (enum opts_dump)c;
 		break;
 	case O_HOLD:
 		o->hold = true;
@@ -416,7 +427,10 @@ const char *opts_usage(void)
 	       "                         keep boot services, or exit them first\n"
 	       "                         (handoff: --end defaults to shutdown)\n"
 	       "  --dump-memmap          print the firmware's raw memory-map descriptors\n"
-	       "  --dump                 print the plan and every leaf of the built tables\n"
+	       "  --dump[=leaves|ranges] print the plan and the built tables: every leaf\n"
+	       "                         (leaves, the default) or ptdump-style runs (ranges)\n"
+	       "  --dump-firmware=leaves|ranges\n"
+	       "                         the same for the firmware's own tables (leaves capped)\n"
 	       "  --hold                 after the checks, halt with our tables loaded\n"
 	       "                         (interrupts off: inspect with the QEMU monitor)\n"
 	       "  --inject=wrong-frame|nx-cleared|missing-invlpg|freed-table|\n"

@@ -41,6 +41,13 @@ enum opts_inject {
 	OPTS_INJECT_MISSING_SHOOTDOWN,	/* SMP: one AP gets no shootdown IPI */
 };
 
+/* --dump, --dump-firmware: what to list (index 0 is not accepted as a value) */
+enum opts_dump {
+	OPTS_DUMP_NONE,
+	OPTS_DUMP_LEAVES,	/* every leaf (firmware tables: capped) */
+	OPTS_DUMP_RANGES,	/* ptdump-style coalesced runs */
+};
+
 enum opts_raise {
 	OPTS_RAISE_NONE,
 	OPTS_RAISE_GP,
@@ -59,7 +66,8 @@ struct opts {
 	enum opts_end end;
 	bool end_given;		/* --end was on the command line or in the file */
 	bool dump_memmap;
-	bool dump;
+	enum opts_dump dump;	/* --dump[=leaves|ranges]: the plan and the built tables */
+	enum opts_dump dump_firmware;	/* --dump-firmware=leaves|ranges */
 	bool hold;
 	enum opts_mode mode;
 	enum opts_inject inject;

@@ -27,6 +27,7 @@
 /* Where the checks put test mappings: PML4 slots the plan never uses. */
 #define PTLAB_SCRATCH_LOW   UINT64_C(0x0000010000000000)   /* 1 TiB, slot 2 */
 #define PTLAB_SCRATCH_HIGH  UINT64_C(0xffffff0000000000)   /* slot 510 */
+#define PTLAB_SCRATCH_BYTES (UINT64_C(16) << 30)           /* each scratch window */
 #define PTLAB_TOP_LOW_PAGE  UINT64_C(0x00007ffffffff000)   /* last page of the lower half */
 #define PTLAB_UNMAPPED_VA   UINT64_C(0x0000400000000000)   /* slot 128: never mapped */
 /* 57-bit addresses (5 levels): canonical there, not at 4 levels, and beyond. */
@@ -136,6 +137,13 @@ int ptlab_check_teardown(struct ptlab *p);
 int ptlab_check_ram_sweep(struct ptlab *p);
 /* Walk the firmware's own tables (CR3 at entry) and report what they map. */
 void ptlab_audit_firmware(struct ptlab *p);
+
+/* ---- dump.c ---- */
+
+/* --dump=ranges: the built tables as ptdump-style runs under region markers. */
+void ptlab_dump_tables(struct ptlab *p);
+/* --dump-firmware=ranges|leaves: the firmware's live tables (CR3 at entry). */
+void ptlab_dump_firmware(struct ptlab *p);
 
 /* Is @pa in RAM per the memory map (safe to read, never MMIO or reserved)? */
 bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);

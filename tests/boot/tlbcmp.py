@@ -33,11 +33,11 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import report  # noqa: E402
+
 K4, M2, G1 = 0x1000, 0x200000, 0x40000000
-ESC = re.compile(r"\x1b\[[0-9;?=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78cDEHM]|[\r\x00]")
-LEAF = re.compile(r"^# leaf: va=0x([0-9a-f]+) pa=0x([0-9a-f]+) size=0x([0-9a-f]+) "
-                  r"flags=r([w-])([x-])([u-]) cache=([0-9]+)$")
-LEAVES = re.compile(r"^# leaves: 4k=([0-9]+) 2m=([0-9]+) 1g=([0-9]+)")
 TLB = re.compile(r"^([0-9a-f]{16}): ([0-9a-f]{16}) ([X-])([G-])([P-])([D-])([A-])"
                  r"([C-])([T-])([U-])([W-])$")
 # cache type (enum pt_cache: WB WT UC- UC WC WP) -> PAT index bits PAT, PCD, PWT;
@@ -51,24 +51,19 @@ class Bad(Exception):
 
 
 def leaves_from_log(path):
-    """[(va, pa, size, attrs, pat)] from the dump, and the "# leaves:" total."""
-    out, total = [], None
-    with open(path, "rb") as f:
-        text = f.read().decode("latin-1")
-    for line in ESC.sub("", text).split("\n"):
-        m = LEAF.match(line)
-        if m:
-            va, pa, size = (int(m.group(i), 16) for i in (1, 2, 3))
-            cache = int(m.group(7))
-            if cache not in CACHE_BITS:
-                raise Bad(f"{path}: unknown cache type in: {line}")
-            pat, pcd, pwt = CACHE_BITS[cache]
-            attrs = (m.group(4) == "w", m.group(5) == "-", m.group(6) == "u", pcd, pwt)
-            out.append((va, pa, size, attrs, pat))
-            continue
-        m = LEAVES.match(line)
-        if m and total is None:
-            total = sum(int(x) for x in m.groups())
+    """[(va, pa, size, attrs, pat)] from the dump, and the "# leaves:" total,
+    read with the report's one reader (tools/report.py)."""
+    out = []
+    r = report.parse_file(path)
+    for lf in r.leaves:
+        flags, cache = lf["flags"], lf["cache"]
+        if not isinstance(flags, str) or len(flags) != 4 or cache not in CACHE_BITS:
+            raise Bad(f"{path}: unreadable leaf line: {lf}")
+        pat, pcd, pwt = CACHE_BITS[cache]
+        attrs = (flags[1] == "w", flags[2] == "-", flags[3] == "u", pcd, pwt)
+        out.append((lf["va"], lf["pa"], lf["size"], attrs, pat))
+    f = r.fact("leaves")
+    total = sum(f.get(k, 0) for k in ("4k", "2m", "1g")) if f else None
     out.sort()
     return out, total
 

@@ -71,7 +71,7 @@ static int cell_char(const struct fb *f, unsigned col, unsigned row)
 	for (ch = FBCON_FIRST; ch <= (int)FBCON_LAST; ch++) {
 		const uint8_t *g = fbcon_glyph((unsigned char)ch);
 		unsigned gx, gy;
-		int same = 1;
+		int same = g != fbcon_font8x16_box;
 
 		for (gy = 0; gy < FBCON_GLYPH_H && same; gy++)
 			for (gx = 0; gx < FBCON_GLYPH_W && same; gx++) {
@@ -104,15 +104,21 @@ static void row_text(const struct fb *f, unsigned row, char *out, size_t size)
  * 'A' and 'g' as they must look, written out here independently of the
  * font table: the glyph grid sits at cell columns 1..5 and lines 2..13.
  */
+/* Terminus 8x16 (ter-u16n), as xfonts-terminus draws them */
 static const char *const art_A[16] = {
-	"........", "........", "...#....", "..#.#...", ".#...#..", ".#...#..",
-	".#...#..", ".#####..", ".#...#..", ".#...#..", ".#...#..", "........",
+	"........", "........", "..####..", ".#....#.", ".#....#.", ".#....#.",
+	".#....#.", ".######.", ".#....#.", ".#....#.", ".#....#.", ".#....#.",
 	"........", "........", "........", "........",
 };
 static const char *const art_g[16] = {
-	"........", "........", "........", "........", "........", "..####..",
-	".#...#..", ".#...#..", ".#...#..", ".#...#..", "..####..", ".....#..",
-	".#...#..", "..###...", "........", "........",
+	"........", "........", "........", "........", "........", "..#####.",
+	".#....#.", ".#....#.", ".#....#.", ".#....#.", ".#....#.", "..#####.",
+	"......#.", "......#.", "..####..", "........",
+};
+static const char *const art_eacute[16] = {
+	"........", "........", "....#...", "...#....", "........", "..####..",
+	".#....#.", ".#....#.", ".######.", ".#......", ".#......", "..####..",
+	"........", "........", "........", "........",
 };
 
 static void assert_cell_art(const struct fb *f, unsigned col, unsigned row,
@@ -198,34 +204,42 @@ static void test_fbcon_draws_known_glyph_pixels(void **state)
 
 	(void)state;
 	fb_new(&f, 80, 48, 80, 48, FB_FORMAT_RGBX);
-	fbcon_write_line_rgb(&f.con, "Ag", 0xffffff);
+	fbcon_write_line_rgb(&f.con, "Ag\xe9", 0xffffff);
 	assert_cell_art(&f, 0, 0, art_A, fbcon_pixel(FB_FORMAT_RGBX, 0xffffff));
 	assert_cell_art(&f, 1, 0, art_g, fbcon_pixel(FB_FORMAT_RGBX, 0xffffff));
-	assert_int_equal(cell_char(&f, 2, 0), '\0');
+	assert_cell_art(&f, 2, 0, art_eacute, fbcon_pixel(FB_FORMAT_RGBX, 0xffffff));
+	assert_int_equal(cell_char(&f, 3, 0), '\0');
 	assert_int_equal(f.con.row, 1);
 	free(f.px);
 }
 
 static void test_fbcon_every_printable_glyph_is_distinct_and_inside_its_grid(void **state)
 {
-	unsigned a, b, y;
+	unsigned a, b, y, inked;
 
 	(void)state;
-	for (a = FBCON_FIRST; a <= FBCON_LAST; a++) {
+	/* printable ASCII: every glyph distinct, inked, leaving a blank column and line */
+	for (a = FBCON_FIRST; a <= 0x7e; a++) {
 		const uint8_t *g = fbcon_glyph((unsigned char)a);
 
-		for (y = 0; y < 16; y++) {
-			/* columns 0, 6, 7 and lines 0, 1, 14, 15 stay blank */
-			assert_int_equal(g[y] & 0x83, 0);
-			if (y < 2 || y > 13)
-				assert_int_equal(g[y], 0);
+		assert_ptr_not_equal(g, fbcon_font8x16_box);
+		for (y = 0, inked = 0; y < 16; y++) {
+			assert_int_equal(g[y] & 0x01, 0);   /* column 7: the gap to the next cell */
+			inked |= g[y];
 		}
-		for (b = a + 1; b <= FBCON_LAST; b++)
+		assert_int_equal(g[15], 0);             /* line 15: the gap to the next line */
+		assert_true(inked || a == ' ');
+		for (b = a + 1; b <= 0x7e; b++)
 			assert_memory_not_equal(g, fbcon_glyph((unsigned char)b), 16);
 	}
-	assert_ptr_equal(fbcon_glyph(0x7f), fbcon_font8x16_box);
-	assert_ptr_equal(fbcon_glyph(0x1f), fbcon_font8x16_box);
-	assert_ptr_equal(fbcon_glyph(0xff), fbcon_font8x16_box);
+	/* ISO 8859-1's upper half has glyphs; DEL, C1 and C0 controls get the box */
+	for (a = 0xa1; a <= 0xff; a++)
+		assert_ptr_not_equal(fbcon_glyph((unsigned char)a), fbcon_font8x16_box);
+	for (a = 0; a < 0x20; a++)
+		assert_ptr_equal(fbcon_glyph((unsigned char)a), fbcon_font8x16_box);
+	for (a = FBCON_GAP_FIRST; a <= FBCON_GAP_LAST; a++)
+		assert_ptr_equal(fbcon_glyph((unsigned char)a), fbcon_font8x16_box);
+	assert_memory_not_equal(fbcon_glyph(0xe9), fbcon_glyph('e'), 16);
 }
 
 static void test_fbcon_tap_colours(void **state)

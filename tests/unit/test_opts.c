@@ -236,6 +236,33 @@ static void test_opts_quotes_and_extra_spaces(void **state)
 	assert_int_equal(o.seed, 2);
 }
 
+static void test_opts_dump_formats(void **state)
+{
+	struct opts o;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(parse_cmdline("--dump", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.dump, OPTS_DUMP_LEAVES);
+	assert_int_equal(o.dump_firmware, OPTS_DUMP_NONE);
+	assert_int_equal(parse_cmdline("--dump=ranges --dump-firmware=leaves", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_int_equal(o.dump, OPTS_DUMP_RANGES);
+	assert_int_equal(o.dump_firmware, OPTS_DUMP_LEAVES);
+	assert_int_equal(parse_cmdline("--dump=leaves --dump-firmware=ranges", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_int_equal(o.dump, OPTS_DUMP_LEAVES);
+	assert_int_equal(o.dump_firmware, OPTS_DUMP_RANGES);
+	/* bad values are refused and leave the defaults */
+	assert_int_equal(parse_cmdline("--dump=none", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "--dump needs one of leaves|ranges");
+	assert_defaults(&o);
+	assert_int_equal(parse_cmdline("--dump=", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_int_equal(parse_cmdline("--dump-firmware", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "--dump-firmware needs one of leaves|ranges");
+	assert_defaults(&o);
+}
+
 static void test_opts_binary_load_options_are_ignored(void **state)
 {
 	/* What a firmware boot entry may carry: a GUID-ish blob. */
@@ -407,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_opts_config_file),
 		cmocka_unit_test(test_opts_long_token_and_small_err_buffer),
 		cmocka_unit_test(test_opts_usage_and_describe),
+		cmocka_unit_test(test_opts_dump_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The one reader of ptlab's report (TAP with "# key: k=v" facts).
+
+Reads \\PTLAB.TXT, or a serial log of a run (firmware mode mirrors the
+console there with ANSI sequences; hand-off mode writes plain lines).
+
+    import report
+    r = report.parse_file("build/run.log")
+    r.tests, r.failed, r.fact("leaves"), r.dumps["ptlab"].runs
+
+Command line (for shell scripts):
+
+    report.py summary FILE           passed/failed/skipped, plan, closing line
+    report.py fact FILE KEY FIELD    one fact's value (last line with KEY)
+    report.py runs FILE TABLES       the ranges listing of TABLES (ptlab|firmware)
+    report.py check FILE             consistency of the dumps with the facts;
+                                     exit 1 and a reason per problem
+"""
+
+import re
+import sys
+
+ANSI = re.compile(r"\x1b\[[0-9;?=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78cDEHM]")
+TEST = re.compile(r"^(ok|not ok) (\d+)(?: - (.*))?$")
+PLAN = re.compile(r"^1\.\.(\d+)$")
+CLOSING = re.compile(r"^ptlab: (\d+) passed, (\d+) failed, (\d+) skipped$")
+FACT = re.compile(r"^# ([a-z][a-z0-9_-]*): (.*)$")
+MARKER = re.compile(r"^# ---\[ (.*) \]---$")
+RANGE = re.compile(
+    r"^# 0x([0-9a-f]{16})-0x([0-9a-f]{16}) +(\d+)([KMGT]) (USR|   ) (RW|ro) (PWT|   ) "
+    r"(PCD|   ) (PAT|   ) (GLB|   ) (NX|x ) (pte|pmd|pud|p4d|pgd)$")
+KV = re.compile(r"([A-Za-z0-9_]+)=(\S*)")
+
+LEVEL_OF = {"pte": 0, "pmd": 1, "pud": 2}
+LEVEL_SIZE = {0: 1 << 12, 1: 1 << 21, 2: 1 << 30}
+UNIT = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def num(v):
+    """A fact value as an int (decimal or 0x hex), or the string itself."""
+    try:
+        return int(v, 0)
+    except (TypeError, ValueError):
+        return v
+
+
+def kv(text):
+    return {k: num(v) for k, v in KV.findall(text)}
+
+
+class Run:
+    """One line of a ranges listing: [start, end) of leaves of one level."""
+
+    __slots__ = ("start", "end", "size", "flags", "level", "level_name", "region")
+
+    def __init__(self, start, end, size, flags, level_name, region):
+        self.start, self.end, self.size = start, end, size
+        self.flags = flags
+        self.level_name = level_name
+        self.level = LEVEL_OF.get(level_name, 3)
+        self.region = region
+
+    @property
+    def write(self):
+        return "RW" in self.flags
+
+    @property
+    def execute(self):
+        return "NX" not in self.flags
+
+    @property
+    def user(self):
+        return "USR" in self.flags
+
+    @property
+    def perm(self):
+        """RX, R, RW or RWX."""
+        return "R" + ("W" if self.write else "") + ("X" if self.execute else "")
+
+    @property
+    def leaves(self):
+        return self.size // LEVEL_SIZE.get(self.level, 1 << 39)
+
+    def as_dict(self):
+        return {"start": self.start, "end": self.end, "size": self.size,
+                "flags": sorted(self.flags), "level": self.level_name,
+                "perm": self.perm, "region": self.region}
+
+
+class Dump:
+    """One "# ptdump:" ... "# ptdump-end:" block."""
+
+    def __init__(self, head):
+        self.tables = head.get("tables", "?")
+        self.format = head.get("format", "?")
+        self.levels = head.get("levels", 4)
+        self.cr3 = head.get("cr3", 0)
+        self.regions = []     # names in order
+        self.runs = []
+        self.leaves = []      # (va, pa, size, flags, cache) for format=leaves
+        self.end = None       # the ptdump-end fact
+        self.notes = []
+
+    def leaf_counts(self):
+        """Leaves per level (0, 1, 2) counted from the listing itself."""
+        c = [0, 0, 0]
+        if self.format == "ranges":
+            for r in self.runs:
+                if r.level < 3:
+                    c[r.level] += r.leaves
+        else:
+            for lf in self.leaves:
+                c[{1 << 12: 0, 1 << 21: 1, 1 << 30: 2}[lf["size"]]] += 1
+        return c
+
+
+class Report:
+    def __init__(self):
+        self.lines = []
+        self.tests = []           # dicts: n, ok, name, reason, skip
+        self.plan = None
+        self.closing = None       # (passed, failed, skipped)
+        self.facts = []           # (key, text, dict) in order
+        self.notes = []
+        self.dumps = {}           # "ptlab"/"firmware" -> Dump
+        self.plan_entries = []
+        self.leaves = []          # "# leaf:" lines (--dump=leaves of ptlab's tables)
+        self.memmap_raw = []
+        self.problems = []        # malformed lines seen
+
+    # facts
+    def fact(self, key):
+        """The last fact line with @key as a dict (empty when absent)."""
+        for k, _, d in reversed(self.facts):
+            if k == key:
+                return d
+        return {}
+
+    def facts_all(self, key):
+        return [d for k, _, d in self.facts if k == key]
+
+    @property
+    def passed(self):
+        return sum(1 for t in self.tests if t["ok"] and not t["skip"])
+
+    @property
+    def failed(self):
+        return sum(1 for t in self.tests if not t["ok"])
+
+    @property
+    def skipped(self):
+        return sum(1 for t in self.tests if t["skip"])
+
+    def check(self):
+        """Consistency of dumps with the facts; a list of problems (empty: fine)."""
+        out = list(self.problems)
+        if self.closing and self.closing != (self.passed, self.failed, self.skipped):
+            out.append("closing line %r but the test points count %r" %
+                       (self.closing, (self.passed, self.failed, self.skipped)))
+        if self.plan is not None and self.plan != len(self.tests):
+            out.append("plan 1..%d but %d test points" % (self.plan, len(self.tests)))
+        for name, d in self.dumps.items():
+            if d.end is None:
+                out.append("%s: listing without its ptdump-end line" % name)
+                continue
+            got = d.leaf_counts()
+            want = [d.end.get("leaves_4k"), d.end.get("leaves_2m"), d.end.get("leaves_1g")]
+            if d.format == "ranges" and got != want:
+                out.append("%s: runs hold %r leaves, ptdump-end says %r" % (name, got, want))
+            if d.format == "leaves" and sum(got) != d.end.get("listed"):
+                out.append("%s: %d leaf lines, ptdump-end says listed=%s" %
+                           (name, sum(got), d.end.get("listed")))
+            if d.format == "ranges" and len(d.runs) != d.end.get("lines"):
+                out.append("%s: %d runs, ptdump-end says lines=%s" %
+                           (name, len(d.runs), d.end.get("lines")))
+            ref = self.fact("leaves") if name == "ptlab" else self.fact("firmware-tables")
+            if name == "ptlab" and ref:
+                ref3 = [ref.get("4k"), ref.get("2m"), ref.get("1g")]
+            else:
+                ref3 = [ref.get("leaves_4k"), ref.get("leaves_2m"), ref.get("leaves_1g")]
+            if ref and d.end.get("complete") == 1 and ref3 != want:
+                out.append("%s: ptdump-end counts %r differ from the report's %r" %
+                           (name, want, ref3))
+            prev = 0
+            for r in d.runs:
+                if r.start < prev:
+                    out.append("%s: run 0x%x out of order" % (name, r.start))
+                prev = r.end if r.end else 1 << 64
+        return out
+
+
+def clean(text):
+    text = ANSI.sub("", text).replace("\r", "").replace("\x00", "")
+    return text.split("\n")
+
+
+def parse(text):
+    r = Report()
+    dump = None
+    region = None
+    for line in clean(text):
+        line = line.rstrip()
+        r.lines.append(line)
+        m = TEST.match(line)
+        if m:
+            ok = m.group(1) == "ok"
+            name = m.group(3) or ""
+            skip = False
+            reason = ""
+            if ok and " # SKIP" in name:
+                name, reason = name.split(" # SKIP", 1)
+                skip, reason = True, reason.strip()
+            elif not ok and ": " in name:
+                name, reason = name.split(": ", 1)
+            r.tests.append({"n": int(m.group(2)), "ok": ok, "name": name,
+                            "reason": reason, "skip": skip})
+            continue
+        m = PLAN.match(line)
+        if m:
+            r.plan = int(m.group(1))
+            continue
+        m = CLOSING.match(line)
+        if m:
+            r.closing = tuple(int(x) for x in m.groups())
+            continue
+        if not line.startswith("# "):
+            continue
+        m = RANGE.match(line)
+        if m:
+            if dump is None:
+                r.problems.append("range line outside a listing: " + line)
+                continue
+            start, end = int(m.group(1), 16), int(m.group(2), 16)
+            size = int(m.group(3)) * UNIT[m.group(4)]
+            if (start + size) % (1 << 64) != end:
+                r.problems.append("range size does not match its ends: " + line)
+            flags = {f for f in m.groups()[4:11] if f.strip() and f not in ("ro", "x ")}
+            dump.runs.append(Run(start, start + size, size, flags, m.group(12), region))
+            continue
+        m = MARKER.match(line)
+        if m:
+            region = m.group(1)
+            if dump is not None:
+                dump.regions.append(region)
+            continue
+        m = FACT.match(line)
+        if not m:
+            r.notes.append(line[2:])
+            if dump is not None:
+                dump.notes.append(line[2:])
+            continue
+        key, rest = m.groups()
+        d = kv(rest)
+        if key in ("leaf", "firmware-leaf"):
+            lf = {"va": d.get("va"), "pa": d.get("pa"), "size": d.get("size"),
+                  "flags": d.get("flags"), "cache": d.get("cache"), "region": region}
+            if dump is not None:
+                dump.leaves.append(lf)
+            else:
+                r.leaves.append(lf)
+            continue
+        if key == "plan-entry":
+            r.plan_entries.append(d)
+            continue
+        if key == "memmap-raw":
+            r.memmap_raw.append(d)
+            continue
+        if key == "ptdump":
+            dump = Dump(d)
+            region = None
+            r.dumps[dump.tables] = dump
+        elif key == "ptdump-end":
+            if dump is not None:
+                dump.end = d
+            dump = None
+        r.facts.append((key, rest, d))
+    return r
+
+
+def parse_file(path):
+    with open(path, "rb") as f:
+        return parse(f.read().decode("utf-8", "replace"))
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    cmd, path = argv[1], argv[2]
+    r = parse_file(path)
+    if cmd == "summary":
+        print("passed=%d failed=%d skipped=%d plan=%s closing=%s" %
+              (r.passed, r.failed, r.skipped, r.plan, r.closing))
+        return 0
+    if cmd == "fact" and len(argv) == 5:
+        v = r.fact(argv[3]).get(argv[4])
+        if v is None:
+            return 1
+        print(v)
+        return 0
+    if cmd == "runs" and len(argv) == 4:
+        d = r.dumps.get(argv[3])
+        if d is None:
+            return 1
+        for run in d.runs:
+            print("0x%016x-0x%016x %s %s %s" % (run.start, run.end % (1 << 64),
+                                                run.perm, run.level_name, run.region))
+        return 0
+    if cmd == "check":
+        probs = r.check()
+        for p in probs:
+            print("report: " + p)
+        return 1 if probs else 0
+    print(__doc__.strip(), file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
