@@ -818,6 +818,20 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 		if (seg_last > last)
 			seg_last = last;
 		e = t ? t[i] : vleaf ? split_entry(vleaf, level + 1, i) : 0;
+		/*
+		 * Unmap reads whole PTs one after the other; hardware
+		 * prefetchers stop at 4 KiB boundaries, so start on the next
+		 * PT while this one is read.
+		 */
+		if (level == 1 && t && w->op == OP_UNMAP && !w->apply && i + 1 < PT_ENTRIES &&
+		    (t[i + 1] & (PTE_P | PTE_PS)) == PTE_P) {
+			const char *n = (const char *)tab(w->env, t[i + 1] & PTE_ADDR_MASK);
+
+			__builtin_prefetch(n);
+			__builtin_prefetch(n + 64);
+			__builtin_prefetch(n + 128);
+			__builtin_prefetch(n + 192);
+		}
 		if (!(e & PTE_P)) {
 			visit_hole(w, level, x, seg_last);
 		} else if (is_leaf(e, level)) {

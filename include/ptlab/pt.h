@@ -191,7 +191,7 @@ struct pt_env {
 	 *
 	 * @frames_dirty: alloc_frame may hand out frames with any contents.
 	 * The library then clears every table it creates, except the entries
-	 * the same call writes anyway (a new PT the call fills entirely is
+	 * the same call writes anyway (a new table the call fills entirely is
 	 * never cleared), and does so before the table is linked.
 	 */
 	bool p2v_linear;

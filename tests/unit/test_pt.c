@@ -1180,6 +1180,69 @@ static void test_fast_env_builds_the_same_tables(void **state)
 	fx_fini_pair(&ref, &fast);
 }
 
+/*
+ * Tables an unmap unlinks are freed only after the flush, and until then a
+ * CPU may still walk them through a cached entry above.  Whatever the
+ * library writes into them before the flush (it keeps its list of dead
+ * frames in some of them) must read as not present: at the flush every
+ * entry of every unlinked table is either what it was or not present.
+ * Six dead tables (four PTs, their PD, the PDPT), so the count the list
+ * keeps in one of them passes odd values.
+ */
+#define DEAD_TABLES 8
+
+static struct {
+	struct arena *a;
+	uint64_t pa[DEAD_TABLES];
+	uint64_t old[DEAD_TABLES][512];
+	unsigned n, flushes, bad;
+} dead;
+
+static int dead_collect(void *arg, unsigned level, uint64_t pa)
+{
+	(void)arg;
+	if (level < 3 && dead.n < DEAD_TABLES) {
+		dead.pa[dead.n] = pa;
+		memcpy(dead.old[dead.n], arena_p2v(dead.a, pa), sizeof(dead.old[0]));
+		dead.n++;
+	}
+	return 0;
+}
+
+static void dead_flush(void *ctx, const struct pt_flushlist *fl)
+{
+	(void)ctx;
+	(void)fl;
+	dead.flushes++;
+	for (unsigned i = 0; i < dead.n; i++) {
+		const uint64_t *t = arena_p2v(dead.a, dead.pa[i]);
+
+		for (unsigned j = 0; j < 512; j++)
+			if (t[j] != dead.old[i][j] && (t[j] & PTE_P))
+				dead.bad++;
+	}
+}
+
+static void test_unlinked_tables_read_not_present_until_flushed(void **state)
+{
+	struct fx *f = *state;
+	struct pt_env env = f->a.env;
+	struct pt_space s;
+
+	memset(&dead, 0, sizeof(dead));
+	dead.a = &f->a;
+	env.flush = dead_flush;
+	assert_int_equal(pt_create(&s, &env, 4), PT_OK);
+	assert_int_equal(pt_map(&s, 4 * GiB, GiB, 8 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_visit_tables(&s, dead_collect, NULL), PT_OK);
+	assert_int_equal(dead.n, 6);   /* PDPT, PD, 4 PTs */
+	assert_int_equal(pt_unmap(&s, 4 * GiB, 8 * MiB, 0, NULL), PT_OK);
+	assert_true(dead.flushes >= 1);
+	assert_int_equal(dead.bad, 0);
+	assert_int_equal(pt_table_count(&s), 1);
+	pt_destroy(&s);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, teardown)
 
 int main(void)
@@ -1196,6 +1259,7 @@ int main(void)
 		T(test_split_moves_pat_bit),
 		T(test_unmap_nosplit_is_blocked),
 		T(test_unmap_frees_empty_tables_after_flush),
+		T(test_unlinked_tables_read_not_present_until_flushed),
 		T(test_unmap_hole_is_not_mapped_unless_sparse),
 		T(test_protect_changes_attributes_and_keeps_frames),
 		T(test_remap_changes_frames_and_keeps_attributes),
