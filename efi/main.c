@@ -677,6 +677,38 @@ out:
 
 /* ---- the end ---------------------------------------------------------------------------- */
 
+/*
+ * Our TSS lives in a page of its own, not in the image: when the firmware had
+ * no TSS ours stays loaded after we return (TR cannot go back to 0), and the
+ * firmware unloads the image.  The page is then kept for good.
+ */
+static EFI_PHYSICAL_ADDRESS tss_page;
+
+static bool tss_page_get(void)
+{
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 1,
+			      &tss_page) != EFI_SUCCESS) {
+		tss_page = 0;
+		return false;
+	}
+	app_own(tss_page, PT_PAGE_SIZE);
+	trap_set_tss((void *)(uintptr_t)tss_page);
+	return true;
+}
+
+static void tss_page_put(void)
+{
+	if (!tss_page || trap_installed())
+		return;
+	if (trap_tss_left_loaded()) {
+		report_note(&rep, "tss: the firmware had no TSS; ours stays loaded at 0x%llx "
+			    "(page kept allocated)", (unsigned long long)tss_page);
+		return;
+	}
+	trap_set_tss(NULL);
+	uefi_call_wrapper(BS->FreePages, 2, tss_page, 1);
+}
+
 static void wait_key_or_timeout(void)
 {
 	EFI_EVENT events[2];
@@ -744,6 +776,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_OUT_OF_RESOURCES;
 	}
 	report_init(&rep, buf, app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
+	if (!tss_page_get()) {
+		app_say("ptlab: no page for the TSS\n");
+		return EFI_OUT_OF_RESOURCES;
+	}
 	app.rep = &rep;
 	sink_file_open();
 	/* a long run must not be cut short by the 5-minute watchdog */
@@ -757,6 +793,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		run(&app, li);
 	}
 
+	tss_page_put();
 	report_finish(&rep);
 	app_emit();
 	sink_file_close();

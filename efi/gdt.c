@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GDT helpers that read descriptor tables but execute no privileged
+ * instruction, so the host tests run them on tables in ordinary memory.
+ */
+#include <stddef.h>
+
+#include "cpu.h"
+
+#define DESC_TYPE_BYTE	5		/* P | DPL | S | type, SDM Vol. 3A §3.4.5 */
+#define TSS64_BUSY	0x8bu		/* present, DPL 0, system, busy 64-bit TSS */
+#define TSS64_MASK	0x9fu		/* P, S and type; DPL ignored */
+#define TSS_BUSY_BIT	0x02u		/* type 0xB (busy) vs 0x9 (available) */
+
+/* Selector @sel names a 16-byte system descriptor inside @gdtr's limit. */
+static bool sel_in_gdt(const struct desc_ptr *gdtr, uint16_t sel)
+{
+	uint32_t off = sel & ~7u;
+
+	return off && !(sel & 4) && off + 15 <= gdtr->limit;
+}
+
+bool cpu_gdt_has_busy_tss(const struct desc_ptr *gdtr, uint16_t tr)
+{
+	const volatile uint8_t *type;
+
+	if (!sel_in_gdt(gdtr, tr))
+		return false;
+	type = (const volatile uint8_t *)(uintptr_t)(gdtr->base + (tr & ~7u) + DESC_TYPE_BYTE);
+	return (*type & TSS64_MASK) == TSS64_BUSY;
+}
+
+bool cpu_gdt_copy_for_ltr(const struct desc_ptr *gdtr, uint16_t tr, void *scratch,
+			  uint32_t scratch_bytes, struct desc_ptr *copy)
+{
+	const volatile uint8_t *src = (const volatile uint8_t *)(uintptr_t)gdtr->base;
+	uint8_t *dst = scratch;
+	uint32_t off = tr & ~7u, n = off + 16;
+
+	if (!sel_in_gdt(gdtr, tr) || !scratch || n > scratch_bytes)
+		return false;
+	/* bytewise and volatile: the source may be flash, read it once */
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = src[i];
+	dst[off + DESC_TYPE_BYTE] &= (uint8_t)~TSS_BUSY_BIT;
+	copy->base = (uint64_t)(uintptr_t)scratch;
+	copy->limit = (uint16_t)(n - 1);
+	return true;
+}
