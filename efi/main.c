@@ -134,17 +134,38 @@ static char *read_cfg(EFI_LOADED_IMAGE *li, UINTN *len)
 	return buf;
 }
 
+/* LoadOptions a boot manager passed that were not meant for us (the report says so). */
+static char foreign_opts[128];
+static bool cfg_found;
+
+/* A UEFI shell started us: its parameters protocol is on our image handle. */
+static bool started_by_shell(EFI_HANDLE image)
+{
+	static EFI_GUID params = EFI_SHELL_PARAMETERS_PROTOCOL_GUID;
+	/* the EFI 1.1 shell's interface protocol */
+	static EFI_GUID old_shell = { 0x47c7b223, 0xc42a, 0x11d2,
+				      { 0x8e, 0x57, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b } };
+	void *iface = NULL;
+
+	return uefi_call_wrapper(BS->HandleProtocol, 3, image, &params, &iface) == EFI_SUCCESS ||
+	       uefi_call_wrapper(BS->HandleProtocol, 3, image, &old_shell, &iface) == EFI_SUCCESS;
+}
+
 /* 0 to go on; otherwise the status to return (usage printed). */
 static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
 {
 	char err[160];
-	int r = opts_parse_load_options(li->LoadOptions, li->LoadOptionsSize, o, err, sizeof(err));
+	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize,
+					started_by_shell(image_handle), o, err, sizeof(err));
 
-	if (r == OPTS_EMPTY || r == OPTS_BINARY) {
+	if (r == OPTS_FOREIGN)
+		fmt_snprintf(foreign_opts, sizeof(foreign_opts), "%s", err);
+	if (r == OPTS_EMPTY || r == OPTS_BINARY || r == OPTS_FOREIGN) {
 		UINTN len = 0;
 		char *cfg = read_cfg(li, &len);
 
 		if (cfg) {
+			cfg_found = true;
 			r = opts_parse_ascii(cfg, len, o, err, sizeof(err));
 			pool_free(cfg);
 		}
@@ -590,6 +611,10 @@ bool app_start(struct ptlab *p, uint64_t t0)
 		p->deadline = t0 + p->opts.timeout * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
 	opts_describe(&p->opts, line, sizeof(line));
 	report_fact(&rep, "options", "%s", line);
+	if (foreign_opts[0])
+		report_note(&rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
+			    "ignored, %s", foreign_opts,
+			    cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
 	if (!p->caps.nx) {
 		report_skip(&rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
 		return false;
@@ -768,6 +793,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	st = parse_options(li, &app.opts);
 	if (st || app.opts.help)
 		return st;
+	sink_serial_mode(app.opts.serial);
 
 	/* --dump prints one line per leaf: ~10k leaves on a 256 MiB QEMU */
 	buf = pool_alloc(app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
