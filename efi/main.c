@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "churn.h"
+#include "firmware.h"
 #include "fmt.h"
 #include "ptlab.h"
 #include "serial.h"
@@ -611,6 +612,7 @@ bool app_start(struct ptlab *p, uint64_t t0)
 		p->deadline = t0 + p->opts.timeout * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
 	opts_describe(&p->opts, line, sizeof(line));
 	report_fact(&rep, "options", "%s", line);
+	firmware_report(&rep, ST);
 	if (foreign_opts[0])
 		report_note(&rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
 			    "ignored, %s", foreign_opts,
@@ -781,6 +783,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	char *buf;
 	bool passed;
 
+	firmware_capture_entry();
 	InitializeLib(image, systab);
 	image_handle = image;
 	sink_init(image, systab);
@@ -794,6 +797,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (st || app.opts.help)
 		return st;
 	sink_serial_mode(app.opts.serial);
+	firmware_probe(systab);
 
 	/* --dump prints one line per leaf: ~10k leaves on a 256 MiB QEMU */
 	buf = pool_alloc(app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
