@@ -274,7 +274,7 @@ check-freestanding: $(EFI_LIBPTLAB) | deps
 # image.
 test: | deps
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain
 	$(Q)tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
@@ -412,6 +412,33 @@ check-undefined: $(EFI_LIBPTLAB) $(HOST_LIBPTLAB) | deps
 	$(Q)NM='$(NM)' ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' \
 		tests/check-undefined.sh --prefixes '' $(EFI_LIBPTLAB) \
 		--prefixes '$(HOST_SANITIZER_PREFIXES)' $(HOST_LIBPTLAB)
+
+# ==== entry-state chainloader (test only) ====
+#
+# $(BUILD)/tests/chain.efi: a UEFI application that starts ptlab.efi after
+# putting the CPU into the states other firmware leaves, and compares every
+# register ptlab restores (tests/boot/entrystate.sh).
+CHAIN_SO := $(BUILD)/efi/tests/entrystate/chain.so
+CHAIN_EFI := $(BUILD)/tests/chain.efi
+
+.PHONY: chain
+chain: $(CHAIN_EFI)
+
+$(BUILD)/efi/tests/entrystate/%.c.o: tests/entrystate/%.c | deps
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(CHAIN_SO): $(BUILD)/efi/tests/entrystate/chain.c.o
+	$(call msg,LD,$@)
+	$(Q)$(EFI_LD) $(EFI_LDFLAGS) $(EFI_CRT0) $< $(EFI_LDLIBS) -o $@
+
+$(CHAIN_EFI): $(CHAIN_SO)
+	$(call msg,OBJCOPY,$@)
+	@mkdir -p $(@D)
+	$(Q)$(OBJCOPY) $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+
+-include $(BUILD)/efi/tests/entrystate/chain.c.d
 
 TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples'

@@ -601,7 +601,7 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
 /* CPU facts, the environment, the TSC, the deadline; false when the run cannot go on. */
 bool app_start(struct ptlab *p, uint64_t t0)
 {
-	char line[200];
+	char line[320];
 
 	cpu_caps_read(&p->caps);
 	p->levels = p->caps.la57_enabled ? 5 : 4;
@@ -830,5 +830,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
 	passed = rep.failed == 0 && !app.aborted;
 	end_run(&app, passed);
+	if (app.opts.wrong_restore)
+		write_cr0(read_cr0() ^ CR0_WP);   /* test only: a restore gone wrong */
 	return passed ? EFI_SUCCESS : EFI_ABORTED;
 }

@@ -141,7 +141,7 @@ struct opt_def {
 
 enum {
 	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
-	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_SERIAL, O_COUNT
+	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_SERIAL, O_WRONG_RESTORE, O_COUNT
 };
 
 static const struct opt_def defs[O_COUNT] = {
@@ -162,6 +162,7 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_RAISE] = { "raise", OPT_CHOICE, raise_names, 1,
 		      "gp|badstack|timeout" },
 	[O_SERIAL] = { "serial", OPT_CHOICE, serial_names, 0, "auto|on|off" },
+	[O_WRONG_RESTORE] = { "wrong-restore", OPT_FLAG, NULL, 0, NULL },
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -275,6 +276,9 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		break;
 	case O_SERIAL:
 		o->serial = (enum opts_serial)c;
+		break;
+	case O_WRONG_RESTORE:
+		o->wrong_restore = true;
 		break;
 	}
 	return true;
@@ -494,13 +498,15 @@ const char *opts_usage(void)
 	       "  --raise=gp|badstack|timeout\n"
 	       "                         (test) raise an exception\n"
 	       "  --serial=auto|on|off   write COM1 directly: unless the console already\n"
-	       "                         reaches a serial port (auto), always, never\n";
+	       "                         reaches a serial port (auto), always, never\n"
+	       "  --wrong-restore        (test) return with CR0.WP flipped, for the\n"
+	       "                         entry-state test to catch\n";
 }
 
 int opts_describe(const struct opts *o, char *buf, size_t size)
 {
 	return fmt_snprintf(buf, size,
-			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s serial=%s",
+			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s serial=%s wrong-restore=%d",
 			    (unsigned long long)o->seed,
 			    (unsigned long long)o->iterations,
 			    end_names[o->end], mode_names[o->mode],
@@ -508,5 +514,5 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 			    inject_names[o->inject],
 			    (unsigned long long)o->fail_alloc,
 			    (unsigned long long)o->timeout, o->fragment,
-			    raise_names[o->raise], serial_names[o->serial]);
+			    raise_names[o->raise], serial_names[o->serial], o->wrong_restore);
 }

@@ -71,6 +71,7 @@ struct opts {
 	bool fragment;		/* test-only: fragment the frame pool */
 	enum opts_raise raise;	/* test-only: raise an exception */
 	enum opts_serial serial;
+	bool wrong_restore;	/* test-only: leave CR0.WP flipped at the end */
 };
 
 /**

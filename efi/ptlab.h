@@ -96,6 +96,13 @@ struct ptlab {
  */
 int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
 
+/*
+ * @want if the PAT layout the firmware programmed has it, else the first of
+ * WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be the
+ * power-on one.
+ */
+enum pt_cache ptlab_cache_pick(const struct ptlab *p, enum pt_cache want);
+
 /* "#PF", "#GP", ... for an exception vector. */
 const char *ptlab_vector_name(uint32_t v);
 

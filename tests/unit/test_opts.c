@@ -374,7 +374,7 @@ static void test_opts_usage_and_describe(void **state)
 	opts_describe(&o, buf, sizeof(buf));
 	assert_string_equal(buf, "seed=0x1 iterations=20000 end=wait mode=firmware "
 			    "dump-memmap=0 dump=0 hold=0 inject=none fail-alloc=0 "
-			    "timeout=0 fragment=0 raise=none serial=auto");
+			    "timeout=0 fragment=0 raise=none serial=auto wrong-restore=0");
 }
 
 int main(void)
