@@ -85,20 +85,6 @@ void ptlab_env_init(struct ptlab *p)
 	}
 }
 
-enum pt_cache ptlab_cache_pick(const struct ptlab *p, enum pt_cache want)
-{
-	static const enum pt_cache order[] = { PT_CACHE_WT, PT_CACHE_UC, PT_CACHE_UCM,
-					       PT_CACHE_WC, PT_CACHE_WP };
-	uint64_t bits;
-
-	if (pt_cache_bits(&p->env.pat, want, 0, &bits) == PT_OK)
-		return want;
-	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (pt_cache_bits(&p->env.pat, order[i], 0, &bits) == PT_OK)
-			return order[i];
-	return PT_CACHE_WB;
-}
-
 bool ptlab_deadline_passed(struct ptlab *p)
 {
 	if (!p->deadline || rdtsc() < p->deadline)
