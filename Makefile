@@ -159,6 +159,8 @@ help:
 	@echo '  fbrender            host tool: render text lines with the app'"'"'s framebuffer console (PPM)'
 	@echo '  check-examples      build and run examples/handoff.c (host), compile it for the firmware'
 	@echo '  check-undefined     libptlab.a: no undefined symbols but the documented ones'
+	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=)'
+	@echo '  chain               $(BUILD)/tests/chain.efi: the entry-state chainloader (test only)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
@@ -274,7 +276,7 @@ check-freestanding: $(EFI_LIBPTLAB) | deps
 # image.
 test: | deps
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image
 	$(Q)tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
@@ -412,6 +414,27 @@ check-undefined: $(EFI_LIBPTLAB) $(HOST_LIBPTLAB) | deps
 	$(Q)NM='$(NM)' ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' \
 		tests/check-undefined.sh --prefixes '' $(EFI_LIBPTLAB) \
 		--prefixes '$(HOST_SANITIZER_PREFIXES)' $(HOST_LIBPTLAB)
+
+# ==== Secure Boot ====
+#
+# make signed-image: $(BUILD)/ptlab-signed.efi (stripped, signed with sbsign,
+# checked with sbverify) and $(BUILD)/ptlab-signed.img around it.  KEY and
+# CERT default to Debian's OVMF test key, which the firmware file
+# OVMF_VARS_4M.snakeoil.fd trusts; mk/sign.sh says loudly that it is one.
+KEY ?= /usr/share/ovmf/PkKek-1-snakeoil.key
+CERT ?= /usr/share/ovmf/PkKek-1-snakeoil.pem
+SIGNED_EFI := $(BUILD)/ptlab-signed.efi
+SIGNED_IMAGE := $(BUILD)/ptlab-signed.img
+
+.PHONY: signed-image
+signed-image: $(SIGNED_IMAGE)
+
+$(SIGNED_EFI): $(EFI_APP) mk/sign.sh FORCE | deps
+	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(EFI_APP) $@ $(BUILD)/sign
+
+$(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps
+	$(call msg,IMAGE,$@)
+	$(Q)mk/image.sh $@ $(SIGNED_EFI) startup.nsh '$(subst ','\'',$(ARGS))'
 
 # ==== entry-state chainloader (test only) ====
 #
