@@ -75,30 +75,12 @@ void cpu_state_save(struct cpu_state *s)
 	s->gs = read_gs();
 }
 
-/*
- * Invalidate every TLB entry of every PCID, global ones included: any MOV to
- * CR4 that changes PGE does (SDM Vol. 3A §4.10.4.1).  Without PGE support a
- * CR3 reload is all there is (and PCIDE cannot be set without PGE in
- * practice; the next CR3 load flushes its PCID).
- */
-static void flush_all_pcids(uint64_t cr4, bool has_pge)
-{
-	if (!has_pge) {
-		write_cr3(read_cr3());
-		return;
-	}
-	if (cr4 & CR4_PGE) {
-		write_cr4(cr4 & ~CR4_PGE);
-	} else {
-		write_cr4(cr4 | CR4_PGE);
-		write_cr4(cr4);
-	}
-}
-
 static void state_restore(const struct cpu_state *s, void *scratch, uint32_t scratch_bytes,
 			  bool irq)
 {
+	struct cpu_step step[CPU_RESTORE_STEPS_MAX];
 	struct desc_ptr copy;
+	unsigned n;
 
 	cli();
 
@@ -110,14 +92,26 @@ static void state_restore(const struct cpu_state *s, void *scratch, uint32_t scr
 	 * switch so no translation of ours, global or under any PCID, survives
 	 * it.  CR3 goes back with its PCID bits; PCIDE itself never changed.
 	 */
-	flush_all_pcids(read_cr4(), s->has_pge);
-	write_cr3(s->cr3);
-	write_cr4(s->cr4);
-	if (read_efer() != s->efer)
-		write_efer(s->efer);
-	if (s->has_pat)
-		write_pat(s->pat);
-	write_cr0(s->cr0);
+	n = cpu_restore_steps(s, read_cr3(), read_cr4(), read_efer(), step);
+	for (unsigned i = 0; i < n; i++) {
+		switch (step[i].reg) {
+		case CPU_REG_CR0:
+			write_cr0(step[i].val);
+			break;
+		case CPU_REG_CR3:
+			write_cr3(step[i].val);
+			break;
+		case CPU_REG_CR4:
+			write_cr4(step[i].val);
+			break;
+		case CPU_REG_EFER:
+			write_efer(step[i].val);
+			break;
+		case CPU_REG_PAT:
+			write_pat(step[i].val);
+			break;
+		}
+	}
 
 	/* the firmware's TSS through a writable copy of its GDT, then its GDTR */
 	if (s->tr && cpu_gdt_copy_for_ltr(&s->gdtr, s->tr, scratch, scratch_bytes, &copy)) {

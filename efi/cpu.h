@@ -24,6 +24,7 @@
 #define CR4_PAE		(UINT64_C(1) << 5)
 #define CR4_PGE		(UINT64_C(1) << 7)
 #define CR4_PCIDE	(UINT64_C(1) << 17)
+#define CR4_CET		(UINT64_C(1) << 23)
 #define CR4_LA57	(UINT64_C(1) << 12)
 #define CR4_SMEP	(UINT64_C(1) << 20)
 #define CR4_SMAP	(UINT64_C(1) << 21)
@@ -464,6 +465,28 @@ void cpu_state_restore_noirq(const struct cpu_state *s, void *scratch, uint32_t 
  */
 bool cpu_gdt_copy_for_ltr(const struct desc_ptr *gdtr, uint16_t tr, void *scratch,
 			  uint32_t scratch_bytes, struct desc_ptr *copy);
+
+/*
+ * The paging part of cpu_state_restore() as a list of register writes, in
+ * order (efi/gdt.c, host-tested against a model of the SDM's rules): flush
+ * every TLB entry of every PCID (toggle CR4.PGE; without PGE support reload
+ * @cur_cr3), CR3 = s->cr3 with its PCID, CR4 = s->cr4, EFER (only if it
+ * differs from @cur_efer), PAT (if s->has_pat), CR0.  PCIDE and LA57 are
+ * never changed by these writes as long as @cur_cr4 agrees with s->cr4 in
+ * them; CET is written while CR0.WP is as the caller left it (set by ptlab).
+ * Returns the number of steps (at most CPU_RESTORE_STEPS_MAX).
+ */
+enum cpu_reg { CPU_REG_CR0, CPU_REG_CR3, CPU_REG_CR4, CPU_REG_EFER, CPU_REG_PAT };
+
+struct cpu_step {
+	enum cpu_reg reg;
+	uint64_t val;
+};
+
+#define CPU_RESTORE_STEPS_MAX	7u
+
+unsigned cpu_restore_steps(const struct cpu_state *s, uint64_t cur_cr3, uint64_t cur_cr4,
+			   uint64_t cur_efer, struct cpu_step *out);
 
 /* 1 if a present busy 64-bit TSS descriptor is at @tr in the GDT @gdtr. */
 bool cpu_gdt_has_busy_tss(const struct desc_ptr *gdtr, uint16_t tr);

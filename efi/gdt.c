@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * GDT helpers that read descriptor tables but execute no privileged
- * instruction, so the host tests run them on tables in ordinary memory.
+ * Helpers of the CPU state restore that execute no privileged instruction,
+ * so the host tests run them: GDT lookups on tables in ordinary memory, and
+ * the order of the register writes.
  */
 #include <stddef.h>
 
@@ -46,4 +47,28 @@ bool cpu_gdt_copy_for_ltr(const struct desc_ptr *gdtr, uint16_t tr, void *scratc
 	copy->base = (uint64_t)(uintptr_t)scratch;
 	copy->limit = (uint16_t)(n - 1);
 	return true;
+}
+
+unsigned cpu_restore_steps(const struct cpu_state *s, uint64_t cur_cr3, uint64_t cur_cr4,
+			   uint64_t cur_efer, struct cpu_step *out)
+{
+	unsigned n = 0;
+
+	/* every TLB entry of every PCID: any CR4 write that changes PGE */
+	if (!s->has_pge) {
+		out[n++] = (struct cpu_step){ CPU_REG_CR3, cur_cr3 };
+	} else if (cur_cr4 & CR4_PGE) {
+		out[n++] = (struct cpu_step){ CPU_REG_CR4, cur_cr4 & ~CR4_PGE };
+	} else {
+		out[n++] = (struct cpu_step){ CPU_REG_CR4, cur_cr4 | CR4_PGE };
+		out[n++] = (struct cpu_step){ CPU_REG_CR4, cur_cr4 };
+	}
+	out[n++] = (struct cpu_step){ CPU_REG_CR3, s->cr3 };
+	out[n++] = (struct cpu_step){ CPU_REG_CR4, s->cr4 };
+	if (cur_efer != s->efer)
+		out[n++] = (struct cpu_step){ CPU_REG_EFER, s->efer };
+	if (s->has_pat)
+		out[n++] = (struct cpu_step){ CPU_REG_PAT, s->pat };
+	out[n++] = (struct cpu_step){ CPU_REG_CR0, s->cr0 };
+	return n;
 }
