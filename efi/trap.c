@@ -238,6 +238,11 @@ void trap_set_tss(void *page)
 		tss = page ? page : &tss_static;
 }
 
+uint64_t trap_tss_base(void)
+{
+	return (uint64_t)(uintptr_t)tss;
+}
+
 bool trap_tss_left_loaded(void)
 {
 	return tss_left;

@@ -118,6 +118,9 @@ int trap_uninstall(void);
  */
 void trap_set_tss(void *page);
 
+/* Address of our TSS (the IST pointers the CPU reads on delivery). */
+uint64_t trap_tss_base(void);
+
 /* True when the last uninstall left our TSS loaded (the firmware had none). */
 bool trap_tss_left_loaded(void);
 
