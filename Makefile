@@ -166,6 +166,8 @@ help:
 	@echo '  check-install       install into a scratch directory, build examples/handoff.c against it'
 	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
 	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
+	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=)'
+	@echo '  chain               $(BUILD)/tests/chain.efi: the entry-state chainloader (test only)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
@@ -311,7 +313,7 @@ check-freestanding: $(EFI_LIBPTLAB) | deps
 # image.
 test: | deps
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image
 	$(Q)tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
@@ -451,6 +453,54 @@ check-undefined: $(EFI_LIBPTLAB) $(HOST_LIBPTLAB) | deps
 	$(Q)NM='$(NM)' ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' \
 		tests/check-undefined.sh --prefixes '' $(EFI_LIBPTLAB) \
 		--prefixes '$(HOST_SANITIZER_PREFIXES)' $(HOST_LIBPTLAB)
+
+# ==== Secure Boot ====
+#
+# make signed-image: $(BUILD)/ptlab-signed.efi (stripped, signed with sbsign,
+# checked with sbverify) and $(BUILD)/ptlab-signed.img around it.  KEY and
+# CERT default to Debian's OVMF test key, which the firmware file
+# OVMF_VARS_4M.snakeoil.fd trusts; mk/sign.sh says loudly that it is one.
+KEY ?= /usr/share/ovmf/PkKek-1-snakeoil.key
+CERT ?= /usr/share/ovmf/PkKek-1-snakeoil.pem
+SIGNED_EFI := $(BUILD)/ptlab-signed.efi
+SIGNED_IMAGE := $(BUILD)/ptlab-signed.img
+
+.PHONY: signed-image
+signed-image: $(SIGNED_IMAGE)
+
+$(SIGNED_EFI): $(EFI_APP) mk/sign.sh FORCE | deps
+	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(EFI_APP) $@ $(BUILD)/sign
+
+$(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps
+	$(call msg,IMAGE,$@)
+	$(Q)mk/image.sh $@ $(SIGNED_EFI) startup.nsh '$(subst ','\'',$(ARGS))'
+
+# ==== entry-state chainloader (test only) ====
+#
+# $(BUILD)/tests/chain.efi: a UEFI application that starts ptlab.efi after
+# putting the CPU into the states other firmware leaves, and compares every
+# register ptlab restores (tests/boot/entrystate.sh).
+CHAIN_SO := $(BUILD)/efi/tests/entrystate/chain.so
+CHAIN_EFI := $(BUILD)/tests/chain.efi
+
+.PHONY: chain
+chain: $(CHAIN_EFI)
+
+$(BUILD)/efi/tests/entrystate/%.c.o: tests/entrystate/%.c | deps
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(CHAIN_SO): $(BUILD)/efi/tests/entrystate/chain.c.o
+	$(call msg,LD,$@)
+	$(Q)$(EFI_LD) $(EFI_LDFLAGS) $(EFI_CRT0) $< $(EFI_LDLIBS) -o $@
+
+$(CHAIN_EFI): $(CHAIN_SO)
+	$(call msg,OBJCOPY,$@)
+	@mkdir -p $(@D)
+	$(Q)$(OBJCOPY) $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+
+-include $(BUILD)/efi/tests/entrystate/chain.c.d
 
 TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples'

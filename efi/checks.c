@@ -364,7 +364,7 @@ static int table_mapped(void *arg, unsigned level, uint64_t pa)
 static void check_liveness(struct ptlab *p)
 {
 	struct desc_ptr gdtr, idtr;
-	struct live_need need[6];
+	struct live_need need[7];
 	unsigned n = 0;
 
 	/* our GDT and IDT as the live phases will load them (installed for good after hand-off) */
@@ -381,6 +381,7 @@ static void check_liveness(struct ptlab *p)
 	need[n++] = (struct live_need){ "rsp", current_rsp(), PT_WRITE };
 	need[n++] = (struct live_need){ "gdt", gdtr.base, 0 };
 	need[n++] = (struct live_need){ "idt", idtr.base, 0 };
+	need[n++] = (struct live_need){ "tss", trap_tss_base(), 0 };
 	need[n++] = (struct live_need){ "state", (uint64_t)(uintptr_t)p, PT_WRITE };
 	need[n++] = (struct live_need){ "report", (uint64_t)(uintptr_t)p->rep->buf, PT_WRITE };
 	for (unsigned i = 0; i < n; i++) {

@@ -221,7 +221,11 @@ static const unsigned attr_choices[] = {
 
 static unsigned pick_attrs(void)
 {
-	return attr_choices[below(sizeof(attr_choices) / sizeof(attr_choices[0]))];
+	unsigned a = attr_choices[below(sizeof(attr_choices) / sizeof(attr_choices[0]))];
+	enum pt_cache want = PT_CACHE_OF(a);
+
+	/* a cache type the firmware's PAT layout lacks becomes one it has */
+	return want == PT_CACHE_WB ? a : (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(c.p, want));
 }
 
 /* A range of @size-aligned pages, near an earlier run most of the time. */

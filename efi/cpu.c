@@ -4,8 +4,6 @@
  */
 #include "cpu.h"
 
-#define GDT_TSS_BUSY	(1u << 1)	/* type 0xB (busy) vs 0x9 (available) */
-
 void cpu_caps_read(struct cpu_caps *caps)
 {
 	uint32_t r[4];
@@ -50,21 +48,6 @@ void cpu_caps_read(struct cpu_caps *caps)
 	caps->la57_enabled = (read_cr4() & CR4_LA57) != 0;
 }
 
-/*
- * @tr if its descriptor in the GDT at @gdtr is a present busy 64-bit TSS
- * (what ltr leaves behind), else 0: a TR loaded from another GDT, such as
- * ours left in place by cpu_state_restore(), cannot be reloaded from this one.
- */
-static uint16_t tr_restorable(const struct desc_ptr *gdtr, uint16_t tr)
-{
-	const volatile uint8_t *access;
-
-	if (!(tr & ~7u) || (tr & 4) || (uint32_t)(tr & ~7u) + 15 > gdtr->limit)
-		return 0;
-	access = (const volatile uint8_t *)(uintptr_t)(gdtr->base + (tr & ~7u) + 5);
-	return (*access & 0x9f) == 0x8b ? tr : 0;
-}
-
 void cpu_state_save(struct cpu_state *s)
 {
 	uint32_t r[4];
@@ -76,12 +59,14 @@ void cpu_state_save(struct cpu_state *s)
 	s->efer = read_efer();
 	cpuid(1, 0, r);
 	s->has_pat = (r[3] >> 16) & 1;
+	s->has_pge = (r[3] >> 13) & 1;
 	s->pat = s->has_pat ? read_pat() : 0;
 	s->fs_base = rdmsr(MSR_FS_BASE);
 	s->gs_base = rdmsr(MSR_GS_BASE);
 	sgdt(&s->gdtr);
 	sidt(&s->idtr);
-	s->tr = tr_restorable(&s->gdtr, read_tr());
+	s->tr_raw = read_tr();
+	s->tr = cpu_gdt_has_busy_tss(&s->gdtr, s->tr_raw) ? s->tr_raw : 0;
 	s->cs = read_cs();
 	s->ds = read_ds();
 	s->es = read_es();
@@ -90,18 +75,13 @@ void cpu_state_save(struct cpu_state *s)
 	s->gs = read_gs();
 }
 
-/* Byte 5 of a system descriptor holds its type; see SDM Vol. 3A §7.2.3. */
-static void gdt_clear_tss_busy(const struct desc_ptr *gdtr, uint16_t sel)
+static void state_restore(const struct cpu_state *s, void *scratch, uint32_t scratch_bytes,
+			  bool irq)
 {
-	volatile uint8_t *type = (volatile uint8_t *)(uintptr_t)(gdtr->base + (sel & ~7u) + 5);
+	struct cpu_step step[CPU_RESTORE_STEPS_MAX];
+	struct desc_ptr copy;
+	unsigned n;
 
-	if ((uint32_t)(sel & ~7u) + 15 > gdtr->limit)
-		return;
-	*type = *type & (uint8_t)~GDT_TSS_BUSY;
-}
-
-static void state_restore(const struct cpu_state *s, bool irq)
-{
 	cli();
 
 	/*
@@ -109,38 +89,50 @@ static void state_restore(const struct cpu_state *s, bool irq)
 	 * bits that become reserved bits the moment EFER.NXE is cleared, so
 	 * the saved tables go in before the saved EFER (a firmware that runs
 	 * with NXE=0 has no NX bit in its own tables).  PGE is off across the
-	 * switch so no global translation of ours survives it.
+	 * switch so no translation of ours, global or under any PCID, survives
+	 * it.  CR3 goes back with its PCID bits; PCIDE itself never changed.
 	 */
-	write_cr4(s->cr4 & ~CR4_PGE);
-	write_cr3(s->cr3);
-	write_cr4(s->cr4);
-	if (read_efer() != s->efer)
-		write_efer(s->efer);
-	if (s->has_pat)
-		write_pat(s->pat);
-	write_cr0(s->cr0);
+	n = cpu_restore_steps(s, read_cr3(), read_cr4(), read_efer(), step);
+	for (unsigned i = 0; i < n; i++) {
+		switch (step[i].reg) {
+		case CPU_REG_CR0:
+			write_cr0(step[i].val);
+			break;
+		case CPU_REG_CR3:
+			write_cr3(step[i].val);
+			break;
+		case CPU_REG_CR4:
+			write_cr4(step[i].val);
+			break;
+		case CPU_REG_EFER:
+			write_efer(step[i].val);
+			break;
+		case CPU_REG_PAT:
+			write_pat(step[i].val);
+			break;
+		}
+	}
 
-	lgdt(&s->gdtr);
-	cpu_load_data_segs(s->ds, s->es, s->ss, s->fs, s->gs);
-	cpu_load_cs(s->cs);
-	wrmsr(MSR_FS_BASE, s->fs_base);
-	wrmsr(MSR_GS_BASE, s->gs_base);
-	if (s->tr) {
-		gdt_clear_tss_busy(&s->gdtr, s->tr);
+	/* the firmware's TSS through a writable copy of its GDT, then its GDTR */
+	if (s->tr && cpu_gdt_copy_for_ltr(&s->gdtr, s->tr, scratch, scratch_bytes, &copy)) {
+		lgdt(&copy);
 		ltr(s->tr);
 	}
+	lgdt(&s->gdtr);
 	lidt(&s->idtr);
+	wrmsr(MSR_FS_BASE, s->fs_base);
+	wrmsr(MSR_GS_BASE, s->gs_base);
 
 	if (irq && s->irq_on)
 		sti();
 }
 
-void cpu_state_restore(const struct cpu_state *s)
+void cpu_state_restore(const struct cpu_state *s, void *scratch, uint32_t scratch_bytes)
 {
-	state_restore(s, true);
+	state_restore(s, scratch, scratch_bytes, true);
 }
 
-void cpu_state_restore_noirq(const struct cpu_state *s)
+void cpu_state_restore_noirq(const struct cpu_state *s, void *scratch, uint32_t scratch_bytes)
 {
-	state_restore(s, false);
+	state_restore(s, scratch, scratch_bytes, false);
 }

@@ -23,6 +23,8 @@
 
 #define CR4_PAE		(UINT64_C(1) << 5)
 #define CR4_PGE		(UINT64_C(1) << 7)
+#define CR4_PCIDE	(UINT64_C(1) << 17)
+#define CR4_CET		(UINT64_C(1) << 23)
 #define CR4_LA57	(UINT64_C(1) << 12)
 #define CR4_SMEP	(UINT64_C(1) << 20)
 #define CR4_SMAP	(UINT64_C(1) << 21)
@@ -383,9 +385,16 @@ void cpu_caps_read(struct cpu_caps *caps);
 
 /* ---- saved CPU state ---------------------------------------------------- */
 
+/* Entries of the largest GDT (limit 0xffff); a selector's index is below. */
+#define CPU_GDT_MAX_ENTRIES	8192u
+
 /*
  * Everything ptlab changes on the CPU.  cpu_state_save() takes a copy,
  * cpu_state_restore() puts every field back.
+ *
+ * Segment selectors are recorded for comparison only: ptlab never loads a
+ * segment register (its GDT holds descriptors at the firmware's own CS and SS
+ * indices, see trap.h), so they cannot change.
  */
 struct cpu_state {
 	uint64_t cr0, cr3, cr4;
@@ -394,47 +403,106 @@ struct cpu_state {
 	uint64_t fs_base, gs_base;
 	struct desc_ptr gdtr;
 	struct desc_ptr idtr;
-	uint16_t tr;
+	uint16_t tr;			/* a restorable firmware TSS, else 0 */
+	uint16_t tr_raw;		/* STR as read */
 	uint16_t cs, ds, es, ss, fs, gs;
 	bool has_pat;
+	bool has_pge;			/* CPUID.1:EDX[13] */
 	bool irq_on;			/* RFLAGS.IF */
 };
 
 /*
- * Record the current CPU state in @s.  Changes nothing on the CPU.  TR is
- * recorded only if its descriptor in the current GDT is a busy TSS, else as
- * 0: a TR left over from another GDT (ours, see cpu_state_restore) cannot be
- * reloaded from this one.
+ * Record the current CPU state in @s.  Changes nothing on the CPU and writes
+ * no memory but @s.  TR is recorded (s->tr) only if its descriptor in the
+ * current GDT is a present busy 64-bit TSS, else as 0: a TR left over from
+ * another GDT (ours, see cpu_state_restore) cannot be reloaded from this one.
  */
 void cpu_state_save(struct cpu_state *s);
 
 /*
- * Put the CPU back into state @s, in this order: interrupts off; CR4 with PGE
- * cleared (global translations flushed), CR3, CR4, then EFER and PAT (after
- * CR3: our NX bits must not become reserved bits while our tables are live), CR0;
- * GDTR, DS/ES/SS/FS/GS, CS (far return), FS/GS bases; TR; IDTR; finally
- * RFLAGS.IF.  Safe to call with ptlab's tables in CR3 as long as the code,
- * stack and @s are identity-mapped in both hierarchies (they are).
+ * Put the CPU back into state @s, in this order: interrupts off; every TLB
+ * entry flushed (a CR4.PGE toggle: all PCIDs, global entries included), CR3
+ * (with its PCID), CR4, then EFER and PAT (after CR3: our NX bits must not
+ * become reserved bits while our tables are live), CR0; GDTR and TR; IDTR;
+ * FS/GS bases; finally RFLAGS.IF.  Safe to call with ptlab's tables in CR3
+ * as long as the code, stack, @s and @scratch are identity-mapped in both
+ * hierarchies (they are).
  *
- * TR: when s->tr is non-zero, the busy bit of that descriptor in the restored
- * GDT is cleared and ltr reloads it (ltr faults on a busy descriptor).  When
- * s->tr is 0 (the firmware never loaded a TSS; OVMF without stack guard) TR
- * cannot be loaded with a null selector, so whatever TSS is loaded stays.
- * That is harmless: a 64-bit CPU reads the TSS only for an IST stack switch
- * (the firmware's gates have IST 0, it has no TSS to point at), a privilege
- * change to CPL 0 (firmware never leaves CPL 0) and the I/O bitmap at
- * CPL > IOPL (never at CPL 0); a later ltr by the firmware simply replaces it.
+ * Firmware memory is never written, its GDT included (it may be in flash).
+ * TR: when s->tr is non-zero, its descriptor is busy in the firmware's GDT
+ * and ltr faults on a busy descriptor.  The firmware's GDT up to that
+ * descriptor is copied into @scratch (@scratch_bytes, at least
+ * s->tr + 16 bytes; 8-byte aligned), the copy's busy bit cleared, the copy
+ * loaded, ltr s->tr (the CPU marks the copy busy and caches the firmware's
+ * TSS base and limit), then the firmware's GDTR itself is loaded.  When
+ * s->tr is 0 (the firmware never loaded a TSS: U-Boot, OVMF without stack
+ * guard) TR cannot be loaded with a null selector, so whatever TSS is loaded
+ * stays: the one difference from the entry state (see trap.h).  A 64-bit CPU
+ * reads the TSS only for an IST stack switch (the firmware's gates have IST
+ * 0, it has no TSS to point at), a privilege change to CPL 0 (firmware never
+ * leaves CPL 0) and the I/O bitmap at CPL > IOPL (never at CPL 0); a later
+ * ltr by the firmware simply replaces it.
  *
- * CR4.LA57 cannot change in long mode; s->cr4 must agree with the current
- * value in that bit (it always does for a state saved on this boot).
+ * CR4.LA57 cannot change in long mode and CR4.PCIDE cannot be set while
+ * CR3[11:0] is not 0: s->cr4 must agree with the current CR4 in those bits
+ * (it always does for a state saved on this boot: ptlab never changes them).
  * Cannot fail.
  */
-void cpu_state_restore(const struct cpu_state *s);
+void cpu_state_restore(const struct cpu_state *s, void *scratch, uint32_t scratch_bytes);
 
 /*
  * Like cpu_state_restore() but leaves interrupts off whatever s->irq_on says.
  * For the fatal path, which halts afterwards.
  */
-void cpu_state_restore_noirq(const struct cpu_state *s);
+void cpu_state_restore_noirq(const struct cpu_state *s, void *scratch, uint32_t scratch_bytes);
+
+/*
+ * Pure helpers (efi/gdt.c, host-tested): the firmware-side part of restoring
+ * TR.  Copy @gdtr's table up to selector @tr's 16-byte
+ * descriptor into @scratch, clear the busy bit there, and return the GDTR of
+ * the copy in *@copy.  Returns false (nothing written) when @tr is null, uses
+ * the LDT, lies beyond @gdtr's limit or does not fit into @scratch_bytes.
+ */
+bool cpu_gdt_copy_for_ltr(const struct desc_ptr *gdtr, uint16_t tr, void *scratch,
+			  uint32_t scratch_bytes, struct desc_ptr *copy);
+
+/*
+ * The paging part of cpu_state_restore() as a list of register writes, in
+ * order (efi/gdt.c, host-tested against a model of the SDM's rules): flush
+ * every TLB entry of every PCID (toggle CR4.PGE; without PGE support reload
+ * @cur_cr3), CR3 = s->cr3 with its PCID, CR4 = s->cr4, EFER (only if it
+ * differs from @cur_efer), PAT (if s->has_pat), CR0.  PCIDE and LA57 are
+ * never changed by these writes as long as @cur_cr4 agrees with s->cr4 in
+ * them; CET is written while CR0.WP is as the caller left it (set by ptlab).
+ * Returns the number of steps (at most CPU_RESTORE_STEPS_MAX).
+ */
+enum cpu_reg { CPU_REG_CR0, CPU_REG_CR3, CPU_REG_CR4, CPU_REG_EFER, CPU_REG_PAT };
+
+struct cpu_step {
+	enum cpu_reg reg;
+	uint64_t val;
+};
+
+#define CPU_RESTORE_STEPS_MAX	7u
+
+unsigned cpu_restore_steps(const struct cpu_state *s, uint64_t cur_cr3, uint64_t cur_cr4,
+			   uint64_t cur_efer, struct cpu_step *out);
+
+/*
+ * Lay out a GDT around the firmware's @cs and @ss selectors (efi/gdt.c,
+ * host-tested), so that no segment register ever needs loading: a flat
+ * 64-bit code descriptor at @cs's index, a data descriptor at @ss's (none
+ * for a null SS), an available 64-bit TSS (@tss_base, @tss_limit) in the
+ * first two free slots, every other entry up to the highest used one zero.
+ * On success *@limit is the GDTR limit and *@tss_sel the TSS selector.
+ * Returns false, with @gdt untouched, when that is impossible: a selector in
+ * the LDT or with RPL other than 0, a null CS, CS and SS sharing an index, or
+ * a layout larger than @cap entries.
+ */
+bool cpu_gdt_layout(uint64_t *gdt, unsigned int cap, uint16_t cs, uint16_t ss,
+		    uint64_t tss_base, uint32_t tss_limit, uint16_t *limit, uint16_t *tss_sel);
+
+/* 1 if a present busy 64-bit TSS descriptor is at @tr in the GDT @gdtr. */
+bool cpu_gdt_has_busy_tss(const struct desc_ptr *gdtr, uint16_t tr);
 
 #endif /* PTLAB_EFI_CPU_H */

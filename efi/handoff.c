@@ -18,6 +18,7 @@
  */
 #include "app.h"
 #include "churn.h"
+#include "firmware.h"
 #include "gop.h"
 #include "serial.h"
 #include "sink.h"
@@ -289,6 +290,24 @@ static void back_home(struct ptlab *p)
 			  (unsigned long long)read_cr4(), (unsigned long long)pml4);
 }
 
+static const char reset_unsupported[] =
+	"ptlab: the firmware does not support ResetSystem after ExitBootServices; halted\n";
+static const char reset_returned[] = "ptlab: ResetSystem returned; halted\n";
+static bool fb_on;
+
+/* After the report: a line on COM1 and the screen. */
+static void say_end(const char *s, size_t n)
+{
+	char buf[128];
+
+	serial_write(s, n);
+	if (fb_on && n < sizeof(buf)) {
+		CopyMem(buf, (void *)s, n);
+		buf[n ? n - 1 : 0] = '\0';	/* without the line break */
+		fbcon_write_line(&fbc, buf);
+	}
+}
+
 static __attribute__((noreturn)) void finish(struct ptlab *p)
 {
 	bool passed;
@@ -298,6 +317,12 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 
 	back_home(p);
 	passed = p->rep->failed == 0 && !p->aborted;
+	fb_on = p->fb_ok;
+	if ((p->opts.end == OPTS_END_SHUTDOWN || p->opts.end == OPTS_END_REBOOT) &&
+	    !firmware_runtime_reset_supported())
+		report_note(p->rep, "handoff: EFI_RT_PROPERTIES_TABLE says ResetSystem is not "
+			    "supported after ExitBootServices (0x%x): the CPU halts instead of --end=%s",
+			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
 	report_finish(p->rep);
 	app_emit();
 	if (p->fb_ok) {
@@ -321,10 +346,15 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 		/* fall through */
 	case OPTS_END_SHUTDOWN:
 	case OPTS_END_REBOOT:
+		if (!firmware_runtime_reset_supported()) {
+			say_end(reset_unsupported, sizeof(reset_unsupported) - 1);
+			break;
+		}
 		/* runtime services are identity mapped in the recovery hierarchy */
 		uefi_call_wrapper(RT->ResetSystem, 4,
 				  p->opts.end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
 				  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
+		say_end(reset_returned, sizeof(reset_returned) - 1);
 		break;
 	default:
 		break;

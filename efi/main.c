@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "churn.h"
+#include "firmware.h"
 #include "fmt.h"
 #include "ptlab.h"
 #include "serial.h"
@@ -136,17 +137,38 @@ static char *read_cfg(EFI_LOADED_IMAGE *li, UINTN *len)
 	return buf;
 }
 
+/* LoadOptions a boot manager passed that were not meant for us (the report says so). */
+static char foreign_opts[128];
+static bool cfg_found;
+
+/* A UEFI shell started us: its parameters protocol is on our image handle. */
+static bool started_by_shell(EFI_HANDLE image)
+{
+	static EFI_GUID params = EFI_SHELL_PARAMETERS_PROTOCOL_GUID;
+	/* the EFI 1.1 shell's interface protocol */
+	static EFI_GUID old_shell = { 0x47c7b223, 0xc42a, 0x11d2,
+				      { 0x8e, 0x57, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b } };
+	void *iface = NULL;
+
+	return uefi_call_wrapper(BS->HandleProtocol, 3, image, &params, &iface) == EFI_SUCCESS ||
+	       uefi_call_wrapper(BS->HandleProtocol, 3, image, &old_shell, &iface) == EFI_SUCCESS;
+}
+
 /* 0 to go on; otherwise the status to return (usage printed). */
 static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
 {
 	char err[160];
-	int r = opts_parse_load_options(li->LoadOptions, li->LoadOptionsSize, o, err, sizeof(err));
+	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize,
+					started_by_shell(image_handle), o, err, sizeof(err));
 
-	if (r == OPTS_EMPTY || r == OPTS_BINARY) {
+	if (r == OPTS_FOREIGN)
+		fmt_snprintf(foreign_opts, sizeof(foreign_opts), "%s", err);
+	if (r == OPTS_EMPTY || r == OPTS_BINARY || r == OPTS_FOREIGN) {
 		UINTN len = 0;
 		char *cfg = read_cfg(li, &len);
 
 		if (cfg) {
+			cfg_found = true;
 			r = opts_parse_ascii(cfg, len, o, err, sizeof(err));
 			pool_free(cfg);
 		}
@@ -606,7 +628,7 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
 /* CPU facts, the environment, the TSC, the deadline; false when the run cannot go on. */
 bool app_start(struct ptlab *p, uint64_t t0)
 {
-	char line[200];
+	char line[320];
 
 	cpu_caps_read(&p->caps);
 	p->fw_cr3 = read_cr3();
@@ -616,6 +638,11 @@ bool app_start(struct ptlab *p, uint64_t t0)
 		p->deadline = t0 + p->opts.timeout * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
 	opts_describe(&p->opts, line, sizeof(line));
 	report_fact(&rep, "options", "%s", line);
+	firmware_report(&rep, ST);
+	if (foreign_opts[0])
+		report_note(&rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
+			    "ignored, %s", foreign_opts,
+			    cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
 	if (!p->caps.nx) {
 		report_skip(&rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
 		return false;
@@ -705,6 +732,38 @@ out:
 
 /* ---- the end ---------------------------------------------------------------------------- */
 
+/*
+ * Our TSS lives in a page of its own, not in the image: when the firmware had
+ * no TSS ours stays loaded after we return (TR cannot go back to 0), and the
+ * firmware unloads the image.  The page is then kept for good.
+ */
+static EFI_PHYSICAL_ADDRESS tss_page;
+
+static bool tss_page_get(void)
+{
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 1,
+			      &tss_page) != EFI_SUCCESS) {
+		tss_page = 0;
+		return false;
+	}
+	app_own(tss_page, PT_PAGE_SIZE);
+	trap_set_tss((void *)(uintptr_t)tss_page);
+	return true;
+}
+
+static void tss_page_put(void)
+{
+	if (!tss_page || trap_installed())
+		return;
+	if (trap_tss_left_loaded()) {
+		report_note(&rep, "tss: the firmware had no TSS; ours stays loaded at 0x%llx "
+			    "(page kept allocated)", (unsigned long long)tss_page);
+		return;
+	}
+	trap_set_tss(NULL);
+	uefi_call_wrapper(BS->FreePages, 2, tss_page, 1);
+}
+
 static void wait_key_or_timeout(void)
 {
 	EFI_EVENT events[2];
@@ -752,6 +811,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	char *buf;
 	bool passed;
 
+	firmware_capture_entry();
 	InitializeLib(image, systab);
 	image_handle = image;
 	sink_init(image, systab);
@@ -764,6 +824,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	st = parse_options(li, &app.opts);
 	if (st || app.opts.help)
 		return st;
+	sink_serial_mode(app.opts.serial);
+	firmware_probe(systab);
 
 	/* --dump prints one line per leaf: ~10k leaves on a 256 MiB QEMU */
 	buf = pool_alloc(app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
@@ -772,6 +834,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_OUT_OF_RESOURCES;
 	}
 	report_init(&rep, buf, app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
+	if (!tss_page_get()) {
+		app_say("ptlab: no page for the TSS\n");
+		return EFI_OUT_OF_RESOURCES;
+	}
 	app.rep = &rep;
 	sink_file_open();
 	/* a long run must not be cut short by the 5-minute watchdog */
@@ -785,11 +851,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		run(&app, li);
 	}
 
+	tss_page_put();
 	report_finish(&rep);
 	app_emit();
 	sink_file_close();
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
 	passed = rep.failed == 0 && !app.aborted;
 	end_run(&app, passed);
+	if (app.opts.wrong_restore)
+		write_cr0(read_cr0() ^ CR0_WP);   /* test only: a restore gone wrong */
 	return passed ? EFI_SUCCESS : EFI_ABORTED;
 }

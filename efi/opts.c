@@ -62,6 +62,11 @@ static const char *const dump_names[] = {
 	[OPTS_DUMP_RANGES] = "ranges", NULL,
 };
 
+static const char *const serial_names[] = {
+	[OPTS_SERIAL_AUTO] = "auto", [OPTS_SERIAL_ON] = "on",
+	[OPTS_SERIAL_OFF] = "off", NULL,
+};
+
 static const char *const raise_names[] = {
 	[OPTS_RAISE_NONE] = "none", [OPTS_RAISE_GP] = "gp",
 	[OPTS_RAISE_BADSTACK] = "badstack", [OPTS_RAISE_TIMEOUT] = "timeout",
@@ -82,6 +87,7 @@ void opts_defaults(struct opts *o)
 		.mode = OPTS_MODE_FIRMWARE,
 		.inject = OPTS_INJECT_NONE,
 		.raise = OPTS_RAISE_NONE,
+		.serial = OPTS_SERIAL_AUTO,
 	};
 }
 
@@ -147,7 +153,8 @@ struct opt_def {
 
 enum {
 	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
-	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_DUMPFW, O_COUNT
+	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_DUMPFW,
+	O_SERIAL, O_WRONG_RESTORE, O_COUNT
 };
 
 static const struct opt_def defs[O_COUNT] = {
@@ -169,6 +176,8 @@ static const struct opt_def defs[O_COUNT] = {
 		      "gp|badstack|timeout|la57-window|la57-root-high|ap-fault" },
 	[O_LEVELS] = { "levels", OPT_CHOICE, levels_names, 1, "4|5" },
 	[O_DUMPFW] = { "dump-firmware", OPT_CHOICE, dump_names, 1, "leaves|ranges" },
+	[O_SERIAL] = { "serial", OPT_CHOICE, serial_names, 0, "auto|on|off" },
+	[O_WRONG_RESTORE] = { "wrong-restore", OPT_FLAG, NULL, 0, NULL },
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -287,6 +296,12 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 	case O_LEVELS:
 		o->levels = c == 1 ? 4 : 5;
 		break;
+	case O_SERIAL:
+		o->serial = (enum opts_serial)c;
+		break;
+	case O_WRONG_RESTORE:
+		o->wrong_restore = true;
+		break;
 	}
 	return true;
 }
@@ -360,6 +375,30 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 	return OPTS_OK;
 }
 
+/* The text units of @s (checked by text_units()) hold a word starting with "--". */
+static bool has_dashdash_word(const struct src *s)
+{
+	for (size_t i = 0; i + 1 < s->n; i++)
+		if ((i == 0 || is_blank(unit(s, i - 1)) || unit(s, i - 1) == '"') &&
+		    unit(s, i) == '-' && unit(s, i + 1) == '-')
+			return true;
+	return false;
+}
+
+/* Number of text units before trailing NULs, or -1 if @s is not text. */
+static long text_units(const struct src *s)
+{
+	size_t n;
+
+	for (n = 0; n < s->n && unit(s, n) != 0; n++)
+		if (!is_text(unit(s, n)))
+			return -1;
+	for (size_t i = n; i < s->n; i++)
+		if (unit(s, i) != 0)
+			return -1;
+	return (long)n;
+}
+
 static int parse_units(struct src *s, struct opts *o, char *err, size_t errlen)
 {
 	size_t n;
@@ -397,6 +436,48 @@ int opts_parse_load_options(const void *data, size_t bytes, struct opts *o,
 		return OPTS_BINARY;
 	}
 	return parse_units(&src, o, err, errlen);
+}
+
+int opts_parse_boot_options(const void *data, size_t bytes, bool from_shell,
+			    struct opts *o, char *err, size_t errlen)
+{
+	struct src src = { data, data ? bytes / 2 : 0, 2 };
+	long n;
+
+	if (from_shell)
+		return opts_parse_load_options(data, bytes, o, err, errlen);
+	opts_defaults(o);
+	if ((bytes & 1) || (n = text_units(&src)) < 0)
+		return OPTS_BINARY;
+	src.n = (size_t)n;
+	if (!has_dashdash_word(&src)) {
+		size_t k = 0, i = 0;
+
+		while (i < src.n && is_blank(unit(&src, i)))
+			i++;
+		if (i == src.n)
+			return OPTS_EMPTY;
+		/* the text for the report: blanks folded, at most 100 characters */
+		for (; i < src.n && err && k + 4 < errlen && k < 100; i++) {
+			unsigned int c = unit(&src, i);
+
+			if (is_blank(c) && (k == 0 || err[k - 1] == ' '))
+				continue;
+			err[k++] = is_blank(c) ? ' ' : c == '"' ? '\'' : (char)c;
+		}
+		while (k && err[k - 1] == ' ')
+			k--;
+		if (err && errlen) {
+			if (i < src.n && k + 4 <= errlen) {
+				err[k++] = '.';
+				err[k++] = '.';
+				err[k++] = '.';
+			}
+			err[k < errlen ? k : errlen - 1] = '\0';
+		}
+		return OPTS_FOREIGN;
+	}
+	return parse(&src, false, false, o, err, errlen);
 }
 
 int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
@@ -445,13 +526,17 @@ const char *opts_usage(void)
 	       "                         LA57 switch, refuse it (root above 4 GiB), or\n"
 	       "                         fault on one AP (ap-fault)\n"
 	       "  --levels=4|5           paging levels of the built tables (default: the\n"
-	       "                         firmware's own mode); 5 switches the CPU to LA57\n";
+	       "                         firmware's own mode); 5 switches the CPU to LA57\n"
+	       "  --serial=auto|on|off   write COM1 directly: unless the console already\n"
+	       "                         reaches a serial port (auto), always, never\n"
+	       "  --wrong-restore        (test) return with CR0.WP flipped, for the\n"
+	       "                         entry-state test to catch\n";
 }
 
 int opts_describe(const struct opts *o, char *buf, size_t size)
 {
 	return fmt_snprintf(buf, size,
-			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s levels=%s",
+			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s levels=%s serial=%s wrong-restore=%d",
 			    (unsigned long long)o->seed,
 			    (unsigned long long)o->iterations,
 			    end_names[o->end], mode_names[o->mode],
@@ -460,5 +545,6 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 			    (unsigned long long)o->fail_alloc,
 			    (unsigned long long)o->timeout, o->fragment,
 			    raise_names[o->raise],
-			    levels_names[o->levels == 4 ? 1 : o->levels == 5 ? 2 : 0]);
+			    levels_names[o->levels == 4 ? 1 : o->levels == 5 ? 2 : 0],
+			    serial_names[o->serial], o->wrong_restore);
 }

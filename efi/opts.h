@@ -16,6 +16,7 @@
 #define OPTS_OK		0	/* at least one option parsed */
 #define OPTS_EMPTY	1	/* valid text without options: try the config file */
 #define OPTS_BINARY	2	/* not UCS-2 text (boot entry data): ignored */
+#define OPTS_FOREIGN	3	/* a boot manager's text without a "--" word: not ours */
 #define OPTS_ERROR	(-1)	/* unknown or malformed option; message in err */
 
 enum opts_end {
@@ -58,6 +59,12 @@ enum opts_raise {
 	OPTS_RAISE_AP_FAULT,	/* SMP: one AP takes a #GP on our tables */
 };
 
+enum opts_serial {
+	OPTS_SERIAL_AUTO,	/* COM1 directly unless ConOut already reaches a UART */
+	OPTS_SERIAL_ON,		/* COM1 directly, always */
+	OPTS_SERIAL_OFF,	/* never COM1 directly */
+};
+
 struct opts {
 	bool help;
 	uint64_t seed;		/* default 1 */
@@ -76,6 +83,8 @@ struct opts {
 	bool fragment;		/* test-only: fragment the frame pool */
 	enum opts_raise raise;	/* test-only: raise an exception */
 	unsigned levels;	/* paging levels: 0 = the firmware's own mode, 4 or 5 */
+	enum opts_serial serial;
+	bool wrong_restore;	/* test-only: leave CR0.WP flipped at the end */
 };
 
 /**
@@ -116,6 +125,22 @@ int opts_parse_ucs2(const uint16_t *s, size_t nchars, struct opts *o,
  */
 int opts_parse_load_options(const void *data, size_t bytes, struct opts *o,
 			    char *err, size_t errlen);
+
+/**
+ * opts_parse_boot_options() - LoadOptions by who passed them
+ * @from_shell: the image has the shell's parameters protocol
+ *
+ * From a shell: opts_parse_load_options() (argv[0] first, strict).  From a
+ * boot manager (U-Boot passes its "bootargs", a boot entry its optional
+ * data), with no argv[0]: binary data is OPTS_BINARY; text in which no word
+ * starts with "--" is not meant for ptlab: OPTS_FOREIGN, with the text
+ * (printable ASCII, shortened) in @err for the report; text with any "--"
+ * word is parsed strictly, every word an option, so a typo is never dropped.
+ *
+ * Return: as opts_parse_ucs2(), or OPTS_FOREIGN (@o holds the defaults).
+ */
+int opts_parse_boot_options(const void *data, size_t bytes, bool from_shell,
+			    struct opts *o, char *err, size_t errlen);
 
 /**
  * opts_parse_ascii() - parse a config file's content (\ptlab.cfg)

@@ -110,6 +110,25 @@ struct ptlab {
  */
 int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
 
+/*
+ * @want if the PAT layout the firmware programmed has it, else the first of
+ * WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be the
+ * power-on one.
+ */
+static inline enum pt_cache ptlab_cache_pick(const struct ptlab *p, enum pt_cache want)
+{
+	static const enum pt_cache order[] = { PT_CACHE_WT, PT_CACHE_UC, PT_CACHE_UCM,
+					       PT_CACHE_WC, PT_CACHE_WP };
+	uint64_t bits;
+
+	if (pt_cache_bits(&p->env.pat, want, 0, &bits) == PT_OK)
+		return want;
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (pt_cache_bits(&p->env.pat, order[i], 0, &bits) == PT_OK)
+			return order[i];
+	return PT_CACHE_WB;
+}
+
 /* "#PF", "#GP", ... for an exception vector. */
 const char *ptlab_vector_name(uint32_t v);
 

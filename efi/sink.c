@@ -77,15 +77,56 @@ static bool conout_reaches_uart(void)
 	return found;
 }
 
+/*
+ * Firmware whose console is its serial port while ConOut's device path does
+ * not say so: U-Boot's console handle has a vendor node only, and its
+ * "stdout" is the serial console on every board ptlab knows of.
+ */
+static bool vendor_console_is_serial(void)
+{
+	static const CHAR16 uboot[] = L"Das U-Boot";
+	const CHAR16 *v = sys->FirmwareVendor;
+
+	if (!v)
+		return false;
+	for (size_t i = 0; uboot[i]; i++)
+		if (v[i] != uboot[i])
+			return false;
+	return true;
+}
+
+static bool serial_detected;	/* ConOut reaches a UART (auto) */
+
 void sink_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
 	sys = st;
 	self = image;
 	console_on = st->ConOut != NULL;
-	direct_serial = !conout_reaches_uart() && serial_init();
+	serial_detected = conout_reaches_uart() || vendor_console_is_serial();
+	direct_serial = !serial_detected && serial_init();
 	emit_report = NULL;
 	console_cursor = 0;
 	file_cursor = 0;
+}
+
+void sink_serial_mode(int mode)
+{
+	switch (mode) {
+	case 1:		/* on */
+		direct_serial = serial_init();
+		break;
+	case 2:		/* off */
+		direct_serial = false;
+		break;
+	default:
+		direct_serial = !serial_detected && serial_init();
+		break;
+	}
+}
+
+bool sink_serial_detected(void)
+{
+	return serial_detected;
 }
 
 bool sink_direct_serial(void)

@@ -30,6 +30,19 @@
 void sink_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
 
 /**
+ * sink_serial_mode() - the --serial option
+ * @mode: 0 auto (COM1 directly only when sink_init() found that ConOut does
+ *        not reach a serial port), 1 on (always), 2 off (never)
+ *
+ * sink_init() detects: a UART node in a console device path, or a firmware
+ * known to put ConOut on its serial port (FirmwareVendor "Das U-Boot...").
+ */
+void sink_serial_mode(int mode);
+
+/** sink_serial_detected() - sink_init() found ConOut on a serial port */
+bool sink_serial_detected(void);
+
+/**
  * sink_direct_serial() - true when lines also go to COM1 by port I/O
  */
 bool sink_direct_serial(void);

@@ -45,8 +45,6 @@
 #define APIC_ICR_ASSERT  (1u << 14)
 #define MSR_X2APIC_ICR   0x830u
 
-#define GDT_CODE64    UINT64_C(0x00af9a000000ffff)
-#define GDT_DATA      UINT64_C(0x00cf92000000ffff)
 
 struct smp_gate {
 	uint16_t off0;
@@ -284,26 +282,24 @@ void smp_ap_dispatch(struct trap_frame *fr)
 	fr->rsp = c->guard_rsp;
 	fr->rax = (uint64_t)(int64_t)TRAP_GUARD_FAULTED;
 	fr->rflags = 0x2;
-	fr->cs = TRAP_SEL_CODE;
-	fr->ss = TRAP_SEL_DATA;
+	fr->cs = sh->sel_cs;
+	fr->ss = sh->sel_ss;
 out:
 	c->depth--;
 }
 
 /* ---- blocks, GDT, TSS, IDT ---- */
 
-void smp_prepare_cpu(struct smp_cpu *c, uint64_t block)
-{
-	uint64_t base = (uint64_t)(uintptr_t)&c->tss, limit = sizeof(c->tss) - 1;
+_Static_assert(sizeof(struct smp_cpu) <= PAGE, "the block's first page holds struct smp_cpu");
 
-	c->gdt[0] = 0;
-	c->gdt[TRAP_SEL_CODE / 8] = GDT_CODE64;
-	c->gdt[TRAP_SEL_DATA / 8] = GDT_DATA;
-	c->gdt[TRAP_SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-				   (UINT64_C(0x89) << 40) | (((limit >> 16) & 0xf) << 48) |
-				   (((base >> 24) & 0xff) << 56);
-	c->gdt[TRAP_SEL_TSS / 8 + 1] = base >> 32;
-	c->gdt[5] = 0;
+int smp_prepare_cpu(struct smp_cpu *c, uint64_t block)
+{
+	const struct smp_shared *sh = c->sh;
+
+	if (!cpu_gdt_layout(c->gdt, SMP_GDT_ENTRIES, sh->sel_cs, sh->sel_ss,
+			    (uint64_t)(uintptr_t)&c->tss, sizeof(c->tss) - 1, &c->gdt_limit,
+			    &c->sel_tss))
+		return -1;
 	c->gdt_copy = (uint64_t *)(uintptr_t)(block + PAGE);
 	c->stack_top = block + (2 + SMP_STACK_PAGES) * PAGE;
 	c->tss = (struct smp_tss){ .iopb = sizeof(c->tss) };
@@ -316,9 +312,10 @@ void smp_prepare_cpu(struct smp_cpu *c, uint64_t block)
 		uint8_t ist = v == TRAP_VEC_DF ? TRAP_IST_DF : v == TRAP_VEC_NMI ? TRAP_IST_NMI :
 			      v == TRAP_VEC_MC ? TRAP_IST_MC : v == TRAP_VEC_PF ? TRAP_IST_PF : 0;
 
-		smp_idt[v] = (struct smp_gate){ (uint16_t)off, TRAP_SEL_CODE, ist, 0x8e,
+		smp_idt[v] = (struct smp_gate){ (uint16_t)off, sh->sel_cs, ist, 0x8e,
 						(uint16_t)(off >> 16), (uint32_t)(off >> 32), 0 };
 	}
+	return 0;
 }
 
 /* ---- the AP ---- */
@@ -460,30 +457,14 @@ static int ap_body(void *arg)
 }
 
 /*
- * Back to the firmware's state without writing its memory: everything but
- * TR by cpu_state_restore; a TR the firmware had is reloaded from a copy of
- * its GDT with the busy bit cleared in the copy, then the firmware's GDT
- * goes back.  (A firmware that never loaded TR keeps ours: see cpu.h.)
+ * Back to the firmware's state without writing its memory (cpu_state_restore:
+ * a TR the firmware had is reloaded through a copy of its GDT in the
+ * block's scratch page; a firmware that never loaded TR keeps ours, see
+ * cpu.h).
  */
 static void ap_restore(struct smp_cpu *c)
 {
-	struct cpu_state s = c->fw;
-	uint16_t tr = s.tr;
-
-	s.tr = 0;
-	cpu_state_restore_noirq(&s);
-	if (tr && (uint32_t)c->fw.gdtr.limit + 1 <= PAGE) {
-		struct desc_ptr copy = { c->fw.gdtr.limit, (uint64_t)(uintptr_t)c->gdt_copy };
-		const volatile uint8_t *from = (const volatile uint8_t *)(uintptr_t)c->fw.gdtr.base;
-		uint8_t *to = (uint8_t *)c->gdt_copy;
-
-		for (uint32_t i = 0; i <= c->fw.gdtr.limit; i++)
-			to[i] = from[i];
-		to[(tr & ~7u) + 5] &= (uint8_t)~2u;
-		lgdt(&copy);
-		ltr(tr);
-		lgdt(&c->fw.gdtr);
-	}
+	cpu_state_restore_noirq(&c->fw, c->gdt_copy, PAGE);
 	if (c->fw.irq_on)
 		sti();
 }
@@ -492,16 +473,23 @@ static void ap_main(void *arg)
 {
 	struct smp_cpu *c = arg;
 	struct smp_shared *sh = c->sh;
-	struct desc_ptr gdtr = { sizeof(c->gdt) - 1, (uint64_t)(uintptr_t)c->gdt };
+	struct desc_ptr gdtr = { c->gdt_limit, (uint64_t)(uintptr_t)c->gdt };
 	struct desc_ptr idtr = { sizeof(smp_idt) - 1, (uint64_t)(uintptr_t)smp_idt };
 
 	cpu_state_save(&c->fw);
+	if (c->fw.cs != sh->sel_cs || c->fw.ss != sh->sel_ss) {
+		/*
+		 * No segment register is ever loaded: our GDT has descriptors
+		 * at the BSP's CS and SS indices only, so an AP that runs with
+		 * other selectors stays on the firmware's state.
+		 */
+		c->sel_mismatch = (uint32_t)c->fw.cs << 16 | c->fw.ss;
+		c->state = SMP_ST_LEFT;
+		return;
+	}
 	cli();
 	lgdt(&gdtr);
-	cpu_load_data_segs(TRAP_SEL_DATA, TRAP_SEL_DATA, TRAP_SEL_DATA, TRAP_SEL_DATA,
-			   TRAP_SEL_DATA);
-	cpu_load_cs(TRAP_SEL_CODE);
-	ltr(TRAP_SEL_TSS);
+	ltr(c->sel_tss);
 	lidt(&idtr);
 	write_efer(read_efer() | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
@@ -1120,15 +1108,15 @@ void smp_handoff_init_aps(void)
 void smp_ap_handoff(struct smp_cpu *c)
 {
 	struct smp_shared *sh = c->sh;
-	struct desc_ptr gdtr = { sizeof(c->gdt) - 1, (uint64_t)(uintptr_t)c->gdt };
+	struct desc_ptr gdtr = { c->gdt_limit, (uint64_t)(uintptr_t)c->gdt };
 	struct desc_ptr idtr = { sizeof(smp_idt) - 1, (uint64_t)(uintptr_t)smp_idt };
 
+	/* started by our trampoline: its selectors are ours to replace */
 	cli();
 	lgdt(&gdtr);
-	cpu_load_data_segs(TRAP_SEL_DATA, TRAP_SEL_DATA, TRAP_SEL_DATA, TRAP_SEL_DATA,
-			   TRAP_SEL_DATA);
-	cpu_load_cs(TRAP_SEL_CODE);
-	ltr(TRAP_SEL_TSS);
+	cpu_load_data_segs(sh->sel_ss, sh->sel_ss, sh->sel_ss, sh->sel_ss, sh->sel_ss);
+	cpu_load_cs(sh->sel_cs);
+	ltr(c->sel_tss);
 	lidt(&idtr);
 	if (sh->has_pat) {
 		__asm__ volatile("wbinvd" : : : "memory");

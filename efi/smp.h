@@ -51,9 +51,18 @@ struct smp_tss {
 
 struct smp_shared;
 
+/*
+ * Entries of an AP's GDT: laid out around the run's CS and SS selectors
+ * (cpu_gdt_layout), which OVMF puts at indices 7 and 6.
+ */
+#define SMP_GDT_ENTRIES 32u
+
 /* One CPU's block; page-aligned, the GDT first (the AP's trap handler finds its block by sgdt). */
 struct smp_cpu {
-	uint64_t gdt[6];              /* null, code, data, TSS (two slots), spare */
+	uint64_t gdt[SMP_GDT_ENTRIES]; /* code at the run's CS index, data at SS's, TSS */
+	uint16_t gdt_limit;
+	uint16_t sel_tss;
+	volatile uint32_t sel_mismatch; /* AP: its firmware CS << 16 | SS differ from the BSP's */
 	struct smp_tss tss;
 	struct smp_shared *sh;
 	unsigned index;
@@ -114,6 +123,7 @@ struct smp_shared {
 	uint64_t image_base;
 	uint64_t deadline;            /* TSC: every AP leaves by then */
 	uint64_t tsc_per_us;
+	uint16_t sel_cs, sel_ss;      /* the BSP's selectors, which every AP must share */
 	bool x2apic;
 	uint64_t apic_va;             /* xAPIC registers, identity mapped UC */
 	int raise_index;              /* --raise=ap-fault: this CPU faults; -1 none */
@@ -156,7 +166,7 @@ __attribute__((ms_abi)) void smp_ap_entry(void *arg);
 uint32_t smp_apic_id(void);
 
 /* Fill @c's GDT and TSS (its stacks from @block); the IDT once for all. */
-void smp_prepare_cpu(struct smp_cpu *c, uint64_t block);
+int smp_prepare_cpu(struct smp_cpu *c, uint64_t block);
 
 /* The BSP's part on our tables (run through ptlab_live): shootdowns and churn. */
 int smp_bsp_live(struct ptlab *p);

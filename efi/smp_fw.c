@@ -109,6 +109,12 @@ static bool all_left(uint64_t end)
 
 static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 {
+	if (c->sel_mismatch)
+		report_fail(p->rep, "smp cpu %u (apic %u): the firmware runs it with CS=0x%x SS=0x%x, "
+			    "the BSP with CS=0x%x SS=0x%x; no segment register is loaded, so it "
+			    "stayed on the firmware's state", c->index, c->apic,
+			    (unsigned)(c->sel_mismatch >> 16), (unsigned)(c->sel_mismatch & 0xffff),
+			    c->sh->sel_cs, c->sh->sel_ss);
 	if (c->faulted)
 		report_fail(p->rep, "smp cpu %u (apic %u): unexpected exception vector=%u (%s) "
 			    "rip=0x%llx cr2=0x%llx error=0x%llx; %s", c->index, c->apic, c->fault.vector,
@@ -146,6 +152,12 @@ static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bs
 	struct smp_shared *sh = &smp_sh;
 	EFI_PHYSICAL_ADDRESS blocks = 0;
 	uint64_t pages = (uint64_t)ids->n * SMP_CPU_PAGES;
+	struct cpu_state now;
+
+	/* the selectors every GDT of ours keeps (trap.h): the BSP's, as they are now */
+	cpu_state_save(&now);
+	sh->sel_cs = now.cs;
+	sh->sel_ss = now.ss;
 
 	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages,
 			      &blocks) != EFI_SUCCESS) {
@@ -162,7 +174,10 @@ static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bs
 
 		*c = (struct smp_cpu){ .sh = sh, .index = (unsigned)idx, .apic = ids->apic[i],
 				       .bsp = ids->apic[i] == bsp_apic };
-		smp_prepare_cpu(c, block);
+		if (smp_prepare_cpu(c, block)) {
+			*why = "the firmware's CS and SS selectors leave no room for our GDT layout";
+			return -1;
+		}
 		sh->cpu[idx] = c;
 		if (!c->bsp && p->opts.raise == OPTS_RAISE_AP_FAULT)
 			sh->raise_index = idx;     /* the last AP */

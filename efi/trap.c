@@ -36,11 +36,6 @@ struct idt_gate {
 #define GATE_INTR	0x8e	/* present, DPL 0, 64-bit interrupt gate */
 #define GATE_PRESENT	0x80
 
-/* Flat descriptors: 64-bit code (L=1), writable data. */
-#define GDT_CODE64	UINT64_C(0x00af9a000000ffff)
-#define GDT_DATA	UINT64_C(0x00cf92000000ffff)
-#define GDT_ENTRIES	5	/* null, code, data, TSS (two slots) */
-
 /* One exception-table entry: offsets relative to each field's own address. */
 struct extable_entry {
 	int32_t insn;
@@ -73,8 +68,20 @@ HIDDEN struct guard_rec *trap_guard_cur;
 
 struct trap_fault trap_fatal_fault;
 
-static uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
-static struct tss64 tss __attribute__((aligned(16)));
+/*
+ * Our GDT: a 64-bit code descriptor at the firmware's CS index, a data
+ * descriptor at its SS index (none for a null SS), our TSS in the first two
+ * free slots.  As large as any GDT can be, because the firmware's selectors
+ * decide where our descriptors go; it doubles as the scratch copy of the
+ * firmware's GDT that restores the firmware's TSS (cpu_state_restore).
+ */
+static uint64_t gdt[CPU_GDT_MAX_ENTRIES] __attribute__((aligned(16)));
+static uint16_t gdt_limit;
+static uint16_t sel_cs, sel_ss, sel_tss;
+
+static struct tss64 tss_static __attribute__((aligned(16)));
+static struct tss64 *tss = &tss_static;
+static bool tss_left;
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 static uint8_t ist_stacks[4][TRAP_IST_STACK_SIZE] __attribute__((aligned(16)));
 
@@ -82,30 +89,33 @@ static struct cpu_state fw_state;
 static bool installed;
 static unsigned int dispatch_depth;
 
-static void gdt_build(void)
+/*
+ * Lay out our GDT around the firmware's CS and SS selectors, so that no
+ * segment register is ever loaded: CS and SS keep their selectors, and an
+ * iretq that reloads them finds a flat 64-bit descriptor at the same index.
+ * False when that is impossible (a selector in the LDT, RPL not 0, a null CS,
+ * CS and SS sharing an index).
+ */
+static bool gdt_build(uint16_t cs, uint16_t ss)
 {
-	uint64_t base = (uint64_t)(uintptr_t)&tss;
-	uint64_t limit = sizeof(tss) - 1;
-
-	gdt[0] = 0;
-	gdt[TRAP_SEL_CODE / 8] = GDT_CODE64;
-	gdt[TRAP_SEL_DATA / 8] = GDT_DATA;
-	/* Type 9: available 64-bit TSS; ltr marks it busy, so rebuild each time. */
-	gdt[TRAP_SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-				(UINT64_C(0x89) << 40) | (((limit >> 16) & 0xf) << 48) |
-				(((base >> 24) & 0xff) << 56);
-	gdt[TRAP_SEL_TSS / 8 + 1] = base >> 32;
+	/* ltr marks the TSS busy, so the layout is rebuilt at each install */
+	if (!cpu_gdt_layout(gdt, CPU_GDT_MAX_ENTRIES, cs, ss, (uint64_t)(uintptr_t)tss,
+			    sizeof(*tss) - 1, &gdt_limit, &sel_tss))
+		return false;
+	sel_cs = cs;
+	sel_ss = ss;
+	return true;
 }
 
 static void tss_build(void)
 {
 	unsigned int i;
 
-	tss = (struct tss64){ .iopb = sizeof(tss) };
+	*tss = (struct tss64){ .iopb = sizeof(*tss) };
 	for (i = 0; i < 4; i++)
-		tss.ist[i] = (uint64_t)(uintptr_t)&ist_stacks[i][TRAP_IST_STACK_SIZE];
+		tss->ist[i] = (uint64_t)(uintptr_t)&ist_stacks[i][TRAP_IST_STACK_SIZE];
 	/* Never used at CPL 0; point it somewhere harmless anyway. */
-	tss.rsp[0] = tss.ist[TRAP_IST_DF - 1];
+	tss->rsp[0] = tss->ist[TRAP_IST_DF - 1];
 }
 
 static uint8_t vector_ist(unsigned int v)
@@ -133,7 +143,7 @@ static void idt_build(void)
 
 		idt[v] = (struct idt_gate){
 			.off0 = (uint16_t)off,
-			.sel = TRAP_SEL_CODE,
+			.sel = sel_cs,
 			.ist = vector_ist(v),
 			.type = GATE_INTR,
 			.off1 = (uint16_t)(off >> 16),
@@ -149,19 +159,18 @@ int trap_install(void)
 	if (installed)
 		return -1;
 	cpu_state_save(&fw_state);
+	if (!gdt_build(fw_state.cs, fw_state.ss))
+		return -1;
 	cli();
 
-	gdt_build();
 	tss_build();
 	idt_build();
-	gdtr = (struct desc_ptr){ sizeof(gdt) - 1, (uint64_t)(uintptr_t)gdt };
+	gdtr = (struct desc_ptr){ gdt_limit, (uint64_t)(uintptr_t)gdt };
 	idtr = (struct desc_ptr){ sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
 
+	/* no segment register is loaded: CS and SS are valid in both GDTs */
 	lgdt(&gdtr);
-	cpu_load_data_segs(TRAP_SEL_DATA, TRAP_SEL_DATA, TRAP_SEL_DATA,
-			   TRAP_SEL_DATA, TRAP_SEL_DATA);
-	cpu_load_cs(TRAP_SEL_CODE);
-	ltr(TRAP_SEL_TSS);
+	ltr(sel_tss);
 	lidt(&idtr);
 
 	trap_exec_armed = 0;
@@ -171,13 +180,51 @@ int trap_install(void)
 	return 0;
 }
 
+/*
+ * After the firmware's state is back: when it had no TSS, ours stays loaded
+ * (TR cannot be loaded with a null selector).  Its IST and RSP0 pointers are
+ * cleared, since they point into this image, which the firmware unloads.
+ */
+static void after_restore(void)
+{
+	tss_left = fw_state.tr == 0;
+	if (tss_left) {
+		for (unsigned int i = 0; i < 7; i++)
+			tss->ist[i] = 0;
+		for (unsigned int i = 0; i < 3; i++)
+			tss->rsp[i] = 0;
+	}
+}
+
 int trap_uninstall(void)
 {
 	if (!installed)
 		return -1;
 	installed = false;
-	cpu_state_restore(&fw_state);
+	cpu_state_restore(&fw_state, gdt, sizeof(gdt));
+	after_restore();
 	return 0;
+}
+
+void trap_set_tss(void *page)
+{
+	if (!installed)
+		tss = page ? page : &tss_static;
+}
+
+uint64_t trap_tss_base(void)
+{
+	return (uint64_t)(uintptr_t)tss;
+}
+
+bool trap_tss_left_loaded(void)
+{
+	return tss_left;
+}
+
+const struct cpu_state *trap_entry_state(void)
+{
+	return &fw_state;
 }
 
 bool trap_installed(void)
@@ -274,7 +321,8 @@ static __attribute__((noreturn)) void trap_fatal(const struct trap_frame *frame)
 		write_cr3(fatal_home_cr3);
 	} else {
 		installed = false;
-		cpu_state_restore_noirq(&fw_state);
+		cpu_state_restore_noirq(&fw_state, gdt, sizeof(gdt));
+		after_restore();
 	}
 	if (fatal_report) {
 		void (*report)(const struct trap_fault *f) = fatal_report;
@@ -331,8 +379,8 @@ void trap_dispatch(struct trap_frame *frame)
 	frame->rsp = (uint64_t)(uintptr_t)g;
 	frame->rax = (uint64_t)(int64_t)TRAP_GUARD_FAULTED;
 	frame->rflags = 0x2;
-	frame->cs = TRAP_SEL_CODE;
-	frame->ss = TRAP_SEL_DATA;
+	frame->cs = sel_cs;
+	frame->ss = sel_ss;
 out:
 	dispatch_depth--;
 }

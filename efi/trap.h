@@ -31,10 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Selectors of our GDT. */
-#define TRAP_SEL_CODE	0x08
-#define TRAP_SEL_DATA	0x10
-#define TRAP_SEL_TSS	0x18
+struct cpu_state;
 
 /* IST slots (1-based as in the gate descriptor). */
 #define TRAP_IST_DF	1
@@ -88,20 +85,47 @@ struct trap_frame {
 };
 
 /*
- * Save the CPU state (cpu_state_save), disable interrupts, load our GDT,
- * reload CS/DS/ES/SS/FS/GS from it, load our TSS into TR and our IDT.
- * Paging registers are left as they are.  Returns 0, or -1 (nothing changed)
- * if already installed.  Install/uninstall may be repeated any number of times.
+ * Save the CPU state (cpu_state_save), disable interrupts, load our GDT, our
+ * TSS into TR and our IDT.  No segment register is loaded: our GDT has a
+ * flat 64-bit code descriptor at the index of the firmware's CS and a data
+ * descriptor at that of its SS (so an iretq, which reloads both, finds them),
+ * and our TSS in the first two free slots.  Paging registers are left as they
+ * are.  Returns 0, or -1 (nothing changed) if already installed or the
+ * firmware's selectors cannot be kept (in the LDT, RPL not 0, null CS).
+ * Install/uninstall may be repeated any number of times.
  */
 int trap_install(void);
 
 /*
  * Restore exactly the CPU state saved by trap_install(): CR0/CR3/CR4, EFER,
- * PAT, GDTR, segments, TR, IDTR and finally RFLAGS.IF (see cpu_state_restore).
- * Anything changed in between (e.g. our CR3) is discarded.  Returns 0, or -1
- * (nothing changed) if not installed.
+ * PAT, GDTR, TR, IDTR and finally RFLAGS.IF (see cpu_state_restore), never
+ * writing firmware memory.  Anything changed in between (e.g. our CR3) is
+ * discarded.  Returns 0, or -1 (nothing changed) if not installed.
+ *
+ * The one permitted difference: when the firmware had no TSS (TR 0, or a TR
+ * whose descriptor in its GDT is not a busy TSS), ours stays loaded, because
+ * ltr cannot load a null selector.  Its IST and RSP0 fields are cleared then
+ * (they point into this image), and its memory must stay allocated for good:
+ * see trap_set_tss() and trap_tss_left_loaded().
  */
 int trap_uninstall(void);
+
+/*
+ * Put our TSS (104 bytes) at @page instead of the image's .bss: a page the
+ * caller allocated and keeps for good when trap_tss_left_loaded() says so
+ * after the last uninstall.  NULL goes back to the built-in TSS.  Ignored
+ * while installed.
+ */
+void trap_set_tss(void *page);
+
+/* Address of our TSS (the IST pointers the CPU reads on delivery). */
+uint64_t trap_tss_base(void);
+
+/* True when the last uninstall left our TSS loaded (the firmware had none). */
+bool trap_tss_left_loaded(void);
+
+/* The state saved by the last trap_install() (the firmware's, in firmware mode). */
+const struct cpu_state *trap_entry_state(void);
 
 /* True between trap_install() and trap_uninstall(). */
 bool trap_installed(void);
@@ -133,7 +157,7 @@ int probe_exec(uint64_t va, struct trap_fault *f);
  * describing the first unexpected exception (any vector without a probe
  * fixup, including #DF, NMI and #MC, which arrive on their own IST stacks).
  * On TRAP_GUARD_FAULTED, RSP, RBX, RBP, R12-R15 are back to their values at
- * the call, RFLAGS is 0x2 (interrupts, AC and DF clear), CS/SS are ours; CR3,
+ * the call, RFLAGS is 0x2 (interrupts, AC and DF clear), CS/SS as at install; CR3,
  * CR0, CR4 and everything else are as fn left them: the caller restores the
  * firmware state (trap_uninstall or cpu_state_restore).  The guard's own
  * stack frame must stay mapped in whatever CR3 fn loads.  Guards nest.

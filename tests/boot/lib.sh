@@ -78,19 +78,23 @@ boot_done()
 }
 
 # boot_run [--img IMG] [--log LOG] [--cpu CPU] [--mem MEM] [--smp N]
-#          [--cfg ARGS] [--timeout S] [--usb] [-- QEMU_ARGS...]
+#          [--cfg ARGS] [--timeout S] [--usb] [--machine M] [--bios ROM]
+#          [--code CODE --vars VARS] [-- QEMU_ARGS...]
 #
 # Boot a private copy of IMG (default $PTLAB_IMG) with a fresh copy of the
 # firmware variables, serial output to LOG (default $BOOT_DIR/serial.log).
 # --cfg writes ARGS as \ptlab.cfg on the copy (replacing any).  Returns
 # QEMU's exit status (124/137 on timeout).  Sets BOOT_IMG_COPY and BOOT_LOG.
 # --usb attaches the image as a USB stick on an xHCI controller instead of
-# a SATA disk, the way it boots from a stick on a PC.
+# a SATA disk, the way it boots from a stick on a PC.  --machine replaces
+# q35 (e.g. pc); --bios boots a firmware ROM (U-Boot) instead of OVMF's
+# flash; --code/--vars use other OVMF flash files (Secure Boot, 2 MiB).
 boot_run()
 {
 	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
 	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0
-	local -a disk
+	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS
+	local -a disk fw
 
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -102,6 +106,10 @@ boot_run()
 		--cfg) cfg=$2; has_cfg=1; shift 2 ;;
 		--timeout) tmo=$2; shift 2 ;;
 		--usb) usb=1; shift ;;
+		--machine) machine=$2; shift 2 ;;
+		--bios) bios=$2; shift 2 ;;
+		--code) code=$2; shift 2 ;;
+		--vars) vars=$2; shift 2 ;;
 		--) shift; break ;;
 		*) echo "boot_run: unknown option $1" >&2; return 2 ;;
 		esac
@@ -119,7 +127,13 @@ boot_run()
 		return 2
 	fi
 	cp -- "$img" "$BOOT_IMG_COPY" || return 2
-	cp -- "$OVMF_VARS" "$run/vars.fd" || return 2
+	if [ -n "$bios" ]; then
+		fw=(-bios "$bios")
+	else
+		cp -- "$vars" "$run/vars.fd" || return 2
+		fw=(-drive if=pflash,format=raw,readonly=on,file="$code"
+		    -drive if=pflash,format=raw,file="$run/vars.fd")
+	fi
 	if [ "$has_cfg" = 1 ]; then
 		printf '%s\n' "$cfg" >"$run/ptlab.cfg"
 		mcopy -o -i "$BOOT_IMG_COPY@@$BOOT_ESP_OFFSET" "$run/ptlab.cfg" \
@@ -133,10 +147,8 @@ boot_run()
 		disk=(-drive format=raw,file="$BOOT_IMG_COPY")
 	fi
 	timeout -k 10 "$tmo" "$QEMU" \
-		-machine q35,accel=tcg -cpu "$cpu" -m "$mem" -smp "$smp" \
-		-drive if=pflash,format=raw,readonly=on,file="$OVMF_CODE" \
-		-drive if=pflash,format=raw,file="$run/vars.fd" \
-		"${disk[@]}" \
+		-machine "$machine",accel=tcg -cpu "$cpu" -m "$mem" -smp "$smp" \
+		"${fw[@]}" "${disk[@]}" \
 		-serial file:"$log" -display none -monitor none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot "$@" </dev/null >"$run/qemu.out" 2>&1

@@ -413,10 +413,10 @@ static void test_opts_usage_and_describe(void **state)
 	opts_describe(&o, buf, sizeof(buf));
 	assert_string_equal(buf, "seed=0x1 iterations=20000 end=wait mode=firmware "
 			    "dump-memmap=0 dump=0 hold=0 inject=none fail-alloc=0 "
-			    "timeout=0 fragment=0 raise=none levels=firmware");
+			    "timeout=0 fragment=0 raise=none levels=firmware serial=auto wrong-restore=0");
 	assert_int_equal(parse_cmdline("x --levels=5 --raise=la57-window", &o, NULL, 0), OPTS_OK);
 	opts_describe(&o, buf, sizeof(buf));
-	assert_non_null(strstr(buf, " raise=la57-window levels=5"));
+	assert_non_null(strstr(buf, " raise=la57-window levels=5 "));
 }
 
 int main(void)

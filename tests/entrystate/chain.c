@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Entry-state chainloader (test only).  Booted as \EFI\BOOT\BOOTX64.EFI, it
+ * starts \ptlab.efi from the same volume once per variant, each time after
+ * putting the CPU into a state other firmware leaves (global pages with
+ * CR4.PGE, CR0.WP=0, EFER.NXE=0, a read-only GDT, a firmware TSS, its own
+ * page tables with 1 GiB leaves, a non-default PAT, interrupts on with a
+ * fast timer, a kernel command line in LoadOptions, all of them at once).
+ * Right before StartImage it records every register ptlab promises to
+ * restore; right after StartImage returns it reads them again and compares.
+ *
+ * Output, one line per variant on ConOut (mirrored to the serial port):
+ *   chain: ok VARIANT
+ *   chain: not ok VARIANT: REG=0x... expected 0x... [...]
+ *   chain: skip VARIANT: reason
+ * then "chain: N ok, M not ok, S skipped" and an isa-debug-exit write:
+ * 0x10 when every variant passed, 0x11 otherwise.  A variant whose name
+ * ends in "!" is expected to be caught (ptlab run with --wrong-restore).
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "../../efi/cpu.h"
+#include "../../efi/gdt.c"
+
+#define PAGE		4096u
+#define PTE_P		(UINT64_C(1) << 0)
+#define PTE_W		(UINT64_C(1) << 1)
+#define PTE_PS		(UINT64_C(1) << 7)
+#define PTE_G		(UINT64_C(1) << 8)
+#define GIB		(UINT64_C(1) << 30)
+#define MIB2		(UINT64_C(1) << 21)
+#define MAP_GIB		1024u		/* identity map of the first TiB */
+#define LOW_GIB		4u		/* mapped with 2 MiB leaves when asked */
+#define TSS_BYTES	104u
+#define DEBUG_EXIT	0xf4
+
+enum {
+	V_PGE = 1 << 0,		/* own tables, global 2 MiB leaves, CR4.PGE=1 */
+	V_WP_OFF = 1 << 1,
+	V_NXE_OFF = 1 << 2,	/* own tables (no NX bit anywhere), EFER.NXE=0 */
+	V_GDT_RO = 1 << 3,	/* GDT copy in a page our tables map read-only */
+	V_TABLES_1G = 1 << 4,	/* own tables with 1 GiB leaves */
+	V_TIMER = 1 << 5,	/* IF=1, a 1 ms periodic timer event */
+	V_CMDLINE = 1 << 6,	/* LoadOptions: a kernel command line */
+	V_PAT = 1 << 7,		/* non-default PAT */
+	V_TSS = 1 << 8,		/* GDT copy with a TSS loaded */
+	V_PCID = 1 << 9,	/* CR4.PCIDE=1, PCID in CR3 */
+	V_WRONG = 1 << 10,	/* ptlab --wrong-restore: must be caught */
+};
+
+struct variant {
+	const char *name;
+	unsigned flags;
+};
+
+static const struct variant variants[] = {
+	{ "as-is", 0 },
+	{ "pge-global", V_PGE },
+	{ "wp-off", V_WP_OFF },
+	{ "nxe-off", V_NXE_OFF },
+	{ "gdt-readonly-no-tss", V_GDT_RO },
+	{ "firmware-tss", V_TSS },
+	{ "tables-1g", V_TABLES_1G },
+	{ "timer-irq", V_TIMER },
+	{ "cmdline", V_CMDLINE },
+	{ "pat", V_PAT },
+	{ "pcid", V_PCID },
+	{ "combined", V_PGE | V_WP_OFF | V_NXE_OFF | V_GDT_RO | V_TABLES_1G | V_TIMER |
+		      V_CMDLINE | V_PAT },
+	{ "wrong-restore!", V_WRONG },
+};
+
+/* Everything ptlab promises to give back. */
+struct snap {
+	uint64_t cr0, cr3, cr4, efer, pat;
+	struct desc_ptr gdtr, idtr;
+	uint16_t tr, cs, ds, es, ss, fs, gs;
+	uint64_t rflags_if;
+};
+
+static void snap_take(struct snap *s)
+{
+	s->cr0 = read_cr0();
+	s->cr3 = read_cr3();
+	s->cr4 = read_cr4();
+	s->efer = read_efer();
+	s->pat = read_pat();
+	sgdt(&s->gdtr);
+	sidt(&s->idtr);
+	s->tr = read_tr();
+	s->cs = read_cs();
+	s->ds = read_ds();
+	s->es = read_es();
+	s->ss = read_ss();
+	s->fs = read_fs();
+	s->gs = read_gs();
+	s->rflags_if = read_rflags() & RFLAGS_IF;
+}
+
+static char diff[512];
+static UINTN diff_len;
+
+static void differ(const char *name, uint64_t got, uint64_t want)
+{
+	CHAR16 w[96];
+
+	if (got == want)
+		return;
+	SPrint(w, sizeof(w), L" %a=0x%lx expected 0x%lx", name, got, want);
+	for (UINTN i = 0; w[i] && diff_len + 1 < sizeof(diff); i++)
+		diff[diff_len++] = (char)w[i];
+	diff[diff_len] = 0;
+}
+
+/* Number of differences; their description in diff[]. */
+static unsigned snap_compare(const struct snap *got, const struct snap *want)
+{
+	diff_len = 0;
+	diff[0] = 0;
+	differ("CR0", got->cr0, want->cr0);
+	differ("CR3", got->cr3, want->cr3);
+	differ("CR4", got->cr4, want->cr4);
+	differ("EFER", got->efer, want->efer);
+	differ("PAT", got->pat, want->pat);
+	differ("GDTR.base", got->gdtr.base, want->gdtr.base);
+	differ("GDTR.limit", got->gdtr.limit, want->gdtr.limit);
+	differ("IDTR.base", got->idtr.base, want->idtr.base);
+	differ("IDTR.limit", got->idtr.limit, want->idtr.limit);
+	differ("TR", got->tr, want->tr);
+	differ("CS", got->cs, want->cs);
+	differ("DS", got->ds, want->ds);
+	differ("ES", got->es, want->es);
+	differ("SS", got->ss, want->ss);
+	differ("FS", got->fs, want->fs);
+	differ("GS", got->gs, want->gs);
+	differ("RFLAGS.IF", got->rflags_if, want->rflags_if);
+	return diff_len != 0;
+}
+
+/* ---- page tables of our own ---------------------------------------------- */
+
+static EFI_PHYSICAL_ADDRESS alloc_pages(UINTN n)
+{
+	EFI_PHYSICAL_ADDRESS pa = 0;
+
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, n, &pa) !=
+	    EFI_SUCCESS)
+		return 0;
+	ZeroMem((void *)(uintptr_t)pa, n * PAGE);
+	return pa;
+}
+
+/*
+ * Identity map of the first TiB, RWX: 1 GiB leaves, except the first 4 GiB
+ * with 2 MiB leaves when !use_1g, and the page @ro_page (if any) read-only
+ * in a 4 KiB table.  @g sets the global bit on every leaf.  Needs 1 GiB
+ * page support; 0 when out of memory.
+ */
+static uint64_t build_tables(bool use_1g, bool g, uint64_t ro_page)
+{
+	EFI_PHYSICAL_ADDRESS pml4 = alloc_pages(1), pdpt = alloc_pages(2), pd, pt;
+	uint64_t *p4 = (uint64_t *)(uintptr_t)pml4, *p3 = (uint64_t *)(uintptr_t)pdpt;
+	uint64_t leaf = PTE_P | PTE_W | PTE_PS | (g ? PTE_G : 0);
+
+	if (!pml4 || !pdpt)
+		return 0;
+	p4[0] = pdpt | PTE_P | PTE_W;
+	p4[1] = (pdpt + PAGE) | PTE_P | PTE_W;
+	for (unsigned i = 0; i < MAP_GIB; i++)
+		p3[i] = ((uint64_t)i * GIB) | leaf;
+	if (use_1g && !ro_page)
+		return pml4;
+	/* the first 4 GiB in 2 MiB leaves (always for a read-only page below 4 GiB) */
+	pd = alloc_pages(LOW_GIB);
+	if (!pd)
+		return 0;
+	for (unsigned i = 0; i < LOW_GIB * 512; i++)
+		((uint64_t *)(uintptr_t)pd)[i] = ((uint64_t)i * MIB2) | leaf;
+	for (unsigned i = 0; i < LOW_GIB; i++)
+		p3[i] = (pd + (uint64_t)i * PAGE) | PTE_P | PTE_W;
+	if (ro_page && ro_page < LOW_GIB * GIB) {
+		uint64_t *pde = &((uint64_t *)(uintptr_t)pd)[ro_page / MIB2];
+		uint64_t base = ro_page & ~(MIB2 - 1);
+
+		pt = alloc_pages(1);
+		if (!pt)
+			return 0;
+		for (unsigned i = 0; i < 512; i++)
+			((uint64_t *)(uintptr_t)pt)[i] = (base + (uint64_t)i * PAGE) | PTE_P | PTE_W |
+							 (g ? PTE_G : 0);
+		((uint64_t *)(uintptr_t)pt)[(ro_page - base) / PAGE] &= ~PTE_W;
+		*pde = pt | PTE_P | PTE_W;
+	}
+	return pml4;
+}
+
+/* ---- the variants -------------------------------------------------------- */
+
+static EFI_HANDLE self;
+static EFI_LOADED_IMAGE *self_li;
+static volatile UINT64 ticks;
+static unsigned n_ok, n_bad, n_skip;
+
+static VOID EFIAPI on_tick(EFI_EVENT e, VOID *ctx)
+{
+	(void)e;
+	(void)ctx;
+	ticks++;
+}
+
+static void say(const char *verdict, const char *name, const char *why)
+{
+	Print(L"chain: %a %a%a%a\n", verdict, name, why[0] ? ":" : "", why);
+}
+
+/* The GDT copy a variant loads: the firmware's descriptors, a TSS after them. */
+static EFI_PHYSICAL_ADDRESS gdt_page, tss_page;
+
+static bool cpu_has(uint32_t leaf, unsigned reg, unsigned bit)
+{
+	uint32_t r[4];
+
+	cpuid(leaf, 0, r);
+	return (r[reg] >> bit) & 1;
+}
+
+static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
+{
+	static CHAR16 cmdline[] = L"root=/dev/sda2 ro quiet console=ttyS0,115200";
+	static CHAR16 wrong[] = L"--end=return --iterations=300 --wrong-restore";
+	struct snap base, want, got;
+	struct desc_ptr fw_gdtr, gdtr;
+	EFI_LOADED_IMAGE *li = NULL;
+	EFI_HANDLE h = NULL;
+	EFI_EVENT timer = NULL;
+	EFI_STATUS st, run_st;
+	uint64_t cr3 = 0, gdt_sum = 0, gdt_sum_after = 0;
+	uint16_t tss_sel = 0;
+	bool ints;
+
+	if ((v->flags & V_PCID) && !cpu_has(1, 2, 17)) {
+		say("skip", v->name, " the CPU has no PCID (CPUID.1:ECX[17]); QEMU TCG does not emulate it");
+		n_skip++;
+		return;
+	}
+	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, self, ptlab_path, NULL, 0, &h);
+	if (EFI_ERROR(st)) {
+		say("not ok", v->name, " LoadImage failed");
+		n_bad++;
+		return;
+	}
+	uefi_call_wrapper(BS->HandleProtocol, 3, h, &LoadedImageProtocol, (void **)&li);
+	if (li && (v->flags & V_CMDLINE)) {
+		li->LoadOptions = cmdline;
+		li->LoadOptionsSize = sizeof(cmdline);
+	} else if (li && (v->flags & V_WRONG)) {
+		li->LoadOptions = wrong;
+		li->LoadOptionsSize = sizeof(wrong);
+	}
+	if (v->flags & V_TIMER) {
+		ticks = 0;
+		uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK,
+				  on_tick, NULL, &timer);
+		if (timer)
+			uefi_call_wrapper(BS->SetTimer, 3, timer, TimerPeriodic, 10000);
+	}
+
+	snap_take(&base);
+	sgdt(&fw_gdtr);
+	if (v->flags & (V_GDT_RO | V_TSS)) {
+		/* the firmware's GDT in a page of its own, a TSS descriptor after it */
+		uint8_t *g = (uint8_t *)(uintptr_t)gdt_page;
+
+		ZeroMem(g, PAGE);
+		CopyMem(g, (void *)(uintptr_t)fw_gdtr.base, fw_gdtr.limit + 1u);
+		gdtr.base = gdt_page;
+		gdtr.limit = fw_gdtr.limit;
+		if (v->flags & V_TSS) {
+			uint64_t *d = (uint64_t *)(uintptr_t)(gdt_page + ((fw_gdtr.limit + 16u) & ~15u));
+			uint64_t b = tss_page;
+
+			tss_sel = (uint16_t)((uint8_t *)d - g);
+			ZeroMem((void *)(uintptr_t)tss_page, PAGE);
+			((uint16_t *)(uintptr_t)tss_page)[51] = TSS_BYTES;	/* no I/O bitmap */
+			d[0] = (TSS_BYTES - 1) | ((b & 0xffffff) << 16) | (UINT64_C(0x89) << 40) |
+			       (((b >> 24) & 0xff) << 56);
+			d[1] = b >> 32;
+			gdtr.limit = (uint16_t)(tss_sel + 15);
+		}
+	}
+	if (v->flags & (V_PGE | V_NXE_OFF | V_TABLES_1G | V_GDT_RO)) {
+		cr3 = build_tables((v->flags & V_TABLES_1G) != 0, (v->flags & V_PGE) != 0,
+				   (v->flags & V_GDT_RO) ? gdt_page : 0);
+		if (!cr3) {
+			say("not ok", v->name, " no memory for the page tables");
+			n_bad++;
+			uefi_call_wrapper(BS->UnloadImage, 1, h);
+			return;
+		}
+	}
+	if (v->flags & V_GDT_RO)
+		for (unsigned i = 0; i <= gdtr.limit; i++)
+			gdt_sum = gdt_sum * 131 + ((uint8_t *)(uintptr_t)gdt_page)[i];
+
+	/* ---- the hostile state, then StartImage ---- */
+	ints = cpu_irq_save();
+	if (cr3) {
+		write_cr4(read_cr4() & ~CR4_PGE);	/* flush every translation */
+		write_cr3(cr3);
+	}
+	if (v->flags & V_PGE)
+		write_cr4(read_cr4() | CR4_PGE);
+	if (v->flags & V_PCID) {
+		write_cr4(read_cr4() | CR4_PCIDE);	/* CR3[11:0] is 0 here */
+		write_cr3(read_cr3() | 5);
+	}
+	if (v->flags & V_NXE_OFF)
+		write_efer(read_efer() & ~EFER_NXE);
+	if (v->flags & V_WP_OFF)
+		write_cr0(read_cr0() & ~CR0_WP);
+	if (v->flags & V_PAT)
+		write_pat(UINT64_C(0x0007010600070106));	/* WT -> WC in entries 1 and 5 */
+	if (v->flags & (V_GDT_RO | V_TSS))
+		lgdt(&gdtr);
+	if (v->flags & V_TSS)
+		ltr(tss_sel);
+	if (ints || (v->flags & V_TIMER))
+		sti();
+
+	snap_take(&want);
+	run_st = uefi_call_wrapper(BS->StartImage, 3, h, NULL, NULL);
+	snap_take(&got);
+
+	/* ---- judge, then back to where this variant started ---- */
+	cli();
+	if (v->flags & V_GDT_RO)
+		for (unsigned i = 0; i <= gdtr.limit; i++)
+			gdt_sum_after = gdt_sum_after * 131 + ((uint8_t *)(uintptr_t)gdt_page)[i];
+	/*
+	 * The one permitted difference: with no TSS of the firmware's own (no
+	 * busy TSS descriptor at TR in its GDT) ptlab's TSS stays loaded.
+	 */
+	if (!cpu_gdt_has_busy_tss(&want.gdtr, want.tr) && got.tr && got.tr != want.tr &&
+	    !cpu_gdt_has_busy_tss(&want.gdtr, got.tr))
+		got.tr = want.tr;
+	snap_compare(&got, &want);
+	if ((v->flags & V_TSS) &&
+	    (((uint8_t *)(uintptr_t)gdt_page)[tss_sel + 5] & 0x9f) != 0x8b)
+		differ("TSS-descriptor-busy", 0, 1);
+	if ((v->flags & V_GDT_RO) && gdt_sum_after != gdt_sum)
+		differ("GDT-bytes", gdt_sum_after, gdt_sum);
+	if ((v->flags & V_TIMER) && ticks == 0)
+		differ("timer-ticks", 0, 1);
+	if (!(v->flags & V_WRONG) && run_st != EFI_SUCCESS)
+		differ("StartImage-status", run_st, EFI_SUCCESS);
+
+	if (v->flags & V_PCID) {
+		write_cr3(read_cr3() & ~UINT64_C(0xfff));
+		write_cr4(read_cr4() & ~CR4_PCIDE);
+	}
+	write_cr0(base.cr0);
+	write_pat(base.pat);
+	write_efer(base.efer);		/* before the firmware's tables, which may hold NX bits */
+	write_cr4(base.cr4 & ~CR4_PGE);
+	write_cr3(base.cr3);
+	write_cr4(base.cr4);
+	lgdt(&base.gdtr);
+	lidt(&base.idtr);
+	if (base.rflags_if)
+		sti();
+	if (timer)
+		uefi_call_wrapper(BS->CloseEvent, 1, timer);
+
+	if (v->flags & V_WRONG) {
+		/* the comparison must have caught the flipped CR0.WP, and nothing else */
+		if (diff_len && got.cr0 == (want.cr0 ^ CR0_WP) && got.cr4 == want.cr4) {
+			say("ok", v->name, " caught:");
+			Print(L"chain:   %a\n", diff);
+			n_ok++;
+		} else {
+			say("not ok", v->name, diff_len ? diff : " the wrong restore went unnoticed");
+			n_bad++;
+		}
+	} else if (diff_len) {
+		say("not ok", v->name, diff);
+		n_bad++;
+	} else {
+		say("ok", v->name, "");
+		n_ok++;
+	}
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	EFI_DEVICE_PATH *path;
+
+	InitializeLib(image, systab);
+	self = image;
+	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol,
+			      (void **)&self_li) != EFI_SUCCESS)
+		return EFI_LOAD_ERROR;
+	path = FileDevicePath(self_li->DeviceHandle, L"\\ptlab.efi");
+	gdt_page = alloc_pages(1);
+	tss_page = alloc_pages(1);
+	if (!path || !gdt_page || !tss_page || !cpu_has(0x80000001, 3, 26)) {
+		Print(L"chain: cannot run (no device path, no memory, or no 1 GiB pages)\n");
+		outl(DEBUG_EXIT, 0x12);
+		return EFI_UNSUPPORTED;
+	}
+	Print(L"chain: %d variants\n", (int)(sizeof(variants) / sizeof(variants[0])));
+	for (unsigned i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
+		run_variant(&variants[i], path);
+	Print(L"chain: %d ok, %d not ok, %d skipped\n", n_ok, n_bad, n_skip);
+	outl(DEBUG_EXIT, n_bad ? 0x11 : 0x10);
+	return n_bad ? EFI_ABORTED : EFI_SUCCESS;
+}
