@@ -19,6 +19,7 @@
 #include "app.h"
 #include "churn.h"
 #include "gop.h"
+#include "runs.h"
 #include "serial.h"
 #include "sink.h"
 
@@ -272,7 +273,7 @@ static int phase_b_body(void *arg)
 
 static __attribute__((noreturn)) void finish(struct ptlab *p)
 {
-	bool passed = p->rep->failed == 0 && !p->aborted;
+	bool passed = p->rep->failed == 0 && !p->aborted && p->rep->passed;
 	size_t cursor = 0;
 	const char *line;
 	size_t len;
@@ -428,7 +429,15 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 		return;
 	}
 	report_note(p->rep, "handoff: leaving boot services");
+	/*
+	 * The last line the report file gets: without boot services there is
+	 * no file system, so the file is closed now, with the report so far.
+	 */
+	report_note(p->rep, "report-file: ends here, before ExitBootServices; the rest of this "
+		    "run's report and its verdict go to COM1 and the screen only");
 	app_emit();
+	sink_file_close();
+	runs_end("handed off (ExitBootServices): the verdict went to COM1 and the screen only");
 
 	/* from here to ExitBootServices: no output, no allocation */
 	for (tries = 1; tries <= EBS_TRIES; tries++) {
@@ -442,6 +451,8 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 			break;
 	}
 	if (st != EFI_SUCCESS) {
+		/* still in boot services: the report file goes on */
+		sink_file_open(runs_file_name(runs_number()), true);
 		report_fail(p->rep, "handoff: ExitBootServices failed after %u tries: status 0x%llx",
 			    tries, (unsigned long long)st);
 		return;

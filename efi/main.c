@@ -15,6 +15,7 @@
 #include "churn.h"
 #include "fmt.h"
 #include "ptlab.h"
+#include "runs.h"
 #include "serial.h"
 #include "sink.h"
 
@@ -134,34 +135,31 @@ static char *read_cfg(EFI_LOADED_IMAGE *li, UINTN *len)
 	return buf;
 }
 
-/* 0 to go on; otherwise the status to return (usage printed). */
-static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
+/*
+ * 0 to go on; otherwise the status to return, with the reason in @err
+ * (printed by the caller with the usage).
+ */
+static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err, size_t errlen)
 {
-	char err[160];
-	int r = opts_parse_load_options(li->LoadOptions, li->LoadOptionsSize, o, err, sizeof(err));
+	int r = opts_parse_load_options(li->LoadOptions, li->LoadOptionsSize, o, err, errlen);
 
 	if (r == OPTS_EMPTY || r == OPTS_BINARY) {
 		UINTN len = 0;
 		char *cfg = read_cfg(li, &len);
 
 		if (cfg) {
-			r = opts_parse_ascii(cfg, len, o, err, sizeof(err));
+			r = opts_parse_ascii(cfg, len, o, err, errlen);
 			pool_free(cfg);
 		}
 	}
-	if (r == OPTS_ERROR) {
-		app_say("ptlab: %s\n", err);
-		sink_print(opts_usage());
+	if (r == OPTS_ERROR)
 		return EFI_INVALID_PARAMETER;
-	}
-	if (o->help) {
-		sink_print(opts_usage());
+	if (o->help)
 		return EFI_SUCCESS;
-	}
 	if (o->mode == OPTS_MODE_HANDOFF) {
 		if (o->end_given && (o->end == OPTS_END_WAIT || o->end == OPTS_END_RETURN)) {
-			app_say("ptlab: --end=wait and --end=return cannot work after "
-				"ExitBootServices; use shutdown, reboot, halt or qemu\n");
+			fmt_snprintf(err, errlen, "--end=wait and --end=return cannot work after "
+				     "ExitBootServices; use shutdown, reboot, halt or qemu");
 			return EFI_INVALID_PARAMETER;
 		}
 		if (!o->end_given)
@@ -171,6 +169,29 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
 			o->iterations = HANDOFF_ITERATIONS;
 	}
 	return 0;
+}
+
+/*
+ * Options refused: nothing runs.  The reason goes to the screen, COM1 and
+ * this run's report file, and into the runs variable, so the run the shell
+ * may start next says that this one was refused.
+ */
+static void refuse(const char *err)
+{
+	char line[300];
+	const char *name = runs_file_name(runs_number());
+
+	app_say("ptlab: %s\n", err);
+	sink_print(opts_usage());
+	fmt_snprintf(line, sizeof(line), "refused: %s", err);
+	runs_end(line);
+	if (sink_file_open(name, false) == EFI_SUCCESS) {
+		fmt_snprintf(line, sizeof(line), "ptlab: %s", err);
+		sink_file_write(line);
+		sink_file_write("ptlab: refused: the options were not accepted, nothing was run");
+		sink_file_close();
+	}
+	app_say("ptlab: refused: the options were not accepted, nothing was run (\\%s)\n", name);
 }
 
 /* ---- memory map ------------------------------------------------------------------ */
@@ -716,13 +737,40 @@ static void end_run(const struct ptlab *p, bool passed)
 			  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
 }
 
+/* The run's verdict in one line, for the runs variable. */
+static void verdict_text(const struct ptlab *p, char *buf, size_t size)
+{
+	const char *word = p->aborted ? "aborted" : rep.failed ? "fail" :
+			   rep.passed ? "pass" : "nothing checked";
+
+	fmt_snprintf(buf, size, "%s (%u passed, %u failed, %u skipped)", word, rep.passed,
+		     rep.failed, rep.skipped);
+}
+
+/* A later run of this boot names the earlier one, in its report and last on screen. */
+static void note_earlier(bool at_end)
+{
+	const char *verdict, *file;
+	unsigned n = runs_earlier(&verdict, &file);
+
+	if (!n)
+		return;
+	if (!at_end) {
+		report_fact(&rep, "earlier-run", "run=%u file=%s verdict=%s", n, file, verdict);
+		return;
+	}
+	app_say("ptlab: this was run %u of this boot; its report is \\%s\n", runs_number(),
+		runs_file_name(runs_number()));
+	app_say("ptlab: an earlier run of this boot (\\%s) ended: %s\n", file, verdict);
+}
+
 /* crt0-efi-x86_64.o calls efi_main with the SysV convention: no EFIAPI. */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_STATUS st;
-	char *buf;
-	bool passed;
+	char *buf, err[200], verdict[RUNS_VERDICT_MAX];
+	bool passed, nothing;
 
 	InitializeLib(image, systab);
 	image_handle = image;
@@ -733,19 +781,30 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_LOAD_ERROR;
 	}
 	opts_defaults(&app.opts);
-	st = parse_options(li, &app.opts);
-	if (st || app.opts.help)
+	err[0] = 0;
+	st = parse_options(li, &app.opts, err, sizeof(err));
+	if (!st && app.opts.help) {
+		sink_print(opts_usage());
+		return EFI_SUCCESS;
+	}
+	runs_begin();
+	if (st) {
+		refuse(err);
 		return st;
+	}
 
 	/* --dump prints one line per leaf: ~10k leaves on a 256 MiB QEMU */
 	buf = pool_alloc(app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
 	if (!buf) {
 		app_say("ptlab: no memory for the report\n");
+		runs_end("aborted (no memory for the report)");
 		return EFI_OUT_OF_RESOURCES;
 	}
 	report_init(&rep, buf, app.opts.dump ? 8 * REPORT_BYTES : REPORT_BYTES);
 	app.rep = &rep;
-	sink_file_open();
+	sink_file_open(runs_file_name(runs_number()), false);
+	report_fact(&rep, "run", "number=%u file=%s", runs_number(), runs_file_name(runs_number()));
+	note_earlier(false);
 	/* a long run must not be cut short by the 5-minute watchdog */
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 
@@ -760,8 +819,12 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	report_finish(&rep);
 	app_emit();
 	sink_file_close();
+	verdict_text(&app, verdict, sizeof(verdict));
+	runs_end(verdict);
+	note_earlier(true);
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
-	passed = rep.failed == 0 && !app.aborted;
+	nothing = !rep.passed && !rep.failed && !app.aborted;
+	passed = rep.failed == 0 && !app.aborted && !nothing;
 	end_run(&app, passed);
-	return passed ? EFI_SUCCESS : EFI_ABORTED;
+	return passed ? EFI_SUCCESS : nothing ? EFI_UNSUPPORTED : EFI_ABORTED;
 }

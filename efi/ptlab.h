@@ -37,6 +37,7 @@
 #define PTLAB_EXIT_PASSED     0x10u   /* QEMU status 33 */
 #define PTLAB_EXIT_FAILED     0x11u   /* 35: a check failed */
 #define PTLAB_EXIT_ABORTED    0x12u   /* 37: the run had to be aborted */
+#define PTLAB_EXIT_NOTHING    0x13u   /* 39: nothing was checked (e.g. no NX) */
 
 struct ptlab_time {
 	uint64_t tsc_per_us;     /* 0 when not calibrated */
@@ -131,7 +132,11 @@ bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
 /* Focused CPU checks: A/D, invlpg, CR3, PGE, RSVD, WP, SMEP/SMAP, split; runs live. */
 int ptlab_check_cpu(struct ptlab *p);
 
-/* Leave QEMU through isa-debug-exit with the run's verdict (only under a hypervisor). */
+/*
+ * Leave QEMU through isa-debug-exit with the run's verdict (only under a
+ * hypervisor): aborted, nothing checked (no test point passed or failed),
+ * passed or failed.
+ */
 void ptlab_debug_exit(const struct ptlab *p, bool passed);
 
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */
