@@ -7,6 +7,7 @@
  * Static checks run with the firmware's CR3; live ones with ours, where no
  * firmware service may be called: results go to the in-memory report only.
  */
+#include "fmt.h"
 #include "ptlab.h"
 
 #include <ptlab/pte.h>
@@ -475,13 +476,29 @@ static int alias_rw(uint64_t a, uint64_t b, uint64_t v1, uint64_t v2)
 	return 0;
 }
 
+/*
+ * A check could not get a frame from the pool: the allocation is the
+ * failure, and when --fail-alloc's countdown has run out, it says so.
+ */
+static void alloc_failed(struct ptlab *p, const char *what, int err)
+{
+	if (p->opts.fail_alloc && !p->frames.fail_at)
+		report_fail(p->rep, "%s: frame allocation failed: %s (the failure --fail-alloc=%llu "
+			    "injected, or a later one)", what, pt_strerror(err),
+			    (unsigned long long)p->opts.fail_alloc);
+	else
+		report_fail(p->rep, "%s: frame allocation failed: %s (frames in use %llu)", what,
+			    pt_strerror(err), (unsigned long long)p->frames.in_use);
+}
+
 static void check_alias_pool(struct ptlab *p)
 {
 	uint64_t pa[4];
 	unsigned n = 0, bad = 0;
+	int err = PT_OK;
 
 	for (; n < 4; n++)
-		if (pt_frames_alloc(&p->frames, &pa[n]) != PT_OK)
+		if ((err = pt_frames_alloc(&p->frames, &pa[n])) != PT_OK)
 			break;
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t off = 0; off < PAGE; off += PAGE / 4)
@@ -489,7 +506,9 @@ static void check_alias_pool(struct ptlab *p)
 					pattern(pa[i] + off, 1), pattern(pa[i] + off, 2));
 	for (unsigned i = 0; i < n; i++)
 		pt_frames_free(&p->frames, pa[i]);
-	if (n == 4 && !bad)
+	if (n < 4)
+		alloc_failed(p, "alias", err);
+	else if (!bad)
 		report_ok(p->rep, "alias: pool frames written through identity read back through "
 			  "the HHDM and the reverse");
 	else
@@ -540,9 +559,12 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 	struct trap_fault f;
 	uint64_t pa, got = 0;
 	int err, faulted;
+	char what[64];
 
-	if (pt_frames_alloc(&p->frames, &pa) != PT_OK) {
-		report_fail(p->rep, "far mapping %s: no frame left", where);
+	err = pt_frames_alloc(&p->frames, &pa);
+	if (err != PT_OK) {
+		fmt_snprintf(what, sizeof(what), "far mapping %s", where);
+		alloc_failed(p, what, err);
 		return;
 	}
 	err = pt_map(&p->space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl);
@@ -634,8 +656,8 @@ static void check_faults(struct ptlab *p)
 	else
 		fault_fail(p, "#PF write read-only", ro, PF_ERR_P | PF_ERR_W, faulted, &f);
 
-	if (pt_frames_alloc(&p->frames, &pa) != PT_OK) {
-		report_fail(p->rep, "#PF fetch NX: no frame left");
+	if ((faulted = pt_frames_alloc(&p->frames, &pa)) != PT_OK) {
+		alloc_failed(p, "#PF fetch NX", faulted);
 		return;
 	}
 	*(volatile uint8_t *)(uintptr_t)pa = 0xc3;   /* ret */

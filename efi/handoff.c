@@ -231,6 +231,8 @@ static int phase_b_body(void *arg)
 		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
 		return 0;
 	}
+	if (p->opts.dump_memmap)
+		app_dump_raw_map(&final_map);   /* the map ExitBootServices was called with */
 	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
 	boot_frames = p->frames;
 	err = pt_frames_init(&p->frames, ranges, n, ram_bitmap, ram_bitmap_bytes,

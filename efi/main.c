@@ -14,6 +14,7 @@
 #include "app.h"
 #include "churn.h"
 #include "fmt.h"
+#include "optcheck.h"
 #include "ptlab.h"
 #include "runs.h"
 #include "serial.h"
@@ -106,33 +107,85 @@ void app_say(const char *fmt, ...)
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Read \ptlab.cfg from the boot volume into a NUL-terminated buffer, or NULL. */
-static char *read_cfg(EFI_LOADED_IMAGE *li, UINTN *len)
+#define CFG_CHUNK  4096u
+#define CFG_MAX    (1u << 20)     /* a larger \ptlab.cfg is refused, never cut */
+
+/*
+ * Read all of \ptlab.cfg from the boot volume, in chunks, into a
+ * NUL-terminated buffer.  Returns EFI_NOT_FOUND when there is no file (no
+ * options), another error with @err set when it cannot be read whole.
+ */
+static EFI_STATUS read_cfg(EFI_LOADED_IMAGE *li, char **out, UINTN *len, char *err, size_t errlen)
 {
 	EFI_FILE_HANDLE root, file;
-	char *buf;
-	UINTN size = 4096;
+	EFI_STATUS st;
+	char *buf = NULL;
+	UINTN cap = 0, used = 0;
 
+	*out = NULL;
 	root = LibOpenRoot(li->DeviceHandle);
 	if (!root)
-		return NULL;
-	if (uefi_call_wrapper(root->Open, 5, root, &file, L"\\ptlab.cfg", EFI_FILE_MODE_READ, 0) !=
-	    EFI_SUCCESS) {
-		uefi_call_wrapper(root->Close, 1, root);
-		return NULL;
+		return EFI_NOT_FOUND;
+	st = uefi_call_wrapper(root->Open, 5, root, &file, L"\\ptlab.cfg", EFI_FILE_MODE_READ, 0);
+	uefi_call_wrapper(root->Close, 1, root);
+	if (st == EFI_NOT_FOUND)
+		return st;
+	if (st != EFI_SUCCESS) {
+		fmt_snprintf(err, errlen, "\\ptlab.cfg cannot be opened: status 0x%llx",
+			     (unsigned long long)st);
+		return st;
 	}
-	buf = pool_alloc(size + 1);
-	if (buf && uefi_call_wrapper(file->Read, 3, file, &size, buf) != EFI_SUCCESS) {
-		pool_free(buf);
-		buf = NULL;
-	}
-	if (buf) {
-		buf[size] = 0;
-		*len = size;
+	for (;;) {
+		UINTN n = CFG_CHUNK;
+
+		if (used + CFG_CHUNK > cap) {
+			char *bigger;
+
+			if (cap >= CFG_MAX) {
+				fmt_snprintf(err, errlen, "\\ptlab.cfg is larger than %u bytes: refused "
+					     "rather than cut", CFG_MAX);
+				st = EFI_BAD_BUFFER_SIZE;
+				break;
+			}
+			cap = cap ? 2 * cap : 2 * CFG_CHUNK;
+			bigger = pool_alloc(cap + 1);
+			if (!bigger) {
+				fmt_snprintf(err, errlen, "no memory to read \\ptlab.cfg");
+				st = EFI_OUT_OF_RESOURCES;
+				break;
+			}
+			if (buf)
+				CopyMem(bigger, buf, used);
+			pool_free(buf);
+			buf = bigger;
+		}
+		st = uefi_call_wrapper(file->Read, 3, file, &n, buf + used);
+		if (st != EFI_SUCCESS) {
+			fmt_snprintf(err, errlen, "reading \\ptlab.cfg failed at byte %llu: status "
+				     "0x%llx", (unsigned long long)used, (unsigned long long)st);
+			break;
+		}
+		if (n == 0)
+			break;   /* end of file */
+		used += n;
 	}
 	uefi_call_wrapper(file->Close, 1, file);
-	uefi_call_wrapper(root->Close, 1, root);
-	return buf;
+	if (st != EFI_SUCCESS) {
+		pool_free(buf);
+		return st;
+	}
+	if (!buf) {
+		/* an empty file */
+		buf = pool_alloc(1);
+		if (!buf) {
+			fmt_snprintf(err, errlen, "no memory to read \\ptlab.cfg");
+			return EFI_OUT_OF_RESOURCES;
+		}
+	}
+	buf[used] = 0;
+	*out = buf;
+	*len = used;
+	return EFI_SUCCESS;
 }
 
 /*
@@ -145,8 +198,11 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 
 	if (r == OPTS_EMPTY || r == OPTS_BINARY) {
 		UINTN len = 0;
-		char *cfg = read_cfg(li, &len);
+		char *cfg = NULL;
+		EFI_STATUS st = read_cfg(li, &cfg, &len, err, errlen);
 
+		if (st != EFI_SUCCESS && st != EFI_NOT_FOUND)
+			return EFI_INVALID_PARAMETER;
 		if (cfg) {
 			r = opts_parse_ascii(cfg, len, o, err, errlen);
 			pool_free(cfg);
@@ -156,12 +212,9 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 		return EFI_INVALID_PARAMETER;
 	if (o->help)
 		return EFI_SUCCESS;
+	if (opts_validate(o, err, errlen))
+		return EFI_INVALID_PARAMETER;
 	if (o->mode == OPTS_MODE_HANDOFF) {
-		if (o->end_given && (o->end == OPTS_END_WAIT || o->end == OPTS_END_RETURN)) {
-			fmt_snprintf(err, errlen, "--end=wait and --end=return cannot work after "
-				     "ExitBootServices; use shutdown, reboot, halt or qemu");
-			return EFI_INVALID_PARAMETER;
-		}
 		if (!o->end_given)
 			o->end = OPTS_END_SHUTDOWN;
 		/* all of RAM is ours: a longer churn by default */
@@ -449,7 +502,7 @@ int app_raise(struct ptlab *p)
 #define FRAGMENT_PAGES 400u
 static EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];
 
-static unsigned fragment_map(const struct rawmap *m)
+static unsigned fragment_map(const struct rawmap *m, uint64_t floor)
 {
 	unsigned n = 0;
 
@@ -457,7 +510,7 @@ static unsigned fragment_map(const struct rawmap *m)
 		const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const char *)m->buf + off);
 
 		if (d->Type != EfiConventionalMemory || d->NumberOfPages < 4 * FRAGMENT_PAGES ||
-		    d->PhysicalStart < PT_SIZE_1G / 4)
+		    d->PhysicalStart < floor)
 			continue;
 		for (unsigned i = 0; i < FRAGMENT_PAGES; i++) {
 			EFI_PHYSICAL_ADDRESS pa = d->PhysicalStart + (uint64_t)(3 * i + 1) * PT_PAGE_SIZE;
@@ -607,8 +660,7 @@ bool app_start(struct ptlab *p, uint64_t t0)
 	p->fw_cr3 = read_cr3();
 	ptlab_env_init(p);
 	app_calibrate_tsc(p);
-	if (p->opts.timeout)
-		p->deadline = t0 + p->opts.timeout * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
+	p->deadline = opts_deadline(t0, p->opts.timeout, p->t.tsc_per_us);
 	opts_describe(&p->opts, line, sizeof(line));
 	report_fact(&rep, "options", "%s", line);
 	if (!p->caps.nx) {
@@ -636,8 +688,19 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 		return;
 	}
 	if (p->opts.fragment) {
-		fragments = fragment_map(&m);
+		/* above 256 MiB when there is a free range there, else above 1 MiB */
+		fragments = fragment_map(&m, PT_SIZE_1G / 4);
+		if (fragments < FRAGMENT_PAGES / 2) {
+			fragment_free(fragments);
+			fragments = fragment_map(&m, UINT64_C(1) << 20);
+		}
 		report_fact(&rep, "fragment", "pages=%u", fragments);
+		if (fragments < FRAGMENT_PAGES / 2) {
+			report_fail(&rep, "fragment: only %u of %u pages could be scattered: no free "
+				    "range of %u pages", fragments, FRAGMENT_PAGES,
+				    4 * FRAGMENT_PAGES);
+			goto out;
+		}
 		if (app_get_map(&m) != EFI_SUCCESS) {
 			report_fail(&rep, "memmap: GetMemoryMap failed");
 			fragment_free(fragments);
