@@ -122,6 +122,8 @@ QEMU_CPU ?= max
 QEMU_MEM ?= 2G
 QEMU_SMP ?= 1
 QEMU_EXTRA ?=
+# where "make run" keeps the firmware variables and the serial log
+RUN_DIR ?= $(BUILD)
 # isa-debug-exit: the guest writes code C to port 0xf4, QEMU exits with
 # (C << 1) | 1: 0x10 passed (33), 0x11 failed (35), 0x12 aborted (37),
 # 0x13 nothing checked (39).  "make run" judges by the serial log instead.
@@ -336,21 +338,21 @@ $(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps
 	$(Q)mk/image.sh $@ $(EFI_APP) startup.nsh '$(subst ','\'',$(ARGS))'
 
 # The verdict comes from what the application said on the serial port (a
-# copy of it in $(BUILD)/serial.log) and the report files on the image,
+# copy of it in $(RUN_DIR)/serial.log) and the report files on the image,
 # never from QEMU's exit status alone: mk/verdict.sh.
 run: $(IMAGE) | deps
-	$(Q)cp $(OVMF_VARS) $(BUILD)/OVMF_VARS.fd
-	$(Q)rm -f $(BUILD)/serial.log; status=0; \
+	$(Q)mkdir -p $(RUN_DIR) && cp $(OVMF_VARS) $(RUN_DIR)/OVMF_VARS.fd
+	$(Q)rm -f $(RUN_DIR)/serial.log; status=0; \
 	$(QEMU) -machine q35,accel=tcg -cpu $(QEMU_CPU) -m $(QEMU_MEM) \
 		-smp $(QEMU_SMP) \
 		-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
-		-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd \
+		-drive if=pflash,format=raw,file=$(RUN_DIR)/OVMF_VARS.fd \
 		-drive format=raw,file=$(IMAGE) \
-		-chardev stdio,id=ptlabcom1,logfile=$(BUILD)/serial.log,signal=on \
+		-chardev stdio,id=ptlabcom1,logfile=$(RUN_DIR)/serial.log,signal=on \
 		-serial chardev:ptlabcom1 -display none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot $(QEMU_EXTRA) || status=$$?; \
-	mk/verdict.sh $(BUILD)/serial.log $(IMAGE) $$status
+	mk/verdict.sh $(RUN_DIR)/serial.log $(IMAGE) $$status
 
 clean:
 	$(call msg,CLEAN,$(BUILD))

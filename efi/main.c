@@ -224,6 +224,8 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 	return 0;
 }
 
+static void note_earlier(bool at_end);
+
 /*
  * Options refused: nothing runs.  The reason goes to the screen, COM1 and
  * this run's report file, and into the runs variable, so the run the shell
@@ -244,6 +246,7 @@ static void refuse(const char *err)
 		sink_file_write("ptlab: refused: the options were not accepted, nothing was run");
 		sink_file_close();
 	}
+	note_earlier(true);
 	app_say("ptlab: refused: the options were not accepted, nothing was run (\\%s)\n", name);
 }
 

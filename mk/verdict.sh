@@ -41,22 +41,23 @@ if [ "${#lines[@]}" -eq 0 ]; then
 	echo "ptlab: verdict: none - no closing line on the serial port (qemu exit status $status)"
 	exit 2
 fi
-bad=0
+# a pass: "ptlab: P passed, 0 failed, S skipped" with P > 0
+passes()
+{
+	[[ $1 =~ ^ptlab:\ ([0-9]+)\ passed,\ 0\ failed,\ [0-9]+\ skipped$ ]] &&
+		[ "${BASH_REMATCH[1]}" -gt 0 ]
+}
+
+bad=0 first=
 for l in "${lines[@]}"; do
-	case $l in
-	"ptlab: "*" passed, 0 failed, "*) [ "${l#ptlab: 0 passed}" = "$l" ] || bad=$((bad + 1)) ;;
-	*) bad=$((bad + 1)) ;;
-	esac
+	if ! passes "$l"; then
+		bad=$((bad + 1))
+		[ -n "$first" ] || first=$l
+	fi
 done
 if [ "$bad" -eq 0 ]; then
 	echo "ptlab: verdict: pass - ${lines[-1]#ptlab: } (${#lines[@]} run(s); qemu exit status $status)"
 	exit 0
 fi
-for l in "${lines[@]}"; do
-	case $l in
-	"ptlab: "*" passed, 0 failed, "*) [ "${l#ptlab: 0 passed}" = "$l" ] || { first=$l; break; } ;;
-	*) first=$l; break ;;
-	esac
-done
 echo "ptlab: verdict: fail - $bad of ${#lines[@]} run(s) did not pass; first: ${first#ptlab: } (qemu exit status $status)"
 exit 1
