@@ -24,6 +24,7 @@
 #define MAP_SLACK_DESC    16u         /* room for the map growing by our own allocations */
 #define POOL_HEADROOM     1024u       /* frames beyond the plan's tables, for the checks */
 #define DATA_BYTES        (8u << 20)  /* the data area test mappings point at */
+#define TYPED_BYTES       (64u << 10) /* the churn's typed window (see ptlab.h) */
 #define WAIT_SECONDS      60u
 #define HANDOFF_ITERATIONS 50000u
 
@@ -421,6 +422,12 @@ int app_setup_data(struct ptlab *p)
 	p->big_ok = p->caps.pdpe1gb && ptlab_range_is_ram(p, p->big_pa, PT_SIZE_1G);
 	p->data_alloc = pa;
 	p->data_pages = pages;
+	/* the typed window in the allocation's slack, after the data area or before it */
+	if (pa + pages * PT_PAGE_SIZE - (p->data_pa + p->data_len) >= TYPED_BYTES)
+		p->typed_pa = p->data_pa + p->data_len;
+	else
+		p->typed_pa = pa;
+	p->typed_len = TYPED_BYTES;
 	return PT_OK;
 }
 

@@ -69,6 +69,14 @@ struct ptlab {
 	uint64_t data_pa, data_len, big_pa;
 	bool big_ok;                       /* 1 GiB leaves may map big_pa: all of it is RAM */
 	uint64_t data_alloc, data_pages;   /* the pages as allocated */
+	/*
+	 * The typed window: a few frames of ours, outside the data area, the
+	 * only frames the churn maps with a memory type other than write-back.
+	 * While the churn runs they are out of our identity map and HHDM and
+	 * every scratch mapping of a frame has the same type (SDM Vol. 3A
+	 * 11.12.4: no aliases with different types).  typed_len 0: none.
+	 */
+	uint64_t typed_pa, typed_len;
 
 	uint64_t fw_cr3, our_cr3;
 	bool live;                   /* our CR3 is loaded: flushes go to the CPU */
