@@ -62,7 +62,7 @@ file()
 has()
 {
 	local what=$1 re=$2 desc=$3
-	if printf '%s\n' "$what" | grep -Eq -- "$re"; then pass "$desc"; else fail "$desc (no /$re/)"; fi
+	if printf '%s\n' "$what" | grep -E -- "$re" >/dev/null; then pass "$desc"; else fail "$desc (no /$re/)"; fi
 }
 
 # the non-ASCII command line: a UCS-2 script (with its byte-order mark)

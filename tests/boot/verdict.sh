@@ -25,7 +25,7 @@ vlog()
 vcheck()
 {
 	local name=$1 want=$2 regex=$3 st=$4
-	if [ "$st" -eq "$want" ] && tail -n 1 "$BOOT_DIR/v-$name.out" | grep -Eq -- "$regex"; then
+	if [ "$st" -eq "$want" ] && tail -n 1 "$BOOT_DIR/v-$name.out" | grep -E -- "$regex"; then
 		pass "verdict.sh $name: exit $want, $(tail -n 1 "$BOOT_DIR/v-$name.out")"
 	else
 		fail "verdict.sh $name: exit $st (want $want): $(tail -n 1 "$BOOT_DIR/v-$name.out")"
@@ -59,7 +59,7 @@ make_run inject ARGS="--end=shutdown --inject=wrong-frame --iterations=2000"
 make_run shutdown ARGS="--end=shutdown --iterations=2000"
 boot_wait
 st=$(cat "$BOOT_DIR/inject/make.status")
-if [ "$st" -ne 0 ] && tail -n 3 "$BOOT_DIR/inject/make.out" | grep -q '^ptlab: verdict: fail - 1 of 1 run(s) did not pass; first: [0-9]* passed, 1 failed, [0-9]* skipped (qemu exit status 0)'; then
+if [ "$st" -ne 0 ] && tail -n 3 "$BOOT_DIR/inject/make.out" | grep '^ptlab: verdict: fail - 1 of 1 run(s) did not pass; first: [0-9]* passed, 1 failed, [0-9]* skipped (qemu exit status 0)' >/dev/null; then
 	pass "make run --end=shutdown --inject=wrong-frame: QEMU exit 0, make fails on the serial verdict"
 else
 	fail "make run --inject=wrong-frame: make status $st"
@@ -68,7 +68,7 @@ fi
 check_log '^ptlab: report file \\PTLAB.TXT: ptlab: [0-9]+ passed, 1 failed' "$BOOT_DIR/inject/make.out" \
 	"make run names the report file and its failing closing line"
 st=$(cat "$BOOT_DIR/shutdown/make.status")
-if [ "$st" -eq 0 ] && tail -n 1 "$BOOT_DIR/shutdown/make.out" | grep -q '^ptlab: verdict: pass - [1-9][0-9]* passed, 0 failed'; then
+if [ "$st" -eq 0 ] && tail -n 1 "$BOOT_DIR/shutdown/make.out" | grep '^ptlab: verdict: pass - [1-9][0-9]* passed, 0 failed' >/dev/null; then
 	pass "make run --end=shutdown: a passing run passes"
 else
 	fail "make run --end=shutdown: make status $st"
@@ -85,7 +85,7 @@ check_status "$st" 39 "no NX: exit code 0x13, nothing checked"
 check_log '^ptlab: nothing checked \(0 passed, 0 failed, 1 skipped\)$' "$BOOT_LOG" "no NX: its own closing line"
 check_no_log '^ptlab: [0-9]+ passed' "$BOOT_LOG" "no NX: no pass line"
 if img_extract "$BOOT_IMG_COPY" PTLAB.TXT "$BOOT_DIR/nonx.txt" &&
-   tr -d '\r' <"$BOOT_DIR/nonx.txt" | grep -q '^ptlab: nothing checked'; then
+   tr -d '\r' <"$BOOT_DIR/nonx.txt" | grep '^ptlab: nothing checked' >/dev/null; then
 	pass "no NX: \\PTLAB.TXT closes with 'nothing checked'"
 else
 	fail "no NX: \\PTLAB.TXT without the closing line"
@@ -103,13 +103,13 @@ else
 fi
 # the file is the serial report up to the note that ends it, line for line
 n=$(tr -d '\r' <"$file" | wc -l)
-if [ "$n" -gt 3 ] && tr -d '\r' <"$file" | tail -n 1 | grep -q '^# report-file: ends here, before ExitBootServices; the rest of this run.s report and its verdict go to COM1 and the screen only$' &&
+if [ "$n" -gt 3 ] && tr -d '\r' <"$file" | tail -n 1 | grep '^# report-file: ends here, before ExitBootServices; the rest of this run.s report and its verdict go to COM1 and the screen only$' >/dev/null &&
    diff <(tr -d '\r' <"$file") <(report_lines "$BOOT_LOG" | head -n "$n") >/dev/null; then
 	pass "hand-off: the file is the serial report up to ExitBootServices and says where the rest went"
 else
 	fail "hand-off: the file is not the serial report's first $n lines with the closing note"
 fi
-if log_clean "$BOOT_LOG" | sed -n '/handoff: ExitBootServices on try/,$p' | grep -q '^# memmap-raw: type='; then
+if log_clean "$BOOT_LOG" | sed -n '/handoff: ExitBootServices on try/,$p' | grep '^# memmap-raw: type=' >/dev/null; then
 	pass "hand-off: --dump-memmap dumps the final map after ExitBootServices"
 else
 	fail "hand-off: no '# memmap-raw:' line after ExitBootServices"
