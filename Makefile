@@ -150,7 +150,7 @@ help:
 	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
 	@echo '  deps                check the Debian packages, install missing ones (as root)'
 	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
-	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio'
+	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio; verdict from the serial log'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'

@@ -27,10 +27,15 @@ boot_done
 CHILD
 chmod +x "$BOOT_DIR/child.sh"
 
-# QEMUs whose command line names the child's build directory (listing only)
+# QEMUs (and their timeout wrappers) whose command line names the child's
+# build directory: their pids, from /proc (listing only)
 child_qemus()
 {
-	pgrep -f -- "$QEMU .*$child_build/boot/victim\." 2>/dev/null
+	local f
+	for f in /proc/[0-9]*/cmdline; do
+		tr '\0' ' ' <"$f" 2>/dev/null | grep -F -- "$child_build/boot/victim." |
+			grep -F -- "$QEMU" >/dev/null && basename "$(dirname "$f")"
+	done
 }
 
 # the child in a process group of its own, as make test is to a terminal,
