@@ -25,7 +25,7 @@ vlog()
 vcheck()
 {
 	local name=$1 want=$2 regex=$3 st=$4
-	if [ "$st" -eq "$want" ] && tail -n 1 "$BOOT_DIR/v-$name.out" | grep -E -- "$regex"; then
+	if [ "$st" -eq "$want" ] && tail -n 1 "$BOOT_DIR/v-$name.out" | grep -E -- "$regex" >/dev/null; then
 		pass "verdict.sh $name: exit $want, $(tail -n 1 "$BOOT_DIR/v-$name.out")"
 	else
 		fail "verdict.sh $name: exit $st (want $want): $(tail -n 1 "$BOOT_DIR/v-$name.out")"
