@@ -134,6 +134,14 @@ check_status "$st" 33 "long config ($(wc -c <"$long") bytes, --iterations at byt
 check_log '^# options: seed=0x4d iterations=2000 end=qemu .*timeout=18446744073709551615' "$BOOT_LOG" \
 	"long config: every option after 4096 bytes applied, --timeout saturated"
 tables=$(fact "$BOOT_LOG" tables total)
+# the churn's memory types: UC/WT only on the typed window, audited on the CPU's machine
+check_log '^ok [0-9]+ - memory types: [0-9]+ scratch leaves, [0-9]+ of them not write-back, all on the 16 frames of the typed window' \
+	"$BOOT_LOG" "churn: the memory-type rule audited"
+if [ "$(fact "$BOOT_LOG" churn typed_maps)" -gt 0 ] 2>/dev/null; then
+	pass "churn: $(fact "$BOOT_LOG" churn typed_maps) maps with UC/WT, all on the typed window"
+else
+	fail "churn: typed_maps='$(fact "$BOOT_LOG" churn typed_maps)'"
+fi
 boot_result fragment
 st=$?
 check_status "$st" 33 "--fragment with 200 MiB: passed"
