@@ -137,12 +137,17 @@ static EFI_STATUS read_cfg(EFI_LOADED_IMAGE *li, char **out, UINTN *len, char *e
 		return st;
 	}
 	for (;;) {
-		UINTN n = CFG_CHUNK;
+		UINTN n;
 
-		if (used + CFG_CHUNK > cap) {
-			char *bigger;
+		if (used == cap) {
+			char *bigger, probe;
 
 			if (cap >= CFG_MAX) {
+				/* full: only the end of the file may follow */
+				n = 1;
+				st = uefi_call_wrapper(file->Read, 3, file, &n, &probe);
+				if (st == EFI_SUCCESS && n == 0)
+					break;
 				fmt_snprintf(err, errlen, "\\ptlab.cfg is larger than %u bytes: refused "
 					     "rather than cut", CFG_MAX);
 				st = EFI_BAD_BUFFER_SIZE;
@@ -160,6 +165,7 @@ static EFI_STATUS read_cfg(EFI_LOADED_IMAGE *li, char **out, UINTN *len, char *e
 			pool_free(buf);
 			buf = bigger;
 		}
+		n = cap - used < CFG_CHUNK ? cap - used : CFG_CHUNK;
 		st = uefi_call_wrapper(file->Read, 3, file, &n, buf + used);
 		if (st != EFI_SUCCESS) {
 			fmt_snprintf(err, errlen, "reading \\ptlab.cfg failed at byte %llu: status "

@@ -12,6 +12,7 @@
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fb.sh"
 
 boot_init verdict
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -155,10 +156,23 @@ fi
 if [ -n "$tables" ]; then
 	n=$((tables + 1))
 	boot_bg alias --cfg "--end=qemu --iterations=2000 --fail-alloc=$n" --mem 1G
+	# meanwhile: a \ptlab.cfg over 1 MiB is refused, never cut (then QMP quit:
+	# the refused run returns to the boot manager and the shell)
+	huge=$BOOT_DIR/huge
+	mkdir -p "$huge"
+	boot_bg huge --log "$huge/serial.log" --mem 1G --timeout 300 \
+		--cfg "$(printf -- '--end=qemu\n'; head -c 1100000 /dev/zero | tr '\0' '#')" \
+		-- -qmp "unix:$huge/qmp.sock,server=on,wait=off"
+	fb_wait_log '^ptlab: refused: ' "$huge/serial.log" 240 "$BOOT_DIR/huge.status"
+	boot_quit huge "$huge/qmp.sock"
 	boot_wait
 	judge_ended alias 35 "^not ok [0-9]+ - alias: frame allocation failed: PT_ENOMEM \\(the failure --fail-alloc=$n injected" \
 		"the failed allocation is the message"
 	check_no_log '^not ok [0-9]+ - alias: [0-9]+ mismatches' "$BOOT_LOG" "no 'mismatches' line"
+	boot_result huge >/dev/null
+	check_log '^ptlab: \\ptlab\.cfg is larger than 1048576 bytes: refused rather than cut$' "$BOOT_LOG" \
+		"a 1.1 MB \\ptlab.cfg refused with the reason"
+	check_no_log '^# options: ' "$BOOT_LOG" "the huge config ran nothing"
 else
 	fail "--fail-alloc: no table count from the long-config run"
 fi
