@@ -467,6 +467,11 @@ static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, 
 
 		if (!(e & PTE_P))
 			continue;
+		/* a PDPT entry may stand for a whole PD read in one go: the deadline per GiB */
+		if (level == 2 && ptlab_deadline_passed(w->p)) {
+			w->stopped = true;
+			break;
+		}
 		if (level == w->p->levels - 1 && i >= PT_ENTRIES / 2)
 			va |= ~((pt_level_size(level) << PT_LEVEL_BITS) - 1);   /* the upper half */
 		f = fw_flags(e, inherited);
