@@ -9,7 +9,8 @@
 # files on the image.  QEMU's exit status alone never makes a pass.
 #
 #   pass        every run of the boot closed with "ptlab: P passed, 0 failed"
-#               (P > 0) and no run was refused
+#               (P > 0) on the serial port and in its report file, and no
+#               run was refused
 #   fail        a run failed, aborted, checked nothing or was refused
 #   no verdict  no closing line at all (exit status 2)
 #
@@ -28,12 +29,15 @@ clean()
 closing='^ptlab: ([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped|nothing checked .*|refused: .*)$'
 mapfile -t lines < <(clean "$log" 2>/dev/null | grep -E -- "$closing")
 
-# the report files the runs left on the image, with their closing lines
+# the report files the runs left on the image, with their closing lines (a
+# hand-off run's file has none: its verdict is on the serial port only)
+files=()
 if [ -f "$img" ] && command -v mdir >/dev/null 2>&1; then
 	export MTOOLS_SKIP_CHECK=1
 	for f in $(mdir -b -i "$img@@1M" ::/ 2>/dev/null | sed -n 's|^::/\(PTLAB[-0-9]*\.TXT\)$|\1|ip'); do
 		last=$(mtype -i "$img@@1M" "::/$f" 2>/dev/null | tr -d '\r' | grep -E -- "$closing" | tail -n 1)
 		echo "ptlab: report file \\$f: ${last:-(no closing line)}"
+		[ -n "$last" ] && files+=("$last")
 	done
 fi
 
@@ -48,16 +52,22 @@ passes()
 		[ "${BASH_REMATCH[1]}" -gt 0 ]
 }
 
-bad=0 first=
+bad=0 badf=0 first=
 for l in "${lines[@]}"; do
 	if ! passes "$l"; then
 		bad=$((bad + 1))
 		[ -n "$first" ] || first=$l
 	fi
 done
-if [ "$bad" -eq 0 ]; then
+for l in "${files[@]}"; do
+	if ! passes "$l"; then
+		badf=$((badf + 1))
+		[ -n "$first" ] || first=$l
+	fi
+done
+if [ "$bad" -eq 0 ] && [ "$badf" -eq 0 ]; then
 	echo "ptlab: verdict: pass - ${lines[-1]#ptlab: } (${#lines[@]} run(s); qemu exit status $status)"
 	exit 0
 fi
-echo "ptlab: verdict: fail - $bad of ${#lines[@]} run(s) did not pass; first: ${first#ptlab: } (qemu exit status $status)"
+echo "ptlab: verdict: fail - $bad of ${#lines[@]} run(s) did not pass, $badf of ${#files[@]} report file(s); first: ${first#ptlab: } (qemu exit status $status)"
 exit 1

@@ -40,6 +40,14 @@ vcheck fail-then-pass 1 'first: 1 passed, 1 failed' $?
 vlog refused-then-pass 'ptlab: refused: the options were not accepted, nothing was run\nptlab: 32 passed, 0 failed, 2 skipped\n' 0
 vcheck refused-then-pass 1 'first: refused' $?
 vlog nothing 'ptlab: nothing checked (0 passed, 0 failed, 1 skipped)\n' 39; vcheck nothing 1 'nothing checked' $?
+# a report file on the image that failed, though the serial log passed
+fimg=$BOOT_DIR/v-file.img
+truncate -s 3M "$fimg" && mformat -i "$fimg@@$BOOT_ESP_OFFSET" -T 4096 -h 2 -s 32 :: &&
+	printf 'ptlab: 5 passed, 2 failed, 0 skipped\r\n' >"$BOOT_DIR/v-file.txt" &&
+	mcopy -i "$fimg@@$BOOT_ESP_OFFSET" "$BOOT_DIR/v-file.txt" ::/PTLAB-2.TXT
+printf 'ptlab: 3 passed, 0 failed, 0 skipped\n' >"$BOOT_DIR/v-file.log"
+"$root/mk/verdict.sh" "$BOOT_DIR/v-file.log" "$fimg" 0 >"$BOOT_DIR/v-file.out" 2>&1
+vcheck file 1 '1 of 1 report file\(s\); first: 5 passed, 2 failed' $?
 
 # ---- make run: the verdict of real boots ----
 # make_run TAG ARGS...: make run with a private image and run directory
@@ -60,7 +68,7 @@ make_run inject ARGS="--end=shutdown --inject=wrong-frame --iterations=2000"
 make_run shutdown ARGS="--end=shutdown --iterations=2000"
 boot_wait
 st=$(cat "$BOOT_DIR/inject/make.status")
-if [ "$st" -ne 0 ] && tail -n 3 "$BOOT_DIR/inject/make.out" | grep '^ptlab: verdict: fail - 1 of 1 run(s) did not pass; first: [0-9]* passed, 1 failed, [0-9]* skipped (qemu exit status 0)' >/dev/null; then
+if [ "$st" -ne 0 ] && tail -n 3 "$BOOT_DIR/inject/make.out" | grep '^ptlab: verdict: fail - 1 of 1 run(s) did not pass, 1 of 1 report file(s); first: [0-9]* passed, 1 failed, [0-9]* skipped (qemu exit status 0)' >/dev/null; then
 	pass "make run --end=shutdown --inject=wrong-frame: QEMU exit 0, make fails on the serial verdict"
 else
 	fail "make run --inject=wrong-frame: make status $st"
