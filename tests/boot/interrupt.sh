@@ -33,7 +33,7 @@ child_qemus()
 {
 	local f
 	for f in /proc/[0-9]*/cmdline; do
-		tr '\0' ' ' <"$f" 2>/dev/null | grep -F -- "$child_build/boot/victim." |
+		tr '\0' ' ' 2>/dev/null <"$f" | grep -F -- "$child_build/boot/victim." |
 			grep -F -- "$QEMU" >/dev/null && basename "$(dirname "$f")"
 	done
 }
