@@ -122,9 +122,11 @@ QEMU_CPU ?= max
 QEMU_MEM ?= 2G
 QEMU_SMP ?= 1
 QEMU_EXTRA ?=
+# where "make run" keeps the firmware variables and the serial log
+RUN_DIR ?= $(BUILD)
 # isa-debug-exit: the guest writes code C to port 0xf4, QEMU exits with
-# (C << 1) | 1.  The application writes 0x10 when everything passed.
-QEMU_PASS_STATUS ?= 33
+# (C << 1) | 1: 0x10 passed (33), 0x11 failed (35), 0x12 aborted (37),
+# 0x13 nothing checked (39).  "make run" judges by the serial log instead.
 
 # ---- test suites ----------------------------------------------------------
 
@@ -149,7 +151,8 @@ help:
 	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
 	@echo '  deps                check the Debian packages, install missing ones (as root)'
 	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
-	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio and in $(BUILD)/run.log'
+	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio and in $(RUN_DIR)/serial.log;'
+	@echo '                      verdict from the serial log and the report files'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
@@ -374,22 +377,22 @@ $(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(EFI_APP) startup.nsh '$(subst ','\'',$(ARGS))'
 
+# The verdict comes from what the application said on the serial port (a
+# copy of it in $(RUN_DIR)/serial.log) and the report files on the image,
+# never from QEMU's exit status alone: mk/verdict.sh.
 run: $(IMAGE) | deps
-	$(Q)cp $(OVMF_VARS) $(BUILD)/OVMF_VARS.fd
-	$(Q)status=0; \
+	$(Q)mkdir -p $(RUN_DIR) && cp $(OVMF_VARS) $(RUN_DIR)/OVMF_VARS.fd
+	$(Q)rm -f $(RUN_DIR)/serial.log; status=0; \
 	$(QEMU) -machine q35,accel=tcg -cpu $(QEMU_CPU) -m $(QEMU_MEM) \
 		-smp $(QEMU_SMP) \
 		-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
-		-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd \
+		-drive if=pflash,format=raw,file=$(RUN_DIR)/OVMF_VARS.fd \
 		-drive format=raw,file=$(IMAGE) \
-		-chardev stdio,id=com1,logfile=$(BUILD)/run.log -serial chardev:com1 \
-		-display none \
+		-chardev stdio,id=ptlabcom1,logfile=$(RUN_DIR)/serial.log,signal=on \
+		-serial chardev:ptlabcom1 -display none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot $(QEMU_EXTRA) || status=$$?; \
-	case $$status in \
-	0|$(QEMU_PASS_STATUS)) echo "ptlab: qemu exit status $$status (pass)";; \
-	*) echo "ptlab: qemu exit status $$status (fail)"; exit 1;; \
-	esac
+	mk/verdict.sh $(RUN_DIR)/serial.log $(IMAGE) $$status
 
 clean:
 	$(call msg,CLEAN,$(BUILD))
@@ -513,7 +516,7 @@ TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 #   make view [REPORT=path/to/PTLAB.TXT or a serial log]
 # writes $(BUILD)/view/index.html (self-contained) and $(BUILD)/view/map.svg
 # with tools/view.py.  Without REPORT: the serial log of the last "make
-# run" ($(BUILD)/run.log), else \PTLAB.TXT from $(IMAGE).
+# run" ($(RUN_DIR)/serial.log), else \PTLAB.TXT from $(IMAGE).
 
 REPORT ?=
 VIEW_DIR := $(BUILD)/view
@@ -523,7 +526,7 @@ VIEW_DIR := $(BUILD)/view
 view: | deps
 	$(Q)rep='$(REPORT)'; \
 	if [ -z "$$rep" ]; then \
-		if [ -s '$(BUILD)/run.log' ]; then rep='$(BUILD)/run.log'; \
+		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \
 		elif [ -f '$(IMAGE)' ] && mcopy -o -i '$(IMAGE)@@1M' ::/PTLAB.TXT \
 			'$(BUILD)/PTLAB.TXT' 2>/dev/null; then rep='$(BUILD)/PTLAB.TXT'; \
 		else echo 'view: no report: "make run" first, or make view REPORT=path/to/PTLAB.TXT' >&2; \

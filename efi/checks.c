@@ -7,6 +7,7 @@
  * Static checks run with the firmware's CR3; live ones with ours, where no
  * firmware service may be called: results go to the in-memory report only.
  */
+#include "fmt.h"
 #include "ptlab.h"
 
 #include <ptlab/pte.h>
@@ -316,24 +317,171 @@ static void check_audit(struct ptlab *p)
 			    (unsigned long long)a.mmio_x_bytes);
 }
 
+/*
+ * The firmware's own tables, walked directly and coalesced: a table whose
+ * 512 entries are leaves with the same attributes over contiguous frames
+ * (A and D aside) is one run of the size its parent entry spans, and runs
+ * that continue each other in VA and PA with the same attributes are
+ * judged once.  With -cpu max,phys-bits=52 OVMF maps 128 TiB in 2 MiB
+ * leaves: 131072 full PDs, each read once in a tight loop, 131072 runs
+ * merged into a handful.  The --timeout deadline is checked per table.
+ */
+#define FW_AD (PTE_A | PTE_D)
+
+struct fw_walk {
+	struct ptlab *p;
+	struct audit *a;
+	bool have;
+	uint64_t va, pa, len;
+	unsigned flags;
+	uint64_t runs, uniform_tables;
+	bool stopped;
+};
+
+/* Bytes of [pa, pa+len) in MMIO ranges of the memory map. */
+static uint64_t mmio_overlap(const struct ptlab *p, uint64_t pa, uint64_t len)
+{
+	uint64_t bytes = 0;
+
+	for (unsigned i = 0; i < p->map.n; i++) {
+		const struct pt_mem_range *r = &p->map.range[i];
+		uint64_t a = r->pa > pa ? r->pa : pa;
+		uint64_t b = r->pa + r->len < pa + len ? r->pa + r->len : pa + len;
+
+		if (a < b && pt_mem_class_of(r->type) == PT_MEM_MMIO)
+			bytes += b - a;
+	}
+	return bytes;
+}
+
+static void fw_run_judge(struct fw_walk *w)
+{
+	struct audit *a = w->a;
+
+	if (!w->have)
+		return;
+	w->runs++;
+	if ((w->flags & PT_WRITE) && (w->flags & PT_EXEC) && wx_exempt(a->p, w->pa)) {
+		a->wx_exempt += w->len;
+	} else if ((w->flags & PT_WRITE) && (w->flags & PT_EXEC)) {
+		if (!a->wx_bytes)
+			a->wx_first = w->va;
+		a->wx_bytes += w->len;
+	}
+	if (w->flags & PT_EXEC)
+		a->mmio_x_bytes += mmio_overlap(a->p, w->pa, w->len);
+	if (w->va == 0)
+		a->page0 = true;
+	w->have = false;
+}
+
+static void fw_run_add(struct fw_walk *w, uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
+{
+	if (w->have && w->va + w->len == va && w->pa + w->len == pa && w->flags == flags) {
+		w->len += len;
+		return;
+	}
+	fw_run_judge(w);
+	*w = (struct fw_walk){ .p = w->p, .a = w->a, .have = true, .va = va, .pa = pa, .len = len,
+			       .flags = flags, .runs = w->runs, .uniform_tables = w->uniform_tables,
+			       .stopped = w->stopped };
+}
+
+static unsigned fw_flags(uint64_t e, unsigned inherited)
+{
+	unsigned f = inherited;
+
+	if (!(e & PTE_W))
+		f &= ~PT_WRITE;
+	if (!(e & PTE_US))
+		f &= ~PT_USER;
+	if (e & PTE_NX)
+		f &= ~PT_EXEC;
+	return f;
+}
+
+/* Is the table at @t (level @level, 0 or 1) 512 same-attribute leaves over contiguous frames? */
+static bool fw_uniform(const uint64_t *t, unsigned level)
+{
+	uint64_t step = pt_level_size(level), first = t[0] & ~FW_AD;
+
+	if (!(first & PTE_P) || (level == 1 && !(first & PTE_PS)))
+		return false;
+	if (level == 1 && (first & PTE_ADDR_MASK & (PT_SIZE_2M - 1) & ~PTE_PAT_LARGE))
+		return false;
+	for (unsigned i = 1; i < PT_ENTRIES; i++)
+		if ((t[i] & ~FW_AD) != first + i * step)
+			return false;
+	return true;
+}
+
+static uint64_t fw_leaf_pa(uint64_t e, unsigned level)
+{
+	uint64_t pa = e & PTE_ADDR_MASK;
+
+	return level ? pa & ~(pt_level_size(level) - 1) : pa;
+}
+
+static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, uint64_t va_base,
+			  unsigned inherited)
+{
+	const uint64_t *t = w->p->env.phys_to_virt(w->p->env.ctx, table_pa);
+
+	if (!t)
+		return;
+	if (level <= 1 && ptlab_deadline_passed(w->p))
+		w->stopped = true;
+	for (unsigned i = 0; i < PT_ENTRIES && !w->stopped; i++) {
+		uint64_t e = t[i], va = va_base + i * pt_level_size(level);
+		unsigned f;
+
+		if (!(e & PTE_P))
+			continue;
+		/* a PDPT entry may stand for a whole PD read in one go: the deadline per GiB */
+		if (level == 2 && ptlab_deadline_passed(w->p)) {
+			w->stopped = true;
+			break;
+		}
+		if (level == w->p->fw_levels - 1 && i >= PT_ENTRIES / 2)
+			va |= ~((pt_level_size(level) << PT_LEVEL_BITS) - 1);   /* the upper half */
+		f = fw_flags(e, inherited);
+		if (level == 0 || (level <= 2 && (e & PTE_PS))) {
+			w->a->leaves[level]++;
+			fw_run_add(w, va, fw_leaf_pa(e, level), pt_level_size(level), f);
+			continue;
+		}
+		if (level <= 2) {
+			const uint64_t *c = w->p->env.phys_to_virt(w->p->env.ctx, e & PTE_ADDR_MASK);
+
+			if (c && fw_uniform(c, level - 1)) {
+				w->a->leaves[level - 1] += PT_ENTRIES;
+				w->uniform_tables++;
+				fw_run_add(w, va, fw_leaf_pa(c[0], level - 1), pt_level_size(level),
+					   fw_flags(c[0], f));
+				continue;
+			}
+		}
+		fw_walk_table(w, e & PTE_ADDR_MASK, level - 1, va, f);
+	}
+}
+
 void ptlab_audit_firmware(struct ptlab *p)
 {
-	struct pt_env env = p->env;
-	struct pt_space fw = {
-		.env = &env,
-		.root_pa = p->fw_cr3 & PTE_ADDR_MASK,
-		.levels = p->fw_levels,
-	};
-	struct audit a;
+	struct audit a = { .p = p };
+	struct fw_walk w = { .p = p, .a = &a };
+	uint64_t t0 = rdtsc();
 
-	/* the firmware's tables may use 1 GiB leaves whatever CPUID says */
-	env.has_1g = true;
-	audit_space(p, &fw, &a);
+	fw_walk_table(&w, p->fw_cr3 & PTE_ADDR_MASK, p->fw_levels - 1, 0,
+		      PT_WRITE | PT_EXEC | PT_USER);
+	fw_run_judge(&w);
 	report_fact(p->rep, "firmware-tables", "cr3=0x%llx levels=%u leaves_4k=%llu leaves_2m=%llu "
-		    "leaves_1g=%llu page0_mapped=%d wx_bytes=%llu mmio_exec_bytes=%llu",
+		    "leaves_1g=%llu runs=%llu uniform_tables=%llu complete=%d page0_mapped=%d "
+		    "wx_bytes=%llu mmio_exec_bytes=%llu audit_us=%llu",
 		    (unsigned long long)p->fw_cr3, p->fw_levels, (unsigned long long)a.leaves[0],
-		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2], a.page0,
-		    (unsigned long long)a.wx_bytes, (unsigned long long)a.mmio_x_bytes);
+		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2],
+		    (unsigned long long)w.runs, (unsigned long long)w.uniform_tables, !w.stopped,
+		    a.page0, (unsigned long long)a.wx_bytes, (unsigned long long)a.mmio_x_bytes,
+		    (unsigned long long)ptlab_us(p, rdtsc() - t0));
 }
 
 /* ---- pre-switch liveness ---- */
@@ -446,13 +594,29 @@ static int alias_rw(uint64_t a, uint64_t b, uint64_t v1, uint64_t v2)
 	return 0;
 }
 
+/*
+ * A check could not get a frame from the pool: the allocation is the
+ * failure, and when --fail-alloc's countdown has run out, it says so.
+ */
+static void alloc_failed(struct ptlab *p, const char *what, int err)
+{
+	if (p->opts.fail_alloc && !p->frames.fail_at)
+		report_fail(p->rep, "%s: frame allocation failed: %s (the failure --fail-alloc=%llu "
+			    "injected, or a later one)", what, pt_strerror(err),
+			    (unsigned long long)p->opts.fail_alloc);
+	else
+		report_fail(p->rep, "%s: frame allocation failed: %s (frames in use %llu)", what,
+			    pt_strerror(err), (unsigned long long)p->frames.in_use);
+}
+
 static void check_alias_pool(struct ptlab *p)
 {
 	uint64_t pa[4];
 	unsigned n = 0, bad = 0;
+	int err = PT_OK;
 
 	for (; n < 4; n++)
-		if (pt_frames_alloc(&p->frames, &pa[n]) != PT_OK)
+		if ((err = pt_frames_alloc(&p->frames, &pa[n])) != PT_OK)
 			break;
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t off = 0; off < PAGE; off += PAGE / 4)
@@ -460,7 +624,9 @@ static void check_alias_pool(struct ptlab *p)
 					pattern(pa[i] + off, 1), pattern(pa[i] + off, 2));
 	for (unsigned i = 0; i < n; i++)
 		pt_frames_free(&p->frames, pa[i]);
-	if (n == 4 && !bad)
+	if (n < 4)
+		alloc_failed(p, "alias", err);
+	else if (!bad)
 		report_ok(p->rep, "alias: pool frames written through identity read back through "
 			  "the HHDM and the reverse");
 	else
@@ -514,9 +680,12 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 	struct trap_fault f;
 	uint64_t pa, got = 0;
 	int err, faulted;
+	char what[64];
 
-	if (pt_frames_alloc(&p->frames, &pa) != PT_OK) {
-		report_fail(p->rep, "far mapping %s: no frame left", where);
+	err = pt_frames_alloc(&p->frames, &pa);
+	if (err != PT_OK) {
+		fmt_snprintf(what, sizeof(what), "far mapping %s", where);
+		alloc_failed(p, what, err);
 		return;
 	}
 	err = pt_map(&p->space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl);
@@ -608,8 +777,8 @@ static void check_faults(struct ptlab *p)
 	else
 		fault_fail(p, "#PF write read-only", ro, PF_ERR_P | PF_ERR_W, faulted, &f);
 
-	if (pt_frames_alloc(&p->frames, &pa) != PT_OK) {
-		report_fail(p->rep, "#PF fetch NX: no frame left");
+	if ((faulted = pt_frames_alloc(&p->frames, &pa)) != PT_OK) {
+		alloc_failed(p, "#PF fetch NX", faulted);
 		return;
 	}
 	*(volatile uint8_t *)(uintptr_t)pa = 0xc3;   /* ret */

@@ -22,6 +22,17 @@
  * which is RAM we do not own: read there only, and written only where it is
  * the data area again.
  *
+ * Memory types (SDM Vol. 3A 11.12.4: aliases of a page with different types
+ * are unsupported): only write-back maps RAM we do not own and the data
+ * area.  Other types (UC, WT) go only on the typed window, a few frames of
+ * ours taken out of our identity map and HHDM for the whole churn, and a
+ * frame is never mapped twice with different types: a map, protect or
+ * remap that would do so is changed to the type the frame already has, or
+ * skipped.  Caches are written back and invalidated (wbinvd) whenever a
+ * typed frame's type changes and at the start of every slice (the
+ * firmware, between slices, still has its own write-back mapping of them).
+ * The rule is audited on every leaf of the scratch windows at the end.
+ *
  * The churn runs in slices of about a second of live time, so the firmware
  * can print progress between them.
  */
@@ -56,11 +67,26 @@ struct churn {
 	uint64_t samples, faults_expected, faults_seen;
 	uint64_t tables_before, frames_before;
 	uint64_t pool_failed;       /* the pool's refusal count at the last check_result */
+	uint64_t typed_maps, type_changes, type_kept;   /* non-WB maps; wbinvd; conflicts avoided */
+	uint64_t audit_leaves, audit_typed;
+	bool audit_ok;
 	bool failed, done, injected;
 	uint64_t inject_at;
 };
 
 static struct churn c;
+
+/* Write back and invalidate all caches (privileged: the host tests stand in). */
+#ifndef churn_wbinvd
+#define churn_wbinvd() __asm__ volatile("wbinvd" : : : "memory")
+#endif
+
+/* The typed window's identity and HHDM mappings, taken out for the churn. */
+struct typed_out {
+	bool mapped;
+	unsigned flags;
+};
+static struct typed_out typed_ident, typed_hhdm;
 
 /* ---- randomness (splitmix64: seeded, reproducible) ---- */
 
@@ -104,6 +130,80 @@ static void fail(const char *what, uint64_t va, uint64_t want, uint64_t got)
 static bool in_data(uint64_t pa)
 {
 	return pa >= c.p->data_pa && pa - c.p->data_pa < c.p->data_len;
+}
+
+static bool in_typed(uint64_t pa, uint64_t len)
+{
+	return c.p->typed_len && pa >= c.p->typed_pa && pa + len <= c.p->typed_pa + c.p->typed_len;
+}
+
+static bool touches_typed(uint64_t pa, uint64_t len)
+{
+	return c.p->typed_len && pa < c.p->typed_pa + c.p->typed_len && c.p->typed_pa < pa + len;
+}
+
+static enum pt_cache cache_of(unsigned attrs)
+{
+	return PT_CACHE_OF(attrs);
+}
+
+static unsigned with_cache(unsigned attrs, enum pt_cache t)
+{
+	return (attrs & ~PT_CACHE_MASK) | PT_CACHE(t);
+}
+
+/*
+ * The memory type other scratch runs give frames of [pa, pa+len): the
+ * parts of runs that map them, except those inside VA [skip, skip+skip_len)
+ * (the range being changed).  -1 when none maps them, -2 when they
+ * disagree among themselves.
+ */
+static int frames_type(uint64_t pa, uint64_t len, uint64_t skip, uint64_t skip_len)
+{
+	int type = -1;
+
+	for (unsigned i = 0; i < c.m.n; i++) {
+		const struct model_run *r = &c.m.run[i];
+		uint64_t a = r->pa > pa ? r->pa : pa;
+		uint64_t b = r->pa + r->len < pa + len ? r->pa + r->len : pa + len;
+		uint64_t va;
+
+		if (a >= b)
+			continue;
+		va = r->va + (a - r->pa);
+		if (skip_len && va >= skip && va + (b - a) <= skip + skip_len)
+			continue;
+		if (type == -1)
+			type = (int)cache_of(r->attrs);
+		else if (type != (int)cache_of(r->attrs))
+			return -2;
+	}
+	return type;
+}
+
+/*
+ * The attributes a change of VA [va, va+len) to frames [pa, pa+len) may
+ * have: @attrs, with write-back outside the typed window, and with the
+ * type the frames already have elsewhere.  False when no type fits.
+ */
+static bool fit_type(uint64_t va, uint64_t len, uint64_t pa, unsigned *attrs)
+{
+	int have;
+
+	if (cache_of(*attrs) != PT_CACHE_WB && !in_typed(pa, len))
+		*attrs = with_cache(*attrs, PT_CACHE_WB);
+	if (!touches_typed(pa, len))
+		return true;
+	have = frames_type(pa, len, va, len);
+	if (have == -2)
+		return false;
+	if (have >= 0 && have != (int)cache_of(*attrs)) {
+		if (have != PT_CACHE_WB && !in_typed(pa, len))
+			return false;
+		*attrs = with_cache(*attrs, (enum pt_cache)have);
+		c.type_kept++;
+	}
+	return true;
 }
 
 /* Our memory at @pa, through the environment (the identity map in the app). */
@@ -173,6 +273,25 @@ static void sample(uint64_t va)
 	}
 	pa = r->pa + (va - r->va);
 	hh = PT_HHDM_BASE + pa;
+	if (in_typed(pa, PAGE)) {
+		/* out of the HHDM for the churn: only the scratch address reaches it */
+		faulted = probe_read64(hh + 24, &got, &f);
+		expect_fault("cpu: the HHDM alias of a typed frame", hh + 24, faulted, &f, 0);
+		if (c.failed)
+			return;
+		if (r->attrs & PT_WRITE) {
+			want = pattern(pa, c.op);
+			if (probe_write64(va + 8, want, &f) || probe_read64(va + 8, &got, &f) ||
+			    got != want)
+				fail("cpu: pattern written and read back through a typed mapping", va,
+				     want, got);
+		} else {
+			faulted = probe_write64(va + 8, 0, &f);
+			expect_fault("cpu: write to a read-only page", va + 8, faulted, &f,
+				     PF_ERR_P | PF_ERR_W);
+		}
+		return;
+	}
 	if (!in_data(pa)) {
 		uint64_t a = 0, b = 0;
 
@@ -250,11 +369,13 @@ static void pick_range(uint64_t size, uint64_t n, uint64_t *va, uint64_t *len)
 		*va = lo + below((hi - lo) / size) * size;
 }
 
-/* A frame range of @len for @size leaves. */
-static uint64_t pick_frames(uint64_t size, uint64_t len)
+/* A frame range of @len for @size leaves with @attrs' memory type. */
+static uint64_t pick_frames(uint64_t size, uint64_t len, unsigned attrs)
 {
 	if (size == GIB)
 		return c.p->big_pa;
+	if (size == PAGE && cache_of(attrs) != PT_CACHE_WB && len <= c.p->typed_len)
+		return c.p->typed_pa + below((c.p->typed_len - len) / PAGE + 1) * PAGE;
 	return c.p->data_pa + below((c.p->data_len - len) / size + 1) * size;
 }
 
@@ -268,6 +389,11 @@ static void changed(struct pt_flushlist *fl, bool skip_flush, uint64_t va, uint6
 {
 	if (!skip_flush)
 		ptlab_flush(fl);
+	if (touches_typed(pa, len)) {
+		/* the frames may have a new type now: nothing cached of the old one */
+		churn_wbinvd();
+		c.type_changes++;
+	}
 	if (model_set(&c.m, va, len, true, pa, attrs))
 		fail("model: out of runs", va, MODEL_CAP, c.m.n);
 	else
@@ -314,13 +440,17 @@ static void op_map(void)
 	int want, got;
 
 	pick_range(sizes[k], n, &va, &len);
-	pa = pick_frames(sizes[k], len);
+	pa = pick_frames(sizes[k], len, attrs);
+	if (!fit_type(va, len, pa, &attrs))
+		return;   /* the frames have mixed types already: no mapping can join them */
 	want = model_mapped_bytes(&c.m, va, len) ? PT_EEXIST : PT_OK;
 	got = pt_map(&c.p->space, va, pa, len, attrs, max[k], &fl);
 	c.maps++;
 	if (check_result("map", va, want, got))
 		return;
 	c.maps_by_size[k]++;
+	if (cache_of(attrs) != PT_CACHE_WB)
+		c.typed_maps++;
 	changed(&fl, false, va, len, pa, attrs);
 	sample(va + below(len / PAGE) * PAGE);
 }
@@ -376,6 +506,8 @@ static void op_protect(void)
 	unsigned attrs = pick_attrs();
 	int got;
 
+	if (!fit_type(va, len, pa, &attrs))
+		return;
 	got = pt_protect(&c.p->space, va, len, attrs, &fl);
 	c.protects++;
 	if (check_result("protect", va, PT_OK, got))
@@ -394,7 +526,11 @@ static void op_remap(void)
 	struct trap_fault f;
 	int got;
 
-	if (!in_data(r->pa)) {
+	if (in_typed(r->pa, r->len)) {
+		if (len > c.p->typed_len)
+			return;
+		new_pa = c.p->typed_pa + below((c.p->typed_len - len) / PAGE + 1) * PAGE;
+	} else if (!in_data(r->pa)) {
 		/* inside the GiB we do not own: another spot in it */
 		new_pa = c.p->big_pa + below((GIB - len) / PAGE + 1) * PAGE;
 	} else if (len <= c.p->data_len) {
@@ -405,6 +541,13 @@ static void op_remap(void)
 		new_pa = c.p->data_pa + below((c.p->data_len - len) / align + 1) * align;
 	} else {
 		return;
+	}
+	{
+		unsigned fitted = attrs;
+
+		/* remap keeps the attributes: the new frames must take this type as it is */
+		if (!fit_type(va, len, new_pa, &fitted) || fitted != attrs)
+			return;
 	}
 	if (c.p->opts.inject == OPTS_INJECT_MISSING_INVLPG && !c.injected && c.op >= c.inject_at &&
 	    in_data(r->pa) && len == PAGE && new_pa != r->pa + (va - r->va)) {
@@ -523,10 +666,59 @@ static void one_op(void)
 		lint();
 }
 
+/*
+ * Take [va, va+len) (the typed window's identity or HHDM alias) out of our
+ * tables, remembering whether and how it was mapped; all of it with one
+ * leaf flag set, or none of it (it then stays and the window is not used).
+ */
+static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len, struct typed_out *o)
+{
+	struct pt_flushlist fl;
+	struct pt_leaf l;
+
+	*o = (struct typed_out){ 0 };
+	for (uint64_t off = 0; off < len; off += PAGE) {
+		bool m = pt_translate(&p->space, va + off, &l) == PT_OK;
+
+		if (off == 0) {
+			o->mapped = m;
+			o->flags = m ? l.flags : 0;
+		} else if (m != o->mapped || (m && l.flags != o->flags)) {
+			return false;
+		}
+	}
+	if (o->mapped && pt_unmap(&p->space, va, len, 0, &fl) != PT_OK)
+		return false;
+	return true;
+}
+
+static void typed_put_back(struct ptlab *p, uint64_t va, uint64_t len, const struct typed_out *o)
+{
+	struct pt_flushlist fl;
+
+	if (o->mapped && pt_map(&p->space, va, va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va, len,
+				o->flags, PT_PAGE_4K, &fl) != PT_OK)
+		fail("typed window: identity or HHDM alias not restored", va, 0, 0);
+}
+
 void churn_start(struct ptlab *p)
 {
 	c = (struct churn){ .p = p, .rng = p->opts.seed, .ops = p->opts.iterations };
 	model_init(&c.m, model_storage, MODEL_CAP);
+	/*
+	 * The typed window out of our identity map and HHDM (with the
+	 * firmware's CR3 loaded: the changes reach the CPU at the next switch),
+	 * its cache lines written back; without that, no typed mappings.
+	 */
+	if (p->typed_len) {
+		churn_wbinvd();
+		if (!typed_take_out(p, p->typed_pa, p->typed_len, &typed_ident)) {
+			p->typed_len = 0;
+		} else if (!typed_take_out(p, PT_HHDM_BASE + p->typed_pa, p->typed_len, &typed_hhdm)) {
+			typed_put_back(p, p->typed_pa, p->typed_len, &typed_ident);
+			p->typed_len = 0;
+		}
+	}
 	c.tables_before = pt_table_count(&p->space);
 	c.frames_before = p->frames.in_use;
 	c.pool_failed = p->frames.failed;
@@ -543,6 +735,9 @@ int churn_slice(struct ptlab *p)
 {
 	uint64_t end = rdtsc() + (uint64_t)SLICE_US * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
 
+	/* nothing the firmware's write-back alias may have cached between slices */
+	if (p->typed_len)
+		churn_wbinvd();
 	while (!c.done && !c.failed) {
 		if (c.op == c.ops) {
 			c.done = true;
@@ -576,11 +771,88 @@ void churn_progress(struct ptlab *p, uint64_t elapsed_us)
 		    (unsigned long long)(elapsed_us ? c.op * 1000000 / elapsed_us : 0));
 }
 
+/*
+ * The memory-type rule, on every leaf of the scratch windows: a leaf that
+ * is not write-back maps only typed-window frames; every typed-window
+ * frame has one type over all leaves that map it; and the window is in
+ * neither our identity map nor our HHDM.
+ */
+#define TYPED_MAX_FRAMES 64u
+struct type_audit {
+	uint64_t leaves, typed;
+	uint8_t type[TYPED_MAX_FRAMES];   /* 0xff: not mapped yet */
+	uint64_t bad_va;
+	const char *why;
+};
+
+static int audit_leaf(void *arg, const struct pt_leaf *l)
+{
+	struct type_audit *a = arg;
+	enum pt_cache t = PT_CACHE_OF(l->flags);
+
+	a->leaves++;
+	if (t != PT_CACHE_WB) {
+		a->typed++;
+		if (!in_typed(l->pa, l->size)) {
+			a->why = "a leaf that is not write-back maps a frame outside the typed window";
+			a->bad_va = l->va;
+			return 1;
+		}
+	}
+	for (uint64_t off = 0; off < l->size; off += PAGE) {
+		uint64_t pa = l->pa + off, i;
+
+		if (!in_typed(pa, PAGE))
+			continue;
+		i = (pa - c.p->typed_pa) / PAGE;
+		if (a->type[i] == 0xff) {
+			a->type[i] = (uint8_t)t;
+		} else if (a->type[i] != (uint8_t)t) {
+			a->why = "a typed-window frame is mapped with two memory types";
+			a->bad_va = l->va + off;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void audit_types(struct ptlab *p)
+{
+	struct type_audit a = { .why = NULL };
+	struct pt_leaf l;
+
+	for (unsigned i = 0; i < TYPED_MAX_FRAMES; i++)
+		a.type[i] = 0xff;
+	if (p->typed_len > TYPED_MAX_FRAMES * PAGE) {
+		fail("memory types: typed window larger than the audit covers", p->typed_pa,
+		     TYPED_MAX_FRAMES * PAGE, p->typed_len);
+		return;
+	}
+	for (unsigned w = 0; w < 2 && !a.why; w++)
+		pt_visit(&p->space, window_base[w], WINDOW, audit_leaf, &a);
+	for (uint64_t off = 0; off < p->typed_len && !a.why; off += PAGE) {
+		if (pt_translate(&p->space, p->typed_pa + off, &l) == PT_OK ||
+		    pt_translate(&p->space, PT_HHDM_BASE + p->typed_pa + off, &l) == PT_OK) {
+			a.why = "a typed-window frame is still in the identity map or the HHDM";
+			a.bad_va = p->typed_pa + off;
+		}
+	}
+	if (a.why) {
+		fail(a.why, a.bad_va, 0, 0);
+		return;
+	}
+	c.audit_ok = true;
+	c.audit_leaves = a.leaves;
+	c.audit_typed = a.typed;
+}
+
 int churn_finish(struct ptlab *p)
 {
 	struct pt_flushlist fl;
 	int err = PT_OK;
 
+	if (!c.failed)
+		audit_types(p);
 	/* everything the churn mapped goes; every table it used must be freed */
 	for (unsigned w = 0; w < 2 && !err; w++) {
 		err = pt_unmap(&p->space, window_base[w], WINDOW, PT_SPARSE, &fl);
@@ -595,16 +867,28 @@ int churn_finish(struct ptlab *p)
 		fail("cleanup: frames in use", 0, c.frames_before, p->frames.in_use);
 	if (!c.failed)
 		lint();
+	if (p->typed_len) {
+		churn_wbinvd();
+		typed_put_back(p, p->typed_pa, p->typed_len, &typed_ident);
+		typed_put_back(p, PT_HHDM_BASE + p->typed_pa, p->typed_len, &typed_hhdm);
+	}
 	report_fact(p->rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
 		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu "
-		    "mapped_4k=%llu mapped_2m=%llu mapped_1g=%llu",
+		    "mapped_4k=%llu mapped_2m=%llu mapped_1g=%llu typed_maps=%llu type_changes=%llu "
+		    "type_kept=%llu",
 		    (unsigned long long)p->opts.seed, (unsigned long long)c.op,
 		    (unsigned long long)c.maps, (unsigned long long)c.unmaps,
 		    (unsigned long long)c.protects, (unsigned long long)c.remaps,
 		    (unsigned long long)c.refused, (unsigned long long)c.samples,
 		    (unsigned long long)c.faults_expected, (unsigned long long)c.faults_seen,
 		    (unsigned long long)c.maps_by_size[0], (unsigned long long)c.maps_by_size[1],
-		    (unsigned long long)c.maps_by_size[2]);
+		    (unsigned long long)c.maps_by_size[2], (unsigned long long)c.typed_maps,
+		    (unsigned long long)c.type_changes, (unsigned long long)c.type_kept);
+	if (!c.failed && c.audit_ok)
+		report_ok(p->rep, "memory types: %llu scratch leaves, %llu of them not write-back, all "
+			  "on the %llu frames of the typed window, none of those mapped with two types "
+			  "or in the identity map or HHDM", (unsigned long long)c.audit_leaves,
+			  (unsigned long long)c.audit_typed, (unsigned long long)(p->typed_len / PAGE));
 	if (!c.failed)
 		report_ok(p->rep, "churn: %llu operations agree with the model and the CPU; "
 			  "scratch windows empty, tables and frames returned", (unsigned long long)c.op);

@@ -20,6 +20,7 @@
 #include "churn.h"
 #include "firmware.h"
 #include "gop.h"
+#include "runs.h"
 #include "serial.h"
 #include "sink.h"
 #include "smp.h"
@@ -222,6 +223,8 @@ static int phase_b_body(void *arg)
 		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
 		return 0;
 	}
+	if (p->opts.dump_memmap)
+		app_dump_raw_map(&final_map);   /* the map ExitBootServices was called with */
 	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
 	boot_frames = p->frames;
 	err = pt_frames_init(&p->frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
@@ -316,7 +319,7 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 	size_t len;
 
 	back_home(p);
-	passed = p->rep->failed == 0 && !p->aborted;
+	passed = p->rep->failed == 0 && !p->aborted && p->rep->passed;
 	fb_on = p->fb_ok;
 	if ((p->opts.end == OPTS_END_SHUTDOWN || p->opts.end == OPTS_END_REBOOT) &&
 	    !firmware_runtime_reset_supported())
@@ -481,7 +484,15 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 		return;
 	}
 	report_note(p->rep, "handoff: leaving boot services");
+	/*
+	 * The last line the report file gets: without boot services there is
+	 * no file system, so the file is closed now, with the report so far.
+	 */
+	report_note(p->rep, "report-file: ends here, before ExitBootServices; the rest of this "
+		    "run's report and its verdict go to COM1 and the screen only");
 	app_emit();
+	sink_file_close();
+	runs_end("handed off (ExitBootServices): the verdict went to COM1 and the screen only");
 
 	/* from here to ExitBootServices: no output, no allocation */
 	for (tries = 1; tries <= EBS_TRIES; tries++) {
@@ -495,6 +506,8 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 			break;
 	}
 	if (st != EFI_SUCCESS) {
+		/* still in boot services: the report file goes on */
+		sink_file_open(runs_file_name(runs_number()), true);
 		report_fail(p->rep, "handoff: ExitBootServices failed after %u tries: status 0x%llx",
 			    tries, (unsigned long long)st);
 		return;

@@ -213,8 +213,11 @@ int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
 
 void ptlab_debug_exit(const struct ptlab *p, bool passed)
 {
+	bool nothing = p->rep && !p->rep->passed && !p->rep->failed;
+
 	if (p->caps.hypervisor)
 		outl(PTLAB_DEBUG_EXIT_PORT, p->aborted ? PTLAB_EXIT_ABORTED :
+		     nothing ? PTLAB_EXIT_NOTHING :
 		     passed ? PTLAB_EXIT_PASSED : PTLAB_EXIT_FAILED);
 }
 

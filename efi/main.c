@@ -17,7 +17,9 @@
 #include "churn.h"
 #include "firmware.h"
 #include "fmt.h"
+#include "optcheck.h"
 #include "ptlab.h"
+#include "runs.h"
 #include "serial.h"
 #include "sink.h"
 
@@ -25,6 +27,7 @@
 #define MAP_SLACK_DESC    16u         /* room for the map growing by our own allocations */
 #define POOL_HEADROOM     1024u       /* frames beyond the plan's tables, for the checks */
 #define DATA_BYTES        (8u << 20)  /* the data area test mappings point at */
+#define TYPED_BYTES       (64u << 10) /* the churn's typed window (see ptlab.h) */
 #define WAIT_SECONDS      60u
 #define HANDOFF_ITERATIONS 50000u
 
@@ -108,33 +111,91 @@ void app_say(const char *fmt, ...)
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Read \ptlab.cfg from the boot volume into a NUL-terminated buffer, or NULL. */
-static char *read_cfg(EFI_LOADED_IMAGE *li, UINTN *len)
+#define CFG_CHUNK  4096u
+#define CFG_MAX    (1u << 20)     /* a larger \ptlab.cfg is refused, never cut */
+
+/*
+ * Read all of \ptlab.cfg from the boot volume, in chunks, into a
+ * NUL-terminated buffer.  Returns EFI_NOT_FOUND when there is no file (no
+ * options), another error with @err set when it cannot be read whole.
+ */
+static EFI_STATUS read_cfg(EFI_LOADED_IMAGE *li, char **out, UINTN *len, char *err, size_t errlen)
 {
 	EFI_FILE_HANDLE root, file;
-	char *buf;
-	UINTN size = 4096;
+	EFI_STATUS st;
+	char *buf = NULL;
+	UINTN cap = 0, used = 0;
 
+	*out = NULL;
 	root = LibOpenRoot(li->DeviceHandle);
 	if (!root)
-		return NULL;
-	if (uefi_call_wrapper(root->Open, 5, root, &file, L"\\ptlab.cfg", EFI_FILE_MODE_READ, 0) !=
-	    EFI_SUCCESS) {
-		uefi_call_wrapper(root->Close, 1, root);
-		return NULL;
+		return EFI_NOT_FOUND;
+	st = uefi_call_wrapper(root->Open, 5, root, &file, L"\\ptlab.cfg", EFI_FILE_MODE_READ, 0);
+	uefi_call_wrapper(root->Close, 1, root);
+	if (st == EFI_NOT_FOUND)
+		return st;
+	if (st != EFI_SUCCESS) {
+		fmt_snprintf(err, errlen, "\\ptlab.cfg cannot be opened: status 0x%llx",
+			     (unsigned long long)st);
+		return st;
 	}
-	buf = pool_alloc(size + 1);
-	if (buf && uefi_call_wrapper(file->Read, 3, file, &size, buf) != EFI_SUCCESS) {
-		pool_free(buf);
-		buf = NULL;
-	}
-	if (buf) {
-		buf[size] = 0;
-		*len = size;
+	for (;;) {
+		UINTN n;
+
+		if (used == cap) {
+			char *bigger, probe;
+
+			if (cap >= CFG_MAX) {
+				/* full: only the end of the file may follow */
+				n = 1;
+				st = uefi_call_wrapper(file->Read, 3, file, &n, &probe);
+				if (st == EFI_SUCCESS && n == 0)
+					break;
+				fmt_snprintf(err, errlen, "\\ptlab.cfg is larger than %u bytes: refused "
+					     "rather than cut", CFG_MAX);
+				st = EFI_BAD_BUFFER_SIZE;
+				break;
+			}
+			cap = cap ? 2 * cap : 2 * CFG_CHUNK;
+			bigger = pool_alloc(cap + 1);
+			if (!bigger) {
+				fmt_snprintf(err, errlen, "no memory to read \\ptlab.cfg");
+				st = EFI_OUT_OF_RESOURCES;
+				break;
+			}
+			if (buf)
+				CopyMem(bigger, buf, used);
+			pool_free(buf);
+			buf = bigger;
+		}
+		n = cap - used < CFG_CHUNK ? cap - used : CFG_CHUNK;
+		st = uefi_call_wrapper(file->Read, 3, file, &n, buf + used);
+		if (st != EFI_SUCCESS) {
+			fmt_snprintf(err, errlen, "reading \\ptlab.cfg failed at byte %llu: status "
+				     "0x%llx", (unsigned long long)used, (unsigned long long)st);
+			break;
+		}
+		if (n == 0)
+			break;   /* end of file */
+		used += n;
 	}
 	uefi_call_wrapper(file->Close, 1, file);
-	uefi_call_wrapper(root->Close, 1, root);
-	return buf;
+	if (st != EFI_SUCCESS) {
+		pool_free(buf);
+		return st;
+	}
+	if (!buf) {
+		/* an empty file */
+		buf = pool_alloc(1);
+		if (!buf) {
+			fmt_snprintf(err, errlen, "no memory to read \\ptlab.cfg");
+			return EFI_OUT_OF_RESOURCES;
+		}
+	}
+	buf[used] = 0;
+	*out = buf;
+	*len = used;
+	return EFI_SUCCESS;
 }
 
 /* LoadOptions a boot manager passed that were not meant for us (the report says so). */
@@ -154,40 +215,37 @@ static bool started_by_shell(EFI_HANDLE image)
 	       uefi_call_wrapper(BS->HandleProtocol, 3, image, &old_shell, &iface) == EFI_SUCCESS;
 }
 
-/* 0 to go on; otherwise the status to return (usage printed). */
-static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
+/*
+ * 0 to go on; otherwise the status to return, with the reason in @err
+ * (printed by the caller with the usage).
+ */
+static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err, size_t errlen)
 {
-	char err[160];
 	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize,
-					started_by_shell(image_handle), o, err, sizeof(err));
+					started_by_shell(image_handle), o, err, errlen);
 
 	if (r == OPTS_FOREIGN)
 		fmt_snprintf(foreign_opts, sizeof(foreign_opts), "%s", err);
 	if (r == OPTS_EMPTY || r == OPTS_BINARY || r == OPTS_FOREIGN) {
 		UINTN len = 0;
-		char *cfg = read_cfg(li, &len);
+		char *cfg = NULL;
+		EFI_STATUS st = read_cfg(li, &cfg, &len, err, errlen);
 
+		if (st != EFI_SUCCESS && st != EFI_NOT_FOUND)
+			return EFI_INVALID_PARAMETER;
 		if (cfg) {
 			cfg_found = true;
-			r = opts_parse_ascii(cfg, len, o, err, sizeof(err));
+			r = opts_parse_ascii(cfg, len, o, err, errlen);
 			pool_free(cfg);
 		}
 	}
-	if (r == OPTS_ERROR) {
-		app_say("ptlab: %s\n", err);
-		sink_print(opts_usage());
+	if (r == OPTS_ERROR)
 		return EFI_INVALID_PARAMETER;
-	}
-	if (o->help) {
-		sink_print(opts_usage());
+	if (o->help)
 		return EFI_SUCCESS;
-	}
+	if (opts_validate(o, err, errlen))
+		return EFI_INVALID_PARAMETER;
 	if (o->mode == OPTS_MODE_HANDOFF) {
-		if (o->end_given && (o->end == OPTS_END_WAIT || o->end == OPTS_END_RETURN)) {
-			app_say("ptlab: --end=wait and --end=return cannot work after "
-				"ExitBootServices; use shutdown, reboot, halt or qemu\n");
-			return EFI_INVALID_PARAMETER;
-		}
 		if (!o->end_given)
 			o->end = OPTS_END_SHUTDOWN;
 		/* all of RAM is ours: a longer churn by default */
@@ -195,6 +253,32 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o)
 			o->iterations = HANDOFF_ITERATIONS;
 	}
 	return 0;
+}
+
+static void note_earlier(bool at_end);
+
+/*
+ * Options refused: nothing runs.  The reason goes to the screen, COM1 and
+ * this run's report file, and into the runs variable, so the run the shell
+ * may start next says that this one was refused.
+ */
+static void refuse(const char *err)
+{
+	char line[300];
+	const char *name = runs_file_name(runs_number());
+
+	app_say("ptlab: %s\n", err);
+	sink_print(opts_usage());
+	fmt_snprintf(line, sizeof(line), "refused: %s", err);
+	runs_end(line);
+	if (sink_file_open(name, false) == EFI_SUCCESS) {
+		fmt_snprintf(line, sizeof(line), "ptlab: %s", err);
+		sink_file_write(line);
+		sink_file_write("ptlab: refused: the options were not accepted, nothing was run");
+		sink_file_close();
+	}
+	note_earlier(true);
+	app_say("ptlab: refused: the options were not accepted, nothing was run (\\%s)\n", name);
 }
 
 /* ---- memory map ------------------------------------------------------------------ */
@@ -376,6 +460,12 @@ int app_setup_data(struct ptlab *p)
 	p->big_ok = p->caps.pdpe1gb && ptlab_range_is_ram(p, p->big_pa, PT_SIZE_1G);
 	p->data_alloc = pa;
 	p->data_pages = pages;
+	/* the typed window in the allocation's slack, after the data area or before it */
+	if (pa + pages * PT_PAGE_SIZE - (p->data_pa + p->data_len) >= TYPED_BYTES)
+		p->typed_pa = p->data_pa + p->data_len;
+	else
+		p->typed_pa = pa;
+	p->typed_len = TYPED_BYTES;
 	return PT_OK;
 }
 
@@ -468,7 +558,7 @@ int app_raise(struct ptlab *p)
 #define FRAGMENT_PAGES 400u
 static EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];
 
-static unsigned fragment_map(const struct rawmap *m)
+static unsigned fragment_map(const struct rawmap *m, uint64_t floor)
 {
 	unsigned n = 0;
 
@@ -476,7 +566,7 @@ static unsigned fragment_map(const struct rawmap *m)
 		const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const char *)m->buf + off);
 
 		if (d->Type != EfiConventionalMemory || d->NumberOfPages < 4 * FRAGMENT_PAGES ||
-		    d->PhysicalStart < PT_SIZE_1G / 4)
+		    d->PhysicalStart < floor)
 			continue;
 		for (unsigned i = 0; i < FRAGMENT_PAGES; i++) {
 			EFI_PHYSICAL_ADDRESS pa = d->PhysicalStart + (uint64_t)(3 * i + 1) * PT_PAGE_SIZE;
@@ -634,8 +724,7 @@ bool app_start(struct ptlab *p, uint64_t t0)
 	p->fw_cr3 = read_cr3();
 	ptlab_env_init(p);
 	app_calibrate_tsc(p);
-	if (p->opts.timeout)
-		p->deadline = t0 + p->opts.timeout * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
+	p->deadline = opts_deadline(t0, p->opts.timeout, p->t.tsc_per_us);
 	opts_describe(&p->opts, line, sizeof(line));
 	report_fact(&rep, "options", "%s", line);
 	firmware_report(&rep, ST);
@@ -669,8 +758,19 @@ static void run(struct ptlab *p, EFI_LOADED_IMAGE *li)
 		return;
 	}
 	if (p->opts.fragment) {
-		fragments = fragment_map(&m);
+		/* above 256 MiB when there is a free range there, else above 1 MiB */
+		fragments = fragment_map(&m, PT_SIZE_1G / 4);
+		if (fragments < FRAGMENT_PAGES / 2) {
+			fragment_free(fragments);
+			fragments = fragment_map(&m, UINT64_C(1) << 20);
+		}
 		report_fact(&rep, "fragment", "pages=%u", fragments);
+		if (fragments < FRAGMENT_PAGES / 2) {
+			report_fail(&rep, "fragment: only %u of %u pages could be scattered: no free "
+				    "range of %u pages", fragments, FRAGMENT_PAGES,
+				    4 * FRAGMENT_PAGES);
+			goto out;
+		}
 		if (app_get_map(&m) != EFI_SUCCESS) {
 			report_fail(&rep, "memmap: GetMemoryMap failed");
 			fragment_free(fragments);
@@ -803,13 +903,40 @@ static void end_run(const struct ptlab *p, bool passed)
 			  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
 }
 
+/* The run's verdict in one line, for the runs variable. */
+static void verdict_text(const struct ptlab *p, char *buf, size_t size)
+{
+	const char *word = p->aborted ? "aborted" : rep.failed ? "fail" :
+			   rep.passed ? "pass" : "nothing checked";
+
+	fmt_snprintf(buf, size, "%s (%u passed, %u failed, %u skipped)", word, rep.passed,
+		     rep.failed, rep.skipped);
+}
+
+/* A later run of this boot names the earlier one, in its report and last on screen. */
+static void note_earlier(bool at_end)
+{
+	const char *verdict, *file;
+	unsigned n = runs_earlier(&verdict, &file);
+
+	if (!n)
+		return;
+	if (!at_end) {
+		report_fact(&rep, "earlier-run", "run=%u file=%s verdict=%s", n, file, verdict);
+		return;
+	}
+	app_say("ptlab: this was run %u of this boot; its report is \\%s\n", runs_number(),
+		runs_file_name(runs_number()));
+	app_say("ptlab: an earlier run of this boot (\\%s) ended: %s\n", file, verdict);
+}
+
 /* crt0-efi-x86_64.o calls efi_main with the SysV convention: no EFIAPI. */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_STATUS st;
-	char *buf;
-	bool passed;
+	char *buf, err[200], verdict[RUNS_VERDICT_MAX];
+	bool passed, nothing;
 
 	firmware_capture_entry();
 	InitializeLib(image, systab);
@@ -821,16 +948,25 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_LOAD_ERROR;
 	}
 	opts_defaults(&app.opts);
-	st = parse_options(li, &app.opts);
-	if (st || app.opts.help)
-		return st;
+	err[0] = 0;
+	st = parse_options(li, &app.opts, err, sizeof(err));
 	sink_serial_mode(app.opts.serial);
 	firmware_probe(systab);
+	if (!st && app.opts.help) {
+		sink_print(opts_usage());
+		return EFI_SUCCESS;
+	}
+	runs_begin();
+	if (st) {
+		refuse(err);
+		return st;
+	}
 
 	/* --dump prints one line per leaf: ~10k leaves on a 256 MiB QEMU */
 	buf = pool_alloc(app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
 	if (!buf) {
 		app_say("ptlab: no memory for the report\n");
+		runs_end("aborted (no memory for the report)");
 		return EFI_OUT_OF_RESOURCES;
 	}
 	report_init(&rep, buf, app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
@@ -839,7 +975,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_OUT_OF_RESOURCES;
 	}
 	app.rep = &rep;
-	sink_file_open();
+	sink_file_open(runs_file_name(runs_number()), false);
+	report_fact(&rep, "run", "number=%u file=%s", runs_number(), runs_file_name(runs_number()));
+	note_earlier(false);
 	/* a long run must not be cut short by the 5-minute watchdog */
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 
@@ -855,10 +993,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	report_finish(&rep);
 	app_emit();
 	sink_file_close();
+	verdict_text(&app, verdict, sizeof(verdict));
+	runs_end(verdict);
+	note_earlier(true);
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
-	passed = rep.failed == 0 && !app.aborted;
+	nothing = !rep.passed && !rep.failed && !app.aborted;
+	passed = rep.failed == 0 && !app.aborted && !nothing;
 	end_run(&app, passed);
 	if (app.opts.wrong_restore)
 		write_cr0(read_cr0() ^ CR0_WP);   /* test only: a restore gone wrong */
-	return passed ? EFI_SUCCESS : EFI_ABORTED;
+	return passed ? EFI_SUCCESS : nothing ? EFI_UNSUPPORTED : EFI_ABORTED;
 }

@@ -399,9 +399,50 @@ static long text_units(const struct src *s)
 	return (long)n;
 }
 
+/* A printable character outside ASCII: not a control, surrogate or noncharacter. */
+static bool is_wide_text(unsigned int c)
+{
+	return c >= 0xa0 && !(c >= 0xd800 && c <= 0xdfff) && c != 0xfffe && c != 0xffff;
+}
+
+/*
+ * Text as the shell passes it, but with characters beyond ASCII: a command
+ * line with a character the options cannot hold, not boot-entry data.
+ * Index of the first such character, or -1 when @s is not such a line.
+ */
+static long wide_command_line(const struct src *s)
+{
+	size_t n, ascii = 0;
+	long first = -1;
+
+	if (s->width != 2)
+		return -1;
+	for (n = 0; n < s->n && unit(s, n) != 0; n++) {
+		unsigned int c = unit(s, n);
+
+		if (is_text(c))
+			ascii++;
+		else if (is_wide_text(c) && first < 0)
+			first = (long)n;
+		else if (!is_wide_text(c))
+			return -1;
+	}
+	for (size_t i = n; i < s->n; i++)
+		if (unit(s, i) != 0)
+			return -1;
+	/* mostly ASCII, with an option in it: what a person typed */
+	if (first < 0 || ascii < 2 * (n - ascii))
+		return -1;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (unit(s, i) == '-' && unit(s, i + 1) == '-')
+			return first;
+	return -1;
+}
+
 static int parse_units(struct src *s, struct opts *o, char *err, size_t errlen)
 {
 	size_t n;
+	long wide;
 
 	/* Text, then optionally NULs up to the very end. */
 	for (n = 0; n < s->n && unit(s, n) != 0; n++)
@@ -415,6 +456,12 @@ static int parse_units(struct src *s, struct opts *o, char *err, size_t errlen)
 
 binary:
 	opts_defaults(o);
+	wide = wide_command_line(s);
+	if (wide >= 0) {
+		set_err(err, errlen, "character U+%04X at position %ld of the command line is "
+			"not ASCII: options are ASCII only", unit(s, (size_t)wide), wide);
+		return OPTS_ERROR;
+	}
 	return OPTS_BINARY;
 }
 

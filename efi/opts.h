@@ -107,7 +107,10 @@ void opts_defaults(struct opts *o);
  * UEFI shell puts argv[0] first, so a first token that does not start with
  * '-' is skipped.  Text is 0x20..0x7e plus tab/CR/LF, ended by the end of
  * the buffer or by NULs that run to the end; anything else means the data
- * is not a command line.
+ * is not a command line - except a line that is mostly ASCII, holds "--"
+ * and has printable characters beyond ASCII (no controls or surrogates):
+ * that is what a person typed, refused with the first such character
+ * ("character U+00E9 at position 12 ...").
  *
  * Return: OPTS_OK, OPTS_EMPTY, OPTS_BINARY (@o holds the defaults) or
  * OPTS_ERROR (@o holds the defaults, @err the reason).

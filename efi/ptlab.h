@@ -45,6 +45,7 @@
 #define PTLAB_EXIT_PASSED     0x10u   /* QEMU status 33 */
 #define PTLAB_EXIT_FAILED     0x11u   /* 35: a check failed */
 #define PTLAB_EXIT_ABORTED    0x12u   /* 37: the run had to be aborted */
+#define PTLAB_EXIT_NOTHING    0x13u   /* 39: nothing was checked (e.g. no NX) */
 
 struct ptlab_time {
 	uint64_t tsc_per_us;     /* 0 when not calibrated */
@@ -82,6 +83,14 @@ struct ptlab {
 	uint64_t data_pa, data_len, big_pa;
 	bool big_ok;                       /* 1 GiB leaves may map big_pa: all of it is RAM */
 	uint64_t data_alloc, data_pages;   /* the pages as allocated */
+	/*
+	 * The typed window: a few frames of ours, outside the data area, the
+	 * only frames the churn maps with a memory type other than write-back.
+	 * While the churn runs they are out of our identity map and HHDM and
+	 * every scratch mapping of a frame has the same type (SDM Vol. 3A
+	 * 11.12.4: no aliases with different types).  typed_len 0: none.
+	 */
+	uint64_t typed_pa, typed_len;
 
 	uint64_t fw_cr3, our_cr3;
 	bool live;                   /* our CR3 is loaded: flushes go to the CPU */
@@ -171,7 +180,11 @@ bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
 /* Focused CPU checks: A/D, invlpg, CR3, PGE, RSVD, WP, SMEP/SMAP, split; runs live. */
 int ptlab_check_cpu(struct ptlab *p);
 
-/* Leave QEMU through isa-debug-exit with the run's verdict (only under a hypervisor). */
+/*
+ * Leave QEMU through isa-debug-exit with the run's verdict (only under a
+ * hypervisor): aborted, nothing checked (no test point passed or failed),
+ * passed or failed.
+ */
 void ptlab_debug_exit(const struct ptlab *p, bool passed);
 
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */

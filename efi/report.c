@@ -183,8 +183,12 @@ void report_finish(struct report *r)
 	if (r->dropped)
 		finish_line(r, "# report truncated: %u lines dropped", r->dropped);
 	finish_line(r, "1..%u", r->tests);
-	finish_line(r, "ptlab: %u passed, %u failed, %u skipped", r->passed,
-		    r->failed, r->skipped);
+	if (!r->passed && !r->failed)
+		finish_line(r, "ptlab: nothing checked (0 passed, 0 failed, %u skipped)",
+			    r->skipped);
+	else
+		finish_line(r, "ptlab: %u passed, %u failed, %u skipped", r->passed,
+			    r->failed, r->skipped);
 }
 
 bool report_next_line(const struct report *r, size_t *cursor,

@@ -93,7 +93,9 @@ int report_note(struct report *r, const char *fmt, ...)
  * report_finish() - close the report
  *
  * Appends "# report truncated: N lines dropped" when lines were dropped, the
- * plan "1..N" and "ptlab: P passed, F failed, S skipped".  These use the
+ * plan "1..N" and "ptlab: P passed, F failed, S skipped" - or, when not one
+ * test point passed or failed, "ptlab: nothing checked (0 passed, 0 failed,
+ * S skipped)", which no reader may take for a pass.  These use the
  * reserved space, so they are written even when the report is full.  Later
  * calls to the recording functions are ignored; calling it twice does
  * nothing the second time.

@@ -262,17 +262,30 @@ static EFI_STATUS file_put(const void *data, UINTN n)
 	return status;
 }
 
-EFI_STATUS sink_file_open(void)
+static CHAR16 file_name[32];
+
+/* "\\NAME" in UCS-2 from ASCII. */
+static void set_file_name(const char *ascii)
+{
+	size_t i = 0;
+
+	file_name[0] = '\\';
+	for (; ascii[i] && i + 2 < sizeof(file_name) / sizeof(file_name[0]); i++)
+		file_name[i + 1] = (unsigned char)ascii[i];
+	file_name[i + 1] = 0;
+}
+
+EFI_STATUS sink_file_open(const char *name, bool append)
 {
 	EFI_BOOT_SERVICES *bs = sys->BootServices;
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_FILE_IO_INTERFACE *fs = NULL;
 	EFI_FILE_HANDLE root = NULL, f = NULL;
-	CHAR16 *name = L"\\PTLAB.TXT";
 	EFI_STATUS status;
 
 	if (file)
 		return EFI_SUCCESS;
+	set_file_name(name);
 	status = uefi_call_wrapper(bs->HandleProtocol, 3, self,
 				   &LoadedImageProtocol, (void **)&li);
 	if (EFI_ERROR(status)) {
@@ -290,23 +303,35 @@ EFI_STATUS sink_file_open(void)
 		fail_msg("OpenVolume", status);
 		return status;
 	}
-	/* An old report is deleted rather than overwritten: no stale tail. */
-	status = uefi_call_wrapper(root->Open, 5, root, &f, name,
+	status = uefi_call_wrapper(root->Open, 5, root, &f, file_name,
 				   EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0ULL);
+	if (!EFI_ERROR(status) && append) {
+		/* this run's own file, written before: go on at its end */
+		status = uefi_call_wrapper(f->SetPosition, 2, f, 0xFFFFFFFFFFFFFFFFULL);
+		uefi_call_wrapper(root->Close, 1, root);
+		if (EFI_ERROR(status)) {
+			fail_msg("SetPosition(report file)", status);
+			uefi_call_wrapper(f->Close, 1, f);
+			return status;
+		}
+		file = f;
+		return EFI_SUCCESS;
+	}
+	/* An old report is deleted rather than overwritten: no stale tail. */
 	if (!EFI_ERROR(status)) {
 		status = uefi_call_wrapper(f->Delete, 1, f);
 		if (status != EFI_SUCCESS) {
-			fail_msg("Delete(\\PTLAB.TXT)", status);
+			fail_msg("Delete(report file)", status);
 			uefi_call_wrapper(root->Close, 1, root);
 			return EFI_ERROR(status) ? status : EFI_ACCESS_DENIED;
 		}
 	}
-	status = uefi_call_wrapper(root->Open, 5, root, &f, name,
+	status = uefi_call_wrapper(root->Open, 5, root, &f, file_name,
 				   EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
 				   EFI_FILE_MODE_CREATE, 0ULL);
 	uefi_call_wrapper(root->Close, 1, root);
 	if (EFI_ERROR(status)) {
-		fail_msg("Open(\\PTLAB.TXT)", status);
+		fail_msg("Open(report file)", status);
 		return status;
 	}
 	file = f;
@@ -339,10 +364,10 @@ EFI_STATUS sink_file_close(void)
 		return EFI_SUCCESS;
 	status = uefi_call_wrapper(file->Flush, 1, file);
 	if (EFI_ERROR(status))
-		fail_msg("Flush(\\PTLAB.TXT)", status);
+		fail_msg("Flush(report file)", status);
 	s2 = uefi_call_wrapper(file->Close, 1, file);
 	if (EFI_ERROR(s2))
-		fail_msg("Close(\\PTLAB.TXT)", s2);
+		fail_msg("Close(report file)", s2);
 	file = NULL;
 	return EFI_ERROR(status) ? status : s2;
 }
@@ -363,7 +388,7 @@ void sink_emit(const struct report *r)
 		EFI_STATUS status = file_line(line, len);
 
 		if (EFI_ERROR(status)) {
-			fail_msg("Write(\\PTLAB.TXT)", status);
+			fail_msg("Write(report file)", status);
 			file = NULL;	/* stop trying; the handle stays open */
 		}
 	}

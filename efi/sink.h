@@ -63,7 +63,10 @@ void sink_console_line(const char *line);
 void sink_print(const char *text);
 
 /**
- * sink_file_open() - create \PTLAB.TXT, replacing an existing one
+ * sink_file_open() - create the report file @name, replacing an existing one
+ * @name:   ASCII, in the volume's root ("PTLAB.TXT", "PTLAB-2.TXT", ...)
+ * @append: open the file this run wrote before and go on at its end (its
+ *          cursor is kept), instead of replacing it
  *
  * The file is written on the volume the image was loaded from.  Its own
  * cursor starts at the report's first line, so it receives the whole
@@ -72,17 +75,17 @@ void sink_print(const char *text);
  * Return: EFI_SUCCESS, or the failing call's status (printed on the
  * console); the file sink then stays off.
  */
-EFI_STATUS sink_file_open(void);
+EFI_STATUS sink_file_open(const char *name, bool append);
 
 /**
- * sink_file_write() - append "<line>\n" to \PTLAB.TXT
+ * sink_file_write() - append "<line>\n" to the report file
  *
  * Return: EFI_SUCCESS, EFI_NOT_READY when no file is open, or Write's status.
  */
 EFI_STATUS sink_file_write(const char *line);
 
 /**
- * sink_file_close() - flush and close \PTLAB.TXT
+ * sink_file_close() - flush and close the report file
  *
  * Return: the first failing status of Flush and Close, or EFI_SUCCESS (also
  * when no file was open).  The file sink is off afterwards in any case.

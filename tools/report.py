@@ -6,7 +6,7 @@ Reads \\PTLAB.TXT, or a serial log of a run (firmware mode mirrors the
 console there with ANSI sequences; hand-off mode writes plain lines).
 
     import report
-    r = report.parse_file("build/run.log")
+    r = report.parse_file("build/serial.log")
     r.tests, r.failed, r.fact("leaves"), r.dumps["ptlab"].runs
 
 Command line (for shell scripts):

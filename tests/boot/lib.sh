@@ -39,6 +39,9 @@ BOOT_FAIL=0
 BOOT_IMG_COPY=      # image copy of the last boot_run, for img_extract
 
 # boot_init NAME: set up counters and a private work directory $BOOT_DIR.
+# On exit, and on SIGINT/SIGTERM/SIGHUP (Ctrl-C on "make test"), every QEMU
+# a boot of this script started is killed and gone before the directory it
+# writes into is removed.
 boot_init()
 {
 	BOOT_NAME=$1
@@ -46,12 +49,54 @@ boot_init()
 	BOOT_FAIL=0
 	mkdir -p "$PTLAB_BUILD/boot" || exit 1
 	BOOT_DIR=$(mktemp -d "$PTLAB_BUILD/boot/$BOOT_NAME.XXXXXX") || exit 1
+	BOOT_PIDS=$BOOT_DIR/qemu.pids
+	: >"$BOOT_PIDS"
 	trap boot_cleanup EXIT
+	trap 'boot_interrupted 130' INT
+	trap 'boot_interrupted 143' TERM
+	trap 'boot_interrupted 129' HUP
+}
+
+# boot_kill_all: end every QEMU (with its timeout wrapper) started by
+# boot_run in this script or its boot_bg subshells, and wait until they
+# are gone.  timeout(1) runs in a process group of its own, which a Ctrl-C
+# on the terminal does not reach: each group is killed by its id.
+boot_kill_all()
+{
+	local pid tries
+	[ -n "${BOOT_PIDS:-}" ] && [ -f "$BOOT_PIDS" ] || return 0
+	while read -r pid; do
+		[ -n "$pid" ] && kill -TERM -- "-$pid" 2>/dev/null
+	done <"$BOOT_PIDS"
+	for tries in $(seq 50); do
+		local alive=0
+		while read -r pid; do
+			[ -n "$pid" ] && kill -0 -- "-$pid" 2>/dev/null && alive=1
+		done <"$BOOT_PIDS"
+		[ "$alive" = 0 ] && return 0
+		sleep 0.2
+	done
+	while read -r pid; do
+		[ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null
+	done <"$BOOT_PIDS"
+	sleep 0.5
+}
+
+boot_interrupted()
+{
+	trap - INT TERM HUP
+	echo "# $BOOT_NAME: interrupted, stopping its QEMUs"
+	BOOT_FAIL=$((BOOT_FAIL + 1))
+	BOOT_KEEP_ON_FAIL=0
+	exit "$1"
 }
 
 boot_cleanup()
 {
-	if [ -n "$BOOT_DIR" ] && [ "${BOOT_KEEP:-0}" != 1 ] && [ "$BOOT_FAIL" -eq 0 ]; then
+	boot_kill_all
+	if [ "${BOOT_KEEP_ON_FAIL:-1}" = 0 ] && [ "${BOOT_KEEP:-0}" != 1 ] && [ -n "$BOOT_DIR" ]; then
+		rm -rf -- "$BOOT_DIR"
+	elif [ -n "$BOOT_DIR" ] && [ "${BOOT_KEEP:-0}" != 1 ] && [ "$BOOT_FAIL" -eq 0 ]; then
 		rm -rf -- "$BOOT_DIR"
 	elif [ -n "$BOOT_DIR" ]; then
 		echo "# $BOOT_NAME: files kept in $BOOT_DIR"
@@ -92,7 +137,7 @@ boot_done()
 boot_run()
 {
 	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
-	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0
+	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0 pid
 	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS
 	local -a disk fw
 
@@ -146,12 +191,16 @@ boot_run()
 	else
 		disk=(-drive format=raw,file="$BOOT_IMG_COPY")
 	fi
+	# in the background, so its id is recorded before it can be waited for
 	timeout -k 10 "$tmo" "$QEMU" \
 		-machine "$machine",accel=tcg -cpu "$cpu" -m "$mem" -smp "$smp" \
 		"${fw[@]}" "${disk[@]}" \
 		-serial file:"$log" -display none -monitor none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-		-net none -no-reboot "$@" </dev/null >"$run/qemu.out" 2>&1
+		-net none -no-reboot "$@" </dev/null >"$run/qemu.out" 2>&1 &
+	pid=$!
+	[ -n "${BOOT_PIDS:-}" ] && echo "$pid" >>"$BOOT_PIDS"
+	wait "$pid"
 	st=$?
 	case $st in
 	124|137) echo "# $BOOT_NAME: QEMU killed after ${tmo}s (status $st)" ;;

@@ -23,6 +23,7 @@
  * Physical layout (the arena, 16 MiB at ARENA_BASE, which is GiB aligned):
  *   [ARENA_BASE, +8 MiB)          the table frame pool (p->frames)
  *   [ARENA_BASE + 8 MiB, +8 MiB)  the data area, 2 MiB aligned
+ *   [ARENA_BASE + 16 MiB, +64 KiB) the typed window (the only non-WB frames)
  * big_pa = ARENA_BASE: 1 GiB leaves map the GiB holding the data area, most
  * of which is no RAM here, so the churn only reads the arena part of it.
  * The HHDM of the arena is mapped as in the app (PT_HHDM_BASE + pa).
@@ -50,6 +51,10 @@ static void host_invlpg(uint64_t va);
 static uint64_t note_op = UINT64_MAX;
 #define report_note(...) (note_op = c.op, report_note(__VA_ARGS__))
 
+/* wbinvd is privileged: counted instead */
+static unsigned long sim_wbinvd;
+#define churn_wbinvd() ((void)sim_wbinvd++)
+
 /* before <cmocka.h>, whose fail() macro would swallow the churn's fail() */
 #include "../../efi/churn.c"
 
@@ -60,7 +65,8 @@ static uint64_t note_op = UINT64_MAX;
 
 #define POOL_BYTES   (8 * UINT64_C(1) << 20)
 #define DATA_BYTES   (8 * UINT64_C(1) << 20)
-#define ARENA_FRAMES ((POOL_BYTES + DATA_BYTES) / PT_PAGE_SIZE)
+#define TYPED_BYTES  (64 * UINT64_C(1) << 10)
+#define ARENA_FRAMES ((POOL_BYTES + DATA_BYTES + TYPED_BYTES) / PT_PAGE_SIZE)
 #define REPORT_BYTES 16384u
 #define DEFAULT_OPS  20000u
 #define SHORT_OPS    5000u
@@ -312,6 +318,9 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 	p->data_pa = ARENA_BASE + POOL_BYTES;
 	p->data_len = DATA_BYTES;
 	p->big_pa = p->data_pa & ~(PT_SIZE_1G - 1);
+	p->typed_pa = p->data_pa + DATA_BYTES;
+	p->typed_len = TYPED_BYTES;
+	sim_wbinvd = 0;
 	assert_int_equal(p->big_pa, ARENA_BASE);
 	assert_int_equal(pt_create(&p->space, &p->env, 4), PT_OK);
 	assert_int_equal(pt_map(&p->space, PT_HHDM_BASE + ARENA_BASE, ARENA_BASE, s->a.size,
@@ -380,7 +389,8 @@ static void assert_churn_passed(const struct sim *s)
 {
 	char fact[512];
 
-	if (strstr(s->buf, "not ok") || !strstr(s->buf, "\nok 1 - churn: ")) {
+	if (strstr(s->buf, "not ok") || !strstr(s->buf, "\nok 1 - memory types: ") ||
+	    !strstr(s->buf, "\nok 2 - churn: ")) {
 		print_report(s);
 		fail_msg("the churn did not pass");
 	}
@@ -439,6 +449,83 @@ static void test_default_churn_passes(void **state)
 	assert_int_equal(c.op, DEFAULT_OPS);
 	assert_true(c.maps > 0 && c.unmaps > 0 && c.protects > 0 && c.remaps > 0);
 	assert_true(s->flushes > 0);
+	sim_fini(s);
+	free(s);
+}
+
+/*
+ * Memory types: UC and WT leaves exist, but only on the typed window; the
+ * data area and the foreign GiB stay write-back; the window is out of the
+ * HHDM during the churn and back after; caches were written back.
+ */
+static int type_leaf(void *arg, const struct pt_leaf *l)
+{
+	uint64_t *n = arg;
+
+	if (PT_CACHE_OF(l->flags) != PT_CACHE_WB) {
+		n[0]++;
+		if (l->pa < sim->p.typed_pa || l->pa + l->size > sim->p.typed_pa + sim->p.typed_len)
+			n[1]++;
+	}
+	return 0;
+}
+
+static void test_memory_types_only_on_the_typed_window(void **state)
+{
+	struct sim *s = malloc(sizeof(*s));
+	char fact[512];
+	uint64_t n[2] = { 0, 0 };
+	struct pt_leaf l;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
+	churn_start(&s->p);
+	assert_int_equal(pt_translate(&s->p.space, PT_HHDM_BASE + s->p.typed_pa, &l), PT_ENOTMAPPED);
+	while (churn_running()) {
+		churn_slice(&s->p);
+		/* every leaf of both windows, independently of the churn's own audit */
+		for (unsigned w = 0; w < 2; w++)
+			pt_visit(&s->p.space, window_base[w], WINDOW, type_leaf, n);
+	}
+	churn_finish(&s->p);
+	report_finish(&s->rep);
+	assert_churn_passed(s);
+	assert_true(n[0] > 0);
+	assert_int_equal(n[1], 0);
+	assert_non_null(line_with(s->buf, "# churn: ", fact, sizeof(fact)));
+	assert_true(fact_value(fact, "typed_maps") > 0);
+	assert_true(sim_wbinvd >= fact_value(fact, "type_changes"));
+	assert_int_equal(pt_translate(&s->p.space, PT_HHDM_BASE + s->p.typed_pa, &l), PT_OK);
+	assert_int_equal(l.flags, PT_WRITE);
+	sim_fini(s);
+	free(s);
+}
+
+/* The audit sees a UC leaf on a data-area frame (the old churn's mistake). */
+static void test_memory_type_audit_catches_an_alias(void **state)
+{
+	struct sim *s = malloc(sizeof(*s));
+	struct pt_flushlist fl;
+
+	(void)state;
+	assert_non_null(s);
+	sim_init(s, 5, 200, OPTS_INJECT_NONE, false);
+	churn_start(&s->p);
+	while (churn_running())
+		churn_slice(&s->p);
+	/* a frame of the data area, write-back in the HHDM, mapped UC in a window */
+	assert_int_equal(pt_map(&s->p.space, PTLAB_SCRATCH_HIGH + WINDOW - PT_PAGE_SIZE,
+				s->p.data_pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
+				PT_PAGE_4K, &fl), PT_OK);
+	churn_finish(&s->p);
+	report_finish(&s->rep);
+	if (!strstr(s->buf, "not ok 1 - churn: a leaf that is not write-back maps a frame outside "
+		    "the typed window at va=0xffffff03fffff000")) {
+		print_report(s);
+		fail_msg("the alias was not reported");
+	}
+	assert_null(strstr(s->buf, "memory types:"));
 	sim_fini(s);
 	free(s);
 }
@@ -581,6 +668,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_churn_passes),
 		cmocka_unit_test(test_seeds_differ_and_replay_exactly),
+		cmocka_unit_test(test_memory_types_only_on_the_typed_window),
+		cmocka_unit_test(test_memory_type_audit_catches_an_alias),
 		cmocka_unit_test(test_injected_damage_is_caught),
 		cmocka_unit_test(test_missing_invlpg_needs_a_tlb),
 		cmocka_unit_test(test_churn_passes_with_a_tlb),

@@ -308,8 +308,6 @@ static void test_opts_binary_load_options_are_ignored(void **state)
 	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
 	w[3] = 0x7f;
 	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
-	w[3] = 0x00e9;
-	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
 	w[3] = 0x2d00;	/* '-' in the wrong byte: big-endian text */
 	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
 	assert_defaults(&o);
@@ -319,6 +317,47 @@ static void test_opts_binary_load_options_are_ignored(void **state)
 			 OPTS_EMPTY);
 	w[0] = 0;
 	assert_int_equal(opts_parse_ucs2(w, 1, &o, err, sizeof(err)), OPTS_EMPTY);
+}
+
+/*
+ * A shell line with a character beyond ASCII is a command line the options
+ * cannot hold: refused, naming the character, never dropped as binary data.
+ */
+static void test_opts_non_ascii_shell_line_is_refused(void **state)
+{
+	struct opts o;
+	char err[160] = "";
+	uint16_t w[64];
+	size_t n;
+
+	(void)state;
+	n = ucs2("\\EFI\\BOOT\\BOOTX64.EFI --seed=5 --end=qemu x", w, 64);
+	w[n - 2] = 0x00e9;	/* the last character: U+00E9 */
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_defaults(&o);
+	assert_string_equal(err, "character U+00E9 at position 42 of the command line is not "
+			    "ASCII: options are ASCII only");
+	/* inside a value, as raw LoadOptions bytes */
+	n = ucs2("x --seed=4", w, 64);
+	w[8] = 0x20ac;		/* the euro sign */
+	assert_int_equal(opts_parse_load_options(w, 2 * n, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_non_null(strstr(err, "U+20AC at position 8"));
+	/* no option in it, or mostly wide characters: boot-entry data, ignored */
+	n = ucs2("WINDOWS x", w, 64);
+	w[7] = 0x00e9;
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
+	n = ucs2("--abcdefgh", w, 64);
+	for (size_t i = 2; i < 10; i++)
+		w[i] = (uint16_t)(0x4e00 + i);
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
+	/* a surrogate or a control character beside it: binary */
+	n = ucs2("x --seed=4 ab", w, 64);
+	w[11] = 0x00e9;
+	w[12] = 0xd800;
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
+	w[12] = 0x0085;
+	assert_int_equal(opts_parse_ucs2(w, n, &o, err, sizeof(err)), OPTS_BINARY);
 }
 
 /* Every 2-byte pattern as a one-unit command line: never crashes, sane codes. */
@@ -430,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_opts_errors_name_the_problem),
 		cmocka_unit_test(test_opts_quotes_and_extra_spaces),
 		cmocka_unit_test(test_opts_binary_load_options_are_ignored),
+		cmocka_unit_test(test_opts_non_ascii_shell_line_is_refused),
 		cmocka_unit_test(test_opts_all_single_units),
 		cmocka_unit_test(test_opts_config_file),
 		cmocka_unit_test(test_opts_long_token_and_small_err_buffer),

@@ -52,7 +52,21 @@ static void test_report_empty_report_has_plan_zero(void **state)
 	(void)state;
 	report_init(&r, buf, sizeof(buf));
 	report_finish(&r);
-	assert_string_equal(buf, "1..0\nptlab: 0 passed, 0 failed, 0 skipped\n");
+	assert_string_equal(buf, "1..0\nptlab: nothing checked (0 passed, 0 failed, 0 skipped)\n");
+}
+
+/* A run whose only test point was skipped checked nothing: never a pass line. */
+static void test_report_only_skips_is_nothing_checked(void **state)
+{
+	char buf[256];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	report_skip(&r, "ptlab", "the CPU has no NX bit");
+	report_finish(&r);
+	assert_string_equal(buf, "ok 1 - ptlab # SKIP the CPU has no NX bit\n1..1\n"
+			    "ptlab: nothing checked (0 passed, 0 failed, 1 skipped)\n");
 }
 
 static void test_report_newlines_in_text_become_spaces(void **state)
@@ -243,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_report_tiny_buffer_never_overflows),
 		cmocka_unit_test(test_report_cursor_delivers_each_line_once),
 		cmocka_unit_test(test_report_cursor_with_truncation),
+		cmocka_unit_test(test_report_only_skips_is_nothing_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rules between options (see optcheck.h).  Firmware-free.
+ */
+#include <stdarg.h>
+
+#include "fmt.h"
+#include "optcheck.h"
+
+int opts_validate(const struct opts *o, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (o->raise == OPTS_RAISE_TIMEOUT && !o->timeout)
+		why = "--raise=timeout needs --timeout=S: nothing else ends its loop";
+	else if (o->mode == OPTS_MODE_HANDOFF && o->end_given &&
+		 (o->end == OPTS_END_WAIT || o->end == OPTS_END_RETURN))
+		why = "--end=wait and --end=return cannot work after ExitBootServices; "
+		      "use shutdown, reboot, halt or qemu";
+	else if (o->mode == OPTS_MODE_HANDOFF && o->fragment)
+		why = "--fragment works in firmware mode only: after ExitBootServices its "
+		      "scattered runtime pages could not be given back";
+	if (!why)
+		return 0;
+	if (err && errlen)
+		fmt_snprintf(err, errlen, "%s", why);
+	return -1;
+}
+
+uint64_t opts_deadline(uint64_t t0, uint64_t seconds, uint64_t tsc_per_us)
+{
+	uint64_t per_s = (tsc_per_us ? tsc_per_us : 1000) * UINT64_C(1000000);
+
+	if (!seconds)
+		return 0;
+	/* tsc_per_us * 1e6 overflows only for a TSC beyond 18 THz: saturate too */
+	if (per_s / UINT64_C(1000000) != (tsc_per_us ? tsc_per_us : 1000))
+		return UINT64_MAX;
+	if (seconds > (UINT64_MAX - t0) / per_s)
+		return UINT64_MAX;
+	return t0 + seconds * per_s;
+}
