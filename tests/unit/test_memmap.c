@@ -556,6 +556,8 @@ static void test_capacity_below_two_per_descriptor_is_ecapacity(void **state)
 		m.cap = cap;
 		assert_int_equal(pt_memmap_normalize(raw, 3 * 48, 3, 48, 52, &m), PT_ECAPACITY);
 		assert_int_equal(m.n, 0);
+		/* the descriptor that found no room: the first, or the second with cap 2 and 3 */
+		assert_int_equal(m.descriptors, cap < 2 ? 0 : 1);
 	}
 	m.cap = 4;
 	assert_int_equal(pt_memmap_normalize(raw, 3 * 48, 3, 48, 52, &m), PT_OK);
