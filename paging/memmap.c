@@ -356,12 +356,7 @@ PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_mem_range, RANGE_PA, RANGE_LEN)
 
 const struct pt_mem_range *pt_memmap_find(const struct pt_memmap *m, uint64_t pa)
 {
-	unsigned i;
-
-	if (!m || !m->range)
-		return NULL;
-	i = search_ranges(m->range, m->n, pa);
-	return i < m->n && m->range[i].pa <= pa ? &m->range[i] : NULL;
+	return m && m->range ? search_ranges_holding(m->range, m->n, pa) : NULL;
 }
 
 bool pt_memmap_covers(const struct pt_memmap *m, uint64_t pa, uint64_t len, unsigned classes)
