@@ -185,9 +185,9 @@ PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_frames_range, FR_PA, FR_BYTES)
 /* Index of the range holding @pa, or -1. */
 static int range_of_pa(const struct pt_frames *f, uint64_t pa)
 {
-	unsigned i = search_ranges(f->range, f->nranges, pa);
+	const struct pt_frames_range *r = search_ranges_holding(f->range, f->nranges, pa);
 
-	return i < f->nranges && f->range[i].pa <= pa ? (int)i : -1;
+	return r ? (int)(r - f->range) : -1;
 }
 
 /* Physical address of bitmap @bit, which must belong to a range. */

@@ -36,10 +36,12 @@ static inline uint64_t pt_load_le(const void *p, unsigned bytes)
  * for @n elements sorted by START and disjoint, each covering
  * [START(e), START(e) + SIZE(e)) with SIZE(e) > 0: the index of the first
  * element whose last byte is at or above @x (@n when none), by binary
- * search.  That element holds @x exactly when START(a[i]) <= x.
+ * search.  That element holds @x exactly when START(a[i]) <= x; also
+ *   static const type *name##_holding(const type *a, unsigned n, uint64_t x)
+ * returns that element, or NULL when none holds @x.
  */
 #define PT_DEFINE_RANGE_SEARCH(name, type, START, SIZE)				\
-static unsigned name(const type *a, unsigned n, uint64_t x)			\
+static inline unsigned name(const type *a, unsigned n, uint64_t x)		\
 {										\
 	unsigned lo = 0, hi = n;						\
 										\
@@ -52,6 +54,13 @@ static unsigned name(const type *a, unsigned n, uint64_t x)			\
 			hi = mid;						\
 	}									\
 	return lo;								\
+}										\
+										\
+static inline const type *name##_holding(const type *a, unsigned n, uint64_t x)	\
+{										\
+	unsigned i = name(a, n, x);						\
+										\
+	return i < n && START(a[i]) <= x ? &a[i] : NULL;			\
 }
 
 /*

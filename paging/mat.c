@@ -134,7 +134,5 @@ PT_DEFINE_RANGE_SEARCH(search_mat, struct pt_mat_range, MAT_PA, MAT_LEN)
 
 const struct pt_mat_range *pt_mat_find(const struct pt_mat *mat, uint64_t pa)
 {
-	unsigned i = search_mat(mat->range, mat->n, pa);
-
-	return i < mat->n && mat->range[i].pa <= pa ? &mat->range[i] : NULL;
+	return search_mat_holding(mat->range, mat->n, pa);
 }

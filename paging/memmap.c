@@ -354,19 +354,9 @@ int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigne
 #define RANGE_LEN(r) ((r).len)
 PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_mem_range, RANGE_PA, RANGE_LEN)
 
-static unsigned first_ending_at_or_after(const struct pt_memmap *m, uint64_t pa)
-{
-	return search_ranges(m->range, m->n, pa);
-}
-
 const struct pt_mem_range *pt_memmap_find(const struct pt_memmap *m, uint64_t pa)
 {
-	unsigned i;
-
-	if (!m || !m->range)
-		return NULL;
-	i = first_ending_at_or_after(m, pa);
-	return i < m->n && m->range[i].pa <= pa ? &m->range[i] : NULL;
+	return m && m->range ? search_ranges_holding(m->range, m->n, pa) : NULL;
 }
 
 bool pt_memmap_covers(const struct pt_memmap *m, uint64_t pa, uint64_t len, unsigned classes)
@@ -376,7 +366,7 @@ bool pt_memmap_covers(const struct pt_memmap *m, uint64_t pa, uint64_t len, unsi
 	if (!m || !m->range || len == 0 || pa + (len - 1) < pa)
 		return false;
 	last = pa + (len - 1);
-	for (unsigned i = first_ending_at_or_after(m, pa); i < m->n; i++) {
+	for (unsigned i = search_ranges(m->range, m->n, pa); i < m->n; i++) {
 		const struct pt_mem_range *r = &m->range[i];
 		uint64_t r_last = r->pa + (r->len - 1);
 
@@ -397,6 +387,6 @@ bool pt_memmap_overlaps(const struct pt_memmap *m, uint64_t pa, uint64_t len)
 	if (!m || !m->range || len == 0)
 		return false;
 	last = pa + (len - 1) < pa ? UINT64_MAX : pa + (len - 1);
-	i = first_ending_at_or_after(m, pa);
+	i = search_ranges(m->range, m->n, pa);
 	return i < m->n && m->range[i].pa <= last;
 }

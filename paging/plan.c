@@ -549,10 +549,5 @@ PT_DEFINE_RANGE_SEARCH(search_entries, struct pt_plan_entry, ENTRY_VA, ENTRY_LEN
 
 const struct pt_plan_entry *pt_plan_find(const struct pt_plan *plan, uint64_t va)
 {
-	unsigned i;
-
-	if (!plan || !plan->entry)
-		return NULL;
-	i = search_entries(plan->entry, plan->n, va);
-	return i < plan->n && plan->entry[i].va <= va ? &plan->entry[i] : NULL;
+	return plan && plan->entry ? search_entries_holding(plan->entry, plan->n, va) : NULL;
 }

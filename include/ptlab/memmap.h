@@ -162,7 +162,8 @@ const char *pt_quirk_name(enum pt_memmap_quirk q);
  * Returns PT_OK; PT_EINVAL (@out NULL, or out->range NULL with a non-zero
  * cap); PT_EMAPBAD (@desc_size < 40, > 4096 or not a multiple of 8,
  * @count > 65536, @raw NULL or @raw_len < @count * @desc_size); PT_ECAPACITY
- * (out->cap too small).  On error out->n is 0 and the rest of @out,
+ * (out->cap too small; out->descriptors is then the index of the descriptor
+ * that found no room).  On error out->n is 0 and the rest of @out,
  * out->range[] included, may have been written.
  */
 int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigned desc_size,

@@ -514,6 +514,18 @@ static void test_free_run_refuses_what_is_not_an_allocated_run(void **state)
 	state_take(&s, &x);
 	assert_int_equal(pt_frames_free_run(&x.f, a, M2), PT_EFRAME);
 	state_check(&s, &x, &x.f.bad_frees);
+	/* ... also when the frame freed is its first or its last */
+	assert_int_equal(pt_frames_alloc_run(&x.f, M2, &a), PT_OK);
+	for (unsigned k = 0; k < 2; k++) {
+		uint64_t one = k ? a + M2 - K4 : a;
+
+		assert_int_equal(pt_frames_free_checked(&x.f, one), PT_OK);
+		state_take(&s, &x);
+		assert_int_equal(pt_frames_free_run(&x.f, a, M2), PT_EFRAME);
+		state_check(&s, &x, &x.f.bad_frees);
+		assert_false(pt_frames_in_use(&x.f, one));
+		assert_true(pt_frames_in_use(&x.f, a + M2 / 2));
+	}
 	fx_fini(&x);
 }
 

@@ -129,6 +129,23 @@ static void test_unsorted_input_is_sorted_and_counted(void **state)
 	assert_int_equal(res.m.quirk_count[PT_QUIRK_UNSORTED], 1);
 }
 
+/* Two descriptors starting at the same address, in order: an overlap, not disorder. */
+static void test_equal_starts_overlap_but_are_not_unsorted(void **state)
+{
+	const struct desc d[] = {
+		{ PT_EFI_CONVENTIONAL, 0x100000, 2, WB },
+		{ PT_EFI_CONVENTIONAL, 0x100000, 1, WB },
+	};
+	struct result res;
+
+	(void)state;
+	run(&res, d, 2, 48, 52);
+	assert_int_equal(res.err, PT_OK);
+	assert_int_equal(res.m.n, 1);
+	expect_range(&res, 0, 0x100000, 0x102000, PT_EFI_CONVENTIONAL, WB);
+	assert_int_equal(res.m.quirks, 1u << PT_QUIRK_OVERLAP);
+}
+
 static void test_reserved_inside_ram_gives_three_ranges_reserved_wins(void **state)
 {
 	const struct desc d[] = {
@@ -472,6 +489,15 @@ static void test_ranges_at_or_above_maxphyaddr_are_cut(void **state)
 	expect_range(&res, 1, UINT64_C(0xff0000000), UINT64_C(0x1000000000), PT_EFI_CONVENTIONAL, WB);
 	assert_int_equal(res.m.quirk_count[PT_QUIRK_ABOVE_MAXPHYS], 2);
 	assert_int_equal(res.m.usable_bytes, 0x10000 + 0x10000000);
+
+	/* below 2^12 no page is whole: nothing is left, and no unaligned end */
+	for (unsigned bits = 0; bits < 12; bits++) {
+		run(&res, d, 3, 48, bits);
+		assert_int_equal(res.err, PT_OK);
+		assert_int_equal(res.m.n, 0);
+		assert_int_equal(res.m.usable_bytes, 0);
+		assert_int_equal(res.m.quirk_count[PT_QUIRK_ABOVE_MAXPHYS], 3);
+	}
 }
 
 /* ---- errors ------------------------------------------------------------- */
@@ -530,6 +556,8 @@ static void test_capacity_below_two_per_descriptor_is_ecapacity(void **state)
 		m.cap = cap;
 		assert_int_equal(pt_memmap_normalize(raw, 3 * 48, 3, 48, 52, &m), PT_ECAPACITY);
 		assert_int_equal(m.n, 0);
+		/* the descriptor that found no room: the first, or the second with cap 2 and 3 */
+		assert_int_equal(m.descriptors, cap < 2 ? 0 : 1);
 	}
 	m.cap = 4;
 	assert_int_equal(pt_memmap_normalize(raw, 3 * 48, 3, 48, 52, &m), PT_OK);
@@ -1082,6 +1110,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_output_for_descriptor_sizes_40_48_64),
 		cmocka_unit_test(test_unsorted_input_is_sorted_and_counted),
+		cmocka_unit_test(test_equal_starts_overlap_but_are_not_unsorted),
 		cmocka_unit_test(test_reserved_inside_ram_gives_three_ranges_reserved_wins),
 		cmocka_unit_test(test_overlap_resolves_to_the_more_restrictive_type_either_order),
 		cmocka_unit_test(test_same_type_overlap_keeps_every_attribute_bit),

@@ -1010,6 +1010,13 @@ static void test_capacity_is_exact_and_the_documented_bound_suffices(void **stat
 	expect_build_error(&x, &x.image, PT_ECAPACITY);
 	x.plan.cap = 2 * x.map.n + 2 * PT_IMAGE_MAX_SECTIONS + 4;
 	assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
+	/* room claimed without storage, even for one entry */
+	for (unsigned cap = 1; cap < 3; cap++) {
+		x.plan.entry = NULL;
+		x.plan.cap = cap;
+		assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_EINVAL);
+		assert_int_equal(x.plan.n, 0);
+	}
 }
 
 /* Worst case for the bound: nothing merges, eight alternating sections. */
