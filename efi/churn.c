@@ -85,6 +85,7 @@ static struct churn c;
 struct typed_out {
 	bool mapped;
 	unsigned flags;
+	struct pt_leaf leaf;   /* the leaf that held the window's first page */
 };
 static struct typed_out typed_ident, typed_hhdm;
 
@@ -683,6 +684,7 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len, struct ty
 		if (off == 0) {
 			o->mapped = m;
 			o->flags = m ? l.flags : 0;
+			o->leaf = l;
 		} else if (m != o->mapped || (m && l.flags != o->flags)) {
 			return false;
 		}
@@ -699,6 +701,29 @@ static void typed_put_back(struct ptlab *p, uint64_t va, uint64_t len, const str
 	if (o->mapped && pt_map(&p->space, va, va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va, len,
 				o->flags, PT_PAGE_4K, &fl) != PT_OK)
 		fail("typed window: identity or HHDM alias not restored", va, 0, 0);
+}
+
+/* A large leaf that held the window, whole again: its 4 KiB pieces out, the leaf back in. */
+static void typed_merge(struct ptlab *p, const struct typed_out *o)
+{
+	const struct pt_leaf *l = &o->leaf;
+	uint64_t va = l->va & ~(l->size - 1), pa = l->pa & ~(l->size - 1);
+	struct pt_flushlist fl;
+
+	if (!o->mapped || !l->level)
+		return;
+	if (pt_unmap(&p->space, va, l->size, 0, &fl) != PT_OK ||
+	    pt_map(&p->space, va, pa, l->size, o->flags, (enum pt_page_size)l->level, &fl) != PT_OK)
+		report_fail(p->rep, "churn: the %s leaf 0x%llx around the typed window was not "
+			    "restored", l->level == 2 ? "1 GiB" : "2 MiB", (unsigned long long)va);
+}
+
+void churn_merge_back(struct ptlab *p)
+{
+	if (!p->typed_len)
+		return;
+	typed_merge(p, &typed_ident);
+	typed_merge(p, &typed_hhdm);
 }
 
 void churn_start(struct ptlab *p)

@@ -21,4 +21,11 @@ void churn_progress(struct ptlab *p, uint64_t elapsed_us);
 /* Unmap the scratch windows, check tables and frames came back, report (live). */
 int churn_finish(struct ptlab *p);
 
+/*
+ * After churn_finish, with our tables not live (their identity map is what
+ * reaches them): the large identity and HHDM leaves that held the typed
+ * window are put back whole, so the tree is again the one built.
+ */
+void churn_merge_back(struct ptlab *p);
+
 #endif

@@ -479,8 +479,10 @@ void app_run_churn(struct ptlab *p)
 		churn_progress(p, ptlab_us(p, rdtsc() - t0));
 		app_emit();
 	}
-	if (!p->aborted)
+	if (!p->aborted) {
 		ptlab_live(p, churn_finish, "churn cleanup");
+		churn_merge_back(p);
+	}
 	p->t.churn = rdtsc() - t0;
 }
 
