@@ -105,9 +105,9 @@ def code_part(line, in_comment):
     return "".join(out), in_comment
 
 
-def candidates(path):
-    """(key, line number, column, old, new, op) for every fault in @path."""
-    rel = os.path.relpath(path, ROOT)
+def candidates(path, top):
+    """(key, line number, column, old, new, op) for every fault in @path (below @top)."""
+    rel = os.path.relpath(path, top)
     lines = open(path).read().split("\n")
     in_comment = False
     depth = 0
@@ -140,6 +140,31 @@ def candidates(path):
             key = "%s | %s | %s -> %s | %d | %s" % (rel, op, old, new, seen[k] - 1, line.strip())
             out.append((key, rel, no, col, old, new, op))
     return out
+
+
+def sync_copy(dirs, files, dst):
+    """Make @dst hold @dirs and @files as in the tree.  A file is rewritten
+    (new mtime) only when its bytes differ, so make rebuilds exactly what
+    changed since the last run, mutants' restored files included."""
+    want = set(files)
+    for d in dirs:
+        for top, _, names in os.walk(os.path.join(ROOT, d)):
+            want.update(os.path.relpath(os.path.join(top, n), ROOT) for n in names)
+    for d in dirs:
+        for top, _, names in os.walk(os.path.join(dst, d)):
+            for n in names:
+                rel = os.path.relpath(os.path.join(top, n), dst)
+                if rel not in want:
+                    os.remove(os.path.join(dst, rel))
+    for rel in sorted(want):
+        data = open(os.path.join(ROOT, rel), "rb").read()
+        out = os.path.join(dst, rel)
+        if os.path.exists(out) and open(out, "rb").read() == data:
+            continue
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "wb") as f:
+            f.write(data)
+        shutil.copymode(os.path.join(ROOT, rel), out)
 
 
 def mutate(text_lines, no, col, old, new, op):
@@ -183,12 +208,21 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the candidates and exit")
     a = ap.parse_args()
 
-    files = sorted(f for f in FAST if os.path.exists(os.path.join(ROOT, f)))
+    # A private copy of what the unit tests are built from.
+    src = os.path.join(a.build, "src")
+    obj = os.path.join(a.build, "obj")
+    os.makedirs(src, exist_ok=True)
+    # test_plan reads README's policy table
+    sync_copy(["paging", "include", "tests/unit", "tests/data", "mk", "efi"],
+              ["Makefile", "README.md"], src)
+    # Candidates and originals come from the copy, so that edits to the
+    # working tree during a run cannot mix into it.
+    files = sorted(f for f in FAST if os.path.exists(os.path.join(src, f)))
     if a.only:
         files = [a.only]
     cands = []
     for f in files:
-        cands += candidates(os.path.join(ROOT, f))
+        cands += candidates(os.path.join(src, f), src)
     if a.list:
         for c in cands:
             print("%s:%d: %s" % (c[1], c[2], c[0]))
@@ -198,15 +232,6 @@ def main():
     pick.sort(key=lambda c: (c[1], c[2], c[3]))
     equivalent = load_equivalent()
 
-    # A private copy of what the unit tests are built from.
-    src = os.path.join(a.build, "src")
-    obj = os.path.join(a.build, "obj")
-    os.makedirs(src, exist_ok=True)
-    for d in ["paging", "include", "tests/unit", "tests/data", "mk", "efi"]:
-        shutil.rmtree(os.path.join(src, d), ignore_errors=True)
-        shutil.copytree(os.path.join(ROOT, d), os.path.join(src, d))
-    for f in ["Makefile", "README.md"]:   # test_plan reads README's policy table
-        shutil.copy2(os.path.join(ROOT, f), src)
     unit_bins = sorted(os.path.splitext(f)[0] for f in os.listdir(os.path.join(src, "tests/unit"))
                        if f.startswith("test_") and f.endswith(".c"))
     make = ["make", "-s", "BUILD=" + obj, "DEPS_CHECK=0"]
@@ -217,10 +242,10 @@ def main():
         return sh(make + [bin_path(b) for b in bins], src)
 
     def passes(bins):
-        """True when every binary passes, False when one fails (or the build of it does)."""
+        """(True, "") when every binary passes; (False, why) when one fails; None when they do not build."""
         st, log = build(bins)
         if st != 0:
-            return False, "build failed"
+            return None
         for b in bins:
             st, _ = sh([bin_path(b)], src, timeout=RUN_TIMEOUT, env=env)
             if st != 0:
@@ -228,16 +253,17 @@ def main():
         return True, ""
 
     print("mutants: %d of %d candidates (seed %d); baseline build" % (len(pick), len(cands), a.seed))
-    ok, why = passes(unit_bins)
-    if not ok:
-        print("mutants: the unmutated tree does not pass (%s); nothing to judge" % why)
+    res = passes(unit_bins)
+    if not res or not res[0]:
+        print("mutants: the unmutated tree does not pass (%s); nothing to judge" %
+              (res[1] if res else "build failed"))
         return 2
     killed = survived = equiv = stillborn = 0
     survivors = []
     t0 = time.time()
     for i, (key, rel, no, col, old, new, op) in enumerate(pick, 1):
         path = os.path.join(src, rel)
-        orig = open(os.path.join(ROOT, rel)).read().split("\n")
+        orig = open(path).read().split("\n")
         try:
             open(path, "w").write("\n".join(mutate(orig, no, col, old, new, op)))
             # The objects of the mutated file: make sees the newer source.
@@ -246,11 +272,14 @@ def main():
                 stillborn += 1
                 verdict = "stillborn"
             else:
-                ok, why = passes(FAST[rel])
-                if ok:
-                    others = [b for b in unit_bins if b not in FAST[rel]]
-                    ok, why = passes(others)
-                if not ok:
+                res = passes(FAST[rel])
+                if res and res[0]:
+                    res = passes([b for b in unit_bins if b not in FAST[rel]])
+                ok, why = res if res else (None, "")
+                if ok is None:
+                    stillborn += 1
+                    verdict = "stillborn (a test binary does not link)"
+                elif not ok:
                     killed += 1
                     verdict = "killed (%s)" % why
                 elif key in equivalent:
