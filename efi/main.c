@@ -443,6 +443,39 @@ static bool data_in_ram_gib(struct ptlab *p, UINTN pages, EFI_PHYSICAL_ADDRESS *
 	return false;
 }
 
+/*
+ * The churn's typed window: frames of our own outside the GiB the churn maps
+ * with 1 GiB write-back leaves, so those leaves and the window's UC/WT
+ * mappings never meet on one frame (they would be refused, and 1 GiB leaves
+ * would starve).  Without such frames the churn makes no typed mappings.
+ */
+static void setup_typed(struct ptlab *p)
+{
+	EFI_PHYSICAL_ADDRESS pa = 0;
+	UINTN pages = TYPED_BYTES / PT_PAGE_SIZE;
+	EFI_STATUS st;
+
+	p->typed_len = 0;
+	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa);
+	if (st == EFI_SUCCESS && p->big_ok && pa < p->big_pa + PT_SIZE_1G &&
+	    pa + TYPED_BYTES > p->big_pa) {
+		uefi_call_wrapper(BS->FreePages, 2, pa, pages);
+		pa = p->big_pa - 1;
+		st = p->big_pa > TYPED_BYTES + (1u << 20) ?
+			uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
+					  pages, &pa) : EFI_NOT_FOUND;
+	}
+	if (st != EFI_SUCCESS) {
+		report_note(p->rep, "churn: no frames of our own outside the 1 GiB leaves' GiB for "
+			    "UC/WT mappings: the churn maps write-back only");
+		return;
+	}
+	app_own(pa, TYPED_BYTES);
+	p->typed_pa = pa;
+	p->typed_len = TYPED_BYTES;
+	p->typed_alloc = pa;
+}
+
 int app_setup_data(struct ptlab *p)
 {
 	EFI_PHYSICAL_ADDRESS pa = 0;
@@ -460,12 +493,7 @@ int app_setup_data(struct ptlab *p)
 	p->big_ok = p->caps.pdpe1gb && ptlab_range_is_ram(p, p->big_pa, PT_SIZE_1G);
 	p->data_alloc = pa;
 	p->data_pages = pages;
-	/* the typed window in the allocation's slack, after the data area or before it */
-	if (pa + pages * PT_PAGE_SIZE - (p->data_pa + p->data_len) >= TYPED_BYTES)
-		p->typed_pa = p->data_pa + p->data_len;
-	else
-		p->typed_pa = pa;
-	p->typed_len = TYPED_BYTES;
+	setup_typed(p);
 	return PT_OK;
 }
 
@@ -829,6 +857,8 @@ out:
 	pool_free(m.buf);
 	if (p->data_alloc)
 		uefi_call_wrapper(BS->FreePages, 2, p->data_alloc, p->data_pages);
+	if (p->typed_alloc)
+		uefi_call_wrapper(BS->FreePages, 2, p->typed_alloc, TYPED_BYTES / PT_PAGE_SIZE);
 	la57_release(p);
 }
 

@@ -83,8 +83,10 @@ struct ptlab {
 	uint64_t data_pa, data_len, big_pa;
 	bool big_ok;                       /* 1 GiB leaves may map big_pa: all of it is RAM */
 	uint64_t data_alloc, data_pages;   /* the pages as allocated */
+	uint64_t typed_alloc;              /* the typed window's pages as allocated, or 0 */
 	/*
-	 * The typed window: a few frames of ours, outside the data area, the
+	 * The typed window: a few frames of ours, outside the data area and the
+	 * GiB at big_pa, the
 	 * only frames the churn maps with a memory type other than write-back.
 	 * While the churn runs they are out of our identity map and HHDM and
 	 * every scratch mapping of a frame has the same type (SDM Vol. 3A

@@ -118,7 +118,7 @@ if [ "$n" -gt 3 ] && tr -d '\r' <"$file" | tail -n 1 | grep '^# report-file: end
 else
 	fail "hand-off: the file is not the serial report's first $n lines with the closing note"
 fi
-if log_clean "$BOOT_LOG" | sed -n '/handoff: ExitBootServices on try/,$p' | grep '^# memmap-raw: type=' >/dev/null; then
+if log_clean "$BOOT_LOG" | sed -n '/handoff-exit: ExitBootServices on try/,$p' | grep '^# memmap-raw: type=' >/dev/null; then
 	pass "hand-off: --dump-memmap dumps the final map after ExitBootServices"
 else
 	fail "hand-off: no '# memmap-raw:' line after ExitBootServices"
