@@ -5,11 +5,15 @@
  * putting the CPU into a state other firmware leaves (global pages with
  * CR4.PGE, CR0.WP=0, EFER.NXE=0, a read-only GDT, a firmware TSS, its own
  * page tables with 1 GiB leaves, a non-default PAT, interrupts on with a
- * fast timer, a kernel command line in LoadOptions, all of them at once).
- * Right before StartImage it records every register ptlab promises to
- * restore; right after StartImage returns it reads them again and compares.
+ * fast timer, a kernel command line in LoadOptions, all of them at once,
+ * PCID and CET where the CPU has them, and 5-level paging: a PML5 over the
+ * firmware's own PML4, entered through ptlab's LA57 trampoline, with ptlab
+ * run once by default and once with --levels=4).  Right before StartImage
+ * it records every register ptlab promises to restore; right after
+ * StartImage returns it reads them again and compares.
  *
- * Output, one line per variant on ConOut (mirrored to the serial port):
+ * Output, "chain: run VARIANT" before each StartImage (ptlab's own output
+ * follows), then one line per variant on ConOut (mirrored to the serial port):
  *   chain: ok VARIANT
  *   chain: not ok VARIANT: REG=0x... expected 0x... [...]
  *   chain: skip VARIANT: reason
@@ -22,6 +26,7 @@
 
 #include "../../efi/cpu.h"
 #include "../../efi/gdt.c"
+#include "../../efi/la57.h"
 
 #define PAGE		4096u
 #define PTE_P		(UINT64_C(1) << 0)
@@ -33,6 +38,10 @@
 #define MAP_GIB		1024u		/* identity map of the first TiB */
 #define LOW_GIB		4u		/* mapped with 2 MiB leaves when asked */
 #define TSS_BYTES	104u
+#define PTE_U		(UINT64_C(1) << 2)
+#define ADDR_MASK	UINT64_C(0x000ffffffffff000)
+#define BELOW_4G	UINT64_C(0x100000000)
+#define MSR_S_CET	0x6a2u		/* IA32_S_CET: supervisor SH_STK_EN, ENDBR_EN, ... */
 #define DEBUG_EXIT	0xf4
 
 enum {
@@ -47,6 +56,9 @@ enum {
 	V_TSS = 1 << 8,		/* GDT copy with a TSS loaded */
 	V_PCID = 1 << 9,	/* CR4.PCIDE=1, PCID in CR3 */
 	V_WRONG = 1 << 10,	/* ptlab --wrong-restore: must be caught */
+	V_LA57 = 1 << 11,	/* 5-level paging: a PML5 over the firmware's PML4 */
+	V_LEVELS4 = 1 << 12,	/* ptlab --levels=4 */
+	V_CET = 1 << 13,	/* CR4.CET=1 */
 };
 
 struct variant {
@@ -68,6 +80,9 @@ static const struct variant variants[] = {
 	{ "pcid", V_PCID },
 	{ "combined", V_PGE | V_WP_OFF | V_NXE_OFF | V_GDT_RO | V_TABLES_1G | V_TIMER |
 		      V_CMDLINE | V_PAT },
+	{ "la57", V_LA57 },
+	{ "la57-levels4", V_LA57 | V_LEVELS4 },
+	{ "cet", V_CET },
 	{ "wrong-restore!", V_WRONG },
 };
 
@@ -214,9 +229,6 @@ static void say(const char *verdict, const char *name, const char *why)
 	Print(L"chain: %a %a%a%a\n", verdict, name, why[0] ? ":" : "", why);
 }
 
-/* The GDT copy a variant loads: the firmware's descriptors, a TSS after them. */
-static EFI_PHYSICAL_ADDRESS gdt_page, tss_page;
-
 static bool cpu_has(uint32_t leaf, unsigned reg, unsigned bit)
 {
 	uint32_t r[4];
@@ -225,17 +237,94 @@ static bool cpu_has(uint32_t leaf, unsigned reg, unsigned bit)
 	return (r[reg] >> bit) & 1;
 }
 
+/* The GDT copy a variant loads: the firmware's descriptors, a TSS after them. */
+static EFI_PHYSICAL_ADDRESS gdt_page, tss_page;
+
+/*
+ * 5-level paging: ptlab's trampoline (efi/la57tramp.c, efi/la57_asm.S) in
+ * two pages of loader code below 4 GiB, and a PML5 below 4 GiB (CR3 is 32
+ * bits wide in the trampoline's window).
+ */
+static EFI_PHYSICAL_ADDRESS tramp_pages, pml5_page;
+
+static EFI_PHYSICAL_ADDRESS alloc_low(EFI_MEMORY_TYPE type, UINTN n)
+{
+	EFI_PHYSICAL_ADDRESS pa = BELOW_4G - 1;
+
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, type, n, &pa) !=
+	    EFI_SUCCESS)
+		return 0;
+	return pa;
+}
+
+/*
+ * NULL when the firmware's state allows entering 5-level paging with a PML5
+ * over its own PML4, else the reason.
+ */
+static const char *la57_unfit(const struct snap *fw)
+{
+	if (!cpu_has(7, 2, 16))
+		return " the CPU has no LA57 (CPUID.(EAX=7,ECX=0):ECX[16]=0)";
+	if (fw->cr4 & CR4_LA57)
+		return " the firmware runs 5-level paging already";
+	if (fw->cr4 & (CR4_PCIDE | CR4_CET))
+		return " the firmware runs with CR4.PCIDE or CR4.CET (the switch clears PCIDE, "
+		       "shadow stacks would not follow its far returns)";
+	if ((fw->cr3 & ADDR_MASK) >= BELOW_4G)
+		return " the firmware's PML4 is above 4 GiB (it is loaded with paging off on the way back)";
+	if (!tramp_pages || !pml5_page)
+		return " no loader pages below 4 GiB for the trampoline and the PML5";
+	return NULL;
+}
+
+/*
+ * Into 5-level paging with the firmware's translations unchanged: PML5[0]
+ * points at the firmware's live PML4 (so the firmware's later edits of its
+ * tables stay visible) and, when the firmware maps anything in the upper
+ * half, PML5[511] does too (0xffff8... keeps its translation).  U/S and R/W
+ * set, NX clear: the entry restricts nothing.  Interrupts off.
+ */
+static void la57_enter(uint64_t fw_cr3)
+{
+	uint64_t *p5 = (uint64_t *)(uintptr_t)pml5_page;
+	const uint64_t *p4 = (const uint64_t *)(uintptr_t)(fw_cr3 & ADDR_MASK);
+	uint64_t e = (fw_cr3 & ADDR_MASK) | PTE_P | PTE_W | PTE_U;
+	bool upper = false;
+
+	ZeroMem(p5, PAGE);
+	p5[0] = e;
+	for (unsigned i = 256; i < 512; i++)
+		upper |= (p4[i] & PTE_P) != 0;
+	if (upper)
+		p5[511] = e;
+	la57_tramp_run(tramp_pages, read_cr4() | CR4_LA57, pml5_page, false, true);
+}
+
+/* Back to 4-level paging with the firmware's CR3.  Interrupts off. */
+static void la57_leave(uint64_t fw_cr3)
+{
+	la57_tramp_run(tramp_pages, read_cr4() & ~(CR4_LA57 | CR4_PCIDE), fw_cr3 & ADDR_MASK,
+		       false, true);
+}
+
+/* CET: CPUID.(EAX=7,ECX=0):ECX[7] (CET_SS) or EDX[20] (CET_IBT). */
+static bool cpu_has_cet(void)
+{
+	return cpu_has(7, 2, 7) || cpu_has(7, 3, 20);
+}
+
 static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 {
 	static CHAR16 cmdline[] = L"root=/dev/sda2 ro quiet console=ttyS0,115200";
 	static CHAR16 wrong[] = L"--end=return --iterations=300 --wrong-restore";
+	static CHAR16 levels4[] = L"--end=return --iterations=300 --levels=4";
 	struct snap base, want, got;
 	struct desc_ptr fw_gdtr, gdtr;
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_HANDLE h = NULL;
 	EFI_EVENT timer = NULL;
 	EFI_STATUS st, run_st;
-	uint64_t cr3 = 0, gdt_sum = 0, gdt_sum_after = 0;
+	uint64_t cr3 = 0, gdt_sum = 0, gdt_sum_after = 0, s_cet = 0, s_cet_seen = 0;
 	uint16_t tss_sel = 0;
 	bool ints;
 
@@ -243,6 +332,31 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 		say("skip", v->name, " the CPU has no PCID (CPUID.1:ECX[17]); QEMU TCG does not emulate it");
 		n_skip++;
 		return;
+	}
+	if (v->flags & V_CET) {
+		if (!cpu_has_cet()) {
+			say("skip", v->name, " the CPU has no CET (CPUID.(EAX=7,ECX=0):ECX[7] CET_SS "
+			    "and EDX[20] CET_IBT are 0); QEMU TCG does not emulate it");
+			n_skip++;
+			return;
+		}
+		if (!(read_cr0() & CR0_WP) || (read_cr4() & CR4_CET)) {
+			say("skip", v->name, " the firmware runs with CR0.WP=0 or CR4.CET=1 already");
+			n_skip++;
+			return;
+		}
+	}
+	if (v->flags & V_LA57) {
+		struct snap fw;
+		const char *no;
+
+		snap_take(&fw);
+		no = la57_unfit(&fw);
+		if (no) {
+			say("skip", v->name, no);
+			n_skip++;
+			return;
+		}
 	}
 	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, self, ptlab_path, NULL, 0, &h);
 	if (EFI_ERROR(st)) {
@@ -257,6 +371,9 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 	} else if (li && (v->flags & V_WRONG)) {
 		li->LoadOptions = wrong;
 		li->LoadOptionsSize = sizeof(wrong);
+	} else if (li && (v->flags & V_LEVELS4)) {
+		li->LoadOptions = levels4;
+		li->LoadOptionsSize = sizeof(levels4);
 	}
 	if (v->flags & V_TIMER) {
 		ticks = 0;
@@ -305,6 +422,18 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 
 	/* ---- the hostile state, then StartImage ---- */
 	ints = cpu_irq_save();
+	if (v->flags & V_LA57)
+		la57_enter(base.cr3);
+	if (v->flags & V_CET) {
+		/*
+		 * CR4.CET needs CR0.WP=1 (it is).  IA32_S_CET stays with every
+		 * supervisor feature off: shadow stacks and ENDBR tracking need
+		 * code built for them, the firmware's and ptlab's are not.
+		 */
+		s_cet = rdmsr(MSR_S_CET);
+		wrmsr(MSR_S_CET, 0);
+		write_cr4(read_cr4() | CR4_CET);
+	}
 	if (cr3) {
 		write_cr4(read_cr4() & ~CR4_PGE);	/* flush every translation */
 		write_cr3(cr3);
@@ -329,8 +458,11 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 		sti();
 
 	snap_take(&want);
+	Print(L"chain: run %a\n", v->name);
 	run_st = uefi_call_wrapper(BS->StartImage, 3, h, NULL, NULL);
 	snap_take(&got);
+	if (v->flags & V_CET)
+		s_cet_seen = rdmsr(MSR_S_CET);
 
 	/* ---- judge, then back to where this variant started ---- */
 	cli();
@@ -354,11 +486,24 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 		differ("timer-ticks", 0, 1);
 	if (!(v->flags & V_WRONG) && run_st != EFI_SUCCESS)
 		differ("StartImage-status", run_st, EFI_SUCCESS);
+	/* the state went in as meant (a failed switch would show here, not in ptlab) */
+	if (v->flags & V_LA57)
+		differ("CR4.LA57-before-StartImage", (want.cr4 & CR4_LA57) != 0, 1);
+	if (v->flags & V_CET) {
+		differ("CR4.CET-before-StartImage", (want.cr4 & CR4_CET) != 0, 1);
+		differ("IA32_S_CET", s_cet_seen, 0);
+	}
 
 	if (v->flags & V_PCID) {
 		write_cr3(read_cr3() & ~UINT64_C(0xfff));
 		write_cr4(read_cr4() & ~CR4_PCIDE);
 	}
+	if (v->flags & V_CET) {
+		write_cr4(read_cr4() & ~CR4_CET);
+		wrmsr(MSR_S_CET, s_cet);
+	}
+	if (read_cr4() & CR4_LA57)
+		la57_leave(base.cr3);
 	write_cr0(base.cr0);
 	write_pat(base.pat);
 	write_efer(base.efer);		/* before the firmware's tables, which may hold NX bits */
@@ -404,6 +549,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	path = FileDevicePath(self_li->DeviceHandle, L"\\ptlab.efi");
 	gdt_page = alloc_pages(1);
 	tss_page = alloc_pages(1);
+	tramp_pages = alloc_low(EfiLoaderCode, LA57_PAGES);
+	pml5_page = alloc_low(EfiLoaderData, 1);
+	if (tramp_pages)
+		la57_tramp_init(tramp_pages);
 	if (!path || !gdt_page || !tss_page || !cpu_has(0x80000001, 3, 26)) {
 		Print(L"chain: cannot run (no device path, no memory, or no 1 GiB pages)\n");
 		outl(DEBUG_EXIT, 0x12);
