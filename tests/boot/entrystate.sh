@@ -79,6 +79,12 @@ if segment la57 | grep -E '^# la57: switch=' >/dev/null; then
 else
 	pass "la57: no trampoline set up (no # la57: switch= line)"
 fi
+# After ptlab returned, still at 5 levels: the firmware's CPU protocol made a
+# page read-only and writable again, its leaf (walked from our PML5) followed.
+for v in la57 la57-levels4; do
+	seg_check $v '^chain: firmware edit at 5 levels: page 0x[0-9A-F]+ leaf 0x[0-9A-F]*[014589CD] \(RO\), then 0x[0-9A-F]*[2367ABEF]$' \
+		"SetMemoryAttributes at 5 levels edits the firmware's tables (R/W clear, then set)"
+done
 # ptlab's audit walks the PML5 at 5 levels: the same leaves as OVMF's own
 # 4-level tables in the as-is run (the PML5 adds and hides nothing).
 audit()

@@ -131,8 +131,6 @@ static void differ(const char *name, uint64_t got, uint64_t want)
 /* Number of differences; their description in diff[]. */
 static unsigned snap_compare(const struct snap *got, const struct snap *want)
 {
-	diff_len = 0;
-	diff[0] = 0;
 	differ("CR0", got->cr0, want->cr0);
 	differ("CR3", got->cr3, want->cr3);
 	differ("CR4", got->cr4, want->cr4);
@@ -307,6 +305,72 @@ static void la57_leave(uint64_t fw_cr3)
 		       false, true);
 }
 
+/*
+ * The firmware edits its tables in 5-level paging: EFI_CPU_ARCH_PROTOCOL
+ * (PI spec, DXE CPU architectural protocol; EDK2's CpuDxe reads CR4.LA57 to
+ * walk them) makes one page of ours read-only, then writable again.  Read
+ * through a software walk from CR3 (our PML5, over the firmware's PML4),
+ * the page's leaf must follow, and our PML5 must be left as it was.
+ */
+#define EFI_MEMORY_RO_ATTR	UINT64_C(0x20000)
+
+struct cpu_arch {
+	void *flush_data_cache, *enable_interrupt, *disable_interrupt, *get_interrupt_state;
+	void *init, *register_interrupt_handler, *get_timer_value;
+	EFI_STATUS (EFIAPI *set_memory_attributes)(struct cpu_arch *self, EFI_PHYSICAL_ADDRESS base,
+						   UINT64 length, UINT64 attributes);
+	UINT32 number_of_timers;
+	UINT32 dma_buffer_alignment;
+};
+
+static EFI_GUID cpu_arch_guid = { 0x26baccb1, 0x6f42, 0x11d4,
+				  { 0xbc, 0xe7, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
+static EFI_PHYSICAL_ADDRESS edit_page;
+
+/* The leaf entry mapping @va in the @levels-level tables at @root; 0 if none. */
+static uint64_t walk(uint64_t root, unsigned levels, uint64_t va)
+{
+	uint64_t e = root | PTE_P;
+
+	for (unsigned l = levels; l > 0; l--) {
+		e = ((const uint64_t *)(uintptr_t)(e & ADDR_MASK))[(va >> (12 + 9 * (l - 1))) & 511];
+		if (!(e & PTE_P) || l == 1 || ((e & PTE_PS) && l <= 3))
+			return (e & PTE_P) ? e : 0;
+	}
+	return 0;
+}
+
+/* Firmware calls at 5 levels that edit the firmware's tables; differences in diff[]. */
+static void la57_firmware_edit(void)
+{
+	struct cpu_arch *cpu = NULL;
+	const uint64_t *p5 = (const uint64_t *)(uintptr_t)pml5_page;
+	uint64_t p5_0 = p5[0], p5_511 = p5[511], ro, rw;
+	EFI_STATUS st;
+
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &cpu_arch_guid, NULL, (void **)&cpu) !=
+	    EFI_SUCCESS || !cpu || !edit_page) {
+		differ("CPU-arch-protocol", 0, 1);
+		return;
+	}
+	st = cpu->set_memory_attributes(cpu, edit_page, PAGE, EFI_MEMORY_RO_ATTR);
+	differ("SetMemoryAttributes(RO)", st, EFI_SUCCESS);
+	ro = walk(read_cr3() & ADDR_MASK, 5, edit_page);
+	st = cpu->set_memory_attributes(cpu, edit_page, PAGE, 0);
+	differ("SetMemoryAttributes(0)", st, EFI_SUCCESS);
+	rw = walk(read_cr3() & ADDR_MASK, 5, edit_page);
+	Print(L"chain: firmware edit at 5 levels: page 0x%lx leaf 0x%lx (RO), then 0x%lx\n",
+	      edit_page, ro, rw);
+	differ("RO-page-present", ro & PTE_P, PTE_P);
+	differ("RO-page-writable", ro & PTE_W, 0);
+	differ("RW-page-writable", rw & PTE_W, PTE_W);
+	differ("PML5[0]", p5[0] & ~UINT64_C(0x20), p5_0 & ~UINT64_C(0x20));
+	differ("PML5[511]", p5[511] & ~UINT64_C(0x20), p5_511 & ~UINT64_C(0x20));
+	for (unsigned i = 1; i < 511; i++)
+		if (p5[i])
+			differ("PML5-entry-added", i, 0);
+}
+
 /* CET: CPUID.(EAX=7,ECX=0):ECX[7] (CET_SS) or EDX[20] (CET_IBT). */
 static bool cpu_has_cet(void)
 {
@@ -463,6 +527,10 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 	snap_take(&got);
 	if (v->flags & V_CET)
 		s_cet_seen = rdmsr(MSR_S_CET);
+	diff_len = 0;
+	diff[0] = 0;
+	if ((v->flags & V_LA57) && (got.cr4 & CR4_LA57))
+		la57_firmware_edit();
 
 	/* ---- judge, then back to where this variant started ---- */
 	cli();
@@ -476,7 +544,7 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 	if (!cpu_gdt_has_busy_tss(&want.gdtr, want.tr) && got.tr && got.tr != want.tr &&
 	    !cpu_gdt_has_busy_tss(&want.gdtr, got.tr))
 		got.tr = want.tr;
-	snap_compare(&got, &want);
+	snap_compare(&got, &want);	/* after any difference found above */
 	if ((v->flags & V_TSS) &&
 	    (((uint8_t *)(uintptr_t)gdt_page)[tss_sel + 5] & 0x9f) != 0x8b)
 		differ("TSS-descriptor-busy", 0, 1);
@@ -551,6 +619,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	tss_page = alloc_pages(1);
 	tramp_pages = alloc_low(EfiLoaderCode, LA57_PAGES);
 	pml5_page = alloc_low(EfiLoaderData, 1);
+	edit_page = alloc_pages(1);
 	if (tramp_pages)
 		la57_tramp_init(tramp_pages);
 	if (!path || !gdt_page || !tss_page || !cpu_has(0x80000001, 3, 26)) {
