@@ -39,6 +39,7 @@
 #define LOW_GIB		4u		/* mapped with 2 MiB leaves when asked */
 #define TSS_BYTES	104u
 #define PTE_U		(UINT64_C(1) << 2)
+#define PTE_NX		(UINT64_C(1) << 63)
 #define ADDR_MASK	UINT64_C(0x000ffffffffff000)
 #define BELOW_4G	UINT64_C(0x100000000)
 #define MSR_S_CET	0x6a2u		/* IA32_S_CET: supervisor SH_STK_EN, ENDBR_EN, ... */
@@ -256,11 +257,33 @@ static EFI_PHYSICAL_ADDRESS alloc_low(EFI_MEMORY_TYPE type, UINTN n)
 }
 
 /*
+ * The leaf entry mapping @va in the @levels-level tables at @root, with R/W
+ * and NX as every level together grants them; 0 if none.
+ */
+static uint64_t walk(uint64_t root, unsigned levels, uint64_t va)
+{
+	uint64_t e = root | PTE_P | PTE_W, w = PTE_W, nx = 0;
+
+	for (unsigned l = levels; l > 0; l--) {
+		e = ((const uint64_t *)(uintptr_t)(e & ADDR_MASK))[(va >> (12 + 9 * (l - 1))) & 511];
+		if (!(e & PTE_P))
+			return 0;
+		w &= e;
+		nx |= e & PTE_NX;
+		if (l == 1 || ((e & PTE_PS) && l <= 3))
+			return (e & ~PTE_W) | w | nx;
+	}
+	return 0;
+}
+
+/*
  * NULL when the firmware's state allows entering 5-level paging with a PML5
  * over its own PML4, else the reason.
  */
 static const char *la57_unfit(const struct snap *fw)
 {
+	uint64_t code, data;
+
 	if (!cpu_has(7, 2, 16))
 		return " the CPU has no LA57 (CPUID.(EAX=7,ECX=0):ECX[16]=0)";
 	if (fw->cr4 & CR4_LA57)
@@ -272,6 +295,11 @@ static const char *la57_unfit(const struct snap *fw)
 		return " the firmware's PML4 is above 4 GiB (it is loaded with paging off on the way back)";
 	if (!tramp_pages || !pml5_page)
 		return " no loader pages below 4 GiB for the trampoline and the PML5";
+	code = walk(fw->cr3 & ADDR_MASK, 4, tramp_pages);
+	data = walk(fw->cr3 & ADDR_MASK, 4, tramp_pages + LA57_DATA);
+	if (!code || (code & PTE_NX) || !(data & PTE_W))
+		return " the trampoline is not executable, or its data page not writable, in the "
+		       "firmware's tables";
 	return NULL;
 }
 
@@ -326,19 +354,6 @@ struct cpu_arch {
 static EFI_GUID cpu_arch_guid = { 0x26baccb1, 0x6f42, 0x11d4,
 				  { 0xbc, 0xe7, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
 static EFI_PHYSICAL_ADDRESS edit_page;
-
-/* The leaf entry mapping @va in the @levels-level tables at @root; 0 if none. */
-static uint64_t walk(uint64_t root, unsigned levels, uint64_t va)
-{
-	uint64_t e = root | PTE_P;
-
-	for (unsigned l = levels; l > 0; l--) {
-		e = ((const uint64_t *)(uintptr_t)(e & ADDR_MASK))[(va >> (12 + 9 * (l - 1))) & 511];
-		if (!(e & PTE_P) || l == 1 || ((e & PTE_PS) && l <= 3))
-			return (e & PTE_P) ? e : 0;
-	}
-	return 0;
-}
 
 /* Firmware calls at 5 levels that edit the firmware's tables; differences in diff[]. */
 static void la57_firmware_edit(void)
@@ -570,7 +585,7 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 		write_cr4(read_cr4() & ~CR4_CET);
 		wrmsr(MSR_S_CET, s_cet);
 	}
-	if (read_cr4() & CR4_LA57)
+	if ((v->flags & V_LA57) && (read_cr4() & CR4_LA57))
 		la57_leave(base.cr3);
 	write_cr0(base.cr0);
 	write_pat(base.pat);
