@@ -6,7 +6,9 @@
 # the CPU into a state other firmware leaves, then compares every register
 # ptlab promises to restore.  Every variant must come back exactly as it
 # went in (or be skipped where the CPU lacks the feature); the last one runs
-# ptlab with --wrong-restore and must be caught.
+# ptlab with --wrong-restore and must be caught.  Two variants enter ptlab
+# in 5-level paging (-cpu max has LA57; OVMF itself runs 4-level): ptlab
+# must run 5-level by default and switch down with --levels=4.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
