@@ -100,6 +100,16 @@ if [ -n "$a4" ] && [ "${a5#5 }" = "${a4#4 }" ] && [ "${a5%% *}" = 5 ] && [ "${a4
 else
 	fail "la57: firmware-tables audit at 5 levels '$a5', at 4 levels '$a4'"
 fi
+# ... and the firmware's edits at 5 levels (SetMemoryAttributes above; it
+# splits a 2 MiB leaf the first time) are in its 4-level tables afterwards:
+# the 4-level audit of the next run equals the 5-level one before it.
+a5=$(audit la57-levels4)
+a4=$(audit 'wrong-restore!')
+if [ -n "$a4" ] && [ "${a5#5 }" = "${a4#4 }" ] && [ "${a5%% *}" = 5 ] && [ "${a4%% *}" = 4 ]; then
+	pass "la57: the firmware's tables after its edits at 5 levels, walked at 4 levels: the same leaves"
+else
+	fail "la57: firmware-tables audit at 5 levels '$a5', then at 4 levels '$a4'"
+fi
 seg_check la57-levels4 '^# la57: switch=5-to-4 trampoline=0x' "--levels=4 sets up a 5-to-4 switch"
 seg_check la57-levels4 '^ok [0-9]+ - la57: switch preconditions hold' "preconditions checked"
 seg_check la57-levels4 '^# paging: levels=4 la57=0 cr4=0x' "the suite ran at 4 levels (# paging: levels=4)"
