@@ -494,9 +494,14 @@ $(BUILD)/efi/tests/entrystate/%.c.o: tests/entrystate/%.c | deps
 	@mkdir -p $(@D)
 	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(CHAIN_SO): $(BUILD)/efi/tests/entrystate/chain.c.o
+# ptlab's LA57 trampoline, shared as it is: the la57 variant enters ptlab in
+# 5-level paging through it.
+CHAIN_OBJS := $(BUILD)/efi/tests/entrystate/chain.c.o $(BUILD)/efi/efi/la57tramp.c.o \
+	$(BUILD)/efi/efi/la57_asm.S.o
+
+$(CHAIN_SO): $(CHAIN_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(EFI_LD) $(EFI_LDFLAGS) $(EFI_CRT0) $< $(EFI_LDLIBS) -o $@
+	$(Q)$(EFI_LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(CHAIN_OBJS) $(EFI_LDLIBS) -o $@
 
 $(CHAIN_EFI): $(CHAIN_SO)
 	$(call msg,OBJCOPY,$@)

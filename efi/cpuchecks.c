@@ -295,7 +295,7 @@ static void check_reserved(struct ptlab *p)
 
 static void check_wp(struct ptlab *p)
 {
-	uint64_t va = AREA + 4 * PAGE, v = 0, cr0 = read_cr0();
+	uint64_t va = AREA + 4 * PAGE, v = 0, cr0 = read_cr0(), cr4 = read_cr4();
 	struct trap_fault f;
 	int with_wp, without_wp;
 
@@ -306,9 +306,17 @@ static void check_wp(struct ptlab *p)
 	probe_read64(va, &v, &f);
 	write_cr0(cr0 | CR0_WP);
 	with_wp = probe_write64(va, v, &f);
+	/*
+	 * CR0.WP cannot be cleared while CR4.CET is set (#GP): a firmware that
+	 * enters with CET gets it back right after the WP=0 probe.
+	 */
+	if (cr4 & CR4_CET)
+		write_cr4(cr4 & ~CR4_CET);
 	write_cr0(cr0 & ~CR0_WP);
 	without_wp = probe_write64(va, v ^ 1, &f);
 	write_cr0(cr0);
+	if (cr4 & CR4_CET)
+		write_cr4(cr4);
 	unmap_flush(p, va, PAGE);
 	if (with_wp == 1 && without_wp == 0 &&
 	    *(volatile uint64_t *)(uintptr_t)p->data_pa == (v ^ 1))

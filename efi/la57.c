@@ -20,67 +20,11 @@
 #define CR4_PCIDE       (UINT64_C(1) << 17)
 #define CR4_CET         (UINT64_C(1) << 23)
 
-/* Window GDT descriptors, accessed bit preset so the CPU never writes them. */
-#define DESC_CODE64     UINT64_C(0x00af9b000000ffff)
-#define DESC_DATA       UINT64_C(0x00cf93000000ffff)
-#define DESC_CODE32     UINT64_C(0x00cf9b000000ffff)
-#define GATE32_INTR     UINT64_C(0x8e)   /* present, DPL 0, 32-bit interrupt gate */
-
 static struct ptlab *fatal_p;
 
 bool la57_active(void)
 {
 	return (read_cr4() & CR4_LA57) != 0;
-}
-
-static void *data_page(const struct ptlab *p)
-{
-	return (void *)(uintptr_t)(p->la57_tramp + LA57_DATA);
-}
-
-static void put16(uint8_t *d, unsigned off, uint16_t v)
-{
-	d[off] = (uint8_t)v;
-	d[off + 1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *d, unsigned off, uint32_t v)
-{
-	put16(d, off, (uint16_t)v);
-	put16(d, off + 2, (uint16_t)(v >> 16));
-}
-
-static void put64(uint8_t *d, unsigned off, uint64_t v)
-{
-	put32(d, off, (uint32_t)v);
-	put32(d, off + 4, (uint32_t)(v >> 32));
-}
-
-/* The code copied, the window's GDT and 32-bit IDT built: what never changes. */
-static void tramp_init(struct ptlab *p)
-{
-	uint8_t *code = (uint8_t *)(uintptr_t)p->la57_tramp, *d = data_page(p);
-	uint64_t data = p->la57_tramp + LA57_DATA;
-	size_t n = (size_t)(la57_blob_end - la57_blob);
-
-	for (size_t i = 0; i < PAGE; i++)
-		code[i] = i < n ? (uint8_t)la57_blob[i] : 0xcc;
-	for (size_t i = 0; i < PAGE; i++)
-		d[i] = 0;
-	put64(d, LA57_P_GDT + LA57_SEL_CODE64, DESC_CODE64);
-	put64(d, LA57_P_GDT + LA57_SEL_DATA, DESC_DATA);
-	put64(d, LA57_P_GDT + LA57_SEL_CODE32, DESC_CODE32);
-	put16(d, LA57_P_GDTR_WIN, LA57_GDT_ENTRIES * 8 - 1);
-	put64(d, LA57_P_GDTR_WIN + 2, data + LA57_P_GDT);
-	put16(d, LA57_P_IDTR32, LA57_IDT32_VECTORS * 8 - 1);
-	put32(d, LA57_P_IDTR32 + 2, (uint32_t)(data + LA57_P_IDT32));
-	for (unsigned v = 0; v < LA57_IDT32_VECTORS; v++) {
-		uint32_t off = (uint32_t)(p->la57_tramp + (uint64_t)(la57_stubs32 - la57_blob) + 16 * v);
-
-		put64(d, LA57_P_IDT32 + 8 * v, (uint64_t)(off & 0xffff) |
-		      ((uint64_t)LA57_SEL_CODE32 << 16) | (GATE32_INTR << 40) |
-		      ((uint64_t)(off >> 16) << 48));
-	}
 }
 
 bool la57_setup(struct ptlab *p)
@@ -104,7 +48,7 @@ bool la57_setup(struct ptlab *p)
 	}
 	app_own(pa, LA57_PAGES * PAGE);
 	p->la57_tramp = pa;
-	tramp_init(p);
+	la57_tramp_init(pa);
 	fatal_p = p;
 	trap_set_fatal_leave(la57_fatal_leave);
 	report_fact(p->rep, "la57", "switch=%u-to-%u trampoline=0x%llx stack_top=0x%llx",
@@ -233,7 +177,6 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 
 int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *what)
 {
-	uint8_t *d = data_page(p);
 	const char *no = precondition(p, levels, root, true);
 	uint64_t cr4;
 
@@ -244,11 +187,9 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
 	}
 	cr4 = read_cr4() & ~CR4_PCIDE;
 	cr4 = levels == 5 ? cr4 | CR4_LA57 : cr4 & ~CR4_LA57;
-	put64(d, LA57_P_CR4, cr4);
-	put64(d, LA57_P_CR3, root);
-	put32(d, LA57_P_RAISE, p->opts.raise == OPTS_RAISE_LA57_WINDOW && levels == 5);
-	put32(d, LA57_P_EXIT, p->caps.hypervisor && p->opts.end == OPTS_END_QEMU);
-	((void (*)(void))(uintptr_t)(p->la57_tramp + (uint64_t)(la57_entry - la57_blob)))();
+	la57_tramp_run(p->la57_tramp, cr4, root,
+		       p->opts.raise == OPTS_RAISE_LA57_WINDOW && levels == 5,
+		       p->caps.hypervisor && p->opts.end == OPTS_END_QEMU);
 	if (la57_active() != (levels == 5) || (read_cr3() & PTE_ADDR_MASK) != root) {
 		report_fail(p->rep, "la57: %s: after the switch CR4=0x%llx CR3=0x%llx, expected "
 			    "%u levels with 0x%llx", what, (unsigned long long)read_cr4(),

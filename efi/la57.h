@@ -64,6 +64,22 @@ struct ptlab;
 extern const char la57_blob[], la57_blob_end[], la57_entry[], la57_stubs32[];
 
 /*
+ * la57tramp.c (no firmware call, no run state): copy the code into the code
+ * page at @tramp (below 4 GiB) and build the window's GDT and 32-bit IDT in
+ * the data page after it.
+ */
+void la57_tramp_init(uint64_t tramp);
+
+/*
+ * Run one switch through the trampoline at @tramp: CR4 = @cr4 (PCIDE clear,
+ * LA57 as wanted) and CR3 = @cr3 (below 4 GiB) are loaded with paging off.
+ * @raise: ud2 in the window (its 32-bit IDT catches it); @exit_qemu: a
+ * window fault leaves QEMU through isa-debug-exit.  Interrupts must be off;
+ * the caller checks every precondition.
+ */
+void la57_tramp_run(uint64_t tramp, uint64_t cr4, uint64_t cr3, bool raise, bool exit_qemu);
+
+/*
  * Decide the run's paging levels from --levels, the firmware's mode and
  * CPUID, and allocate the trampoline when a switch is needed (boot services
  * required).  A 5-level request without LA57 becomes a SKIP of the 5-level

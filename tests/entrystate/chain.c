@@ -5,11 +5,15 @@
  * putting the CPU into a state other firmware leaves (global pages with
  * CR4.PGE, CR0.WP=0, EFER.NXE=0, a read-only GDT, a firmware TSS, its own
  * page tables with 1 GiB leaves, a non-default PAT, interrupts on with a
- * fast timer, a kernel command line in LoadOptions, all of them at once).
- * Right before StartImage it records every register ptlab promises to
- * restore; right after StartImage returns it reads them again and compares.
+ * fast timer, a kernel command line in LoadOptions, all of them at once,
+ * PCID and CET where the CPU has them, and 5-level paging: a PML5 over the
+ * firmware's own PML4, entered through ptlab's LA57 trampoline, with ptlab
+ * run once by default and once with --levels=4).  Right before StartImage
+ * it records every register ptlab promises to restore; right after
+ * StartImage returns it reads them again and compares.
  *
- * Output, one line per variant on ConOut (mirrored to the serial port):
+ * Output, "chain: run VARIANT" before each StartImage (ptlab's own output
+ * follows), then one line per variant on ConOut (mirrored to the serial port):
  *   chain: ok VARIANT
  *   chain: not ok VARIANT: REG=0x... expected 0x... [...]
  *   chain: skip VARIANT: reason
@@ -22,6 +26,7 @@
 
 #include "../../efi/cpu.h"
 #include "../../efi/gdt.c"
+#include "../../efi/la57.h"
 
 #define PAGE		4096u
 #define PTE_P		(UINT64_C(1) << 0)
@@ -33,6 +38,11 @@
 #define MAP_GIB		1024u		/* identity map of the first TiB */
 #define LOW_GIB		4u		/* mapped with 2 MiB leaves when asked */
 #define TSS_BYTES	104u
+#define PTE_U		(UINT64_C(1) << 2)
+#define PTE_NX		(UINT64_C(1) << 63)
+#define ADDR_MASK	UINT64_C(0x000ffffffffff000)
+#define BELOW_4G	UINT64_C(0x100000000)
+#define MSR_S_CET	0x6a2u		/* IA32_S_CET: supervisor SH_STK_EN, ENDBR_EN, ... */
 #define DEBUG_EXIT	0xf4
 
 enum {
@@ -47,6 +57,9 @@ enum {
 	V_TSS = 1 << 8,		/* GDT copy with a TSS loaded */
 	V_PCID = 1 << 9,	/* CR4.PCIDE=1, PCID in CR3 */
 	V_WRONG = 1 << 10,	/* ptlab --wrong-restore: must be caught */
+	V_LA57 = 1 << 11,	/* 5-level paging: a PML5 over the firmware's PML4 */
+	V_LEVELS4 = 1 << 12,	/* ptlab --levels=4 */
+	V_CET = 1 << 13,	/* CR4.CET=1 */
 };
 
 struct variant {
@@ -68,6 +81,9 @@ static const struct variant variants[] = {
 	{ "pcid", V_PCID },
 	{ "combined", V_PGE | V_WP_OFF | V_NXE_OFF | V_GDT_RO | V_TABLES_1G | V_TIMER |
 		      V_CMDLINE | V_PAT },
+	{ "la57", V_LA57 },
+	{ "la57-levels4", V_LA57 | V_LEVELS4 },
+	{ "cet", V_CET },
 	{ "wrong-restore!", V_WRONG },
 };
 
@@ -116,8 +132,6 @@ static void differ(const char *name, uint64_t got, uint64_t want)
 /* Number of differences; their description in diff[]. */
 static unsigned snap_compare(const struct snap *got, const struct snap *want)
 {
-	diff_len = 0;
-	diff[0] = 0;
 	differ("CR0", got->cr0, want->cr0);
 	differ("CR3", got->cr3, want->cr3);
 	differ("CR4", got->cr4, want->cr4);
@@ -214,9 +228,6 @@ static void say(const char *verdict, const char *name, const char *why)
 	Print(L"chain: %a %a%a%a\n", verdict, name, why[0] ? ":" : "", why);
 }
 
-/* The GDT copy a variant loads: the firmware's descriptors, a TSS after them. */
-static EFI_PHYSICAL_ADDRESS gdt_page, tss_page;
-
 static bool cpu_has(uint32_t leaf, unsigned reg, unsigned bit)
 {
 	uint32_t r[4];
@@ -225,17 +236,174 @@ static bool cpu_has(uint32_t leaf, unsigned reg, unsigned bit)
 	return (r[reg] >> bit) & 1;
 }
 
+/* The GDT copy a variant loads: the firmware's descriptors, a TSS after them. */
+static EFI_PHYSICAL_ADDRESS gdt_page, tss_page;
+
+/*
+ * 5-level paging: ptlab's trampoline (efi/la57tramp.c, efi/la57_asm.S) in
+ * two pages of loader code below 4 GiB, and a PML5 below 4 GiB (CR3 is 32
+ * bits wide in the trampoline's window).
+ */
+static EFI_PHYSICAL_ADDRESS tramp_pages, pml5_page;
+
+static EFI_PHYSICAL_ADDRESS alloc_low(EFI_MEMORY_TYPE type, UINTN n)
+{
+	EFI_PHYSICAL_ADDRESS pa = BELOW_4G - 1;
+
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, type, n, &pa) !=
+	    EFI_SUCCESS)
+		return 0;
+	return pa;
+}
+
+/*
+ * The leaf entry mapping @va in the @levels-level tables at @root, with R/W
+ * and NX as every level together grants them; 0 if none.
+ */
+static uint64_t walk(uint64_t root, unsigned levels, uint64_t va)
+{
+	uint64_t e = root | PTE_P | PTE_W, w = PTE_W, nx = 0;
+
+	for (unsigned l = levels; l > 0; l--) {
+		e = ((const uint64_t *)(uintptr_t)(e & ADDR_MASK))[(va >> (12 + 9 * (l - 1))) & 511];
+		if (!(e & PTE_P))
+			return 0;
+		w &= e;
+		nx |= e & PTE_NX;
+		if (l == 1 || ((e & PTE_PS) && l <= 3))
+			return (e & ~PTE_W) | w | nx;
+	}
+	return 0;
+}
+
+/*
+ * NULL when the firmware's state allows entering 5-level paging with a PML5
+ * over its own PML4, else the reason.
+ */
+static const char *la57_unfit(const struct snap *fw)
+{
+	uint64_t code, data;
+
+	if (!cpu_has(7, 2, 16))
+		return " the CPU has no LA57 (CPUID.(EAX=7,ECX=0):ECX[16]=0)";
+	if (fw->cr4 & CR4_LA57)
+		return " the firmware runs 5-level paging already";
+	if (fw->cr4 & (CR4_PCIDE | CR4_CET))
+		return " the firmware runs with CR4.PCIDE or CR4.CET (the switch clears PCIDE, "
+		       "shadow stacks would not follow its far returns)";
+	if ((fw->cr3 & ADDR_MASK) >= BELOW_4G)
+		return " the firmware's PML4 is above 4 GiB (it is loaded with paging off on the way back)";
+	if (!tramp_pages || !pml5_page)
+		return " no loader pages below 4 GiB for the trampoline and the PML5";
+	code = walk(fw->cr3 & ADDR_MASK, 4, tramp_pages);
+	data = walk(fw->cr3 & ADDR_MASK, 4, tramp_pages + LA57_DATA);
+	if (!code || (code & PTE_NX) || !(data & PTE_W))
+		return " the trampoline is not executable, or its data page not writable, in the "
+		       "firmware's tables";
+	return NULL;
+}
+
+/*
+ * Into 5-level paging with the firmware's translations unchanged: PML5[0]
+ * points at the firmware's live PML4 (so the firmware's later edits of its
+ * tables stay visible) and, when the firmware maps anything in the upper
+ * half, PML5[511] does too (0xffff8... keeps its translation).  U/S and R/W
+ * set, NX clear: the entry restricts nothing.  Interrupts off.
+ */
+static void la57_enter(uint64_t fw_cr3)
+{
+	uint64_t *p5 = (uint64_t *)(uintptr_t)pml5_page;
+	const uint64_t *p4 = (const uint64_t *)(uintptr_t)(fw_cr3 & ADDR_MASK);
+	uint64_t e = (fw_cr3 & ADDR_MASK) | PTE_P | PTE_W | PTE_U;
+	bool upper = false;
+
+	ZeroMem(p5, PAGE);
+	p5[0] = e;
+	for (unsigned i = 256; i < 512; i++)
+		upper |= (p4[i] & PTE_P) != 0;
+	if (upper)
+		p5[511] = e;
+	la57_tramp_run(tramp_pages, read_cr4() | CR4_LA57, pml5_page, false, true);
+}
+
+/* Back to 4-level paging with the firmware's CR3.  Interrupts off. */
+static void la57_leave(uint64_t fw_cr3)
+{
+	la57_tramp_run(tramp_pages, read_cr4() & ~(CR4_LA57 | CR4_PCIDE), fw_cr3 & ADDR_MASK,
+		       false, true);
+}
+
+/*
+ * The firmware edits its tables in 5-level paging: EFI_CPU_ARCH_PROTOCOL
+ * (PI spec, DXE CPU architectural protocol; EDK2's CpuDxe reads CR4.LA57 to
+ * walk them) makes one page of ours read-only, then writable again.  Read
+ * through a software walk from CR3 (our PML5, over the firmware's PML4),
+ * the page's leaf must follow, and our PML5 must be left as it was.
+ */
+#define EFI_MEMORY_RO_ATTR	UINT64_C(0x20000)
+
+struct cpu_arch {
+	void *flush_data_cache, *enable_interrupt, *disable_interrupt, *get_interrupt_state;
+	void *init, *register_interrupt_handler, *get_timer_value;
+	EFI_STATUS (EFIAPI *set_memory_attributes)(struct cpu_arch *self, EFI_PHYSICAL_ADDRESS base,
+						   UINT64 length, UINT64 attributes);
+	UINT32 number_of_timers;
+	UINT32 dma_buffer_alignment;
+};
+
+static EFI_GUID cpu_arch_guid = { 0x26baccb1, 0x6f42, 0x11d4,
+				  { 0xbc, 0xe7, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
+static EFI_PHYSICAL_ADDRESS edit_page;
+
+/* Firmware calls at 5 levels that edit the firmware's tables; differences in diff[]. */
+static void la57_firmware_edit(void)
+{
+	struct cpu_arch *cpu = NULL;
+	const uint64_t *p5 = (const uint64_t *)(uintptr_t)pml5_page;
+	uint64_t p5_0 = p5[0], p5_511 = p5[511], ro, rw;
+	EFI_STATUS st;
+
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &cpu_arch_guid, NULL, (void **)&cpu) !=
+	    EFI_SUCCESS || !cpu || !edit_page) {
+		differ("CPU-arch-protocol", 0, 1);
+		return;
+	}
+	st = cpu->set_memory_attributes(cpu, edit_page, PAGE, EFI_MEMORY_RO_ATTR);
+	differ("SetMemoryAttributes(RO)", st, EFI_SUCCESS);
+	ro = walk(read_cr3() & ADDR_MASK, 5, edit_page);
+	st = cpu->set_memory_attributes(cpu, edit_page, PAGE, 0);
+	differ("SetMemoryAttributes(0)", st, EFI_SUCCESS);
+	rw = walk(read_cr3() & ADDR_MASK, 5, edit_page);
+	Print(L"chain: firmware edit at 5 levels: page 0x%lx leaf 0x%lx (RO), then 0x%lx\n",
+	      edit_page, ro, rw);
+	differ("RO-page-present", ro & PTE_P, PTE_P);
+	differ("RO-page-writable", ro & PTE_W, 0);
+	differ("RW-page-writable", rw & PTE_W, PTE_W);
+	differ("PML5[0]", p5[0] & ~UINT64_C(0x20), p5_0 & ~UINT64_C(0x20));
+	differ("PML5[511]", p5[511] & ~UINT64_C(0x20), p5_511 & ~UINT64_C(0x20));
+	for (unsigned i = 1; i < 511; i++)
+		if (p5[i])
+			differ("PML5-entry-added", i, 0);
+}
+
+/* CET: CPUID.(EAX=7,ECX=0):ECX[7] (CET_SS) or EDX[20] (CET_IBT). */
+static bool cpu_has_cet(void)
+{
+	return cpu_has(7, 2, 7) || cpu_has(7, 3, 20);
+}
+
 static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 {
 	static CHAR16 cmdline[] = L"root=/dev/sda2 ro quiet console=ttyS0,115200";
 	static CHAR16 wrong[] = L"--end=return --iterations=300 --wrong-restore";
+	static CHAR16 levels4[] = L"--end=return --iterations=300 --levels=4";
 	struct snap base, want, got;
 	struct desc_ptr fw_gdtr, gdtr;
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_HANDLE h = NULL;
 	EFI_EVENT timer = NULL;
 	EFI_STATUS st, run_st;
-	uint64_t cr3 = 0, gdt_sum = 0, gdt_sum_after = 0;
+	uint64_t cr3 = 0, gdt_sum = 0, gdt_sum_after = 0, s_cet = 0, s_cet_seen = 0;
 	uint16_t tss_sel = 0;
 	bool ints;
 
@@ -243,6 +411,31 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 		say("skip", v->name, " the CPU has no PCID (CPUID.1:ECX[17]); QEMU TCG does not emulate it");
 		n_skip++;
 		return;
+	}
+	if (v->flags & V_CET) {
+		if (!cpu_has_cet()) {
+			say("skip", v->name, " the CPU has no CET (CPUID.(EAX=7,ECX=0):ECX[7] CET_SS "
+			    "and EDX[20] CET_IBT are 0); QEMU TCG does not emulate it");
+			n_skip++;
+			return;
+		}
+		if (!(read_cr0() & CR0_WP) || (read_cr4() & CR4_CET)) {
+			say("skip", v->name, " the firmware runs with CR0.WP=0 or CR4.CET=1 already");
+			n_skip++;
+			return;
+		}
+	}
+	if (v->flags & V_LA57) {
+		struct snap fw;
+		const char *no;
+
+		snap_take(&fw);
+		no = la57_unfit(&fw);
+		if (no) {
+			say("skip", v->name, no);
+			n_skip++;
+			return;
+		}
 	}
 	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, self, ptlab_path, NULL, 0, &h);
 	if (EFI_ERROR(st)) {
@@ -257,6 +450,9 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 	} else if (li && (v->flags & V_WRONG)) {
 		li->LoadOptions = wrong;
 		li->LoadOptionsSize = sizeof(wrong);
+	} else if (li && (v->flags & V_LEVELS4)) {
+		li->LoadOptions = levels4;
+		li->LoadOptionsSize = sizeof(levels4);
 	}
 	if (v->flags & V_TIMER) {
 		ticks = 0;
@@ -305,6 +501,18 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 
 	/* ---- the hostile state, then StartImage ---- */
 	ints = cpu_irq_save();
+	if (v->flags & V_LA57)
+		la57_enter(base.cr3);
+	if (v->flags & V_CET) {
+		/*
+		 * CR4.CET needs CR0.WP=1 (it is).  IA32_S_CET stays with every
+		 * supervisor feature off: shadow stacks and ENDBR tracking need
+		 * code built for them, the firmware's and ptlab's are not.
+		 */
+		s_cet = rdmsr(MSR_S_CET);
+		wrmsr(MSR_S_CET, 0);
+		write_cr4(read_cr4() | CR4_CET);
+	}
 	if (cr3) {
 		write_cr4(read_cr4() & ~CR4_PGE);	/* flush every translation */
 		write_cr3(cr3);
@@ -329,8 +537,15 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 		sti();
 
 	snap_take(&want);
+	Print(L"chain: run %a\n", v->name);
 	run_st = uefi_call_wrapper(BS->StartImage, 3, h, NULL, NULL);
 	snap_take(&got);
+	if (v->flags & V_CET)
+		s_cet_seen = rdmsr(MSR_S_CET);
+	diff_len = 0;
+	diff[0] = 0;
+	if ((v->flags & V_LA57) && (got.cr4 & CR4_LA57))
+		la57_firmware_edit();
 
 	/* ---- judge, then back to where this variant started ---- */
 	cli();
@@ -344,7 +559,7 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 	if (!cpu_gdt_has_busy_tss(&want.gdtr, want.tr) && got.tr && got.tr != want.tr &&
 	    !cpu_gdt_has_busy_tss(&want.gdtr, got.tr))
 		got.tr = want.tr;
-	snap_compare(&got, &want);
+	snap_compare(&got, &want);	/* after any difference found above */
 	if ((v->flags & V_TSS) &&
 	    (((uint8_t *)(uintptr_t)gdt_page)[tss_sel + 5] & 0x9f) != 0x8b)
 		differ("TSS-descriptor-busy", 0, 1);
@@ -354,11 +569,24 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 		differ("timer-ticks", 0, 1);
 	if (!(v->flags & V_WRONG) && run_st != EFI_SUCCESS)
 		differ("StartImage-status", run_st, EFI_SUCCESS);
+	/* the state went in as meant (a failed switch would show here, not in ptlab) */
+	if (v->flags & V_LA57)
+		differ("CR4.LA57-before-StartImage", (want.cr4 & CR4_LA57) != 0, 1);
+	if (v->flags & V_CET) {
+		differ("CR4.CET-before-StartImage", (want.cr4 & CR4_CET) != 0, 1);
+		differ("IA32_S_CET", s_cet_seen, 0);
+	}
 
 	if (v->flags & V_PCID) {
 		write_cr3(read_cr3() & ~UINT64_C(0xfff));
 		write_cr4(read_cr4() & ~CR4_PCIDE);
 	}
+	if (v->flags & V_CET) {
+		write_cr4(read_cr4() & ~CR4_CET);
+		wrmsr(MSR_S_CET, s_cet);
+	}
+	if ((v->flags & V_LA57) && (read_cr4() & CR4_LA57))
+		la57_leave(base.cr3);
 	write_cr0(base.cr0);
 	write_pat(base.pat);
 	write_efer(base.efer);		/* before the firmware's tables, which may hold NX bits */
@@ -404,6 +632,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	path = FileDevicePath(self_li->DeviceHandle, L"\\ptlab.efi");
 	gdt_page = alloc_pages(1);
 	tss_page = alloc_pages(1);
+	tramp_pages = alloc_low(EfiLoaderCode, LA57_PAGES);
+	pml5_page = alloc_low(EfiLoaderData, 1);
+	edit_page = alloc_pages(1);
+	if (tramp_pages)
+		la57_tramp_init(tramp_pages);
 	if (!path || !gdt_page || !tss_page || !cpu_has(0x80000001, 3, 26)) {
 		Print(L"chain: cannot run (no device path, no memory, or no 1 GiB pages)\n");
 		outl(DEBUG_EXIT, 0x12);

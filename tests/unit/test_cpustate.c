@@ -203,6 +203,18 @@ static void test_model_catches_bad_orders(void **state)
 	s = (struct cpu_step){ CPU_REG_CR4, 0x668 | CR4_PCIDE };
 	step(&m, &s);
 	assert_true(m.fault);			/* PCIDE with a PCID in CR3 */
+	/* the CET rules the CET entry state relies on */
+	m = (struct model){ .cr0 = CR0_FW, .cr3 = 0x1000, .cr4 = 0x668 | CR4_CET };
+	s = (struct cpu_step){ CPU_REG_CR0, CR0_FW & ~CR0_WP };
+	step(&m, &s);
+	assert_true(m.fault);			/* WP cleared with CET on */
+	m = (struct model){ .cr0 = CR0_FW & ~CR0_WP, .cr3 = 0x1000, .cr4 = 0x668 };
+	s = (struct cpu_step){ CPU_REG_CR4, 0x668 | CR4_CET };
+	step(&m, &s);
+	assert_true(m.fault);			/* CET set with WP clear */
+	m = (struct model){ .cr0 = CR0_FW, .cr3 = 0x1000, .cr4 = 0x668 };
+	step(&m, &s);
+	assert_false(m.fault);			/* ... and allowed with WP set */
 }
 
 int main(void)
