@@ -46,16 +46,6 @@
 #define MSR_X2APIC_ICR   0x830u
 
 
-struct smp_gate {
-	uint16_t off0;
-	uint16_t sel;
-	uint8_t ist;
-	uint8_t type;
-	uint16_t off1;
-	uint32_t off2;
-	uint32_t reserved;
-} __attribute__((packed));
-
 /* trap_asm.S's probe table: read-only, so every CPU may look a fixup up. */
 struct smp_extable {
 	int32_t insn;
@@ -73,7 +63,7 @@ void smp_ap_proc(struct smp_shared *sh) __attribute__((visibility("hidden")));
 void smp_ap_dispatch(struct trap_frame *frame) __attribute__((visibility("hidden")));
 
 struct smp_shared smp_sh;
-static struct smp_gate smp_idt[256] __attribute__((aligned(16)));
+static struct idt_gate smp_idt[256] __attribute__((aligned(16)));
 
 static inline void barrier(void)
 {
@@ -302,7 +292,7 @@ int smp_prepare_cpu(struct smp_cpu *c, uint64_t block)
 		return -1;
 	c->gdt_copy = (uint64_t *)(uintptr_t)(block + PAGE);
 	c->stack_top = block + (2 + SMP_STACK_PAGES) * PAGE;
-	c->tss = (struct smp_tss){ .iopb = sizeof(c->tss) };
+	c->tss = (struct tss64){ .iopb = sizeof(c->tss) };
 	for (unsigned i = 0; i < 4; i++)
 		c->tss.ist[i] = c->stack_top + (i + 1) * SMP_IST_PAGES * PAGE;
 	c->tss.rsp[0] = c->tss.ist[0];
@@ -312,7 +302,7 @@ int smp_prepare_cpu(struct smp_cpu *c, uint64_t block)
 		uint8_t ist = v == TRAP_VEC_DF ? TRAP_IST_DF : v == TRAP_VEC_NMI ? TRAP_IST_NMI :
 			      v == TRAP_VEC_MC ? TRAP_IST_MC : v == TRAP_VEC_PF ? TRAP_IST_PF : 0;
 
-		smp_idt[v] = (struct smp_gate){ (uint16_t)off, sh->sel_cs, ist, 0x8e,
+		smp_idt[v] = (struct idt_gate){ (uint16_t)off, sh->sel_cs, ist, 0x8e,
 						(uint16_t)(off >> 16), (uint32_t)(off >> 32), 0 };
 	}
 	return 0;

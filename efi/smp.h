@@ -39,16 +39,6 @@ enum smp_state {
 
 enum smp_cmd { SMP_CMD_NONE, SMP_CMD_PROBE, SMP_CMD_EXIT };
 
-struct smp_tss {
-	uint32_t reserved0;
-	uint64_t rsp[3];
-	uint64_t reserved1;
-	uint64_t ist[7];
-	uint64_t reserved2;
-	uint16_t reserved3;
-	uint16_t iopb;
-} __attribute__((packed));
-
 struct smp_shared;
 
 /*
@@ -63,7 +53,7 @@ struct smp_cpu {
 	uint16_t gdt_limit;
 	uint16_t sel_tss;
 	volatile uint32_t sel_mismatch; /* AP: its firmware CS << 16 | SS differ from the BSP's */
-	struct smp_tss tss;
+	struct tss64 tss;
 	struct smp_shared *sh;
 	unsigned index;
 	uint32_t apic;

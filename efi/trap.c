@@ -11,28 +11,6 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
-/* 64-bit TSS (SDM Vol. 3A §7.7). */
-struct tss64 {
-	uint32_t reserved0;
-	uint64_t rsp[3];
-	uint64_t reserved1;
-	uint64_t ist[7];
-	uint64_t reserved2;
-	uint16_t reserved3;
-	uint16_t iopb;
-} __attribute__((packed));
-
-/* 64-bit interrupt gate (SDM Vol. 3A §6.14.1). */
-struct idt_gate {
-	uint16_t off0;
-	uint16_t sel;
-	uint8_t ist;
-	uint8_t type;		/* P | DPL | 0 | type */
-	uint16_t off1;
-	uint32_t off2;
-	uint32_t reserved;
-} __attribute__((packed));
-
 #define GATE_INTR	0x8e	/* present, DPL 0, 64-bit interrupt gate */
 #define GATE_PRESENT	0x80
 
