@@ -93,7 +93,15 @@ boot_interrupted()
 
 boot_cleanup()
 {
+	local tries
+
 	boot_kill_all
+	# the boot_bg subshells write their status files once their QEMU is
+	# gone: wait (bounded) for them before the directory is removed
+	for tries in $(seq 50); do
+		[ -z "$(jobs -pr)" ] && break
+		sleep 0.2
+	done
 	if [ "${BOOT_KEEP_ON_FAIL:-1}" = 0 ] && [ "${BOOT_KEEP:-0}" != 1 ] && [ -n "$BOOT_DIR" ]; then
 		rm -rf -- "$BOOT_DIR"
 	elif [ -n "$BOOT_DIR" ] && [ "${BOOT_KEEP:-0}" != 1 ] && [ "$BOOT_FAIL" -eq 0 ]; then
