@@ -3,14 +3,11 @@
  * The application processors' side in assembly: the procedure entry the
  * firmware calls (Microsoft x64 convention), a call on another stack, the
  * per-CPU guard, and the exception/interrupt entry stubs of the APs' IDT.
- * The frame built by smp_common is struct trap_frame (trap.h).
+ * The frame built by the common entry code (trapentry.h) is struct
+ * trap_frame (trap.h).
  */
-
+#include "trapentry.h"
 #include "smp_tramp.h"
-
-#define HAS_ERRCODE(v)	((v) == 8 || (v) == 10 || (v) == 11 || (v) == 12 || \
-			 (v) == 13 || (v) == 14 || (v) == 17 || (v) == 21 || \
-			 (v) == 29 || (v) == 30)
 
 	.macro	FUNC name
 	.globl	\name
@@ -99,64 +96,7 @@ smp_guard_resume:
 
 /* ---- the APs' entry stubs: 256 slots of 16 bytes ---- */
 
-	.balign	16
-	.globl	smp_stubs
-	.hidden	smp_stubs
-smp_stubs:
-	.set	vec, 0
-	.rept	256
-	.org	smp_stubs + 16 * vec, 0xcc
-	.if	!HAS_ERRCODE(vec)
-	pushq	$0
-	.endif
-	pushq	$vec
-	jmp	smp_common
-	.set	vec, vec + 1
-	.endr
-	.org	smp_stubs + 16 * 256, 0xcc
-
-smp_common:
-	pushq	%rax
-	pushq	%rbx
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi
-	pushq	%rbp
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
-	movq	%cr2, %rax
-	pushq	%rax
-	cld
-	movq	%rsp, %rdi
-	movq	%rsp, %rbx
-	andq	$-16, %rsp
-	call	smp_ap_dispatch
-	movq	%rbx, %rsp
-	addq	$8, %rsp
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rbp
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rbx
-	popq	%rax
-	addq	$16, %rsp
-	iretq
+	TRAP_ENTRY smp_stubs, smp_ap_dispatch
 
 /*
  * The hand-off trampoline (smp_tramp.h), copied to T below 1 MiB.  Real

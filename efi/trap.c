@@ -312,7 +312,7 @@ static __attribute__((noreturn)) void trap_fatal(const struct trap_frame *frame)
 }
 
 /*
- * Called by trap_common for every vector with the frame it built.  Resolves
+ * Called by the common entry code (TRAP_ENTRY, trapentry.h) for every vector with the frame it built.  Resolves
  * the exception by editing the frame (probe fixup or guard recovery) and
  * returning, or halts through trap_fatal().
  */

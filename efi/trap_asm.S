@@ -12,12 +12,7 @@
  *  - a guard record is the guard's stack pointer: pad, previous record,
  *    struct trap_fault *, r15, r14, r13, r12, rbp, rbx, return address.
  */
-
-/* Vectors for which the CPU pushes an error code (SDM Vol. 3A Table 6-1). */
-#define HAS_ERRCODE(v)	((v) == 8 || (v) == 10 || (v) == 11 || (v) == 12 || \
-			 (v) == 13 || (v) == 14 || (v) == 17 || (v) == 21 || \
-			 (v) == 29 || (v) == 30)
-
+#include "trapentry.h"
 #define TRAP_VEC_NONE	0xffffffff
 
 	.macro	EXTABLE insn, fixup
@@ -44,69 +39,7 @@ trap_extable_start:
 
 /* ---- entry stubs: 256 slots of 16 bytes at trap_stubs + 16 * vector ---- */
 
-	.balign	16
-	.globl	trap_stubs
-	.hidden	trap_stubs
-trap_stubs:
-	.set	vec, 0
-	.rept	256
-	.org	trap_stubs + 16 * vec, 0xcc
-	.if	!HAS_ERRCODE(vec)
-	pushq	$0
-	.endif
-	pushq	$vec
-	jmp	trap_common
-	.set	vec, vec + 1
-	.endr
-	.org	trap_stubs + 16 * 256, 0xcc
-
-/*
- * Build struct trap_frame below the vector/error/iret frame, call
- * trap_dispatch(frame) on a 16-byte aligned stack, and return through
- * whatever the dispatcher left in the frame.
- */
-trap_common:
-	pushq	%rax
-	pushq	%rbx
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi
-	pushq	%rbp
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
-	movq	%cr2, %rax
-	pushq	%rax
-	cld
-	movq	%rsp, %rdi
-	movq	%rsp, %rbx
-	andq	$-16, %rsp
-	call	trap_dispatch
-	movq	%rbx, %rsp
-	addq	$8, %rsp		/* cr2 */
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rbp
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rbx
-	popq	%rax
-	addq	$16, %rsp		/* vector, error code */
-	iretq
+	TRAP_ENTRY trap_stubs, trap_dispatch
 
 /* ---- probes ---- */
 
