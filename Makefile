@@ -134,7 +134,8 @@ RUN_DIR ?= $(BUILD)
 # own "name: N passed, M failed" line; the script sums them.  Later suites
 # (fuzz smoke, ...) are added here.
 TEST_SUITES := 'freestanding=$(MAKE) BUILD=$(BUILD) V=$(V) check-freestanding' \
-	'unit=$(MAKE) BUILD=$(BUILD) V=$(V) unit'
+	'unit=$(MAKE) BUILD=$(BUILD) V=$(V) unit' \
+	'report=python3 tests/tools/test_report.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
 

@@ -19,15 +19,9 @@ set -uo pipefail
 
 log=$1 img=$2 status=$3
 
-clean()
-{
-	LC_ALL=C sed -e 's/\x1b\[[0-9;?=]*[ -/]*[@-~]//g' \
-		-e 's/\x1b[()][0-9A-Za-z]//g' -e 's/\x1b[=>78cDEHM]//g' \
-		-e 's/\r//g' -e 's/\x00//g' "$1"
-}
-
-closing='^ptlab: ([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped|nothing checked .*|refused: .*)$'
-mapfile -t lines < <(clean "$log" 2>/dev/null | grep -E -- "$closing")
+# the report's one reader: every closing line, one per run
+report_py="$(cd "$(dirname "$0")/../tools" && pwd)/report.py"
+mapfile -t lines < <(python3 "$report_py" closings "$log" 2>/dev/null)
 
 # the report files the runs left on the image, with their closing lines (a
 # hand-off run's file has none: its verdict is on the serial port only)
@@ -35,7 +29,7 @@ files=()
 if [ -f "$img" ] && command -v mdir >/dev/null 2>&1; then
 	export MTOOLS_SKIP_CHECK=1
 	for f in $(mdir -b -i "$img@@1M" ::/ 2>/dev/null | sed -n 's|^::/\(PTLAB[-0-9]*\.TXT\)$|\1|ip'); do
-		last=$(mtype -i "$img@@1M" "::/$f" 2>/dev/null | tr -d '\r' | grep -E -- "$closing" | tail -n 1)
+		last=$(python3 "$report_py" closings <(mtype -i "$img@@1M" "::/$f" 2>/dev/null) | tail -n 1)
 		echo "ptlab: report file \\$f: ${last:-(no closing line)}"
 		[ -n "$last" ] && files+=("$last")
 	done

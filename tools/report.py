@@ -9,13 +9,37 @@ console there with ANSI sequences; hand-off mode writes plain lines).
     r = report.parse_file("build/serial.log")
     r.tests, r.failed, r.fact("leaves"), r.dumps["ptlab"].runs
 
-Command line (for shell scripts):
+Command line (for shell scripts: the boot tests' judges, mk/verdict.sh and
+tests/bench/runs.sh read reports only through these):
 
     report.py summary FILE           passed/failed/skipped, plan, closing line
-    report.py fact FILE KEY FIELD    one fact's value (last line with KEY)
+    report.py counts FILE            the same as shell assignments: tests= passed=
+                                     failed= skipped= plan= closing_passed=
+                                     closing_failed= closing_skipped= closings=
+    report.py fact [--first] [--raw] FILE KEY FIELD
+                                     one fact's value: of the last line with KEY
+                                     (--first: the first), as a number (decimal;
+                                     --raw: the text as written); exit 1 if absent
+    report.py clean FILE             the log without ANSI sequences, CRs and NULs
+    report.py lines FILE             the report's own lines (test points, facts,
+                                     notes, plan, closing lines), firmware chatter
+                                     left out: a serial log and the report file of
+                                     the same run give the same lines
+    report.py closings FILE          every closing line, one per run ("P passed,
+                                     F failed, S skipped", "nothing checked ...",
+                                     "refused: ...")
+    report.py count FILE KEY         how many "# KEY:" lines the report has
+    report.py dump-end FILE TABLES FIELD
+                                     a field of the ptdump-end line closing the
+                                     listing of TABLES (ptlab|firmware); exit 1
+                                     if absent
     report.py runs FILE TABLES       the ranges listing of TABLES (ptlab|firmware)
     report.py check FILE             consistency of the dumps with the facts;
                                      exit 1 and a reason per problem
+    report.py bench-summary FILE...  the goal lines ("bench: NAME value=X goal=G
+                                     met=yes|no") of several `make bench` outputs:
+                                     per goal the median, the values in order and
+                                     in how many runs it was met
 """
 
 import re
@@ -25,6 +49,13 @@ ANSI = re.compile(r"\x1b\[[0-9;?=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78cDEH
 TEST = re.compile(r"^(ok|not ok) (\d+)(?: - (.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 CLOSING = re.compile(r"^ptlab: (\d+) passed, (\d+) failed, (\d+) skipped$")
+# every way a run can close: counted, checked nothing, or refused its options
+CLOSING_ANY = re.compile(r"^ptlab: (?:\d+ passed, \d+ failed, \d+ skipped|nothing checked .*|refused: .*)$")
+NOTHING = re.compile(r"^ptlab: nothing checked \((\d+) passed, (\d+) failed, (\d+) skipped\)$")
+# what the application writes as its report: everything else on a serial log
+# is the firmware's
+REPORT_LINE = re.compile(r"^(?:ok \d|not ok \d|# |1\.\.\d+$|ptlab: \d+ passed, |ptlab: nothing checked \()")
+BENCH_GOAL = re.compile(r"^bench: ([a-z0-9_]+) value=(\S+) goal=(\S+) met=(yes|no)$")
 FACT = re.compile(r"^# ([a-z][a-z0-9_-]*): (.*)$")
 MARKER = re.compile(r"^# ---\[ (.*) \]---$")
 RANGE = re.compile(
@@ -120,7 +151,11 @@ class Report:
         self.lines = []
         self.tests = []           # dicts: n, ok, name, reason, skip
         self.plan = None
-        self.closing = None       # (passed, failed, skipped)
+        self.closing = None       # (passed, failed, skipped) of the last run
+        self.nothing = False      # ... which closed with "nothing checked"
+        self.closings = []        # every closing line, one per run, in order
+        self.report_lines = []    # the application's own lines (REPORT_LINE)
+        self.key_lines = {}       # "# key:" lines per key, of every kind
         self.facts = []           # (key, text, dict) in order
         self.notes = []
         self.dumps = {}           # "ptlab"/"firmware" -> Dump
@@ -130,11 +165,12 @@ class Report:
         self.problems = []        # malformed lines seen
 
     # facts
-    def fact(self, key):
-        """The last fact line with @key as a dict (empty when absent)."""
-        for k, _, d in reversed(self.facts):
+    def fact(self, key, first=False, raw=False):
+        """The last (@first: the first) fact line with @key as a dict, empty
+        when absent; values as numbers where they are (@raw: as written)."""
+        for k, rest, d in (self.facts if first else reversed(self.facts)):
             if k == key:
-                return d
+                return dict(KV.findall(rest)) if raw else d
         return {}
 
     def facts_all(self, key):
@@ -202,6 +238,10 @@ def parse(text):
     for line in clean(text):
         line = line.rstrip()
         r.lines.append(line)
+        if REPORT_LINE.match(line):
+            r.report_lines.append(line)
+        if CLOSING_ANY.match(line):
+            r.closings.append(line)
         m = TEST.match(line)
         if m:
             ok = m.group(1) == "ok"
@@ -220,9 +260,10 @@ def parse(text):
         if m:
             r.plan = int(m.group(1))
             continue
-        m = CLOSING.match(line)
+        m = CLOSING.match(line) or NOTHING.match(line)
         if m:
             r.closing = tuple(int(x) for x in m.groups())
+            r.nothing = line.startswith("ptlab: nothing")
             continue
         if not line.startswith("# "):
             continue
@@ -251,6 +292,7 @@ def parse(text):
                 dump.notes.append(line[2:])
             continue
         key, rest = m.groups()
+        r.key_lines[key] = r.key_lines.get(key, 0) + 1
         d = kv(rest)
         if key in ("leaf", "firmware-leaf"):
             lf = {"va": d.get("va"), "pa": d.get("pa"), "size": d.get("size"),
@@ -283,18 +325,100 @@ def parse_file(path):
         return parse(f.read().decode("utf-8", "replace"))
 
 
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def bench_goals(texts):
+    """The goal lines of several benchmark outputs: a list of (name, goal,
+    [values as written], runs met), goals in the order of their first
+    appearance."""
+    goals = {}
+    for text in texts:
+        for line in clean(text):
+            m = BENCH_GOAL.match(line.rstrip())
+            if not m:
+                continue
+            name, value, goal, met = m.groups()
+            g = goals.setdefault(name, [goal, [], 0])
+            g[1].append(value)
+            g[2] += met == "yes"
+    return [(name, g[0], g[1], g[2]) for name, g in goals.items()]
+
+
+def bench_summary(paths):
+    texts = []
+    for path in paths:
+        with open(path, "rb") as f:
+            texts.append(f.read().decode("utf-8", "replace"))
+    out = []
+    for name, goal, values, met in bench_goals(texts):
+        out.append("bench-runs: %s median=%.2f goal=%s met in %d of %d runs [ %s ]" %
+                   (name, median([float(v) for v in values]), goal, met, len(paths),
+                    " ".join(values)))
+    return out
+
+
 def main(argv):
-    if len(argv) < 3:
+    if len(argv) >= 3 and argv[1] == "bench-summary":
+        for line in bench_summary(argv[2:]):
+            print(line)
+        return 0
+    first = raw = False
+    args = []
+    for a in argv[1:]:
+        if a == "--first":
+            first = True
+        elif a == "--raw":
+            raw = True
+        else:
+            args.append(a)
+    if len(args) < 2 or ((first or raw) and args[0] != "fact"):
         print(__doc__.strip(), file=sys.stderr)
         return 2
+    argv = [argv[0]] + args
     cmd, path = argv[1], argv[2]
+    if cmd == "clean" and len(argv) == 3:
+        # bytes in, the same bytes out (but the sequences removed), whatever
+        # the encoding of the firmware's chatter
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "surrogateescape")
+        sys.stdout.buffer.write("\n".join(clean(text)).encode("utf-8", "surrogateescape"))
+        return 0
     r = parse_file(path)
+    if cmd == "lines" and len(argv) == 3:
+        for line in r.report_lines:
+            print(line)
+        return 0
+    if cmd == "closings" and len(argv) == 3:
+        for line in r.closings:
+            print(line)
+        return 0
+    if cmd == "counts" and len(argv) == 3:
+        c = r.closing or ("", "", "")
+        print("tests=%d passed=%d failed=%d skipped=%d plan=%s closing_passed=%s "
+              "closing_failed=%s closing_skipped=%s closings=%d" %
+              (len(r.tests), r.passed, r.failed, r.skipped,
+               "" if r.plan is None else r.plan, c[0], c[1], c[2], len(r.closings)))
+        return 0
     if cmd == "summary":
         print("passed=%d failed=%d skipped=%d plan=%s closing=%s" %
               (r.passed, r.failed, r.skipped, r.plan, r.closing))
         return 0
     if cmd == "fact" and len(argv) == 5:
-        v = r.fact(argv[3]).get(argv[4])
+        v = r.fact(argv[3], first=first, raw=raw).get(argv[4])
+        if v is None:
+            return 1
+        print(v)
+        return 0
+    if cmd == "count" and len(argv) == 4:
+        print(r.key_lines.get(argv[3], 0))
+        return 0
+    if cmd == "dump-end" and len(argv) == 5:
+        d = r.dumps.get(argv[3])
+        v = d.end.get(argv[4]) if d is not None and d.end else None
         if v is None:
             return 1
         print(v)

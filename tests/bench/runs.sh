@@ -15,28 +15,6 @@ while [ "$k" -le "$n" ]; do
 	sh -c "$cmd" >"$dir/run-$k.txt"
 	k=$((k + 1))
 done
-# bench: NAME value=X goal=OPY met=yes|no, in the same order in every run
-cat "$dir"/run-*.txt | awk -v n="$n" '
-/^bench: [a-z0-9_]+ value=.* goal=.* met=/ {
-	name = $2
-	if (!(name in seen)) { seen[name] = 1; order[++count] = name }
-	v = $3; sub(/value=/, "", v)
-	vals[name] = vals[name] " " v
-	goalof[name] = $4
-	if ($5 == "met=yes") met[name]++
-}
-END {
-	for (i = 1; i <= count; i++) {
-		name = order[i]
-		m = split(vals[name], a, " ")
-		# insertion sort for the median
-		for (x = 2; x <= m; x++) {
-			t = a[x] + 0
-			for (y = x - 1; y >= 1 && a[y] + 0 > t; y--) a[y + 1] = a[y]
-			a[y + 1] = t
-		}
-		med = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-		printf("bench-runs: %s median=%.2f %s met in %d of %d runs [%s ]\n", name, med,
-		       goalof[name], met[name] + 0, n, vals[name])
-	}
-}'
+# the goal lines, "bench: NAME value=X goal=G met=yes|no", read by the one
+# reader of ptlab's reports and benchmark outputs
+python3 "$(dirname "$0")/../../tools/report.py" bench-summary "$dir"/run-*.txt

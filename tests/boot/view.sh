@@ -106,10 +106,9 @@ check_log "^# ptdump-end: tables=firmware .* complete=1 " "$BOOT_LOG" "ho: the f
 check_log '^# firmware tables: only the first 2048 leaves are listed, [0-9]+ more are not' \
 	"$BOOT_LOG" "ho: the firmware's leaf listing stops at its cap and says so"
 # listed + unlisted == the audit's count; exactly the listed ones printed
-fwend=$(log_clean "$BOOT_LOG" | grep -m 1 '^# ptdump-end: tables=firmware ')
-listed=$(sed -n 's/.* listed=\([0-9]*\) .*/\1/p' <<<"$fwend")
-unlisted=$(sed -n 's/.* unlisted=\([0-9]*\) .*/\1/p' <<<"$fwend")
-printed=$(log_clean "$BOOT_LOG" | grep -c '^# firmware-leaf: ')
+listed=$(python3 "$TOOLS/report.py" dump-end "$BOOT_LOG" firmware listed)
+unlisted=$(python3 "$TOOLS/report.py" dump-end "$BOOT_LOG" firmware unlisted)
+printed=$(python3 "$TOOLS/report.py" count "$BOOT_LOG" firmware-leaf)
 audit=$(( $(fact "$BOOT_LOG" firmware-tables leaves_4k) + $(fact "$BOOT_LOG" firmware-tables leaves_2m) +
 	  $(fact "$BOOT_LOG" firmware-tables leaves_1g) ))
 if [ "$printed" = 2048 ] && [ "$listed" = 2048 ] && [ $((listed + unlisted)) = "$audit" ]; then
