@@ -18,8 +18,9 @@ tests/bench/runs.sh read reports only through these):
                                      closing_failed= closing_skipped= closings=
     report.py fact [--first] [--raw] FILE KEY FIELD
                                      one fact's value: of the last line with KEY
-                                     (--first: the first), as a number (decimal;
-                                     --raw: the text as written); exit 1 if absent
+                                     that has FIELD (--first: the first), as a
+                                     number (decimal; --raw: the text as
+                                     written); exit 1 if absent
     report.py clean FILE             the log without ANSI sequences, CRs and NULs
     report.py lines FILE             the report's own lines (test points, facts,
                                      notes, plan, closing lines), firmware chatter
@@ -172,6 +173,14 @@ class Report:
             if k == key:
                 return dict(KV.findall(rest)) if raw else d
         return {}
+
+    def value(self, key, field, first=False, raw=False):
+        """@field of the last (@first: the first) "# @key:" line that has
+        it (a key's lines may carry different fields); None when none has."""
+        for k, rest, d in (self.facts if first else reversed(self.facts)):
+            if k == key and field in d:
+                return dict(KV.findall(rest))[field] if raw else d[field]
+        return None
 
     def facts_all(self, key):
         return [d for k, _, d in self.facts if k == key]
@@ -408,7 +417,7 @@ def main(argv):
               (r.passed, r.failed, r.skipped, r.plan, r.closing))
         return 0
     if cmd == "fact" and len(argv) == 5:
-        v = r.fact(argv[3], first=first, raw=raw).get(argv[4])
+        v = r.value(argv[3], argv[4], first=first, raw=raw)
         if v is None:
             return 1
         print(v)

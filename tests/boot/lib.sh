@@ -288,7 +288,7 @@ report_lines()
 }
 
 # fact LOG KEY FIELD: the value of FIELD=... on the report's first "# KEY:"
-# line, as written (hex stays hex); empty when absent.
+# line that has FIELD, as written (hex stays hex); empty when absent.
 fact()
 {
 	python3 "$BOOT_REPORT_PY" fact --first --raw "$1" "$2" "$3"

@@ -8,7 +8,10 @@
 # Firmware mode and hand-off mode, with -cpu max and -cpu qemu64: the
 # bootargs are named and ignored, \ptlab.cfg is honoured, every check
 # passes, each report line reaches the serial port once, and the hand-off
-# end is the runtime ResetSystem U-Boot offers.
+# end is the runtime ResetSystem U-Boot offers.  The -cpu max runs use
+# --levels=5: the switch to 5-level paging and back (CR0.PG off in a
+# trampoline, segment registers reloaded there) must hold with U-Boot's
+# selectors and read-only GDT as well as with OVMF's.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +25,21 @@ if [ ! -f "$UBOOT_ROM" ]; then
 	boot_done
 	exit
 fi
+
+# at_five NAME: the run switched to 5-level paging and every live phase
+# found the CPU there
+at_five()
+{
+	local name=$1 phases at5
+	phases=$(fact "$BOOT_LOG" la57 live_phases)
+	at5=$(fact "$BOOT_LOG" la57 at_5_levels)
+	if [ "$(fact "$BOOT_LOG" paging levels)" = 5 ] && [ -n "$phases" ] && [ "$phases" -gt 0 ] &&
+	   [ "$phases" = "$at5" ]; then
+		pass "$name: switched to 5 levels under U-Boot, $at5 of $phases live phases at 5 levels"
+	else
+		fail "$name: paging levels='$(fact "$BOOT_LOG" paging levels)' live_phases='$phases' at_5_levels='$at5'"
+	fi
+}
 
 # once: the closing line and the options note appear exactly once on the serial port
 check_once()
@@ -48,7 +66,7 @@ check_uboot_facts()
 # target (its boot script says "EFI LOAD FAILED: continuing..." whatever the
 # status), and the test stops QEMU once it has.
 sock=$BOOT_DIR/ret.qmp
-boot_bg fw-max --bios "$UBOOT_ROM" --cpu max --mem 1G --cfg "--end=qemu --iterations=5000"
+boot_bg fw-max --bios "$UBOOT_ROM" --cpu max --mem 1G --cfg "--end=qemu --levels=5 --iterations=5000"
 boot_bg fw-qemu64 --bios "$UBOOT_ROM" --cpu qemu64 --mem 1G \
 	--cfg "--end=return --iterations=5000" -- -qmp unix:"$sock",server=on,wait=off
 for _ in $(seq 1 "$BOOT_TIMEOUT"); do
@@ -76,6 +94,7 @@ for n in fw-max fw-qemu64; do
 		fi
 	else
 		judge_passed "$n"
+		at_five "$n"
 	fi
 	check_once "$n"
 	check_uboot_facts "$n"
@@ -84,13 +103,14 @@ for n in fw-max fw-qemu64; do
 done
 
 boot_bg handoff-max --bios "$UBOOT_ROM" --cpu max --mem 1G \
-	--cfg "--mode=handoff --end=qemu --iterations=5000"
+	--cfg "--mode=handoff --end=qemu --levels=5 --iterations=5000"
 # -no-reboot makes a reset exit QEMU with 0 as well: the CPU log tells them apart
 boot_bg handoff-qemu64 --bios "$UBOOT_ROM" --cpu qemu64 --mem 1G \
 	--cfg "--mode=handoff --end=shutdown --iterations=5000" \
 	-- -d cpu_reset -D "$BOOT_DIR/handoff-qemu64.cpu.log"
 boot_wait
 judge_passed handoff-max nofile
+at_five handoff-max
 check_once handoff-max
 check_uboot_facts handoff-max
 # shutdown through the runtime ResetSystem U-Boot declares: QEMU exits with 0

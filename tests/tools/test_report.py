@@ -47,6 +47,7 @@ REPORT = [
     "ok 3 - teardown: faults",
     "# tables: total=7 minimum=7",
     "# cr3: firmware=0x7f801000 built=0x6e000000",
+    "# cr3: restored=0x7f801000",
     "1..3",
     "ptlab: 2 passed, 0 failed, 1 skipped",
 ]
@@ -128,6 +129,9 @@ def main():
           "fact: a hex value as a number")
     check(cli("fact", "--raw", serial, "cr3", "built") == (0, "0x6e000000\n"),
           "fact --raw: the value as written")
+    check(cli("fact", "--first", serial, "cr3", "built") == (0, "%d\n" % 0x6e000000) and
+          cli("fact", serial, "tables", "pml4") == (0, "1\n"),
+          "fact: the line with KEY that has FIELD, first or last")
     check(cli("fact", serial, "tables", "nosuch")[0] == 1 and cli("fact", serial, "nokey", "x")[0] == 1,
           "fact: an absent key or field exits 1")
     check(cli("fact", "--raw", serial)[0] == 2, "fact: too few arguments are refused")
