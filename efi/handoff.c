@@ -15,11 +15,17 @@
  * the full check suite.  The report goes to COM1 and the framebuffer.  The
  * end is ResetSystem (runtime services stay identity mapped) or
  * isa-debug-exit; there is nothing to return to.
+ *
+ * Calls down into the shared pipeline (run.c).  Firmware calls: the
+ * configuration table (Memory Attributes Table), GetMemoryMap and
+ * ExitBootServices, AllocatePages (owned.c), GOP (gop.c) and MP services
+ * (smp_fw.c) before the hand-off; after it only the runtime ResetSystem.
  */
-#include "app.h"
-#include "churn.h"
 #include "firmware.h"
 #include "gop.h"
+#include "handoff.h"
+#include "owned.h"
+#include "run.h"
 #include "runs.h"
 #include "serial.h"
 #include "sink.h"
@@ -41,17 +47,6 @@ static uint64_t *ram_bitmap;
 static size_t ram_bitmap_bytes;
 static uint64_t stack_top;
 static EFI_HANDLE self;
-
-static void *pages(uint64_t bytes)
-{
-	EFI_PHYSICAL_ADDRESS pa = 0;
-
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
-			      (bytes + PT_PAGE_SIZE - 1) / PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
-		return NULL;
-	app_own(pa, bytes);
-	return (void *)(uintptr_t)pa;
-}
 
 static bool is_free_type(uint32_t type)
 {
@@ -78,8 +73,8 @@ static void find_mat(struct ptlab *p)
 			return;
 		}
 		bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
-		copy = pages(bytes);
-		p->mat.range = pages((uint64_t)(hdr[1] + 1) * sizeof(*p->mat.range));
+		copy = owned_pages(bytes);
+		p->mat.range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*p->mat.range));
 		if (!copy || !p->mat.range) {
 			report_fact(p->rep, "mat", "refused=no-memory");
 			p->mat.range = NULL;
@@ -193,7 +188,7 @@ static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigne
 {
 	const struct pt_range *own;
 	bool ok;
-	unsigned nown = app_owned(&own, &ok), n;
+	unsigned nown = owned_list(&own, &ok), n;
 
 	n = collect(p, out, cap, ok);
 	if (ok)
@@ -218,13 +213,13 @@ static int phase_b_body(void *arg)
 	unsigned n;
 	int err;
 
-	err = app_normalize(p, &final_map);
+	err = run_normalize(p, &final_map);
 	if (err) {
 		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
 		return 0;
 	}
 	if (p->opts.dump_memmap)
-		app_dump_raw_map(&final_map);   /* the map ExitBootServices was called with */
+		run_dump_raw_map(p, &final_map);   /* the map ExitBootServices was called with */
 	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
 	boot_frames = p->frames;
 	err = pt_frames_init(&p->frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
@@ -241,7 +236,7 @@ static int phase_b_body(void *arg)
 	{
 		const struct pt_range *own;
 		bool complete;
-		unsigned nown = app_owned(&own, &complete);
+		unsigned nown = owned_list(&own, &complete);
 		uint64_t loader = 0, mine = 0;
 
 		for (unsigned i = 0; i < p->map.n; i++)
@@ -255,14 +250,14 @@ static int phase_b_body(void *arg)
 			    (unsigned long long)mine, (unsigned long long)p->image.size, complete);
 	}
 	t = rdtsc();
-	err = app_plan(p);
+	err = run_plan(p);
 	p->t.plan = rdtsc() - t;
 	if (err) {
 		report_fail(p->rep, "handoff: plan of the final map: %s", pt_strerror(err));
 		return 0;
 	}
-	app_build_and_check(p, &final_map);
-	app_report_frames_and_time(p, t0);
+	run_build_and_check(p, &final_map);
+	run_report_frames_and_time(p, t0);
 	return 0;
 }
 
@@ -327,7 +322,7 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 			    "supported after ExitBootServices (0x%x): the CPU halts instead of --end=%s",
 			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
 	report_finish(p->rep);
-	app_emit();
+	sink_emit(p->rep);
 	if (p->fb_ok) {
 		/* the whole report on the screen, as the host renders it */
 		char buf[256];
@@ -383,7 +378,7 @@ static void fatal_report(const struct trap_fault *f)
 		    (unsigned long long)f->rip, (unsigned long long)f->cr2,
 		    (unsigned long long)f->error);
 	report_finish(p->rep);
-	app_emit();
+	sink_emit(p->rep);
 	if (p->opts.end == OPTS_END_QEMU)
 		ptlab_debug_exit(p, false);
 }
@@ -420,37 +415,37 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 		p->fb_len = (p->fb.size + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
 	}
 	find_mat(p);
-	if (app_get_map(&m) != EFI_SUCCESS)
+	if (run_get_map(&m) != EFI_SUCCESS)
 		return PT_EMAPBAD;
 	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_EXTRA_DESC;
-	p->map.range = pages(cap * sizeof(*p->map.range));
+	p->map.range = owned_pages(cap * sizeof(*p->map.range));
 	p->map.cap = cap;
 	p->plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
-	p->plan.entry = pages(p->plan.cap * sizeof(*p->plan.entry));
+	p->plan.entry = owned_pages(p->plan.cap * sizeof(*p->plan.entry));
 	final_map.cap = m.cap + MAP_EXTRA_DESC * m.desc_size;
-	final_map.buf = pages(final_map.cap);
-	stack_top = (uint64_t)(uintptr_t)pages(STACK_BYTES);
+	final_map.buf = owned_pages(final_map.cap);
+	stack_top = (uint64_t)(uintptr_t)owned_pages(STACK_BYTES);
 	if (!p->map.range || !p->plan.entry || !final_map.buf || !stack_top)
 		return PT_ENOMEM;
 	stack_top += STACK_BYTES;
-	app_describe_image(p, li);
-	err = app_normalize(p, &m);
+	run_describe_image(p, li);
+	err = run_normalize(p, &m);
 	if (err)
 		return err;
 	p->fb_extra = p->fb_ok && !pt_memmap_overlaps(&p->map, p->fb.base_pa, p->fb_len);
 	ram_bitmap_bytes = bitmap_estimate(p);
-	ram_bitmap = pages(ram_bitmap_bytes);
+	ram_bitmap = owned_pages(ram_bitmap_bytes);
 	if (!ram_bitmap)
 		return PT_ENOMEM;
 	ptlab_audit_firmware(p);
 	ptlab_dump_firmware(p);
 
 	/* the recovery hierarchy, in our pool: everything identity mapped, as after hand-off */
-	err = app_plan(p);
+	err = run_plan(p);
 	if (!err)
-		err = app_setup_pool(p);
+		err = run_setup_pool(p);
 	if (!err)
-		err = app_setup_data(p);
+		err = run_setup_data(p);
 	if (!err)
 		err = pt_create(&boot_space, &p->env, p->levels);
 	if (!err)
@@ -490,7 +485,7 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	 */
 	report_note(p->rep, "report-file: ends here, before ExitBootServices; the rest of this "
 		    "run's report and its verdict go to COM1 and the screen only");
-	app_emit();
+	sink_emit(p->rep);
 	sink_file_close();
 	runs_end("handed off (ExitBootServices): the verdict went to COM1 and the screen only");
 

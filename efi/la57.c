@@ -7,10 +7,14 @@
  * Firmware calls (the trampoline's and the pool's allocation) only in
  * la57_setup() and la57_pool_alloc(), with boot services alive.
  */
-#include "app.h"
+#include <efi.h>
+#include <efilib.h>
+
 #include "fmt.h"
 #include "la57.h"
 #include "la57plan.h"
+#include "owned.h"
+#include "ptlab.h"
 #include "serial.h"
 
 #include <ptlab/pte.h>
@@ -46,7 +50,7 @@ bool la57_setup(struct ptlab *p)
 			    "trampoline");
 		return false;
 	}
-	app_own(pa, LA57_PAGES * PAGE);
+	owned_add(pa, LA57_PAGES * PAGE);
 	p->la57_tramp = pa;
 	la57_tramp_init(pa);
 	fatal_p = p;

@@ -177,6 +177,18 @@ void smp_send_exit(void);
 void smp_handoff_init_aps(void);
 int smp_handoff_live(struct ptlab *p);
 
+/*
+ * Every CPU on the built tables (smp_fw.c): per-CPU checks on each AP,
+ * shootdowns by IPI, a churn read by the APs.  Firmware mode only (reports
+ * a skip otherwise); needs boot services.
+ */
+void smp_run(struct ptlab *p);
+/*
+ * Hand-off mode, before ExitBootServices (smp_fw.c): CPUs, blocks,
+ * trampoline, LAPIC in @recovery.
+ */
+void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery);
+
 /* Map / unmap the test pages of the SMP area (BSP, before / after the APs ran). */
 int smp_map_area(struct ptlab *p);
 void smp_unmap_area(struct ptlab *p);

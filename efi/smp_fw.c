@@ -16,8 +16,12 @@
  *      own firmware state and the event says the procedures returned; only
  *      then is anything of ours freed.  Every wait is bounded.
  */
-#include "app.h"
+#include <efi.h>
+#include <efilib.h>
+
 #include "mpservices.h"
+#include "owned.h"
+#include "sink.h"
 #include "smp.h"
 #include "smp_tramp.h"
 
@@ -164,7 +168,7 @@ static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bs
 		*why = "no memory for the per-CPU blocks";
 		return -1;
 	}
-	app_own(blocks, pages * PAGE);
+	owned_add(blocks, pages * PAGE);
 	sh->blocks = blocks;
 	sh->block_pages = pages;
 	for (unsigned i = 0; i < ids->n; i++) {
@@ -318,7 +322,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		handoff_skip = "no two pages for the trampoline below 640 KiB";
 		return;
 	}
-	app_own(tramp, 2 * PAGE);
+	owned_add(tramp, 2 * PAGE);
 	sh->tramp_pa = tramp;
 	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
 		(UINTN)(smp_tramp_end - smp_tramp_start));
@@ -488,7 +492,7 @@ void smp_run(struct ptlab *p)
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (!sh->cpu[i]->bsp)
 			smp_report_cpu(p, sh->cpu[i]);
-	app_emit();
+	sink_emit(p->rep);
 
 	if (!p->aborted)
 		ptlab_live(p, smp_bsp_live, "smp");
