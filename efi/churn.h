@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ptlab.h"
+#include "state.h"
 
 /* Reset the churn for p->opts.seed / p->opts.iterations (firmware CR3). */
 void churn_start(struct ptlab *p);

@@ -9,6 +9,7 @@
  */
 #include "fwmode.h"
 #include "owned.h"
+#include "report.h"
 #include "run.h"
 
 /*
@@ -83,11 +84,11 @@ void fwmode_run(struct ptlab *p, EFI_LOADED_IMAGE *li, uint64_t t0)
 		}
 	}
 	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * RUN_MAP_SLACK_DESC;
-	p->map.range = owned_pool(cap * sizeof(*p->map.range));
-	p->map.cap = cap;
-	p->plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4;
-	p->plan.entry = owned_pool(p->plan.cap * sizeof(*p->plan.entry));
-	if (!p->map.range || !p->plan.entry) {
+	p->build.map.range = owned_pool(cap * sizeof(*p->build.map.range));
+	p->build.map.cap = cap;
+	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4;
+	p->build.plan.entry = owned_pool(p->build.plan.cap * sizeof(*p->build.plan.entry));
+	if (!p->build.map.range || !p->build.plan.entry) {
 		report_fail(p->rep, "memmap: no memory for the map and the plan");
 		goto out;
 	}
@@ -114,9 +115,9 @@ void fwmode_run(struct ptlab *p, EFI_LOADED_IMAGE *li, uint64_t t0)
 	}
 	if (p->opts.dump_memmap)
 		run_dump_raw_map(p, &m);
-	if (p->plan.min_total > p->pool_frames) {
+	if (p->build.plan.min_total > p->build.pool_frames) {
 		report_fail(p->rep, "plan: needs %llu table frames, the pool holds %llu",
-			    (unsigned long long)p->plan.min_total, (unsigned long long)p->pool_frames);
+			    (unsigned long long)p->build.plan.min_total, (unsigned long long)p->build.pool_frames);
 		goto out;
 	}
 	run_build_and_check(p, &m);

@@ -6,7 +6,7 @@
 #include <efi.h>
 #include <efilib.h>
 
-#include "ptlab.h"
+#include "state.h"
 
 /*
  * After run_start: the whole run with boot services alive (@t0: its start,

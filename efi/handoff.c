@@ -24,6 +24,7 @@
 #include "firmware.h"
 #include "gop.h"
 #include "handoff.h"
+#include "la57.h"
 #include "owned.h"
 #include "run.h"
 #include "runs.h"
@@ -74,19 +75,19 @@ static void find_mat(struct ptlab *p)
 		}
 		bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
 		copy = owned_pages(bytes);
-		p->mat.range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*p->mat.range));
-		if (!copy || !p->mat.range) {
+		p->build.mat.range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*p->build.mat.range));
+		if (!copy || !p->build.mat.range) {
 			report_fact(p->rep, "mat", "refused=no-memory");
-			p->mat.range = NULL;
+			p->build.mat.range = NULL;
 			return;
 		}
-		p->mat.cap = hdr[1] + 1;
+		p->build.mat.cap = hdr[1] + 1;
 		CopyMem(copy, (void *)hdr, bytes);
-		err = pt_mat_parse(copy, bytes, p->caps.maxphyaddr, &p->mat);
+		err = pt_mat_parse(copy, bytes, p->cpu.caps.maxphyaddr, &p->build.mat);
 		if (err) {
-			report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->mat.why),
-				    p->mat.bad_index);
-			p->mat.n = 0;
+			report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->build.mat.why),
+				    p->build.mat.bad_index);
+			p->build.mat.n = 0;
 		}
 		return;
 	}
@@ -97,9 +98,9 @@ static size_t bitmap_estimate(const struct ptlab *p)
 {
 	uint64_t frames = 0;
 
-	for (unsigned i = 0; i < p->map.n; i++)
-		if (is_free_type(p->map.range[i].type))
-			frames += p->map.range[i].len / PT_PAGE_SIZE;
+	for (unsigned i = 0; i < p->build.map.n; i++)
+		if (is_free_type(p->build.map.range[i].type))
+			frames += p->build.map.range[i].len / PT_PAGE_SIZE;
 	return (size_t)((frames / 64 + 2 * PT_FRAMES_MAX_RANGES + 64) * sizeof(uint64_t));
 }
 
@@ -160,8 +161,8 @@ static unsigned collect(const struct ptlab *p, struct pt_range *out, unsigned ca
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < p->map.n && n < cap; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
+	for (unsigned i = 0; i < p->build.map.n && n < cap; i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
 		uint64_t a = r->pa < LOW_RESERVED ? LOW_RESERVED : r->pa, b = r->pa + r->len;
 
 		if ((!is_free_type(r->type) && !(loader && is_loader_type(r->type))) || a >= b)
@@ -192,7 +193,7 @@ static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigne
 
 	n = collect(p, out, cap, ok);
 	if (ok)
-		ok = cut_out(out, &n, cap, p->image.base, p->image.base + p->image.size);
+		ok = cut_out(out, &n, cap, p->build.image.base, p->build.image.base + p->build.image.size);
 	for (unsigned i = 0; i < nown && ok; i++)
 		ok = cut_out(out, &n, cap, own[i].va, own[i].va + own[i].len);
 	*with_loader = ok;
@@ -221,9 +222,9 @@ static int phase_b_body(void *arg)
 	if (p->opts.dump_memmap)
 		run_dump_raw_map(p, &final_map);   /* the map ExitBootServices was called with */
 	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
-	boot_frames = p->frames;
-	err = pt_frames_init(&p->frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
-			     p->env.phys_to_virt, p);
+	boot_frames = p->build.frames;
+	err = pt_frames_init(&p->build.frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
+			     p->build.env.phys_to_virt, p);
 	if (err) {
 		report_fail(p->rep, "handoff: frame allocator over all RAM: %s (%u ranges)",
 			    pt_strerror(err), n);
@@ -239,15 +240,15 @@ static int phase_b_body(void *arg)
 		unsigned nown = owned_list(&own, &complete);
 		uint64_t loader = 0, mine = 0;
 
-		for (unsigned i = 0; i < p->map.n; i++)
-			if (is_loader_type(p->map.range[i].type))
-				loader += p->map.range[i].len;
+		for (unsigned i = 0; i < p->build.map.n; i++)
+			if (is_loader_type(p->build.map.range[i].type))
+				loader += p->build.map.range[i].len;
 		for (unsigned i = 0; i < nown; i++)
 			mine += own[i].len;
 		report_fact(p->rep, "handoff-frames", "ranges=%u bytes=%llu loader_bytes=%llu "
 			    "app_allocations=%u app_bytes=%llu image_bytes=%llu all_recorded=%d",
 			    n, (unsigned long long)bytes, (unsigned long long)loader, nown,
-			    (unsigned long long)mine, (unsigned long long)p->image.size, complete);
+			    (unsigned long long)mine, (unsigned long long)p->build.image.size, complete);
 	}
 	t = rdtsc();
 	err = run_plan(p);
@@ -271,12 +272,12 @@ static void back_home(struct ptlab *p)
 {
 	uint64_t pml4;
 
-	if (p->fw_levels != 4 || !la57_active()) {
-		write_cr3(p->home_cr3);
+	if (p->cpu.fw_levels != 4 || !la57_active()) {
+		write_cr3(p->live.home_cr3);
 		return;
 	}
-	write_cr3(p->home_cr3);
-	pml4 = la57_lower_pml4(p->home_cr3);
+	write_cr3(p->live.home_cr3);
+	pml4 = la57_lower_pml4(p->live.home_cr3);
 	if (!pml4) {
 		report_fail(p->rep, "handoff: the recovery hierarchy has no PML5 slot 0 to return "
 			    "to 4-level paging with");
@@ -315,7 +316,7 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 
 	back_home(p);
 	passed = p->rep->failed == 0 && !p->aborted && p->rep->passed;
-	fb_on = p->fb_ok;
+	fb_on = p->fb.ok;
 	if ((p->opts.end == OPTS_END_SHUTDOWN || p->opts.end == OPTS_END_REBOOT) &&
 	    !firmware_runtime_reset_supported())
 		report_note(p->rep, "handoff: EFI_RT_PROPERTIES_TABLE says ResetSystem is not "
@@ -323,7 +324,7 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
 	report_finish(p->rep);
 	sink_emit(p->rep);
-	if (p->fb_ok) {
+	if (p->fb.ok) {
 		/* the whole report on the screen, as the host renders it */
 		char buf[256];
 
@@ -390,8 +391,8 @@ static __attribute__((noreturn)) void phase_b(void *arg)
 	struct trap_fault f;
 
 	if (trap_guard(phase_b_body, p, &f) == TRAP_GUARD_FAULTED) {
-		write_cr3(p->home_cr3);
-		p->live = false;
+		write_cr3(p->live.home_cr3);
+		p->live.on = false;
 		p->aborted = true;
 		report_fail(p->rep, "handoff: unexpected exception vector=%u (%s) rip=0x%llx "
 			    "cr2=0x%llx error=0x%llx rsp=0x%llx", f.vector,
@@ -410,29 +411,29 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	unsigned cap;
 	int err;
 
-	if (gop_query(ST, &p->fb) == 0) {
-		p->fb_ok = true;
-		p->fb_len = (p->fb.size + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
+	if (gop_query(ST, &p->fb.info) == 0) {
+		p->fb.ok = true;
+		p->fb.len = (p->fb.info.size + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
 	}
 	find_mat(p);
 	if (run_get_map(&m) != EFI_SUCCESS)
 		return PT_EMAPBAD;
 	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_EXTRA_DESC;
-	p->map.range = owned_pages(cap * sizeof(*p->map.range));
-	p->map.cap = cap;
-	p->plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
-	p->plan.entry = owned_pages(p->plan.cap * sizeof(*p->plan.entry));
+	p->build.map.range = owned_pages(cap * sizeof(*p->build.map.range));
+	p->build.map.cap = cap;
+	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
+	p->build.plan.entry = owned_pages(p->build.plan.cap * sizeof(*p->build.plan.entry));
 	final_map.cap = m.cap + MAP_EXTRA_DESC * m.desc_size;
 	final_map.buf = owned_pages(final_map.cap);
 	stack_top = (uint64_t)(uintptr_t)owned_pages(STACK_BYTES);
-	if (!p->map.range || !p->plan.entry || !final_map.buf || !stack_top)
+	if (!p->build.map.range || !p->build.plan.entry || !final_map.buf || !stack_top)
 		return PT_ENOMEM;
 	stack_top += STACK_BYTES;
 	run_describe_image(p, li);
 	err = run_normalize(p, &m);
 	if (err)
 		return err;
-	p->fb_extra = p->fb_ok && !pt_memmap_overlaps(&p->map, p->fb.base_pa, p->fb_len);
+	p->fb.extra = p->fb.ok && !pt_memmap_overlaps(&p->build.map, p->fb.info.base_pa, p->fb.len);
 	ram_bitmap_bytes = bitmap_estimate(p);
 	ram_bitmap = owned_pages(ram_bitmap_bytes);
 	if (!ram_bitmap)
@@ -447,19 +448,19 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	if (!err)
 		err = run_setup_data(p);
 	if (!err)
-		err = pt_create(&boot_space, &p->env, p->levels);
+		err = pt_create(&boot_space, &p->build.env, p->build.levels);
 	if (!err)
-		err = pt_plan_apply(&boot_space, &p->plan);
+		err = pt_plan_apply(&boot_space, &p->build.plan);
 	if (err)
 		return err;
-	p->home_cr3 = boot_space.root_pa;
+	p->live.home_cr3 = boot_space.root_pa;
 	smp_handoff_prepare(p, &boot_space);
 	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_levels=%u recovery_tables=%llu "
 		    "mat_entries=%u fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
-		    (unsigned long long)p->home_cr3, boot_space.levels,
+		    (unsigned long long)p->live.home_cr3, boot_space.levels,
 		    (unsigned long long)pt_table_count(&boot_space),
-		    p->mat.n, p->fb.width, p->fb.height, p->fb.stride, (unsigned)p->fb.format,
-		    (unsigned long long)p->fb.base_pa, p->fb_extra);
+		    p->build.mat.n, p->fb.info.width, p->fb.info.height, p->fb.info.stride, (unsigned)p->fb.info.format,
+		    (unsigned long long)p->fb.info.base_pa, p->fb.extra);
 	return PT_OK;
 }
 
@@ -471,8 +472,8 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 
 	self = image;
 	p->handoff = true;
-	if (p->caps.pat)
-		pt_pat_ptlab(&p->env.pat);
+	if (p->cpu.caps.pat)
+		pt_pat_ptlab(&p->build.env.pat);
 	err = prepare(p, li);
 	if (err) {
 		report_fail(p->rep, "handoff: preparing for ExitBootServices: %s", pt_strerror(err));
@@ -513,34 +514,34 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	trap_install();
 	write_efer(read_efer() | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
-	if (p->caps.pat) {
+	if (p->cpu.caps.pat) {
 		/* SDM Vol. 3A 11.12.4: flush caches and TLBs around a PAT change */
 		__asm__ volatile("wbinvd" : : : "memory");
-		write_pat(pt_pat_msr(&p->env.pat));
+		write_pat(pt_pat_msr(&p->build.env.pat));
 		__asm__ volatile("wbinvd" : : : "memory");
 	}
-	if (la57_active() != (p->levels == 5)) {
+	if (la57_active() != (p->build.levels == 5)) {
 		/* the recovery hierarchy has the other number of levels */
-		if (la57_switch(p, p->levels, p->home_cr3, "handoff")) {
+		if (la57_switch(p, p->build.levels, p->live.home_cr3, "handoff")) {
 			/* nothing changed: the firmware's tables are still intact and loaded */
 			p->aborted = true;
-			p->home_cr3 = read_cr3();
+			p->live.home_cr3 = read_cr3();
 			finish(p);
 		}
 		report_ok(p->rep, "handoff: switched to %u-level paging (CR4=0x%llx) with the "
-			  "%u-level recovery hierarchy 0x%llx", p->levels,
-			  (unsigned long long)read_cr4(), p->levels, (unsigned long long)p->home_cr3);
+			  "%u-level recovery hierarchy 0x%llx", p->build.levels,
+			  (unsigned long long)read_cr4(), p->build.levels, (unsigned long long)p->live.home_cr3);
 	} else {
-		write_cr3(p->home_cr3);
+		write_cr3(p->live.home_cr3);
 	}
 	/* the APs leave the firmware's parking loop before its memory is reused */
 	smp_handoff_init_aps();
 	fatal_p = p;
-	trap_set_fatal_home(p->home_cr3, fatal_report);
-	if (p->fb_ok && fbcon_init_info(&fbc, &p->fb, (void *)(uintptr_t)p->fb.base_pa) == 0)
+	trap_set_fatal_home(p->live.home_cr3, fatal_report);
+	if (p->fb.ok && fbcon_init_info(&fbc, &p->fb.info, (void *)(uintptr_t)p->fb.info.base_pa) == 0)
 		sink_framebuffer(&fbc);
 	else
-		p->fb_ok = false;
+		p->fb.ok = false;
 	report_fact(p->rep, "handoff-exit", "ExitBootServices on try %u; our GDT, IDT, recovery CR3 "
 		    "and stack loaded", tries);
 	run_on_stack(phase_b, p, stack_top);

@@ -6,7 +6,7 @@
 #include <efi.h>
 #include <efilib.h>
 
-#include "ptlab.h"
+#include "state.h"
 
 /*
  * --mode=handoff, after run_start: leave boot services and run everything

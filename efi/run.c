@@ -15,8 +15,10 @@
  */
 #include "run.h"
 #include "churn.h"
+#include "la57.h"
 #include "optcheck.h"
 #include "owned.h"
+#include "report.h"
 #include "sink.h"
 #include "smp.h"
 
@@ -24,7 +26,7 @@
 
 #define POOL_HEADROOM     1024u       /* frames beyond the plan's tables, for the checks */
 #define DATA_BYTES        (8u << 20)  /* the data area test mappings point at */
-#define TYPED_BYTES       (64u << 10) /* the churn's typed window (see ptlab.h) */
+#define TYPED_BYTES       (64u << 10) /* the churn's typed window (see state.h) */
 
 /* Linker symbols of gnu-efi's elf_x86_64_efi.lds. */
 extern char _text[], _etext[], _data[], _edata[];
@@ -69,9 +71,9 @@ int run_normalize(struct ptlab *p, const struct rawmap *m)
 {
 	unsigned count = m->desc_size ? (unsigned)(m->size / m->desc_size) : 0;
 
-	p->map.n = 0;
+	p->build.map.n = 0;
 	return pt_memmap_normalize(m->buf, m->size, count, (unsigned)m->desc_size,
-				   p->caps.maxphyaddr, &p->map);
+				   p->cpu.caps.maxphyaddr, &p->build.map);
 }
 
 /* ---- the image --------------------------------------------------------------------- */
@@ -85,7 +87,7 @@ static void add_section(struct pt_image *img, uint64_t from, uint64_t to, unsign
 /* Sections from the linker symbols: text RX, data RW, the rest read-only. */
 void run_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li)
 {
-	struct pt_image *img = &p->image;
+	struct pt_image *img = &p->build.image;
 	uint64_t base = (uint64_t)(uintptr_t)li->ImageBase;
 	uint64_t end = pt_align_up(base + li->ImageSize, PT_PAGE_SIZE);
 	uint64_t text = (uint64_t)(uintptr_t)_text, etext = pt_align_up((uintptr_t)_etext, PT_PAGE_SIZE);
@@ -114,21 +116,21 @@ static void calibrate_tsc(struct ptlab *p)
 int run_plan(struct ptlab *p)
 {
 	struct pt_plan_caps caps = {
-		.has_1g = p->caps.pdpe1gb,
-		.levels = p->levels,
-		.maxphyaddr = p->caps.maxphyaddr,
+		.has_1g = p->cpu.caps.pdpe1gb,
+		.levels = p->build.levels,
+		.maxphyaddr = p->cpu.caps.maxphyaddr,
 		.boot_services_gone = p->handoff,
-		.mat = p->mat.n ? &p->mat : NULL,
+		.mat = p->build.mat.n ? &p->build.mat : NULL,
 	};
 	int err;
 
 	/* the framebuffer, when the map does not describe it: write-combining */
-	if (p->fb_extra) {
-		caps.extra[0] = (struct pt_plan_extra){ p->fb.base_pa, p->fb_len,
+	if (p->fb.extra) {
+		caps.extra[0] = (struct pt_plan_extra){ p->fb.info.base_pa, p->fb.len,
 							PT_WRITE | PT_CACHE(PT_CACHE_WC) };
 		caps.nextra = 1;
 	}
-	err = pt_plan_build(&p->map, &p->image, &caps, &p->plan);
+	err = pt_plan_build(&p->build.map, &p->build.image, &caps, &p->build.plan);
 	/* the LA57 trampoline's code page: RX in the identity map */
 	return err ? err : la57_plan_fixup(p);
 }
@@ -137,10 +139,10 @@ int run_setup_pool(struct ptlab *p)
 {
 	EFI_PHYSICAL_ADDRESS pa = 0;
 	struct pt_range r;
-	uint64_t frames = p->plan.min_total + POOL_HEADROOM;
+	uint64_t frames = p->build.plan.min_total + POOL_HEADROOM;
 	size_t bytes;
 
-	if (p->la57_tramp) {
+	if (p->live.la57_tramp) {
 		/* the roots are loaded with paging off: below 4 GiB */
 		if (la57_pool_alloc(p, frames, &pa) != PT_OK)
 			return PT_ENOMEM;
@@ -149,12 +151,12 @@ int run_setup_pool(struct ptlab *p)
 		return PT_ENOMEM;
 	}
 	owned_add(pa, frames * PT_PAGE_SIZE);
-	p->pool_pa = pa;
-	p->pool_frames = frames;
+	p->build.pool_pa = pa;
+	p->build.pool_frames = frames;
 	r.va = pa;
 	r.len = frames * PT_PAGE_SIZE;
 	bytes = pt_frames_bitmap_bytes(&r, 1);
-	return pt_frames_init(&p->frames, &r, 1, owned_pool(bytes), bytes, p->env.phys_to_virt, p);
+	return pt_frames_init(&p->build.frames, &r, 1, owned_pool(bytes), bytes, p->build.env.phys_to_virt, p);
 }
 
 /* The data area: DATA_BYTES, 2 MiB aligned, in our own LoaderData pages. */
@@ -165,10 +167,10 @@ int run_setup_pool(struct ptlab *p)
  */
 static bool data_in_ram_gib(struct ptlab *p, UINTN pages, EFI_PHYSICAL_ADDRESS *out)
 {
-	if (!p->caps.pdpe1gb)
+	if (!p->cpu.caps.pdpe1gb)
 		return false;
-	for (unsigned i = 0; i < p->map.n; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
+	for (unsigned i = 0; i < p->build.map.n; i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
 		uint64_t gib = pt_align_up(r->pa, PT_SIZE_1G);
 
 		for (; gib + PT_SIZE_1G <= r->pa + r->len; gib += PT_SIZE_1G) {
@@ -203,13 +205,13 @@ static void setup_typed(struct ptlab *p)
 	UINTN pages = TYPED_BYTES / PT_PAGE_SIZE;
 	EFI_STATUS st;
 
-	p->typed_len = 0;
+	p->data.typed_len = 0;
 	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa);
-	if (st == EFI_SUCCESS && p->big_ok && pa < p->big_pa + PT_SIZE_1G &&
-	    pa + TYPED_BYTES > p->big_pa) {
+	if (st == EFI_SUCCESS && p->data.big_ok && pa < p->data.big_pa + PT_SIZE_1G &&
+	    pa + TYPED_BYTES > p->data.big_pa) {
 		uefi_call_wrapper(BS->FreePages, 2, pa, pages);
-		pa = p->big_pa - 1;
-		st = p->big_pa > TYPED_BYTES + (1u << 20) ?
+		pa = p->data.big_pa - 1;
+		st = p->data.big_pa > TYPED_BYTES + (1u << 20) ?
 			uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
 					  pages, &pa) : EFI_NOT_FOUND;
 	}
@@ -219,9 +221,9 @@ static void setup_typed(struct ptlab *p)
 		return;
 	}
 	owned_add(pa, TYPED_BYTES);
-	p->typed_pa = pa;
-	p->typed_len = TYPED_BYTES;
-	p->typed_alloc = pa;
+	p->data.typed_pa = pa;
+	p->data.typed_len = TYPED_BYTES;
+	p->data.typed_alloc = pa;
 }
 
 int run_setup_data(struct ptlab *p)
@@ -234,13 +236,13 @@ int run_setup_data(struct ptlab *p)
 	    EFI_SUCCESS)
 		return PT_ENOMEM;
 	owned_add(pa, pages * PT_PAGE_SIZE);
-	p->data_pa = pt_align_up(pa, PT_SIZE_2M);
-	p->data_len = DATA_BYTES;
-	p->big_pa = p->data_pa & ~(PT_SIZE_1G - 1);
+	p->data.pa = pt_align_up(pa, PT_SIZE_2M);
+	p->data.len = DATA_BYTES;
+	p->data.big_pa = p->data.pa & ~(PT_SIZE_1G - 1);
 	/* a WB 1 GiB leaf over MMIO, a hole or reserved memory is a bug class of its own */
-	p->big_ok = p->caps.pdpe1gb && ptlab_range_is_ram(p, p->big_pa, PT_SIZE_1G);
-	p->data_alloc = pa;
-	p->data_pages = pages;
+	p->data.big_ok = p->cpu.caps.pdpe1gb && ptlab_range_is_ram(p, p->data.big_pa, PT_SIZE_1G);
+	p->data.alloc = pa;
+	p->data.pages = pages;
 	setup_typed(p);
 	return PT_OK;
 }
@@ -265,28 +267,28 @@ static void run_churn(struct ptlab *p)
 static void report_facts(struct ptlab *p, const struct rawmap *m)
 {
 	report_fact(p->rep, "cpu", "pdpe1gb=%d nx=%d maxphyaddr=%u la57=%d smep=%d smap=%d pge=%d "
-		    "hypervisor=%d levels=%u", p->caps.pdpe1gb, p->caps.nx, p->caps.maxphyaddr,
-		    p->caps.la57_enabled, p->caps.smep, p->caps.smap, p->caps.pge, p->caps.hypervisor,
-		    p->levels);
+		    "hypervisor=%d levels=%u", p->cpu.caps.pdpe1gb, p->cpu.caps.nx, p->cpu.caps.maxphyaddr,
+		    p->cpu.caps.la57_enabled, p->cpu.caps.smep, p->cpu.caps.smap, p->cpu.caps.pge, p->cpu.caps.hypervisor,
+		    p->build.levels);
 	report_fact(p->rep, "memmap", "descriptors=%u descriptor_size=%u ranges=%u usable_bytes=%llu "
 		    "quirks=0x%x", (unsigned)(m->size / m->desc_size), (unsigned)m->desc_size,
-		    p->map.n, (unsigned long long)p->map.usable_bytes, p->map.quirks | p->plan.quirks);
+		    p->build.map.n, (unsigned long long)p->build.map.usable_bytes, p->build.map.quirks | p->build.plan.quirks);
 	for (unsigned q = 0; q < PT_QUIRK_COUNT; q++)
-		if ((p->map.quirks | p->plan.quirks) & (1u << q))
-			report_fact(p->rep, "quirk", "%s count=%u", pt_quirk_name(q), p->map.quirk_count[q]);
+		if ((p->build.map.quirks | p->build.plan.quirks) & (1u << q))
+			report_fact(p->rep, "quirk", "%s count=%u", pt_quirk_name(q), p->build.map.quirk_count[q]);
 	report_fact(p->rep, "plan", "entries=%u identity_bytes=%llu hhdm_bytes=%llu image_bytes=%llu",
-		    p->plan.n, (unsigned long long)p->plan.identity_bytes,
-		    (unsigned long long)p->plan.hhdm_bytes, (unsigned long long)p->plan.image_bytes);
+		    p->build.plan.n, (unsigned long long)p->build.plan.identity_bytes,
+		    (unsigned long long)p->build.plan.hhdm_bytes, (unsigned long long)p->build.plan.image_bytes);
 	report_fact(p->rep, "tables", "pml5=%llu pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu "
-		    "minimum=%llu", (unsigned long long)p->tables_built[4],
-		    (unsigned long long)p->tables_built[3], (unsigned long long)p->tables_built[2],
-		    (unsigned long long)p->tables_built[1], (unsigned long long)p->tables_built[0],
-		    (unsigned long long)(p->tables_built[0] + p->tables_built[1] + p->tables_built[2] +
-					 p->tables_built[3] + p->tables_built[4]),
-		    (unsigned long long)p->plan.min_total);
-	report_fact(p->rep, "leaves", "4k=%llu 2m=%llu 1g=%llu", (unsigned long long)p->space.stats.leaves[0],
-		    (unsigned long long)p->space.stats.leaves[1],
-		    (unsigned long long)p->space.stats.leaves[2]);
+		    "minimum=%llu", (unsigned long long)p->build.tables_built[4],
+		    (unsigned long long)p->build.tables_built[3], (unsigned long long)p->build.tables_built[2],
+		    (unsigned long long)p->build.tables_built[1], (unsigned long long)p->build.tables_built[0],
+		    (unsigned long long)(p->build.tables_built[0] + p->build.tables_built[1] + p->build.tables_built[2] +
+					 p->build.tables_built[3] + p->build.tables_built[4]),
+		    (unsigned long long)p->build.plan.min_total);
+	report_fact(p->rep, "leaves", "4k=%llu 2m=%llu 1g=%llu", (unsigned long long)p->build.space.stats.leaves[0],
+		    (unsigned long long)p->build.space.stats.leaves[1],
+		    (unsigned long long)p->build.space.stats.leaves[2]);
 }
 
 static int dump_leaf(void *arg, const struct pt_leaf *l)
@@ -343,20 +345,20 @@ static int hold_here(struct ptlab *p)
 void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 {
 	la57_report_end(p);
-	if (p->frames.in_use == 0 && p->frames.allocated == p->frames.freed)
+	if (p->build.frames.in_use == 0 && p->build.frames.allocated == p->build.frames.freed)
 		report_ok(p->rep, "frames: every frame taken was returned (%llu)",
-			  (unsigned long long)p->frames.allocated);
+			  (unsigned long long)p->build.frames.allocated);
 	else
 		report_fail(p->rep, "frames: allocated=%llu freed=%llu in use=%llu",
-			    (unsigned long long)p->frames.allocated, (unsigned long long)p->frames.freed,
-			    (unsigned long long)p->frames.in_use);
+			    (unsigned long long)p->build.frames.allocated, (unsigned long long)p->build.frames.freed,
+			    (unsigned long long)p->build.frames.in_use);
 	report_fact(p->rep, "frames", "allocated=%llu freed=%llu leaked=%llu pool=%llu peak=%llu",
-		    (unsigned long long)p->frames.allocated, (unsigned long long)p->frames.freed,
-		    (unsigned long long)p->frames.in_use, (unsigned long long)p->pool_frames,
-		    (unsigned long long)p->frames.peak);
+		    (unsigned long long)p->build.frames.allocated, (unsigned long long)p->build.frames.freed,
+		    (unsigned long long)p->build.frames.in_use, (unsigned long long)p->build.pool_frames,
+		    (unsigned long long)p->build.frames.peak);
 	p->t.total = rdtsc() - t0;
 	{
-		uint64_t mapped = p->plan.identity_bytes + p->plan.hhdm_bytes + p->plan.image_bytes;
+		uint64_t mapped = p->build.plan.identity_bytes + p->build.plan.hhdm_bytes + p->build.plan.image_bytes;
 		uint64_t checks_us = ptlab_us(p, p->t.checks + p->t.churn);
 		uint64_t checks = p->rep->tests + churn_samples();
 
@@ -386,32 +388,32 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	int err;
 
 	if (p->opts.fail_alloc)
-		pt_frames_fail_nth(&p->frames, p->opts.fail_alloc);
+		pt_frames_fail_nth(&p->build.frames, p->opts.fail_alloc);
 
 	t = rdtsc();
-	err = pt_create(&p->space, &p->env, p->levels);
+	err = pt_create(&p->build.space, &p->build.env, p->build.levels);
 	if (!err)
-		err = pt_plan_apply(&p->space, &p->plan);
+		err = pt_plan_apply(&p->build.space, &p->build.plan);
 	p->t.build = rdtsc() - t;
 	if (err) {
 		report_fail(p->rep, "build: the plan could not be applied: %s (frames in use %llu)",
-			    pt_strerror(err), (unsigned long long)p->frames.in_use);
-		if (p->space.root_pa)
-			pt_destroy(&p->space);
+			    pt_strerror(err), (unsigned long long)p->build.frames.in_use);
+		if (p->build.space.root_pa)
+			pt_destroy(&p->build.space);
 		return;
 	}
 	for (unsigned l = 0; l < 5; l++)
-		p->tables_built[l] = p->space.stats.tables[l];
-	p->our_cr3 = p->space.root_pa;
+		p->build.tables_built[l] = p->build.space.stats.tables[l];
+	p->build.our_cr3 = p->build.space.root_pa;
 	/* a fact: the build's failure is the not-ok line above; what it built is checked later */
 	report_fact(p->rep, "build", "%u plan entries mapped into a fresh %u-level hierarchy",
-		    p->plan.n, p->levels);
+		    p->build.plan.n, p->build.levels);
 	report_facts(p, &m);
-	report_fact(p->rep, "cr3", "firmware=0x%llx built=0x%llx", (unsigned long long)p->fw_cr3,
-		    (unsigned long long)p->our_cr3);
+	report_fact(p->rep, "cr3", "firmware=0x%llx built=0x%llx", (unsigned long long)p->cpu.fw_cr3,
+		    (unsigned long long)p->build.our_cr3);
 	if (p->opts.dump) {
-		for (unsigned i = 0; i < p->plan.n; i++) {
-			const struct pt_plan_entry *e = &p->plan.entry[i];
+		for (unsigned i = 0; i < p->build.plan.n; i++) {
+			const struct pt_plan_entry *e = &p->build.plan.entry[i];
 			static const char *const kind[] = { "identity", "hhdm", "image" };
 
 			report_note(p->rep, "plan-entry: va=0x%llx pa=0x%llx len=0x%llx kind=%s "
@@ -424,7 +426,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 				    e->efi_type);
 		}
 		if (p->opts.dump == OPTS_DUMP_LEAVES)
-			pt_visit(&p->space, 0, 0, dump_leaf, p->rep);
+			pt_visit(&p->build.space, 0, 0, dump_leaf, p->rep);
 		ptlab_dump_tables(p);
 	}
 	/* after hand-off the firmware's tables are gone: audited before leaving */
@@ -451,7 +453,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 		run_churn(p);
 	if (p->opts.hold && !p->aborted) {
 		report_note(p->rep, "hold: cr3=0x%llx (interrupts off, halted)",
-			    (unsigned long long)p->our_cr3);
+			    (unsigned long long)p->build.our_cr3);
 		sink_emit(p->rep);
 		ptlab_live(p, hold_here, "hold");
 	}
@@ -460,19 +462,19 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	t = rdtsc();
 	if (!p->aborted)
 		ptlab_live(p, ptlab_check_teardown, "teardown");
-	pt_destroy(&p->space);
+	pt_destroy(&p->build.space);
 	p->t.teardown = rdtsc() - t;
 }
 
 /* CPU facts, the environment, the TSC, the deadline; false when the run cannot go on. */
 bool run_start(struct ptlab *p, uint64_t t0)
 {
-	cpu_caps_read(&p->caps);
-	p->fw_cr3 = read_cr3();
+	cpu_caps_read(&p->cpu.caps);
+	p->cpu.fw_cr3 = read_cr3();
 	ptlab_env_init(p);
 	calibrate_tsc(p);
-	p->deadline = opts_deadline(t0, p->opts.timeout, p->t.tsc_per_us);
-	if (!p->caps.nx) {
+	p->t.deadline = opts_deadline(t0, p->opts.timeout, p->t.tsc_per_us);
+	if (!p->cpu.caps.nx) {
 		report_skip(p->rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
 		return false;
 	}
@@ -483,14 +485,14 @@ bool run_start(struct ptlab *p, uint64_t t0)
 /* Firmware mode, at the end: nothing of ours left behind. */
 void run_release(struct ptlab *p)
 {
-	if (p->pool_pa)
-		uefi_call_wrapper(BS->FreePages, 2, p->pool_pa, p->pool_frames);
-	owned_pool_free(p->frames.bitmap);
-	owned_pool_free(p->plan.entry);
-	owned_pool_free(p->map.range);
-	if (p->data_alloc)
-		uefi_call_wrapper(BS->FreePages, 2, p->data_alloc, p->data_pages);
-	if (p->typed_alloc)
-		uefi_call_wrapper(BS->FreePages, 2, p->typed_alloc, TYPED_BYTES / PT_PAGE_SIZE);
+	if (p->build.pool_pa)
+		uefi_call_wrapper(BS->FreePages, 2, p->build.pool_pa, p->build.pool_frames);
+	owned_pool_free(p->build.frames.bitmap);
+	owned_pool_free(p->build.plan.entry);
+	owned_pool_free(p->build.map.range);
+	if (p->data.alloc)
+		uefi_call_wrapper(BS->FreePages, 2, p->data.alloc, p->data.pages);
+	if (p->data.typed_alloc)
+		uefi_call_wrapper(BS->FreePages, 2, p->data.typed_alloc, TYPED_BYTES / PT_PAGE_SIZE);
 	la57_release(p);
 }

@@ -14,7 +14,7 @@
 #include <efi.h>
 #include <efilib.h>
 
-#include "ptlab.h"
+#include "state.h"
 
 /* A firmware memory map as GetMemoryMap returns it. */
 struct rawmap {
@@ -36,11 +36,11 @@ bool run_start(struct ptlab *p, uint64_t t0);
 EFI_STATUS run_get_map(struct rawmap *m);
 /* --dump-memmap: the raw descriptors of @m as "# memmap-raw:" notes. */
 void run_dump_raw_map(struct ptlab *p, const struct rawmap *m);
-/* Normalize @m into p->map. */
+/* Normalize @m into p->build.map. */
 int run_normalize(struct ptlab *p, const struct rawmap *m);
-/* p->image from the loaded image and the linker's section symbols. */
+/* p->build.image from the loaded image and the linker's section symbols. */
 void run_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li);
-/* The plan for p->map with the run's capabilities. */
+/* The plan for p->build.map with the run's capabilities. */
 int run_plan(struct ptlab *p);
 /* The frame pool for the plan's tables and the checks (boot services). */
 int run_setup_pool(struct ptlab *p);

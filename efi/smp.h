@@ -16,8 +16,9 @@
 #ifndef PTLAB_EFI_SMP_H
 #define PTLAB_EFI_SMP_H
 
-#include "ptlab.h"
+#include "state.h"
 #include "smpcore.h"
+#include "trap.h"
 
 #define SMP_VEC_SHOOT   0xf0u     /* the shootdown IPI's fixed vector */
 #define SMP_TPR_MASK    0xe0u     /* the APs' task priority: only class 0xf gets through */

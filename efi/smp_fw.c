@@ -54,14 +54,14 @@ static int map_apic(struct ptlab *p, uint64_t pa)
 {
 	struct pt_leaf l;
 
-	if (pt_translate(&p->space, pa, &l) == PT_OK) {
+	if (pt_translate(&p->build.space, pa, &l) == PT_OK) {
 		if (l.pa == pa && (l.flags & PT_WRITE) && PT_CACHE_OF(l.flags) == PT_CACHE_UC)
 			return 0;
 		report_fail(p->rep, "smp: the local APIC at 0x%llx is mapped, but not identity RW UC",
 			    (unsigned long long)pa);
 		return -1;
 	}
-	if (pt_map(&p->space, pa, pa, PAGE, PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
+	if (pt_map(&p->build.space, pa, pa, PAGE, PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
 		report_fail(p->rep, "smp: could not map the local APIC at 0x%llx",
 			    (unsigned long long)pa);
 		return -1;
@@ -315,7 +315,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		return;
 	}
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
-	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->caps.maxphyaddr) - 1);
+	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
 	if (smp_tramp_end - smp_tramp_start > (long)PAGE ||
 	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData, 2,
 			      &tramp) != EFI_SUCCESS || !smp_tramp_place_ok(tramp)) {
@@ -341,8 +341,8 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		}
 		sh->apic_va = handoff_apic_pa;
 	}
-	sh->park_cr3 = p->home_cr3;
-	sh->has_pat = p->caps.pat;
+	sh->park_cr3 = p->live.home_cr3;
+	sh->has_pat = p->cpu.caps.pat;
 }
 
 static void smp_run_handoff(struct ptlab *p)
@@ -357,13 +357,13 @@ static void smp_run_handoff(struct ptlab *p)
 		report_skip(p->rep, "smp", "%s", handoff_skip ? handoff_skip : "no AP");
 		return;
 	}
-	if (p->our_cr3 >= (UINT64_C(1) << 32)) {
+	if (p->build.our_cr3 >= (UINT64_C(1) << 32)) {
 		report_skip(p->rep, "smp", "the built root 0x%llx is above 4 GiB: an AP loads CR3 in "
-			    "32-bit mode", (unsigned long long)p->our_cr3);
+			    "32-bit mode", (unsigned long long)p->build.our_cr3);
 		return;
 	}
-	sh->our_cr3 = p->our_cr3;
-	sh->image_base = p->image.base;
+	sh->our_cr3 = p->build.our_cr3;
+	sh->image_base = p->build.image.base;
 	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
 	if (!sh->x2apic) {
 		apic_mapped = map_apic(p, handoff_apic_pa);
@@ -371,7 +371,7 @@ static void smp_run_handoff(struct ptlab *p)
 			return;
 	}
 	/* the trampoline's code page executable in the built tables while APs start */
-	if (smp_map_area(p) || pt_protect(&p->space, sh->tramp_pa, PAGE, PT_EXEC, NULL)) {
+	if (smp_map_area(p) || pt_protect(&p->build.space, sh->tramp_pa, PAGE, PT_EXEC, NULL)) {
 		report_fail(p->rep, "smp: could not map the test pages and the trampoline");
 		goto out;
 	}
@@ -394,10 +394,10 @@ static void smp_run_handoff(struct ptlab *p)
 		report_fail(p->rep, "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
 out:
-	pt_protect(&p->space, sh->tramp_pa, PAGE, PT_WRITE, NULL);
+	pt_protect(&p->build.space, sh->tramp_pa, PAGE, PT_WRITE, NULL);
 	smp_unmap_area(p);
 	if (apic_mapped > 0)
-		pt_unmap(&p->space, handoff_apic_pa, PAGE, 0, NULL);
+		pt_unmap(&p->build.space, handoff_apic_pa, PAGE, 0, NULL);
 }
 
 void smp_run(struct ptlab *p)
@@ -418,7 +418,7 @@ void smp_run(struct ptlab *p)
 		smp_run_handoff(p);
 		return;
 	}
-	if (p->levels != p->fw_levels) {
+	if (p->build.levels != p->cpu.fw_levels) {
 		/*
 		 * The APs run the firmware's paging mode inside its MP services;
 		 * a root of the other level count would be walked as the wrong
@@ -426,7 +426,7 @@ void smp_run(struct ptlab *p)
 		 * not done.
 		 */
 		report_skip(p->rep, "smp", "the APs run the firmware's %u-level paging and the built "
-			    "hierarchy has %u levels", p->fw_levels, p->levels);
+			    "hierarchy has %u levels", p->cpu.fw_levels, p->build.levels);
 		return;
 	}
 	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .source = "mp-services" };
@@ -452,7 +452,7 @@ void smp_run(struct ptlab *p)
 		return;
 	}
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
-	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->caps.maxphyaddr) - 1);
+	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
 	if (make_blocks(p, &ids, bsp, &why)) {
 		report_fail(p->rep, "smp: %s", why);
 		return;
@@ -460,8 +460,8 @@ void smp_run(struct ptlab *p)
 	for (unsigned i = 0; i < sh->table.n; i++)
 		aps += !sh->cpu[i]->bsp;
 	sh->ncpu = sh->table.n;
-	sh->our_cr3 = p->our_cr3;
-	sh->image_base = p->image.base;
+	sh->our_cr3 = p->build.our_cr3;
+	sh->image_base = p->build.image.base;
 	sh->tsc_per_us = p->t.tsc_per_us;
 	if (!sh->x2apic) {
 		apic_mapped = map_apic(p, apic_pa);
@@ -544,7 +544,7 @@ out:
 	sh->closed = 1;
 	smp_unmap_area(p);
 	if (apic_mapped > 0)
-		pt_unmap(&p->space, apic_pa, PAGE, 0, NULL);
+		pt_unmap(&p->build.space, apic_pa, PAGE, 0, NULL);
 	if (ev)
 		uefi_call_wrapper(BS->CloseEvent, 1, ev);
 	/* an AP that may still run our code keeps its memory: a leak, not a corruption */

@@ -3,7 +3,7 @@
  * The machine's churn (efi/churn.c) on the host, against a software MMU.
  *
  * What only the machine has is stood in for here:
- *  - the fault probes translate with pt_translate on p->space (the effective
+ *  - the fault probes translate with pt_translate on p->build.space (the effective
  *    flags) and raise #PF the way the CPU does: error 0 for an unmapped page
  *    (|W for writes, |I/D for fetches), 3 for a write to a read-only page,
  *    0x11 for a fetch from an NX page, CR2 = the address.  Accesses that
@@ -21,7 +21,7 @@
  * The report is the real one (efi/report.c) in a buffer.
  *
  * Physical layout (the arena, 16 MiB at ARENA_BASE, which is GiB aligned):
- *   [ARENA_BASE, +8 MiB)          the table frame pool (p->frames)
+ *   [ARENA_BASE, +8 MiB)          the table frame pool (p->build.frames)
  *   [ARENA_BASE + 8 MiB, +8 MiB)  the data area, 2 MiB aligned
  *   [ARENA_BASE + 16 MiB, +64 KiB) the typed window (the only non-WB frames)
  * big_pa = ARENA_BASE: 1 GiB leaves map the GiB holding the data area, most
@@ -39,7 +39,9 @@
 #include "arena.h"
 
 /* cpu.h first: its invlpg() is privileged; the churn's calls come here instead. */
-#include "../../efi/ptlab.h"
+#include "../../efi/state.h"
+#include "../../efi/report.h"
+#include "../../efi/trap.h"
 static void host_invlpg(uint64_t va);
 #define invlpg(va) host_invlpg(va)
 
@@ -143,7 +145,7 @@ static bool mmu_translate(uint64_t va, uint64_t *pa, unsigned *flags)
 		*flags = e->flags;
 		return true;
 	}
-	if (pt_translate(&sim->p.space, va, &l) != PT_OK)
+	if (pt_translate(&sim->p.build.space, va, &l) != PT_OK)
 		return false;   /* not present: never cached */
 	*pa = l.pa;
 	*flags = l.flags;
@@ -252,19 +254,19 @@ bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
 /* No --timeout on the host: the deadline never passes. */
 bool ptlab_deadline_passed(struct ptlab *p)
 {
-	return p->deadline && rdtsc() >= p->deadline;
+	return p->t.deadline && rdtsc() >= p->t.deadline;
 }
 
 /* ---- the environment, as the app's (live.c) but over the arena ---- */
 
 static int env_alloc(void *ctx, uint64_t *pa)
 {
-	return pt_frames_alloc(&((struct ptlab *)ctx)->frames, pa);
+	return pt_frames_alloc(&((struct ptlab *)ctx)->build.frames, pa);
 }
 
 static void env_free(void *ctx, uint64_t pa)
 {
-	if (pt_frames_free_checked(&((struct ptlab *)ctx)->frames, pa) != PT_OK)
+	if (pt_frames_free_checked(&((struct ptlab *)ctx)->build.frames, pa) != PT_OK)
 		fail_msg("bad free of 0x%llx", (unsigned long long)pa);
 }
 
@@ -295,9 +297,9 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 	arena_init(&s->a, ARENA_FRAMES);
 	s->pool_bitmap = calloc(1, bytes);
 	assert_non_null(s->pool_bitmap);
-	assert_int_equal(pt_frames_init(&p->frames, &pool, 1, s->pool_bitmap, bytes,
+	assert_int_equal(pt_frames_init(&p->build.frames, &pool, 1, s->pool_bitmap, bytes,
 					env_p2v, NULL), PT_OK);
-	p->env = (struct pt_env){
+	p->build.env = (struct pt_env){
 		.ctx = p,
 		.alloc_frame = env_alloc,
 		.free_frame = env_free,
@@ -306,27 +308,27 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 		.maxphyaddr = 46,
 		.has_1g = true,
 	};
-	pt_pat_default(&p->env.pat);
-	p->caps.pdpe1gb = true;
-	p->caps.nx = true;
-	p->levels = 4;
+	pt_pat_default(&p->build.env.pat);
+	p->cpu.caps.pdpe1gb = true;
+	p->cpu.caps.nx = true;
+	p->build.levels = 4;
 	p->opts.seed = seed;
 	p->opts.iterations = ops;
 	p->opts.inject = inject;
 	report_init(&s->rep, s->buf, sizeof(s->buf));
 	p->rep = &s->rep;
-	p->data_pa = ARENA_BASE + POOL_BYTES;
-	p->data_len = DATA_BYTES;
-	p->big_pa = p->data_pa & ~(PT_SIZE_1G - 1);
-	p->typed_pa = p->data_pa + DATA_BYTES;
-	p->typed_len = TYPED_BYTES;
+	p->data.pa = ARENA_BASE + POOL_BYTES;
+	p->data.len = DATA_BYTES;
+	p->data.big_pa = p->data.pa & ~(PT_SIZE_1G - 1);
+	p->data.typed_pa = p->data.pa + DATA_BYTES;
+	p->data.typed_len = TYPED_BYTES;
 	sim_wbinvd = 0;
-	assert_int_equal(p->big_pa, ARENA_BASE);
-	assert_int_equal(pt_create(&p->space, &p->env, 4), PT_OK);
-	assert_int_equal(pt_map(&p->space, PT_HHDM_BASE + ARENA_BASE, ARENA_BASE, s->a.size,
+	assert_int_equal(p->data.big_pa, ARENA_BASE);
+	assert_int_equal(pt_create(&p->build.space, &p->build.env, 4), PT_OK);
+	assert_int_equal(pt_map(&p->build.space, PT_HHDM_BASE + ARENA_BASE, ARENA_BASE, s->a.size,
 				PT_WRITE, PT_PAGE_2M, NULL), PT_OK);
-	s->tables_start = pt_table_count(&p->space);
-	s->frames_start = p->frames.in_use;
+	s->tables_start = pt_table_count(&p->build.space);
+	s->frames_start = p->build.frames.in_use;
 }
 
 /* As app_run_churn: slices until done or failed, then the cleanup and its report. */
@@ -341,7 +343,7 @@ static void sim_run(struct sim *s)
 
 static void sim_fini(struct sim *s)
 {
-	pt_destroy(&s->p.space);
+	pt_destroy(&s->p.build.space);
 	free(s->pool_bitmap);
 	arena_fini(&s->a);
 	sim = NULL;
@@ -398,8 +400,8 @@ static void assert_churn_passed(const struct sim *s)
 	assert_true(fact_value(fact, "faults_expected") > 0);
 	assert_int_equal(fact_value(fact, "faults_expected"), fact_value(fact, "faults_seen"));
 	assert_true(fact_value(fact, "cpu_samples") > 0);
-	assert_int_equal(pt_table_count(&s->p.space), s->tables_start);
-	assert_int_equal(s->p.frames.in_use, s->frames_start);
+	assert_int_equal(pt_table_count(&s->p.build.space), s->tables_start);
+	assert_int_equal(s->p.build.frames.in_use, s->frames_start);
 }
 
 /*
@@ -464,7 +466,7 @@ static int type_leaf(void *arg, const struct pt_leaf *l)
 
 	if (PT_CACHE_OF(l->flags) != PT_CACHE_WB) {
 		n[0]++;
-		if (l->pa < sim->p.typed_pa || l->pa + l->size > sim->p.typed_pa + sim->p.typed_len)
+		if (l->pa < sim->p.data.typed_pa || l->pa + l->size > sim->p.data.typed_pa + sim->p.data.typed_len)
 			n[1]++;
 	}
 	return 0;
@@ -481,12 +483,12 @@ static void test_memory_types_only_on_the_typed_window(void **state)
 	assert_non_null(s);
 	sim_init(s, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
 	churn_start(&s->p);
-	assert_int_equal(pt_translate(&s->p.space, PT_HHDM_BASE + s->p.typed_pa, &l), PT_ENOTMAPPED);
+	assert_int_equal(pt_translate(&s->p.build.space, PT_HHDM_BASE + s->p.data.typed_pa, &l), PT_ENOTMAPPED);
 	while (churn_running()) {
 		churn_slice(&s->p);
 		/* every leaf of both windows, independently of the churn's own audit */
 		for (unsigned w = 0; w < 2; w++)
-			pt_visit(&s->p.space, window_base[w], WINDOW, type_leaf, n);
+			pt_visit(&s->p.build.space, window_base[w], WINDOW, type_leaf, n);
 	}
 	churn_finish(&s->p);
 	report_finish(&s->rep);
@@ -496,7 +498,7 @@ static void test_memory_types_only_on_the_typed_window(void **state)
 	assert_non_null(line_with(s->buf, "# churn: ", fact, sizeof(fact)));
 	assert_true(fact_value(fact, "typed_maps") > 0);
 	assert_true(sim_wbinvd >= fact_value(fact, "type_changes"));
-	assert_int_equal(pt_translate(&s->p.space, PT_HHDM_BASE + s->p.typed_pa, &l), PT_OK);
+	assert_int_equal(pt_translate(&s->p.build.space, PT_HHDM_BASE + s->p.data.typed_pa, &l), PT_OK);
 	assert_int_equal(l.flags, PT_WRITE);
 	sim_fini(s);
 	free(s);
@@ -515,8 +517,8 @@ static void test_memory_type_audit_catches_an_alias(void **state)
 	while (churn_running())
 		churn_slice(&s->p);
 	/* a frame of the data area, write-back in the HHDM, mapped UC in a window */
-	assert_int_equal(pt_map(&s->p.space, PTLAB_SCRATCH_HIGH + WINDOW - PT_PAGE_SIZE,
-				s->p.data_pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
+	assert_int_equal(pt_map(&s->p.build.space, PTLAB_SCRATCH_HIGH + WINDOW - PT_PAGE_SIZE,
+				s->p.data.pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
 				PT_PAGE_4K, &fl), PT_OK);
 	churn_finish(&s->p);
 	report_finish(&s->rep);
@@ -624,9 +626,9 @@ static void test_enomem_is_refused_only_when_expected(void **state)
 	for (unsigned asked = 0; asked < 2; asked++) {
 		sim_init(s, 1, SHORT_OPS, OPTS_INJECT_NONE, false);
 		s->p.opts.fail_alloc = asked ? 3 : 0;
-		pt_frames_fail_nth(&s->p.frames, 3);
+		pt_frames_fail_nth(&s->p.build.frames, 3);
 		sim_run(s);
-		assert_int_equal(s->p.frames.failed, 1);
+		assert_int_equal(s->p.build.frames.failed, 1);
 		if (asked) {
 			assert_churn_passed(s);
 			assert_non_null(line_with(s->buf, "# churn: ", fact, sizeof(fact)));
