@@ -15,6 +15,12 @@
  *   5. Back on the firmware's state: wait until every AP has restored its
  *      own firmware state and the event says the procedures returned; only
  *      then is anything of ours freed.  Every wait is bounded.
+ *
+ * Firmware calls (boot services): LocateProtocol and the MP services
+ * (GetNumberOfProcessors, GetProcessorInfo, StartupAllAPs), CreateEvent,
+ * CheckEvent, CloseEvent, Stall, AllocatePages/FreePages; the
+ * configuration table (the MADT, hand-off preparation).  Never while our
+ * tables are loaded.
  */
 #include <efi.h>
 #include <efilib.h>
