@@ -74,14 +74,11 @@ struct churn {
 	bool audit_ok;
 	bool failed, done, injected;
 	uint64_t inject_at;
+	uint64_t inject_op;         /* the op whose --inject note came last (UINT64_MAX: none) */
 };
 
 static struct churn c;
 
-/* Write back and invalidate all caches (privileged: the host tests stand in). */
-#ifndef churn_wbinvd
-#define churn_wbinvd() __asm__ volatile("wbinvd" : : : "memory")
-#endif
 
 /* The typed window's identity and HHDM mappings, taken out for the churn. */
 struct typed_out {
@@ -394,7 +391,7 @@ static void changed(struct pt_flushlist *fl, bool skip_flush, uint64_t va, uint6
 		ptlab_flush(fl);
 	if (touches_typed(pa, len)) {
 		/* the frames may have a new type now: nothing cached of the old one */
-		churn_wbinvd();
+		ptlab_wbinvd();
 		c.type_changes++;
 	}
 	if (model_set(&c.m, va, len, true, pa, attrs))
@@ -561,6 +558,7 @@ static void op_remap(void)
 			probe_read64(va, &before, &f);   /* the old translation is now cached */
 			skip = true;
 			c.injected = true;
+			c.inject_op = c.op;
 			report_note(c.p->rep, "inject: missing-invlpg after remapping 0x%llx",
 				    (unsigned long long)va);
 		}
@@ -572,9 +570,11 @@ static void op_remap(void)
 	changed(&fl, skip, va, len, new_pa, attrs);
 	sample(va);
 	/* a CPU that dropped the stale entry on its own shows the new frame: say so */
-	if (skip && !c.failed)
+	if (skip && !c.failed) {
+		c.inject_op = c.op;
 		report_note(c.p->rep, "inject: missing-invlpg not provoked: the stale translation "
 			    "was not kept, the new frame was seen");
+	}
 }
 
 /* ---- deliberate damage (--inject), each inside the scratch windows ---- */
@@ -609,8 +609,9 @@ static void inject(void)
 			*e ^= PAGE;   /* the neighbouring frame: still in the data area */
 		else
 			*e &= ~PTE_NX;
-		invlpg(r->va);
+		ptlab_invlpg(r->va);
 		c.injected = true;
+		c.inject_op = c.op;
 		report_note(c.p->rep, "inject: %s at 0x%llx",
 			    c.p->opts.inject == OPTS_INJECT_WRONG_FRAME ? "wrong-frame" : "nx-cleared",
 			    (unsigned long long)r->va);
@@ -625,6 +626,7 @@ static void inject(void)
 		/* the PT holding the leaf goes back to the pool while still referenced */
 		pt_frames_free(&c.p->build.frames, l.entry_pa & ~(PAGE - 1));
 		c.injected = true;
+		c.inject_op = c.op;
 		report_note(c.p->rep, "inject: freed-table 0x%llx still maps 0x%llx",
 			    (unsigned long long)(l.entry_pa & ~(PAGE - 1)), (unsigned long long)r->va);
 		break;
@@ -730,7 +732,8 @@ void churn_merge_back(struct ptlab *p)
 
 void churn_start(struct ptlab *p)
 {
-	c = (struct churn){ .p = p, .rng = p->opts.seed, .ops = p->opts.iterations };
+	c = (struct churn){ .p = p, .rng = p->opts.seed, .ops = p->opts.iterations,
+			    .inject_op = UINT64_MAX };
 	model_init(&c.m, model_storage, MODEL_CAP);
 	/*
 	 * The typed window out of our identity map and HHDM (with the
@@ -738,7 +741,7 @@ void churn_start(struct ptlab *p)
 	 * its cache lines written back; without that, no typed mappings.
 	 */
 	if (p->data.typed_len) {
-		churn_wbinvd();
+		ptlab_wbinvd();
 		if (!typed_take_out(p, p->data.typed_pa, p->data.typed_len, &typed_ident)) {
 			p->data.typed_len = 0;
 		} else if (!typed_take_out(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len, &typed_hhdm)) {
@@ -764,7 +767,7 @@ int churn_slice(struct ptlab *p)
 
 	/* nothing the firmware's write-back alias may have cached between slices */
 	if (p->data.typed_len)
-		churn_wbinvd();
+		ptlab_wbinvd();
 	while (!c.done && !c.failed) {
 		if (c.op == c.ops) {
 			c.done = true;
@@ -783,6 +786,16 @@ int churn_slice(struct ptlab *p)
 uint64_t churn_samples(void)
 {
 	return c.samples;
+}
+
+void churn_stats(struct churn_stats *s)
+{
+	*s = (struct churn_stats){
+		.op = c.op, .ops = c.ops, .maps = c.maps, .unmaps = c.unmaps,
+		.protects = c.protects, .remaps = c.remaps, .refused = c.refused,
+		.inject_at = c.inject_at, .inject_op = c.inject_op,
+		.failed = c.failed, .done = c.done, .injected = c.injected,
+	};
 }
 
 bool churn_running(void)
@@ -895,7 +908,7 @@ int churn_finish(struct ptlab *p)
 	if (!c.failed)
 		lint();
 	if (p->data.typed_len) {
-		churn_wbinvd();
+		ptlab_wbinvd();
 		typed_put_back(p, p->data.typed_pa, p->data.typed_len, &typed_ident);
 		typed_put_back(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len, &typed_hhdm);
 	}

@@ -19,6 +19,16 @@
 /* Above this many pages a CR3 reload is cheaper than invlpg per page. */
 #define FLUSH_INVLPG_MAX 64u
 
+void ptlab_invlpg(uint64_t va)
+{
+	invlpg(va);
+}
+
+void ptlab_wbinvd(void)
+{
+	__asm__ volatile("wbinvd" : : : "memory");
+}
+
 void ptlab_flush(const struct pt_flushlist *fl)
 {
 	if (fl->all || fl->global) {

@@ -171,6 +171,15 @@ const char *ptlab_vector_name(uint32_t v);
 void ptlab_flush(const struct pt_flushlist *fl);
 
 /*
+ * invlpg of one address; wbinvd (write back and invalidate every cache).
+ * Privileged: live.c runs the instructions, a host test that links a
+ * module calling them defines its own (link seams, like ptlab_flush,
+ * ptlab_is_ram, ptlab_deadline_passed and trap.h's probes).
+ */
+void ptlab_invlpg(uint64_t va);
+void ptlab_wbinvd(void);
+
+/*
  * Past the --timeout deadline?  The first time, a failure line is reported
  * and the run marked aborted; long loops stop when this says true.
  */

@@ -38,32 +38,19 @@
 
 #include "arena.h"
 
-/* cpu.h first: its invlpg() is privileged; the churn's calls come here instead. */
-#include "../../efi/state.h"
+#include "../../efi/churn.h"
 #include "../../efi/report.h"
+#include "../../efi/state.h"
 #include "../../efi/trap.h"
-static void host_invlpg(uint64_t va);
-#define invlpg(va) host_invlpg(va)
-
-#include "../../efi/fmt.c"
-#include "../../efi/report.c"
-#include "../../efi/model.c"
-
-/* The op the churn was in at its last note (an injection's, here). */
-static uint64_t note_op = UINT64_MAX;
-#define report_note(...) (note_op = c.op, report_note(__VA_ARGS__))
-
-/* wbinvd is privileged: counted instead */
-static unsigned long sim_wbinvd;
-#define churn_wbinvd() ((void)sim_wbinvd++)
-
-/* before <cmocka.h>, whose fail() macro would swallow the churn's fail() */
-#include "../../efi/churn.c"
-
-#undef report_note
-#undef invlpg
 
 #include <cmocka.h>
+
+/* The churn's scratch windows (churn.c). */
+#define WINDOW PTLAB_SCRATCH_BYTES
+static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
+
+/* wbinvd is privileged: counted instead (the seam ptlab_wbinvd) */
+static unsigned long sim_wbinvd;
 
 #define POOL_BYTES   (8 * UINT64_C(1) << 20)
 #define DATA_BYTES   (8 * UINT64_C(1) << 20)
@@ -126,10 +113,16 @@ static void tlb_drop_range(uint64_t va, uint64_t len)
 		tlb_drop((first + i) << PT_PAGE_SHIFT);
 }
 
-static void host_invlpg(uint64_t va)
+/* invlpg is privileged: the seam ptlab_invlpg drops the software TLB's entry. */
+void ptlab_invlpg(uint64_t va)
 {
 	sim->invlpgs++;
 	tlb_drop(va);
+}
+
+void ptlab_wbinvd(void)
+{
+	sim_wbinvd++;
 }
 
 /* The frame and effective flags for @va; false when not mapped. */
@@ -291,7 +284,6 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 
 	memset(s, 0, sizeof(*s));
 	memset(tlb, 0, sizeof(tlb));
-	note_op = UINT64_MAX;
 	sim = s;
 	s->tlb_on = tlb_on;
 	arena_init(&s->a, ARENA_FRAMES);
@@ -411,6 +403,7 @@ static void assert_churn_passed(const struct sim *s)
 static void assert_caught_at_injection(const struct sim *s, const char *what)
 {
 	char note[512], failure[512], hint[160];
+	struct churn_stats st;
 	const char *next;
 	unsigned long long op;
 
@@ -424,10 +417,11 @@ static void assert_caught_at_injection(const struct sim *s, const char *what)
 		print_report(s);
 		fail_msg("the injection was not caught by the CPU side right away");
 	}
-	assert_true(c.failed && c.injected);
-	op = c.op - 1;   /* churn_slice counts the op it stopped in */
-	assert_true(op >= c.inject_at);
-	assert_int_equal(op, note_op);
+	churn_stats(&st);
+	assert_true(st.failed && st.injected);
+	op = st.op - 1;   /* churn_slice counts the op it stopped in */
+	assert_true(op >= st.inject_at);
+	assert_int_equal(op, st.inject_op);
 	snprintf(hint, sizeof(hint), "(seed=%llu op=%llu; replay with --seed=%llu --iterations=%llu)",
 		 (unsigned long long)s->p.opts.seed, op, (unsigned long long)s->p.opts.seed, op + 1);
 	if (!strstr(failure, hint))
@@ -442,14 +436,16 @@ static void assert_caught_at_injection(const struct sim *s, const char *what)
 static void test_default_churn_passes(void **state)
 {
 	struct sim *s = malloc(sizeof(*s));
+	struct churn_stats st;
 
 	(void)state;
 	assert_non_null(s);
 	sim_init(s, 1, DEFAULT_OPS, OPTS_INJECT_NONE, false);
 	sim_run(s);
 	assert_churn_passed(s);
-	assert_int_equal(c.op, DEFAULT_OPS);
-	assert_true(c.maps > 0 && c.unmaps > 0 && c.protects > 0 && c.remaps > 0);
+	churn_stats(&st);
+	assert_int_equal(st.op, DEFAULT_OPS);
+	assert_true(st.maps > 0 && st.unmaps > 0 && st.protects > 0 && st.remaps > 0);
 	assert_true(s->flushes > 0);
 	sim_fini(s);
 	free(s);
@@ -572,6 +568,7 @@ static void test_injected_damage_is_caught(void **state)
 		{ OPTS_INJECT_NX_CLEARED, "# inject: nx-cleared at 0x" },
 	};
 	struct sim *s = malloc(sizeof(*s));
+	struct churn_stats st;
 
 	(void)state;
 	assert_non_null(s);
@@ -580,7 +577,8 @@ static void test_injected_damage_is_caught(void **state)
 			sim_init(s, 1, SHORT_OPS, cases[i].inject, tlb_on);
 			sim_run(s);
 			assert_caught_at_injection(s, cases[i].note);
-			assert_true(c.op < SHORT_OPS);
+			churn_stats(&st);
+			assert_true(st.op < SHORT_OPS);
 			sim_fini(s);
 		}
 	}
@@ -635,6 +633,7 @@ static void test_enomem_is_refused_only_when_expected(void **state)
 			assert_int_equal(fact_value(fact, "refused"), 1);
 		} else {
 			char enomem[64];
+			struct churn_stats st;
 
 			snprintf(enomem, sizeof(enomem), "observed 0x%llx",
 				 (unsigned long long)(uint64_t)(int64_t)PT_ENOMEM);
@@ -642,7 +641,8 @@ static void test_enomem_is_refused_only_when_expected(void **state)
 				print_report(s);
 				fail_msg("an unexpected PT_ENOMEM was not reported");
 			}
-			assert_int_equal(c.refused, 0);
+			churn_stats(&st);
+			assert_int_equal(st.refused, 0);
 		}
 		sim_fini(s);
 	}

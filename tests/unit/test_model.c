@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/model.c"
+#include "../../efi/model.h"
 
 #define PG 4096u
 #define PAGES 256u
