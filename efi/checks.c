@@ -11,36 +11,19 @@
 #include "state.h"
 #include "report.h"
 #include "trap.h"
+#include "checkkit.h"
 #include "la57.h"
 
 #include <ptlab/pte.h>
 
 #define PAGE PT_PAGE_SIZE
 
-/* Table frames the lint can sort; more tables than this fail the check. */
-#define LINT_SCRATCH 8192u
-static uint64_t lint_scratch[LINT_SCRATCH];
-
-static uint64_t pattern(uint64_t pa, uint64_t salt)
-{
-	uint64_t x = pa ^ (salt * UINT64_C(0x9e3779b97f4a7c15));
-
-	x ^= x >> 31;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	return x ^ (x >> 29);
-}
-
 /* ---- static checks -------------------------------------------------------- */
-
-static bool owned_by_pool(void *ctx, uint64_t pa)
-{
-	return pt_frames_contains(ctx, pa);
-}
 
 static void check_lint(struct ptlab *p)
 {
 	struct pt_lint l;
-	int err = pt_lint(&p->build.space, lint_scratch, LINT_SCRATCH, owned_by_pool, &p->build.frames, &l);
+	int err = ptlab_lint(&p->build, false, &l);
 
 	if (err == PT_OK)
 		report_ok(p->rep, "tables: structural lint clean (%llu tables)",
@@ -341,22 +324,6 @@ struct fw_walk {
 	bool stopped;
 };
 
-/* Bytes of [pa, pa+len) in MMIO ranges of the memory map. */
-static uint64_t mmio_overlap(const struct ptlab *p, uint64_t pa, uint64_t len)
-{
-	uint64_t bytes = 0;
-
-	for (unsigned i = 0; i < p->build.map.n; i++) {
-		const struct pt_mem_range *r = &p->build.map.range[i];
-		uint64_t a = r->pa > pa ? r->pa : pa;
-		uint64_t b = r->pa + r->len < pa + len ? r->pa + r->len : pa + len;
-
-		if (a < b && pt_mem_class_of(r->type) == PT_MEM_MMIO)
-			bytes += b - a;
-	}
-	return bytes;
-}
-
 static void fw_run_judge(struct fw_walk *w)
 {
 	struct audit *a = w->a;
@@ -372,7 +339,8 @@ static void fw_run_judge(struct fw_walk *w)
 		a->wx_bytes += w->len;
 	}
 	if (w->flags & PT_EXEC)
-		a->mmio_x_bytes += mmio_overlap(a->p, w->pa, w->len);
+		a->mmio_x_bytes += pt_memmap_class_bytes(&a->p->build.map, w->pa, w->len,
+							   PT_MEM_SET_MMIO);
 	if (w->va == 0)
 		a->page0 = true;
 	w->have = false;
@@ -624,7 +592,7 @@ static void check_alias_pool(struct ptlab *p)
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t off = 0; off < PAGE; off += PAGE / 4)
 			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
-					pattern(pa[i] + off, 1), pattern(pa[i] + off, 2));
+					ptlab_pattern(pa[i] + off, 1), ptlab_pattern(pa[i] + off, 2));
 	for (unsigned i = 0; i < n; i++)
 		pt_frames_free(&p->build.frames, pa[i]);
 	if (n < 4)
@@ -699,8 +667,8 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 		return;
 	}
 	ptlab_flush(&fl);
-	if (alias_rw(va + 8, pa + 8, pattern(pa, 3), pattern(pa, 4)) ||
-	    alias_rw(va + PAGE - 8, PT_HHDM_BASE + pa + PAGE - 8, pattern(pa, 5), pattern(pa, 6))) {
+	if (alias_rw(va + 8, pa + 8, ptlab_pattern(pa, 3), ptlab_pattern(pa, 4)) ||
+	    alias_rw(va + PAGE - 8, PT_HHDM_BASE + pa + PAGE - 8, ptlab_pattern(pa, 5), ptlab_pattern(pa, 6))) {
 		report_fail(p->rep, "far mapping %s: 0x%llx and its frame's aliases disagree", where,
 			    (unsigned long long)va);
 		pt_unmap(&p->build.space, va, PAGE, 0, &fl);
@@ -911,7 +879,7 @@ int ptlab_check_teardown(struct ptlab *p)
 		struct pt_lint l;
 
 		/* every table the HHDM used and nothing else is gone: no empty table, counts agree */
-		if (pt_lint(&p->build.space, lint_scratch, LINT_SCRATCH, owned_by_pool, &p->build.frames, &l)) {
+		if (ptlab_lint(&p->build, false, &l)) {
 			report_fail(p->rep, "teardown: tables after the HHDM went: lint errors=%llu "
 				    "empty=%llu stats=%llu", (unsigned long long)l.errors,
 				    (unsigned long long)l.empty_tables, (unsigned long long)l.stats_mismatch);
@@ -952,7 +920,7 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 		for (unsigned k = 0; k < 3; k++) {
 			struct pt_flushlist fl;
 			struct trap_fault f;
-			uint64_t pa = picks[k], v = pattern(pa, 7 + k), a = 0, b = 0;
+			uint64_t pa = picks[k], v = ptlab_pattern(pa, 7 + k), a = 0, b = 0;
 			int bad_here;
 
 			if (pt_map(&p->build.space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl))

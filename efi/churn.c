@@ -36,6 +36,7 @@
  * The churn runs in slices of about a second of live time, so the firmware
  * can print progress between them.
  */
+#include "checkkit.h"
 #include "churn.h"
 #include "report.h"
 #include "trap.h"
@@ -57,7 +58,6 @@
 
 static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
 static struct model_run model_storage[MODEL_CAP];
-static uint64_t lint_scratch[8192];
 
 struct churn {
 	struct ptlab *p;
@@ -102,13 +102,6 @@ static uint64_t rnd(void)
 static uint64_t below(uint64_t n)
 {
 	return n ? rnd() % n : 0;
-}
-
-static uint64_t pattern(uint64_t pa, uint64_t epoch)
-{
-	uint64_t x = pa * UINT64_C(0xff51afd7ed558ccd) ^ (epoch + 1) * UINT64_C(0xc4ceb9fe1a85ec53);
-
-	return x ^ (x >> 33);
 }
 
 /* ---- failures ---- */
@@ -280,7 +273,7 @@ static void sample(uint64_t va)
 		if (c.failed)
 			return;
 		if (r->attrs & PT_WRITE) {
-			want = pattern(pa, c.op);
+			want = ptlab_pattern(pa, c.op);
 			if (probe_write64(va + 8, want, &f) || probe_read64(va + 8, &got, &f) ||
 			    got != want)
 				fail("cpu: pattern written and read back through a typed mapping", va,
@@ -302,14 +295,14 @@ static void sample(uint64_t va)
 			fail("cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
 		return;
 	}
-	want = pattern(pa, c.op);
+	want = ptlab_pattern(pa, c.op);
 	if (probe_write64(hh, want, &f) || probe_read64(va, &got, &f) || got != want) {
 		fail("cpu: pattern written through the HHDM alias, read through the scratch address",
 		     va, want, got);
 		return;
 	}
 	if (r->attrs & PT_WRITE) {
-		want = ~pattern(pa, c.op);
+		want = ~ptlab_pattern(pa, c.op);
 		if (probe_write64(va + 8, want, &f) || probe_read64(hh + 8, &got, &f) || got != want)
 			fail("cpu: pattern written through the scratch address, read through the HHDM alias",
 			     va, want, got);
@@ -635,16 +628,10 @@ static void inject(void)
 	}
 }
 
-static bool frame_in_use(void *ctx, uint64_t pa)
-{
-	return pt_frames_in_use(ctx, pa);
-}
-
 static void lint(void)
 {
 	struct pt_lint l;
-	int err = pt_lint(&c.p->build.space, lint_scratch, sizeof(lint_scratch) / sizeof(lint_scratch[0]),
-			  frame_in_use, &c.p->build.frames, &l);
+	int err = ptlab_lint(&c.p->build, true, &l);
 
 	if (err)
 		fail("lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0, l.errors);
