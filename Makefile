@@ -357,7 +357,7 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CFLAGS := $(WARNFLAGS) -Iinclude -D_DEFAULT_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c
+FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c efi/model.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
 TEST_SUITES += 'fuzz-replay=$(MAKE) BUILD=$(BUILD) V=$(V) fuzz-replay' \
@@ -366,7 +366,7 @@ TEST_SUITES += 'fuzz-replay=$(MAKE) BUILD=$(BUILD) V=$(V) fuzz-replay' \
 .PHONY: fuzz fuzz-build fuzz-replay reliability
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(PAGING_SRCS) $(FUZZ_SUPPORT) \
-		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) | deps
+		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) efi/model.h | deps
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
