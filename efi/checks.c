@@ -452,7 +452,7 @@ void ptlab_audit_firmware(struct ptlab *p)
 		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2],
 		    (unsigned long long)w.runs, (unsigned long long)w.uniform_tables, !w.stopped,
 		    a.page0, (unsigned long long)a.wx_bytes, (unsigned long long)a.mmio_x_bytes,
-		    (unsigned long long)ptlab_us(p, rdtsc() - t0));
+		    (unsigned long long)ptlab_us(&p->t, rdtsc() - t0));
 }
 
 /* ---- pre-switch liveness ---- */

@@ -337,7 +337,7 @@ static unsigned pick_attrs(void)
 	enum pt_cache want = PT_CACHE_OF(a);
 
 	/* a cache type the firmware's PAT layout lacks becomes one it has */
-	return want == PT_CACHE_WB ? a : (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(c.p, want));
+	return want == PT_CACHE_WB ? a : (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(&c.p->build.env.pat, want));
 }
 
 /* A range of @size-aligned pages, near an earlier run most of the time. */

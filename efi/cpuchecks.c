@@ -388,7 +388,7 @@ static void check_split(struct ptlab *p)
 	unsigned bad = 0, read = 0, seen = 0;
 
 	if (!leaf_target(p, k, &pa, &off) ||
-	    map_flush(p, va, pa, size, PT_WRITE | PT_CACHE(ptlab_cache_pick(p, PT_CACHE_WT)),
+	    map_flush(p, va, pa, size, PT_WRITE | PT_CACHE(ptlab_cache_pick(&p->build.env.pat, PT_CACHE_WT)),
 		      (enum pt_page_size)k)) {
 		report_fail(p->rep, "split: could not map the %s leaf", size_name[k]);
 		return;

@@ -73,7 +73,7 @@ static void dump_space(struct ptlab *p, const struct pt_space *s, const char *wh
 		    (unsigned long long)d.bytes, (unsigned long long)d.leaves_listed,
 		    (unsigned long long)d.leaves_unlisted, (unsigned long long)st.tables,
 		    (unsigned long long)st.batches, (unsigned long long)st.bad,
-		    (unsigned long long)ptlab_us(p, t), !st.stopped && !err, err);
+		    (unsigned long long)ptlab_us(&p->t, t), !st.stopped && !err, err);
 }
 
 void ptlab_dump_tables(struct ptlab *p)

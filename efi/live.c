@@ -234,7 +234,7 @@ void ptlab_debug_exit(const struct ptlab *p, bool passed)
 		     passed ? PTLAB_EXIT_PASSED : PTLAB_EXIT_FAILED);
 }
 
-uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks)
+uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks)
 {
-	return p->t.tsc_per_us ? ticks / p->t.tsc_per_us : 0;
+	return t->tsc_per_us ? ticks / t->tsc_per_us : 0;
 }

@@ -254,7 +254,7 @@ static void run_churn(struct ptlab *p)
 	churn_start(p);
 	while (!p->aborted && churn_running()) {
 		ptlab_live(p, churn_slice, "churn");
-		churn_progress(p, ptlab_us(p, rdtsc() - t0));
+		churn_progress(p, ptlab_us(&p->t, rdtsc() - t0));
 		sink_emit(p->rep);
 	}
 	if (!p->aborted) {
@@ -359,18 +359,18 @@ void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 	p->t.total = rdtsc() - t0;
 	{
 		uint64_t mapped = p->build.plan.identity_bytes + p->build.plan.hhdm_bytes + p->build.plan.image_bytes;
-		uint64_t checks_us = ptlab_us(p, p->t.checks + p->t.churn);
+		uint64_t checks_us = ptlab_us(&p->t, p->t.checks + p->t.churn);
 		uint64_t checks = p->rep->tests + churn_samples();
 
 		report_fact(p->rep, "time", "plan_us=%llu build_us=%llu checks_us=%llu churn_us=%llu "
 			    "teardown_us=%llu total_us=%llu build_us_per_gib=%llu checks_per_s=%llu "
-			    "tsc_mhz=%llu", (unsigned long long)ptlab_us(p, p->t.plan),
-			    (unsigned long long)ptlab_us(p, p->t.build),
-			    (unsigned long long)ptlab_us(p, p->t.checks),
-			    (unsigned long long)ptlab_us(p, p->t.churn),
-			    (unsigned long long)ptlab_us(p, p->t.teardown),
-			    (unsigned long long)ptlab_us(p, p->t.total),
-			    (unsigned long long)(mapped ? ptlab_us(p, p->t.build) * PT_SIZE_1G / mapped : 0),
+			    "tsc_mhz=%llu", (unsigned long long)ptlab_us(&p->t, p->t.plan),
+			    (unsigned long long)ptlab_us(&p->t, p->t.build),
+			    (unsigned long long)ptlab_us(&p->t, p->t.checks),
+			    (unsigned long long)ptlab_us(&p->t, p->t.churn),
+			    (unsigned long long)ptlab_us(&p->t, p->t.teardown),
+			    (unsigned long long)ptlab_us(&p->t, p->t.total),
+			    (unsigned long long)(mapped ? ptlab_us(&p->t, p->t.build) * PT_SIZE_1G / mapped : 0),
 			    (unsigned long long)(checks_us ? checks * 1000000 / checks_us : 0),
 			    (unsigned long long)p->t.tsc_per_us);
 	}

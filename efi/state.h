@@ -146,20 +146,20 @@ struct ptlab {
 int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
 
 /*
- * @want if the PAT layout the firmware programmed has it, else the first of
- * WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be the
- * power-on one.
+ * @want if the PAT layout @pat (the run's: env.pat) has it, else the first
+ * of WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be
+ * the power-on one.
  */
-static inline enum pt_cache ptlab_cache_pick(const struct ptlab *p, enum pt_cache want)
+static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want)
 {
 	static const enum pt_cache order[] = { PT_CACHE_WT, PT_CACHE_UC, PT_CACHE_UCM,
 					       PT_CACHE_WC, PT_CACHE_WP };
 	uint64_t bits;
 
-	if (pt_cache_bits(&p->build.env.pat, want, 0, &bits) == PT_OK)
+	if (pt_cache_bits(pat, want, 0, &bits) == PT_OK)
 		return want;
 	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (pt_cache_bits(&p->build.env.pat, order[i], 0, &bits) == PT_OK)
+		if (pt_cache_bits(pat, order[i], 0, &bits) == PT_OK)
 			return order[i];
 	return PT_CACHE_WB;
 }
@@ -223,6 +223,6 @@ int ptlab_check_cpu(struct ptlab *p);
 void ptlab_debug_exit(const struct ptlab *p, bool passed);
 
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */
-uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks);
+uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks);
 
 #endif /* PTLAB_EFI_STATE_H */
