@@ -16,10 +16,12 @@
  * end is ResetSystem (runtime services stay identity mapped) or
  * isa-debug-exit; there is nothing to return to.
  *
- * Calls down into the shared pipeline (run.c).  Firmware calls: the
- * configuration table (Memory Attributes Table), GetMemoryMap and
- * ExitBootServices, AllocatePages (owned.c), GOP (gop.c) and MP services
- * (smp_fw.c) before the hand-off; after it only the runtime ResetSystem.
+ * Calls down into the shared pipeline (run.c).  Firmware calls before the
+ * hand-off: the configuration table (Memory Attributes Table),
+ * GetMemoryMap and ExitBootServices here; through other modules
+ * AllocatePages (owned.c), GOP (gop.c), MP services (smp_fw.c), the report
+ * file (sink.c) and the runs variable (runs.c).  After it only the runtime
+ * ResetSystem.
  */
 #include "firmware.h"
 #include "gop.h"

@@ -4,8 +4,9 @@
  * switches CR4.LA57 (la57_asm.S; the steps are in la57.h), the checks made
  * before every switch, and the plan's RX page for the trampoline.
  *
- * Firmware calls (the trampoline's and the pool's allocation) only in
- * la57_setup() and la57_pool_alloc(), with boot services alive.
+ * Firmware calls (AllocatePages and FreePages: the trampoline and the pool)
+ * only in la57_setup(), la57_pool_alloc() and la57_release(), with boot
+ * services alive.
  */
 #include <efi.h>
 #include <efilib.h>
