@@ -34,6 +34,8 @@
 #include "sink.h"
 #include "smp.h"
 
+#include <ptlab/pte.h>
+
 #define STACK_BYTES      (128u << 10)   /* the spec asks 128 KiB for firmware calls */
 #define EBS_TRIES        5u
 #define MAP_EXTRA_DESC   64u
@@ -415,7 +417,7 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 
 	if (gop_query(ST, &p->fb.info) == 0) {
 		p->fb.ok = true;
-		p->fb.len = (p->fb.info.size + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
+		p->fb.len = pt_align_up(p->fb.info.size, PT_PAGE_SIZE);
 	}
 	find_mat(p);
 	if (run_get_map(&m) != EFI_SUCCESS)

@@ -59,7 +59,7 @@ void *owned_pages(uint64_t bytes)
 	EFI_PHYSICAL_ADDRESS pa = 0;
 
 	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
-			      (bytes + PT_PAGE_SIZE - 1) / PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
+			      pt_align_up(bytes, PT_PAGE_SIZE) / PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
 		return NULL;
 	owned_add(pa, bytes);
 	return (void *)(uintptr_t)pa;
