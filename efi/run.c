@@ -33,7 +33,6 @@ extern char _text[], _etext[], _data[], _edata[];
 
 /* ---- memory map ------------------------------------------------------------------ */
 
-/* GetMemoryMap into @m, growing the buffer on EFI_BUFFER_TOO_SMALL. */
 EFI_STATUS run_get_map(struct rawmap *m)
 {
 	for (unsigned tries = 0; tries < 8; tries++) {
@@ -84,7 +83,7 @@ static void add_section(struct pt_image *img, uint64_t from, uint64_t to, unsign
 		img->section[img->nsections++] = (struct pt_image_section){ from, to - from, flags };
 }
 
-/* Sections from the linker symbols: text RX, data RW, the rest read-only. */
+/* Text RX, data RW, the rest read-only. */
 void run_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li)
 {
 	struct pt_image *img = &p->build.image;
@@ -331,11 +330,7 @@ static int raise_fault(struct ptlab *p)
 	}
 }
 
-/*
- * --fragment (test only): scatter single runtime-code pages through a free
- * range before the map is read, so the map (and the plan: RX between RW+NX)
- * has many small pieces.  Returns how many pages it took.
- */
+/* --hold: halt for good with our tables loaded (a live phase that never returns). */
 static int hold_here(struct ptlab *p)
 {
 	(void)p;
@@ -376,11 +371,6 @@ void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 	}
 }
 
-/*
- * Build the plan into a fresh hierarchy and run every check on it, then tear
- * it down: the part of a run both modes share.  Firmware needed only in
- * firmware mode (through ptlab_live's switches).
- */
 void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 {
 	const struct rawmap m = *mp;
@@ -466,7 +456,6 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	p->t.teardown = rdtsc() - t;
 }
 
-/* CPU facts, the environment, the TSC, the deadline; false when the run cannot go on. */
 bool run_start(struct ptlab *p, uint64_t t0)
 {
 	cpu_caps_read(&p->cpu.caps);
@@ -482,7 +471,6 @@ bool run_start(struct ptlab *p, uint64_t t0)
 	return la57_setup(p);
 }
 
-/* Firmware mode, at the end: nothing of ours left behind. */
 void run_release(struct ptlab *p)
 {
 	if (p->build.pool_pa)
