@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The machine's churn (efi/churn.c) on the host, against a software MMU.
+ * The machine's churn (efi/churn.c, linked from the host archive as it is)
+ * on the host, against a software MMU.
  *
- * What only the machine has is stood in for here:
- *  - the fault probes translate with pt_translate on p->build.space (the effective
- *    flags) and raise #PF the way the CPU does: error 0 for an unmapped page
+ * What only the machine has is stood in for here, at the churn's link
+ * seams (trap.h's probes; state.h's ptlab_flush, ptlab_invlpg,
+ * ptlab_wbinvd, ptlab_is_ram, ptlab_deadline_passed):
+ *  - the fault probes translate with pt_translate on p->build.space (the
+ *    effective flags) and raise #PF the way the CPU does: error 0 for an unmapped page
  *    (|W for writes, |I/D for fetches), 3 for a write to a read-only page,
  *    0x11 for a fetch from an NX page, CR2 = the address.  Accesses that
  *    translate are performed on the arena, which stands for physical memory
@@ -16,8 +19,8 @@
  *    caches) and a hash collision evicts, where a CPU may keep more; but
  *    dropping a page never drops its neighbours in a large page, where a
  *    CPU may drop more;
- *  - ptlab_flush and invlpg (privileged on the machine), ptlab_is_ram (the
- *    arena is the only RAM).
+ *  - ptlab_flush and ptlab_invlpg (privileged on the machine), ptlab_wbinvd
+ *    (counted), ptlab_is_ram (the arena is the only RAM).
  * The report is the real one (efi/report.c) in a buffer.
  *
  * Physical layout (the arena, 16 MiB at ARENA_BASE, which is GiB aligned):
