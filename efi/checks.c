@@ -8,36 +8,22 @@
  * firmware service may be called: results go to the in-memory report only.
  */
 #include "fmt.h"
-#include "ptlab.h"
+#include "state.h"
+#include "report.h"
+#include "trap.h"
+#include "checkkit.h"
+#include "la57.h"
 
 #include <ptlab/pte.h>
 
 #define PAGE PT_PAGE_SIZE
 
-/* Table frames the lint can sort; more tables than this fail the check. */
-#define LINT_SCRATCH 8192u
-static uint64_t lint_scratch[LINT_SCRATCH];
-
-static uint64_t pattern(uint64_t pa, uint64_t salt)
-{
-	uint64_t x = pa ^ (salt * UINT64_C(0x9e3779b97f4a7c15));
-
-	x ^= x >> 31;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	return x ^ (x >> 29);
-}
-
 /* ---- static checks -------------------------------------------------------- */
-
-static bool owned_by_pool(void *ctx, uint64_t pa)
-{
-	return pt_frames_contains(ctx, pa);
-}
 
 static void check_lint(struct ptlab *p)
 {
 	struct pt_lint l;
-	int err = pt_lint(&p->space, lint_scratch, LINT_SCRATCH, owned_by_pool, &p->frames, &l);
+	int err = ptlab_lint(&p->build, false, &l);
 
 	if (err == PT_OK)
 		report_ok(p->rep, "tables: structural lint clean (%llu tables)",
@@ -56,21 +42,21 @@ static void check_minimum(struct ptlab *p)
 {
 	unsigned bad = 0;
 
-	for (unsigned l = 0; l < p->levels; l++)
-		bad += p->tables_built[l] != p->plan.min_tables[l];
+	for (unsigned l = 0; l < p->build.levels; l++)
+		bad += p->build.tables_built[l] != p->build.plan.min_tables[l];
 	if (!bad)
 		report_ok(p->rep, "tables: built exactly the plan's minimum (%llu pages, %u levels%s)",
-			  (unsigned long long)p->plan.min_total, p->levels,
-			  p->levels == 5 ? ", one PML5" : "");
+			  (unsigned long long)p->build.plan.min_total, p->build.levels,
+			  p->build.levels == 5 ? ", one PML5" : "");
 	else
 		report_fail(p->rep, "tables: built pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu, "
 			    "minimum pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu",
-			    (unsigned long long)p->tables_built[0], (unsigned long long)p->tables_built[1],
-			    (unsigned long long)p->tables_built[2], (unsigned long long)p->tables_built[3],
-			    (unsigned long long)p->tables_built[4],
-			    (unsigned long long)p->plan.min_tables[0], (unsigned long long)p->plan.min_tables[1],
-			    (unsigned long long)p->plan.min_tables[2], (unsigned long long)p->plan.min_tables[3],
-			    (unsigned long long)p->plan.min_tables[4]);
+			    (unsigned long long)p->build.tables_built[0], (unsigned long long)p->build.tables_built[1],
+			    (unsigned long long)p->build.tables_built[2], (unsigned long long)p->build.tables_built[3],
+			    (unsigned long long)p->build.tables_built[4],
+			    (unsigned long long)p->build.plan.min_tables[0], (unsigned long long)p->build.plan.min_tables[1],
+			    (unsigned long long)p->build.plan.min_tables[2], (unsigned long long)p->build.plan.min_tables[3],
+			    (unsigned long long)p->build.plan.min_tables[4]);
 }
 
 /*
@@ -79,7 +65,7 @@ static void check_minimum(struct ptlab *p)
  */
 static int plan_expect(const struct ptlab *p, uint64_t va, uint64_t *pa, unsigned *flags)
 {
-	const struct pt_plan_entry *e = pt_plan_find(&p->plan, va);
+	const struct pt_plan_entry *e = pt_plan_find(&p->build.plan, va);
 
 	if (!e)
 		return 0;
@@ -95,9 +81,9 @@ static int key_point(struct ptlab *p, uint64_t va, uint64_t *bad_va, char *why)
 	uint64_t pa = 0;
 	unsigned flags = 0;
 	int want = plan_expect(p, va, &pa, &flags);
-	int err = pt_translate(&p->space, va, &leaf);
+	int err = pt_translate(&p->build.space, va, &leaf);
 
-	if (!pt_canonical(va, p->levels))
+	if (!pt_canonical(va, p->build.levels))
 		return 0;
 	if (want && err == PT_OK && leaf.pa == pa && leaf.flags == flags)
 		return 0;
@@ -125,8 +111,8 @@ static void check_plan_points(struct ptlab *p)
 	uint64_t bad = 0, points = 0, bad_va = 0;
 	char why = 0;
 
-	for (unsigned i = 0; i < p->plan.n; i++) {
-		const struct pt_plan_entry *e = &p->plan.entry[i];
+	for (unsigned i = 0; i < p->build.plan.n; i++) {
+		const struct pt_plan_entry *e = &p->build.plan.entry[i];
 		uint64_t pts[4] = { e->va, e->va + e->len - PAGE, e->va - PAGE, e->va + e->len };
 
 		for (unsigned k = 0; k < 4; k++, points++)
@@ -153,10 +139,10 @@ static unsigned class_flags(const struct ptlab *p, uint32_t type, uint64_t pa)
 
 		if (type == PT_EFI_BS_CODE)
 			return PT_WRITE;
-		if ((type == PT_EFI_RT_CODE || type == PT_EFI_RT_DATA) && p->mat.n &&
-		    (m = pt_mat_find(&p->mat, pa)))
+		if ((type == PT_EFI_RT_CODE || type == PT_EFI_RT_DATA) && p->build.mat.n &&
+		    (m = pt_mat_find(&p->build.mat, pa)))
 			return m->flags;
-		if (type == PT_EFI_RT_CODE && !p->mat.n)
+		if (type == PT_EFI_RT_CODE && !p->build.mat.n)
 			return PT_WRITE | PT_EXEC;
 	}
 	switch (pt_mem_class_of(type)) {
@@ -173,14 +159,14 @@ static unsigned class_flags(const struct ptlab *p, uint32_t type, uint64_t pa)
 
 static bool in_image(const struct ptlab *p, uint64_t pa)
 {
-	return pa >= p->image.base && pa < p->image.base + p->image.size;
+	return pa >= p->build.image.base && pa < p->build.image.base + p->build.image.size;
 }
 
 static int coverage_point(struct ptlab *p, uint64_t va, uint64_t pa, unsigned flags, bool hhdm)
 {
 	struct pt_leaf leaf;
 
-	if (pt_translate(&p->space, va, &leaf) != PT_OK || leaf.pa != pa)
+	if (pt_translate(&p->build.space, va, &leaf) != PT_OK || leaf.pa != pa)
 		return 1;
 	/* the image's own pages carry section permissions in the identity map */
 	if (!hhdm && in_image(p, pa))
@@ -195,8 +181,8 @@ static void check_memmap_coverage(struct ptlab *p)
 {
 	uint64_t bad = 0, first = 0, checked = 0;
 
-	for (unsigned i = 0; i < p->map.n; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
+	for (unsigned i = 0; i < p->build.map.n; i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
 		uint64_t ends[2] = { r->pa, r->pa + r->len - PAGE };
 
@@ -219,7 +205,7 @@ static void check_memmap_coverage(struct ptlab *p)
 	}
 	if (!bad)
 		report_ok(p->rep, "memmap: %u ranges identity mapped (and RAM in the HHDM) with "
-			  "their class's permissions (%llu points)", p->map.n,
+			  "their class's permissions (%llu points)", p->build.map.n,
 			  (unsigned long long)checked);
 	else
 		report_fail(p->rep, "memmap: %llu of %llu range ends wrong; first pa=0x%llx",
@@ -241,18 +227,18 @@ struct audit {
 
 bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
 {
-	return pt_memmap_covers(&p->map, pa, 1, PT_MEM_SET_MEMORY);
+	return pt_memmap_covers(&p->build.map, pa, 1, PT_MEM_SET_MEMORY);
 }
 
 bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len)
 {
-	return pt_memmap_covers(&p->map, pa, len, PT_MEM_SET_MEMORY);
+	return pt_memmap_covers(&p->build.map, pa, len, PT_MEM_SET_MEMORY);
 }
 
 /* Memory-map type of @pa, or -1 outside the map. */
 static int pa_type(const struct ptlab *p, uint64_t pa)
 {
-	const struct pt_mem_range *r = pt_memmap_find(&p->map, pa);
+	const struct pt_mem_range *r = pt_memmap_find(&p->build.map, pa);
 
 	return r ? (int)r->type : -1;
 }
@@ -268,9 +254,9 @@ static bool wx_exempt(const struct ptlab *p, uint64_t pa)
 
 	if (!p->handoff || pa_type(p, pa) != PT_EFI_RT_CODE)
 		return false;
-	if (!p->mat.n)
+	if (!p->build.mat.n)
 		return true;
-	m = pt_mat_find(&p->mat, pa);
+	m = pt_mat_find(&p->build.mat, pa);
 	return m && m->rwx;
 }
 
@@ -287,7 +273,7 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 			a->wx_first = l->va;
 		a->wx_bytes += l->size;
 	}
-	if ((l->flags & PT_EXEC) && pt_memmap_covers(&a->p->map, l->pa, 1, PT_MEM_SET_MMIO))
+	if ((l->flags & PT_EXEC) && pt_memmap_covers(&a->p->build.map, l->pa, 1, PT_MEM_SET_MMIO))
 		a->mmio_x_bytes += l->size;
 	if (l->va == 0)
 		a->page0 = true;
@@ -304,7 +290,7 @@ static void check_audit(struct ptlab *p)
 {
 	struct audit a;
 
-	audit_space(p, &p->space, &a);
+	audit_space(p, &p->build.space, &a);
 	if (a.wx_exempt)
 		report_note(p->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
 			    "Attributes Table for them): the one exemption",
@@ -338,22 +324,6 @@ struct fw_walk {
 	bool stopped;
 };
 
-/* Bytes of [pa, pa+len) in MMIO ranges of the memory map. */
-static uint64_t mmio_overlap(const struct ptlab *p, uint64_t pa, uint64_t len)
-{
-	uint64_t bytes = 0;
-
-	for (unsigned i = 0; i < p->map.n; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
-		uint64_t a = r->pa > pa ? r->pa : pa;
-		uint64_t b = r->pa + r->len < pa + len ? r->pa + r->len : pa + len;
-
-		if (a < b && pt_mem_class_of(r->type) == PT_MEM_MMIO)
-			bytes += b - a;
-	}
-	return bytes;
-}
-
 static void fw_run_judge(struct fw_walk *w)
 {
 	struct audit *a = w->a;
@@ -369,7 +339,8 @@ static void fw_run_judge(struct fw_walk *w)
 		a->wx_bytes += w->len;
 	}
 	if (w->flags & PT_EXEC)
-		a->mmio_x_bytes += mmio_overlap(a->p, w->pa, w->len);
+		a->mmio_x_bytes += pt_memmap_class_bytes(&a->p->build.map, w->pa, w->len,
+							   PT_MEM_SET_MMIO);
 	if (w->va == 0)
 		a->page0 = true;
 	w->have = false;
@@ -425,7 +396,7 @@ static uint64_t fw_leaf_pa(uint64_t e, unsigned level)
 static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, uint64_t va_base,
 			  unsigned inherited)
 {
-	const uint64_t *t = w->p->env.phys_to_virt(w->p->env.ctx, table_pa);
+	const uint64_t *t = w->p->build.env.phys_to_virt(w->p->build.env.ctx, table_pa);
 
 	if (!t)
 		return;
@@ -442,7 +413,7 @@ static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, 
 			w->stopped = true;
 			break;
 		}
-		if (level == w->p->fw_levels - 1 && i >= PT_ENTRIES / 2)
+		if (level == w->p->cpu.fw_levels - 1 && i >= PT_ENTRIES / 2)
 			va |= ~((pt_level_size(level) << PT_LEVEL_BITS) - 1);   /* the upper half */
 		f = fw_flags(e, inherited);
 		if (level == 0 || (level <= 2 && (e & PTE_PS))) {
@@ -451,7 +422,7 @@ static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, 
 			continue;
 		}
 		if (level <= 2) {
-			const uint64_t *c = w->p->env.phys_to_virt(w->p->env.ctx, e & PTE_ADDR_MASK);
+			const uint64_t *c = w->p->build.env.phys_to_virt(w->p->build.env.ctx, e & PTE_ADDR_MASK);
 
 			if (c && fw_uniform(c, level - 1)) {
 				w->a->leaves[level - 1] += PT_ENTRIES;
@@ -471,17 +442,17 @@ void ptlab_audit_firmware(struct ptlab *p)
 	struct fw_walk w = { .p = p, .a = &a };
 	uint64_t t0 = rdtsc();
 
-	fw_walk_table(&w, p->fw_cr3 & PTE_ADDR_MASK, p->fw_levels - 1, 0,
+	fw_walk_table(&w, p->cpu.fw_cr3 & PTE_ADDR_MASK, p->cpu.fw_levels - 1, 0,
 		      PT_WRITE | PT_EXEC | PT_USER);
 	fw_run_judge(&w);
 	report_fact(p->rep, "firmware-tables", "cr3=0x%llx levels=%u leaves_4k=%llu leaves_2m=%llu "
 		    "leaves_1g=%llu runs=%llu uniform_tables=%llu complete=%d page0_mapped=%d "
 		    "wx_bytes=%llu mmio_exec_bytes=%llu audit_us=%llu",
-		    (unsigned long long)p->fw_cr3, p->fw_levels, (unsigned long long)a.leaves[0],
+		    (unsigned long long)p->cpu.fw_cr3, p->cpu.fw_levels, (unsigned long long)a.leaves[0],
 		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2],
 		    (unsigned long long)w.runs, (unsigned long long)w.uniform_tables, !w.stopped,
 		    a.page0, (unsigned long long)a.wx_bytes, (unsigned long long)a.mmio_x_bytes,
-		    (unsigned long long)ptlab_us(p, rdtsc() - t0));
+		    (unsigned long long)ptlab_us(&p->t, rdtsc() - t0));
 }
 
 /* ---- pre-switch liveness ---- */
@@ -506,7 +477,7 @@ static int table_mapped(void *arg, unsigned level, uint64_t pa)
 	struct pt_leaf l;
 
 	(void)level;
-	return pt_translate(&p->space, pa, &l) != PT_OK || l.pa != pa || !(l.flags & PT_WRITE);
+	return pt_translate(&p->build.space, pa, &l) != PT_OK || l.pa != pa || !(l.flags & PT_WRITE);
 }
 
 static void check_liveness(struct ptlab *p)
@@ -535,7 +506,7 @@ static void check_liveness(struct ptlab *p)
 	for (unsigned i = 0; i < n; i++) {
 		struct pt_leaf l;
 
-		if (pt_translate(&p->space, need[i].va, &l) != PT_OK || l.pa != need[i].va ||
+		if (pt_translate(&p->build.space, need[i].va, &l) != PT_OK || l.pa != need[i].va ||
 		    (l.flags & need[i].need) != need[i].need) {
 			report_fail(p->rep, "liveness: %s at 0x%llx not identity mapped with the "
 				    "access it needs", need[i].what, (unsigned long long)need[i].va);
@@ -543,7 +514,7 @@ static void check_liveness(struct ptlab *p)
 			return;
 		}
 	}
-	if (pt_visit_tables(&p->space, table_mapped, p)) {
+	if (pt_visit_tables(&p->build.space, table_mapped, p)) {
 		report_fail(p->rep, "liveness: a table frame is not identity mapped writable");
 		p->aborted = true;
 		return;
@@ -600,13 +571,13 @@ static int alias_rw(uint64_t a, uint64_t b, uint64_t v1, uint64_t v2)
  */
 static void alloc_failed(struct ptlab *p, const char *what, int err)
 {
-	if (p->opts.fail_alloc && !p->frames.fail_at)
+	if (p->opts.fail_alloc && !p->build.frames.fail_at)
 		report_fail(p->rep, "%s: frame allocation failed: %s (the failure --fail-alloc=%llu "
 			    "injected, or a later one)", what, pt_strerror(err),
 			    (unsigned long long)p->opts.fail_alloc);
 	else
 		report_fail(p->rep, "%s: frame allocation failed: %s (frames in use %llu)", what,
-			    pt_strerror(err), (unsigned long long)p->frames.in_use);
+			    pt_strerror(err), (unsigned long long)p->build.frames.in_use);
 }
 
 static void check_alias_pool(struct ptlab *p)
@@ -616,14 +587,14 @@ static void check_alias_pool(struct ptlab *p)
 	int err = PT_OK;
 
 	for (; n < 4; n++)
-		if ((err = pt_frames_alloc(&p->frames, &pa[n])) != PT_OK)
+		if ((err = pt_frames_alloc(&p->build.frames, &pa[n])) != PT_OK)
 			break;
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t off = 0; off < PAGE; off += PAGE / 4)
 			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
-					pattern(pa[i] + off, 1), pattern(pa[i] + off, 2));
+					ptlab_pattern(pa[i] + off, 1), ptlab_pattern(pa[i] + off, 2));
 	for (unsigned i = 0; i < n; i++)
-		pt_frames_free(&p->frames, pa[i]);
+		pt_frames_free(&p->build.frames, pa[i]);
 	if (n < 4)
 		alloc_failed(p, "alias", err);
 	else if (!bad)
@@ -638,8 +609,8 @@ static void check_alias_ram(struct ptlab *p)
 	unsigned ranges = 0, points = 0, bad = 0;
 	uint64_t first = 0;
 
-	for (unsigned i = 0; i < p->map.n && !ptlab_deadline_passed(p); i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
+	for (unsigned i = 0; i < p->build.map.n && !ptlab_deadline_passed(p); i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
 		uint64_t pts[2] = { r->pa, r->pa + r->len - 8 };
 
@@ -664,7 +635,7 @@ static void check_alias_ram(struct ptlab *p)
 		ranges++;
 	}
 	if (!points)
-		report_fail(p->rep, "alias: no RAM range checked (%u ranges in the map)", p->map.n);
+		report_fail(p->rep, "alias: no RAM range checked (%u ranges in the map)", p->build.map.n);
 	else if (!bad)
 		report_ok(p->rep, "alias: %u RAM ranges read the same through identity and HHDM "
 			  "(%u points)", ranges, points);
@@ -682,32 +653,32 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 	int err, faulted;
 	char what[64];
 
-	err = pt_frames_alloc(&p->frames, &pa);
+	err = pt_frames_alloc(&p->build.frames, &pa);
 	if (err != PT_OK) {
 		fmt_snprintf(what, sizeof(what), "far mapping %s", where);
 		alloc_failed(p, what, err);
 		return;
 	}
-	err = pt_map(&p->space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl);
+	err = pt_map(&p->build.space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl);
 	if (err) {
 		report_fail(p->rep, "far mapping %s: map 0x%llx: %s", where,
 			    (unsigned long long)va, pt_strerror(err));
-		pt_frames_free(&p->frames, pa);
+		pt_frames_free(&p->build.frames, pa);
 		return;
 	}
 	ptlab_flush(&fl);
-	if (alias_rw(va + 8, pa + 8, pattern(pa, 3), pattern(pa, 4)) ||
-	    alias_rw(va + PAGE - 8, PT_HHDM_BASE + pa + PAGE - 8, pattern(pa, 5), pattern(pa, 6))) {
+	if (alias_rw(va + 8, pa + 8, ptlab_pattern(pa, 3), ptlab_pattern(pa, 4)) ||
+	    alias_rw(va + PAGE - 8, PT_HHDM_BASE + pa + PAGE - 8, ptlab_pattern(pa, 5), ptlab_pattern(pa, 6))) {
 		report_fail(p->rep, "far mapping %s: 0x%llx and its frame's aliases disagree", where,
 			    (unsigned long long)va);
-		pt_unmap(&p->space, va, PAGE, 0, &fl);
+		pt_unmap(&p->build.space, va, PAGE, 0, &fl);
 		ptlab_flush(&fl);
-		pt_frames_free(&p->frames, pa);
+		pt_frames_free(&p->build.frames, pa);
 		return;
 	}
-	err = pt_unmap(&p->space, va, PAGE, 0, &fl);
+	err = pt_unmap(&p->build.space, va, PAGE, 0, &fl);
 	ptlab_flush(&fl);
-	pt_frames_free(&p->frames, pa);
+	pt_frames_free(&p->build.frames, pa);
 	faulted = probe_read64(va, &got, &f);
 	if (err)
 		report_fail(p->rep, "far mapping %s: unmap: %s", where, pt_strerror(err));
@@ -728,8 +699,8 @@ static const uint64_t alias_const = UINT64_C(0x50544c4142210000);
 
 static void check_image_alias(struct ptlab *p)
 {
-	uint64_t fn_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)alias_callee - p->image.base);
-	uint64_t data_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)&alias_const - p->image.base);
+	uint64_t fn_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)alias_callee - p->build.image.base);
+	uint64_t data_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)&alias_const - p->build.image.base);
 	uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(uintptr_t)fn_va;
 	volatile uint64_t arg = 0x1234;
 	struct trap_fault f;
@@ -777,13 +748,13 @@ static void check_faults(struct ptlab *p)
 	else
 		fault_fail(p, "#PF write read-only", ro, PF_ERR_P | PF_ERR_W, faulted, &f);
 
-	if ((faulted = pt_frames_alloc(&p->frames, &pa)) != PT_OK) {
+	if ((faulted = pt_frames_alloc(&p->build.frames, &pa)) != PT_OK) {
 		alloc_failed(p, "#PF fetch NX", faulted);
 		return;
 	}
 	*(volatile uint8_t *)(uintptr_t)pa = 0xc3;   /* ret */
 	faulted = probe_exec(pa, &f);
-	pt_frames_free(&p->frames, pa);
+	pt_frames_free(&p->build.frames, pa);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_ID, pa))
 		report_ok(p->rep, "#PF: fetch from an NX data page faults, error 0x11");
 	else
@@ -798,14 +769,14 @@ static void check_paging_mode(struct ptlab *p)
 
 	report_fact(p->rep, "paging", "levels=%u la57=%d cr4=0x%llx cr3=0x%llx switches=%llu",
 		    la57 ? 5 : 4, la57, (unsigned long long)cr4, (unsigned long long)cr3,
-		    (unsigned long long)p->la57_switches);
-	if (la57 == (p->levels == 5) && (cr3 & PTE_ADDR_MASK) == p->our_cr3)
+		    (unsigned long long)p->live.la57_switches);
+	if (la57 == (p->build.levels == 5) && (cr3 & PTE_ADDR_MASK) == p->build.our_cr3)
 		report_ok(p->rep, "paging: CR4.LA57=%d with our %u-level root 0x%llx in CR3", la57,
-			  p->levels, (unsigned long long)p->our_cr3);
+			  p->build.levels, (unsigned long long)p->build.our_cr3);
 	else
 		report_fail(p->rep, "paging: CR4=0x%llx CR3=0x%llx, expected %u levels with root "
-			    "0x%llx", (unsigned long long)cr4, (unsigned long long)cr3, p->levels,
-			    (unsigned long long)p->our_cr3);
+			    "0x%llx", (unsigned long long)cr4, (unsigned long long)cr3, p->build.levels,
+			    (unsigned long long)p->build.our_cr3);
 }
 
 /*
@@ -819,18 +790,18 @@ static void check_noncanonical(struct ptlab *p, uint64_t va)
 	uint64_t got = 0;
 	int faulted = probe_read64(va, &got, &f);
 
-	if (pt_canonical(va, p->levels))
+	if (pt_canonical(va, p->build.levels))
 		report_fail(p->rep, "canonical: 0x%llx is canonical at %u levels", (unsigned long long)va,
-			    p->levels);
+			    p->build.levels);
 	else if (faulted == 1 && f.vector == TRAP_VEC_GP && f.error == 0)
 		report_ok(p->rep, "canonical: a read of 0x%llx raises #GP (not #PF) at %u levels",
-			  (unsigned long long)va, p->levels);
+			  (unsigned long long)va, p->build.levels);
 	else if (!faulted)
 		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels completed",
-			    (unsigned long long)va, p->levels);
+			    (unsigned long long)va, p->build.levels);
 	else
 		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels raised vector %u (%s) "
-			    "error 0x%llx cr2=0x%llx, expected #GP", (unsigned long long)va, p->levels,
+			    "error 0x%llx cr2=0x%llx, expected #GP", (unsigned long long)va, p->build.levels,
 			    f.vector, ptlab_vector_name(f.vector), (unsigned long long)f.error,
 			    (unsigned long long)f.cr2);
 }
@@ -843,7 +814,7 @@ int ptlab_check_live(struct ptlab *p)
 	check_far_mapping(p, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
 	check_far_mapping(p, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
 	check_far_mapping(p, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
-	if (p->levels == 5) {
+	if (p->build.levels == 5) {
 		/* only 57-bit addresses reach these */
 		check_far_mapping(p, PTLAB_LA57_ABOVE_128T + 3 * PAGE, "above 128 TiB");
 		check_far_mapping(p, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
@@ -867,7 +838,7 @@ static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad
 	struct pt_flushlist fl;
 	struct trap_fault f;
 	uint64_t got, last = va + len - PAGE;
-	int err = pt_unmap(&p->space, va, len, 0, &fl);
+	int err = pt_unmap(&p->build.space, va, len, 0, &fl);
 
 	if (err) {
 		*bad_va = va;
@@ -884,11 +855,11 @@ static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad
 
 int ptlab_check_teardown(struct ptlab *p)
 {
-	uint64_t pieces = 0, bad_va = 0, before = pt_table_count(&p->space);
+	uint64_t pieces = 0, bad_va = 0, before = pt_table_count(&p->build.space);
 	int err = 0;
 
-	for (unsigned i = 0; i < p->plan.n && !err && !ptlab_deadline_passed(p); i++) {
-		const struct pt_plan_entry *e = &p->plan.entry[i];
+	for (unsigned i = 0; i < p->build.plan.n && !err && !ptlab_deadline_passed(p); i++) {
+		const struct pt_plan_entry *e = &p->build.plan.entry[i];
 		/* an off-alignment cut, so large leaves are split on the way */
 		uint64_t cut = ((e->len / 3) & ~(PAGE - 1)) + PAGE * 3;
 
@@ -908,13 +879,13 @@ int ptlab_check_teardown(struct ptlab *p)
 		struct pt_lint l;
 
 		/* every table the HHDM used and nothing else is gone: no empty table, counts agree */
-		if (pt_lint(&p->space, lint_scratch, LINT_SCRATCH, owned_by_pool, &p->frames, &l)) {
+		if (ptlab_lint(&p->build, false, &l)) {
 			report_fail(p->rep, "teardown: tables after the HHDM went: lint errors=%llu "
 				    "empty=%llu stats=%llu", (unsigned long long)l.errors,
 				    (unsigned long long)l.empty_tables, (unsigned long long)l.stats_mismatch);
 			return 0;
 		}
-		if (pt_translate(&p->space, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
+		if (pt_translate(&p->build.space, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
 			err = 1;
 	}
 	if (err)
@@ -923,7 +894,7 @@ int ptlab_check_teardown(struct ptlab *p)
 	else
 		report_ok(p->rep, "teardown: HHDM unmapped in %llu pieces, each then faults "
 			  "(tables %llu -> %llu)", (unsigned long long)pieces,
-			  (unsigned long long)before, (unsigned long long)pt_table_count(&p->space));
+			  (unsigned long long)before, (unsigned long long)pt_table_count(&p->build.space));
 	return 0;
 }
 
@@ -940,8 +911,8 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 	unsigned touched = 0, bad = 0, high = 0;
 	uint64_t first_bad = 0;
 
-	for (unsigned i = 0; i < p->frames.nranges && !ptlab_deadline_passed(p); i++) {
-		const struct pt_frames_range *r = &p->frames.range[i];
+	for (unsigned i = 0; i < p->build.frames.nranges && !ptlab_deadline_passed(p); i++) {
+		const struct pt_frames_range *r = &p->build.frames.range[i];
 		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PAGE,
 				      r->pa + (r->frames - 1) * PAGE };
 		bool any = false;
@@ -949,21 +920,21 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 		for (unsigned k = 0; k < 3; k++) {
 			struct pt_flushlist fl;
 			struct trap_fault f;
-			uint64_t pa = picks[k], v = pattern(pa, 7 + k), a = 0, b = 0;
+			uint64_t pa = picks[k], v = ptlab_pattern(pa, 7 + k), a = 0, b = 0;
 			int bad_here;
 
-			if (pt_map(&p->space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl))
+			if (pt_map(&p->build.space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl))
 				continue;
 			ptlab_flush(&fl);
 			/* the map may have taken this very frame for a table */
-			if (pt_frames_in_use(&p->frames, pa)) {
-				pt_unmap(&p->space, va, PAGE, 0, &fl);
+			if (pt_frames_in_use(&p->build.frames, pa)) {
+				pt_unmap(&p->build.space, va, PAGE, 0, &fl);
 				ptlab_flush(&fl);
 				continue;
 			}
 			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
 				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
-			pt_unmap(&p->space, va, PAGE, 0, &fl);
+			pt_unmap(&p->build.space, va, PAGE, 0, &fl);
 			ptlab_flush(&fl);
 			if (bad_here && !bad++)
 				first_bad = pa;
@@ -972,12 +943,12 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 		}
 		touched += any;
 	}
-	if (!bad && touched == p->frames.nranges)
+	if (!bad && touched == p->build.frames.nranges)
 		report_ok(p->rep, "ram sweep: frames in all %u usable ranges written through a "
 			  "scratch mapping, read back through identity and HHDM (%u above 4 GiB)",
 			  touched, high);
 	else
 		report_fail(p->rep, "ram sweep: %u of %u ranges touched, %u mismatches (first pa=0x%llx)",
-			    touched, p->frames.nranges, bad, (unsigned long long)first_bad);
+			    touched, p->build.frames.nranges, bad, (unsigned long long)first_bad);
 	return 0;
 }

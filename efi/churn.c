@@ -36,7 +36,10 @@
  * The churn runs in slices of about a second of live time, so the firmware
  * can print progress between them.
  */
+#include "checkkit.h"
 #include "churn.h"
+#include "report.h"
+#include "trap.h"
 
 #include <ptlab/pte.h>
 
@@ -55,7 +58,6 @@
 
 static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
 static struct model_run model_storage[MODEL_CAP];
-static uint64_t lint_scratch[8192];
 
 struct churn {
 	struct ptlab *p;
@@ -72,14 +74,11 @@ struct churn {
 	bool audit_ok;
 	bool failed, done, injected;
 	uint64_t inject_at;
+	uint64_t inject_op;         /* the op whose --inject note came last (UINT64_MAX: none) */
 };
 
 static struct churn c;
 
-/* Write back and invalidate all caches (privileged: the host tests stand in). */
-#ifndef churn_wbinvd
-#define churn_wbinvd() __asm__ volatile("wbinvd" : : : "memory")
-#endif
 
 /* The typed window's identity and HHDM mappings, taken out for the churn. */
 struct typed_out {
@@ -105,13 +104,6 @@ static uint64_t below(uint64_t n)
 	return n ? rnd() % n : 0;
 }
 
-static uint64_t pattern(uint64_t pa, uint64_t epoch)
-{
-	uint64_t x = pa * UINT64_C(0xff51afd7ed558ccd) ^ (epoch + 1) * UINT64_C(0xc4ceb9fe1a85ec53);
-
-	return x ^ (x >> 33);
-}
-
 /* ---- failures ---- */
 
 static void fail(const char *what, uint64_t va, uint64_t want, uint64_t got)
@@ -130,17 +122,17 @@ static void fail(const char *what, uint64_t va, uint64_t want, uint64_t got)
 
 static bool in_data(uint64_t pa)
 {
-	return pa >= c.p->data_pa && pa - c.p->data_pa < c.p->data_len;
+	return pa >= c.p->data.pa && pa - c.p->data.pa < c.p->data.len;
 }
 
 static bool in_typed(uint64_t pa, uint64_t len)
 {
-	return c.p->typed_len && pa >= c.p->typed_pa && pa + len <= c.p->typed_pa + c.p->typed_len;
+	return c.p->data.typed_len && pa >= c.p->data.typed_pa && pa + len <= c.p->data.typed_pa + c.p->data.typed_len;
 }
 
 static bool touches_typed(uint64_t pa, uint64_t len)
 {
-	return c.p->typed_len && pa < c.p->typed_pa + c.p->typed_len && c.p->typed_pa < pa + len;
+	return c.p->data.typed_len && pa < c.p->data.typed_pa + c.p->data.typed_len && c.p->data.typed_pa < pa + len;
 }
 
 static enum pt_cache cache_of(unsigned attrs)
@@ -210,7 +202,7 @@ static bool fit_type(uint64_t va, uint64_t len, uint64_t pa, unsigned *attrs)
 /* Our memory at @pa, through the environment (the identity map in the app). */
 static void *phys(uint64_t pa)
 {
-	return c.p->env.phys_to_virt(c.p->env.ctx, pa);
+	return c.p->build.env.phys_to_virt(c.p->build.env.ctx, pa);
 }
 
 /* ---- the software side ---- */
@@ -219,7 +211,7 @@ static void key_point(uint64_t va)
 {
 	const struct model_run *r = model_find(&c.m, va);
 	struct pt_leaf l;
-	int err = pt_translate(&c.p->space, va, &l);
+	int err = pt_translate(&c.p->build.space, va, &l);
 
 	if (!r) {
 		if (err != PT_ENOTMAPPED)
@@ -281,7 +273,7 @@ static void sample(uint64_t va)
 		if (c.failed)
 			return;
 		if (r->attrs & PT_WRITE) {
-			want = pattern(pa, c.op);
+			want = ptlab_pattern(pa, c.op);
 			if (probe_write64(va + 8, want, &f) || probe_read64(va + 8, &got, &f) ||
 			    got != want)
 				fail("cpu: pattern written and read back through a typed mapping", va,
@@ -303,14 +295,14 @@ static void sample(uint64_t va)
 			fail("cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
 		return;
 	}
-	want = pattern(pa, c.op);
+	want = ptlab_pattern(pa, c.op);
 	if (probe_write64(hh, want, &f) || probe_read64(va, &got, &f) || got != want) {
 		fail("cpu: pattern written through the HHDM alias, read through the scratch address",
 		     va, want, got);
 		return;
 	}
 	if (r->attrs & PT_WRITE) {
-		want = ~pattern(pa, c.op);
+		want = ~ptlab_pattern(pa, c.op);
 		if (probe_write64(va + 8, want, &f) || probe_read64(hh + 8, &got, &f) || got != want)
 			fail("cpu: pattern written through the scratch address, read through the HHDM alias",
 			     va, want, got);
@@ -345,7 +337,7 @@ static unsigned pick_attrs(void)
 	enum pt_cache want = PT_CACHE_OF(a);
 
 	/* a cache type the firmware's PAT layout lacks becomes one it has */
-	return want == PT_CACHE_WB ? a : (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(c.p, want));
+	return want == PT_CACHE_WB ? a : (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(&c.p->build.env.pat, want));
 }
 
 /* A range of @size-aligned pages, near an earlier run most of the time. */
@@ -374,10 +366,10 @@ static void pick_range(uint64_t size, uint64_t n, uint64_t *va, uint64_t *len)
 static uint64_t pick_frames(uint64_t size, uint64_t len, unsigned attrs)
 {
 	if (size == GIB)
-		return c.p->big_pa;
-	if (size == PAGE && cache_of(attrs) != PT_CACHE_WB && len <= c.p->typed_len)
-		return c.p->typed_pa + below((c.p->typed_len - len) / PAGE + 1) * PAGE;
-	return c.p->data_pa + below((c.p->data_len - len) / size + 1) * size;
+		return c.p->data.big_pa;
+	if (size == PAGE && cache_of(attrs) != PT_CACHE_WB && len <= c.p->data.typed_len)
+		return c.p->data.typed_pa + below((c.p->data.typed_len - len) / PAGE + 1) * PAGE;
+	return c.p->data.pa + below((c.p->data.len - len) / size + 1) * size;
 }
 
 /*
@@ -392,7 +384,7 @@ static void changed(struct pt_flushlist *fl, bool skip_flush, uint64_t va, uint6
 		ptlab_flush(fl);
 	if (touches_typed(pa, len)) {
 		/* the frames may have a new type now: nothing cached of the old one */
-		churn_wbinvd();
+		ptlab_wbinvd();
 		c.type_changes++;
 	}
 	if (model_set(&c.m, va, len, true, pa, attrs))
@@ -410,15 +402,15 @@ static void changed(struct pt_flushlist *fl, bool skip_flush, uint64_t va, uint6
 
 static int check_result(const char *call, uint64_t va, int want, int got)
 {
-	bool pool_refused = c.p->frames.failed != c.pool_failed;
+	bool pool_refused = c.p->build.frames.failed != c.pool_failed;
 
-	c.pool_failed = c.p->frames.failed;
+	c.pool_failed = c.p->build.frames.failed;
 	/*
 	 * PT_ENOMEM is a refusal only when the pool really refused a frame,
 	 * because --fail-alloc injected it or the pool ran nearly dry.
 	 */
 	if (got == PT_ENOMEM && want == PT_OK && pool_refused &&
-	    (c.p->opts.fail_alloc || pt_frames_available(&c.p->frames) < CALL_MAX_TABLES)) {
+	    (c.p->opts.fail_alloc || pt_frames_available(&c.p->build.frames) < CALL_MAX_TABLES)) {
 		c.refused++;
 		return -1;
 	}
@@ -433,7 +425,7 @@ static void op_map(void)
 {
 	static const uint64_t sizes[3] = { PAGE, PT_SIZE_2M, GIB };
 	static const enum pt_page_size max[3] = { PT_PAGE_4K, PT_PAGE_2M, PT_PAGE_1G };
-	unsigned k = below(20) < 14 ? 0 : below(20) < 17 || !c.p->big_ok ? 1 : 2;
+	unsigned k = below(20) < 14 ? 0 : below(20) < 17 || !c.p->data.big_ok ? 1 : 2;
 	uint64_t n = k == 0 ? 1 + below(16) : k == 1 ? 1 + below(2) : 1;
 	uint64_t va, len, pa;
 	unsigned attrs = pick_attrs();
@@ -445,7 +437,7 @@ static void op_map(void)
 	if (!fit_type(va, len, pa, &attrs))
 		return;   /* the frames have mixed types already: no mapping can join them */
 	want = model_mapped_bytes(&c.m, va, len) ? PT_EEXIST : PT_OK;
-	got = pt_map(&c.p->space, va, pa, len, attrs, max[k], &fl);
+	got = pt_map(&c.p->build.space, va, pa, len, attrs, max[k], &fl);
 	c.maps++;
 	if (check_result("map", va, want, got))
 		return;
@@ -487,7 +479,7 @@ static void op_unmap(void)
 		pick_piece(&va, &len);
 	}
 	want = model_mapped_bytes(&c.m, va, len) == len ? PT_OK : PT_ENOTMAPPED;
-	got = pt_unmap(&c.p->space, va, len, 0, &fl);
+	got = pt_unmap(&c.p->build.space, va, len, 0, &fl);
 	c.unmaps++;
 	if (check_result("unmap", va, want, got))
 		return;
@@ -509,7 +501,7 @@ static void op_protect(void)
 
 	if (!fit_type(va, len, pa, &attrs))
 		return;
-	got = pt_protect(&c.p->space, va, len, attrs, &fl);
+	got = pt_protect(&c.p->build.space, va, len, attrs, &fl);
 	c.protects++;
 	if (check_result("protect", va, PT_OK, got))
 		return;
@@ -528,18 +520,18 @@ static void op_remap(void)
 	int got;
 
 	if (in_typed(r->pa, r->len)) {
-		if (len > c.p->typed_len)
+		if (len > c.p->data.typed_len)
 			return;
-		new_pa = c.p->typed_pa + below((c.p->typed_len - len) / PAGE + 1) * PAGE;
+		new_pa = c.p->data.typed_pa + below((c.p->data.typed_len - len) / PAGE + 1) * PAGE;
 	} else if (!in_data(r->pa)) {
 		/* inside the GiB we do not own: another spot in it */
-		new_pa = c.p->big_pa + below((GIB - len) / PAGE + 1) * PAGE;
-	} else if (len <= c.p->data_len) {
+		new_pa = c.p->data.big_pa + below((GIB - len) / PAGE + 1) * PAGE;
+	} else if (len <= c.p->data.len) {
 		uint64_t align = below(2) ? PT_SIZE_2M : PAGE;
 
 		if (len % align)
 			align = PAGE;
-		new_pa = c.p->data_pa + below((c.p->data_len - len) / align + 1) * align;
+		new_pa = c.p->data.pa + below((c.p->data.len - len) / align + 1) * align;
 	} else {
 		return;
 	}
@@ -555,24 +547,27 @@ static void op_remap(void)
 		struct pt_leaf l;
 
 		/* a single 4 KiB leaf: no split, so no flush inside the library either */
-		if (pt_translate(&c.p->space, va, &l) == PT_OK && l.level == 0) {
+		if (pt_translate(&c.p->build.space, va, &l) == PT_OK && l.level == 0) {
 			probe_read64(va, &before, &f);   /* the old translation is now cached */
 			skip = true;
 			c.injected = true;
+			c.inject_op = c.op;
 			report_note(c.p->rep, "inject: missing-invlpg after remapping 0x%llx",
 				    (unsigned long long)va);
 		}
 	}
-	got = pt_remap(&c.p->space, va, len, new_pa, 0, &fl);
+	got = pt_remap(&c.p->build.space, va, len, new_pa, 0, &fl);
 	c.remaps++;
 	if (check_result("remap", va, PT_OK, got))
 		return;
 	changed(&fl, skip, va, len, new_pa, attrs);
 	sample(va);
 	/* a CPU that dropped the stale entry on its own shows the new frame: say so */
-	if (skip && !c.failed)
+	if (skip && !c.failed) {
+		c.inject_op = c.op;
 		report_note(c.p->rep, "inject: missing-invlpg not provoked: the stale translation "
 			    "was not kept, the new frame was seen");
+	}
 }
 
 /* ---- deliberate damage (--inject), each inside the scratch windows ---- */
@@ -600,15 +595,16 @@ static void inject(void)
 	case OPTS_INJECT_WRONG_FRAME:
 	case OPTS_INJECT_NX_CLEARED:
 		r = data_run(c.p->opts.inject == OPTS_INJECT_NX_CLEARED);
-		if (!r || pt_translate(&c.p->space, r->va, &l) != PT_OK || l.level != 0)
+		if (!r || pt_translate(&c.p->build.space, r->va, &l) != PT_OK || l.level != 0)
 			return;
 		e = phys(l.entry_pa);
 		if (c.p->opts.inject == OPTS_INJECT_WRONG_FRAME)
 			*e ^= PAGE;   /* the neighbouring frame: still in the data area */
 		else
 			*e &= ~PTE_NX;
-		invlpg(r->va);
+		ptlab_invlpg(r->va);
 		c.injected = true;
+		c.inject_op = c.op;
 		report_note(c.p->rep, "inject: %s at 0x%llx",
 			    c.p->opts.inject == OPTS_INJECT_WRONG_FRAME ? "wrong-frame" : "nx-cleared",
 			    (unsigned long long)r->va);
@@ -618,11 +614,12 @@ static void inject(void)
 		break;
 	case OPTS_INJECT_FREED_TABLE:
 		r = data_run(false);
-		if (!r || pt_translate(&c.p->space, r->va, &l) != PT_OK || l.level != 0)
+		if (!r || pt_translate(&c.p->build.space, r->va, &l) != PT_OK || l.level != 0)
 			return;
 		/* the PT holding the leaf goes back to the pool while still referenced */
-		pt_frames_free(&c.p->frames, l.entry_pa & ~(PAGE - 1));
+		pt_frames_free(&c.p->build.frames, l.entry_pa & ~(PAGE - 1));
 		c.injected = true;
+		c.inject_op = c.op;
 		report_note(c.p->rep, "inject: freed-table 0x%llx still maps 0x%llx",
 			    (unsigned long long)(l.entry_pa & ~(PAGE - 1)), (unsigned long long)r->va);
 		break;
@@ -631,16 +628,10 @@ static void inject(void)
 	}
 }
 
-static bool frame_in_use(void *ctx, uint64_t pa)
-{
-	return pt_frames_in_use(ctx, pa);
-}
-
 static void lint(void)
 {
 	struct pt_lint l;
-	int err = pt_lint(&c.p->space, lint_scratch, sizeof(lint_scratch) / sizeof(lint_scratch[0]),
-			  frame_in_use, &c.p->frames, &l);
+	int err = ptlab_lint(&c.p->build, true, &l);
 
 	if (err)
 		fail("lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0, l.errors);
@@ -679,7 +670,7 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len, struct ty
 
 	*o = (struct typed_out){ 0 };
 	for (uint64_t off = 0; off < len; off += PAGE) {
-		bool m = pt_translate(&p->space, va + off, &l) == PT_OK;
+		bool m = pt_translate(&p->build.space, va + off, &l) == PT_OK;
 
 		if (off == 0) {
 			o->mapped = m;
@@ -689,7 +680,7 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len, struct ty
 			return false;
 		}
 	}
-	if (o->mapped && pt_unmap(&p->space, va, len, 0, &fl) != PT_OK)
+	if (o->mapped && pt_unmap(&p->build.space, va, len, 0, &fl) != PT_OK)
 		return false;
 	return true;
 }
@@ -698,7 +689,7 @@ static void typed_put_back(struct ptlab *p, uint64_t va, uint64_t len, const str
 {
 	struct pt_flushlist fl;
 
-	if (o->mapped && pt_map(&p->space, va, va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va, len,
+	if (o->mapped && pt_map(&p->build.space, va, va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va, len,
 				o->flags, PT_PAGE_4K, &fl) != PT_OK)
 		fail("typed window: identity or HHDM alias not restored", va, 0, 0);
 }
@@ -712,15 +703,15 @@ static void typed_merge(struct ptlab *p, const struct typed_out *o)
 
 	if (!o->mapped || !l->level)
 		return;
-	if (pt_unmap(&p->space, va, l->size, 0, &fl) != PT_OK ||
-	    pt_map(&p->space, va, pa, l->size, o->flags, (enum pt_page_size)l->level, &fl) != PT_OK)
+	if (pt_unmap(&p->build.space, va, l->size, 0, &fl) != PT_OK ||
+	    pt_map(&p->build.space, va, pa, l->size, o->flags, (enum pt_page_size)l->level, &fl) != PT_OK)
 		report_fail(p->rep, "churn: the %s leaf 0x%llx around the typed window was not "
 			    "restored", l->level == 2 ? "1 GiB" : "2 MiB", (unsigned long long)va);
 }
 
 void churn_merge_back(struct ptlab *p)
 {
-	if (!p->typed_len)
+	if (!p->data.typed_len)
 		return;
 	typed_merge(p, &typed_ident);
 	typed_merge(p, &typed_hhdm);
@@ -728,25 +719,26 @@ void churn_merge_back(struct ptlab *p)
 
 void churn_start(struct ptlab *p)
 {
-	c = (struct churn){ .p = p, .rng = p->opts.seed, .ops = p->opts.iterations };
+	c = (struct churn){ .p = p, .rng = p->opts.seed, .ops = p->opts.iterations,
+			    .inject_op = UINT64_MAX };
 	model_init(&c.m, model_storage, MODEL_CAP);
 	/*
 	 * The typed window out of our identity map and HHDM (with the
 	 * firmware's CR3 loaded: the changes reach the CPU at the next switch),
 	 * its cache lines written back; without that, no typed mappings.
 	 */
-	if (p->typed_len) {
-		churn_wbinvd();
-		if (!typed_take_out(p, p->typed_pa, p->typed_len, &typed_ident)) {
-			p->typed_len = 0;
-		} else if (!typed_take_out(p, PT_HHDM_BASE + p->typed_pa, p->typed_len, &typed_hhdm)) {
-			typed_put_back(p, p->typed_pa, p->typed_len, &typed_ident);
-			p->typed_len = 0;
+	if (p->data.typed_len) {
+		ptlab_wbinvd();
+		if (!typed_take_out(p, p->data.typed_pa, p->data.typed_len, &typed_ident)) {
+			p->data.typed_len = 0;
+		} else if (!typed_take_out(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len, &typed_hhdm)) {
+			typed_put_back(p, p->data.typed_pa, p->data.typed_len, &typed_ident);
+			p->data.typed_len = 0;
 		}
 	}
-	c.tables_before = pt_table_count(&p->space);
-	c.frames_before = p->frames.in_use;
-	c.pool_failed = p->frames.failed;
+	c.tables_before = pt_table_count(&p->build.space);
+	c.frames_before = p->build.frames.in_use;
+	c.pool_failed = p->build.frames.failed;
 	/*
 	 * A fixed op, not a share of --iterations, so the replay hint
 	 * (--iterations=op+1) injects at the same op again.
@@ -761,8 +753,8 @@ int churn_slice(struct ptlab *p)
 	uint64_t end = rdtsc() + (uint64_t)SLICE_US * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
 
 	/* nothing the firmware's write-back alias may have cached between slices */
-	if (p->typed_len)
-		churn_wbinvd();
+	if (p->data.typed_len)
+		ptlab_wbinvd();
 	while (!c.done && !c.failed) {
 		if (c.op == c.ops) {
 			c.done = true;
@@ -781,6 +773,16 @@ int churn_slice(struct ptlab *p)
 uint64_t churn_samples(void)
 {
 	return c.samples;
+}
+
+void churn_stats(struct churn_stats *s)
+{
+	*s = (struct churn_stats){
+		.op = c.op, .ops = c.ops, .maps = c.maps, .unmaps = c.unmaps,
+		.protects = c.protects, .remaps = c.remaps, .refused = c.refused,
+		.inject_at = c.inject_at, .inject_op = c.inject_op,
+		.failed = c.failed, .done = c.done, .injected = c.injected,
+	};
 }
 
 bool churn_running(void)
@@ -829,7 +831,7 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 
 		if (!in_typed(pa, PAGE))
 			continue;
-		i = (pa - c.p->typed_pa) / PAGE;
+		i = (pa - c.p->data.typed_pa) / PAGE;
 		if (a->type[i] == 0xff) {
 			a->type[i] = (uint8_t)t;
 		} else if (a->type[i] != (uint8_t)t) {
@@ -848,18 +850,18 @@ static void audit_types(struct ptlab *p)
 
 	for (unsigned i = 0; i < TYPED_MAX_FRAMES; i++)
 		a.type[i] = 0xff;
-	if (p->typed_len > TYPED_MAX_FRAMES * PAGE) {
-		fail("memory types: typed window larger than the audit covers", p->typed_pa,
-		     TYPED_MAX_FRAMES * PAGE, p->typed_len);
+	if (p->data.typed_len > TYPED_MAX_FRAMES * PAGE) {
+		fail("memory types: typed window larger than the audit covers", p->data.typed_pa,
+		     TYPED_MAX_FRAMES * PAGE, p->data.typed_len);
 		return;
 	}
 	for (unsigned w = 0; w < 2 && !a.why; w++)
-		pt_visit(&p->space, window_base[w], WINDOW, audit_leaf, &a);
-	for (uint64_t off = 0; off < p->typed_len && !a.why; off += PAGE) {
-		if (pt_translate(&p->space, p->typed_pa + off, &l) == PT_OK ||
-		    pt_translate(&p->space, PT_HHDM_BASE + p->typed_pa + off, &l) == PT_OK) {
+		pt_visit(&p->build.space, window_base[w], WINDOW, audit_leaf, &a);
+	for (uint64_t off = 0; off < p->data.typed_len && !a.why; off += PAGE) {
+		if (pt_translate(&p->build.space, p->data.typed_pa + off, &l) == PT_OK ||
+		    pt_translate(&p->build.space, PT_HHDM_BASE + p->data.typed_pa + off, &l) == PT_OK) {
 			a.why = "a typed-window frame is still in the identity map or the HHDM";
-			a.bad_va = p->typed_pa + off;
+			a.bad_va = p->data.typed_pa + off;
 		}
 	}
 	if (a.why) {
@@ -880,22 +882,22 @@ int churn_finish(struct ptlab *p)
 		audit_types(p);
 	/* everything the churn mapped goes; every table it used must be freed */
 	for (unsigned w = 0; w < 2 && !err; w++) {
-		err = pt_unmap(&p->space, window_base[w], WINDOW, PT_SPARSE, &fl);
+		err = pt_unmap(&p->build.space, window_base[w], WINDOW, PT_SPARSE, &fl);
 		if (err == PT_OK)
 			ptlab_flush(&fl);
 	}
 	if (err)
 		fail("cleanup: unmap of the scratch windows", 0, PT_OK, (uint64_t)(int64_t)err);
-	if (!c.failed && pt_table_count(&p->space) != c.tables_before)
-		fail("cleanup: tables left behind (count)", 0, c.tables_before, pt_table_count(&p->space));
-	if (!c.failed && p->frames.in_use != c.frames_before)
-		fail("cleanup: frames in use", 0, c.frames_before, p->frames.in_use);
+	if (!c.failed && pt_table_count(&p->build.space) != c.tables_before)
+		fail("cleanup: tables left behind (count)", 0, c.tables_before, pt_table_count(&p->build.space));
+	if (!c.failed && p->build.frames.in_use != c.frames_before)
+		fail("cleanup: frames in use", 0, c.frames_before, p->build.frames.in_use);
 	if (!c.failed)
 		lint();
-	if (p->typed_len) {
-		churn_wbinvd();
-		typed_put_back(p, p->typed_pa, p->typed_len, &typed_ident);
-		typed_put_back(p, PT_HHDM_BASE + p->typed_pa, p->typed_len, &typed_hhdm);
+	if (p->data.typed_len) {
+		ptlab_wbinvd();
+		typed_put_back(p, p->data.typed_pa, p->data.typed_len, &typed_ident);
+		typed_put_back(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len, &typed_hhdm);
 	}
 	report_fact(p->rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
 		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu "
@@ -913,7 +915,7 @@ int churn_finish(struct ptlab *p)
 		report_ok(p->rep, "memory types: %llu scratch leaves, %llu of them not write-back, all "
 			  "on the %llu frames of the typed window, none of those mapped with two types "
 			  "or in the identity map or HHDM", (unsigned long long)c.audit_leaves,
-			  (unsigned long long)c.audit_typed, (unsigned long long)(p->typed_len / PAGE));
+			  (unsigned long long)c.audit_typed, (unsigned long long)(p->data.typed_len / PAGE));
 	if (!c.failed)
 		report_ok(p->rep, "churn: %llu operations agree with the model and the CPU; "
 			  "scratch windows empty, tables and frames returned", (unsigned long long)c.op);

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ptlab.h"
+#include "state.h"
 
 /* Reset the churn for p->opts.seed / p->opts.iterations (firmware CR3). */
 void churn_start(struct ptlab *p);
@@ -14,6 +14,16 @@ void churn_start(struct ptlab *p);
 int churn_slice(struct ptlab *p);
 /* CPU samples taken so far (each one a check the CPU decided). */
 uint64_t churn_samples(void);
+
+/* Where the churn is: counts of its calls and how an --inject went. */
+struct churn_stats {
+	uint64_t op, ops;            /* ops started (the one it stopped in counts), ops asked */
+	uint64_t maps, unmaps, protects, remaps, refused;
+	uint64_t inject_at;          /* --inject: the first op that may damage something */
+	uint64_t inject_op;          /* the op of the last "inject:" note (UINT64_MAX: none) */
+	bool failed, done, injected;
+};
+void churn_stats(struct churn_stats *s);
 /* Operations left and nothing failed? */
 bool churn_running(void);
 /* A "# progress:" line. */

@@ -7,7 +7,9 @@
  * expected value is computed before the CPU is asked.  Runs live; every
  * mapping it makes is in the low scratch window and is removed again.
  */
-#include "ptlab.h"
+#include "state.h"
+#include "report.h"
+#include "trap.h"
 
 #include <ptlab/pte.h>
 
@@ -21,7 +23,7 @@ static uint64_t *entry_of(struct ptlab *p, uint64_t va)
 {
 	struct pt_leaf l;
 
-	if (pt_translate(&p->space, va, &l) != PT_OK)
+	if (pt_translate(&p->build.space, va, &l) != PT_OK)
 		return NULL;
 	return (uint64_t *)(uintptr_t)l.entry_pa;
 }
@@ -30,7 +32,7 @@ static int map_flush(struct ptlab *p, uint64_t va, uint64_t pa, uint64_t len, un
 		     enum pt_page_size size)
 {
 	struct pt_flushlist fl;
-	int err = pt_map(&p->space, va, pa, len, flags, size, &fl);
+	int err = pt_map(&p->build.space, va, pa, len, flags, size, &fl);
 
 	if (!err)
 		ptlab_flush(&fl);
@@ -41,7 +43,7 @@ static void unmap_flush(struct ptlab *p, uint64_t va, uint64_t len)
 {
 	struct pt_flushlist fl;
 
-	if (pt_unmap(&p->space, va, len, PT_SPARSE, &fl) == PT_OK)
+	if (pt_unmap(&p->build.space, va, len, PT_SPARSE, &fl) == PT_OK)
 		ptlab_flush(&fl);
 }
 
@@ -51,10 +53,10 @@ static void unmap_flush(struct ptlab *p, uint64_t va, uint64_t len)
  */
 static bool leaf_target(struct ptlab *p, unsigned k, uint64_t *pa, uint64_t *off)
 {
-	if (k == 2 && !p->big_ok)
+	if (k == 2 && !p->data.big_ok)
 		return false;
-	*pa = k == 2 ? p->big_pa : p->data_pa;
-	*off = k == 2 ? p->data_pa - p->big_pa : 0;
+	*pa = k == 2 ? p->data.big_pa : p->data.pa;
+	*off = k == 2 ? p->data.pa - p->data.big_pa : 0;
 	return true;
 }
 
@@ -160,7 +162,7 @@ static void check_invlpg_remap(struct ptlab *p, unsigned k)
 	v1 = plant(pa + off, v2, 1);
 	map_flush(p, va, pa, size_bytes[k], 0, (enum pt_page_size)k);
 	probe_read64(va + off, &got, &f);   /* the old translation is cached now */
-	if (pt_remap(&p->space, va, size_bytes[k], pa2, PT_NOSPLIT, &fl) != PT_OK) {
+	if (pt_remap(&p->build.space, va, size_bytes[k], pa2, PT_NOSPLIT, &fl) != PT_OK) {
 		unmap_flush(p, va, size_bytes[k]);
 		report_fail(p->rep, "invlpg remap %s leaf: remap refused", size_name[k]);
 		return;
@@ -181,7 +183,7 @@ static void check_invlpg_remap(struct ptlab *p, unsigned k)
 /* Map @va to frame A, cache it, point the leaf at B without invlpg. */
 static int stale_setup(struct ptlab *p, uint64_t va, unsigned flags, uint64_t *v1, uint64_t *v2)
 {
-	uint64_t a = p->data_pa, b = p->data_pa + PAGE, got;
+	uint64_t a = p->data.pa, b = p->data.pa + PAGE, got;
 	struct pt_flushlist fl;
 	struct trap_fault f;
 
@@ -190,7 +192,7 @@ static int stale_setup(struct ptlab *p, uint64_t va, unsigned flags, uint64_t *v
 	if (map_flush(p, va, a, PAGE, flags, PT_PAGE_4K))
 		return -1;
 	probe_read64(va, &got, &f);
-	return pt_remap(&p->space, va, PAGE, b, 0, &fl);   /* fl deliberately not flushed */
+	return pt_remap(&p->build.space, va, PAGE, b, 0, &fl);   /* fl deliberately not flushed */
 }
 
 static void check_cr3_reload(struct ptlab *p)
@@ -219,7 +221,7 @@ static void check_global(struct ptlab *p)
 	struct trap_fault f;
 	bool survived;
 
-	if (!p->caps.pge) {
+	if (!p->cpu.caps.pge) {
 		report_skip(p->rep, "global pages", "the CPU has no PGE");
 		return;
 	}
@@ -279,17 +281,17 @@ static void check_reserved(struct ptlab *p)
 {
 	uint64_t va = AREA + 3 * PAGE, *e, *root;
 
-	if (map_flush(p, va, p->data_pa, PAGE, PT_WRITE, PT_PAGE_4K) || !(e = entry_of(p, va))) {
+	if (map_flush(p, va, p->data.pa, PAGE, PT_WRITE, PT_PAGE_4K) || !(e = entry_of(p, va))) {
 		report_fail(p->rep, "reserved bits: could not map the test page");
 		return;
 	}
-	if (p->caps.maxphyaddr < 52)
+	if (p->cpu.caps.maxphyaddr < 52)
 		check_rsvd(p, "reserved bit above MAXPHYADDR in a PTE", va, e,
-			   UINT64_C(1) << p->caps.maxphyaddr);
+			   UINT64_C(1) << p->cpu.caps.maxphyaddr);
 	else
 		report_skip(p->rep, "reserved bit above MAXPHYADDR", "MAXPHYADDR is 52");
-	root = (uint64_t *)(uintptr_t)p->space.root_pa;
-	check_rsvd(p, "PS in a root entry", va, &root[pt_index(va, p->levels - 1)], PTE_PS);
+	root = (uint64_t *)(uintptr_t)p->build.space.root_pa;
+	check_rsvd(p, "PS in a root entry", va, &root[pt_index(va, p->build.levels - 1)], PTE_PS);
 	unmap_flush(p, va, PAGE);
 }
 
@@ -299,7 +301,7 @@ static void check_wp(struct ptlab *p)
 	struct trap_fault f;
 	int with_wp, without_wp;
 
-	if (map_flush(p, va, p->data_pa, PAGE, 0, PT_PAGE_4K)) {
+	if (map_flush(p, va, p->data.pa, PAGE, 0, PT_PAGE_4K)) {
 		report_fail(p->rep, "CR0.WP: could not map the test page");
 		return;
 	}
@@ -319,7 +321,7 @@ static void check_wp(struct ptlab *p)
 		write_cr4(cr4);
 	unmap_flush(p, va, PAGE);
 	if (with_wp == 1 && without_wp == 0 &&
-	    *(volatile uint64_t *)(uintptr_t)p->data_pa == (v ^ 1))
+	    *(volatile uint64_t *)(uintptr_t)p->data.pa == (v ^ 1))
 		report_ok(p->rep, "CR0.WP: a supervisor write to a read-only page faults with WP=1 "
 			  "and lands with WP=0");
 	else
@@ -333,12 +335,12 @@ static void check_smep_smap(struct ptlab *p)
 	struct trap_fault f, g;
 	int a, b;
 
-	if (!p->caps.smep) {
+	if (!p->cpu.caps.smep) {
 		report_skip(p->rep, "SMEP", "the CPU has no SMEP");
-	} else if (map_flush(p, va, p->data_pa, PAGE, PT_USER | PT_EXEC, PT_PAGE_4K)) {
+	} else if (map_flush(p, va, p->data.pa, PAGE, PT_USER | PT_EXEC, PT_PAGE_4K)) {
 		report_fail(p->rep, "SMEP: could not map the test page");
 	} else {
-		*(volatile uint8_t *)(uintptr_t)p->data_pa = 0xc3;
+		*(volatile uint8_t *)(uintptr_t)p->data.pa = 0xc3;
 		write_cr4(cr4 | CR4_SMEP);
 		a = probe_exec(va, &f);
 		write_cr4(cr4 & ~CR4_SMEP);
@@ -353,11 +355,11 @@ static void check_smep_smap(struct ptlab *p)
 			report_fail(p->rep, "SMEP: fetch with SMEP %s, without %s",
 				    a ? "faulted" : "completed", b ? "faulted" : "completed");
 	}
-	if (!p->caps.smap) {
+	if (!p->cpu.caps.smap) {
 		report_skip(p->rep, "SMAP", "the CPU has no SMAP");
 		return;
 	}
-	if (map_flush(p, va, p->data_pa, PAGE, PT_USER | PT_WRITE, PT_PAGE_4K)) {
+	if (map_flush(p, va, p->data.pa, PAGE, PT_USER | PT_WRITE, PT_PAGE_4K)) {
 		report_fail(p->rep, "SMAP: could not map the test page");
 		return;
 	}
@@ -380,13 +382,13 @@ static void check_smep_smap(struct ptlab *p)
 /* Cutting one page out of a large leaf keeps every other page as it was. */
 static void check_split(struct ptlab *p)
 {
-	unsigned k = p->big_ok ? 2 : 1;
+	unsigned k = p->data.big_ok ? 2 : 1;
 	uint64_t pa, off, va = AREA, size = size_bytes[k];
 	struct pt_leaf before[16] = { 0 }, after;
 	unsigned bad = 0, read = 0, seen = 0;
 
 	if (!leaf_target(p, k, &pa, &off) ||
-	    map_flush(p, va, pa, size, PT_WRITE | PT_CACHE(ptlab_cache_pick(p, PT_CACHE_WT)),
+	    map_flush(p, va, pa, size, PT_WRITE | PT_CACHE(ptlab_cache_pick(&p->build.env.pat, PT_CACHE_WT)),
 		      (enum pt_page_size)k)) {
 		report_fail(p->rep, "split: could not map the %s leaf", size_name[k]);
 		return;
@@ -395,7 +397,7 @@ static void check_split(struct ptlab *p)
 	for (unsigned i = 0; i < 16; i++) {
 		uint64_t d = i * (size / 16) + off % (size / 16);
 
-		if (pt_translate(&p->space, va + d, &before[i]) == PT_OK && before[i].pa == pa + d)
+		if (pt_translate(&p->build.space, va + d, &before[i]) == PT_OK && before[i].pa == pa + d)
 			seen |= 1u << i;
 		else
 			bad++;
@@ -407,7 +409,7 @@ static void check_split(struct ptlab *p)
 
 		if (!(seen & (1u << i)))
 			continue;
-		if (pt_translate(&p->space, x, &after) != PT_OK || after.pa != before[i].pa ||
+		if (pt_translate(&p->build.space, x, &after) != PT_OK || after.pa != before[i].pa ||
 		    after.flags != before[i].flags) {
 			bad++;
 			continue;

@@ -13,7 +13,8 @@
 #include <ptlab/pte.h>
 
 #include "ptdump.h"
-#include "ptlab.h"
+#include "state.h"
+#include "report.h"
 
 /*
  * Firmware leaf lines at most.  OVMF with 52 physical address bits maps
@@ -72,18 +73,18 @@ static void dump_space(struct ptlab *p, const struct pt_space *s, const char *wh
 		    (unsigned long long)d.bytes, (unsigned long long)d.leaves_listed,
 		    (unsigned long long)d.leaves_unlisted, (unsigned long long)st.tables,
 		    (unsigned long long)st.batches, (unsigned long long)st.bad,
-		    (unsigned long long)ptlab_us(p, t), !st.stopped && !err, err);
+		    (unsigned long long)ptlab_us(&p->t, t), !st.stopped && !err, err);
 }
 
 void ptlab_dump_tables(struct ptlab *p)
 {
-	/* where ptlab puts things (ptlab.h, plan.h); sorted by address */
+	/* where ptlab puts things (state.h, plan.h); sorted by address */
 	struct ptdump_marker m[] = {
 		{ 0, "Identity map" },
 		{ PTLAB_SCRATCH_LOW, "Scratch window (low)" },
 		{ PTLAB_SCRATCH_LOW + PTLAB_SCRATCH_BYTES, "Identity map (above the scratch window)" },
-		{ hole_start(p->levels), "Non-canonical hole" },
-		{ 0 - hole_start(p->levels), "Upper half" },
+		{ hole_start(p->build.levels), "Non-canonical hole" },
+		{ 0 - hole_start(p->build.levels), "Upper half" },
 		{ PT_HHDM_BASE, "HHDM" },
 		{ PTLAB_SCRATCH_HIGH, "Scratch window (high)" },
 		{ PTLAB_SCRATCH_HIGH + PTLAB_SCRATCH_BYTES, "Upper half (above the scratch window)" },
@@ -99,21 +100,21 @@ void ptlab_dump_tables(struct ptlab *p)
 			m[i] = m[i + 1];
 		n--;
 	}
-	dump_space(p, &p->space, "ptlab", OPTS_DUMP_RANGES, m, n, &p->env.pat, 0);
+	dump_space(p, &p->build.space, "ptlab", OPTS_DUMP_RANGES, m, n, &p->build.env.pat, 0);
 }
 
 void ptlab_dump_firmware(struct ptlab *p)
 {
-	struct pt_env env = p->env;
+	struct pt_env env = p->build.env;
 	struct pt_space fw = {
 		.env = &env,
-		.root_pa = p->fw_cr3 & PTE_ADDR_MASK,
-		.levels = p->levels,
+		.root_pa = p->cpu.fw_cr3 & PTE_ADDR_MASK,
+		.levels = p->build.levels,
 	};
 	const struct ptdump_marker m[] = {
 		{ 0, "Lower half" },
-		{ hole_start(p->levels), "Non-canonical hole" },
-		{ 0 - hole_start(p->levels), "Upper half" },
+		{ hole_start(p->build.levels), "Non-canonical hole" },
+		{ 0 - hole_start(p->build.levels), "Upper half" },
 	};
 	struct pt_pat pat;
 
@@ -121,7 +122,7 @@ void ptlab_dump_firmware(struct ptlab *p)
 		return;
 	/* leaf lines name the cache type under the PAT the firmware runs with */
 	pt_pat_default(&pat);
-	if (p->caps.pat) {
+	if (p->cpu.caps.pat) {
 		uint64_t msr = read_pat();
 
 		for (unsigned i = 0; i < 8; i++)

@@ -2,6 +2,11 @@
 /*
  * The firmware's identity, Secure Boot state, runtime-services support and
  * entry CPU state, for the report's "# firmware:" line and the hand-off end.
+ *
+ * Firmware calls (firmware_probe, with boot services alive): GetVariable
+ * (SecureBoot, SetupMode), the configuration table, GetMemoryMap with
+ * AllocatePool/FreePool (where the entry GDT lives).  The other functions
+ * make none.
  */
 #include <efi.h>
 #include <efilib.h>

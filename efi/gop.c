@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Graphics Output Protocol capture (see gop.h).
+ *
+ * Firmware calls: LocateProtocol (GOP), with boot services alive.
  */
 #include <efi.h>
 #include <efilib.h>

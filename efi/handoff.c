@@ -15,15 +15,26 @@
  * the full check suite.  The report goes to COM1 and the framebuffer.  The
  * end is ResetSystem (runtime services stay identity mapped) or
  * isa-debug-exit; there is nothing to return to.
+ *
+ * Calls down into the shared pipeline (run.c).  Firmware calls before the
+ * hand-off: the configuration table (Memory Attributes Table),
+ * GetMemoryMap and ExitBootServices here; through other modules
+ * AllocatePages (owned.c), GOP (gop.c), MP services (smp_fw.c), the report
+ * file (sink.c) and the runs variable (runs.c).  After it only the runtime
+ * ResetSystem.
  */
-#include "app.h"
-#include "churn.h"
 #include "firmware.h"
 #include "gop.h"
+#include "handoff.h"
+#include "la57.h"
+#include "owned.h"
+#include "run.h"
 #include "runs.h"
 #include "serial.h"
 #include "sink.h"
 #include "smp.h"
+
+#include <ptlab/pte.h>
 
 #define STACK_BYTES      (128u << 10)   /* the spec asks 128 KiB for firmware calls */
 #define EBS_TRIES        5u
@@ -41,17 +52,6 @@ static uint64_t *ram_bitmap;
 static size_t ram_bitmap_bytes;
 static uint64_t stack_top;
 static EFI_HANDLE self;
-
-static void *pages(uint64_t bytes)
-{
-	EFI_PHYSICAL_ADDRESS pa = 0;
-
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
-			      (bytes + PT_PAGE_SIZE - 1) / PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
-		return NULL;
-	app_own(pa, bytes);
-	return (void *)(uintptr_t)pa;
-}
 
 static bool is_free_type(uint32_t type)
 {
@@ -78,20 +78,20 @@ static void find_mat(struct ptlab *p)
 			return;
 		}
 		bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
-		copy = pages(bytes);
-		p->mat.range = pages((uint64_t)(hdr[1] + 1) * sizeof(*p->mat.range));
-		if (!copy || !p->mat.range) {
+		copy = owned_pages(bytes);
+		p->build.mat.range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*p->build.mat.range));
+		if (!copy || !p->build.mat.range) {
 			report_fact(p->rep, "mat", "refused=no-memory");
-			p->mat.range = NULL;
+			p->build.mat.range = NULL;
 			return;
 		}
-		p->mat.cap = hdr[1] + 1;
+		p->build.mat.cap = hdr[1] + 1;
 		CopyMem(copy, (void *)hdr, bytes);
-		err = pt_mat_parse(copy, bytes, p->caps.maxphyaddr, &p->mat);
+		err = pt_mat_parse(copy, bytes, p->cpu.caps.maxphyaddr, &p->build.mat);
 		if (err) {
-			report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->mat.why),
-				    p->mat.bad_index);
-			p->mat.n = 0;
+			report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->build.mat.why),
+				    p->build.mat.bad_index);
+			p->build.mat.n = 0;
 		}
 		return;
 	}
@@ -102,9 +102,9 @@ static size_t bitmap_estimate(const struct ptlab *p)
 {
 	uint64_t frames = 0;
 
-	for (unsigned i = 0; i < p->map.n; i++)
-		if (is_free_type(p->map.range[i].type))
-			frames += p->map.range[i].len / PT_PAGE_SIZE;
+	for (unsigned i = 0; i < p->build.map.n; i++)
+		if (is_free_type(p->build.map.range[i].type))
+			frames += p->build.map.range[i].len / PT_PAGE_SIZE;
 	return (size_t)((frames / 64 + 2 * PT_FRAMES_MAX_RANGES + 64) * sizeof(uint64_t));
 }
 
@@ -165,8 +165,8 @@ static unsigned collect(const struct ptlab *p, struct pt_range *out, unsigned ca
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < p->map.n && n < cap; i++) {
-		const struct pt_mem_range *r = &p->map.range[i];
+	for (unsigned i = 0; i < p->build.map.n && n < cap; i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
 		uint64_t a = r->pa < LOW_RESERVED ? LOW_RESERVED : r->pa, b = r->pa + r->len;
 
 		if ((!is_free_type(r->type) && !(loader && is_loader_type(r->type))) || a >= b)
@@ -193,11 +193,11 @@ static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigne
 {
 	const struct pt_range *own;
 	bool ok;
-	unsigned nown = app_owned(&own, &ok), n;
+	unsigned nown = owned_list(&own, &ok), n;
 
 	n = collect(p, out, cap, ok);
 	if (ok)
-		ok = cut_out(out, &n, cap, p->image.base, p->image.base + p->image.size);
+		ok = cut_out(out, &n, cap, p->build.image.base, p->build.image.base + p->build.image.size);
 	for (unsigned i = 0; i < nown && ok; i++)
 		ok = cut_out(out, &n, cap, own[i].va, own[i].va + own[i].len);
 	*with_loader = ok;
@@ -218,17 +218,17 @@ static int phase_b_body(void *arg)
 	unsigned n;
 	int err;
 
-	err = app_normalize(p, &final_map);
+	err = run_normalize(p, &final_map);
 	if (err) {
 		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
 		return 0;
 	}
 	if (p->opts.dump_memmap)
-		app_dump_raw_map(&final_map);   /* the map ExitBootServices was called with */
+		run_dump_raw_map(p, &final_map);   /* the map ExitBootServices was called with */
 	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
-	boot_frames = p->frames;
-	err = pt_frames_init(&p->frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
-			     p->env.phys_to_virt, p);
+	boot_frames = p->build.frames;
+	err = pt_frames_init(&p->build.frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
+			     p->build.env.phys_to_virt, p);
 	if (err) {
 		report_fail(p->rep, "handoff: frame allocator over all RAM: %s (%u ranges)",
 			    pt_strerror(err), n);
@@ -241,28 +241,28 @@ static int phase_b_body(void *arg)
 	{
 		const struct pt_range *own;
 		bool complete;
-		unsigned nown = app_owned(&own, &complete);
+		unsigned nown = owned_list(&own, &complete);
 		uint64_t loader = 0, mine = 0;
 
-		for (unsigned i = 0; i < p->map.n; i++)
-			if (is_loader_type(p->map.range[i].type))
-				loader += p->map.range[i].len;
+		for (unsigned i = 0; i < p->build.map.n; i++)
+			if (is_loader_type(p->build.map.range[i].type))
+				loader += p->build.map.range[i].len;
 		for (unsigned i = 0; i < nown; i++)
 			mine += own[i].len;
 		report_fact(p->rep, "handoff-frames", "ranges=%u bytes=%llu loader_bytes=%llu "
 			    "app_allocations=%u app_bytes=%llu image_bytes=%llu all_recorded=%d",
 			    n, (unsigned long long)bytes, (unsigned long long)loader, nown,
-			    (unsigned long long)mine, (unsigned long long)p->image.size, complete);
+			    (unsigned long long)mine, (unsigned long long)p->build.image.size, complete);
 	}
 	t = rdtsc();
-	err = app_plan(p);
+	err = run_plan(p);
 	p->t.plan = rdtsc() - t;
 	if (err) {
 		report_fail(p->rep, "handoff: plan of the final map: %s", pt_strerror(err));
 		return 0;
 	}
-	app_build_and_check(p, &final_map);
-	app_report_frames_and_time(p, t0);
+	run_build_and_check(p, &final_map);
+	run_report_frames_and_time(p, t0);
 	return 0;
 }
 
@@ -276,12 +276,12 @@ static void back_home(struct ptlab *p)
 {
 	uint64_t pml4;
 
-	if (p->fw_levels != 4 || !la57_active()) {
-		write_cr3(p->home_cr3);
+	if (p->cpu.fw_levels != 4 || !la57_active()) {
+		write_cr3(p->live.home_cr3);
 		return;
 	}
-	write_cr3(p->home_cr3);
-	pml4 = la57_lower_pml4(p->home_cr3);
+	write_cr3(p->live.home_cr3);
+	pml4 = la57_lower_pml4(p->live.home_cr3);
 	if (!pml4) {
 		report_fail(p->rep, "handoff: the recovery hierarchy has no PML5 slot 0 to return "
 			    "to 4-level paging with");
@@ -320,15 +320,15 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 
 	back_home(p);
 	passed = p->rep->failed == 0 && !p->aborted && p->rep->passed;
-	fb_on = p->fb_ok;
+	fb_on = p->fb.ok;
 	if ((p->opts.end == OPTS_END_SHUTDOWN || p->opts.end == OPTS_END_REBOOT) &&
 	    !firmware_runtime_reset_supported())
 		report_note(p->rep, "handoff: EFI_RT_PROPERTIES_TABLE says ResetSystem is not "
 			    "supported after ExitBootServices (0x%x): the CPU halts instead of --end=%s",
 			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
 	report_finish(p->rep);
-	app_emit();
-	if (p->fb_ok) {
+	sink_emit(p->rep);
+	if (p->fb.ok) {
 		/* the whole report on the screen, as the host renders it */
 		char buf[256];
 
@@ -383,7 +383,7 @@ static void fatal_report(const struct trap_fault *f)
 		    (unsigned long long)f->rip, (unsigned long long)f->cr2,
 		    (unsigned long long)f->error);
 	report_finish(p->rep);
-	app_emit();
+	sink_emit(p->rep);
 	if (p->opts.end == OPTS_END_QEMU)
 		ptlab_debug_exit(p, false);
 }
@@ -395,8 +395,8 @@ static __attribute__((noreturn)) void phase_b(void *arg)
 	struct trap_fault f;
 
 	if (trap_guard(phase_b_body, p, &f) == TRAP_GUARD_FAULTED) {
-		write_cr3(p->home_cr3);
-		p->live = false;
+		write_cr3(p->live.home_cr3);
+		p->live.on = false;
 		p->aborted = true;
 		report_fail(p->rep, "handoff: unexpected exception vector=%u (%s) rip=0x%llx "
 			    "cr2=0x%llx error=0x%llx rsp=0x%llx", f.vector,
@@ -415,56 +415,56 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	unsigned cap;
 	int err;
 
-	if (gop_query(ST, &p->fb) == 0) {
-		p->fb_ok = true;
-		p->fb_len = (p->fb.size + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
+	if (gop_query(ST, &p->fb.info) == 0) {
+		p->fb.ok = true;
+		p->fb.len = pt_align_up(p->fb.info.size, PT_PAGE_SIZE);
 	}
 	find_mat(p);
-	if (app_get_map(&m) != EFI_SUCCESS)
+	if (run_get_map(&m) != EFI_SUCCESS)
 		return PT_EMAPBAD;
 	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_EXTRA_DESC;
-	p->map.range = pages(cap * sizeof(*p->map.range));
-	p->map.cap = cap;
-	p->plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
-	p->plan.entry = pages(p->plan.cap * sizeof(*p->plan.entry));
+	p->build.map.range = owned_pages(cap * sizeof(*p->build.map.range));
+	p->build.map.cap = cap;
+	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
+	p->build.plan.entry = owned_pages(p->build.plan.cap * sizeof(*p->build.plan.entry));
 	final_map.cap = m.cap + MAP_EXTRA_DESC * m.desc_size;
-	final_map.buf = pages(final_map.cap);
-	stack_top = (uint64_t)(uintptr_t)pages(STACK_BYTES);
-	if (!p->map.range || !p->plan.entry || !final_map.buf || !stack_top)
+	final_map.buf = owned_pages(final_map.cap);
+	stack_top = (uint64_t)(uintptr_t)owned_pages(STACK_BYTES);
+	if (!p->build.map.range || !p->build.plan.entry || !final_map.buf || !stack_top)
 		return PT_ENOMEM;
 	stack_top += STACK_BYTES;
-	app_describe_image(p, li);
-	err = app_normalize(p, &m);
+	run_describe_image(p, li);
+	err = run_normalize(p, &m);
 	if (err)
 		return err;
-	p->fb_extra = p->fb_ok && !pt_memmap_overlaps(&p->map, p->fb.base_pa, p->fb_len);
+	p->fb.extra = p->fb.ok && !pt_memmap_overlaps(&p->build.map, p->fb.info.base_pa, p->fb.len);
 	ram_bitmap_bytes = bitmap_estimate(p);
-	ram_bitmap = pages(ram_bitmap_bytes);
+	ram_bitmap = owned_pages(ram_bitmap_bytes);
 	if (!ram_bitmap)
 		return PT_ENOMEM;
 	ptlab_audit_firmware(p);
 	ptlab_dump_firmware(p);
 
 	/* the recovery hierarchy, in our pool: everything identity mapped, as after hand-off */
-	err = app_plan(p);
+	err = run_plan(p);
 	if (!err)
-		err = app_setup_pool(p);
+		err = run_setup_pool(p);
 	if (!err)
-		err = app_setup_data(p);
+		err = run_setup_data(p);
 	if (!err)
-		err = pt_create(&boot_space, &p->env, p->levels);
+		err = pt_create(&boot_space, &p->build.env, p->build.levels);
 	if (!err)
-		err = pt_plan_apply(&boot_space, &p->plan);
+		err = pt_plan_apply(&boot_space, &p->build.plan);
 	if (err)
 		return err;
-	p->home_cr3 = boot_space.root_pa;
+	p->live.home_cr3 = boot_space.root_pa;
 	smp_handoff_prepare(p, &boot_space);
 	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_levels=%u recovery_tables=%llu "
 		    "mat_entries=%u fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
-		    (unsigned long long)p->home_cr3, boot_space.levels,
+		    (unsigned long long)p->live.home_cr3, boot_space.levels,
 		    (unsigned long long)pt_table_count(&boot_space),
-		    p->mat.n, p->fb.width, p->fb.height, p->fb.stride, (unsigned)p->fb.format,
-		    (unsigned long long)p->fb.base_pa, p->fb_extra);
+		    p->build.mat.n, p->fb.info.width, p->fb.info.height, p->fb.info.stride, (unsigned)p->fb.info.format,
+		    (unsigned long long)p->fb.info.base_pa, p->fb.extra);
 	return PT_OK;
 }
 
@@ -476,8 +476,8 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 
 	self = image;
 	p->handoff = true;
-	if (p->caps.pat)
-		pt_pat_ptlab(&p->env.pat);
+	if (p->cpu.caps.pat)
+		pt_pat_ptlab(&p->build.env.pat);
 	err = prepare(p, li);
 	if (err) {
 		report_fail(p->rep, "handoff: preparing for ExitBootServices: %s", pt_strerror(err));
@@ -490,7 +490,7 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	 */
 	report_note(p->rep, "report-file: ends here, before ExitBootServices; the rest of this "
 		    "run's report and its verdict go to COM1 and the screen only");
-	app_emit();
+	sink_emit(p->rep);
 	sink_file_close();
 	runs_end("handed off (ExitBootServices): the verdict went to COM1 and the screen only");
 
@@ -518,34 +518,34 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	trap_install();
 	write_efer(read_efer() | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
-	if (p->caps.pat) {
+	if (p->cpu.caps.pat) {
 		/* SDM Vol. 3A 11.12.4: flush caches and TLBs around a PAT change */
 		__asm__ volatile("wbinvd" : : : "memory");
-		write_pat(pt_pat_msr(&p->env.pat));
+		write_pat(pt_pat_msr(&p->build.env.pat));
 		__asm__ volatile("wbinvd" : : : "memory");
 	}
-	if (la57_active() != (p->levels == 5)) {
+	if (la57_active() != (p->build.levels == 5)) {
 		/* the recovery hierarchy has the other number of levels */
-		if (la57_switch(p, p->levels, p->home_cr3, "handoff")) {
+		if (la57_switch(p, p->build.levels, p->live.home_cr3, "handoff")) {
 			/* nothing changed: the firmware's tables are still intact and loaded */
 			p->aborted = true;
-			p->home_cr3 = read_cr3();
+			p->live.home_cr3 = read_cr3();
 			finish(p);
 		}
 		report_ok(p->rep, "handoff: switched to %u-level paging (CR4=0x%llx) with the "
-			  "%u-level recovery hierarchy 0x%llx", p->levels,
-			  (unsigned long long)read_cr4(), p->levels, (unsigned long long)p->home_cr3);
+			  "%u-level recovery hierarchy 0x%llx", p->build.levels,
+			  (unsigned long long)read_cr4(), p->build.levels, (unsigned long long)p->live.home_cr3);
 	} else {
-		write_cr3(p->home_cr3);
+		write_cr3(p->live.home_cr3);
 	}
 	/* the APs leave the firmware's parking loop before its memory is reused */
 	smp_handoff_init_aps();
 	fatal_p = p;
-	trap_set_fatal_home(p->home_cr3, fatal_report);
-	if (p->fb_ok && fbcon_init_info(&fbc, &p->fb, (void *)(uintptr_t)p->fb.base_pa) == 0)
+	trap_set_fatal_home(p->live.home_cr3, fatal_report);
+	if (p->fb.ok && fbcon_init_info(&fbc, &p->fb.info, (void *)(uintptr_t)p->fb.info.base_pa) == 0)
 		sink_framebuffer(&fbc);
 	else
-		p->fb_ok = false;
+		p->fb.ok = false;
 	report_fact(p->rep, "handoff-exit", "ExitBootServices on try %u; our GDT, IDT, recovery CR3 "
 		    "and stack loaded", tries);
 	run_on_stack(phase_b, p, stack_top);

@@ -8,13 +8,26 @@
  * live phase is bracketed here: the firmware's CPU state is saved by
  * trap_install() and put back by trap_uninstall(), whatever happened.
  */
-#include "ptlab.h"
+#include "state.h"
+#include "report.h"
+#include "trap.h"
+#include "la57.h"
 #include "serial.h"
 
 #include <ptlab/pte.h>
 
 /* Above this many pages a CR3 reload is cheaper than invlpg per page. */
 #define FLUSH_INVLPG_MAX 64u
+
+void ptlab_invlpg(uint64_t va)
+{
+	invlpg(va);
+}
+
+void ptlab_wbinvd(void)
+{
+	__asm__ volatile("wbinvd" : : : "memory");
+}
 
 void ptlab_flush(const struct pt_flushlist *fl)
 {
@@ -43,18 +56,18 @@ static void env_flush(void *ctx, const struct pt_flushlist *fl)
 {
 	struct ptlab *p = ctx;
 
-	if (p->live)
+	if (p->live.on)
 		ptlab_flush(fl);
 }
 
 static int env_alloc(void *ctx, uint64_t *pa)
 {
-	return pt_frames_alloc(&((struct ptlab *)ctx)->frames, pa);
+	return pt_frames_alloc(&((struct ptlab *)ctx)->build.frames, pa);
 }
 
 static void env_free(void *ctx, uint64_t pa)
 {
-	pt_frames_free(&((struct ptlab *)ctx)->frames, pa);
+	pt_frames_free(&((struct ptlab *)ctx)->build.frames, pa);
 }
 
 /* Firmware mode: all of our memory is identity mapped in both hierarchies. */
@@ -66,29 +79,29 @@ static void *env_p2v(void *ctx, uint64_t pa)
 
 void ptlab_env_init(struct ptlab *p)
 {
-	p->env = (struct pt_env){
+	p->build.env = (struct pt_env){
 		.ctx = p,
 		.alloc_frame = env_alloc,
 		.free_frame = env_free,
 		.phys_to_virt = env_p2v,
 		.flush = env_flush,
-		.maxphyaddr = p->caps.maxphyaddr,
-		.has_1g = p->caps.pdpe1gb,
+		.maxphyaddr = p->cpu.caps.maxphyaddr,
+		.has_1g = p->cpu.caps.pdpe1gb,
 	};
 	/* the layout the firmware programmed, not an assumed one */
-	if (p->caps.pat) {
+	if (p->cpu.caps.pat) {
 		uint64_t msr = read_pat();
 
 		for (unsigned i = 0; i < 8; i++)
-			p->env.pat.type[i] = (uint8_t)(msr >> (8 * i)) & 7;
+			p->build.env.pat.type[i] = (uint8_t)(msr >> (8 * i)) & 7;
 	} else {
-		pt_pat_default(&p->env.pat);
+		pt_pat_default(&p->build.env.pat);
 	}
 }
 
 bool ptlab_deadline_passed(struct ptlab *p)
 {
-	if (!p->deadline || rdtsc() < p->deadline)
+	if (!p->t.deadline || rdtsc() < p->t.deadline)
 		return false;
 	if (!p->aborted)
 		report_fail(p->rep, "timeout: the run passed --timeout=%llu s",
@@ -111,22 +124,22 @@ static int live_body(void *arg)
 
 	write_efer(read_efer() | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
-	if (la57_active() != (p->levels == 5)) {
+	if (la57_active() != (p->build.levels == 5)) {
 		/* our tables have the other number of levels: through the trampoline */
-		if (la57_switch(p, p->levels, p->our_cr3, c->what)) {
+		if (la57_switch(p, p->build.levels, p->build.our_cr3, c->what)) {
 			p->aborted = true;
 			return 0;
 		}
 	} else {
-		write_cr3(p->our_cr3);
+		write_cr3(p->build.our_cr3);
 	}
-	p->live_cr4 = read_cr4();
-	p->live_phases++;
-	p->live_at_levels += ((p->live_cr4 & CR4_LA57) != 0) == (p->levels == 5) &&
-			     (read_cr3() & PTE_ADDR_MASK) == p->our_cr3;
-	p->live = true;
+	p->live.cr4 = read_cr4();
+	p->live.phases++;
+	p->live.at_levels += ((p->live.cr4 & CR4_LA57) != 0) == (p->build.levels == 5) &&
+			     (read_cr3() & PTE_ADDR_MASK) == p->build.our_cr3;
+	p->live.on = true;
 	ret = c->fn(p);
-	p->live = false;
+	p->live.on = false;
 	return ret;
 }
 
@@ -162,8 +175,8 @@ static int live_handoff(struct ptlab *p, struct live_call *c, const char *what)
 	struct trap_fault f;
 	int ret = trap_guard(live_body, c, &f);
 
-	p->live = false;
-	write_cr3(p->home_cr3);
+	p->live.on = false;
+	write_cr3(p->live.home_cr3);
 	if (ret == TRAP_GUARD_FAULTED)
 		report_fault(p, what, &f);
 	return ret;
@@ -178,9 +191,9 @@ static void leave_to_firmware_mode(struct ptlab *p)
 {
 	static const char msg[] = "ptlab: cannot return to the firmware's paging mode; halted\n";
 
-	if (la57_active() == (p->fw_levels == 5))
+	if (la57_active() == (p->cpu.fw_levels == 5))
 		return;
-	if (la57_switch(p, p->fw_levels, p->fw_cr3 & PTE_ADDR_MASK, "back to the firmware") == 0)
+	if (la57_switch(p, p->cpu.fw_levels, p->cpu.fw_cr3 & PTE_ADDR_MASK, "back to the firmware") == 0)
 		return;
 	serial_write(msg, sizeof(msg) - 1);
 	if (p->opts.end == OPTS_END_QEMU)
@@ -202,7 +215,7 @@ int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
 		return TRAP_GUARD_FAULTED;
 	}
 	ret = trap_guard(live_body, &c, &f);
-	p->live = false;
+	p->live.on = false;
 	leave_to_firmware_mode(p);
 	/* back to the firmware's CR3, GDT, IDT, CR0/CR4/EFER and interrupt flag */
 	trap_uninstall();
@@ -215,13 +228,13 @@ void ptlab_debug_exit(const struct ptlab *p, bool passed)
 {
 	bool nothing = p->rep && !p->rep->passed && !p->rep->failed;
 
-	if (p->caps.hypervisor)
+	if (p->cpu.caps.hypervisor)
 		outl(PTLAB_DEBUG_EXIT_PORT, p->aborted ? PTLAB_EXIT_ABORTED :
 		     nothing ? PTLAB_EXIT_NOTHING :
 		     passed ? PTLAB_EXIT_PASSED : PTLAB_EXIT_FAILED);
 }
 
-uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks)
+uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks)
 {
-	return p->t.tsc_per_us ? ticks / p->t.tsc_per_us : 0;
+	return t->tsc_per_us ? ticks / t->tsc_per_us : 0;
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The shadow address space's runs (see model.h).  No firmware calls. */
 #include "model.h"
 
 #include <stddef.h>
@@ -82,6 +83,30 @@ const struct model_run *model_find(const struct model *m, uint64_t va)
 	unsigned i = first_after(m, va);
 
 	return i < m->n && m->run[i].va <= va ? &m->run[i] : NULL;
+}
+
+const struct model_run *model_next(const struct model *m, uint64_t va)
+{
+	unsigned i = first_after(m, va);
+
+	return i < m->n ? &m->run[i] : NULL;
+}
+
+void model_merge(struct model *m)
+{
+	unsigned w = 0;
+
+	for (unsigned i = 0; i < m->n; i++) {
+		struct model_run *p = w ? &m->run[w - 1] : NULL;
+		const struct model_run *r = &m->run[i];
+
+		if (p && p->va + p->len == r->va && p->pa + p->len == r->pa && p->attrs == r->attrs) {
+			p->len += r->len;
+			continue;
+		}
+		m->run[w++] = *r;
+	}
+	m->n = w;
 }
 
 uint64_t model_mapped_bytes(const struct model *m, uint64_t va, uint64_t len)

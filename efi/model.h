@@ -3,7 +3,8 @@
  * A software shadow of an address space for the on-machine churn: a sorted
  * array of non-overlapping runs [va, va + len) -> (pa, attrs), kept by its
  * own code, independent of paging/.  It knows nothing of tables or leaf
- * sizes; it is what the churn believes it asked for.
+ * sizes; it is what the churn believes it asked for.  The host tests'
+ * shadow of pt.h (tests/unit/shadow.c) keeps its runs in a model too.
  *
  * Firmware-free, no allocation: the caller supplies the run storage.
  */
@@ -36,6 +37,16 @@ int model_set(struct model *m, uint64_t va, uint64_t len, bool mapped, uint64_t 
 
 /* The run holding @va, or NULL. */
 const struct model_run *model_find(const struct model *m, uint64_t va);
+
+/* The first run that ends above @va (holding it or after it), or NULL. */
+const struct model_run *model_next(const struct model *m, uint64_t va);
+
+/*
+ * Join neighbours that continue each other (va and pa contiguous, same
+ * attributes), so two models of the same translations have equal arrays.
+ * model_set never merges on its own.
+ */
+void model_merge(struct model *m);
 
 /* Bytes of [va, va+len) that are mapped. */
 uint64_t model_mapped_bytes(const struct model *m, uint64_t va, uint64_t len);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The runs of this boot in a volatile UEFI variable (see runs.h).
+ *
+ * Firmware calls: the runtime GetVariable and SetVariable, with boot
+ * services alive.
  */
 #include <efi.h>
 #include <efilib.h>

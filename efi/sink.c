@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Report sinks over UEFI boot services and COM1.
+ *
+ * Firmware calls (boot services, until sink_firmware_gone): ConOut's
+ * OutputString and SetAttribute; HandleProtocol and LocateHandleBuffer
+ * (device paths of the console, to tell whether it reaches a UART), FreePool;
+ * the Simple File System and file protocols for the report file (OpenVolume,
+ * Open, Write, Flush, SetPosition, Delete, Close).  COM1 is port I/O
+ * (serial.c), the framebuffer plain memory (fbcon.c).
  */
 #include <efi.h>
 #include <efilib.h>

@@ -18,6 +18,7 @@
  * off on the recovery tables.
  */
 #include "fmt.h"
+#include "report.h"
 #include "smp.h"
 #include "smp_tramp.h"
 
@@ -724,7 +725,7 @@ static void clean(struct ptlab *p, uint64_t va, uint64_t len)
 {
 	struct pt_flushlist fl;
 
-	if (pt_unmap(&p->space, va, len, PT_SPARSE, &fl) == PT_OK) {
+	if (pt_unmap(&p->build.space, va, len, PT_SPARSE, &fl) == PT_OK) {
 		local_flush(&fl);
 		shootdown(p, &fl, -1);
 	}
@@ -757,7 +758,7 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 		report_skip(p->rep, s->name, "no AP is running on the tables");
 		return;
 	}
-	err = pt_map(&p->space, s->va, s->pa, s->len, s->flags, s->size, &fl);
+	err = pt_map(&p->build.space, s->va, s->pa, s->len, s->flags, s->size, &fl);
 	if (err) {
 		report_fail(p->rep, "%s: could not map the test leaf: %s", s->name, pt_strerror(err));
 		return;
@@ -786,31 +787,31 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 
 static int ch_remap(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
 {
-	uint64_t other = s->size == PT_PAGE_2M ? p->data_pa + PT_SIZE_2M : s->pa + PAGE;
+	uint64_t other = s->size == PT_PAGE_2M ? p->data.pa + PT_SIZE_2M : s->pa + PAGE;
 
-	return pt_remap(&p->space, s->va, s->len, other, PT_NOSPLIT, fl);
+	return pt_remap(&p->build.space, s->va, s->len, other, PT_NOSPLIT, fl);
 }
 
 static int ch_unmap(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
 {
-	return pt_unmap(&p->space, s->va, s->len, 0, fl);
+	return pt_unmap(&p->build.space, s->va, s->len, 0, fl);
 }
 
 static int ch_protect_user(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
 {
-	return pt_protect(&p->space, s->va, s->len, PT_USER, fl);
+	return pt_protect(&p->build.space, s->va, s->len, PT_USER, fl);
 }
 
 static int ch_split(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
 {
-	return pt_unmap(&p->space, s->probe[0], PAGE, 0, fl);
+	return pt_unmap(&p->build.space, s->probe[0], PAGE, 0, fl);
 }
 
 /* Frames in the data area (D = data_pa): 2 MiB X = D, Y = D + 2M, Z = D + 6M; 4 KiB pages at D + 4M. */
-#define FRAME_4K_A(p)     ((p)->data_pa + (UINT64_C(4) << 20) + 0x40000)
-#define FRAME_CHURN(p, j) ((p)->data_pa + (UINT64_C(4) << 20) + 0x80000 + (uint64_t)(j) * PAGE)
-#define FRAME_OWN(p, i)   ((p)->data_pa + (UINT64_C(4) << 20) + (uint64_t)(i) * PAGE)
-#define FRAME_ANCHOR(p)   ((p)->data_pa + (UINT64_C(4) << 20) + 0x42000)
+#define FRAME_4K_A(p)     ((p)->data.pa + (UINT64_C(4) << 20) + 0x40000)
+#define FRAME_CHURN(p, j) ((p)->data.pa + (UINT64_C(4) << 20) + 0x80000 + (uint64_t)(j) * PAGE)
+#define FRAME_OWN(p, i)   ((p)->data.pa + (UINT64_C(4) << 20) + (uint64_t)(i) * PAGE)
+#define FRAME_ANCHOR(p)   ((p)->data.pa + (UINT64_C(4) << 20) + 0x42000)
 #define VA_4K             (SMP_AREA + 16 * PAGE)
 #define VA_ANCHOR         (SMP_AREA + 511 * PAGE)
 #define VA_AD(i)          (SMP_AREA + (64 + (uint64_t)(i)) * PAGE)
@@ -821,7 +822,7 @@ static int ch_split(struct ptlab *p, const struct scenario *s, struct pt_flushli
 static void shootdown_checks(struct ptlab *p)
 {
 	uint64_t a = FRAME_4K_A(p), b = a + PAGE;
-	uint64_t x = p->data_pa, y = p->data_pa + PT_SIZE_2M, z = p->data_pa + 3 * PT_SIZE_2M;
+	uint64_t x = p->data.pa, y = p->data.pa + PT_SIZE_2M, z = p->data.pa + 3 * PT_SIZE_2M;
 	bool injected = false;
 	struct scenario s;
 
@@ -844,7 +845,7 @@ static void shootdown_checks(struct ptlab *p)
 			       .size = PT_PAGE_4K, .n = 1, .probe = { VA_4K }, .smap = true };
 	s.before[0] = want_value(plant(a));
 	s.now[0] = want_fault(VA_4K, PF_ERR_P);
-	if (p->caps.smap)
+	if (p->cpu.caps.smap)
 		run_scenario(p, &s, ch_protect_user, &injected);
 	else
 		report_skip(p->rep, s.name, "no SMAP: a permission change a read can see needs it");
@@ -909,16 +910,16 @@ static void churn_checks(struct ptlab *p)
 
 		switch (st.op) {
 		case SMP_OP_MAP:
-			err = pt_map(&p->space, va, FRAME_CHURN(p, st.frame), PAGE, fl_w, PT_PAGE_4K, &fl);
+			err = pt_map(&p->build.space, va, FRAME_CHURN(p, st.frame), PAGE, fl_w, PT_PAGE_4K, &fl);
 			break;
 		case SMP_OP_UNMAP:
-			err = pt_unmap(&p->space, va, PAGE, 0, &fl);
+			err = pt_unmap(&p->build.space, va, PAGE, 0, &fl);
 			break;
 		case SMP_OP_REMAP:
-			err = pt_remap(&p->space, va, PAGE, FRAME_CHURN(p, st.frame), 0, &fl);
+			err = pt_remap(&p->build.space, va, PAGE, FRAME_CHURN(p, st.frame), 0, &fl);
 			break;
 		default:
-			err = pt_protect(&p->space, va, PAGE, fl_w, &fl);
+			err = pt_protect(&p->build.space, va, PAGE, fl_w, &fl);
 			break;
 		}
 		if (err) {
@@ -1043,7 +1044,7 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 int smp_map_area(struct ptlab *p)
 {
 	struct smp_shared *sh = &smp_sh;
-	int err = pt_map(&p->space, VA_ANCHOR, FRAME_ANCHOR(p), PAGE, 0, PT_PAGE_4K, NULL);
+	int err = pt_map(&p->build.space, VA_ANCHOR, FRAME_ANCHOR(p), PAGE, 0, PT_PAGE_4K, NULL);
 
 	for (unsigned i = 0; !err && i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
@@ -1053,9 +1054,9 @@ int smp_map_area(struct ptlab *p)
 		c->alias_write = ~plant(c->own_pa);
 		c->pf_va = PTLAB_UNMAPPED_VA + PT_SIZE_2M + (uint64_t)i * PAGE;
 		c->ad_va = VA_AD(i);
-		err = pt_map(&p->space, c->ad_va, c->own_pa, PAGE, PT_WRITE, PT_PAGE_4K, NULL);
+		err = pt_map(&p->build.space, c->ad_va, c->own_pa, PAGE, PT_WRITE, PT_PAGE_4K, NULL);
 		if (!err)
-			err = pt_translate(&p->space, c->ad_va, &l);
+			err = pt_translate(&p->build.space, c->ad_va, &l);
 		if (!err)
 			c->ad_pte_pa = l.entry_pa;
 	}
@@ -1064,7 +1065,7 @@ int smp_map_area(struct ptlab *p)
 
 void smp_unmap_area(struct ptlab *p)
 {
-	pt_unmap(&p->space, SMP_AREA, 3 * PT_SIZE_2M, PT_SPARSE, NULL);
+	pt_unmap(&p->build.space, SMP_AREA, 3 * PT_SIZE_2M, PT_SPARSE, NULL);
 }
 
 /* ---- hand-off mode: INIT-SIPI-SIPI ---- */
@@ -1140,16 +1141,16 @@ static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 {
 	struct smp_shared *sh = &smp_sh;
 	struct smp_tramp_data *d = (struct smp_tramp_data *)(uintptr_t)(sh->tramp_pa + TD_PAGE_OFF);
-	uint32_t cr4 = (uint32_t)(CR4_PAE | (p->levels == 5 ? CR4_LA57 : 0));
+	uint32_t cr4 = (uint32_t)(CR4_PAE | (p->build.levels == 5 ? CR4_LA57 : 0));
 	uint32_t vector = (uint32_t)(sh->tramp_pa >> 12);
 
 	if (!smp_tramp_fill(d, sh->tramp_pa, (uint32_t)(smp_tramp_pm32 - smp_tramp_start),
-			    (uint32_t)(smp_tramp_lm64 - smp_tramp_start), p->our_cr3, cr4,
+			    (uint32_t)(smp_tramp_lm64 - smp_tramp_start), p->build.our_cr3, cr4,
 			    c->stack_top, (uint64_t)(uintptr_t)c,
 			    (uint64_t)(uintptr_t)smp_ap_handoff)) {
 		report_fail(p->rep, "smp: the trampoline at 0x%llx cannot start %s (root 0x%llx)",
 			    (unsigned long long)sh->tramp_pa, cpu_name(c),
-			    (unsigned long long)p->our_cr3);
+			    (unsigned long long)p->build.our_cr3);
 		return false;
 	}
 	barrier();

@@ -16,8 +16,9 @@
 #ifndef PTLAB_EFI_SMP_H
 #define PTLAB_EFI_SMP_H
 
-#include "ptlab.h"
+#include "state.h"
 #include "smpcore.h"
+#include "trap.h"
 
 #define SMP_VEC_SHOOT   0xf0u     /* the shootdown IPI's fixed vector */
 #define SMP_TPR_MASK    0xe0u     /* the APs' task priority: only class 0xf gets through */
@@ -176,6 +177,18 @@ void smp_send_exit(void);
  */
 void smp_handoff_init_aps(void);
 int smp_handoff_live(struct ptlab *p);
+
+/*
+ * Every CPU on the built tables (smp_fw.c): per-CPU checks on each AP,
+ * shootdowns by IPI, a churn read by the APs.  Firmware mode only (reports
+ * a skip otherwise); needs boot services.
+ */
+void smp_run(struct ptlab *p);
+/*
+ * Hand-off mode, before ExitBootServices (smp_fw.c): CPUs, blocks,
+ * trampoline, LAPIC in @recovery.
+ */
+void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery);
 
 /* Map / unmap the test pages of the SMP area (BSP, before / after the APs ran). */
 int smp_map_area(struct ptlab *p);

@@ -15,9 +15,19 @@
  *   5. Back on the firmware's state: wait until every AP has restored its
  *      own firmware state and the event says the procedures returned; only
  *      then is anything of ours freed.  Every wait is bounded.
+ *
+ * Firmware calls (boot services): LocateProtocol and the MP services
+ * (GetNumberOfProcessors, GetProcessorInfo, StartupAllAPs), CreateEvent,
+ * CheckEvent, CloseEvent, Stall, AllocatePages/FreePages; the
+ * configuration table (the MADT, hand-off preparation).  Never while our
+ * tables are loaded.
  */
-#include "app.h"
+#include <efi.h>
+#include <efilib.h>
+
 #include "mpservices.h"
+#include "owned.h"
+#include "sink.h"
 #include "smp.h"
 #include "smp_tramp.h"
 
@@ -50,14 +60,14 @@ static int map_apic(struct ptlab *p, uint64_t pa)
 {
 	struct pt_leaf l;
 
-	if (pt_translate(&p->space, pa, &l) == PT_OK) {
+	if (pt_translate(&p->build.space, pa, &l) == PT_OK) {
 		if (l.pa == pa && (l.flags & PT_WRITE) && PT_CACHE_OF(l.flags) == PT_CACHE_UC)
 			return 0;
 		report_fail(p->rep, "smp: the local APIC at 0x%llx is mapped, but not identity RW UC",
 			    (unsigned long long)pa);
 		return -1;
 	}
-	if (pt_map(&p->space, pa, pa, PAGE, PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
+	if (pt_map(&p->build.space, pa, pa, PAGE, PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
 		report_fail(p->rep, "smp: could not map the local APIC at 0x%llx",
 			    (unsigned long long)pa);
 		return -1;
@@ -164,7 +174,7 @@ static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bs
 		*why = "no memory for the per-CPU blocks";
 		return -1;
 	}
-	app_own(blocks, pages * PAGE);
+	owned_add(blocks, pages * PAGE);
 	sh->blocks = blocks;
 	sh->block_pages = pages;
 	for (unsigned i = 0; i < ids->n; i++) {
@@ -311,14 +321,14 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		return;
 	}
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
-	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->caps.maxphyaddr) - 1);
+	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
 	if (smp_tramp_end - smp_tramp_start > (long)PAGE ||
 	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData, 2,
 			      &tramp) != EFI_SUCCESS || !smp_tramp_place_ok(tramp)) {
 		handoff_skip = "no two pages for the trampoline below 640 KiB";
 		return;
 	}
-	app_own(tramp, 2 * PAGE);
+	owned_add(tramp, 2 * PAGE);
 	sh->tramp_pa = tramp;
 	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
 		(UINTN)(smp_tramp_end - smp_tramp_start));
@@ -337,8 +347,8 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		}
 		sh->apic_va = handoff_apic_pa;
 	}
-	sh->park_cr3 = p->home_cr3;
-	sh->has_pat = p->caps.pat;
+	sh->park_cr3 = p->live.home_cr3;
+	sh->has_pat = p->cpu.caps.pat;
 }
 
 static void smp_run_handoff(struct ptlab *p)
@@ -353,13 +363,13 @@ static void smp_run_handoff(struct ptlab *p)
 		report_skip(p->rep, "smp", "%s", handoff_skip ? handoff_skip : "no AP");
 		return;
 	}
-	if (p->our_cr3 >= (UINT64_C(1) << 32)) {
+	if (p->build.our_cr3 >= (UINT64_C(1) << 32)) {
 		report_skip(p->rep, "smp", "the built root 0x%llx is above 4 GiB: an AP loads CR3 in "
-			    "32-bit mode", (unsigned long long)p->our_cr3);
+			    "32-bit mode", (unsigned long long)p->build.our_cr3);
 		return;
 	}
-	sh->our_cr3 = p->our_cr3;
-	sh->image_base = p->image.base;
+	sh->our_cr3 = p->build.our_cr3;
+	sh->image_base = p->build.image.base;
 	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
 	if (!sh->x2apic) {
 		apic_mapped = map_apic(p, handoff_apic_pa);
@@ -367,7 +377,7 @@ static void smp_run_handoff(struct ptlab *p)
 			return;
 	}
 	/* the trampoline's code page executable in the built tables while APs start */
-	if (smp_map_area(p) || pt_protect(&p->space, sh->tramp_pa, PAGE, PT_EXEC, NULL)) {
+	if (smp_map_area(p) || pt_protect(&p->build.space, sh->tramp_pa, PAGE, PT_EXEC, NULL)) {
 		report_fail(p->rep, "smp: could not map the test pages and the trampoline");
 		goto out;
 	}
@@ -390,10 +400,10 @@ static void smp_run_handoff(struct ptlab *p)
 		report_fail(p->rep, "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
 out:
-	pt_protect(&p->space, sh->tramp_pa, PAGE, PT_WRITE, NULL);
+	pt_protect(&p->build.space, sh->tramp_pa, PAGE, PT_WRITE, NULL);
 	smp_unmap_area(p);
 	if (apic_mapped > 0)
-		pt_unmap(&p->space, handoff_apic_pa, PAGE, 0, NULL);
+		pt_unmap(&p->build.space, handoff_apic_pa, PAGE, 0, NULL);
 }
 
 void smp_run(struct ptlab *p)
@@ -414,7 +424,7 @@ void smp_run(struct ptlab *p)
 		smp_run_handoff(p);
 		return;
 	}
-	if (p->levels != p->fw_levels) {
+	if (p->build.levels != p->cpu.fw_levels) {
 		/*
 		 * The APs run the firmware's paging mode inside its MP services;
 		 * a root of the other level count would be walked as the wrong
@@ -422,7 +432,7 @@ void smp_run(struct ptlab *p)
 		 * not done.
 		 */
 		report_skip(p->rep, "smp", "the APs run the firmware's %u-level paging and the built "
-			    "hierarchy has %u levels", p->fw_levels, p->levels);
+			    "hierarchy has %u levels", p->cpu.fw_levels, p->build.levels);
 		return;
 	}
 	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .source = "mp-services" };
@@ -448,7 +458,7 @@ void smp_run(struct ptlab *p)
 		return;
 	}
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
-	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->caps.maxphyaddr) - 1);
+	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
 	if (make_blocks(p, &ids, bsp, &why)) {
 		report_fail(p->rep, "smp: %s", why);
 		return;
@@ -456,8 +466,8 @@ void smp_run(struct ptlab *p)
 	for (unsigned i = 0; i < sh->table.n; i++)
 		aps += !sh->cpu[i]->bsp;
 	sh->ncpu = sh->table.n;
-	sh->our_cr3 = p->our_cr3;
-	sh->image_base = p->image.base;
+	sh->our_cr3 = p->build.our_cr3;
+	sh->image_base = p->build.image.base;
 	sh->tsc_per_us = p->t.tsc_per_us;
 	if (!sh->x2apic) {
 		apic_mapped = map_apic(p, apic_pa);
@@ -488,7 +498,7 @@ void smp_run(struct ptlab *p)
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (!sh->cpu[i]->bsp)
 			smp_report_cpu(p, sh->cpu[i]);
-	app_emit();
+	sink_emit(p->rep);
 
 	if (!p->aborted)
 		ptlab_live(p, smp_bsp_live, "smp");
@@ -540,7 +550,7 @@ out:
 	sh->closed = 1;
 	smp_unmap_area(p);
 	if (apic_mapped > 0)
-		pt_unmap(&p->space, apic_pa, PAGE, 0, NULL);
+		pt_unmap(&p->build.space, apic_pa, PAGE, 0, NULL);
 	if (ev)
 		uefi_call_wrapper(BS->CloseEvent, 1, ev);
 	/* an AP that may still run our code keeps its memory: a leak, not a corruption */

@@ -5,9 +5,10 @@
 # Environment: CC, CFLAGS (exactly the flags paging/ is built with for the
 # firmware), NM, ALLOWED (undefined symbols LIB may have, besides the
 # linker-made _GLOBAL_OFFSET_TABLE_ of -fpic code), EFI_INC (gnu-efi headers).
-# SRCS: the paging/ sources.
+# SRCS: the paging/ sources and efi/'s firmware-free modules.
 #
-# Proves that paging/ cannot see firmware headers and that
+# Proves that paging/ cannot see firmware headers, that no source in SRCS
+# includes one, and that
 # its firmware build needs nothing from outside but ALLOWED.
 # Prints one ok/not ok line per check and "freestanding: N passed, M failed".
 set -uo pipefail
@@ -49,7 +50,7 @@ probe efi_h fails '#include <efi.h>' 'int probe(void);'
 probe efilib_h fails '#include <efilib.h>' 'int probe(void);'
 
 # <efi/efi.h> is reachable through /usr/include, so also list every header
-# each paging/ source really includes with these flags (system headers too):
+# each source in SRCS really includes with these flags (system headers too):
 # none may lie below EFI_INC.
 efi_inc=${EFI_INC:-/usr/include/efi}
 for src in $SRCS; do

@@ -8,16 +8,7 @@
 
 #include <ptlab/pt.h>
 
-/* @x rounded up / down to a multiple of @a, a power of two (up wraps past 2^64 to 0). */
-static inline uint64_t pt_align_up(uint64_t x, uint64_t a)
-{
-	return (x + a - 1) & ~(a - 1);
-}
-
-static inline uint64_t pt_align_down(uint64_t x, uint64_t a)
-{
-	return x & ~(a - 1);
-}
+/* pt_align_up / pt_align_down: <ptlab/pte.h>. */
 
 /* The @bytes-byte little-endian value at @p, read byte by byte (any alignment). */
 static inline uint64_t pt_load_le(const void *p, unsigned bytes)

@@ -390,3 +390,24 @@ bool pt_memmap_overlaps(const struct pt_memmap *m, uint64_t pa, uint64_t len)
 	i = search_ranges(m->range, m->n, pa);
 	return i < m->n && m->range[i].pa <= last;
 }
+
+uint64_t pt_memmap_class_bytes(const struct pt_memmap *m, uint64_t pa, uint64_t len,
+			       unsigned classes)
+{
+	uint64_t last, bytes = 0;
+
+	if (!m || !m->range || len == 0)
+		return 0;
+	last = pa + (len - 1) < pa ? UINT64_MAX : pa + (len - 1);
+	for (unsigned i = search_ranges(m->range, m->n, pa); i < m->n && m->range[i].pa <= last;
+	     i++) {
+		const struct pt_mem_range *r = &m->range[i];
+		uint64_t a = r->pa > pa ? r->pa : pa;
+		uint64_t r_last = r->pa + (r->len - 1);
+		uint64_t b = r_last < last ? r_last : last;
+
+		if (classes & PT_MEM_CLASS_BIT(pt_mem_class_of(r->type)))
+			bytes += b - a + 1;
+	}
+	return bytes;
+}

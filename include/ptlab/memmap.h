@@ -216,4 +216,18 @@ bool pt_memmap_covers(const struct pt_memmap *m, uint64_t pa, uint64_t len, unsi
  */
 bool pt_memmap_overlaps(const struct pt_memmap *m, uint64_t pa, uint64_t len);
 
+/**
+ * pt_memmap_class_bytes - how many bytes of [pa, pa + len) are in ranges of the given classes?
+ * @m: normalized map
+ * @pa: first byte
+ * @len: bytes; a span past 2^64 is cut at 2^64 - 1
+ * @classes: set of enum pt_mem_class, PT_MEM_CLASS_BIT()s or-ed
+ *
+ * Holes and ranges of other classes count nothing.  Returns 0 for @len 0
+ * and @m NULL.  pt_memmap_class_bytes(m, pa, len, PT_MEM_SET_MMIO) is the
+ * MMIO inside a span.
+ */
+uint64_t pt_memmap_class_bytes(const struct pt_memmap *m, uint64_t pa, uint64_t len,
+			       unsigned classes);
+
 #endif /* PTLAB_MEMMAP_H */

@@ -58,4 +58,15 @@ static inline unsigned pt_index(uint64_t va, unsigned level)
 	return (unsigned)(va >> (PT_PAGE_SHIFT + PT_LEVEL_BITS * level)) & (PT_ENTRIES - 1);
 }
 
+/* @x rounded up / down to a multiple of @a, a power of two (up wraps past 2^64 to 0). */
+static inline uint64_t pt_align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+static inline uint64_t pt_align_down(uint64_t x, uint64_t a)
+{
+	return x & ~(a - 1);
+}
+
 #endif /* PTLAB_PTE_H */

@@ -25,7 +25,6 @@
 #include <efilib.h>
 
 #include "../../efi/cpu.h"
-#include "../../efi/gdt.c"
 #include "../../efi/la57.h"
 
 #define PAGE		4096u

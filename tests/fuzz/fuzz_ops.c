@@ -61,7 +61,7 @@ static struct arena arena;
 static struct pt_frames fresh;          /* the allocator as arena_init left it */
 static bool arena_ready;
 static uint64_t scratch[ARENA_FRAMES];
-static struct shadow_run runs[ARENA_FRAMES * PT_ENTRIES];
+static struct model_run runs[ARENA_FRAMES * PT_ENTRIES];
 
 static void die(const char *what, unsigned idx)
 {
@@ -75,7 +75,7 @@ static bool owns(void *ctx, uint64_t pa)
 }
 
 struct gather {
-	struct shadow_run *run;
+	struct model_run *run;
 	size_t n, cap;
 	uint64_t leaves;
 };
@@ -100,7 +100,7 @@ static int gather_fn(void *arg, const struct pt_leaf *lf)
 {
 	struct gather *g = arg;
 	unsigned attrs = lf->flags & PT_ATTR_MASK;
-	struct shadow_run *p = g->n ? &g->run[g->n - 1] : NULL;
+	struct model_run *p = g->n ? &g->run[g->n - 1] : NULL;
 
 	g->leaves++;
 	if (p && p->va + p->len == lf->va && p->pa + p->len == lf->pa && p->attrs == attrs) {
@@ -109,7 +109,7 @@ static int gather_fn(void *arg, const struct pt_leaf *lf)
 	}
 	if (g->n == g->cap)
 		die("more runs than the arena can hold leaves", 0);
-	g->run[g->n++] = (struct shadow_run){ lf->va, lf->size, lf->pa, attrs };
+	g->run[g->n++] = (struct model_run){ lf->va, lf->size, lf->pa, attrs };
 	return 0;
 }
 
@@ -125,7 +125,7 @@ static void check_all(const struct pt_space *s, const struct shadow *m, unsigned
 	if (g.n != m->n)
 		die("tables and model differ in the number of runs", idx);
 	for (size_t i = 0; i < g.n; i++) {
-		const struct shadow_run *a = &g.run[i], *b = &m->run[i];
+		const struct model_run *a = &g.run[i], *b = &m->run[i];
 
 		if (a->va != b->va || a->len != b->len || a->pa != b->pa || a->attrs != b->attrs) {
 			fprintf(stderr, "fuzz_ops: run %zu: tables 0x%llx+0x%llx -> 0x%llx attrs 0x%x, model 0x%llx+0x%llx -> 0x%llx attrs 0x%x\n",

@@ -39,7 +39,7 @@ static void reserve(struct shadow *m, size_t n)
 
 void shadow_copy(struct shadow *dst, const struct shadow *src)
 {
-	struct shadow_run *run = dst->run;
+	struct model_run *run = dst->run;
 	size_t cap = dst->cap;
 
 	*dst = *src;
@@ -114,35 +114,23 @@ static int check_range(const struct shadow *m, uint64_t va, uint64_t len,
 	return PT_OK;
 }
 
-/* Index of the first run ending above @va (m->n when none). */
-static size_t first_after(const struct shadow *m, uint64_t va)
+/* The runs as a model (efi/model.c), for a call that may change them. */
+static struct model view(const struct shadow *m)
 {
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->run[mid].va + m->run[mid].len > va)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return (struct model){ m->run, (unsigned)m->n, (unsigned)m->cap };
 }
 
-const struct shadow_run *shadow_run_at(const struct shadow *m, uint64_t va)
+const struct model_run *shadow_run_at(const struct shadow *m, uint64_t va)
 {
-	size_t i = first_after(m, va);
+	struct model v = view(m);
 
-	if (i < m->n && m->run[i].va <= va)
-		return &m->run[i];
-	return NULL;
+	return model_find(&v, va);
 }
 
 bool shadow_lookup(const struct shadow *m, uint64_t va, uint64_t *pa,
 		   unsigned *attrs)
 {
-	const struct shadow_run *r = shadow_run_at(m, va);
+	const struct model_run *r = shadow_run_at(m, va);
 
 	if (!r)
 		return false;
@@ -155,16 +143,9 @@ bool shadow_lookup(const struct shadow *m, uint64_t va, uint64_t *pa,
 
 uint64_t shadow_mapped_bytes(const struct shadow *m, uint64_t va, uint64_t len)
 {
-	uint64_t end = va + len, sum = 0;
+	struct model v = view(m);
 
-	for (size_t i = first_after(m, va); i < m->n && m->run[i].va < end; i++) {
-		uint64_t lo = m->run[i].va > va ? m->run[i].va : va;
-		uint64_t re = m->run[i].va + m->run[i].len;
-		uint64_t hi = re < end ? re : end;
-
-		sum += hi - lo;
-	}
-	return sum;
+	return model_mapped_bytes(&v, va, len);
 }
 
 int shadow_check_map(const struct shadow *m, uint64_t va, uint64_t pa,
@@ -230,106 +211,78 @@ int shadow_check_remap(const struct shadow *m, uint64_t va, uint64_t len,
 	return check_holes(m, va, len, opts);
 }
 
-/* If a run strictly contains @addr, cut it in two there. */
-static void split_at(struct shadow *m, uint64_t addr)
+/*
+ * [va, va + len) mapped to @pa with @attrs, or unmapped; then neighbours
+ * merged.  A model_set needs at most two more runs.
+ */
+static void set(struct shadow *m, uint64_t va, uint64_t len, bool mapped, uint64_t pa,
+		unsigned attrs)
 {
-	size_t i = first_after(m, addr);
-	struct shadow_run *r;
+	struct model v;
 
-	if (i == m->n || m->run[i].va >= addr)
-		return;
-	reserve(m, m->n + 1);
-	memmove(&m->run[i + 2], &m->run[i + 1], (m->n - i - 1) * sizeof(*m->run));
-	m->n++;
-	r = &m->run[i];
-	r[1].va = addr;
-	r[1].len = r->va + r->len - addr;
-	r[1].pa = r->pa + (addr - r->va);
-	r[1].attrs = r->attrs;
-	r->len = addr - r->va;
+	reserve(m, m->n + 2);
+	v = view(m);
+	if (model_set(&v, va, len, mapped, pa, attrs))
+		abort();   /* reserve() made room */
+	model_merge(&v);
+	m->n = v.n;
 }
 
-static void merge(struct shadow *m)
+/*
+ * Every mapped piece of [va, va + len) gets new attributes (@new_pa
+ * unused) or a new frame (@remap: @new_pa for @va, attributes kept).
+ */
+static void change(struct shadow *m, uint64_t va, uint64_t len, bool remap, uint64_t new_pa,
+		   unsigned attrs)
 {
-	size_t w = 0;
+	uint64_t end = va + len, cur = va;
 
-	for (size_t i = 0; i < m->n; i++) {
-		struct shadow_run *p = w ? &m->run[w - 1] : NULL;
-		const struct shadow_run *r = &m->run[i];
+	while (cur < end) {
+		struct model v = view(m);
+		const struct model_run *r = model_next(&v, cur);
+		uint64_t a, b, pa;
+		unsigned at;
 
-		if (p && p->va + p->len == r->va && p->pa + p->len == r->pa &&
-		    p->attrs == r->attrs) {
-			p->len += r->len;
-			continue;
-		}
-		m->run[w++] = *r;
+		if (!r || r->va >= end)
+			break;
+		a = r->va > cur ? r->va : cur;
+		b = r->va + r->len < end ? r->va + r->len : end;
+		pa = remap ? new_pa + (a - va) : r->pa + (a - r->va);
+		at = remap ? r->attrs : attrs;
+		set(m, a, b - a, true, pa, at);
+		cur = b;
 	}
-	m->n = w;
-}
-
-/* Cut at the range edges; returns the index range [*lo, *hi) inside it. */
-static void isolate(struct shadow *m, uint64_t va, uint64_t len, size_t *lo,
-		    size_t *hi)
-{
-	uint64_t end = va + len;
-	size_t i;
-
-	split_at(m, va);
-	split_at(m, end);
-	i = first_after(m, va);
-	*lo = i;
-	while (i < m->n && m->run[i].va < end)
-		i++;
-	*hi = i;
 }
 
 int shadow_map(struct shadow *m, uint64_t va, uint64_t pa, uint64_t len,
 	       unsigned flags)
 {
 	int err = shadow_check_map(m, va, pa, len, flags);
-	size_t i;
 
 	if (err)
 		return err;
-	reserve(m, m->n + 1);
-	i = first_after(m, va);
-	memmove(&m->run[i + 1], &m->run[i], (m->n - i) * sizeof(*m->run));
-	m->run[i].va = va;
-	m->run[i].len = len;
-	m->run[i].pa = pa;
-	m->run[i].attrs = flags & PT_ATTR_MASK;
-	m->n++;
-	merge(m);
+	set(m, va, len, true, pa, flags & PT_ATTR_MASK);
 	return PT_OK;
 }
 
 int shadow_unmap(struct shadow *m, uint64_t va, uint64_t len, unsigned opts)
 {
 	int err = shadow_check_unmap(m, va, len, opts);
-	size_t lo, hi;
 
 	if (err)
 		return err;
-	isolate(m, va, len, &lo, &hi);
-	if (hi == lo)
-		return PT_OK;   /* nothing mapped there (PT_SPARSE): m->run may still be NULL */
-	memmove(&m->run[lo], &m->run[hi], (m->n - hi) * sizeof(*m->run));
-	m->n -= hi - lo;
-	merge(m);
+	if (shadow_mapped_bytes(m, va, len))
+		set(m, va, len, false, 0, 0);
 	return PT_OK;
 }
 
 int shadow_protect(struct shadow *m, uint64_t va, uint64_t len, unsigned flags)
 {
 	int err = shadow_check_protect(m, va, len, flags);
-	size_t lo, hi;
 
 	if (err)
 		return err;
-	isolate(m, va, len, &lo, &hi);
-	for (size_t i = lo; i < hi; i++)
-		m->run[i].attrs = flags & PT_ATTR_MASK;
-	merge(m);
+	change(m, va, len, false, 0, flags & PT_ATTR_MASK);
 	return PT_OK;
 }
 
@@ -337,14 +290,10 @@ int shadow_remap(struct shadow *m, uint64_t va, uint64_t len, uint64_t new_pa,
 		 unsigned opts)
 {
 	int err = shadow_check_remap(m, va, len, new_pa, opts);
-	size_t lo, hi;
 
 	if (err)
 		return err;
-	isolate(m, va, len, &lo, &hi);
-	for (size_t i = lo; i < hi; i++)
-		m->run[i].pa = new_pa + (m->run[i].va - va);
-	merge(m);
+	change(m, va, len, true, new_pa, 0);
 	return PT_OK;
 }
 
@@ -401,14 +350,14 @@ int shadow_diff(const struct shadow *a, const struct shadow *b,
 bool shadow_sane(const struct shadow *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		const struct shadow_run *r = &m->run[i];
+		const struct model_run *r = &m->run[i];
 
 		if (!r->len || (r->va | r->len | r->pa) & PAGE_MASK)
 			return false;
 		if (r->attrs & ~PT_ATTR_MASK)
 			return false;
 		if (i) {
-			const struct shadow_run *p = &m->run[i - 1];
+			const struct model_run *p = &m->run[i - 1];
 
 			if (p->va + p->len > r->va)
 				return false;

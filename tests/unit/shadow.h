@@ -3,10 +3,11 @@
  * Shadow address space: an independent model of what pt.h promises.
  *
  * The model knows nothing about tables or leaf sizes.  It keeps a sorted
- * array of non-overlapping runs [va, va + len) -> (pa, attrs), merged
- * whenever two neighbours continue each other (va and pa contiguous, same
- * attributes), so two models describing the same translations have equal
- * arrays.  It predicts the result of pt_map / pt_unmap / pt_protect /
+ * array of non-overlapping runs [va, va + len) -> (pa, attrs) - the
+ * churn's model (efi/model.c) does the interval work, in storage that
+ * grows here - merged whenever two neighbours continue each other (va and
+ * pa contiguous, same attributes), so two models describing the same
+ * translations have equal arrays.  It predicts the result of pt_map / pt_unmap / pt_protect /
  * pt_remap from the documented check order (pt.h, "Checks run in this
  * order"), except PT_EBLOCKED and PT_ENOMEM: those depend on leaf sizes and
  * on the frame allocator, which the model does not see.  PT_NOSPLIT is
@@ -23,15 +24,11 @@
 
 #include <ptlab/pt.h>
 
-struct shadow_run {
-	uint64_t va;
-	uint64_t len;
-	uint64_t pa;          /* physical address of va */
-	unsigned attrs;       /* PT_ATTR_MASK bits only */
-};
+#include "../../efi/model.h"
 
+/* Runs are struct model_run; here attrs holds PT_ATTR_MASK bits only. */
 struct shadow {
-	struct shadow_run *run;
+	struct model_run *run;
 	size_t n;
 	size_t cap;
 	unsigned levels;      /* 4 or 5: 48- or 57-bit canonical addresses */
@@ -67,7 +64,7 @@ int shadow_check_remap(const struct shadow *m, uint64_t va, uint64_t len,
 bool shadow_lookup(const struct shadow *m, uint64_t va, uint64_t *pa,
 		   unsigned *attrs);
 /* The run holding @va, or NULL. */
-const struct shadow_run *shadow_run_at(const struct shadow *m, uint64_t va);
+const struct model_run *shadow_run_at(const struct shadow *m, uint64_t va);
 /* Bytes of [va, va + len) that are mapped. */
 uint64_t shadow_mapped_bytes(const struct shadow *m, uint64_t va, uint64_t len);
 /* Is @va canonical for the model's level count? */

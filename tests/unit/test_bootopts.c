@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.c"
-#include "../../efi/opts.c"
+#include "../../efi/fmt.h"
+#include "../../efi/opts.h"
 
 /* @s as UCS-2 bytes with a terminating NUL unit, as LoadOptions carry it. */
 static size_t ucs2_bytes(const char *s, uint8_t *out, size_t max)

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The machine's churn (efi/churn.c) on the host, against a software MMU.
+ * The machine's churn (efi/churn.c, linked from the host archive as it is)
+ * on the host, against a software MMU.
  *
- * What only the machine has is stood in for here:
- *  - the fault probes translate with pt_translate on p->space (the effective
- *    flags) and raise #PF the way the CPU does: error 0 for an unmapped page
+ * What only the machine has is stood in for here, at the churn's link
+ * seams (trap.h's probes; state.h's ptlab_flush, ptlab_invlpg,
+ * ptlab_wbinvd, ptlab_is_ram, ptlab_deadline_passed):
+ *  - the fault probes translate with pt_translate on p->build.space (the
+ *    effective flags) and raise #PF the way the CPU does: error 0 for an unmapped page
  *    (|W for writes, |I/D for fetches), 3 for a write to a read-only page,
  *    0x11 for a fetch from an NX page, CR2 = the address.  Accesses that
  *    translate are performed on the arena, which stands for physical memory
@@ -16,12 +19,12 @@
  *    caches) and a hash collision evicts, where a CPU may keep more; but
  *    dropping a page never drops its neighbours in a large page, where a
  *    CPU may drop more;
- *  - ptlab_flush and invlpg (privileged on the machine), ptlab_is_ram (the
- *    arena is the only RAM).
+ *  - ptlab_flush and ptlab_invlpg (privileged on the machine), ptlab_wbinvd
+ *    (counted), ptlab_is_ram (the arena is the only RAM).
  * The report is the real one (efi/report.c) in a buffer.
  *
  * Physical layout (the arena, 16 MiB at ARENA_BASE, which is GiB aligned):
- *   [ARENA_BASE, +8 MiB)          the table frame pool (p->frames)
+ *   [ARENA_BASE, +8 MiB)          the table frame pool (p->build.frames)
  *   [ARENA_BASE + 8 MiB, +8 MiB)  the data area, 2 MiB aligned
  *   [ARENA_BASE + 16 MiB, +64 KiB) the typed window (the only non-WB frames)
  * big_pa = ARENA_BASE: 1 GiB leaves map the GiB holding the data area, most
@@ -38,30 +41,19 @@
 
 #include "arena.h"
 
-/* cpu.h first: its invlpg() is privileged; the churn's calls come here instead. */
-#include "../../efi/ptlab.h"
-static void host_invlpg(uint64_t va);
-#define invlpg(va) host_invlpg(va)
-
-#include "../../efi/fmt.c"
-#include "../../efi/report.c"
-#include "../../efi/model.c"
-
-/* The op the churn was in at its last note (an injection's, here). */
-static uint64_t note_op = UINT64_MAX;
-#define report_note(...) (note_op = c.op, report_note(__VA_ARGS__))
-
-/* wbinvd is privileged: counted instead */
-static unsigned long sim_wbinvd;
-#define churn_wbinvd() ((void)sim_wbinvd++)
-
-/* before <cmocka.h>, whose fail() macro would swallow the churn's fail() */
-#include "../../efi/churn.c"
-
-#undef report_note
-#undef invlpg
+#include "../../efi/churn.h"
+#include "../../efi/report.h"
+#include "../../efi/state.h"
+#include "../../efi/trap.h"
 
 #include <cmocka.h>
+
+/* The churn's scratch windows (churn.c). */
+#define WINDOW PTLAB_SCRATCH_BYTES
+static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
+
+/* wbinvd is privileged: counted instead (the seam ptlab_wbinvd) */
+static unsigned long sim_wbinvd;
 
 #define POOL_BYTES   (8 * UINT64_C(1) << 20)
 #define DATA_BYTES   (8 * UINT64_C(1) << 20)
@@ -124,10 +116,16 @@ static void tlb_drop_range(uint64_t va, uint64_t len)
 		tlb_drop((first + i) << PT_PAGE_SHIFT);
 }
 
-static void host_invlpg(uint64_t va)
+/* invlpg is privileged: the seam ptlab_invlpg drops the software TLB's entry. */
+void ptlab_invlpg(uint64_t va)
 {
 	sim->invlpgs++;
 	tlb_drop(va);
+}
+
+void ptlab_wbinvd(void)
+{
+	sim_wbinvd++;
 }
 
 /* The frame and effective flags for @va; false when not mapped. */
@@ -143,7 +141,7 @@ static bool mmu_translate(uint64_t va, uint64_t *pa, unsigned *flags)
 		*flags = e->flags;
 		return true;
 	}
-	if (pt_translate(&sim->p.space, va, &l) != PT_OK)
+	if (pt_translate(&sim->p.build.space, va, &l) != PT_OK)
 		return false;   /* not present: never cached */
 	*pa = l.pa;
 	*flags = l.flags;
@@ -252,19 +250,19 @@ bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
 /* No --timeout on the host: the deadline never passes. */
 bool ptlab_deadline_passed(struct ptlab *p)
 {
-	return p->deadline && rdtsc() >= p->deadline;
+	return p->t.deadline && rdtsc() >= p->t.deadline;
 }
 
 /* ---- the environment, as the app's (live.c) but over the arena ---- */
 
 static int env_alloc(void *ctx, uint64_t *pa)
 {
-	return pt_frames_alloc(&((struct ptlab *)ctx)->frames, pa);
+	return pt_frames_alloc(&((struct ptlab *)ctx)->build.frames, pa);
 }
 
 static void env_free(void *ctx, uint64_t pa)
 {
-	if (pt_frames_free_checked(&((struct ptlab *)ctx)->frames, pa) != PT_OK)
+	if (pt_frames_free_checked(&((struct ptlab *)ctx)->build.frames, pa) != PT_OK)
 		fail_msg("bad free of 0x%llx", (unsigned long long)pa);
 }
 
@@ -289,15 +287,14 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 
 	memset(s, 0, sizeof(*s));
 	memset(tlb, 0, sizeof(tlb));
-	note_op = UINT64_MAX;
 	sim = s;
 	s->tlb_on = tlb_on;
 	arena_init(&s->a, ARENA_FRAMES);
 	s->pool_bitmap = calloc(1, bytes);
 	assert_non_null(s->pool_bitmap);
-	assert_int_equal(pt_frames_init(&p->frames, &pool, 1, s->pool_bitmap, bytes,
+	assert_int_equal(pt_frames_init(&p->build.frames, &pool, 1, s->pool_bitmap, bytes,
 					env_p2v, NULL), PT_OK);
-	p->env = (struct pt_env){
+	p->build.env = (struct pt_env){
 		.ctx = p,
 		.alloc_frame = env_alloc,
 		.free_frame = env_free,
@@ -306,27 +303,27 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 		.maxphyaddr = 46,
 		.has_1g = true,
 	};
-	pt_pat_default(&p->env.pat);
-	p->caps.pdpe1gb = true;
-	p->caps.nx = true;
-	p->levels = 4;
+	pt_pat_default(&p->build.env.pat);
+	p->cpu.caps.pdpe1gb = true;
+	p->cpu.caps.nx = true;
+	p->build.levels = 4;
 	p->opts.seed = seed;
 	p->opts.iterations = ops;
 	p->opts.inject = inject;
 	report_init(&s->rep, s->buf, sizeof(s->buf));
 	p->rep = &s->rep;
-	p->data_pa = ARENA_BASE + POOL_BYTES;
-	p->data_len = DATA_BYTES;
-	p->big_pa = p->data_pa & ~(PT_SIZE_1G - 1);
-	p->typed_pa = p->data_pa + DATA_BYTES;
-	p->typed_len = TYPED_BYTES;
+	p->data.pa = ARENA_BASE + POOL_BYTES;
+	p->data.len = DATA_BYTES;
+	p->data.big_pa = p->data.pa & ~(PT_SIZE_1G - 1);
+	p->data.typed_pa = p->data.pa + DATA_BYTES;
+	p->data.typed_len = TYPED_BYTES;
 	sim_wbinvd = 0;
-	assert_int_equal(p->big_pa, ARENA_BASE);
-	assert_int_equal(pt_create(&p->space, &p->env, 4), PT_OK);
-	assert_int_equal(pt_map(&p->space, PT_HHDM_BASE + ARENA_BASE, ARENA_BASE, s->a.size,
+	assert_int_equal(p->data.big_pa, ARENA_BASE);
+	assert_int_equal(pt_create(&p->build.space, &p->build.env, 4), PT_OK);
+	assert_int_equal(pt_map(&p->build.space, PT_HHDM_BASE + ARENA_BASE, ARENA_BASE, s->a.size,
 				PT_WRITE, PT_PAGE_2M, NULL), PT_OK);
-	s->tables_start = pt_table_count(&p->space);
-	s->frames_start = p->frames.in_use;
+	s->tables_start = pt_table_count(&p->build.space);
+	s->frames_start = p->build.frames.in_use;
 }
 
 /* As app_run_churn: slices until done or failed, then the cleanup and its report. */
@@ -341,7 +338,7 @@ static void sim_run(struct sim *s)
 
 static void sim_fini(struct sim *s)
 {
-	pt_destroy(&s->p.space);
+	pt_destroy(&s->p.build.space);
 	free(s->pool_bitmap);
 	arena_fini(&s->a);
 	sim = NULL;
@@ -398,8 +395,8 @@ static void assert_churn_passed(const struct sim *s)
 	assert_true(fact_value(fact, "faults_expected") > 0);
 	assert_int_equal(fact_value(fact, "faults_expected"), fact_value(fact, "faults_seen"));
 	assert_true(fact_value(fact, "cpu_samples") > 0);
-	assert_int_equal(pt_table_count(&s->p.space), s->tables_start);
-	assert_int_equal(s->p.frames.in_use, s->frames_start);
+	assert_int_equal(pt_table_count(&s->p.build.space), s->tables_start);
+	assert_int_equal(s->p.build.frames.in_use, s->frames_start);
 }
 
 /*
@@ -409,6 +406,7 @@ static void assert_churn_passed(const struct sim *s)
 static void assert_caught_at_injection(const struct sim *s, const char *what)
 {
 	char note[512], failure[512], hint[160];
+	struct churn_stats st;
 	const char *next;
 	unsigned long long op;
 
@@ -422,10 +420,11 @@ static void assert_caught_at_injection(const struct sim *s, const char *what)
 		print_report(s);
 		fail_msg("the injection was not caught by the CPU side right away");
 	}
-	assert_true(c.failed && c.injected);
-	op = c.op - 1;   /* churn_slice counts the op it stopped in */
-	assert_true(op >= c.inject_at);
-	assert_int_equal(op, note_op);
+	churn_stats(&st);
+	assert_true(st.failed && st.injected);
+	op = st.op - 1;   /* churn_slice counts the op it stopped in */
+	assert_true(op >= st.inject_at);
+	assert_int_equal(op, st.inject_op);
 	snprintf(hint, sizeof(hint), "(seed=%llu op=%llu; replay with --seed=%llu --iterations=%llu)",
 		 (unsigned long long)s->p.opts.seed, op, (unsigned long long)s->p.opts.seed, op + 1);
 	if (!strstr(failure, hint))
@@ -440,14 +439,16 @@ static void assert_caught_at_injection(const struct sim *s, const char *what)
 static void test_default_churn_passes(void **state)
 {
 	struct sim *s = malloc(sizeof(*s));
+	struct churn_stats st;
 
 	(void)state;
 	assert_non_null(s);
 	sim_init(s, 1, DEFAULT_OPS, OPTS_INJECT_NONE, false);
 	sim_run(s);
 	assert_churn_passed(s);
-	assert_int_equal(c.op, DEFAULT_OPS);
-	assert_true(c.maps > 0 && c.unmaps > 0 && c.protects > 0 && c.remaps > 0);
+	churn_stats(&st);
+	assert_int_equal(st.op, DEFAULT_OPS);
+	assert_true(st.maps > 0 && st.unmaps > 0 && st.protects > 0 && st.remaps > 0);
 	assert_true(s->flushes > 0);
 	sim_fini(s);
 	free(s);
@@ -464,7 +465,7 @@ static int type_leaf(void *arg, const struct pt_leaf *l)
 
 	if (PT_CACHE_OF(l->flags) != PT_CACHE_WB) {
 		n[0]++;
-		if (l->pa < sim->p.typed_pa || l->pa + l->size > sim->p.typed_pa + sim->p.typed_len)
+		if (l->pa < sim->p.data.typed_pa || l->pa + l->size > sim->p.data.typed_pa + sim->p.data.typed_len)
 			n[1]++;
 	}
 	return 0;
@@ -481,12 +482,12 @@ static void test_memory_types_only_on_the_typed_window(void **state)
 	assert_non_null(s);
 	sim_init(s, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
 	churn_start(&s->p);
-	assert_int_equal(pt_translate(&s->p.space, PT_HHDM_BASE + s->p.typed_pa, &l), PT_ENOTMAPPED);
+	assert_int_equal(pt_translate(&s->p.build.space, PT_HHDM_BASE + s->p.data.typed_pa, &l), PT_ENOTMAPPED);
 	while (churn_running()) {
 		churn_slice(&s->p);
 		/* every leaf of both windows, independently of the churn's own audit */
 		for (unsigned w = 0; w < 2; w++)
-			pt_visit(&s->p.space, window_base[w], WINDOW, type_leaf, n);
+			pt_visit(&s->p.build.space, window_base[w], WINDOW, type_leaf, n);
 	}
 	churn_finish(&s->p);
 	report_finish(&s->rep);
@@ -496,7 +497,7 @@ static void test_memory_types_only_on_the_typed_window(void **state)
 	assert_non_null(line_with(s->buf, "# churn: ", fact, sizeof(fact)));
 	assert_true(fact_value(fact, "typed_maps") > 0);
 	assert_true(sim_wbinvd >= fact_value(fact, "type_changes"));
-	assert_int_equal(pt_translate(&s->p.space, PT_HHDM_BASE + s->p.typed_pa, &l), PT_OK);
+	assert_int_equal(pt_translate(&s->p.build.space, PT_HHDM_BASE + s->p.data.typed_pa, &l), PT_OK);
 	assert_int_equal(l.flags, PT_WRITE);
 	sim_fini(s);
 	free(s);
@@ -515,8 +516,8 @@ static void test_memory_type_audit_catches_an_alias(void **state)
 	while (churn_running())
 		churn_slice(&s->p);
 	/* a frame of the data area, write-back in the HHDM, mapped UC in a window */
-	assert_int_equal(pt_map(&s->p.space, PTLAB_SCRATCH_HIGH + WINDOW - PT_PAGE_SIZE,
-				s->p.data_pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
+	assert_int_equal(pt_map(&s->p.build.space, PTLAB_SCRATCH_HIGH + WINDOW - PT_PAGE_SIZE,
+				s->p.data.pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
 				PT_PAGE_4K, &fl), PT_OK);
 	churn_finish(&s->p);
 	report_finish(&s->rep);
@@ -570,6 +571,7 @@ static void test_injected_damage_is_caught(void **state)
 		{ OPTS_INJECT_NX_CLEARED, "# inject: nx-cleared at 0x" },
 	};
 	struct sim *s = malloc(sizeof(*s));
+	struct churn_stats st;
 
 	(void)state;
 	assert_non_null(s);
@@ -578,7 +580,8 @@ static void test_injected_damage_is_caught(void **state)
 			sim_init(s, 1, SHORT_OPS, cases[i].inject, tlb_on);
 			sim_run(s);
 			assert_caught_at_injection(s, cases[i].note);
-			assert_true(c.op < SHORT_OPS);
+			churn_stats(&st);
+			assert_true(st.op < SHORT_OPS);
 			sim_fini(s);
 		}
 	}
@@ -624,15 +627,16 @@ static void test_enomem_is_refused_only_when_expected(void **state)
 	for (unsigned asked = 0; asked < 2; asked++) {
 		sim_init(s, 1, SHORT_OPS, OPTS_INJECT_NONE, false);
 		s->p.opts.fail_alloc = asked ? 3 : 0;
-		pt_frames_fail_nth(&s->p.frames, 3);
+		pt_frames_fail_nth(&s->p.build.frames, 3);
 		sim_run(s);
-		assert_int_equal(s->p.frames.failed, 1);
+		assert_int_equal(s->p.build.frames.failed, 1);
 		if (asked) {
 			assert_churn_passed(s);
 			assert_non_null(line_with(s->buf, "# churn: ", fact, sizeof(fact)));
 			assert_int_equal(fact_value(fact, "refused"), 1);
 		} else {
 			char enomem[64];
+			struct churn_stats st;
 
 			snprintf(enomem, sizeof(enomem), "observed 0x%llx",
 				 (unsigned long long)(uint64_t)(int64_t)PT_ENOMEM);
@@ -640,7 +644,8 @@ static void test_enomem_is_refused_only_when_expected(void **state)
 				print_report(s);
 				fail_msg("an unexpected PT_ENOMEM was not reported");
 			}
-			assert_int_equal(c.refused, 0);
+			churn_stats(&st);
+			assert_int_equal(st.refused, 0);
 		}
 		sim_fini(s);
 	}

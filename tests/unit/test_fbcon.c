@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fbcon.c"
-#include "../../efi/font8x16.c"
+#include "../../efi/fbcon.h"
+
 
 #define CANARY 0xdeadbeefu
 

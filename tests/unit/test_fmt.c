@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.c"
+#include "../../efi/fmt.h"
 
 #define GUARD 0x7e
 

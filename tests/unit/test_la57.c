@@ -21,7 +21,7 @@
 #include <ptlab/plan.h>
 #include <ptlab/pte.h>
 
-#include "../../efi/la57plan.c"
+#include "../../efi/la57plan.h"
 #include "arena.h"
 #include "samples.h"
 

@@ -1034,6 +1034,17 @@ static void test_queries_on_a_hand_built_map(void **state)
 	assert_false(pt_memmap_overlaps(&m, 0x1000, 0));
 	assert_false(pt_memmap_overlaps(&empty, 0, UINT64_MAX));
 	assert_false(pt_memmap_overlaps(NULL, 0, UINT64_MAX));
+
+	/* class bytes: only the bytes in ranges of the classes count */
+	assert_int_equal(pt_memmap_class_bytes(&m, 0, 0x6000, PT_MEM_SET_MEMORY), 0x4000);
+	assert_int_equal(pt_memmap_class_bytes(&m, 0, 0x6000, PT_MEM_CLASS_BIT(PT_MEM_RAM)), 0x2000);
+	assert_int_equal(pt_memmap_class_bytes(&m, 0x2fff, 2, PT_MEM_CLASS_BIT(PT_MEM_RAM)), 1);
+	assert_int_equal(pt_memmap_class_bytes(&m, 0x10800, 0x1000, PT_MEM_SET_MMIO), 0x800);
+	assert_int_equal(pt_memmap_class_bytes(&m, 0x10800, 0x1000, PT_MEM_SET_MEMORY), 0);
+	assert_int_equal(pt_memmap_class_bytes(&m, top, UINT64_MAX, PT_MEM_SET_MMIO), PG);
+	assert_int_equal(pt_memmap_class_bytes(&m, 0x1000, 0, PT_MEM_SET_MEMORY), 0);
+	assert_int_equal(pt_memmap_class_bytes(&empty, 0, UINT64_MAX, PT_MEM_SET_MEMORY), 0);
+	assert_int_equal(pt_memmap_class_bytes(NULL, 0, UINT64_MAX, PT_MEM_SET_MEMORY), 0);
 }
 
 #define QUERY_PAGES 96u
@@ -1079,6 +1090,7 @@ static void test_random_queries_match_a_page_walk(void **state)
 			uint64_t first = pa / PG, last = len ? (pa + len - 1) / PG : first;
 			const struct pt_mem_range *f = pt_memmap_find(&m, pa);
 			bool covers = len > 0, overlaps = false;
+			uint64_t bytes = 0;
 
 			if (first >= QUERY_PAGES || page[first] < 0) {
 				assert_null(f);
@@ -1094,7 +1106,18 @@ static void test_random_queries_match_a_page_walk(void **state)
 					covers = false;
 				if (t >= 0)
 					overlaps = true;
+				if (t >= 0 && (classes & (1u << pt_mem_class_of((uint32_t)t)))) {
+					/* the span's bytes in this page */
+					uint64_t a = p * PG > pa ? p * PG : pa;
+					uint64_t b = (p + 1) * PG < pa + len ? (p + 1) * PG : pa + len;
+
+					bytes += b - a;
+				}
 			}
+			if (pt_memmap_class_bytes(&m, pa, len, classes) != bytes)
+				fail_msg("iteration %u: class_bytes(0x%llx, 0x%llx, 0x%x) != %llu", iter,
+					 (unsigned long long)pa, (unsigned long long)len, classes,
+					 (unsigned long long)bytes);
 			if (pt_memmap_covers(&m, pa, len, classes) != covers)
 				fail_msg("iteration %u: covers(0x%llx, 0x%llx, 0x%x) != %d", iter,
 					 (unsigned long long)pa, (unsigned long long)len, classes, covers);

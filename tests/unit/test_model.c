@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/model.c"
+#include "../../efi/model.h"
 
 #define PG 4096u
 #define PAGES 256u
@@ -80,6 +80,28 @@ static uint64_t next(void)
 	return rng;
 }
 
+static void test_merge_joins_only_continuing_neighbours(void **state)
+{
+	struct model m;
+
+	(void)state;
+	model_init(&m, store, 512);
+	assert_int_equal(model_set(&m, BASE, 2 * PG, true, 0x100000, 1), 0);
+	assert_int_equal(model_set(&m, BASE + 2 * PG, PG, true, 0x102000, 1), 0);  /* continues */
+	assert_int_equal(model_set(&m, BASE + 3 * PG, PG, true, 0x200000, 1), 0);  /* other pa */
+	assert_int_equal(model_set(&m, BASE + 4 * PG, PG, true, 0x201000, 2), 0);  /* other attrs */
+	assert_int_equal(model_set(&m, BASE + 6 * PG, PG, true, 0x202000, 2), 0);  /* a hole before */
+	assert_int_equal(m.n, 5);   /* model_set never merges */
+	model_merge(&m);
+	assert_int_equal(m.n, 4);
+	assert_int_equal(m.run[0].va, BASE);
+	assert_int_equal(m.run[0].len, 3 * PG);
+	assert_int_equal(m.run[1].pa, 0x200000);
+	assert_int_equal(m.run[3].va, BASE + 6 * PG);
+	assert_ptr_equal(model_next(&m, BASE + 5 * PG), &m.run[3]);
+	assert_null(model_next(&m, BASE + 7 * PG));
+}
+
 static void test_random_sequences_match_per_page_array(void **state)
 {
 	static struct page ref[PAGES];
@@ -117,6 +139,21 @@ static void test_random_sequences_match_per_page_array(void **state)
 			for (unsigned j = i; j < i + len; j++)
 				want += ref[j].mapped ? PG : 0;
 			assert_int_equal(model_mapped_bytes(&m, BASE + i * PG, len * PG), want);
+			/* the next run: the first mapped page at or after page i */
+			{
+				const struct model_run *nx = model_next(&m, BASE + i * PG + 17);
+				unsigned j = i;
+
+				while (j < PAGES && !ref[j].mapped)
+					j++;
+				if (j == PAGES) {
+					assert_null(nx);
+				} else {
+					assert_non_null(nx);
+					assert_true(nx->va <= BASE + j * PG &&
+						    BASE + j * PG - nx->va < nx->len);
+				}
+			}
 			checked++;
 		}
 		for (unsigned j = 1; j < m.n; j++)
@@ -130,6 +167,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_splits_and_replaces_runs),
 		cmocka_unit_test(test_set_refuses_when_full_and_changes_nothing),
+		cmocka_unit_test(test_merge_joins_only_continuing_neighbours),
 		cmocka_unit_test(test_random_sequences_match_per_page_array),
 	};
 

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.c"
-#include "../../efi/opts.c"
-#include "../../efi/optcheck.c"
+#include "../../efi/fmt.h"
+#include "../../efi/opts.h"
+#include "../../efi/optcheck.h"
 
 static int check(const char *line, char *err, size_t errlen)
 {

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.c"
-#include "../../efi/opts.c"
+#include "../../efi/fmt.h"
+#include "../../efi/opts.h"
 
 /* ASCII → UCS-2 with the terminating NUL, as LoadOptions carries it. */
 static size_t ucs2(const char *s, uint16_t *out, size_t max)

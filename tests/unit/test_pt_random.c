@@ -247,7 +247,7 @@ static void check_point(struct ctx *c, uint64_t va)
 			 (unsigned long long)va, (unsigned long long)pa, attrs,
 			 pt_strerror(r), (unsigned long long)lf.pa, lf.flags);
 	{
-		const struct shadow_run *run = shadow_run_at(&c->m, va);
+		const struct model_run *run = shadow_run_at(&c->m, va);
 		uint64_t off = va - lf.va;
 
 		if (lf.level > 2 || lf.size != pt_level_size(lf.level) ||
@@ -337,7 +337,7 @@ struct gather {
 static int gather_fn(void *arg, const struct pt_leaf *lf)
 {
 	struct gather *g = arg;
-	struct shadow_run *p;
+	struct model_run *p;
 
 	if (lf->level > 2 || lf->size != pt_level_size(lf->level) ||
 	    lf->va & (lf->size - 1) || lf->pa & (lf->size - 1) ||
@@ -391,8 +391,8 @@ static void check_full(struct ctx *c)
 	if (r != PT_OK)
 		mismatch(c, "pt_visit: %s", pt_strerror(r));
 	for (size_t i = 0; i < g.got.n || i < c->m.n; i++) {
-		const struct shadow_run *w = i < c->m.n ? &c->m.run[i] : NULL;
-		const struct shadow_run *h = i < g.got.n ? &g.got.run[i] : NULL;
+		const struct model_run *w = i < c->m.n ? &c->m.run[i] : NULL;
+		const struct model_run *h = i < g.got.n ? &g.got.run[i] : NULL;
 
 		if (w && h && w->va == h->va && w->len == h->len && w->pa == h->pa &&
 		    w->attrs == h->attrs)
@@ -624,7 +624,7 @@ static void pick_range(struct ctx *c, uint64_t *va, uint64_t *len, uint64_t *gra
 /* A sub-range of an existing run (or of several neighbouring ones). */
 static bool pick_mapped(struct ctx *c, uint64_t *va, uint64_t *len)
 {
-	const struct shadow_run *r;
+	const struct model_run *r;
 	uint64_t g, start, rest;
 
 	if (!c->m.n)
@@ -694,7 +694,7 @@ static void spoil(struct ctx *c, struct op *op)
 		break;
 	default:  /* the page just past a mapping / just before it */
 		if (c->m.n) {
-			const struct shadow_run *r = &c->m.run[below(&c->rng, c->m.n)];
+			const struct model_run *r = &c->m.run[below(&c->rng, c->m.n)];
 
 			op->va = chance(&c->rng, 1, 2) ? r->va + r->len - K4 : r->va - K4;
 			op->len = 2 * K4;
@@ -726,7 +726,7 @@ static void gen_op(struct ctx *c, struct op *op)
 		}
 	}
 	if (c->m.n > 32 && chance(&c->rng, 1, 2)) {
-		const struct shadow_run *r = &c->m.run[below(&c->rng, c->m.n)];
+		const struct model_run *r = &c->m.run[below(&c->rng, c->m.n)];
 
 		op->kind = OP_UNMAP;
 		op->va = r->va;
@@ -739,7 +739,7 @@ static void gen_op(struct ctx *c, struct op *op)
 		pick_range(c, &op->va, &op->len, &g);
 		if (c->m.n && chance(&c->rng, 1, 20)) {
 			/* land on top of something: PT_EEXIST */
-			const struct shadow_run *r = &c->m.run[below(&c->rng, c->m.n)];
+			const struct model_run *r = &c->m.run[below(&c->rng, c->m.n)];
 
 			op->va = r->va + below(&c->rng, r->len / K4) * K4;
 		}

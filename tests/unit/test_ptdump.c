@@ -20,8 +20,8 @@
 
 #include "arena.h"
 
-#include "../../efi/fmt.c"
-#include "../../efi/ptdump.c"
+#include "../../efi/fmt.h"
+#include "../../efi/ptdump.h"
 
 #define GiB (UINT64_C(1) << 30)
 #define MiB (UINT64_C(1) << 20)

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.c"
-#include "../../efi/report.c"
+#include "../../efi/fmt.h"
+#include "../../efi/report.h"
 
 static void test_report_tap_lines_are_exact(void **state)
 {

@@ -13,8 +13,9 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.c"
-#include "../../efi/smpcore.c"
+#include "../../efi/fmt.h"
+#include "../../efi/smpcore.h"
+#include "../../efi/smp_tramp.h"
 
 static void test_table(void **state)
 {

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The application's state, shared by the firmware glue (main.c) and the
- * checks (checks.c, live.c).  Firmware-free: everything the checks need is
- * here in plain types, so no firmware header reaches the code that runs with
- * ptlab's tables in CR3.
+ * A run's state (struct ptlab, split by concern) and the functions of the
+ * modules that run with it: live.c, checks.c, cpuchecks.c, dump.c.
+ * Firmware-free: everything the checks need is here in plain types, so no
+ * firmware header reaches the code that runs with ptlab's tables in CR3.
+ * (Not to be confused with <ptlab/ptlab.h>, the library's umbrella header.)
  */
-#ifndef PTLAB_EFI_PTLAB_H
-#define PTLAB_EFI_PTLAB_H
+#ifndef PTLAB_EFI_STATE_H
+#define PTLAB_EFI_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,10 +20,9 @@
 
 #include "cpu.h"
 #include "fbcon.h"
-#include "la57.h"
 #include "opts.h"
-#include "report.h"
-#include "trap.h"
+
+struct report;
 
 /* Where the checks put test mappings: PML4 slots the plan never uses. */
 #define PTLAB_SCRATCH_LOW   UINT64_C(0x0000010000000000)   /* 1 TiB, slot 2 */
@@ -47,68 +47,92 @@
 #define PTLAB_EXIT_ABORTED    0x12u   /* 37: the run had to be aborted */
 #define PTLAB_EXIT_NOTHING    0x13u   /* 39: nothing was checked (e.g. no NX) */
 
+/* Timing of the run's phases and its deadline. */
 struct ptlab_time {
 	uint64_t tsc_per_us;     /* 0 when not calibrated */
 	uint64_t plan, build, checks, churn, teardown, total;   /* TSC ticks */
+	uint64_t deadline;       /* TSC value ending the run (0: none) */
 };
 
-struct ptlab {
-	struct opts opts;
-	struct report *rep;
+/* The CPU and the firmware's state at entry. */
+struct ptlab_cpu {
 	struct cpu_caps caps;
-	unsigned levels;             /* of the hierarchies built (4 or 5) */
-	unsigned fw_levels;          /* the firmware's own mode (CR4.LA57 at entry) */
-	uint64_t la57_tramp;         /* LA57 switch trampoline (code, data page), 0: no switch */
-	uint64_t la57_switches;      /* switches made */
-	uint64_t live_cr4;           /* CR4 as the last live phase found it */
-	uint64_t live_phases;        /* live phases entered */
-	uint64_t live_at_levels;     /* ... that found the CPU in the run's paging mode */
+	unsigned fw_levels;          /* the firmware's own paging mode (CR4.LA57 at entry) */
+	uint64_t fw_cr3;             /* the firmware's root at entry */
+};
 
+/* The build: map, image, plan, the frame pool and the hierarchy built in it. */
+struct ptlab_build {
+	unsigned levels;             /* of the hierarchies built (4 or 5) */
 	struct pt_memmap map;
 	struct pt_image image;
+	struct pt_mat mat;           /* the Memory Attributes Table (n = 0: none; hand-off) */
 	struct pt_plan plan;
-
 	/* The frame pool: AllocatePages'd pages handed to pt_frames. */
 	uint64_t pool_pa, pool_frames;
 	struct pt_frames frames;
 	struct pt_env env;
 	struct pt_space space;
 	uint64_t tables_built[5];    /* per level, right after the plan was applied */
+	uint64_t our_cr3;            /* the built root */
+};
 
-	/*
-	 * The data area: 2 MiB-aligned frames of ours that test mappings point
-	 * at (written and read through them), and the GiB that holds it, which
-	 * 1 GiB test leaves map (RAM we do not own outside the data area).
-	 */
-	uint64_t data_pa, data_len, big_pa;
-	bool big_ok;                       /* 1 GiB leaves may map big_pa: all of it is RAM */
-	uint64_t data_alloc, data_pages;   /* the pages as allocated */
-	uint64_t typed_alloc;              /* the typed window's pages as allocated, or 0 */
+/*
+ * The scratch data the checks map.  The data area: 2 MiB-aligned frames of
+ * ours that test mappings point at (written and read through them), and
+ * the GiB that holds it, which 1 GiB test leaves map (RAM we do not own
+ * outside the data area).
+ */
+struct ptlab_data {
+	uint64_t pa, len, big_pa;
+	bool big_ok;                 /* 1 GiB leaves may map big_pa: all of it is RAM */
+	uint64_t alloc, pages;       /* the pages as allocated */
+	uint64_t typed_alloc;        /* the typed window's pages as allocated, or 0 */
 	/*
 	 * The typed window: a few frames of ours, outside the data area and the
-	 * GiB at big_pa, the
-	 * only frames the churn maps with a memory type other than write-back.
-	 * While the churn runs they are out of our identity map and HHDM and
-	 * every scratch mapping of a frame has the same type (SDM Vol. 3A
-	 * 11.12.4: no aliases with different types).  typed_len 0: none.
+	 * GiB at big_pa, the only frames the churn maps with a memory type
+	 * other than write-back.  While the churn runs they are out of our
+	 * identity map and HHDM and every scratch mapping of a frame has the
+	 * same type (SDM Vol. 3A 11.12.4: no aliases with different types).
+	 * typed_len 0: none.
 	 */
 	uint64_t typed_pa, typed_len;
+};
 
-	uint64_t fw_cr3, our_cr3;
-	bool live;                   /* our CR3 is loaded: flushes go to the CPU */
-	uint64_t fw_cr0, fw_cr4, fw_efer;
+/* Switching to our tables and between paging modes. */
+struct ptlab_live {
+	bool on;                     /* our CR3 is loaded: flushes go to the CPU */
+	uint64_t cr4;                /* CR4 as the last live phase found it */
+	uint64_t phases;             /* live phases entered */
+	uint64_t at_levels;          /* ... that found the CPU in the run's paging mode */
+	uint64_t la57_tramp;         /* LA57 switch trampoline (code, data page), 0: no switch */
+	uint64_t la57_switches;      /* switches made */
+	uint64_t home_cr3;           /* hand-off: the recovery hierarchy, loaded between live phases */
+};
 
-	/* hand-off mode: after ExitBootServices, all RAM ours */
-	bool handoff;
-	uint64_t home_cr3;           /* the recovery hierarchy, loaded between live phases */
-	struct pt_mat mat;           /* the Memory Attributes Table (n = 0: none) */
-	struct fb_info fb;
-	bool fb_ok, fb_extra;        /* a GOP framebuffer; not in the memory map */
-	uint64_t fb_len;
+/* Hand-off mode: the GOP framebuffer. */
+struct ptlab_fb {
+	struct fb_info info;
+	bool ok;                     /* a GOP framebuffer */
+	bool extra;                  /* not in the memory map: the plan adds it */
+	uint64_t len;                /* its bytes, page-rounded */
+};
 
-	struct ptlab_time t;
-	uint64_t deadline;           /* TSC value ending the run (0: none) */
+/*
+ * A run's state, by concern; a function that needs one part may take just
+ * that part.  The report is reached through @rep only.
+ */
+struct ptlab {
+	struct opts opts;
+	struct report *rep;
+	bool handoff;                /* hand-off mode: after ExitBootServices, all RAM ours */
 	bool aborted;                /* an unexpected exception or a timeout ended the checks */
+	struct ptlab_cpu cpu;
+	struct ptlab_build build;
+	struct ptlab_data data;
+	struct ptlab_live live;
+	struct ptlab_fb fb;
+	struct ptlab_time t;
 };
 
 /* ---- live.c: running code with our tables in CR3 ---- */
@@ -122,20 +146,20 @@ struct ptlab {
 int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
 
 /*
- * @want if the PAT layout the firmware programmed has it, else the first of
- * WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be the
- * power-on one.
+ * @want if the PAT layout @pat (the run's: env.pat) has it, else the first
+ * of WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be
+ * the power-on one.
  */
-static inline enum pt_cache ptlab_cache_pick(const struct ptlab *p, enum pt_cache want)
+static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want)
 {
 	static const enum pt_cache order[] = { PT_CACHE_WT, PT_CACHE_UC, PT_CACHE_UCM,
 					       PT_CACHE_WC, PT_CACHE_WP };
 	uint64_t bits;
 
-	if (pt_cache_bits(&p->env.pat, want, 0, &bits) == PT_OK)
+	if (pt_cache_bits(pat, want, 0, &bits) == PT_OK)
 		return want;
 	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (pt_cache_bits(&p->env.pat, order[i], 0, &bits) == PT_OK)
+		if (pt_cache_bits(pat, order[i], 0, &bits) == PT_OK)
 			return order[i];
 	return PT_CACHE_WB;
 }
@@ -145,6 +169,15 @@ const char *ptlab_vector_name(uint32_t v);
 
 /* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
 void ptlab_flush(const struct pt_flushlist *fl);
+
+/*
+ * invlpg of one address; wbinvd (write back and invalidate every cache).
+ * Privileged: live.c runs the instructions, a host test that links a
+ * module calling them defines its own (link seams, like ptlab_flush,
+ * ptlab_is_ram, ptlab_deadline_passed and trap.h's probes).
+ */
+void ptlab_invlpg(uint64_t va);
+void ptlab_wbinvd(void);
 
 /*
  * Past the --timeout deadline?  The first time, a failure line is reported
@@ -190,6 +223,6 @@ int ptlab_check_cpu(struct ptlab *p);
 void ptlab_debug_exit(const struct ptlab *p, bool passed);
 
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */
-uint64_t ptlab_us(const struct ptlab *p, uint64_t ticks);
+uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks);
 
-#endif /* PTLAB_EFI_PTLAB_H */
+#endif /* PTLAB_EFI_STATE_H */

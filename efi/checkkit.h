@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the check modules share (checkkit.c): the test pattern written
+ * through one mapping and read through another, and the structural lint
+ * of the built tables with its scratch.  Firmware-free.
+ */
+#ifndef PTLAB_EFI_CHECKKIT_H
+#define PTLAB_EFI_CHECKKIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ptlab/pt.h>
+
+struct ptlab_build;
+
+/* A 64-bit value that differs for every (@pa, @salt) pair in practice. */
+uint64_t ptlab_pattern(uint64_t pa, uint64_t salt);
+
+/*
+ * pt_lint on @b's hierarchy, every table frame checked against @b's pool:
+ * allocated from it (@in_use) or only inside it.  Returns pt_lint's
+ * result; *l has the counts.  One scratch for every caller (never two at
+ * once: the checks run on one CPU).
+ */
+int ptlab_lint(const struct ptlab_build *b, bool in_use, struct pt_lint *l);
+
+#endif
