@@ -9,6 +9,7 @@
  */
 #include "app.h"
 #include "fmt.h"
+#include "inject.h"
 #include "la57.h"
 #include "la57plan.h"
 #include "serial.h"
@@ -135,6 +136,8 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 	uint64_t cr0 = read_cr0(), cr4 = read_cr4(), efer = read_efer(), cr3 = read_cr3();
 	unsigned cur = (cr4 & CR4_LA57) ? 5 : 4;
 
+	if (inject_la57_refusal(p))
+		return inject_la57_refusal(p);
 	if (!p->la57_tramp)
 		return "no trampoline was allocated";
 	if (levels == 5 && !p->caps.la57)

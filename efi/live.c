@@ -8,6 +8,7 @@
  * live phase is bracketed here: the firmware's CPU state is saved by
  * trap_install() and put back by trap_uninstall(), whatever happened.
  */
+#include "inject.h"
 #include "ptlab.h"
 #include "serial.h"
 
@@ -120,6 +121,8 @@ static int live_body(void *arg)
 	} else {
 		write_cr3(p->our_cr3);
 	}
+	if (c->fn == ptlab_check_live)
+		inject_begin(p, OPTS_INJECT_CR3_COPY, 0);   /* taken back after the paging check */
 	p->live_cr4 = read_cr4();
 	p->live_phases++;
 	p->live_at_levels += ((p->live_cr4 & CR4_LA57) != 0) == (p->levels == 5) &&

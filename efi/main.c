@@ -17,6 +17,7 @@
 #include "churn.h"
 #include "firmware.h"
 #include "fmt.h"
+#include "inject.h"
 #include "optcheck.h"
 #include "ptlab.h"
 #include "runs.h"
@@ -681,6 +682,7 @@ void app_build_and_check(struct ptlab *p, const struct rawmap *mp)
 			pt_destroy(&p->space);
 		return;
 	}
+	inject_begin(p, OPTS_INJECT_EXTRA_TABLE, 0);   /* taken back after the count's check */
 	for (unsigned l = 0; l < 5; l++)
 		p->tables_built[l] = p->space.stats.tables[l];
 	p->our_cr3 = p->space.root_pa;
