@@ -721,6 +721,7 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 		pt_frames_free(&p->frames, pa);
 		return;
 	}
+	inject_begin(p, OPTS_INJECT_FAR_UNFLUSHED, va ^ PAGE);
 	err = pt_unmap(&p->space, va, PAGE, 0, &fl);
 	if (!inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
 		ptlab_flush(&fl);
@@ -728,6 +729,7 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 	faulted = probe_read64(va, &got, &f);
 	if (inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
 		ptlab_flush(&fl);
+	inject_end(p, OPTS_INJECT_FAR_UNFLUSHED);
 	if (err)
 		report_fail(p->rep, "far mapping %s: unmap: %s", where, pt_strerror(err));
 	else if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
@@ -975,6 +977,7 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 	unsigned touched = 0, bad = 0, high = 0;
 	uint64_t first_bad = 0;
 
+	inject_begin(p, OPTS_INJECT_SWEEP_UNFLUSHED, va + PAGE);
 	for (unsigned i = 0; i < p->frames.nranges && !ptlab_deadline_passed(p); i++) {
 		const struct pt_frames_range *r = &p->frames.range[i];
 		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PAGE,
@@ -1008,6 +1011,7 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 		}
 		touched += any;
 	}
+	inject_end(p, OPTS_INJECT_SWEEP_UNFLUSHED);
 	if (!bad && touched == p->frames.nranges)
 		report_ok(p->rep, "ram sweep: frames in all %u usable ranges written through a "
 			  "scratch mapping, read back through identity and HHDM (%u above 4 GiB)",

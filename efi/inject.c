@@ -53,7 +53,7 @@ static struct undo *push(struct ptlab *p, enum opts_inject v, enum undo_kind kin
 	return &undo[nundo++];
 }
 
-/* Give the page at @va the attributes @set_flags (W, X, ...); 0 when done. */
+/* Give the page at @va the attributes @flags (W, X, ...); 0 when done. */
 static int protect_page(struct ptlab *p, enum opts_inject v, uint64_t va, unsigned flags)
 {
 	struct pt_flushlist fl;
@@ -197,7 +197,7 @@ static int plant(struct ptlab *p, enum opts_inject v, uint64_t arg)
 		va = some_range_page(p);
 		if (!va || pt_translate(&p->space, va, &l) != PT_OK)
 			return -1;
-		return protect_page(p, v, va, l.flags | PT_WRITE | PT_EXEC);
+		return protect_page(p, v, va, l.flags | PT_WRITE | PT_EXEC | PT_ALLOW_WX);
 	case OPTS_INJECT_STACK_RO:
 		/* a few pages around this frame's stack: the caller's RSP is among them */
 		for (int k = -2; k <= 2; k++) {
@@ -233,8 +233,12 @@ static int plant(struct ptlab *p, enum opts_inject v, uint64_t arg)
 		/* the unmapped probe page mapped; read-only text or an NX frame made W+X */
 		if (pt_translate(&p->space, arg, &l) != PT_OK)
 			return map_page(p, v, arg);
-		return protect_page(p, v, arg, l.flags | PT_WRITE | PT_EXEC);
+		return protect_page(p, v, arg, l.flags | PT_WRITE | PT_EXEC | PT_ALLOW_WX);
 	case OPTS_INJECT_AP_PF_MAPPED:
+	case OPTS_INJECT_FAR_UNFLUSHED:
+	case OPTS_INJECT_SWEEP_UNFLUSHED:
+		/* the far and sweep pages: a neighbour keeps their table, so no unmap frees it
+		 * (which would flush the TLB on its own) */
 		return map_page(p, v, arg);
 	case OPTS_INJECT_TYPED_ALIAS:
 		/* a typed-window frame back in the identity map, write-back */
