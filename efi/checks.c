@@ -992,7 +992,8 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 
 			if (pt_map(&p->space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl))
 				continue;
-			ptlab_flush(&fl);
+			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
+				ptlab_flush(&fl);
 			/* the map may have taken this very frame for a table */
 			if (pt_frames_in_use(&p->frames, pa)) {
 				pt_unmap(&p->space, va, PAGE, 0, &fl);

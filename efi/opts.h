@@ -69,7 +69,7 @@ enum opts_inject {
 	OPTS_INJECT_SMAP_STAC,		/* the AC=0 probe runs after stac */
 	OPTS_INJECT_SPLIT_WRONG_PAGE,	/* the split cuts a checked page out */
 	OPTS_INJECT_TEARDOWN_UNFLUSHED,	/* the teardown's pieces unmapped without invlpg */
-	OPTS_INJECT_SWEEP_UNFLUSHED,	/* the RAM sweep's scratch page unmapped without invlpg */
+	OPTS_INJECT_SWEEP_UNFLUSHED,	/* the RAM sweep's scratch page never invalidated */
 	OPTS_INJECT_TYPED_ALIAS,	/* a typed-window frame also mapped write-back */
 	OPTS_INJECT_MISSING_SHOOTDOWN_ALL,	/* SMP: the last AP gets no shootdown IPI, ever */
 	OPTS_INJECT_AP_ALIAS,		/* the APs' own frames' HHDM pages point elsewhere */
