@@ -7,8 +7,9 @@
 # has one - and end with a failing verdict; the clean runs must pass.  Then
 # the table must name every test point a boot of this suite passed (a new
 # check without a fault fails here), every other suite it points to must
-# hold the case it names, and README's table must be the one
-# tools/faulttable.py generates from it.
+# hold the case it names, every row must name a test point of these boots
+# (no stale row), and README's table must be the one tools/faulttable.py
+# generates from it.
 #
 # Two boots at a time; about two minutes on an idle 2-core machine.
 
@@ -160,6 +161,18 @@ if [ -z "$uncovered" ]; then
 	pass "every check these boots passed has a row in faults.tsv"
 else
 	fail "checks without a fault in faults.tsv:$uncovered"
+fi
+# and every row names a test point these boots have (ok or not ok): no stale row
+seen=$(cat "$BOOT_DIR"/*.log 2>/dev/null | sed -nE 's/^(not )?ok [0-9]+ - //p' | grep -v ' # SKIP' | sort -u)
+stale=
+while IFS=$'\t' read -r kind name ere _; do
+	case $kind in check|suite|record) ;; *) continue ;; esac
+	grep -qE -- "^($ere)" <<<"$seen" || stale="$stale '$name'"
+done < <(grep -v '^#' "$TABLE")
+if [ -z "$stale" ]; then
+	pass "every row of faults.tsv names a test point of these boots"
+else
+	fail "rows naming no test point of these boots:$stale"
 fi
 while IFS=$'\t' read -r _ name _ why; do
 	echo "# record, not a check: $name ($why)"
