@@ -703,7 +703,10 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 				    (unsigned long long)va[k],
 				    v == SMP_SAW_OLD ? "still used the stale translation" :
 				    "saw neither translation", got, want,
-				    (int)i == skip ? " (IPI withheld: --inject=missing-shootdown)" : "");
+				    (int)i != skip ? "" :
+				    inject_on(p, OPTS_INJECT_MISSING_SHOOTDOWN_ALL) ?
+				    " (IPI withheld: --inject=missing-shootdown-all)" :
+				    " (IPI withheld: --inject=missing-shootdown)");
 		}
 	}
 	if (!bad && seen)
