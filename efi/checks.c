@@ -13,6 +13,7 @@
 #include "trap.h"
 #include "checkkit.h"
 #include "la57.h"
+#include "inject.h"
 
 #include <ptlab/pte.h>
 
@@ -524,12 +525,24 @@ static void check_liveness(struct ptlab *p)
 
 void ptlab_check_static(struct ptlab *p)
 {
+	inject_begin(p, OPTS_INJECT_LEAK_FRAME, 0);
+	inject_begin(p, OPTS_INJECT_LINT, 0);
 	check_lint(p);
+	inject_end(p, OPTS_INJECT_LINT);
 	check_minimum(p);
+	inject_end(p, OPTS_INJECT_EXTRA_TABLE);   /* planted before the tables were counted */
+	inject_begin(p, OPTS_INJECT_PLAN_POINT, 0);
 	check_plan_points(p);
+	inject_end(p, OPTS_INJECT_PLAN_POINT);
+	inject_begin(p, OPTS_INJECT_MEMMAP_POINT, 0);
 	check_memmap_coverage(p);
+	inject_end(p, OPTS_INJECT_MEMMAP_POINT);
+	inject_begin(p, OPTS_INJECT_WX_PAGE, 0);
 	check_audit(p);
+	inject_end(p, OPTS_INJECT_WX_PAGE);
+	inject_begin(p, OPTS_INJECT_STACK_RO, 0);
 	check_liveness(p);
+	inject_end(p, OPTS_INJECT_STACK_RO);
 }
 
 /* ---- live checks ------------------------------------------------------------- */
@@ -589,10 +602,13 @@ static void check_alias_pool(struct ptlab *p)
 	for (; n < 4; n++)
 		if ((err = pt_frames_alloc(&p->build.frames, &pa[n])) != PT_OK)
 			break;
+	if (n)
+		inject_begin(p, OPTS_INJECT_ALIAS_POOL, pa[0]);
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t off = 0; off < PAGE; off += PAGE / 4)
 			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
 					ptlab_pattern(pa[i] + off, 1), ptlab_pattern(pa[i] + off, 2));
+	inject_end(p, OPTS_INJECT_ALIAS_POOL);
 	for (unsigned i = 0; i < n; i++)
 		pt_frames_free(&p->build.frames, pa[i]);
 	if (n < 4)
@@ -676,10 +692,15 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 		pt_frames_free(&p->build.frames, pa);
 		return;
 	}
+	inject_begin(p, OPTS_INJECT_FAR_UNFLUSHED, va ^ PAGE);
 	err = pt_unmap(&p->build.space, va, PAGE, 0, &fl);
-	ptlab_flush(&fl);
+	if (!inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
+		ptlab_flush(&fl);
 	pt_frames_free(&p->build.frames, pa);
 	faulted = probe_read64(va, &got, &f);
+	if (inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
+		ptlab_flush(&fl);
+	inject_end(p, OPTS_INJECT_FAR_UNFLUSHED);
 	if (err)
 		report_fail(p->rep, "far mapping %s: unmap: %s", where, pt_strerror(err));
 	else if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
@@ -707,7 +728,11 @@ static void check_image_alias(struct ptlab *p)
 	uint64_t got = 0, r;
 
 	r = fn(arg);
-	if (probe_read64(data_va, &got, &f) || got != alias_const)
+	inject_begin(p, OPTS_INJECT_IMAGE_ALIAS, data_va);
+	if (probe_read64(data_va, &got, &f))
+		got = ~alias_const;
+	inject_end(p, OPTS_INJECT_IMAGE_ALIAS);
+	if (got != alias_const)
 		report_fail(p->rep, "image alias: constant read through 0x%llx = 0x%llx, expected 0x%llx",
 			    (unsigned long long)data_va, (unsigned long long)got,
 			    (unsigned long long)alias_const);
@@ -727,6 +752,8 @@ static void check_faults(struct ptlab *p)
 	struct trap_fault f;
 	int faulted;
 
+	inject_begin(p, OPTS_INJECT_PF_MAPPED, va);
+	inject_begin(p, OPTS_INJECT_PF_MAPPED, ro);
 	faulted = probe_read64(va, &got, &f);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
 		report_ok(p->rep, "#PF: read of unmapped 0x%llx faults, error 0, cr2 exact",
@@ -753,7 +780,9 @@ static void check_faults(struct ptlab *p)
 		return;
 	}
 	*(volatile uint8_t *)(uintptr_t)pa = 0xc3;   /* ret */
+	inject_begin(p, OPTS_INJECT_PF_MAPPED, pa);
 	faulted = probe_exec(pa, &f);
+	inject_end(p, OPTS_INJECT_PF_MAPPED);
 	pt_frames_free(&p->build.frames, pa);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_ID, pa))
 		report_ok(p->rep, "#PF: fetch from an NX data page faults, error 0x11");
@@ -788,7 +817,7 @@ static void check_noncanonical(struct ptlab *p, uint64_t va)
 {
 	struct trap_fault f;
 	uint64_t got = 0;
-	int faulted = probe_read64(va, &got, &f);
+	int faulted = probe_read64(inject_canonical(p, va), &got, &f);
 
 	if (pt_canonical(va, p->build.levels))
 		report_fail(p->rep, "canonical: 0x%llx is canonical at %u levels", (unsigned long long)va,
@@ -809,8 +838,11 @@ static void check_noncanonical(struct ptlab *p, uint64_t va)
 int ptlab_check_live(struct ptlab *p)
 {
 	check_paging_mode(p);
+	inject_end(p, OPTS_INJECT_CR3_COPY);   /* planted as this phase began */
 	check_alias_pool(p);
+	inject_begin(p, OPTS_INJECT_ALIAS_RAM, 0);
 	check_alias_ram(p);
+	inject_end(p, OPTS_INJECT_ALIAS_RAM);
 	check_far_mapping(p, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
 	check_far_mapping(p, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
 	check_far_mapping(p, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
@@ -838,13 +870,18 @@ static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad
 	struct pt_flushlist fl;
 	struct trap_fault f;
 	uint64_t got, last = va + len - PAGE;
-	int err = pt_unmap(&p->build.space, va, len, 0, &fl);
+	int err;
+
+	if (inject_on(p, OPTS_INJECT_TEARDOWN_UNFLUSHED))
+		probe_read64(va, &got, &f);   /* cached, then unmapped without invlpg */
+	err = pt_unmap(&p->build.space, va, len, 0, &fl);
 
 	if (err) {
 		*bad_va = va;
 		return err;
 	}
-	ptlab_flush(&fl);
+	if (!inject_on(p, OPTS_INJECT_TEARDOWN_UNFLUSHED))
+		ptlab_flush(&fl);
 	if (probe_read64(va, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, va) ||
 	    probe_read64(last, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, last)) {
 		*bad_va = f.vector == TRAP_VEC_NONE ? va : f.cr2;
@@ -911,6 +948,7 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 	unsigned touched = 0, bad = 0, high = 0;
 	uint64_t first_bad = 0;
 
+	inject_begin(p, OPTS_INJECT_SWEEP_UNFLUSHED, va + PAGE);
 	for (unsigned i = 0; i < p->build.frames.nranges && !ptlab_deadline_passed(p); i++) {
 		const struct pt_frames_range *r = &p->build.frames.range[i];
 		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PAGE,
@@ -925,7 +963,8 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 
 			if (pt_map(&p->build.space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl))
 				continue;
-			ptlab_flush(&fl);
+			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
+				ptlab_flush(&fl);
 			/* the map may have taken this very frame for a table */
 			if (pt_frames_in_use(&p->build.frames, pa)) {
 				pt_unmap(&p->build.space, va, PAGE, 0, &fl);
@@ -935,7 +974,8 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
 				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
 			pt_unmap(&p->build.space, va, PAGE, 0, &fl);
-			ptlab_flush(&fl);
+			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
+				ptlab_flush(&fl);
 			if (bad_here && !bad++)
 				first_bad = pa;
 			any = true;
@@ -943,6 +983,7 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 		}
 		touched += any;
 	}
+	inject_end(p, OPTS_INJECT_SWEEP_UNFLUSHED);
 	if (!bad && touched == p->build.frames.nranges)
 		report_ok(p->rep, "ram sweep: frames in all %u usable ranges written through a "
 			  "scratch mapping, read back through identity and HHDM (%u above 4 GiB)",

@@ -878,8 +878,18 @@ int churn_finish(struct ptlab *p)
 	struct pt_flushlist fl;
 	int err = PT_OK;
 
-	if (!c.failed)
+	if (!c.failed) {
+		/* --inject=typed-alias: a typed-window frame back in the identity map, write-back */
+		bool typed_alias = opts_injected(&p->opts, OPTS_INJECT_TYPED_ALIAS) && p->data.typed_len &&
+				   pt_map(&p->build.space, p->data.typed_pa, p->data.typed_pa, PAGE, PT_WRITE,
+					  PT_PAGE_4K, &fl) == PT_OK;
+
+		if (typed_alias)
+			ptlab_flush(&fl);
 		audit_types(p);
+		if (typed_alias && pt_unmap(&p->build.space, p->data.typed_pa, PAGE, 0, &fl) == PT_OK)
+			ptlab_flush(&fl);
+	}
 	/* everything the churn mapped goes; every table it used must be freed */
 	for (unsigned w = 0; w < 2 && !err; w++) {
 		err = pt_unmap(&p->build.space, window_base[w], WINDOW, PT_SPARSE, &fl);

@@ -10,6 +10,7 @@
 #include "state.h"
 #include "report.h"
 #include "trap.h"
+#include "inject.h"
 
 #include <ptlab/pte.h>
 
@@ -78,7 +79,8 @@ static void check_ad(struct ptlab *p, unsigned k)
 		report_skip(p->rep, "A/D 1G leaf", "no 1 GiB pages, or no GiB that is all RAM");
 		return;
 	}
-	if (map_flush(p, va, pa, size_bytes[k], PT_WRITE, (enum pt_page_size)k) ||
+	if (map_flush(p, va, pa, size_bytes[k],
+		      inject_on(p, OPTS_INJECT_AD_READ_ONLY) ? 0 : PT_WRITE, (enum pt_page_size)k) ||
 	    !(e = entry_of(p, va))) {
 		report_fail(p->rep, "A/D %s leaf: could not map the test leaf", size_name[k]);
 		return;
@@ -167,7 +169,8 @@ static void check_invlpg_remap(struct ptlab *p, unsigned k)
 		report_fail(p->rep, "invlpg remap %s leaf: remap refused", size_name[k]);
 		return;
 	}
-	ptlab_flush(&fl);
+	if (!inject_on(p, OPTS_INJECT_INVLPG_SKIPPED))
+		ptlab_flush(&fl);
 	got = 0;
 	probe_read64(va + off, &got, &f);
 	unmap_flush(p, va, size_bytes[k]);
@@ -205,7 +208,8 @@ static void check_cr3_reload(struct ptlab *p)
 		unmap_flush(p, va, PAGE);
 		return;
 	}
-	write_cr3(read_cr3());
+	if (!inject_on(p, OPTS_INJECT_CR3_RELOAD_SKIPPED))
+		write_cr3(read_cr3());
 	probe_read64(va, &got, &f);
 	unmap_flush(p, va, PAGE);
 	if (got == v2)
@@ -232,12 +236,15 @@ static void check_global(struct ptlab *p)
 		report_fail(p->rep, "global pages: could not set up the test page");
 		return;
 	}
-	write_cr3(read_cr3());
+	if (!inject_on(p, OPTS_INJECT_PGE_SKIPPED))
+		write_cr3(read_cr3());
 	probe_read64(va, &got, &f);
 	survived = got == v1;
 	/* a PGE toggle flushes global translations too */
-	write_cr4(cr4 & ~CR4_PGE);
-	write_cr4(cr4 | CR4_PGE);
+	if (!inject_on(p, OPTS_INJECT_PGE_SKIPPED)) {
+		write_cr4(cr4 & ~CR4_PGE);
+		write_cr4(cr4 | CR4_PGE);
+	}
 	probe_read64(va, &got, &f);
 	write_cr4(cr4);
 	unmap_flush(p, va, PAGE);
@@ -257,7 +264,7 @@ static void check_rsvd(struct ptlab *p, const char *name, uint64_t va, uint64_t 
 	struct trap_fault f, g;
 	int r, w;
 
-	*e |= bit;
+	*e |= inject_on(p, OPTS_INJECT_RSVD_CLEAR) ? 0 : bit;
 	invlpg(va);
 	r = probe_read64(va, &got, &f);
 	w = probe_write64(va, 0, &g);
@@ -306,7 +313,8 @@ static void check_wp(struct ptlab *p)
 		return;
 	}
 	probe_read64(va, &v, &f);
-	write_cr0(cr0 | CR0_WP);
+	write_cr0(inject_on(p, OPTS_INJECT_WP_CLEAR) && !(cr4 & CR4_CET) ? cr0 & ~CR0_WP :
+		  cr0 | CR0_WP);
 	with_wp = probe_write64(va, v, &f);
 	/*
 	 * CR0.WP cannot be cleared while CR4.CET is set (#GP): a firmware that
@@ -341,7 +349,7 @@ static void check_smep_smap(struct ptlab *p)
 		report_fail(p->rep, "SMEP: could not map the test page");
 	} else {
 		*(volatile uint8_t *)(uintptr_t)p->data.pa = 0xc3;
-		write_cr4(cr4 | CR4_SMEP);
+		write_cr4(inject_on(p, OPTS_INJECT_SMEP_CLEAR) ? cr4 & ~CR4_SMEP : cr4 | CR4_SMEP);
 		a = probe_exec(va, &f);
 		write_cr4(cr4 & ~CR4_SMEP);
 		b = probe_exec(va, &g);
@@ -364,7 +372,10 @@ static void check_smep_smap(struct ptlab *p)
 		return;
 	}
 	write_cr4(cr4 | CR4_SMAP);
-	clac();
+	if (inject_on(p, OPTS_INJECT_SMAP_STAC))
+		stac();
+	else
+		clac();
 	a = probe_read64(va, &got, &f);
 	stac();
 	b = probe_read64(va, &got, &g);
@@ -402,7 +413,9 @@ static void check_split(struct ptlab *p)
 		else
 			bad++;
 	}
-	unmap_flush(p, va + off + 5 * PAGE, PAGE);
+	/* --inject=split-wrong-page: the cut takes the first checked page instead */
+	unmap_flush(p, inject_on(p, OPTS_INJECT_SPLIT_WRONG_PAGE) ? va + off % (size / 16) :
+		    va + off + 5 * PAGE, PAGE);
 	for (unsigned i = 0; i < 16; i++) {
 		uint64_t x = va + i * (size / 16) + off % (size / 16), a = 0, b = 0;
 		struct trap_fault f;

@@ -12,6 +12,7 @@
 #include <efilib.h>
 
 #include "fmt.h"
+#include "inject.h"
 #include "la57.h"
 #include "la57plan.h"
 #include "owned.h"
@@ -142,6 +143,8 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 	uint64_t cr0 = read_cr0(), cr4 = read_cr4(), efer = read_efer(), cr3 = read_cr3();
 	unsigned cur = (cr4 & CR4_LA57) ? 5 : 4;
 
+	if (inject_la57_refusal(p))
+		return inject_la57_refusal(p);
 	if (!p->live.la57_tramp)
 		return "no trampoline was allocated";
 	if (levels == 5 && !p->cpu.caps.la57)

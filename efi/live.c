@@ -12,6 +12,7 @@
 #include "report.h"
 #include "trap.h"
 #include "la57.h"
+#include "inject.h"
 #include "serial.h"
 
 #include <ptlab/pte.h>
@@ -133,6 +134,8 @@ static int live_body(void *arg)
 	} else {
 		write_cr3(p->build.our_cr3);
 	}
+	if (c->fn == ptlab_check_live)
+		inject_begin(p, OPTS_INJECT_CR3_COPY, 0);   /* taken back after the paging check */
 	p->live.cr4 = read_cr4();
 	p->live.phases++;
 	p->live.at_levels += ((p->live.cr4 & CR4_LA57) != 0) == (p->build.levels == 5) &&

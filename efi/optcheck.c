@@ -11,7 +11,12 @@ int opts_validate(const struct opts *o, char *err, size_t errlen)
 {
 	const char *why = NULL;
 
-	if (o->raise == OPTS_RAISE_TIMEOUT && !o->timeout)
+	uint64_t churn = o->injects & OPTS_INJECT_CHURN_SET;
+
+	if (churn & (churn - 1))
+		why = "--inject: at most one of wrong-frame, nx-cleared, missing-invlpg, freed-table "
+		      "and missing-shootdown per run";
+	else if (o->raise == OPTS_RAISE_TIMEOUT && !o->timeout)
 		why = "--raise=timeout needs --timeout=S: nothing else ends its loop";
 	else if (o->mode == OPTS_MODE_HANDOFF && o->end_given &&
 		 (o->end == OPTS_END_WAIT || o->end == OPTS_END_RETURN))

@@ -18,7 +18,8 @@
  * @err:    the reason, when refused
  * @errlen: bytes in @err
  *
- * Refused: --raise=timeout without --timeout (nothing would end the loop);
+ * Refused: two of the original five --inject values at once (each is
+ * judged alone); --raise=timeout without --timeout (nothing would end the loop);
  * --mode=handoff with --end=wait or --end=return (no boot services to wait
  * or return with) or with --fragment (it scatters boot-time allocations
  * the firmware mode frees again; after hand-off they would stay).

@@ -54,8 +54,53 @@ static const char *const inject_names[] = {
 	[OPTS_INJECT_NX_CLEARED] = "nx-cleared",
 	[OPTS_INJECT_MISSING_INVLPG] = "missing-invlpg",
 	[OPTS_INJECT_FREED_TABLE] = "freed-table",
-	[OPTS_INJECT_MISSING_SHOOTDOWN] = "missing-shootdown", NULL,
+	[OPTS_INJECT_MISSING_SHOOTDOWN] = "missing-shootdown",
+	[OPTS_INJECT_LINT] = "lint-ps",
+	[OPTS_INJECT_EXTRA_TABLE] = "extra-table",
+	[OPTS_INJECT_PLAN_POINT] = "plan-point",
+	[OPTS_INJECT_MEMMAP_POINT] = "memmap-point",
+	[OPTS_INJECT_WX_PAGE] = "wx-page",
+	[OPTS_INJECT_STACK_RO] = "stack-read-only",
+	[OPTS_INJECT_LEAK_FRAME] = "leak-frame",
+	[OPTS_INJECT_CR3_COPY] = "cr3-copy",
+	[OPTS_INJECT_ALIAS_POOL] = "alias-pool",
+	[OPTS_INJECT_ALIAS_RAM] = "alias-ram",
+	[OPTS_INJECT_FAR_UNFLUSHED] = "far-unflushed",
+	[OPTS_INJECT_CANONICAL] = "canonical-probe",
+	[OPTS_INJECT_IMAGE_ALIAS] = "image-alias",
+	[OPTS_INJECT_PF_MAPPED] = "pf-mapped",
+	[OPTS_INJECT_AD_READ_ONLY] = "ad-read-only",
+	[OPTS_INJECT_INVLPG_SKIPPED] = "invlpg-skipped",
+	[OPTS_INJECT_CR3_RELOAD_SKIPPED] = "cr3-reload-skipped",
+	[OPTS_INJECT_PGE_SKIPPED] = "pge-skipped",
+	[OPTS_INJECT_RSVD_CLEAR] = "rsvd-clear",
+	[OPTS_INJECT_WP_CLEAR] = "wp-clear",
+	[OPTS_INJECT_SMEP_CLEAR] = "smep-clear",
+	[OPTS_INJECT_SMAP_STAC] = "smap-stac",
+	[OPTS_INJECT_SPLIT_WRONG_PAGE] = "split-wrong-page",
+	[OPTS_INJECT_TEARDOWN_UNFLUSHED] = "teardown-unflushed",
+	[OPTS_INJECT_SWEEP_UNFLUSHED] = "sweep-unflushed",
+	[OPTS_INJECT_TYPED_ALIAS] = "typed-alias",
+	[OPTS_INJECT_MISSING_SHOOTDOWN_ALL] = "missing-shootdown-all",
+	[OPTS_INJECT_AP_ALIAS] = "ap-alias",
+	[OPTS_INJECT_AP_CALL] = "ap-call",
+	[OPTS_INJECT_AP_PF_MAPPED] = "ap-pf-mapped",
+	[OPTS_INJECT_AP_AD_READ_ONLY] = "ap-ad-read-only",
+	[OPTS_INJECT_AP_OFF_TABLES] = "ap-off-tables",
+	[OPTS_INJECT_MADT_ID] = "madt-id",
+	[OPTS_INJECT_LA57_REFUSE] = "la57-refuse",
+	[OPTS_INJECT_LA57_REFUSE_LATER] = "la57-refuse-later",
+	NULL,
 };
+
+_Static_assert(OPTS_INJECT_COUNT <= 64, "--inject values are bits of a uint64_t");
+_Static_assert(sizeof(inject_names) / sizeof(inject_names[0]) == OPTS_INJECT_COUNT + 1,
+	       "every --inject value has a name");
+
+const char *opts_inject_name(enum opts_inject v)
+{
+	return (unsigned)v < OPTS_INJECT_COUNT ? inject_names[v] : inject_names[0];
+}
 
 static const char *const dump_names[] = {
 	[OPTS_DUMP_NONE] = "none", [OPTS_DUMP_LEAVES] = "leaves",
@@ -140,8 +185,40 @@ static int choice(const char *const *names, int first, const char *val)
 	return -1;
 }
 
-/* OPT_CHOICE_BARE: a choice whose value may be left out, meaning choice @first. */
-enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE };
+/*
+ * OPT_CHOICE_BARE: a choice whose value may be left out, meaning choice @first.
+ * OPT_CHOICE_LIST: one or more choices, comma-separated, as a bit mask.
+ */
+enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE, OPT_CHOICE_LIST };
+
+/*
+ * The choices in the comma-separated @val as bits (1 << index) in @mask;
+ * false with the first unknown or empty item in @bad.
+ */
+static bool choice_list(const char *const *names, int first, char *val, uint64_t *mask,
+			const char **bad)
+{
+	*mask = 0;
+	for (char *item = val;;) {
+		char *end = item;
+		int c;
+
+		while (*end && *end != ',')
+			end++;
+		bool last = !*end;
+
+		*end = '\0';
+		c = choice(names, first, item);
+		if (c < 0) {
+			*bad = item;
+			return false;
+		}
+		*mask |= UINT64_C(1) << c;
+		if (last)
+			return true;
+		item = end + 1;
+	}
+}
 
 struct opt_def {
 	const char *name;
@@ -167,8 +244,8 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_DUMP] = { "dump", OPT_CHOICE_BARE, dump_names, 1, "leaves|ranges" },
 	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
 	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
-	[O_INJECT] = { "inject", OPT_CHOICE, inject_names, 1,
-		       "wrong-frame|nx-cleared|missing-invlpg|freed-table|missing-shootdown" },
+	[O_INJECT] = { "inject", OPT_CHOICE_LIST, inject_names, 1,
+		       "fault names, comma-separated (README: Which fault proves which check)" },
 	[O_FAILALLOC] = { "fail-alloc", OPT_NUM, NULL, 0, NULL },
 	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
 	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
@@ -199,7 +276,8 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 {
 	char *name = tok + 2, *val = NULL;
 	const struct opt_def *d = NULL;
-	uint64_t num = 0;
+	uint64_t num = 0, mask = 0;
+	const char *bad = NULL;
 	int id, c = 0;
 
 	if (tok[0] != '-' || tok[1] != '-' || !tok[2]) {
@@ -246,6 +324,13 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 			return false;
 		}
 		break;
+	case OPT_CHOICE_LIST:
+		if (!val || !choice_list(d->names, d->first, val, &mask, &bad)) {
+			set_err(err, errlen, "--%s: no fault '%.40s'; it needs %s", d->name,
+				bad ? bad : "", d->list);
+			return false;
+		}
+		break;
 	}
 
 	switch (id) {
@@ -279,7 +364,11 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		o->mode = (enum opts_mode)c;
 		break;
 	case O_INJECT:
-		o->inject = (enum opts_inject)c;
+		/* values add up over several --inject options */
+		o->injects |= mask;
+		for (int i = 1; i < OPTS_INJECT_LINT; i++)
+			if (mask & (UINT64_C(1) << i))
+				o->inject = (enum opts_inject)i;
 		break;
 	case O_FAILALLOC:
 		o->fail_alloc = num;
@@ -564,6 +653,9 @@ const char *opts_usage(void)
 	       "  --inject=wrong-frame|nx-cleared|missing-invlpg|freed-table|\n"
 	       "           missing-shootdown\n"
 	       "                         plant a fault the checks must catch\n"
+	       "  --inject=FAULT[,FAULT...]\n"
+	       "                         (test) per-check faults, each making its check\n"
+	       "                         fail (README: Which fault proves which check)\n"
 	       "  --fail-alloc=N         fail the Nth frame allocation\n"
 	       "  --timeout=SECONDS      give up after this long (default none)\n"
 	       "  --fragment             (test) scatter runtime pages through free memory\n"
@@ -582,13 +674,27 @@ const char *opts_usage(void)
 
 int opts_describe(const struct opts *o, char *buf, size_t size)
 {
+	char inj[512];
+	size_t n = 0;
+
+	inj[0] = '\0';
+	for (int i = 1; i < OPTS_INJECT_COUNT; i++) {
+		if (!opts_injected(o, (enum opts_inject)i))
+			continue;
+		int w = fmt_snprintf(inj + n, sizeof(inj) - n, "%s%s", n ? "," : "",
+				     inject_names[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(inj) - n)
+			break;
+		n += (size_t)w;
+	}
 	return fmt_snprintf(buf, size,
 			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s levels=%s serial=%s wrong-restore=%d",
 			    (unsigned long long)o->seed,
 			    (unsigned long long)o->iterations,
 			    end_names[o->end], mode_names[o->mode],
 			    o->dump_memmap, o->dump, o->hold,
-			    inject_names[o->inject],
+			    n ? inj : inject_names[o->inject],
 			    (unsigned long long)o->fail_alloc,
 			    (unsigned long long)o->timeout, o->fragment,
 			    raise_names[o->raise],

@@ -15,6 +15,7 @@
  */
 #include "run.h"
 #include "churn.h"
+#include "inject.h"
 #include "la57.h"
 #include "optcheck.h"
 #include "owned.h"
@@ -392,6 +393,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 			pt_destroy(&p->build.space);
 		return;
 	}
+	inject_begin(p, OPTS_INJECT_EXTRA_TABLE, 0);   /* taken back after the count's check */
 	for (unsigned l = 0; l < 5; l++)
 		p->build.tables_built[l] = p->build.space.stats.tables[l];
 	p->build.our_cr3 = p->build.space.root_pa;

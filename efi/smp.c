@@ -19,6 +19,7 @@
  */
 #include "fmt.h"
 #include "report.h"
+#include "inject.h"
 #include "smp.h"
 #include "smp_tramp.h"
 
@@ -353,7 +354,8 @@ static void ap_checks(struct smp_cpu *c)
 	obs_write(PT_HHDM_BASE + c->own_pa, c->alias_write, &o);
 	obs_read(c->own_pa, &c->alias_back);
 
-	c->call_got = fn(c->apic);
+	/* --inject=ap-call: the call's argument is wrong, so its result must be */
+	c->call_got = fn(c->apic + opts_injected(&sh->p->opts, OPTS_INJECT_AP_CALL));
 
 	obs_read(c->pf_va, &c->pf_read);
 	obs_write(c->pf_va, 0, &c->pf_write);
@@ -475,6 +477,11 @@ static void ap_main(void *arg)
 		 * other selectors stays on the firmware's state.
 		 */
 		c->sel_mismatch = (uint32_t)c->fw.cs << 16 | c->fw.ss;
+		c->state = SMP_ST_LEFT;
+		return;
+	}
+	/* --inject=ap-off-tables: the last AP leaves without loading our CR3 */
+	if (opts_injected(&sh->p->opts, OPTS_INJECT_AP_OFF_TABLES) && c->index == sh->ncpu - 1) {
 		c->state = SMP_ST_LEFT;
 		return;
 	}
@@ -697,7 +704,10 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 				    (unsigned long long)va[k],
 				    v == SMP_SAW_OLD ? "still used the stale translation" :
 				    "saw neither translation", got, want,
-				    (int)i == skip ? " (IPI withheld: --inject=missing-shootdown)" : "");
+				    (int)i != skip ? "" :
+				    inject_on(p, OPTS_INJECT_MISSING_SHOOTDOWN_ALL) ?
+				    " (IPI withheld: --inject=missing-shootdown-all)" :
+				    " (IPI withheld: --inject=missing-shootdown)");
 		}
 	}
 	if (!bad && seen)
@@ -708,13 +718,16 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 
 static int skip_for_inject(struct ptlab *p, bool *used)
 {
-	if (p->opts.inject != OPTS_INJECT_MISSING_SHOOTDOWN || *used)
+	bool all = inject_on(p, OPTS_INJECT_MISSING_SHOOTDOWN_ALL);
+
+	if ((p->opts.inject != OPTS_INJECT_MISSING_SHOOTDOWN || *used) && !all)
 		return -1;
 	for (int i = (int)smp_sh.ncpu - 1; i >= 0; i--)
 		if (active(smp_sh.cpu[i])) {
+			if (!*used)
+				report_note(p->rep, "inject: missing-shootdown%s: no IPI to %s",
+					    all ? "-all" : "", cpu_name(smp_sh.cpu[i]));
 			*used = true;
-			report_note(p->rep, "inject: missing-shootdown: no IPI to %s",
-				    cpu_name(smp_sh.cpu[i]));
 			return i;
 		}
 	return -1;
@@ -1054,17 +1067,24 @@ int smp_map_area(struct ptlab *p)
 		c->alias_write = ~plant(c->own_pa);
 		c->pf_va = PTLAB_UNMAPPED_VA + PT_SIZE_2M + (uint64_t)i * PAGE;
 		c->ad_va = VA_AD(i);
-		err = pt_map(&p->build.space, c->ad_va, c->own_pa, PAGE, PT_WRITE, PT_PAGE_4K, NULL);
+		err = pt_map(&p->build.space, c->ad_va, c->own_pa, PAGE,
+			     inject_on(p, OPTS_INJECT_AP_AD_READ_ONLY) ? 0 : PT_WRITE, PT_PAGE_4K, NULL);
 		if (!err)
 			err = pt_translate(&p->build.space, c->ad_va, &l);
 		if (!err)
 			c->ad_pte_pa = l.entry_pa;
+		if (!err && !c->bsp) {
+			inject_begin(p, OPTS_INJECT_AP_ALIAS, PT_HHDM_BASE + c->own_pa);
+			inject_begin(p, OPTS_INJECT_AP_PF_MAPPED, c->pf_va);
+		}
 	}
 	return err;
 }
 
 void smp_unmap_area(struct ptlab *p)
 {
+	inject_end(p, OPTS_INJECT_AP_ALIAS);
+	inject_end(p, OPTS_INJECT_AP_PF_MAPPED);
 	pt_unmap(&p->build.space, SMP_AREA, 3 * PT_SIZE_2M, PT_SPARSE, NULL);
 }
 
@@ -1101,6 +1121,10 @@ void smp_ap_handoff(struct smp_cpu *c)
 	struct smp_shared *sh = c->sh;
 	struct desc_ptr gdtr = { c->gdt_limit, (uint64_t)(uintptr_t)c->gdt };
 	struct desc_ptr idtr = { sizeof(smp_idt) - 1, (uint64_t)(uintptr_t)smp_idt };
+
+	/* --inject=ap-off-tables: the last AP halts before it reports in */
+	while (opts_injected(&sh->p->opts, OPTS_INJECT_AP_OFF_TABLES) && c->index == sh->ncpu - 1)
+		__asm__ volatile("cli; hlt");
 
 	/* started by our trampoline: its selectors are ours to replace */
 	cli();

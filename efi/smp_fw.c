@@ -25,6 +25,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "inject.h"
 #include "mpservices.h"
 #include "owned.h"
 #include "sink.h"
@@ -297,7 +298,12 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		report_fail(p->rep, "smp: the MADT (%llu bytes) is malformed",
 			    (unsigned long long)madt_len);
 	if (nm > 0 && mp) {
-		if (same_ids(&madt, &mpt) && mp_bsp == bsp)
+		struct smp_table seen = madt;
+
+		/* --inject=madt-id: the comparison is given one APIC ID of the MADT changed */
+		if (inject_on(p, OPTS_INJECT_MADT_ID))
+			seen.apic[seen.n - 1] ^= 0x80;
+		if (same_ids(&seen, &mpt) && mp_bsp == bsp)
 			report_ok(p->rep, "smp: the MADT and GetProcessorInfo agree on %u APIC ID%s, "
 				  "the BSP is %u", madt.n, madt.n == 1 ? "" : "s", bsp);
 		else

@@ -35,6 +35,10 @@ static void test_optcheck_refusals_name_the_reason(void **state)
 	assert_int_equal(check("--mode=handoff --end=wait", err, sizeof(err)), -1);
 	assert_int_equal(check("--mode=handoff --fragment --end=qemu", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--fragment works in firmware mode only"));
+	assert_int_equal(check("--inject=wrong-frame,missing-invlpg", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "at most one of wrong-frame"));
+	assert_int_equal(check("--inject=freed-table --inject=missing-shootdown", err, sizeof(err)),
+			 -1);
 	/* tiny or no error buffer: still refused, never overflowed */
 	assert_int_equal(check("--raise=timeout", err, 4), -1);
 	assert_string_equal(err, "--r");
@@ -51,6 +55,7 @@ static void test_optcheck_accepted(void **state)
 	assert_int_equal(check("--mode=handoff", err, sizeof(err)), 0);
 	assert_int_equal(check("--fragment --end=return", err, sizeof(err)), 0);
 	assert_int_equal(check("--raise=gp", err, sizeof(err)), 0);
+	assert_int_equal(check("--inject=wrong-frame,lint-ps,wx-page,ap-call", err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 }
 

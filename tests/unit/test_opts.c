@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -146,6 +147,44 @@ static void test_opts_every_choice_value(void **state)
 	}
 }
 
+/* --inject takes lists; the bits say which faults, inject the one original. */
+static void test_opts_inject_lists(void **state)
+{
+	struct opts o;
+	char err[200], buf[768];
+
+	(void)state;
+	assert_int_equal(parse_cmdline("x --inject=lint-ps,wx-page --inject=la57-refuse-later", &o,
+				       err, sizeof(err)), OPTS_OK);
+	assert_true(opts_injected(&o, OPTS_INJECT_LINT));
+	assert_true(opts_injected(&o, OPTS_INJECT_WX_PAGE));
+	assert_true(opts_injected(&o, OPTS_INJECT_LA57_REFUSE_LATER));
+	assert_false(opts_injected(&o, OPTS_INJECT_LA57_REFUSE));
+	assert_false(opts_injected(&o, OPTS_INJECT_NONE));
+	assert_int_equal(o.inject, OPTS_INJECT_NONE);
+	opts_describe(&o, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " inject=lint-ps,wx-page,la57-refuse-later fail-alloc="));
+
+	assert_int_equal(parse_cmdline("x --inject=ap-call,missing-invlpg", &o, err, sizeof(err)),
+			 OPTS_OK);
+	assert_int_equal(o.inject, OPTS_INJECT_MISSING_INVLPG);
+	assert_true(opts_injected(&o, OPTS_INJECT_MISSING_INVLPG));
+	assert_true(opts_injected(&o, OPTS_INJECT_AP_CALL));
+
+	/* every name parses to its own value, and back */
+	for (int v = 1; v < OPTS_INJECT_COUNT; v++) {
+		char line[96];
+
+		snprintf(line, sizeof(line), "x --inject=%s", opts_inject_name((enum opts_inject)v));
+		assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_OK);
+		assert_true(o.injects == UINT64_C(1) << v);
+		for (int w = 1; w < v; w++)
+			assert_string_not_equal(opts_inject_name((enum opts_inject)v),
+						opts_inject_name((enum opts_inject)w));
+	}
+	assert_string_equal(opts_inject_name(OPTS_INJECT_COUNT), "none");
+}
+
 static void test_opts_numbers(void **state)
 {
 	struct opts o;
@@ -201,7 +240,14 @@ static void test_opts_errors_name_the_problem(void **state)
 	expect_error("x --end", "--end needs one of wait|return|shutdown|reboot|halt|qemu");
 	expect_error("x --mode=os", "--mode needs one of firmware|handoff");
 	expect_error("x --inject=none",
-		     "--inject needs one of wrong-frame|nx-cleared|missing-invlpg|freed-table|missing-shootdown");
+		     "--inject: no fault 'none'; it needs fault names, comma-separated (README: "
+		     "Which fault proves which check)");
+	expect_error("x --inject=lint-ps,,wx-page", "--inject: no fault ''; it needs fault names, "
+		     "comma-separated (README: Which fault proves which check)");
+	expect_error("x --inject=lint-ps,", "--inject: no fault ''; it needs fault names, "
+		     "comma-separated (README: Which fault proves which check)");
+	expect_error("x --inject", "--inject: no fault ''; it needs fault names, "
+		     "comma-separated (README: Which fault proves which check)");
 	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout|la57-window|"
 		     "la57-root-high|ap-fault");
 	expect_error("x --levels=3", "--levels needs one of 4|5");
@@ -465,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_opts_shell_argv0_is_skipped),
 		cmocka_unit_test(test_opts_every_option),
 		cmocka_unit_test(test_opts_every_choice_value),
+		cmocka_unit_test(test_opts_inject_lists),
 		cmocka_unit_test(test_opts_numbers),
 		cmocka_unit_test(test_opts_errors_name_the_problem),
 		cmocka_unit_test(test_opts_quotes_and_extra_spaces),

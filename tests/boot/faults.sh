@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Every check can fail: the runs of tests/boot/faults.tsv, each with
+# --inject faults, must each fail exactly the checks the table names for
+# them - every "not ok" line matches a FAILS-AS of the run's rows, every row
+# has one - and end with a failing verdict; the clean runs must pass.  Then
+# the table must name every test point a boot of this suite passed (a new
+# check without a fault fails here), every other suite it points to must
+# hold the case it names, every row must name a test point of these boots
+# (no stale row), and README's table must be the one tools/faulttable.py
+# generates from it.
+#
+# Two boots at a time; about two minutes on an idle 2-core machine.
+
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+
+boot_init faults
+
+T=${FAULTS_TIMEOUT:-400}
+HERE=$(dirname "$0")
+TABLE=$HERE/faults.tsv
+ROOT=$HERE/../..
+
+# The table, one kind at a time, tab-separated fields (no empty ones).
+rows()
+{
+	grep -v '^#' "$TABLE" | grep -E "^$1	"
+}
+
+# ---- the table itself ----
+
+if python3 "$ROOT/tools/faulttable.py" --check "$TABLE" "$ROOT/README.md" >"$BOOT_DIR/table.out" 2>&1; then
+	pass "README's table is the one tools/faulttable.py makes of faults.tsv"
+else
+	fail "README's table differs from faults.tsv: $(head -n 5 "$BOOT_DIR/table.out" | tr '\n' ' ')"
+fi
+
+bad=
+while IFS=$'\t' read -r _ name ere file needle _; do
+	if [ ! -f "$ROOT/$file" ]; then
+		bad="$bad '$name': no $file;"
+	elif ! grep -qF -- "$needle" "$ROOT/$file"; then
+		bad="$bad '$name': $file has no '$needle';"
+	fi
+done < <(rows suite)
+if [ -z "$bad" ]; then
+	pass "every suite the table points to holds the case it names"
+else
+	fail "suite rows:$bad"
+fi
+
+runs=$(rows run | cut -f 2)
+bad=
+while IFS=$'\t' read -r _ name _ rl _; do
+	for r in ${rl//,/ }; do
+		grep -qxF -- "$r" <<<"$runs" || bad="$bad '$name' names no run '$r';"
+	done
+done < <(rows check)
+for r in $runs; do
+	st=$(rows run | awk -F '\t' -v r="$r" '$2 == r { print $5 }')
+	[ "$st" = 33 ] && continue
+	rows check | cut -f 4 | tr ',' '\n' | grep -qxF -- "$r" || bad="$bad run '$r' proves nothing;"
+done
+if [ -z "$bad" ]; then
+	pass "every check row names runs of the table, every failing run has a row"
+else
+	fail "table:$bad"
+fi
+
+# ---- the boots, two at a time ----
+
+start()
+{
+	local tag=$1 boot=$2 cfg=$3
+	local -a opts=()
+
+	[ "$boot" = - ] || read -r -a opts <<<"$boot"
+	boot_bg "$tag" "${opts[@]}" --mem 1G --timeout "$T" --cfg "$cfg"
+}
+
+# failing_names LOG: the names of the "not ok" lines, one a line.
+failing_names()
+{
+	log_clean "$1" | sed -nE 's/^not ok [0-9]+ - //p'
+}
+
+# judge TAG STATUS: the run failed exactly the rows naming it.
+judge()
+{
+	local tag=$1 want=$2 st name ere rl fails line hit
+
+	boot_result "$tag" >"$BOOT_DIR/$tag.result"
+	st=$?
+	cat "$BOOT_DIR/$tag.result"
+	log_clean "$BOOT_LOG" >"$BOOT_DIR/$tag.log"
+	check_status "$st" "$want" "$tag: QEMU exit status $want"
+	if [ "$want" = 33 ]; then
+		check_log '^ptlab: [1-9][0-9]* passed, 0 failed, [0-9]+ skipped$' "$BOOT_LOG" \
+			"$tag: clean run, every check passed"
+		return
+	fi
+	check_log '^ptlab: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "$BOOT_LOG" \
+		"$tag: the verdict is a failure"
+	check_no_log '^# inject: .*(could not be planted|undoing it .* failed|no room)' "$BOOT_LOG" \
+		"$tag: every fault planted and taken back"
+
+	fails=$(failing_names "$BOOT_LOG")
+	# every row of this run has its failing line
+	while IFS=$'\t' read -r _ name ere rl inj as _; do
+		grep -qxF -- "$tag" <<<"${rl//,/$'\n'}" || continue
+		if grep -qE -- "^($as)" <<<"$fails"; then
+			pass "$tag: --inject=$inj makes '$name' fail"
+		else
+			fail "$tag: --inject=$inj: no 'not ok ... $as' line"
+		fi
+	done < <(rows check)
+	# and nothing else failed
+	hit=0
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		local ok=0
+		while IFS=$'\t' read -r _ name ere rl inj as _; do
+			grep -qxF -- "$tag" <<<"${rl//,/$'\n'}" || continue
+			if grep -qE -- "^($as)" <<<"$line"; then ok=1; break; fi
+		done < <(rows check)
+		[ "$ok" = 1 ] || { fail "$tag: a check failed that no row names: not ok - $line"; hit=1; }
+	done <<<"$fails"
+	[ "$hit" = 0 ] && pass "$tag: no other check failed ($(grep -c . <<<"$fails") failing lines)"
+	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 20
+}
+
+mapfile -t RUNS < <(rows run)
+for ((i = 0; i < ${#RUNS[@]}; i += 2)); do
+	for ((k = i; k < i + 2 && k < ${#RUNS[@]}; k++)); do
+		IFS=$'\t' read -r _ tag boot cfg _ <<<"${RUNS[k]}"
+		start "$tag" "$boot" "$cfg"
+	done
+	boot_wait
+	for ((k = i; k < i + 2 && k < ${#RUNS[@]}; k++)); do
+		IFS=$'\t' read -r _ tag _ _ want <<<"${RUNS[k]}"
+		judge "$tag" "$want"
+	done
+done
+
+# ---- every test point passed in any of these boots has a row ----
+
+uncovered=
+while IFS= read -r name; do
+	matched=0
+	while IFS=$'\t' read -r kind _ ere _; do
+		case $kind in check|suite|record) ;; *) continue ;; esac
+		if grep -qE -- "^($ere)" <<<"$name"; then matched=1; break; fi
+	done < <(grep -v '^#' "$TABLE")
+	[ "$matched" = 1 ] || uncovered="$uncovered '$name'"
+done < <(cat "$BOOT_DIR"/*.log 2>/dev/null | grep -E '^ok [0-9]+ - ' | grep -v ' # SKIP' |
+	 sed -E 's/^ok [0-9]+ - //' | sort -u)
+if [ -z "$uncovered" ]; then
+	pass "every check these boots passed has a row in faults.tsv"
+else
+	fail "checks without a fault in faults.tsv:$uncovered"
+fi
+# and every row names a test point these boots have (ok or not ok): no stale row
+seen=$(cat "$BOOT_DIR"/*.log 2>/dev/null | sed -nE 's/^(not )?ok [0-9]+ - //p' | grep -v ' # SKIP' | sort -u)
+stale=
+while IFS=$'\t' read -r kind name ere _; do
+	case $kind in check|suite|record) ;; *) continue ;; esac
+	grep -qE -- "^($ere)" <<<"$seen" || stale="$stale '$name'"
+done < <(grep -v '^#' "$TABLE")
+if [ -z "$stale" ]; then
+	pass "every row of faults.tsv names a test point of these boots"
+else
+	fail "rows naming no test point of these boots:$stale"
+fi
+while IFS=$'\t' read -r _ name _ why; do
+	echo "# record, not a check: $name ($why)"
+done < <(rows record)
+
+boot_done
