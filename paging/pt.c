@@ -13,6 +13,14 @@
  * is exact.  The frames are then reserved (listed in some of the reserved
  * frames themselves, see take_frame).  The APPLY pass cannot fail: it takes
  * its frames from that list.  Hence a failing call changes nothing.
+ *
+ * A level-1 entry linking a page table may carry PTE_SW_FULL (pte.h): every
+ * entry of that table is present and none is global.  pt_map sets it on the
+ * tables it fills whole; pt_unmap removes a table it covers whole and finds
+ * marked without reading it (its CHECK pass would find nothing to fail and
+ * no G to flush); a call that changes a marked table keeps the mark only
+ * where the change keeps it true (pt_remap, pt_protect to non-global pages)
+ * and clears it otherwise (sw_full_kept).
  */
 #include <ptlab/pt.h>
 
@@ -400,15 +408,49 @@ static void visit_leaf(struct walk *w, unsigned level, uint64_t *t, unsigned i, 
 	fl_add(w->fl, x, seg_last, (e | n) & PTE_G);
 }
 
+/*
+ * Does a change by @w to the leaves of a table marked PTE_SW_FULL leave
+ * them all present and non-global?  pt_remap changes addresses only;
+ * pt_protect writes PTE_P and G as w->attr[0] says; pt_unmap clears
+ * entries (a table it covers whole is freed instead, see visit_table).
+ * pt_map never changes a marked table: its CHECK pass finds it full.
+ */
+static bool sw_full_kept(const struct walk *w)
+{
+	return w->op == OP_REMAP || (w->op == OP_PROTECT && !(w->attr[0] & PTE_G));
+}
+
 /* A present table entry at t[i]; the child covers [x, seg_last]. */
 static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i, uint64_t e,
 			uint64_t x, uint64_t seg_last)
 {
 	uint64_t cpa = e & PTE_ADDR_MASK;
-	uint64_t *child = tab(w->env, cpa);
+	uint64_t *child;
 	uint64_t size = pt_level_size(level);
 	bool full = !(x & (size - 1)) && seg_last == (x | (size - 1));
 
+	if (level == 1 && (e & PTE_SW_FULL)) {
+		if (w->op == OP_UNMAP && full) {
+			/*
+			 * 512 present, non-global 4 KiB leaves, all in the
+			 * range: CHECK has nothing to find, and APPLY does what
+			 * walk_ptes and the unlink below would do for them.
+			 */
+			if (!w->apply)
+				return;
+			w->s->stats.leaves[0] -= PT_ENTRIES;
+			fl_add(w->fl, x, seg_last, false);
+			t[i] = 0;
+			list_push(w->env, &w->dead, cpa);
+			w->s->stats.tables[0]--;
+			return;
+		}
+		if (w->apply && !sw_full_kept(w)) {
+			e &= ~PTE_SW_FULL;
+			t[i] = e;
+		}
+	}
+	child = tab(w->env, cpa);
 	if (w->apply && w->user && !(e & PTE_US))
 		t[i] = e | PTE_US;
 	walk(w, level - 1, child, 0, x, seg_last);
@@ -743,6 +785,10 @@ static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 			/* Filled before it is linked: a live walker never sees it half-built. */
 			map_apply(w, level - 1, child, true, x, seg_last);
 			t[i] = table_entry(cpa, user);
+			/* a page table filled whole with non-global leaves */
+			if (level == 1 && !(x & (size - 1)) && seg_last == (x | (size - 1)) &&
+			    !(w->attr[0] & PTE_G))
+				t[i] |= PTE_SW_FULL;
 			tables++;
 		}
 		if (seg_last == last)
@@ -824,7 +870,7 @@ static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
 		 * PT while this one is read.
 		 */
 		if (level == 1 && t && w->op == OP_UNMAP && !w->apply && i + 1 < PT_ENTRIES &&
-		    (t[i + 1] & (PTE_P | PTE_PS)) == PTE_P) {
+		    (t[i + 1] & (PTE_P | PTE_PS | PTE_SW_FULL)) == PTE_P) {
 			const char *n = (const char *)tab(w->env, t[i + 1] & PTE_ADDR_MASK);
 
 			__builtin_prefetch(n);

@@ -334,6 +334,7 @@ struct pt_lint {
 	uint64_t foreign_tables;  /* table frames @owns rejected */
 	uint64_t stats_mismatch;  /* tables/leaves seen differ from s->stats */
 	uint64_t reserve_unused;  /* s->stats.reserve_unused: frames reserved and not used */
+	uint64_t bad_hints;       /* level-1 links marked PTE_SW_FULL whose page table is not full of present non-global entries */
 	uint64_t first_bad_va;    /* va of the first problem (if any) */
 	int first_bad_level;
 };
@@ -343,7 +344,7 @@ struct pt_lint {
  * (MAXPHYADDR..51, PS in the root and, without 1 GiB pages, at level 2,
  * bits 13..20 / 13..29 of large leaves), no empty non-root table, every table
  * frame referenced once, counts equal to s->stats, no reserved frame left
- * unused (s->stats.reserve_unused 0).  @scratch holds at least
+ * unused (s->stats.reserve_unused 0), every PTE_SW_FULL mark true (pte.h).  @scratch holds at least
  * pt_table_count(s) entries (used to find shared tables); @owns may be NULL.
  * Returns PT_OK when clean, PT_ECORRUPT otherwise, PT_ECAPACITY when scratch
  * is too small.
