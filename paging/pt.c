@@ -262,7 +262,7 @@ static void list_push(const struct pt_env *env, struct frame_list *l, uint64_t p
 }
 
 /* Take the first frame of @l, which must not be empty. */
-static uint64_t list_take(const struct pt_env *env, struct frame_list *l)
+static inline uint64_t list_take(const struct pt_env *env, struct frame_list *l)
 {
 	uint64_t pa = l->head;
 	uint64_t *t = tab(env, pa);
@@ -291,7 +291,7 @@ static uint64_t list_free(const struct pt_env *env, struct frame_list *l)
 	return n;
 }
 
-static uint64_t take_frame(struct walk *w)
+static inline uint64_t take_frame(struct walk *w)
 {
 	return list_take(w->env, &w->reserve);
 }
@@ -730,7 +730,7 @@ static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 	const bool leafable = level <= w->max_level && !((w->pa - w->va) & (size - 1));
 	const uint64_t attr = leafable ? w->attr[level] : 0;
 	const bool user = w->user;
-	uint64_t leaves = 0, tables = 0, seg_last, e, cpa, *child;
+	uint64_t leaves = 0, leaves0 = 0, tables = 0, seg_last, e, cpa, *child;
 	unsigned i = pt_index(x, level);
 
 	if (level == 0) {
@@ -783,7 +783,16 @@ static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 			if (w->env->frames_dirty)
 				clear_new_table(child, level - 1, x, seg_last);
 			/* Filled before it is linked: a live walker never sees it half-built. */
-			map_apply(w, level - 1, child, true, x, seg_last);
+			if (level == 1) {
+				/* a page table: 4 KiB leaves only (walk_ptes's APPLY, inline) */
+				unsigned a = pt_index(x, 0), b = pt_index(seg_last, 0) + 1;
+
+				fill_leaves(child + a, child + b, (w->pa + (x - w->va)) | w->attr[0],
+					    PT_PAGE_SIZE);
+				leaves0 += b - a;
+			} else {
+				map_apply(w, level - 1, child, true, x, seg_last);
+			}
 			t[i] = table_entry(cpa, user);
 			/* a page table filled whole with non-global leaves */
 			if (level == 1 && !(x & (size - 1)) && seg_last == (x | (size - 1)) &&
@@ -798,6 +807,8 @@ static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 	}
 	if (leaves)
 		w->s->stats.leaves[level] += leaves;
+	if (leaves0)
+		w->s->stats.leaves[0] += leaves0;
 	w->s->stats.tables[level - 1] += tables;
 }
 
