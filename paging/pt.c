@@ -296,17 +296,44 @@ static inline uint64_t take_frame(struct walk *w)
 	return list_take(w->env, &w->reserve);
 }
 
+/*
+ * Allocate w->need frames into w->reserve: list_push's work with the list
+ * page and its count kept in locals (a map of a GiB of 4 KiB pages takes
+ * 514 frames), the count stored once per list page.
+ */
 static int reserve_frames(struct walk *w)
 {
-	for (uint64_t i = 0; i < w->need; i++) {
-		uint64_t pa;
+	const struct pt_env *env = w->env;
+	struct frame_list *l = &w->reserve;
+	uint64_t *page = NULL, n = 0, pa;
 
-		if (w->env->alloc_frame(w->env->ctx, &pa) != PT_OK) {
-			list_free(w->env, &w->reserve);
+	for (uint64_t i = 0; i < w->need; i++) {
+		if (env->alloc_frame(env->ctx, &pa) != PT_OK) {
+			if (page)
+				page[1] = n << LIST_COUNT_SHIFT;
+			list_free(env, l);
 			return PT_ENOMEM;
 		}
-		list_push(w->env, &w->reserve, pa);
+		if (page && n < LIST_SLOTS) {
+			page[2 + n++] = pa;
+			continue;
+		}
+		/* pa becomes a list page, after the current one if any */
+		if (page) {
+			page[1] = n << LIST_COUNT_SHIFT;
+			page[0] = pa;
+		} else {
+			l->head = pa;
+			l->taken = 0;
+		}
+		page = tab(env, pa);
+		page[0] = 0;
+		page[1] = 0;
+		l->tail = pa;
+		n = 0;
 	}
+	if (page)
+		page[1] = n << LIST_COUNT_SHIFT;
 	return PT_OK;
 }
 
