@@ -671,12 +671,10 @@ void fill_leaves(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
  * (a map of a GiB of 4 KiB pages about 10% faster on an AMD EPYC).  Only
  * page tables take this loop: runs of large leaves are 512 times fewer
  * bytes per GiB, where a call's fixed costs weigh as much as the stores.
- * The host build may run on a CPU with AVX2 while its flags only assume
- * SSE2, so the wide loop is chosen at run time: CPUID says AVX2, and XCR0
- * that the OS saves the YMM state (Intel SDM Vol. 1 §13.3, §14.3; XGETBV
- * only after CPUID says OSXSAVE).  The firmware build has no SSE and never
- * compiles it.  The verdict is cached; two threads racing on the first call
- * store the same verdict.
+ * The host build's flags only assume SSE2, so the caller says whether the
+ * CPU runs AVX2 (env->wide_stores, from pt_cpu_wide_stores; the library
+ * keeps no state of its own).  The firmware build has no SSE and never
+ * compiles the loop.
  */
 #if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
 #define PT_HAVE_AVX2_PATH 1
@@ -698,45 +696,42 @@ void fill_leaves_avx2(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
 	for (e = v0[0]; p < end; p++, e += step)
 		*p = e;
 }
-
-static bool cpu_has_avx2(void)
-{
-	static int verdict;   /* 0: not asked yet, 1: no, 2: yes */
-	int v = __atomic_load_n(&verdict, __ATOMIC_RELAXED);
-	uint32_t a, b, c, d, xcr0_lo, xcr0_hi;
-	bool yes = false;
-
-	if (v)
-		return v == 2;
-	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0u), "c"(0u));
-	if (a >= 7) {
-		__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1u), "c"(0u));
-		/* CPUID.1:ECX OSXSAVE (bit 27) and AVX (bit 28) */
-		if ((c & (UINT32_C(3) << 27)) == (UINT32_C(3) << 27)) {
-			__asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0u));
-			(void)xcr0_hi;
-			/* XCR0: SSE (bit 1) and AVX (bit 2) state enabled */
-			if ((xcr0_lo & 6u) == 6u) {
-				__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-					: "a"(7u), "c"(0u));
-				yes = b & (UINT32_C(1) << 5);   /* CPUID.(7,0):EBX AVX2 */
-			}
-		}
-	}
-	__atomic_store_n(&verdict, yes ? 2 : 1, __ATOMIC_RELAXED);
-	return yes;
-}
 #endif
 
-/* fill_leaves for 4 KiB leaves, with the wide loop for long runs where the CPU has it. */
-static inline __attribute__((always_inline))
-void store_ptes(uint64_t *p, uint64_t *end, uint64_t e)
+bool pt_cpu_wide_stores(void)
 {
 #ifdef PT_HAVE_AVX2_PATH
-	if (end - p >= 64 && cpu_has_avx2()) {
+	uint32_t a, b, c, d, xcr0_lo, xcr0_hi;
+
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0u), "c"(0u));
+	if (a < 7)
+		return false;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1u), "c"(0u));
+	/* OSXSAVE (bit 27) and AVX (bit 28); XGETBV only with OSXSAVE set */
+	if ((c & (UINT32_C(3) << 27)) != (UINT32_C(3) << 27))
+		return false;
+	__asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0u));
+	(void)xcr0_hi;
+	if ((xcr0_lo & 6u) != 6u)   /* SSE and AVX state enabled (Intel SDM Vol. 1 §13.3) */
+		return false;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7u), "c"(0u));
+	return b & (UINT32_C(1) << 5);
+#else
+	return false;
+#endif
+}
+
+/* fill_leaves for 4 KiB leaves, with the wide loop for long runs where the env allows it. */
+static inline __attribute__((always_inline))
+void store_ptes(const struct pt_env *env, uint64_t *p, uint64_t *end, uint64_t e)
+{
+#ifdef PT_HAVE_AVX2_PATH
+	if (env->wide_stores && end - p >= 64) {
 		fill_leaves_avx2(p, end, e, PT_PAGE_SIZE);
 		return;
 	}
+#else
+	(void)env;
 #endif
 	fill_leaves(p, end, e, PT_PAGE_SIZE);
 }
@@ -767,7 +762,7 @@ static bool walk_ptes(struct walk *w, uint64_t *t, uint64_t x, uint64_t last)
 			return true;
 		}
 		/* CHECK found every entry empty. */
-		store_ptes(t + first, t + end, (w->pa + (x - w->va)) | w->attr[0]);
+		store_ptes(w->env, t + first, t + end, (w->pa + (x - w->va)) | w->attr[0]);
 		w->s->stats.leaves[0] += end - first;
 		return true;
 	}
@@ -891,7 +886,8 @@ static void map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 				/* a page table: 4 KiB leaves only (walk_ptes's APPLY, inline) */
 				unsigned a = pt_index(x, 0), b = pt_index(seg_last, 0) + 1;
 
-				store_ptes(child + a, child + b, (w->pa + (x - w->va)) | w->attr[0]);
+				store_ptes(w->env, child + a, child + b,
+					   (w->pa + (x - w->va)) | w->attr[0]);
 				leaves0 += b - a;
 			} else {
 				map_apply(w, level - 1, child, true, x, seg_last);
@@ -1217,6 +1213,8 @@ int pt_env_check(const struct pt_env *env)
 		return PT_EINVAL;
 	/* Entries are 8-byte words: a linear mapping must keep them aligned. */
 	if (env->p2v_linear && (env->p2v_offset & (sizeof(uint64_t) - 1)))
+		return PT_EINVAL;
+	if (env->wide_stores && !pt_cpu_wide_stores())
 		return PT_EINVAL;
 	if (pt_cache_bits(&env->pat, PT_CACHE_WB, 0, &bits) ||
 	    pt_cache_bits(&env->pat, PT_CACHE_UC, 0, &bits))

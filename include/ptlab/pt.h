@@ -193,11 +193,26 @@ struct pt_env {
 	 * The library then clears every table it creates, except the entries
 	 * the same call writes anyway (a new table the call fills entirely is
 	 * never cleared), and does so before the table is linked.
+	 *
+	 * @wide_stores: runs of 64 or more 4 KiB leaves (whole page tables)
+	 * are stored with 32-byte AVX2 stores.  Set it from
+	 * pt_cpu_wide_stores(); pt_env_check rejects it where that says no.
 	 */
 	bool p2v_linear;
 	bool frames_dirty;
+	bool wide_stores;
 	uint64_t p2v_offset;
 };
+
+/*
+ * May struct pt_env's @wide_stores be set: this build of the library has
+ * the 32-byte store loop (host builds with SSE2; a build without SSE, as
+ * for firmware, never has it) and the CPU has AVX2 with the YMM state
+ * enabled by the OS (CPUID.1:ECX OSXSAVE and AVX, XCR0 bits 1 and 2,
+ * CPUID.(EAX=7,ECX=0):EBX AVX2).  Runs CPUID each time (a VM exit under
+ * virtualization): ask once and keep the answer in the env.
+ */
+bool pt_cpu_wide_stores(void);
 
 /* ---- address spaces ------------------------------------------------------- */
 
@@ -224,8 +239,8 @@ uint64_t pt_table_count(const struct pt_space *s);
 
 /*
  * Check @env for use: callbacks present, maxphyaddr in 32..52, PAT layout
- * holding WB and UC, with p2v_linear a p2v_offset that is a multiple of 8.
- * PT_EINVAL otherwise.
+ * holding WB and UC, with p2v_linear a p2v_offset that is a multiple of 8,
+ * wide_stores only where pt_cpu_wide_stores() says so.  PT_EINVAL otherwise.
  */
 int pt_env_check(const struct pt_env *env);
 
