@@ -210,7 +210,8 @@ struct pt_env {
  * for firmware, never has it) and the CPU has AVX2 with the YMM state
  * enabled by the OS (CPUID.1:ECX OSXSAVE and AVX, XCR0 bits 1 and 2,
  * CPUID.(EAX=7,ECX=0):EBX AVX2).  Runs CPUID each time (a VM exit under
- * virtualization): ask once and keep the answer in the env.
+ * virtualization): ask once and keep the answer in the env.  pt_env_check,
+ * and so pt_create, asks it again when the env has wide_stores set.
  */
 bool pt_cpu_wide_stores(void);
 
@@ -359,8 +360,9 @@ struct pt_lint {
  * (MAXPHYADDR..51, PS in the root and, without 1 GiB pages, at level 2,
  * bits 13..20 / 13..29 of large leaves), no empty non-root table, every table
  * frame referenced once, counts equal to s->stats, no reserved frame left
- * unused (s->stats.reserve_unused 0), every PTE_SW_FULL mark true (pte.h).  @scratch holds at least
- * pt_table_count(s) entries (used to find shared tables); @owns may be NULL.
+ * unused (s->stats.reserve_unused 0), every PTE_SW_FULL mark true (pte.h).
+ * @scratch holds at least pt_table_count(s) entries (used to find shared
+ * tables); @owns may be NULL.
  * Returns PT_OK when clean, PT_ECORRUPT otherwise, PT_ECAPACITY when scratch
  * is too small.
  */
