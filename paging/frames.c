@@ -223,27 +223,31 @@ static void account_alloc(struct pt_frames *f, uint64_t frames)
 		f->peak = f->in_use;
 }
 
-/* Next free bit at or after the cursor, wrapping; -1 when none. */
+/*
+ * Next free bit at or after the cursor, wrapping; -1 when none.  Called for
+ * every frame a map takes: no division on the way (the cursor is kept below
+ * nbits(); one a caller stored out of range is wrapped once).
+ */
 static int64_t find_free_bit(const struct pt_frames *f)
 {
-	uint64_t bits = nbits(f), words = bits / WORD_BITS;
-	uint64_t w0, w;
+	uint64_t bits = nbits(f), words = bits / WORD_BITS, c = f->cursor, w, v;
 
 	if (!bits)
 		return -1;
-	w0 = (f->cursor % bits) / WORD_BITS;
-	/* words + 1 steps: the cursor word is seen again for its low bits. */
-	for (uint64_t k = 0; k <= words; k++) {
-		uint64_t v;
-
-		w = (w0 + k) % words;
-		v = ~f->bitmap[w];
-		if (k == 0)
-			v &= ~UINT64_C(0) << (f->cursor % WORD_BITS);
+	if (c >= bits)
+		c %= bits;
+	w = c / WORD_BITS;
+	v = ~f->bitmap[w] & (~UINT64_C(0) << (c % WORD_BITS));
+	/* words more steps: the cursor word is seen again for its low bits. */
+	for (uint64_t k = 0;; k++) {
 		if (v)
 			return (int64_t)(w * WORD_BITS + (uint64_t)__builtin_ctzll(v));
+		if (k == words)
+			return -1;
+		if (++w == words)
+			w = 0;
+		v = ~f->bitmap[w];
 	}
-	return -1;
 }
 
 int pt_frames_alloc(void *ctx, uint64_t *pa)
@@ -265,8 +269,8 @@ int pt_frames_alloc(void *ctx, uint64_t *pa)
 			goto fail;
 		memset(p, 0, FRAME_SIZE);
 	}
-	set_bits(f->bitmap, (uint64_t)bit, 1);
-	f->cursor = ((uint64_t)bit + 1) % nbits(f);
+	f->bitmap[bit / WORD_BITS] |= UINT64_C(1) << (bit % WORD_BITS);
+	f->cursor = (uint64_t)bit + 1 < nbits(f) ? (uint64_t)bit + 1 : 0;
 	account_alloc(f, 1);
 	*pa = frame;
 	return PT_OK;
@@ -290,7 +294,7 @@ int pt_frames_free_checked(struct pt_frames *f, uint64_t pa)
 	bit = r->bit0 + ((pa - r->pa) >> FRAME_SHIFT);
 	if (!test_bit(f->bitmap, bit))
 		goto bad;
-	clear_bits(f->bitmap, bit, 1);
+	f->bitmap[bit / WORD_BITS] &= ~(UINT64_C(1) << (bit % WORD_BITS));
 	f->freed++;
 	f->in_use--;
 	return PT_OK;

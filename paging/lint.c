@@ -6,8 +6,10 @@
  * from MAXPHYADDR to 51 in every present entry; PS in a PML4E (and PML5E);
  * PS in a PDPTE where the CPU has no 1 GiB pages; bits 20:13 of a 2 MiB leaf
  * and 29:13 of a 1 GiB leaf.  Beyond the CPU's rules, ptlab's own invariants:
- * no non-root table is empty, every table frame is referenced once, and the
- * counts match the space's statistics.
+ * no non-root table is empty, every table frame is referenced once, the
+ * counts match the space's statistics, and a level-1 link marked
+ * PTE_SW_FULL (pte.h) leads to a page table whose 512 entries are all
+ * present and none global.
  */
 #include <ptlab/pt.h>
 
@@ -39,6 +41,15 @@ static uint64_t sign_extend(uint64_t va, unsigned levels)
 	unsigned bits = PT_PAGE_SHIFT + PT_LEVEL_BITS * levels;
 
 	return (uint64_t)((int64_t)(va << (64 - bits)) >> (64 - bits));
+}
+
+/* Are all 512 entries of @t present and none global (what PTE_SW_FULL claims)? */
+static bool full_nonglobal(const uint64_t *t)
+{
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		if ((t[i] & (PTE_P | PTE_G)) != PTE_P)
+			return false;
+	return true;
 }
 
 static void lint_table(struct lint_walk *lw, unsigned level, uint64_t pa, uint64_t base)
@@ -80,6 +91,9 @@ static void lint_table(struct lint_walk *lw, unsigned level, uint64_t pa, uint64
 			lw->seen.leaves[level]++;
 			continue;
 		}
+		if (level == 1 && (e & PTE_SW_FULL) &&
+		    !full_nonglobal(s->env->phys_to_virt(s->env->ctx, e & PTE_ADDR_MASK)))
+			problem(lw, &lw->out->bad_hints, va, level);
 		lint_table(lw, level - 1, e & PTE_ADDR_MASK, va);
 	}
 	if (!any && !top)

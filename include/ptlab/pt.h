@@ -193,11 +193,27 @@ struct pt_env {
 	 * The library then clears every table it creates, except the entries
 	 * the same call writes anyway (a new table the call fills entirely is
 	 * never cleared), and does so before the table is linked.
+	 *
+	 * @wide_stores: runs of 64 or more 4 KiB leaves (whole page tables)
+	 * are stored with 32-byte AVX2 stores.  Set it from
+	 * pt_cpu_wide_stores(); pt_env_check rejects it where that says no.
 	 */
 	bool p2v_linear;
 	bool frames_dirty;
+	bool wide_stores;
 	uint64_t p2v_offset;
 };
+
+/*
+ * May struct pt_env's @wide_stores be set: this build of the library has
+ * the 32-byte store loop (host builds with SSE2; a build without SSE, as
+ * for firmware, never has it) and the CPU has AVX2 with the YMM state
+ * enabled by the OS (CPUID.1:ECX OSXSAVE and AVX, XCR0 bits 1 and 2,
+ * CPUID.(EAX=7,ECX=0):EBX AVX2).  Runs CPUID each time (a VM exit under
+ * virtualization): ask once and keep the answer in the env.  pt_env_check,
+ * and so pt_create, asks it again when the env has wide_stores set.
+ */
+bool pt_cpu_wide_stores(void);
 
 /* ---- address spaces ------------------------------------------------------- */
 
@@ -224,8 +240,8 @@ uint64_t pt_table_count(const struct pt_space *s);
 
 /*
  * Check @env for use: callbacks present, maxphyaddr in 32..52, PAT layout
- * holding WB and UC, with p2v_linear a p2v_offset that is a multiple of 8.
- * PT_EINVAL otherwise.
+ * holding WB and UC, with p2v_linear a p2v_offset that is a multiple of 8,
+ * wide_stores only where pt_cpu_wide_stores() says so.  PT_EINVAL otherwise.
  */
 int pt_env_check(const struct pt_env *env);
 
@@ -334,6 +350,7 @@ struct pt_lint {
 	uint64_t foreign_tables;  /* table frames @owns rejected */
 	uint64_t stats_mismatch;  /* tables/leaves seen differ from s->stats */
 	uint64_t reserve_unused;  /* s->stats.reserve_unused: frames reserved and not used */
+	uint64_t bad_hints;       /* level-1 links marked PTE_SW_FULL whose page table is not full of present non-global entries */
 	uint64_t first_bad_va;    /* va of the first problem (if any) */
 	int first_bad_level;
 };
@@ -343,8 +360,9 @@ struct pt_lint {
  * (MAXPHYADDR..51, PS in the root and, without 1 GiB pages, at level 2,
  * bits 13..20 / 13..29 of large leaves), no empty non-root table, every table
  * frame referenced once, counts equal to s->stats, no reserved frame left
- * unused (s->stats.reserve_unused 0).  @scratch holds at least
- * pt_table_count(s) entries (used to find shared tables); @owns may be NULL.
+ * unused (s->stats.reserve_unused 0), every PTE_SW_FULL mark true (pte.h).
+ * @scratch holds at least pt_table_count(s) entries (used to find shared
+ * tables); @owns may be NULL.
  * Returns PT_OK when clean, PT_ECORRUPT otherwise, PT_ECAPACITY when scratch
  * is too small.
  */

@@ -31,6 +31,18 @@
 #define PTE_PAT_LARGE   (UINT64_C(1) << 12)  /* PAT index bit 2 in a 2 MiB / 1 GiB leaf */
 #define PTE_NX          (UINT64_C(1) << 63)  /* no execute (EFER.NXE=1) */
 
+/*
+ * Software bit ptlab keeps in a level-1 entry that links a page table (PS
+ * clear): bit 9, which the CPU ignores there (Intel SDM Vol. 3A §4.5, table
+ * 4-19, "PDE that references a page table": bits 11:8 ignored; AMD APM
+ * Vol. 2 §5.3: AVL).  Set only while all 512 entries of the linked table are
+ * present and none has G: pt_unmap then removes a table it covers whole
+ * without reading it.  pt_map sets it on the tables it fills whole, every
+ * call that changes such a table keeps it true or clears it, and pt_lint
+ * reports one that does not hold.  Never set in any other entry.
+ */
+#define PTE_SW_FULL     (UINT64_C(1) << 9)
+
 /* Bits 51:12 hold a 4 KiB-aligned physical address. */
 #define PTE_ADDR_MASK   UINT64_C(0x000ffffffffff000)
 /* The CPU sets these by itself; comparisons of live tables mask them. */

@@ -31,9 +31,10 @@
  *
  * Two environments:
  *  fast     the library's optional paths: a linear physical-to-virtual
- *           mapping (p2v_linear) and frames handed out unzeroed
- *           (frames_dirty; the library clears what it does not fill).
- *           Every case and every goal uses this one.
+ *           mapping (p2v_linear), frames handed out unzeroed
+ *           (frames_dirty; the library clears what it does not fill) and,
+ *           where pt_cpu_wide_stores() allows it, 32-byte stores of page
+ *           tables (wide_stores).  Every case and every goal uses this one.
  *  callback phys_to_virt called for every table access and frames zeroed
  *           by the allocator; map1g_4k and the cached lookup are repeated
  *           with it for comparison.
@@ -170,6 +171,7 @@ static void bench_init(uint64_t frames, uint64_t ref_bytes)
 	B.env_fast.p2v_linear = true;
 	B.env_fast.p2v_offset = (uint64_t)(uintptr_t)B.mem - B.base;
 	B.env_fast.frames_dirty = true;
+	B.env_fast.wide_stores = pt_cpu_wide_stores();
 	for (uint64_t pa = B.base; pa < B.base + B.size; pa += PT_PAGE_SIZE)
 		if (env_p2v(NULL, pa) != (void *)(uintptr_t)(pa + B.env_fast.p2v_offset))
 			die("p2v_offset", PT_EINVAL);
@@ -248,12 +250,43 @@ static uint64_t ref_alloc(void)
 }
 
 /*
- * The fill reference's store loop: e, e + step, ... into [p, end), with
- * 16-byte stores where the build has SSE2 (the scalar build has none, as
- * the library's loop then has none), unrolled as the library's loop is.
+ * The fill reference's store loop: e, e + step, ... into [p, end), the
+ * library's loops (paging/pt.c, store_ptes): 32-byte stores for runs of 64
+ * or more 4 KiB leaves where the environment has wide_stores (the same
+ * flag the library reads), else 16-byte stores where the build has SSE2,
+ * else scalar (the scalar build has neither, as the library's loop then
+ * has neither).
  */
+#if defined(__SSE2__) && defined(__x86_64__) && !SCALAR
+typedef uint64_t quad __attribute__((vector_size(32)));
+
+static __attribute__((target("avx2"), noinline))
+void fill_leaves_avx2(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
+{
+	const quad d = { 8 * step, 8 * step, 8 * step, 8 * step };
+	quad v0 = { e, e + step, e + 2 * step, e + 3 * step }, v1;
+
+	v1 = v0 + (quad){ 4 * step, 4 * step, 4 * step, 4 * step };
+	for (; end - p >= 8; p += 8) {
+		__builtin_memcpy(p, &v0, sizeof(v0));
+		__builtin_memcpy(p + 4, &v1, sizeof(v1));
+		v0 += d;
+		v1 += d;
+	}
+	for (e = v0[0]; p < end; p++, e += step)
+		*p = e;
+}
+#define FILL_AVX2 1
+#endif
+
 static void fill_leaves(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
 {
+#ifdef FILL_AVX2
+	if (step == PT_PAGE_SIZE && end - p >= 64 && B.env->wide_stores) {
+		fill_leaves_avx2(p, end, e, step);
+		return;
+	}
+#endif
 #if defined(__SSE2__) && !SCALAR
 	typedef uint64_t pair __attribute__((vector_size(16)));
 	const pair d = { 2 * step, 2 * step };
@@ -1074,7 +1107,8 @@ int main(int argc, char **argv)
 	printf("bench: %s build; %u samples per case (median, min, max), each >= %.0f ms; "
 	       "arena %" PRIu64 " frames (%.1f MiB)\n", BUILD_NAME, BENCH_REPS,
 	       (double)BENCH_SAMPLE_NS / 1e6, frames, (double)B.size / (double)MiB);
-	printf("bench: times are per call; ns/page is per 4 KiB page of the range\n\n");
+	printf("bench: times are per call; ns/page is per 4 KiB page of the range; "
+	       "wide_stores %s\n\n", B.env_fast.wide_stores ? "on (AVX2)" : "off");
 
 	use_env(true);
 	for (unsigned i = 0; i < NCASES; i++) {

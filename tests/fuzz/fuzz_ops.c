@@ -139,11 +139,11 @@ static void check_all(const struct pt_space *s, const struct shadow *m, unsigned
 		die("leaf statistics wrong", idx);
 	r = pt_lint(s, scratch, ARENA_FRAMES, owns, &arena, &l);
 	if (r != PT_OK) {
-		fprintf(stderr, "fuzz_ops: lint %s: reserved %llu ps %llu empty %llu shared %llu foreign %llu stats %llu\n",
+		fprintf(stderr, "fuzz_ops: lint %s: reserved %llu ps %llu empty %llu shared %llu foreign %llu stats %llu bad PTE_SW_FULL %llu\n",
 			pt_strerror(r), (unsigned long long)l.reserved_bits,
 			(unsigned long long)l.bad_ps, (unsigned long long)l.empty_tables,
 			(unsigned long long)l.shared_tables, (unsigned long long)l.foreign_tables,
-			(unsigned long long)l.stats_mismatch);
+			(unsigned long long)l.stats_mismatch, (unsigned long long)l.bad_hints);
 		die("lint", idx);
 	}
 }

@@ -30,6 +30,7 @@
 
 #include <ptlab/frames.h>
 #include <ptlab/pt.h>
+#include <ptlab/pte.h>
 
 #include "arena.h"
 #include "shadow.h"
@@ -164,6 +165,7 @@ struct ctx {
 	unsigned long ok, err, enomem, max_tables, max_runs, fl_all, sweeps;
 	unsigned long injected, inject_hit;
 	uint64_t max_leaves[3];   /* most leaves of each size seen in a full check */
+	uint64_t marked;          /* PTE_SW_FULL links seen, summed over the full checks */
 	unsigned long by_err[17];
 };
 
@@ -209,11 +211,12 @@ static void check_lint(struct ctx *c)
 	memset(&l, 0, sizeof(l));
 	r = pt_lint(&c->s, c->scratch, c->scratch_len, owns, &c->a, &l);
 	if (r != PT_OK || l.errors)
-		mismatch(c, "pt_lint: %s, errors=%llu (reserved %llu, bad_ps %llu, empty %llu, shared %llu, foreign %llu, stats %llu) first bad va=0x%llx level %d",
+		mismatch(c, "pt_lint: %s, errors=%llu (reserved %llu, bad_ps %llu, empty %llu, shared %llu, foreign %llu, stats %llu, bad PTE_SW_FULL %llu) first bad va=0x%llx level %d",
 			 pt_strerror(r), (unsigned long long)l.errors,
 			 (unsigned long long)l.reserved_bits, (unsigned long long)l.bad_ps,
 			 (unsigned long long)l.empty_tables, (unsigned long long)l.shared_tables,
 			 (unsigned long long)l.foreign_tables, (unsigned long long)l.stats_mismatch,
+			 (unsigned long long)l.bad_hints,
 			 (unsigned long long)l.first_bad_va, l.first_bad_level);
 }
 
@@ -378,6 +381,18 @@ static int count_table(void *arg, unsigned level, uint64_t pa)
 	return 0;
 }
 
+/* Links marked PTE_SW_FULL (pt_lint checks that each mark holds). */
+static int count_marked(void *arg, unsigned level, uint64_t pa)
+{
+	struct ctx *c = arg;
+	const uint64_t *t = arena_p2v(&c->a, pa);
+
+	for (unsigned i = 0; level == 1 && i < 512; i++)
+		if ((t[i] & (PTE_P | PTE_PS | PTE_SW_FULL)) == (PTE_P | PTE_SW_FULL))
+			c->marked++;
+	return 0;
+}
+
 /* All leaves, merged into runs, equal the model exactly. */
 static void check_full(struct ctx *c)
 {
@@ -413,6 +428,7 @@ static void check_full(struct ctx *c)
 		mismatch(c, "stats say %llu leaves, visit saw %llu",
 			 (unsigned long long)leaves, (unsigned long long)g.leaves);
 	pt_visit_tables(&c->s, count_table, &tables);
+	pt_visit_tables(&c->s, count_marked, c);
 	if (tables != pt_table_count(&c->s))
 		mismatch(c, "pt_table_count %llu, visit_tables saw %llu",
 			 (unsigned long long)pt_table_count(&c->s),
@@ -895,13 +911,13 @@ static void run_random(const struct config *cfg)
 	}
 	c->cur = NULL;
 	check_full(c);
-	printf("random: [%s] ok=%lu failed=%lu (enomem %lu, eexist %lu, enotmapped %lu, eflags %lu, enoncanon %lu) injected %lu (hit %lu) max tables %lu, max runs %lu, sweeps %lu, fl.all %lu, most leaves 4K/2M/1G %llu/%llu/%llu\n",
+	printf("random: [%s] ok=%lu failed=%lu (enomem %lu, eexist %lu, enotmapped %lu, eflags %lu, enoncanon %lu) injected %lu (hit %lu) max tables %lu, max runs %lu, sweeps %lu, fl.all %lu, most leaves 4K/2M/1G %llu/%llu/%llu, marked page tables seen %llu\n",
 	       cfg->name, c->ok, c->err, c->enomem, c->by_err[-PT_EEXIST],
 	       c->by_err[-PT_ENOTMAPPED], c->by_err[-PT_EFLAGS],
 	       c->by_err[-PT_ENONCANON], c->injected, c->inject_hit,
 	       c->max_tables, c->max_runs, c->sweeps, c->fl_all,
 	       (unsigned long long)c->max_leaves[0], (unsigned long long)c->max_leaves[1],
-	       (unsigned long long)c->max_leaves[2]);
+	       (unsigned long long)c->max_leaves[2], (unsigned long long)c->marked);
 	teardown(c);
 	ctx_free(c);
 }

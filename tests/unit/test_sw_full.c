@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host tests of PTE_SW_FULL (include/ptlab/pte.h): the software bit in a
+ * level-1 entry saying that the page table it links holds 512 present,
+ * non-global entries.  Where pt_map sets it, which calls keep it and which
+ * clear it, that pt_unmap relies on it (a table it covers whole is removed
+ * without being read) and that pt_lint finds a mark that does not hold.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <ptlab/pt.h>
+#include <ptlab/pte.h>
+
+#include "arena.h"
+
+#define GiB (UINT64_C(1) << 30)
+#define MiB (UINT64_C(1) << 20)
+#define KiB (UINT64_C(1) << 10)
+#define PA0 (UINT64_C(1) << 40)
+
+struct fx {
+	struct arena a;
+	struct pt_space s;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	arena_init(&f->a, 2048);
+	assert_int_equal(pt_create(&f->s, &f->a.env, 4), PT_OK);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(f->s.stats.reserve_unused, 0);
+	pt_destroy(&f->s);
+	assert_int_equal(f->a.frames.in_use, 0);
+	arena_fini(&f->a);
+	free(f);
+	return 0;
+}
+
+static int lint(struct fx *f, struct pt_lint *l)
+{
+	uint64_t scratch[256];
+
+	return pt_lint(&f->s, scratch, 256, NULL, NULL, l);
+}
+
+static void lint_clean(struct fx *f)
+{
+	struct pt_lint l;
+
+	assert_int_equal(lint(f, &l), PT_OK);
+	assert_int_equal(l.bad_hints, 0);
+}
+
+/* The level-1 entry above @va, found by a walk of its own (no library call). */
+static uint64_t *pd_entry(struct fx *f, uint64_t va)
+{
+	uint64_t pa = f->s.root_pa, *t = NULL;
+
+	for (unsigned level = 3; level >= 1; level--) {
+		t = arena_p2v(&f->a, pa);
+		t += pt_index(va, level);
+		if (level > 1) {
+			assert_true(*t & PTE_P);
+			assert_false(*t & PTE_PS);
+			pa = *t & PTE_ADDR_MASK;
+		}
+	}
+	return t;
+}
+
+static bool marked(struct fx *f, uint64_t va)
+{
+	uint64_t e = *pd_entry(f, va);
+
+	assert_true(e & PTE_P);
+	assert_false(e & PTE_PS);
+	return e & PTE_SW_FULL;
+}
+
+/* No entry but level-1 links to page tables carries the bit. */
+static int no_mark_elsewhere(void *arg, unsigned level, uint64_t pa)
+{
+	struct fx *f = arg;
+	const uint64_t *t = arena_p2v(&f->a, pa);
+
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		if ((t[i] & PTE_P) && (t[i] & PTE_SW_FULL))
+			assert_true(level == 1 && !(t[i] & PTE_PS));
+	return 0;
+}
+
+static void test_map_marks_the_page_tables_it_fills_whole(void **state)
+{
+	struct fx *f = *state;
+	uint64_t va = GiB;
+
+	/* PTs 0 and 1 whole, PT 2 for 8 KiB only */
+	assert_int_equal(pt_map(&f->s, va, PA0, 4 * MiB + 8 * KiB, PT_WRITE, PT_PAGE_4K, NULL),
+			 PT_OK);
+	assert_true(marked(f, va));
+	assert_true(marked(f, va + 2 * MiB));
+	assert_false(marked(f, va + 4 * MiB));
+	/* a whole PT of global pages is not marked */
+	assert_int_equal(pt_map(&f->s, 2 * GiB, PA0, 2 * MiB, PT_GLOBAL, PT_PAGE_4K, NULL), PT_OK);
+	assert_false(marked(f, 2 * GiB));
+	/* a full PT made by splitting a 2 MiB leaf is not marked (the mark is optional) */
+	assert_int_equal(pt_map(&f->s, 3 * GiB, PA0, 4 * MiB, PT_WRITE, PT_PAGE_2M, NULL), PT_OK);
+	assert_int_equal(pt_protect(&f->s, 3 * GiB + 4 * KiB, 4 * KiB, 0, NULL), PT_OK);
+	assert_int_equal(f->s.stats.tables[0], 3 + 1 + 1);
+	assert_false(marked(f, 3 * GiB));
+	/* a PT filled by two calls is not marked either */
+	assert_int_equal(pt_map(&f->s, 4 * GiB, PA0, MiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, 4 * GiB + MiB, PA0, MiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	assert_false(marked(f, 4 * GiB));
+	assert_int_equal(pt_visit_tables(&f->s, no_mark_elsewhere, f), PT_OK);
+	lint_clean(f);
+}
+
+static void test_remap_and_nonglobal_protect_keep_the_mark(void **state)
+{
+	struct fx *f = *state;
+	uint64_t va = GiB;
+
+	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_true(marked(f, va));
+	assert_int_equal(pt_remap(&f->s, va + 64 * KiB, 64 * KiB, 2 * PA0, 0, NULL), PT_OK);
+	assert_true(marked(f, va));
+	assert_int_equal(pt_protect(&f->s, va, 2 * MiB, PT_EXEC, NULL), PT_OK);
+	assert_true(marked(f, va));
+	assert_int_equal(pt_protect(&f->s, va + 4 * KiB, 4 * KiB, PT_USER | PT_WRITE, NULL), PT_OK);
+	assert_true(marked(f, va));
+	lint_clean(f);
+	/* one global page ends it */
+	assert_int_equal(pt_protect(&f->s, va + 8 * KiB, 4 * KiB, PT_GLOBAL, NULL), PT_OK);
+	assert_false(marked(f, va));
+	lint_clean(f);
+}
+
+static void test_partial_unmap_clears_the_mark(void **state)
+{
+	struct fx *f = *state;
+	uint64_t va = GiB;
+	struct pt_flushlist fl;
+
+	assert_int_equal(pt_map(&f->s, va, PA0, 4 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	/* the last page of PT 0 and the first of PT 1 */
+	assert_int_equal(pt_unmap(&f->s, va + 2 * MiB - 4 * KiB, 8 * KiB, 0, &fl), PT_OK);
+	assert_false(marked(f, va));
+	assert_false(marked(f, va + 2 * MiB));
+	lint_clean(f);
+	/* mapping the pages back does not mark the tables again */
+	assert_int_equal(pt_map(&f->s, va + 2 * MiB - 4 * KiB, PA0, 8 * KiB, PT_WRITE, PT_PAGE_4K,
+				NULL), PT_OK);
+	assert_false(marked(f, va));
+	/* and an unmap of them whole reads them: same result */
+	assert_int_equal(pt_unmap(&f->s, va, 4 * MiB, 0, &fl), PT_OK);
+	assert_int_equal(pt_table_count(&f->s), 1);
+	lint_clean(f);
+}
+
+static void test_unmap_of_marked_tables_counts_and_flushes_as_a_read(void **state)
+{
+	struct fx *f = *state;
+	uint64_t va = GiB;
+	struct pt_flushlist fl;
+
+	/* two marked PTs, one global PT between them and a partial one at the end */
+	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, va + 2 * MiB, PA0, 2 * MiB, PT_GLOBAL, PT_PAGE_4K, NULL),
+			 PT_OK);
+	assert_int_equal(pt_map(&f->s, va + 4 * MiB, PA0, 2 * MiB + 4 * KiB, 0, PT_PAGE_4K, NULL),
+			 PT_OK);
+	assert_true(marked(f, va));
+	assert_false(marked(f, va + 2 * MiB));
+	assert_true(marked(f, va + 4 * MiB));
+	assert_int_equal(f->s.stats.leaves[0], 3 * 512 + 1);
+	assert_int_equal(f->s.stats.tables[0], 4);
+	/* only the marked ones: no global page among them */
+	assert_int_equal(pt_unmap(&f->s, va + 4 * MiB, 2 * MiB, 0, &fl), PT_OK);
+	assert_int_equal(fl.n, 1);
+	assert_int_equal(fl.r[0].va, va + 4 * MiB);
+	assert_int_equal(fl.r[0].len, 2 * MiB);
+	assert_false(fl.global);
+	assert_int_equal(f->s.stats.leaves[0], 2 * 512 + 1);
+	assert_int_equal(f->s.stats.tables[0], 3);
+	lint_clean(f);
+	/* all of it: the global table's G reaches the flush list */
+	assert_int_equal(pt_unmap(&f->s, va, 6 * MiB + 4 * KiB, PT_SPARSE, &fl), PT_OK);
+	assert_int_equal(fl.n, 2);
+	assert_int_equal(fl.r[0].va, va);
+	assert_int_equal(fl.r[0].len, 4 * MiB);
+	assert_int_equal(fl.r[1].va, va + 6 * MiB);
+	assert_int_equal(fl.r[1].len, 4 * KiB);
+	assert_true(fl.global);
+	assert_int_equal(pt_table_count(&f->s), 1);
+	assert_int_equal(f->s.stats.leaves[0], 0);
+	lint_clean(f);
+}
+
+/*
+ * pt_unmap trusts the mark: a marked table it covers whole is not read.
+ * Shown with a mark planted on a table with a hole, which pt_lint reports;
+ * the same table unmarked is read and the hole found.
+ */
+static void test_unmap_trusts_the_mark_and_lint_checks_it(void **state)
+{
+	struct fx *f = *state;
+	uint64_t va = GiB, *pde, *pt;
+	struct pt_lint l;
+
+	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	pde = pd_entry(f, va);
+	pt = arena_p2v(&f->a, *pde & PTE_ADDR_MASK);
+	lint_clean(f);
+
+	/* a global entry under a mark */
+	pt[7] |= PTE_G;
+	assert_int_equal(lint(f, &l), PT_ECORRUPT);
+	assert_int_equal(l.bad_hints, 1);
+	assert_int_equal(l.errors, 1);
+	assert_int_equal(l.first_bad_va, va);
+	assert_int_equal(l.first_bad_level, 1);
+	pt[7] &= ~PTE_G;
+
+	/* a hole under a mark (stats adjusted, so only the mark is wrong) */
+	pt[9] = 0;
+	f->s.stats.leaves[0]--;
+	assert_int_equal(lint(f, &l), PT_ECORRUPT);
+	assert_int_equal(l.bad_hints, 1);
+	assert_int_equal(l.errors, 1);
+
+	/* unmarked, the hole is found and nothing changes */
+	*pde &= ~PTE_SW_FULL;
+	lint_clean(f);
+	assert_int_equal(pt_unmap(&f->s, va, 2 * MiB, 0, NULL), PT_ENOTMAPPED);
+	assert_int_equal(pt_table_count(&f->s), 4);
+
+	/* marked, the table is not read: removed whole (511 leaves counted as 512) */
+	*pde |= PTE_SW_FULL;
+	f->s.stats.leaves[0]++;
+	assert_int_equal(pt_unmap(&f->s, va, 2 * MiB, 0, NULL), PT_OK);
+	assert_int_equal(pt_table_count(&f->s), 1);
+	assert_int_equal(f->s.stats.leaves[0], 0);
+}
+
+/* A table marked in one call and covered whole by a later map is refused like any other. */
+static void test_map_over_a_marked_table_fails_unchanged(void **state)
+{
+	struct fx *f = *state;
+	uint64_t va = GiB, before;
+
+	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	before = *pd_entry(f, va);
+	assert_int_equal(pt_map(&f->s, va + 12 * KiB, PA0, 4 * KiB, 0, PT_PAGE_4K, NULL),
+			 PT_EEXIST);
+	assert_int_equal(*pd_entry(f, va), before);
+	assert_true(before & PTE_SW_FULL);
+	lint_clean(f);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_map_marks_the_page_tables_it_fills_whole),
+		T(test_remap_and_nonglobal_protect_keep_the_mark),
+		T(test_partial_unmap_clears_the_mark),
+		T(test_unmap_of_marked_tables_counts_and_flushes_as_a_read),
+		T(test_unmap_trusts_the_mark_and_lint_checks_it),
+		T(test_map_over_a_marked_table_fails_unchanged),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
