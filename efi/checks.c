@@ -6,6 +6,9 @@
  *
  * Static checks run with the firmware's CR3; live ones with ours, where no
  * firmware service may be called: results go to the in-memory report only.
+ *
+ * No firmware calls: the software checks run on plain memory, the live ones
+ * with our tables loaded (through ptlab_live).
  */
 #include "fmt.h"
 #include "state.h"

@@ -35,6 +35,8 @@
  *
  * The churn runs in slices of about a second of live time, so the firmware
  * can print progress between them.
+ *
+ * No firmware calls (firmware-free: in the host archive).
  */
 #include "checkkit.h"
 #include "churn.h"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * CPU capabilities and the save/restore of the CPU state ptlab changes.
+ *
+ * No firmware calls.
  */
 #include "cpu.h"
 

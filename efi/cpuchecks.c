@@ -6,6 +6,8 @@
  * bits, 4.6 CR0.WP, SMEP and SMAP), and large-leaf splits.  Each
  * expected value is computed before the CPU is asked.  Runs live; every
  * mapping it makes is in the low scratch window and is removed again.
+ *
+ * No firmware calls: everything here runs live (through ptlab_live).
  */
 #include "state.h"
 #include "report.h"

@@ -20,6 +20,8 @@
  * Firmware leaf lines at most.  OVMF with 52 physical address bits maps
  * 128 TiB in 2 MiB leaves (67 million): the rest is counted, and the
  * ranges listing covers all of it.
+ *
+ * No firmware calls: the firmware's tables are read as memory.
  */
 #define FW_LEAF_CAP 2048u
 

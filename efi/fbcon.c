@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Text console on a linear 32-bit framebuffer (see fbcon.h).
+ *
+ * No firmware calls (firmware-free: in the host archive).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -5,6 +5,8 @@
  * build time by tools/pcf2c.py into $(BUILD)/gen/font8x16.inc (see the
  * Makefile).  The copyright and licence notice travel in the generated
  * file.
+ *
+ * No firmware calls (firmware-free: in the host archive).
  */
 #include <stdint.h>
 

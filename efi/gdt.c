@@ -3,6 +3,8 @@
  * Helpers of the CPU state restore that execute no privileged instruction,
  * so the host tests run them: GDT lookups on tables in ordinary memory, and
  * the order of the register writes.
+ *
+ * No firmware calls (firmware-free: in the host archive).
  */
 #include <stddef.h>
 

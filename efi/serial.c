@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * COM1 by port I/O.  Register offsets from the 16550 data sheet.
+ *
+ * No firmware calls.
  */
 #include <stdbool.h>
 #include <stddef.h>

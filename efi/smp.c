@@ -16,6 +16,9 @@
  * (INIT-SIPI-SIPI through the trampoline of smp_asm.S): there is no
  * firmware state to go back to, so at the end the AP halts with interrupts
  * off on the recovery tables.
+ *
+ * No firmware calls: the APs run this on our tables, called through MP
+ * services (smp_fw.c) or started by SIPI (hand-off mode).
  */
 #include "fmt.h"
 #include "report.h"

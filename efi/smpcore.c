@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Pure parts of the SMP checks: see smpcore.h.
+ *
+ * No firmware calls (firmware-free: in the host archive).
  */
 #include "fmt.h"
 #include "smpcore.h"

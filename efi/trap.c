@@ -3,6 +3,8 @@
  * Our GDT, TSS and IDT, and the C side of exception handling: probe fixups,
  * guards, and the fatal path.  Entry stubs, probes and the guard recovery
  * point are in trap_asm.S.
+ *
+ * No firmware calls.
  */
 #include <stddef.h>
 
