@@ -20,7 +20,6 @@
 
 #include <ptlab/pte.h>
 
-#define PAGE PT_PAGE_SIZE
 
 /* ---- static checks -------------------------------------------------------- */
 
@@ -34,20 +33,23 @@ static void check_lint(struct ptlab *p)
 			  (unsigned long long)l.tables);
 	else
 		report_fail(p->rep, "tables: structural lint: %s errors=%llu reserved=%llu ps=%llu "
-			    "empty=%llu shared=%llu foreign=%llu stats=%llu first va=0x%llx level=%d",
+			    "empty=%llu shared=%llu foreign=%llu stats=%llu hints=%llu first va=0x%llx "
+			    "level=%d",
 			    pt_strerror(err), (unsigned long long)l.errors,
 			    (unsigned long long)l.reserved_bits, (unsigned long long)l.bad_ps,
 			    (unsigned long long)l.empty_tables, (unsigned long long)l.shared_tables,
 			    (unsigned long long)l.foreign_tables, (unsigned long long)l.stats_mismatch,
-			    (unsigned long long)l.first_bad_va, l.first_bad_level);
+			    (unsigned long long)l.bad_hints, (unsigned long long)l.first_bad_va,
+			    l.first_bad_level);
 }
 
 static void check_minimum(struct ptlab *p)
 {
+	const uint64_t *t = p->build.tables_built, *min = p->build.plan.min_tables;
 	unsigned bad = 0;
 
 	for (unsigned l = 0; l < p->build.levels; l++)
-		bad += p->build.tables_built[l] != p->build.plan.min_tables[l];
+		bad += t[l] != min[l];
 	if (!bad)
 		report_ok(p->rep, "tables: built exactly the plan's minimum (%llu pages, %u levels%s)",
 			  (unsigned long long)p->build.plan.min_total, p->build.levels,
@@ -55,12 +57,11 @@ static void check_minimum(struct ptlab *p)
 	else
 		report_fail(p->rep, "tables: built pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu, "
 			    "minimum pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu",
-			    (unsigned long long)p->build.tables_built[0], (unsigned long long)p->build.tables_built[1],
-			    (unsigned long long)p->build.tables_built[2], (unsigned long long)p->build.tables_built[3],
-			    (unsigned long long)p->build.tables_built[4],
-			    (unsigned long long)p->build.plan.min_tables[0], (unsigned long long)p->build.plan.min_tables[1],
-			    (unsigned long long)p->build.plan.min_tables[2], (unsigned long long)p->build.plan.min_tables[3],
-			    (unsigned long long)p->build.plan.min_tables[4]);
+			    (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
+			    (unsigned long long)t[3], (unsigned long long)t[4],
+			    (unsigned long long)min[0], (unsigned long long)min[1],
+			    (unsigned long long)min[2], (unsigned long long)min[3],
+			    (unsigned long long)min[4]);
 }
 
 /*
@@ -117,7 +118,7 @@ static void check_plan_points(struct ptlab *p)
 
 	for (unsigned i = 0; i < p->build.plan.n; i++) {
 		const struct pt_plan_entry *e = &p->build.plan.entry[i];
-		uint64_t pts[4] = { e->va, e->va + e->len - PAGE, e->va - PAGE, e->va + e->len };
+		uint64_t pts[4] = { e->va, e->va + e->len - PT_PAGE_SIZE, e->va - PT_PAGE_SIZE, e->va + e->len };
 
 		for (unsigned k = 0; k < 4; k++, points++)
 			bad += key_point(p, pts[k], &bad_va, &why);
@@ -188,7 +189,7 @@ static void check_memmap_coverage(struct ptlab *p)
 	for (unsigned i = 0; i < p->build.map.n; i++) {
 		const struct pt_mem_range *r = &p->build.map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
-		uint64_t ends[2] = { r->pa, r->pa + r->len - PAGE };
+		uint64_t ends[2] = { r->pa, r->pa + r->len - PT_PAGE_SIZE };
 
 		for (unsigned k = 0; k < 2; k++) {
 			uint64_t pa = ends[k];
@@ -608,7 +609,7 @@ static void check_alias_pool(struct ptlab *p)
 	if (n)
 		inject_begin(p, OPTS_INJECT_ALIAS_POOL, pa[0]);
 	for (unsigned i = 0; i < n; i++)
-		for (uint64_t off = 0; off < PAGE; off += PAGE / 4)
+		for (uint64_t off = 0; off < PT_PAGE_SIZE; off += PT_PAGE_SIZE / 4)
 			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
 					ptlab_pattern(pa[i] + off, 1), ptlab_pattern(pa[i] + off, 2));
 	inject_end(p, OPTS_INJECT_ALIAS_POOL);
@@ -639,8 +640,8 @@ static void check_alias_ram(struct ptlab *p)
 			struct trap_fault f;
 			uint64_t x = 0, y = 0, pa = pts[k];
 
-			if (pa < PAGE)
-				pa = PAGE;   /* page 0 is the null guard */
+			if (pa < PT_PAGE_SIZE)
+				pa = PT_PAGE_SIZE;   /* page 0 is the null guard */
 			if (pa >= r->pa + r->len)
 				continue;
 			/* read only: this is firmware code and data, ACPI tables, DMA rings */
@@ -678,7 +679,7 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 		alloc_failed(p, what, err);
 		return;
 	}
-	err = pt_map(&p->build.space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl);
+	err = pt_map(&p->build.space, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
 	if (err) {
 		report_fail(p->rep, "far mapping %s: map 0x%llx: %s", where,
 			    (unsigned long long)va, pt_strerror(err));
@@ -687,16 +688,17 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 	}
 	ptlab_flush(&fl);
 	if (alias_rw(va + 8, pa + 8, ptlab_pattern(pa, 3), ptlab_pattern(pa, 4)) ||
-	    alias_rw(va + PAGE - 8, PT_HHDM_BASE + pa + PAGE - 8, ptlab_pattern(pa, 5), ptlab_pattern(pa, 6))) {
+	    alias_rw(va + PT_PAGE_SIZE - 8, PT_HHDM_BASE + pa + PT_PAGE_SIZE - 8,
+		     ptlab_pattern(pa, 5), ptlab_pattern(pa, 6))) {
 		report_fail(p->rep, "far mapping %s: 0x%llx and its frame's aliases disagree", where,
 			    (unsigned long long)va);
-		pt_unmap(&p->build.space, va, PAGE, 0, &fl);
+		pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
 		ptlab_flush(&fl);
 		pt_frames_free(&p->build.frames, pa);
 		return;
 	}
-	inject_begin(p, OPTS_INJECT_FAR_UNFLUSHED, va ^ PAGE);
-	err = pt_unmap(&p->build.space, va, PAGE, 0, &fl);
+	inject_begin(p, OPTS_INJECT_FAR_UNFLUSHED, va ^ PT_PAGE_SIZE);
+	err = pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
 	if (!inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
 		ptlab_flush(&fl);
 	pt_frames_free(&p->build.frames, pa);
@@ -851,9 +853,9 @@ int ptlab_check_live(struct ptlab *p)
 	check_far_mapping(p, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
 	if (p->build.levels == 5) {
 		/* only 57-bit addresses reach these */
-		check_far_mapping(p, PTLAB_LA57_ABOVE_128T + 3 * PAGE, "above 128 TiB");
+		check_far_mapping(p, PTLAB_LA57_ABOVE_128T + 3 * PT_PAGE_SIZE, "above 128 TiB");
 		check_far_mapping(p, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
-		check_far_mapping(p, PTLAB_LA57_HIGH_BOTTOM + 5 * PAGE,
+		check_far_mapping(p, PTLAB_LA57_HIGH_BOTTOM + 5 * PT_PAGE_SIZE,
 				  "bottom of the 57-bit high half");
 		check_noncanonical(p, PTLAB_LA57_NONCANON_LOW);
 		check_noncanonical(p, PTLAB_LA57_NONCANON_HIGH);
@@ -872,7 +874,7 @@ static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad
 {
 	struct pt_flushlist fl;
 	struct trap_fault f;
-	uint64_t got, last = va + len - PAGE;
+	uint64_t got, last = va + len - PT_PAGE_SIZE;
 	int err;
 
 	if (inject_on(p, OPTS_INJECT_TEARDOWN_UNFLUSHED))
@@ -901,7 +903,7 @@ int ptlab_check_teardown(struct ptlab *p)
 	for (unsigned i = 0; i < p->build.plan.n && !err && !ptlab_deadline_passed(p); i++) {
 		const struct pt_plan_entry *e = &p->build.plan.entry[i];
 		/* an off-alignment cut, so large leaves are split on the way */
-		uint64_t cut = ((e->len / 3) & ~(PAGE - 1)) + PAGE * 3;
+		uint64_t cut = ((e->len / 3) & ~(PT_PAGE_SIZE - 1)) + PT_PAGE_SIZE * 3;
 
 		if (e->kind != PT_PLAN_HHDM)
 			continue;
@@ -921,8 +923,9 @@ int ptlab_check_teardown(struct ptlab *p)
 		/* every table the HHDM used and nothing else is gone: no empty table, counts agree */
 		if (ptlab_lint(&p->build, false, &l)) {
 			report_fail(p->rep, "teardown: tables after the HHDM went: lint errors=%llu "
-				    "empty=%llu stats=%llu", (unsigned long long)l.errors,
-				    (unsigned long long)l.empty_tables, (unsigned long long)l.stats_mismatch);
+				    "empty=%llu stats=%llu hints=%llu", (unsigned long long)l.errors,
+				    (unsigned long long)l.empty_tables, (unsigned long long)l.stats_mismatch,
+				    (unsigned long long)l.bad_hints);
 			return 0;
 		}
 		if (pt_translate(&p->build.space, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
@@ -951,11 +954,11 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 	unsigned touched = 0, bad = 0, high = 0;
 	uint64_t first_bad = 0;
 
-	inject_begin(p, OPTS_INJECT_SWEEP_UNFLUSHED, va + PAGE);
+	inject_begin(p, OPTS_INJECT_SWEEP_UNFLUSHED, va + PT_PAGE_SIZE);
 	for (unsigned i = 0; i < p->build.frames.nranges && !ptlab_deadline_passed(p); i++) {
 		const struct pt_frames_range *r = &p->build.frames.range[i];
-		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PAGE,
-				      r->pa + (r->frames - 1) * PAGE };
+		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PT_PAGE_SIZE,
+				      r->pa + (r->frames - 1) * PT_PAGE_SIZE };
 		bool any = false;
 
 		for (unsigned k = 0; k < 3; k++) {
@@ -964,19 +967,19 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 			uint64_t pa = picks[k], v = ptlab_pattern(pa, 7 + k), a = 0, b = 0;
 			int bad_here;
 
-			if (pt_map(&p->build.space, va, pa, PAGE, PT_WRITE, PT_PAGE_4K, &fl))
+			if (pt_map(&p->build.space, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl))
 				continue;
 			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
 				ptlab_flush(&fl);
 			/* the map may have taken this very frame for a table */
 			if (pt_frames_in_use(&p->build.frames, pa)) {
-				pt_unmap(&p->build.space, va, PAGE, 0, &fl);
+				pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
 				ptlab_flush(&fl);
 				continue;
 			}
 			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
 				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
-			pt_unmap(&p->build.space, va, PAGE, 0, &fl);
+			pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
 			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
 				ptlab_flush(&fl);
 			if (bad_here && !bad++)

@@ -47,7 +47,6 @@
 
 #include "model.h"
 
-#define PAGE             PT_PAGE_SIZE
 #define GIB              PT_SIZE_1G
 #define WINDOW           PTLAB_SCRATCH_BYTES
 #define MODEL_CAP        2048u
@@ -129,12 +128,16 @@ static bool in_data(uint64_t pa)
 
 static bool in_typed(uint64_t pa, uint64_t len)
 {
-	return c.p->data.typed_len && pa >= c.p->data.typed_pa && pa + len <= c.p->data.typed_pa + c.p->data.typed_len;
+	const struct ptlab_data *d = &c.p->data;
+
+	return d->typed_len && pa >= d->typed_pa && pa + len <= d->typed_pa + d->typed_len;
 }
 
 static bool touches_typed(uint64_t pa, uint64_t len)
 {
-	return c.p->data.typed_len && pa < c.p->data.typed_pa + c.p->data.typed_len && c.p->data.typed_pa < pa + len;
+	const struct ptlab_data *d = &c.p->data;
+
+	return d->typed_len && pa < d->typed_pa + d->typed_len && d->typed_pa < pa + len;
 }
 
 static enum pt_cache cache_of(unsigned attrs)
@@ -230,7 +233,7 @@ static void key_point(uint64_t va)
 
 static void key_points(uint64_t va, uint64_t len)
 {
-	uint64_t pts[4] = { va, va + len - PAGE, va - PAGE, va + len };
+	uint64_t pts[4] = { va, va + len - PT_PAGE_SIZE, va - PT_PAGE_SIZE, va + len };
 
 	for (unsigned i = 0; i < 4 && !c.failed; i++)
 		key_point(pts[i]);
@@ -259,7 +262,7 @@ static void sample(uint64_t va)
 	uint64_t got = 0, pa, hh, want;
 	int faulted;
 
-	va &= ~(PAGE - 1);
+	va &= ~(PT_PAGE_SIZE - 1);
 	c.samples++;
 	if (!r) {
 		faulted = probe_read64(va, &got, &f);
@@ -268,7 +271,7 @@ static void sample(uint64_t va)
 	}
 	pa = r->pa + (va - r->va);
 	hh = PT_HHDM_BASE + pa;
-	if (in_typed(pa, PAGE)) {
+	if (in_typed(pa, PT_PAGE_SIZE)) {
 		/* out of the HHDM for the churn: only the scratch address reaches it */
 		faulted = probe_read64(hh + 24, &got, &f);
 		expect_fault("cpu: the HHDM alias of a typed frame", hh + 24, faulted, &f, 0);
@@ -339,7 +342,8 @@ static unsigned pick_attrs(void)
 	enum pt_cache want = PT_CACHE_OF(a);
 
 	/* a cache type the firmware's PAT layout lacks becomes one it has */
-	return want == PT_CACHE_WB ? a : (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(&c.p->build.env.pat, want));
+	return want == PT_CACHE_WB ? a :
+	       (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(&c.p->build.env.pat, want));
 }
 
 /* A range of @size-aligned pages, near an earlier run most of the time. */
@@ -369,8 +373,9 @@ static uint64_t pick_frames(uint64_t size, uint64_t len, unsigned attrs)
 {
 	if (size == GIB)
 		return c.p->data.big_pa;
-	if (size == PAGE && cache_of(attrs) != PT_CACHE_WB && len <= c.p->data.typed_len)
-		return c.p->data.typed_pa + below((c.p->data.typed_len - len) / PAGE + 1) * PAGE;
+	if (size == PT_PAGE_SIZE && cache_of(attrs) != PT_CACHE_WB && len <= c.p->data.typed_len)
+		return c.p->data.typed_pa +
+		       below((c.p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
 	return c.p->data.pa + below((c.p->data.len - len) / size + 1) * size;
 }
 
@@ -425,7 +430,7 @@ static int check_result(const char *call, uint64_t va, int want, int got)
 
 static void op_map(void)
 {
-	static const uint64_t sizes[3] = { PAGE, PT_SIZE_2M, GIB };
+	static const uint64_t sizes[3] = { PT_PAGE_SIZE, PT_SIZE_2M, GIB };
 	static const enum pt_page_size max[3] = { PT_PAGE_4K, PT_PAGE_2M, PT_PAGE_1G };
 	unsigned k = below(20) < 14 ? 0 : below(20) < 17 || !c.p->data.big_ok ? 1 : 2;
 	uint64_t n = k == 0 ? 1 + below(16) : k == 1 ? 1 + below(2) : 1;
@@ -447,14 +452,14 @@ static void op_map(void)
 	if (cache_of(attrs) != PT_CACHE_WB)
 		c.typed_maps++;
 	changed(&fl, false, va, len, pa, attrs);
-	sample(va + below(len / PAGE) * PAGE);
+	sample(va + below(len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
 /* A page-aligned piece of an existing run (whole run half of the time). */
 static const struct model_run *pick_piece(uint64_t *va, uint64_t *len)
 {
 	const struct model_run *r = &c.m.run[below(c.m.n)];
-	uint64_t pages = r->len / PAGE, first, count;
+	uint64_t pages = r->len / PT_PAGE_SIZE, first, count;
 
 	if (below(2)) {
 		*va = r->va;
@@ -463,8 +468,8 @@ static const struct model_run *pick_piece(uint64_t *va, uint64_t *len)
 	}
 	first = below(pages);
 	count = 1 + below(pages - first);
-	*va = r->va + first * PAGE;
-	*len = count * PAGE;
+	*va = r->va + first * PT_PAGE_SIZE;
+	*len = count * PT_PAGE_SIZE;
 	return r;
 }
 
@@ -476,7 +481,7 @@ static void op_unmap(void)
 
 	if (below(16) == 0) {
 		/* a range with a hole in it, or nothing at all */
-		pick_range(PAGE, 1 + below(4), &va, &len);
+		pick_range(PT_PAGE_SIZE, 1 + below(4), &va, &len);
 	} else {
 		pick_piece(&va, &len);
 	}
@@ -489,7 +494,7 @@ static void op_unmap(void)
 	model_set(&c.m, va, len, false, 0, 0);
 	key_points(va, len);
 	sample(va);
-	sample(va + len - PAGE);
+	sample(va + len - PT_PAGE_SIZE);
 }
 
 static void op_protect(void)
@@ -508,7 +513,7 @@ static void op_protect(void)
 	if (check_result("protect", va, PT_OK, got))
 		return;
 	changed(&fl, false, va, len, pa, attrs);
-	sample(va + below(len / PAGE) * PAGE);
+	sample(va + below(len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
 static void op_remap(void)
@@ -524,15 +529,16 @@ static void op_remap(void)
 	if (in_typed(r->pa, r->len)) {
 		if (len > c.p->data.typed_len)
 			return;
-		new_pa = c.p->data.typed_pa + below((c.p->data.typed_len - len) / PAGE + 1) * PAGE;
+		new_pa = c.p->data.typed_pa +
+			 below((c.p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
 	} else if (!in_data(r->pa)) {
 		/* inside the GiB we do not own: another spot in it */
-		new_pa = c.p->data.big_pa + below((GIB - len) / PAGE + 1) * PAGE;
+		new_pa = c.p->data.big_pa + below((GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
 	} else if (len <= c.p->data.len) {
-		uint64_t align = below(2) ? PT_SIZE_2M : PAGE;
+		uint64_t align = below(2) ? PT_SIZE_2M : PT_PAGE_SIZE;
 
 		if (len % align)
-			align = PAGE;
+			align = PT_PAGE_SIZE;
 		new_pa = c.p->data.pa + below((c.p->data.len - len) / align + 1) * align;
 	} else {
 		return;
@@ -545,7 +551,7 @@ static void op_remap(void)
 			return;
 	}
 	if (c.p->opts.inject == OPTS_INJECT_MISSING_INVLPG && !c.injected && c.op >= c.inject_at &&
-	    in_data(r->pa) && len == PAGE && new_pa != r->pa + (va - r->va)) {
+	    in_data(r->pa) && len == PT_PAGE_SIZE && new_pa != r->pa + (va - r->va)) {
 		struct pt_leaf l;
 
 		/* a single 4 KiB leaf: no split, so no flush inside the library either */
@@ -601,7 +607,7 @@ static void inject(void)
 			return;
 		e = phys(l.entry_pa);
 		if (c.p->opts.inject == OPTS_INJECT_WRONG_FRAME)
-			*e ^= PAGE;   /* the neighbouring frame: still in the data area */
+			*e ^= PT_PAGE_SIZE;   /* the neighbouring frame: still in the data area */
 		else
 			*e &= ~PTE_NX;
 		ptlab_invlpg(r->va);
@@ -619,11 +625,11 @@ static void inject(void)
 		if (!r || pt_translate(&c.p->build.space, r->va, &l) != PT_OK || l.level != 0)
 			return;
 		/* the PT holding the leaf goes back to the pool while still referenced */
-		pt_frames_free(&c.p->build.frames, l.entry_pa & ~(PAGE - 1));
+		pt_frames_free(&c.p->build.frames, l.entry_pa & ~(PT_PAGE_SIZE - 1));
 		c.injected = true;
 		c.inject_op = c.op;
 		report_note(c.p->rep, "inject: freed-table 0x%llx still maps 0x%llx",
-			    (unsigned long long)(l.entry_pa & ~(PAGE - 1)), (unsigned long long)r->va);
+			    (unsigned long long)(l.entry_pa & ~(PT_PAGE_SIZE - 1)), (unsigned long long)r->va);
 		break;
 	default:
 		break;
@@ -671,7 +677,7 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len, struct ty
 	struct pt_leaf l;
 
 	*o = (struct typed_out){ 0 };
-	for (uint64_t off = 0; off < len; off += PAGE) {
+	for (uint64_t off = 0; off < len; off += PT_PAGE_SIZE) {
 		bool m = pt_translate(&p->build.space, va + off, &l) == PT_OK;
 
 		if (off == 0) {
@@ -828,12 +834,12 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 			return 1;
 		}
 	}
-	for (uint64_t off = 0; off < l->size; off += PAGE) {
+	for (uint64_t off = 0; off < l->size; off += PT_PAGE_SIZE) {
 		uint64_t pa = l->pa + off, i;
 
-		if (!in_typed(pa, PAGE))
+		if (!in_typed(pa, PT_PAGE_SIZE))
 			continue;
-		i = (pa - c.p->data.typed_pa) / PAGE;
+		i = (pa - c.p->data.typed_pa) / PT_PAGE_SIZE;
 		if (a->type[i] == 0xff) {
 			a->type[i] = (uint8_t)t;
 		} else if (a->type[i] != (uint8_t)t) {
@@ -852,14 +858,14 @@ static void audit_types(struct ptlab *p)
 
 	for (unsigned i = 0; i < TYPED_MAX_FRAMES; i++)
 		a.type[i] = 0xff;
-	if (p->data.typed_len > TYPED_MAX_FRAMES * PAGE) {
+	if (p->data.typed_len > TYPED_MAX_FRAMES * PT_PAGE_SIZE) {
 		fail("memory types: typed window larger than the audit covers", p->data.typed_pa,
-		     TYPED_MAX_FRAMES * PAGE, p->data.typed_len);
+		     TYPED_MAX_FRAMES * PT_PAGE_SIZE, p->data.typed_len);
 		return;
 	}
 	for (unsigned w = 0; w < 2 && !a.why; w++)
 		pt_visit(&p->build.space, window_base[w], WINDOW, audit_leaf, &a);
-	for (uint64_t off = 0; off < p->data.typed_len && !a.why; off += PAGE) {
+	for (uint64_t off = 0; off < p->data.typed_len && !a.why; off += PT_PAGE_SIZE) {
 		if (pt_translate(&p->build.space, p->data.typed_pa + off, &l) == PT_OK ||
 		    pt_translate(&p->build.space, PT_HHDM_BASE + p->data.typed_pa + off, &l) == PT_OK) {
 			a.why = "a typed-window frame is still in the identity map or the HHDM";
@@ -883,13 +889,13 @@ int churn_finish(struct ptlab *p)
 	if (!c.failed) {
 		/* --inject=typed-alias: a typed-window frame back in the identity map, write-back */
 		bool typed_alias = opts_injected(&p->opts, OPTS_INJECT_TYPED_ALIAS) && p->data.typed_len &&
-				   pt_map(&p->build.space, p->data.typed_pa, p->data.typed_pa, PAGE, PT_WRITE,
+				   pt_map(&p->build.space, p->data.typed_pa, p->data.typed_pa, PT_PAGE_SIZE, PT_WRITE,
 					  PT_PAGE_4K, &fl) == PT_OK;
 
 		if (typed_alias)
 			ptlab_flush(&fl);
 		audit_types(p);
-		if (typed_alias && pt_unmap(&p->build.space, p->data.typed_pa, PAGE, 0, &fl) == PT_OK)
+		if (typed_alias && pt_unmap(&p->build.space, p->data.typed_pa, PT_PAGE_SIZE, 0, &fl) == PT_OK)
 			ptlab_flush(&fl);
 	}
 	/* everything the churn mapped goes; every table it used must be freed */
@@ -927,7 +933,7 @@ int churn_finish(struct ptlab *p)
 		report_ok(p->rep, "memory types: %llu scratch leaves, %llu of them not write-back, all "
 			  "on the %llu frames of the typed window, none of those mapped with two types "
 			  "or in the identity map or HHDM", (unsigned long long)c.audit_leaves,
-			  (unsigned long long)c.audit_typed, (unsigned long long)(p->data.typed_len / PAGE));
+			  (unsigned long long)c.audit_typed, (unsigned long long)(p->data.typed_len / PT_PAGE_SIZE));
 	if (!c.failed)
 		report_ok(p->rep, "churn: %llu operations agree with the model and the CPU; "
 			  "scratch windows empty, tables and frames returned", (unsigned long long)c.op);

@@ -16,7 +16,6 @@
 
 #include <ptlab/pte.h>
 
-#define PAGE    PT_PAGE_SIZE
 #define AREA    (PTLAB_SCRATCH_LOW + (UINT64_C(64) << 30))
 
 static const char *const size_name[3] = { "4K", "2M", "1G" };
@@ -188,32 +187,32 @@ static void check_invlpg_remap(struct ptlab *p, unsigned k)
 /* Map @va to frame A, cache it, point the leaf at B without invlpg. */
 static int stale_setup(struct ptlab *p, uint64_t va, unsigned flags, uint64_t *v1, uint64_t *v2)
 {
-	uint64_t a = p->data.pa, b = p->data.pa + PAGE, got;
+	uint64_t a = p->data.pa, b = p->data.pa + PT_PAGE_SIZE, got;
 	struct pt_flushlist fl;
 	struct trap_fault f;
 
 	*v2 = plant(b, 0, 4);
 	*v1 = plant(a, *v2, 3);
-	if (map_flush(p, va, a, PAGE, flags, PT_PAGE_4K))
+	if (map_flush(p, va, a, PT_PAGE_SIZE, flags, PT_PAGE_4K))
 		return -1;
 	probe_read64(va, &got, &f);
-	return pt_remap(&p->build.space, va, PAGE, b, 0, &fl);   /* fl deliberately not flushed */
+	return pt_remap(&p->build.space, va, PT_PAGE_SIZE, b, 0, &fl);   /* fl deliberately not flushed */
 }
 
 static void check_cr3_reload(struct ptlab *p)
 {
-	uint64_t va = AREA + PAGE, v1, v2, got = 0;
+	uint64_t va = AREA + PT_PAGE_SIZE, v1, v2, got = 0;
 	struct trap_fault f;
 
 	if (stale_setup(p, va, 0, &v1, &v2)) {
 		report_fail(p->rep, "CR3 reload: could not set up the test page");
-		unmap_flush(p, va, PAGE);
+		unmap_flush(p, va, PT_PAGE_SIZE);
 		return;
 	}
 	if (!inject_on(p, OPTS_INJECT_CR3_RELOAD_SKIPPED))
 		write_cr3(read_cr3());
 	probe_read64(va, &got, &f);
-	unmap_flush(p, va, PAGE);
+	unmap_flush(p, va, PT_PAGE_SIZE);
 	if (got == v2)
 		report_ok(p->rep, "CR3 reload: a non-global translation is refreshed");
 	else
@@ -223,7 +222,7 @@ static void check_cr3_reload(struct ptlab *p)
 
 static void check_global(struct ptlab *p)
 {
-	uint64_t va = AREA + 2 * PAGE, v1, v2, got = 0, cr4 = read_cr4();
+	uint64_t va = AREA + 2 * PT_PAGE_SIZE, v1, v2, got = 0, cr4 = read_cr4();
 	struct trap_fault f;
 	bool survived;
 
@@ -234,7 +233,7 @@ static void check_global(struct ptlab *p)
 	write_cr4(cr4 | CR4_PGE);
 	if (stale_setup(p, va, PT_GLOBAL, &v1, &v2)) {
 		write_cr4(cr4);
-		unmap_flush(p, va, PAGE);
+		unmap_flush(p, va, PT_PAGE_SIZE);
 		report_fail(p->rep, "global pages: could not set up the test page");
 		return;
 	}
@@ -249,7 +248,7 @@ static void check_global(struct ptlab *p)
 	}
 	probe_read64(va, &got, &f);
 	write_cr4(cr4);
-	unmap_flush(p, va, PAGE);
+	unmap_flush(p, va, PT_PAGE_SIZE);
 	report_note(p->rep, "global page %s a CR3 reload (information: TCG flushes everything)",
 		    survived ? "survived" : "did not survive");
 	if (got == v2)
@@ -288,9 +287,9 @@ static void check_rsvd(struct ptlab *p, const char *name, uint64_t va, uint64_t 
 
 static void check_reserved(struct ptlab *p)
 {
-	uint64_t va = AREA + 3 * PAGE, *e, *root;
+	uint64_t va = AREA + 3 * PT_PAGE_SIZE, *e, *root;
 
-	if (map_flush(p, va, p->data.pa, PAGE, PT_WRITE, PT_PAGE_4K) || !(e = entry_of(p, va))) {
+	if (map_flush(p, va, p->data.pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K) || !(e = entry_of(p, va))) {
 		report_fail(p->rep, "reserved bits: could not map the test page");
 		return;
 	}
@@ -301,16 +300,16 @@ static void check_reserved(struct ptlab *p)
 		report_skip(p->rep, "reserved bit above MAXPHYADDR", "MAXPHYADDR is 52");
 	root = (uint64_t *)(uintptr_t)p->build.space.root_pa;
 	check_rsvd(p, "PS in a root entry", va, &root[pt_index(va, p->build.levels - 1)], PTE_PS);
-	unmap_flush(p, va, PAGE);
+	unmap_flush(p, va, PT_PAGE_SIZE);
 }
 
 static void check_wp(struct ptlab *p)
 {
-	uint64_t va = AREA + 4 * PAGE, v = 0, cr0 = read_cr0(), cr4 = read_cr4();
+	uint64_t va = AREA + 4 * PT_PAGE_SIZE, v = 0, cr0 = read_cr0(), cr4 = read_cr4();
 	struct trap_fault f;
 	int with_wp, without_wp;
 
-	if (map_flush(p, va, p->data.pa, PAGE, 0, PT_PAGE_4K)) {
+	if (map_flush(p, va, p->data.pa, PT_PAGE_SIZE, 0, PT_PAGE_4K)) {
 		report_fail(p->rep, "CR0.WP: could not map the test page");
 		return;
 	}
@@ -329,7 +328,7 @@ static void check_wp(struct ptlab *p)
 	write_cr0(cr0);
 	if (cr4 & CR4_CET)
 		write_cr4(cr4);
-	unmap_flush(p, va, PAGE);
+	unmap_flush(p, va, PT_PAGE_SIZE);
 	if (with_wp == 1 && without_wp == 0 &&
 	    *(volatile uint64_t *)(uintptr_t)p->data.pa == (v ^ 1))
 		report_ok(p->rep, "CR0.WP: a supervisor write to a read-only page faults with WP=1 "
@@ -341,13 +340,13 @@ static void check_wp(struct ptlab *p)
 
 static void check_smep_smap(struct ptlab *p)
 {
-	uint64_t va = AREA + 5 * PAGE, cr4 = read_cr4(), got;
+	uint64_t va = AREA + 5 * PT_PAGE_SIZE, cr4 = read_cr4(), got;
 	struct trap_fault f, g;
 	int a, b;
 
 	if (!p->cpu.caps.smep) {
 		report_skip(p->rep, "SMEP", "the CPU has no SMEP");
-	} else if (map_flush(p, va, p->data.pa, PAGE, PT_USER | PT_EXEC, PT_PAGE_4K)) {
+	} else if (map_flush(p, va, p->data.pa, PT_PAGE_SIZE, PT_USER | PT_EXEC, PT_PAGE_4K)) {
 		report_fail(p->rep, "SMEP: could not map the test page");
 	} else {
 		*(volatile uint8_t *)(uintptr_t)p->data.pa = 0xc3;
@@ -356,7 +355,7 @@ static void check_smep_smap(struct ptlab *p)
 		write_cr4(cr4 & ~CR4_SMEP);
 		b = probe_exec(va, &g);
 		write_cr4(cr4);
-		unmap_flush(p, va, PAGE);
+		unmap_flush(p, va, PT_PAGE_SIZE);
 		if (a == 1 && f.vector == TRAP_VEC_PF && f.error == (PF_ERR_P | PF_ERR_ID) &&
 		    f.cr2 == va && b == 0)
 			report_ok(p->rep, "SMEP: a supervisor fetch from a user page faults (0x11) "
@@ -369,7 +368,7 @@ static void check_smep_smap(struct ptlab *p)
 		report_skip(p->rep, "SMAP", "the CPU has no SMAP");
 		return;
 	}
-	if (map_flush(p, va, p->data.pa, PAGE, PT_USER | PT_WRITE, PT_PAGE_4K)) {
+	if (map_flush(p, va, p->data.pa, PT_PAGE_SIZE, PT_USER | PT_WRITE, PT_PAGE_4K)) {
 		report_fail(p->rep, "SMAP: could not map the test page");
 		return;
 	}
@@ -383,7 +382,7 @@ static void check_smep_smap(struct ptlab *p)
 	b = probe_read64(va, &got, &g);
 	clac();
 	write_cr4(cr4);
-	unmap_flush(p, va, PAGE);
+	unmap_flush(p, va, PT_PAGE_SIZE);
 	if (a == 1 && f.vector == TRAP_VEC_PF && f.error == PF_ERR_P && f.cr2 == va && b == 0)
 		report_ok(p->rep, "SMAP: a supervisor read of a user page faults with AC=0 and "
 			  "succeeds after stac");
@@ -401,7 +400,8 @@ static void check_split(struct ptlab *p)
 	unsigned bad = 0, read = 0, seen = 0;
 
 	if (!leaf_target(p, k, &pa, &off) ||
-	    map_flush(p, va, pa, size, PT_WRITE | PT_CACHE(ptlab_cache_pick(&p->build.env.pat, PT_CACHE_WT)),
+	    map_flush(p, va, pa, size,
+		      PT_WRITE | PT_CACHE(ptlab_cache_pick(&p->build.env.pat, PT_CACHE_WT)),
 		      (enum pt_page_size)k)) {
 		report_fail(p->rep, "split: could not map the %s leaf", size_name[k]);
 		return;
@@ -417,7 +417,7 @@ static void check_split(struct ptlab *p)
 	}
 	/* --inject=split-wrong-page: the cut takes the first checked page instead */
 	unmap_flush(p, inject_on(p, OPTS_INJECT_SPLIT_WRONG_PAGE) ? va + off % (size / 16) :
-		    va + off + 5 * PAGE, PAGE);
+		    va + off + 5 * PT_PAGE_SIZE, PT_PAGE_SIZE);
 	for (unsigned i = 0; i < 16; i++) {
 		uint64_t x = va + i * (size / 16) + off % (size / 16), a = 0, b = 0;
 		struct trap_fault f;

@@ -463,7 +463,8 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 		    "mat_entries=%u fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
 		    (unsigned long long)p->live.home_cr3, boot_space.levels,
 		    (unsigned long long)pt_table_count(&boot_space),
-		    p->build.mat.n, p->fb.info.width, p->fb.info.height, p->fb.info.stride, (unsigned)p->fb.info.format,
+		    p->build.mat.n, p->fb.info.width, p->fb.info.height, p->fb.info.stride,
+		    (unsigned)p->fb.info.format,
 		    (unsigned long long)p->fb.info.base_pa, p->fb.extra);
 	return PT_OK;
 }

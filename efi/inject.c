@@ -17,7 +17,6 @@
 
 #include <ptlab/pte.h>
 
-#define PAGE PT_PAGE_SIZE
 #define UNDO_MAX 16u
 
 enum undo_kind { UNDO_PROTECT, UNDO_REMAP, UNDO_MAP, UNDO_ROOT_ENTRY, UNDO_CR3 };
@@ -66,11 +65,11 @@ static int protect_page(struct ptlab *p, enum opts_inject v, uint64_t va, unsign
 	struct pt_leaf l;
 	struct undo *u;
 
-	va &= ~(PAGE - 1);
+	va &= ~(PT_PAGE_SIZE - 1);
 	if (pt_translate(&p->build.space, va, &l) != PT_OK || !(u = push(p, v, UNDO_PROTECT, va)))
 		return -1;
 	u->flags = l.flags;
-	if (pt_protect(&p->build.space, va, PAGE, flags, &fl) != PT_OK) {
+	if (pt_protect(&p->build.space, va, PT_PAGE_SIZE, flags, &fl) != PT_OK) {
 		nundo--;
 		return -1;
 	}
@@ -89,18 +88,19 @@ static int remap_page(struct ptlab *p, enum opts_inject v, uint64_t va)
 	struct undo *u;
 	uint64_t f;
 
-	va &= ~(PAGE - 1);
-	if (pt_translate(&p->build.space, va, &l) != PT_OK || pt_frames_alloc(&p->build.frames, &f) != PT_OK)
+	va &= ~(PT_PAGE_SIZE - 1);
+	if (pt_translate(&p->build.space, va, &l) != PT_OK ||
+	    pt_frames_alloc(&p->build.frames, &f) != PT_OK)
 		return -1;
 	if (!(u = push(p, v, UNDO_REMAP, va))) {
 		pt_frames_free(&p->build.frames, f);
 		return -1;
 	}
-	u->pa = l.pa & ~(PAGE - 1);
+	u->pa = l.pa & ~(PT_PAGE_SIZE - 1);
 	u->frame = f;
-	for (unsigned i = 0; i < PAGE / 8; i++)
+	for (unsigned i = 0; i < PT_PAGE_SIZE / 8; i++)
 		((volatile uint64_t *)(uintptr_t)f)[i] = ~((volatile uint64_t *)(uintptr_t)u->pa)[i];
-	if (pt_remap(&p->build.space, va, PAGE, f, 0, &fl) != PT_OK) {
+	if (pt_remap(&p->build.space, va, PT_PAGE_SIZE, f, 0, &fl) != PT_OK) {
 		pt_frames_free(&p->build.frames, f);
 		nundo--;
 		return -1;
@@ -116,7 +116,7 @@ static int map_page(struct ptlab *p, enum opts_inject v, uint64_t va)
 	struct undo *u;
 	uint64_t f;
 
-	va &= ~(PAGE - 1);
+	va &= ~(PT_PAGE_SIZE - 1);
 	if (pt_frames_alloc(&p->build.frames, &f) != PT_OK)
 		return -1;
 	if (!(u = push(p, v, UNDO_MAP, va))) {
@@ -124,7 +124,7 @@ static int map_page(struct ptlab *p, enum opts_inject v, uint64_t va)
 		return -1;
 	}
 	u->frame = f;
-	if (pt_map(&p->build.space, va, f, PAGE, PT_WRITE, PT_PAGE_4K, &fl) != PT_OK) {
+	if (pt_map(&p->build.space, va, f, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl) != PT_OK) {
 		pt_frames_free(&p->build.frames, f);
 		nundo--;
 		return -1;
@@ -152,7 +152,7 @@ static uint64_t first_alias_ram_point(const struct ptlab *p)
 	for (unsigned i = 0; i < p->build.map.n; i++) {
 		const struct pt_mem_range *r = &p->build.map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
-		uint64_t pa = r->pa < PAGE ? PAGE : r->pa;
+		uint64_t pa = r->pa < PT_PAGE_SIZE ? PT_PAGE_SIZE : r->pa;
 
 		if (c == PT_MEM_MMIO || c == PT_MEM_RESERVED || r->pa + r->len > PT_IDENTITY_END)
 			continue;
@@ -184,7 +184,7 @@ static int plant(struct ptlab *p, enum opts_inject v, uint64_t arg)
 		va = PTLAB_SCRATCH_LOW + (UINT64_C(8) << 30);
 		if (!(u = push(p, v, UNDO_MAP, va)))
 			return -1;
-		if (pt_map(&p->build.space, va, p->data.pa, PAGE, 0, PT_PAGE_4K, &fl) != PT_OK) {
+		if (pt_map(&p->build.space, va, p->data.pa, PT_PAGE_SIZE, 0, PT_PAGE_4K, &fl) != PT_OK) {
 			nundo--;
 			return -1;
 		}
@@ -207,7 +207,7 @@ static int plant(struct ptlab *p, enum opts_inject v, uint64_t arg)
 	case OPTS_INJECT_STACK_RO:
 		/* a few pages around this frame's stack: the caller's RSP is among them */
 		for (int k = -2; k <= 2; k++) {
-			va = ((uint64_t)(uintptr_t)&here & ~(PAGE - 1)) + (uint64_t)(int64_t)k * PAGE;
+			va = ((uint64_t)(uintptr_t)&here & ~(PT_PAGE_SIZE - 1)) + (uint64_t)(int64_t)k * PT_PAGE_SIZE;
 			if (pt_translate(&p->build.space, va, &l) == PT_OK)
 				bad |= protect_page(p, v, va, l.flags & ~PT_WRITE);
 		}
@@ -276,13 +276,13 @@ void inject_end(struct ptlab *p, enum opts_inject v)
 			continue;
 		switch (u->kind) {
 		case UNDO_PROTECT:
-			err = pt_protect(&p->build.space, u->va, PAGE, u->flags, &fl);
+			err = pt_protect(&p->build.space, u->va, PT_PAGE_SIZE, u->flags, &fl);
 			break;
 		case UNDO_REMAP:
-			err = pt_remap(&p->build.space, u->va, PAGE, u->pa, 0, &fl);
+			err = pt_remap(&p->build.space, u->va, PT_PAGE_SIZE, u->pa, 0, &fl);
 			break;
 		case UNDO_MAP:
-			err = pt_unmap(&p->build.space, u->va, PAGE, 0, &fl);
+			err = pt_unmap(&p->build.space, u->va, PT_PAGE_SIZE, 0, &fl);
 			break;
 		case UNDO_ROOT_ENTRY:
 			((uint64_t *)(uintptr_t)p->build.space.root_pa)[0] = u->pa;

@@ -23,7 +23,6 @@
 
 #include <ptlab/pte.h>
 
-#define PAGE            PT_PAGE_SIZE
 #define BELOW_4G        UINT64_C(0x100000000)
 #define CR4_PCIDE       (UINT64_C(1) << 17)
 #define CR4_CET         (UINT64_C(1) << 23)
@@ -54,7 +53,7 @@ bool la57_setup(struct ptlab *p)
 			    "trampoline");
 		return false;
 	}
-	owned_add(pa, LA57_PAGES * PAGE);
+	owned_add(pa, LA57_PAGES * PT_PAGE_SIZE);
 	p->live.la57_tramp = pa;
 	la57_tramp_init(pa);
 	fatal_p = p;
@@ -82,7 +81,7 @@ static bool pool_above_4g(struct ptlab *p, uint64_t frames, EFI_PHYSICAL_ADDRESS
 		uint64_t a = r->pa < BELOW_4G ? BELOW_4G : r->pa;
 
 		if (r->type != PT_EFI_CONVENTIONAL || a >= r->pa + r->len ||
-		    r->pa + r->len - a < frames * PAGE)
+		    r->pa + r->len - a < frames * PT_PAGE_SIZE)
 			continue;
 		*pa = a;
 		if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress, EfiLoaderData, frames,
@@ -124,7 +123,7 @@ static bool tramp_mapped(const struct ptlab *p, uint64_t root, unsigned levels)
 	env.has_1g = true;
 	if (pt_translate(&s, code, &l) != PT_OK || l.pa != code || !(l.flags & PT_EXEC))
 		return false;
-	for (uint64_t off = 0; off < PAGE; off += PAGE - 8)
+	for (uint64_t off = 0; off < PT_PAGE_SIZE; off += PT_PAGE_SIZE - 8)
 		if (pt_translate(&s, data + off, &l) != PT_OK || l.pa != data + off ||
 		    !(l.flags & PT_WRITE))
 			return false;
@@ -149,12 +148,12 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 		return "no trampoline was allocated";
 	if (levels == 5 && !p->cpu.caps.la57)
 		return "the CPU has no LA57 (CPUID.(EAX=7,ECX=0):ECX[16]=0)";
-	if (p->live.la57_tramp + LA57_PAGES * PAGE > BELOW_4G) {
+	if (p->live.la57_tramp + LA57_PAGES * PT_PAGE_SIZE > BELOW_4G) {
 		fmt_snprintf(why, sizeof(why), "the trampoline and its stack at 0x%llx are not "
 			     "below 4 GiB", (unsigned long long)p->live.la57_tramp);
 		return why;
 	}
-	if ((root & (PAGE - 1)) || root >= BELOW_4G) {
+	if ((root & (PT_PAGE_SIZE - 1)) || root >= BELOW_4G) {
 		fmt_snprintf(why, sizeof(why), "the %u-level root 0x%llx is not a page below 4 GiB "
 			     "(CR3 is 32 bits wide with paging off)", levels,
 			     (unsigned long long)root);
@@ -273,7 +272,7 @@ void la57_fatal_leave(void)
 
 bool la57_is_code_page(const struct ptlab *p, uint64_t pa)
 {
-	return p->live.la57_tramp && (pa & ~(PAGE - 1)) == p->live.la57_tramp;
+	return p->live.la57_tramp && (pa & ~(PT_PAGE_SIZE - 1)) == p->live.la57_tramp;
 }
 
 int la57_plan_fixup(struct ptlab *p)
@@ -282,7 +281,8 @@ int la57_plan_fixup(struct ptlab *p)
 
 	if (!p->live.la57_tramp)
 		return PT_OK;
-	err = la57_plan_exec_page(&p->build.plan, p->live.la57_tramp, p->build.levels, p->cpu.caps.pdpe1gb);
+	err = la57_plan_exec_page(&p->build.plan, p->live.la57_tramp, p->build.levels,
+				  p->cpu.caps.pdpe1gb);
 	/* not identity mapped at all: the precondition check refuses the switch */
 	return err == PT_ENOTMAPPED ? PT_OK : err;
 }

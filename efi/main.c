@@ -366,7 +366,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		runs_end("aborted (no memory for the report)");
 		return EFI_OUT_OF_RESOURCES;
 	}
-	report_init(&report, buf, app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
+	report_init(&report, buf,
+		    app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
 	app.rep = &report;   /* from here on the report is reached through app.rep only */
 	if (!tss_page_get()) {
 		say("ptlab: no page for the TSS\n");

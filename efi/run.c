@@ -156,7 +156,8 @@ int run_setup_pool(struct ptlab *p)
 	r.va = pa;
 	r.len = frames * PT_PAGE_SIZE;
 	bytes = pt_frames_bitmap_bytes(&r, 1);
-	return pt_frames_init(&p->build.frames, &r, 1, owned_pool(bytes), bytes, p->build.env.phys_to_virt, p);
+	return pt_frames_init(&p->build.frames, &r, 1, owned_pool(bytes), bytes,
+			      p->build.env.phys_to_virt, p);
 }
 
 /* The data area: DATA_BYTES, 2 MiB aligned, in our own LoaderData pages. */
@@ -266,29 +267,31 @@ static void run_churn(struct ptlab *p)
 
 static void report_facts(struct ptlab *p, const struct rawmap *m)
 {
+	const struct cpu_caps *caps = &p->cpu.caps;
+	const struct ptlab_build *b = &p->build;
+	const uint64_t *t = b->tables_built;
+
 	report_fact(p->rep, "cpu", "pdpe1gb=%d nx=%d maxphyaddr=%u la57=%d smep=%d smap=%d pge=%d "
-		    "hypervisor=%d levels=%u", p->cpu.caps.pdpe1gb, p->cpu.caps.nx, p->cpu.caps.maxphyaddr,
-		    p->cpu.caps.la57_enabled, p->cpu.caps.smep, p->cpu.caps.smap, p->cpu.caps.pge, p->cpu.caps.hypervisor,
-		    p->build.levels);
+		    "hypervisor=%d levels=%u", caps->pdpe1gb, caps->nx, caps->maxphyaddr,
+		    caps->la57_enabled, caps->smep, caps->smap, caps->pge, caps->hypervisor, b->levels);
 	report_fact(p->rep, "memmap", "descriptors=%u descriptor_size=%u ranges=%u usable_bytes=%llu "
 		    "quirks=0x%x", (unsigned)(m->size / m->desc_size), (unsigned)m->desc_size,
-		    p->build.map.n, (unsigned long long)p->build.map.usable_bytes, p->build.map.quirks | p->build.plan.quirks);
+		    b->map.n, (unsigned long long)b->map.usable_bytes, b->map.quirks | b->plan.quirks);
 	for (unsigned q = 0; q < PT_QUIRK_COUNT; q++)
-		if ((p->build.map.quirks | p->build.plan.quirks) & (1u << q))
-			report_fact(p->rep, "quirk", "%s count=%u", pt_quirk_name(q), p->build.map.quirk_count[q]);
+		if ((b->map.quirks | b->plan.quirks) & (1u << q))
+			report_fact(p->rep, "quirk", "%s count=%u", pt_quirk_name(q), b->map.quirk_count[q]);
 	report_fact(p->rep, "plan", "entries=%u identity_bytes=%llu hhdm_bytes=%llu image_bytes=%llu",
-		    p->build.plan.n, (unsigned long long)p->build.plan.identity_bytes,
-		    (unsigned long long)p->build.plan.hhdm_bytes, (unsigned long long)p->build.plan.image_bytes);
+		    b->plan.n, (unsigned long long)b->plan.identity_bytes,
+		    (unsigned long long)b->plan.hhdm_bytes, (unsigned long long)b->plan.image_bytes);
 	report_fact(p->rep, "tables", "pml5=%llu pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu "
-		    "minimum=%llu", (unsigned long long)p->build.tables_built[4],
-		    (unsigned long long)p->build.tables_built[3], (unsigned long long)p->build.tables_built[2],
-		    (unsigned long long)p->build.tables_built[1], (unsigned long long)p->build.tables_built[0],
-		    (unsigned long long)(p->build.tables_built[0] + p->build.tables_built[1] + p->build.tables_built[2] +
-					 p->build.tables_built[3] + p->build.tables_built[4]),
-		    (unsigned long long)p->build.plan.min_total);
-	report_fact(p->rep, "leaves", "4k=%llu 2m=%llu 1g=%llu", (unsigned long long)p->build.space.stats.leaves[0],
-		    (unsigned long long)p->build.space.stats.leaves[1],
-		    (unsigned long long)p->build.space.stats.leaves[2]);
+		    "minimum=%llu", (unsigned long long)t[4], (unsigned long long)t[3],
+		    (unsigned long long)t[2], (unsigned long long)t[1], (unsigned long long)t[0],
+		    (unsigned long long)(t[0] + t[1] + t[2] + t[3] + t[4]),
+		    (unsigned long long)b->plan.min_total);
+	report_fact(p->rep, "leaves", "4k=%llu 2m=%llu 1g=%llu",
+		    (unsigned long long)b->space.stats.leaves[0],
+		    (unsigned long long)b->space.stats.leaves[1],
+		    (unsigned long long)b->space.stats.leaves[2]);
 }
 
 static int dump_leaf(void *arg, const struct pt_leaf *l)
@@ -354,7 +357,8 @@ void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 		    (unsigned long long)p->build.frames.peak);
 	p->t.total = rdtsc() - t0;
 	{
-		uint64_t mapped = p->build.plan.identity_bytes + p->build.plan.hhdm_bytes + p->build.plan.image_bytes;
+		const struct pt_plan *plan = &p->build.plan;
+		uint64_t mapped = plan->identity_bytes + plan->hhdm_bytes + plan->image_bytes;
 		uint64_t checks_us = ptlab_us(&p->t, p->t.checks + p->t.churn);
 		uint64_t checks = p->rep->tests + churn_samples();
 

@@ -28,7 +28,6 @@
 
 #include <ptlab/pte.h>
 
-#define PAGE          PT_PAGE_SIZE
 #define WAIT_US       (20u * 1000000u)   /* one command or one shootdown, under load */
 
 /* xAPIC register offsets; the x2APIC MSR is 0x800 + offset / 16 (SDM Vol. 3A §11.12.1). */
@@ -285,7 +284,7 @@ out:
 
 /* ---- blocks, GDT, TSS, IDT ---- */
 
-_Static_assert(sizeof(struct smp_cpu) <= PAGE, "the block's first page holds struct smp_cpu");
+_Static_assert(sizeof(struct smp_cpu) <= PT_PAGE_SIZE, "the block's first page holds struct smp_cpu");
 
 int smp_prepare_cpu(struct smp_cpu *c, uint64_t block)
 {
@@ -295,11 +294,11 @@ int smp_prepare_cpu(struct smp_cpu *c, uint64_t block)
 			    (uint64_t)(uintptr_t)&c->tss, sizeof(c->tss) - 1, &c->gdt_limit,
 			    &c->sel_tss))
 		return -1;
-	c->gdt_copy = (uint64_t *)(uintptr_t)(block + PAGE);
-	c->stack_top = block + (2 + SMP_STACK_PAGES) * PAGE;
+	c->gdt_copy = (uint64_t *)(uintptr_t)(block + PT_PAGE_SIZE);
+	c->stack_top = block + (2 + SMP_STACK_PAGES) * PT_PAGE_SIZE;
 	c->tss = (struct tss64){ .iopb = sizeof(c->tss) };
 	for (unsigned i = 0; i < 4; i++)
-		c->tss.ist[i] = c->stack_top + (i + 1) * SMP_IST_PAGES * PAGE;
+		c->tss.ist[i] = c->stack_top + (i + 1) * SMP_IST_PAGES * PT_PAGE_SIZE;
 	c->tss.rsp[0] = c->tss.ist[0];
 
 	for (unsigned v = 0; v < 256; v++) {
@@ -439,7 +438,7 @@ static int ap_body(void *arg)
 			struct smp_obs o;
 
 			/* keep translations of the churn window cached between agreed points */
-			obs_read(sh->read_va + (k++ % sh->read_pages) * PAGE, &o);
+			obs_read(sh->read_va + (k++ % sh->read_pages) * PT_PAGE_SIZE, &o);
 			c->idle_reads++;
 		}
 		cpu_pause();
@@ -460,7 +459,7 @@ static int ap_body(void *arg)
  */
 static void ap_restore(struct smp_cpu *c)
 {
-	cpu_state_restore_noirq(&c->fw, c->gdt_copy, PAGE);
+	cpu_state_restore_noirq(&c->fw, c->gdt_copy, PT_PAGE_SIZE);
 	if (c->fw.irq_on)
 		sti();
 }
@@ -803,7 +802,7 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 
 static int ch_remap(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
 {
-	uint64_t other = s->size == PT_PAGE_2M ? p->data.pa + PT_SIZE_2M : s->pa + PAGE;
+	uint64_t other = s->size == PT_PAGE_2M ? p->data.pa + PT_SIZE_2M : s->pa + PT_PAGE_SIZE;
 
 	return pt_remap(&p->build.space, s->va, s->len, other, PT_NOSPLIT, fl);
 }
@@ -820,44 +819,45 @@ static int ch_protect_user(struct ptlab *p, const struct scenario *s, struct pt_
 
 static int ch_split(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
 {
-	return pt_unmap(&p->build.space, s->probe[0], PAGE, 0, fl);
+	return pt_unmap(&p->build.space, s->probe[0], PT_PAGE_SIZE, 0, fl);
 }
 
 /* Frames in the data area (D = data_pa): 2 MiB X = D, Y = D + 2M, Z = D + 6M; 4 KiB pages at D + 4M. */
 #define FRAME_4K_A(p)     ((p)->data.pa + (UINT64_C(4) << 20) + 0x40000)
-#define FRAME_CHURN(p, j) ((p)->data.pa + (UINT64_C(4) << 20) + 0x80000 + (uint64_t)(j) * PAGE)
-#define FRAME_OWN(p, i)   ((p)->data.pa + (UINT64_C(4) << 20) + (uint64_t)(i) * PAGE)
+#define FRAME_CHURN(p, j) \
+	((p)->data.pa + (UINT64_C(4) << 20) + 0x80000 + (uint64_t)(j) * PT_PAGE_SIZE)
+#define FRAME_OWN(p, i)   ((p)->data.pa + (UINT64_C(4) << 20) + (uint64_t)(i) * PT_PAGE_SIZE)
 #define FRAME_ANCHOR(p)   ((p)->data.pa + (UINT64_C(4) << 20) + 0x42000)
-#define VA_4K             (SMP_AREA + 16 * PAGE)
-#define VA_ANCHOR         (SMP_AREA + 511 * PAGE)
-#define VA_AD(i)          (SMP_AREA + (64 + (uint64_t)(i)) * PAGE)
+#define VA_4K             (SMP_AREA + 16 * PT_PAGE_SIZE)
+#define VA_ANCHOR         (SMP_AREA + 511 * PT_PAGE_SIZE)
+#define VA_AD(i)          (SMP_AREA + (64 + (uint64_t)(i)) * PT_PAGE_SIZE)
 #define VA_2M             (SMP_AREA + PT_SIZE_2M)
 #define VA_SPLIT          (SMP_AREA + 2 * PT_SIZE_2M)
 #define OFF_2M            0x7000u
 
 static void shootdown_checks(struct ptlab *p)
 {
-	uint64_t a = FRAME_4K_A(p), b = a + PAGE;
+	uint64_t a = FRAME_4K_A(p), b = a + PT_PAGE_SIZE;
 	uint64_t x = p->data.pa, y = p->data.pa + PT_SIZE_2M, z = p->data.pa + 3 * PT_SIZE_2M;
 	bool injected = false;
 	struct scenario s;
 
 	/* 4 KiB remap: A -> B */
-	s = (struct scenario){ .name = "shootdown 4K remap", .va = VA_4K, .len = PAGE, .pa = a,
+	s = (struct scenario){ .name = "shootdown 4K remap", .va = VA_4K, .len = PT_PAGE_SIZE, .pa = a,
 			       .size = PT_PAGE_4K, .n = 1, .probe = { VA_4K } };
 	s.before[0] = want_value(plant(a));
 	s.now[0] = want_value(plant(b));
 	run_scenario(p, &s, ch_remap, &injected);
 
 	/* 4 KiB unmap */
-	s = (struct scenario){ .name = "shootdown 4K unmap", .va = VA_4K, .len = PAGE, .pa = a,
+	s = (struct scenario){ .name = "shootdown 4K unmap", .va = VA_4K, .len = PT_PAGE_SIZE, .pa = a,
 			       .size = PT_PAGE_4K, .n = 1, .probe = { VA_4K } };
 	s.before[0] = want_value(plant(a));
 	s.now[0] = want_fault(VA_4K, 0);
 	run_scenario(p, &s, ch_unmap, &injected);
 
 	/* 4 KiB protect: supervisor -> user, seen by a read with SMAP on */
-	s = (struct scenario){ .name = "shootdown 4K protect", .va = VA_4K, .len = PAGE, .pa = a,
+	s = (struct scenario){ .name = "shootdown 4K protect", .va = VA_4K, .len = PT_PAGE_SIZE, .pa = a,
 			       .size = PT_PAGE_4K, .n = 1, .probe = { VA_4K }, .smap = true };
 	s.before[0] = want_value(plant(a));
 	s.now[0] = want_fault(VA_4K, PF_ERR_P);
@@ -883,10 +883,10 @@ static void shootdown_checks(struct ptlab *p)
 	/* a 2 MiB leaf split by unmapping one page: that page faults, its neighbour keeps its frame */
 	s = (struct scenario){ .name = "shootdown 2M split", .va = VA_SPLIT, .len = PT_SIZE_2M,
 			       .pa = z, .size = PT_PAGE_2M, .n = 2,
-			       .probe = { VA_SPLIT + 5 * PAGE, VA_SPLIT + 6 * PAGE } };
-	s.before[0] = want_value(plant(z + 5 * PAGE));
-	s.before[1] = want_value(plant(z + 6 * PAGE));
-	s.now[0] = want_fault(VA_SPLIT + 5 * PAGE, 0);
+			       .probe = { VA_SPLIT + 5 * PT_PAGE_SIZE, VA_SPLIT + 6 * PT_PAGE_SIZE } };
+	s.before[0] = want_value(plant(z + 5 * PT_PAGE_SIZE));
+	s.before[1] = want_value(plant(z + 6 * PT_PAGE_SIZE));
+	s.now[0] = want_fault(VA_SPLIT + 5 * PT_PAGE_SIZE, 0);
 	s.now[1] = s.before[1];
 	run_scenario(p, &s, ch_split, &injected);
 }
@@ -911,7 +911,7 @@ static void churn_checks(struct ptlab *p)
 		fv[j] = plant(FRAME_CHURN(p, j));
 	smp_churn_init(&ch, p->opts.seed);
 	for (unsigned k = 0; k < SMP_CHURN_PAGES; k++)
-		sh->probe_va[k] = SMP_AREA + k * PAGE;
+		sh->probe_va[k] = SMP_AREA + k * PT_PAGE_SIZE;
 	sh->nprobe = SMP_CHURN_PAGES;
 	sh->read_va = SMP_AREA;
 	sh->read_pages = SMP_CHURN_PAGES;
@@ -919,23 +919,23 @@ static void churn_checks(struct ptlab *p)
 	sh->reading = 1;
 	for (; steps < CHURN_STEPS && nactive() && !ptlab_deadline_passed(p); steps++) {
 		struct smp_step st = smp_churn_next(&ch);
-		uint64_t va = SMP_AREA + st.page * PAGE;
+		uint64_t va = SMP_AREA + st.page * PT_PAGE_SIZE;
 		unsigned fl_w = st.writable ? PT_WRITE : 0;
 		struct pt_flushlist fl;
 		int err;
 
 		switch (st.op) {
 		case SMP_OP_MAP:
-			err = pt_map(&p->build.space, va, FRAME_CHURN(p, st.frame), PAGE, fl_w, PT_PAGE_4K, &fl);
+			err = pt_map(&p->build.space, va, FRAME_CHURN(p, st.frame), PT_PAGE_SIZE, fl_w, PT_PAGE_4K, &fl);
 			break;
 		case SMP_OP_UNMAP:
-			err = pt_unmap(&p->build.space, va, PAGE, 0, &fl);
+			err = pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
 			break;
 		case SMP_OP_REMAP:
-			err = pt_remap(&p->build.space, va, PAGE, FRAME_CHURN(p, st.frame), 0, &fl);
+			err = pt_remap(&p->build.space, va, PT_PAGE_SIZE, FRAME_CHURN(p, st.frame), 0, &fl);
 			break;
 		default:
-			err = pt_protect(&p->build.space, va, PAGE, fl_w, &fl);
+			err = pt_protect(&p->build.space, va, PT_PAGE_SIZE, fl_w, &fl);
 			break;
 		}
 		if (err) {
@@ -953,14 +953,14 @@ static void churn_checks(struct ptlab *p)
 		shootdown(p, &fl, skip);
 		/* the agreed point: every AP compares the whole window with the shadow */
 		for (unsigned k = 0; k < SMP_CHURN_PAGES; k++)
-			sh->want[k] = smp_churn_expect(&ch, k, SMP_AREA + k * PAGE, fv);
+			sh->want[k] = smp_churn_expect(&ch, k, SMP_AREA + k * PT_PAGE_SIZE, fv);
 		sh->step = steps;
 		sh->probe_compare = true;
 		command(p, SMP_CMD_PROBE);
 		sh->probe_compare = false;
 	}
 	sh->reading = 0;
-	clean(p, SMP_AREA, SMP_CHURN_PAGES * PAGE);
+	clean(p, SMP_AREA, SMP_CHURN_PAGES * PT_PAGE_SIZE);
 	if (withheld >= 0 && !sh->cpu[withheld]->mismatches)
 		report_note(p->rep, "inject: missing-shootdown not provoked in the churn: %s dropped "
 			    "the stale translation by itself", cpu_name(sh->cpu[withheld]));
@@ -1060,7 +1060,7 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 int smp_map_area(struct ptlab *p)
 {
 	struct smp_shared *sh = &smp_sh;
-	int err = pt_map(&p->build.space, VA_ANCHOR, FRAME_ANCHOR(p), PAGE, 0, PT_PAGE_4K, NULL);
+	int err = pt_map(&p->build.space, VA_ANCHOR, FRAME_ANCHOR(p), PT_PAGE_SIZE, 0, PT_PAGE_4K, NULL);
 
 	for (unsigned i = 0; !err && i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
@@ -1068,9 +1068,9 @@ int smp_map_area(struct ptlab *p)
 
 		c->own_pa = FRAME_OWN(p, i);
 		c->alias_write = ~plant(c->own_pa);
-		c->pf_va = PTLAB_UNMAPPED_VA + PT_SIZE_2M + (uint64_t)i * PAGE;
+		c->pf_va = PTLAB_UNMAPPED_VA + PT_SIZE_2M + (uint64_t)i * PT_PAGE_SIZE;
 		c->ad_va = VA_AD(i);
-		err = pt_map(&p->build.space, c->ad_va, c->own_pa, PAGE,
+		err = pt_map(&p->build.space, c->ad_va, c->own_pa, PT_PAGE_SIZE,
 			     inject_on(p, OPTS_INJECT_AP_AD_READ_ONLY) ? 0 : PT_WRITE, PT_PAGE_4K, NULL);
 		if (!err)
 			err = pt_translate(&p->build.space, c->ad_va, &l);

@@ -32,7 +32,6 @@
 #include "smp.h"
 #include "smp_tramp.h"
 
-#define PAGE            PT_PAGE_SIZE
 #define START_WAIT_S    90u     /* all APs through their per-CPU checks */
 #define AP_BUDGET_S     240u    /* an AP leaves on its own after this */
 #define EVENT_WAIT_S    30u
@@ -68,7 +67,8 @@ static int map_apic(struct ptlab *p, uint64_t pa)
 			    (unsigned long long)pa);
 		return -1;
 	}
-	if (pt_map(&p->build.space, pa, pa, PAGE, PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
+	if (pt_map(&p->build.space, pa, pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
+		   PT_PAGE_4K, NULL)) {
 		report_fail(p->rep, "smp: could not map the local APIC at 0x%llx",
 			    (unsigned long long)pa);
 		return -1;
@@ -175,11 +175,11 @@ static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bs
 		*why = "no memory for the per-CPU blocks";
 		return -1;
 	}
-	owned_add(blocks, pages * PAGE);
+	owned_add(blocks, pages * PT_PAGE_SIZE);
 	sh->blocks = blocks;
 	sh->block_pages = pages;
 	for (unsigned i = 0; i < ids->n; i++) {
-		uint64_t block = blocks + (uint64_t)i * SMP_CPU_PAGES * PAGE;
+		uint64_t block = blocks + (uint64_t)i * SMP_CPU_PAGES * PT_PAGE_SIZE;
 		struct smp_cpu *c = (struct smp_cpu *)(uintptr_t)block;
 		int idx = smp_table_add(&sh->table, ids->apic[i]);
 
@@ -328,13 +328,13 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	}
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
 	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
-	if (smp_tramp_end - smp_tramp_start > (long)PAGE ||
+	if (smp_tramp_end - smp_tramp_start > (long)PT_PAGE_SIZE ||
 	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData, 2,
 			      &tramp) != EFI_SUCCESS || !smp_tramp_place_ok(tramp)) {
 		handoff_skip = "no two pages for the trampoline below 640 KiB";
 		return;
 	}
-	owned_add(tramp, 2 * PAGE);
+	owned_add(tramp, 2 * PT_PAGE_SIZE);
 	sh->tramp_pa = tramp;
 	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
 		(UINTN)(smp_tramp_end - smp_tramp_start));
@@ -345,7 +345,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	/* INIT goes out on the recovery tables: the local APIC must be mapped there */
 	if (!sh->x2apic) {
 		if (pt_translate(recovery, handoff_apic_pa, &l) != PT_OK &&
-		    pt_map(recovery, handoff_apic_pa, handoff_apic_pa, PAGE,
+		    pt_map(recovery, handoff_apic_pa, handoff_apic_pa, PT_PAGE_SIZE,
 			   PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
 			handoff_skip = "the local APIC could not be mapped in the recovery tables";
 			sh->ncpu = 0;
@@ -383,7 +383,7 @@ static void smp_run_handoff(struct ptlab *p)
 			return;
 	}
 	/* the trampoline's code page executable in the built tables while APs start */
-	if (smp_map_area(p) || pt_protect(&p->build.space, sh->tramp_pa, PAGE, PT_EXEC, NULL)) {
+	if (smp_map_area(p) || pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_EXEC, NULL)) {
 		report_fail(p->rep, "smp: could not map the test pages and the trampoline");
 		goto out;
 	}
@@ -406,10 +406,10 @@ static void smp_run_handoff(struct ptlab *p)
 		report_fail(p->rep, "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
 out:
-	pt_protect(&p->build.space, sh->tramp_pa, PAGE, PT_WRITE, NULL);
+	pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_WRITE, NULL);
 	smp_unmap_area(p);
 	if (apic_mapped > 0)
-		pt_unmap(&p->build.space, handoff_apic_pa, PAGE, 0, NULL);
+		pt_unmap(&p->build.space, handoff_apic_pa, PT_PAGE_SIZE, 0, NULL);
 }
 
 void smp_run(struct ptlab *p)
@@ -556,7 +556,7 @@ out:
 	sh->closed = 1;
 	smp_unmap_area(p);
 	if (apic_mapped > 0)
-		pt_unmap(&p->build.space, apic_pa, PAGE, 0, NULL);
+		pt_unmap(&p->build.space, apic_pa, PT_PAGE_SIZE, 0, NULL);
 	if (ev)
 		uefi_call_wrapper(BS->CloseEvent, 1, ev);
 	/* an AP that may still run our code keeps its memory: a leak, not a corruption */

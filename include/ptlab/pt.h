@@ -350,7 +350,8 @@ struct pt_lint {
 	uint64_t foreign_tables;  /* table frames @owns rejected */
 	uint64_t stats_mismatch;  /* tables/leaves seen differ from s->stats */
 	uint64_t reserve_unused;  /* s->stats.reserve_unused: frames reserved and not used */
-	uint64_t bad_hints;       /* level-1 links marked PTE_SW_FULL whose page table is not full of present non-global entries */
+	uint64_t bad_hints;       /* links to a page table marked PTE_SW_FULL whose
+				   * table is not full of present non-global entries */
 	uint64_t first_bad_va;    /* va of the first problem (if any) */
 	int first_bad_level;
 };
