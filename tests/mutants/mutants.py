@@ -54,8 +54,8 @@ FAST = {
     "paging/plan.c": ["test_plan_handoff", "test_min_tables", "test_bad_input", "test_plan"],
     "paging/frames.c": ["test_frames", "test_bad_input"],
     "paging/pat.c": ["test_pt", "test_pt_random"],
-    "paging/lint.c": ["test_pt", "test_pt_random"],
-    "paging/pt.c": ["test_bad_input", "test_pt", "test_pt_random"],
+    "paging/lint.c": ["test_pt", "test_sw_full", "test_pt_random"],
+    "paging/pt.c": ["test_wide_stores", "test_bad_input", "test_pt", "test_sw_full", "test_pt_random"],
 }
 # Operation counts of the randomized tests while judging mutants: enough to
 # reach every path, a fraction of the default run time.
@@ -235,6 +235,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default=None, help="only mutants of this file (paging/x.c)")
     ap.add_argument("--list", action="store_true", help="list the candidates and exit")
+    ap.add_argument("--part", default=None, metavar="K/N",
+                    help="only every N-th candidate from the K-th (0-based): N runs in parallel, each with its own --build")
     ap.add_argument("--since", default=None, metavar="REF",
                     help="only mutants of lines that git diff REF adds")
     a = ap.parse_args()
@@ -243,8 +245,8 @@ def main():
     src = os.path.join(a.build, "src")
     obj = os.path.join(a.build, "obj")
     os.makedirs(src, exist_ok=True)
-    # test_plan reads README's policy table
-    sync_copy(["paging", "include", "tests/unit", "tests/data", "mk", "efi"],
+    # test_plan reads README's policy table; tools/ generates the console font
+    sync_copy(["paging", "include", "tests/unit", "tests/data", "mk", "efi", "tools"],
               ["Makefile", "README.md"], src)
     # Candidates and originals come from the copy, so that edits to the
     # working tree during a run cannot mix into it.
@@ -261,6 +263,9 @@ def main():
     if a.since:
         added = added_lines(a.since, sorted(set(c[1] for c in cands)))
         cands = [c for c in cands if c[2] in added.get(c[1], ())]
+    if a.part:
+        k, n = (int(x) for x in a.part.split("/"))
+        cands = cands[k::n]
     if a.list:
         for c in cands:
             print("%s:%d: %s" % (c[1], c[2], c[0]))
