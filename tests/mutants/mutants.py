@@ -237,6 +237,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the candidates and exit")
     ap.add_argument("--part", default=None, metavar="K/N",
                     help="only every N-th candidate from the K-th (0-based): N runs in parallel, each with its own --build")
+    ap.add_argument("--key", action="append", default=[], metavar="KEY",
+                    help="only the mutant with this key (as printed after key:); repeatable")
     ap.add_argument("--since", default=None, metavar="REF",
                     help="only mutants of lines that git diff REF adds")
     a = ap.parse_args()
@@ -263,6 +265,8 @@ def main():
     if a.since:
         added = added_lines(a.since, sorted(set(c[1] for c in cands)))
         cands = [c for c in cands if c[2] in added.get(c[1], ())]
+    if a.key:
+        cands = [c for c in cands if c[0] in a.key]
     if a.part:
         k, n = (int(x) for x in a.part.split("/"))
         cands = cands[k::n]
