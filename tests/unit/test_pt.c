@@ -62,6 +62,9 @@ static void lint_clean_space(const struct pt_space *s)
 			(unsigned long long)l.stats_mismatch, (unsigned long long)l.first_bad_va,
 			l.first_bad_level);
 	assert_int_equal(err, PT_OK);
+	/* clean: no first problem to name (level -1, not a real level 0) */
+	assert_int_equal(l.errors, 0);
+	assert_int_equal(l.first_bad_level, -1);
 }
 
 static void lint_clean(struct fx *f)
