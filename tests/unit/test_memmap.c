@@ -271,6 +271,18 @@ static void test_zero_length_descriptor_is_dropped_and_counted(void **state)
 	expect_range(&res, 0, 0x1000, 0x3000, PT_EFI_CONVENTIONAL, WB);
 	assert_int_equal(res.m.quirks, 1u << PT_QUIRK_ZERO_LENGTH);
 	assert_int_equal(res.m.quirk_count[PT_QUIRK_ZERO_LENGTH], 1);
+
+	/* the same struct reused for a clean map: every count starts again at 0 */
+	{
+		uint8_t *raw = build(d, 1, 64);
+
+		assert_int_equal(pt_memmap_normalize(raw, 64, 1, 64, 52, &res.m), PT_OK);
+		free(raw);
+		assert_int_equal(res.m.n, 1);
+		assert_int_equal(res.m.quirks, 0);
+		for (unsigned q = 0; q < PT_QUIRK_COUNT; q++)
+			assert_int_equal(res.m.quirk_count[q], 0);
+	}
 }
 
 static void test_ranges_above_4g_are_kept(void **state)
