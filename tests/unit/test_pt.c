@@ -987,6 +987,9 @@ static void test_translate_cache_type_follows_the_pat(void **state)
 	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
 	f->a.env.pat.type[1] = 9;
 	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
+	/* 8, the first code past the table of eight, is out of range too */
+	f->a.env.pat.type[1] = 8;
+	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
 	pt_pat_ptlab(&f->a.env.pat);
 }
 
