@@ -3,7 +3,7 @@
 """Mutation testing of paging/: are the unit tests strong enough to notice a fault?
 
     tests/mutants/mutants.py [--build DIR] [--count N] [--seed S] [--list] [--only FILE]
-                             [--since REF]
+                             [--since REF] [--key KEY]... [--part K/N]
 
 Every candidate fault is one small edit of one line of paging/*.c:
 
@@ -29,6 +29,9 @@ time limit.  A mutant is
 working tree (the faults of new code only).  An entry of equivalent.txt
 whose key no candidate has any more (its line was changed or removed) is
 stale: each is printed as "stale equivalent:", and --list exits 1 then.
+--key KEY runs just the mutants with that key (to check that a new test
+kills a survivor); --part K/N takes every N-th candidate from the K-th, so
+N runs with their own --build share a long list on N cores.
 
 The score is killed / (killed + survived).  Every survivor is printed with
 its file, line and edit.  Exit status 1 when one survived.
