@@ -1253,8 +1253,9 @@ static void test_unlinked_tables_read_not_present_until_flushed(void **state)
  * A map whose reservation outgrows one list page (510 frames): a GiB of
  * 4 KiB pages in an empty space takes 514 tables (PDPT, PD, 512 PTs), so
  * the reserve holds a second list page.  Every reserved frame becomes a
- * table, none is lost or taken twice; a failure on the 514th allocation
- * (in the second list page) hands every frame back.
+ * table, none is lost or taken twice, no list page is written past its
+ * end; a failure on the 514th allocation (in the second list page) hands
+ * every frame back.
  */
 static void test_map_reserving_more_than_one_list_page(void **state)
 {
@@ -1271,6 +1272,12 @@ static void test_map_reserving_more_than_one_list_page(void **state)
 	assert_int_equal(f->a.frames.allocated - snap.allocated, 513);
 	arena_snap_free(&snap);
 
+	/*
+	 * The first frame taken, the first list page, is the arena's last:
+	 * a list page is written within its 4 KiB only (ASan watches the end).
+	 */
+	assert_int_equal(f->a.size / (4 * KiB), 4096);
+	f->a.frames.cursor = 4095;
 	assert_int_equal(pt_map(&f->s, va, pa, GiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
 	assert_int_equal(f->a.frames.in_use - in_use, 514);
 	assert_int_equal(f->s.stats.tables[0], 512);
