@@ -3,6 +3,7 @@
 """Mutation testing of paging/: are the unit tests strong enough to notice a fault?
 
     tests/mutants/mutants.py [--build DIR] [--count N] [--seed S] [--list] [--only FILE]
+                             [--since REF] [--key KEY]... [--part K/N]
 
 Every candidate fault is one small edit of one line of paging/*.c:
 
@@ -23,6 +24,14 @@ time limit.  A mutant is
   equivalent   it survived and is listed in tests/mutants/equivalent.txt
                with the reason no test can tell it from the original
   stillborn    it does not compile (-Werror): not counted
+
+--since REF keeps the candidates on lines that "git diff REF" adds to the
+working tree (the faults of new code only).  An entry of equivalent.txt
+whose key no candidate has any more (its line was changed or removed) is
+stale: each is printed as "stale equivalent:", and --list exits 1 then.
+--key KEY runs just the mutants with that key (to check that a new test
+kills a survivor); --part K/N takes every N-th candidate from the K-th, so
+N runs with their own --build share a long list on N cores.
 
 The score is killed / (killed + survived).  Every survivor is printed with
 its file, line and edit.  Exit status 1 when one survived.
@@ -48,8 +57,8 @@ FAST = {
     "paging/plan.c": ["test_plan_handoff", "test_min_tables", "test_bad_input", "test_plan"],
     "paging/frames.c": ["test_frames", "test_bad_input"],
     "paging/pat.c": ["test_pt", "test_pt_random"],
-    "paging/lint.c": ["test_pt", "test_pt_random"],
-    "paging/pt.c": ["test_bad_input", "test_pt", "test_pt_random"],
+    "paging/lint.c": ["test_pt", "test_sw_full", "test_pt_random"],
+    "paging/pt.c": ["test_wide_stores", "test_bad_input", "test_pt", "test_sw_full", "test_pt_random"],
 }
 # Operation counts of the randomized tests while judging mutants: enough to
 # reach every path, a fraction of the default run time.
@@ -190,6 +199,29 @@ def load_equivalent():
     return eq
 
 
+def added_lines(ref, files):
+    """{file: set of line numbers} that "git diff REF" adds to the working tree's @files."""
+    p = subprocess.run(["git", "diff", "--no-ext-diff", "-U0", ref, "--"] + files, cwd=ROOT,
+                       stdout=subprocess.PIPE, check=True)
+    out = {}
+    cur = None
+    for line in p.stdout.decode(errors="replace").split("\n"):
+        if line.startswith("+++ "):
+            cur = line[6:] if line.startswith("+++ b/") else None
+            continue
+        m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+        if m and cur:
+            first, n = int(m.group(1)), int(m.group(2) or "1")
+            out.setdefault(cur, set()).update(range(first, first + n))
+    return out
+
+
+def stale_equivalents(equivalent, cands):
+    """The keys of @equivalent that no candidate in @cands has."""
+    have = set(c[0] for c in cands)
+    return [k for k in equivalent if k not in have]
+
+
 def sh(cmd, cwd, timeout=None, env=None):
     try:
         p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -206,31 +238,49 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default=None, help="only mutants of this file (paging/x.c)")
     ap.add_argument("--list", action="store_true", help="list the candidates and exit")
+    ap.add_argument("--part", default=None, metavar="K/N",
+                    help="only every N-th candidate from the K-th (0-based): N runs in parallel, each with its own --build")
+    ap.add_argument("--key", action="append", default=[], metavar="KEY",
+                    help="only the mutant with this key (as printed after key:); repeatable")
+    ap.add_argument("--since", default=None, metavar="REF",
+                    help="only mutants of lines that git diff REF adds")
     a = ap.parse_args()
 
     # A private copy of what the unit tests are built from.
     src = os.path.join(a.build, "src")
     obj = os.path.join(a.build, "obj")
     os.makedirs(src, exist_ok=True)
-    # test_plan reads README's policy table
-    sync_copy(["paging", "include", "tests/unit", "tests/data", "mk", "efi"],
+    # test_plan reads README's policy table; tools/ generates the console font
+    sync_copy(["paging", "include", "tests/unit", "tests/data", "mk", "efi", "tools"],
               ["Makefile", "README.md"], src)
     # Candidates and originals come from the copy, so that edits to the
     # working tree during a run cannot mix into it.
     files = sorted(f for f in FAST if os.path.exists(os.path.join(src, f)))
-    if a.only:
-        files = [a.only]
-    cands = []
+    all_cands = []
     for f in files:
-        cands += candidates(os.path.join(src, f), src)
+        all_cands += candidates(os.path.join(src, f), src)
+    equivalent = load_equivalent()
+    # Judged against every candidate of paging/, whatever --only/--since keep.
+    stale = stale_equivalents(equivalent, all_cands)
+    for k in stale:
+        print("stale equivalent: %s" % k)
+    cands = [c for c in all_cands if not a.only or c[1] == a.only]
+    if a.since:
+        added = added_lines(a.since, sorted(set(c[1] for c in cands)))
+        cands = [c for c in cands if c[2] in added.get(c[1], ())]
+    if a.key:
+        cands = [c for c in cands if c[0] in a.key]
+    if a.part:
+        k, n = (int(x) for x in a.part.split("/"))
+        cands = cands[k::n]
     if a.list:
         for c in cands:
             print("%s:%d: %s" % (c[1], c[2], c[0]))
-        print("mutants: %d candidates" % len(cands))
-        return 0
+        print("mutants: %d candidates%s" % (len(cands),
+              ", %d stale equivalent entries" % len(stale) if stale else ""))
+        return 1 if stale else 0
     pick = cands if a.count == "all" else random.Random(a.seed).sample(cands, min(int(a.count), len(cands)))
     pick.sort(key=lambda c: (c[1], c[2], c[3]))
-    equivalent = load_equivalent()
 
     unit_bins = sorted(os.path.splitext(f)[0] for f in os.listdir(os.path.join(src, "tests/unit"))
                        if f.startswith("test_") and f.endswith(".c"))

@@ -232,6 +232,41 @@ static void test_alloc_is_next_fit_and_wraps_around(void **state)
 	fx_fini(&x);
 }
 
+/*
+ * The cursor is public: one stored at or past the end of the bitmap (its
+ * bits, padding included) is taken modulo the bitmap's length, and taking
+ * the last frame leaves it at 0, never at the end; any other frame, just
+ * after it.
+ */
+static void test_cursor_at_or_past_the_end_wraps(void **state)
+{
+	struct fx x;
+	uint64_t bits, a;
+
+	(void)state;
+	fx_init(&x, 3);
+	bits = x.bm_bytes * 8;
+	assert_int_equal(bits, 64);
+	x.f.cursor = bits;                  /* exactly the end: bit 0 */
+	assert_int_equal(pt_frames_alloc(&x.f, &a), PT_OK);
+	assert_int_equal(a, FX_BASE);
+	x.f.cursor = 2 * bits + 2;          /* twice round and on to bit 2 */
+	assert_int_equal(pt_frames_alloc(&x.f, &a), PT_OK);
+	assert_int_equal(a, FX_BASE + 2 * K4);
+	fx_fini(&x);
+
+	/* a range filling its last word: the last frame's successor is bit 0 */
+	fx_init(&x, 64);
+	x.f.cursor = 62;
+	assert_int_equal(pt_frames_alloc(&x.f, &a), PT_OK);
+	assert_int_equal(a, FX_BASE + 62 * K4);
+	assert_int_equal(x.f.cursor, 63);
+	assert_int_equal(pt_frames_alloc(&x.f, &a), PT_OK);
+	assert_int_equal(a, FX_BASE + 63 * K4);
+	assert_int_equal(x.f.cursor, 0);
+	fx_fini(&x);
+}
+
 static void test_double_free_is_refused_and_counted(void **state)
 {
 	struct fx x;
@@ -791,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_zeroes_the_frame_and_only_that_frame),
 		cmocka_unit_test(test_exhaustion_gives_enomem_and_changes_only_failed),
 		cmocka_unit_test(test_alloc_is_next_fit_and_wraps_around),
+		cmocka_unit_test(test_cursor_at_or_past_the_end_wraps),
 		cmocka_unit_test(test_double_free_is_refused_and_counted),
 		cmocka_unit_test(test_free_of_foreign_unaligned_or_unallocated_frame_is_refused),
 		cmocka_unit_test(test_contains_and_in_use_follow_ranges_and_bitmap),

@@ -107,6 +107,32 @@ static void test_same_output_for_descriptor_sizes_40_48_64(void **state)
 	}
 }
 
+/*
+ * A map of 40-byte descriptors in a buffer of exactly count * 40 bytes: the
+ * last field of the last descriptor (Attribute, bytes 32..39) is read
+ * without touching byte 40 (ASan reports a read past the allocation).
+ */
+static void test_exact_40_byte_map_is_read_within_its_bytes(void **state)
+{
+	const struct desc d[] = {
+		{ PT_EFI_CONVENTIONAL, 0x1000, 0x9f, WB },
+		{ PT_EFI_MMIO, 0xfec00000, 1, PT_EFI_MEMORY_UC | RT },
+	};
+	uint8_t *tmp = build(d, 2, 40), *raw = malloc(80);
+	struct pt_mem_range r[8];
+	struct pt_memmap m = { .range = r, .cap = 8 };
+
+	(void)state;
+	assert_non_null(raw);
+	memcpy(raw, tmp, 80);
+	free(tmp);
+	assert_int_equal(pt_memmap_normalize(raw, 80, 2, 40, 52, &m), PT_OK);
+	free(raw);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.range[1].pa, 0xfec00000);
+	assert_int_equal(m.range[1].attr, PT_EFI_MEMORY_UC | RT);
+}
+
 static void test_unsorted_input_is_sorted_and_counted(void **state)
 {
 	const struct desc d[] = {
@@ -245,6 +271,18 @@ static void test_zero_length_descriptor_is_dropped_and_counted(void **state)
 	expect_range(&res, 0, 0x1000, 0x3000, PT_EFI_CONVENTIONAL, WB);
 	assert_int_equal(res.m.quirks, 1u << PT_QUIRK_ZERO_LENGTH);
 	assert_int_equal(res.m.quirk_count[PT_QUIRK_ZERO_LENGTH], 1);
+
+	/* the same struct reused for a clean map: every count starts again at 0 */
+	{
+		uint8_t *raw = build(d, 1, 64);
+
+		assert_int_equal(pt_memmap_normalize(raw, 64, 1, 64, 52, &res.m), PT_OK);
+		free(raw);
+		assert_int_equal(res.m.n, 1);
+		assert_int_equal(res.m.quirks, 0);
+		for (unsigned q = 0; q < PT_QUIRK_COUNT; q++)
+			assert_int_equal(res.m.quirk_count[q], 0);
+	}
 }
 
 static void test_ranges_above_4g_are_kept(void **state)
@@ -1132,6 +1170,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_output_for_descriptor_sizes_40_48_64),
+		cmocka_unit_test(test_exact_40_byte_map_is_read_within_its_bytes),
 		cmocka_unit_test(test_unsorted_input_is_sorted_and_counted),
 		cmocka_unit_test(test_equal_starts_overlap_but_are_not_unsorted),
 		cmocka_unit_test(test_reserved_inside_ram_gives_three_ranges_reserved_wins),

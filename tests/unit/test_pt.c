@@ -62,6 +62,9 @@ static void lint_clean_space(const struct pt_space *s)
 			(unsigned long long)l.stats_mismatch, (unsigned long long)l.first_bad_va,
 			l.first_bad_level);
 	assert_int_equal(err, PT_OK);
+	/* clean: no first problem to name (level -1, not a real level 0) */
+	assert_int_equal(l.errors, 0);
+	assert_int_equal(l.first_bad_level, -1);
 }
 
 static void lint_clean(struct fx *f)
@@ -984,6 +987,9 @@ static void test_translate_cache_type_follows_the_pat(void **state)
 	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
 	f->a.env.pat.type[1] = 9;
 	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
+	/* 8, the first code past the table of eight, is out of range too */
+	f->a.env.pat.type[1] = 8;
+	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
 	pt_pat_ptlab(&f->a.env.pat);
 }
 
@@ -1243,11 +1249,54 @@ static void test_unlinked_tables_read_not_present_until_flushed(void **state)
 	pt_destroy(&s);
 }
 
+/*
+ * A map whose reservation outgrows one list page (510 frames): a GiB of
+ * 4 KiB pages in an empty space takes 514 tables (PDPT, PD, 512 PTs), so
+ * the reserve holds a second list page.  Every reserved frame becomes a
+ * table, none is lost or taken twice, no list page is written past its
+ * end; a failure on the 514th allocation (in the second list page) hands
+ * every frame back.
+ */
+static void test_map_reserving_more_than_one_list_page(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t va = 3 * GiB, pa = 7 * GiB;
+	uint64_t in_use = f->a.frames.in_use;
+	struct arena_snap snap;
+
+	arena_snap_take(&snap, &f->a, &f->s);
+	f->a.frames.fail_at = 514;
+	assert_int_equal(pt_map(&f->s, va, pa, GiB, PT_WRITE, PT_PAGE_4K, NULL), PT_ENOMEM);
+	assert_true(arena_snap_equal(&snap, &f->a, &f->s));
+	assert_int_equal(f->a.frames.in_use, in_use);
+	assert_int_equal(f->a.frames.allocated - snap.allocated, 513);
+	arena_snap_free(&snap);
+
+	/*
+	 * The first frame taken, the first list page, is the arena's last:
+	 * a list page is written within its 4 KiB only (ASan watches the end).
+	 */
+	assert_int_equal(f->a.size / (4 * KiB), 4096);
+	f->a.frames.cursor = 4095;
+	assert_int_equal(pt_map(&f->s, va, pa, GiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(f->a.frames.in_use - in_use, 514);
+	assert_int_equal(f->s.stats.tables[0], 512);
+	assert_int_equal(f->s.stats.leaves[PT_PAGE_4K], 512 * 512);
+	for (uint64_t off = 0; off < GiB; off += 2 * MiB - 4 * KiB)
+		expect_xlat(f, va + off, pa + off, 0, PT_WRITE);
+	expect_xlat(f, va + GiB - 4 * KiB, pa + GiB - 4 * KiB, 0, PT_WRITE);
+	expect_unmapped(f, va + GiB);
+	lint_clean(f);
+	assert_int_equal(pt_unmap(&f->s, va, GiB, 0, NULL), PT_OK);
+	assert_int_equal(f->a.frames.in_use, in_use);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		T(test_map_reserving_more_than_one_list_page),
 		T(test_map_picks_largest_leaf_that_fits),
 		T(test_map_without_1g_support_uses_2m),
 		T(test_map_respects_max_size),

@@ -260,6 +260,37 @@ static void test_unmap_trusts_the_mark_and_lint_checks_it(void **state)
 	assert_int_equal(f->s.stats.leaves[0], 0);
 }
 
+/* The mark's check covers the first and the last entry of the table too. */
+static void test_lint_checks_every_entry_under_a_mark(void **state)
+{
+	static const unsigned idx[] = { 0, 1, PT_ENTRIES - 1 };
+	struct fx *f = *state;
+	uint64_t va = GiB, *pt, saved;
+	struct pt_lint l;
+
+	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_true(marked(f, va));
+	pt = arena_p2v(&f->a, *pd_entry(f, va) & PTE_ADDR_MASK);
+	for (unsigned k = 0; k < sizeof(idx) / sizeof(idx[0]); k++) {
+		unsigned i = idx[k];
+
+		saved = pt[i];
+		pt[i] |= PTE_G;
+		assert_int_equal(lint(f, &l), PT_ECORRUPT);
+		assert_int_equal(l.bad_hints, 1);
+		assert_int_equal(l.errors, 1);
+		/* a hole there (stats adjusted, so only the mark is wrong) */
+		pt[i] = 0;
+		f->s.stats.leaves[0]--;
+		assert_int_equal(lint(f, &l), PT_ECORRUPT);
+		assert_int_equal(l.bad_hints, 1);
+		assert_int_equal(l.errors, 1);
+		pt[i] = saved;
+		f->s.stats.leaves[0]++;
+		lint_clean(f);
+	}
+}
+
 /* A table marked in one call and covered whole by a later map is refused like any other. */
 static void test_map_over_a_marked_table_fails_unchanged(void **state)
 {
@@ -285,6 +316,7 @@ int main(void)
 		T(test_partial_unmap_clears_the_mark),
 		T(test_unmap_of_marked_tables_counts_and_flushes_as_a_read),
 		T(test_unmap_trusts_the_mark_and_lint_checks_it),
+		T(test_lint_checks_every_entry_under_a_mark),
 		T(test_map_over_a_marked_table_fails_unchanged),
 	};
 

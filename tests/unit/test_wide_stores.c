@@ -106,12 +106,53 @@ static void test_wide_loop_builds_the_same_tables(void **state)
 	}
 }
 
+/*
+ * A run whose length leaves 7 entries after the 8-entry steps, ending just
+ * before an entry that is already mapped elsewhere: the run is stored whole
+ * and the entry after it is left alone (a store loop that took 8 when 7
+ * were left would write the run's next address over it).  With the wide
+ * loop (71 = 8 * 8 + 7 entries) where the CPU has it, and with the 16-byte
+ * loop in any case.
+ */
+static void test_run_stops_at_its_end_before_a_mapped_entry(void **state)
+{
+	const uint64_t va = 8 * GiB, pa = UINT64_C(0x3000000000), other = UINT64_C(0x5000000000);
+
+	(void)state;
+	for (unsigned wide = 0; wide < 2; wide++) {
+		struct arena a;
+		struct pt_space s;
+		struct pt_leaf l;
+
+		if (wide && !pt_cpu_wide_stores())
+			break;
+		arena_init(&a, 16);
+		a.env.wide_stores = wide;
+		assert_int_equal(pt_create(&s, &a.env, 4), PT_OK);
+		assert_int_equal(pt_map(&s, va + 71 * 4 * KiB, other, 4 * KiB, 0, PT_PAGE_4K, NULL),
+				 PT_OK);
+		assert_int_equal(pt_map(&s, va, pa, 71 * 4 * KiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+		for (unsigned i = 0; i < 71; i++) {
+			assert_int_equal(pt_translate(&s, va + i * 4 * KiB, &l), PT_OK);
+			assert_int_equal(l.pa, pa + i * 4 * KiB);
+		}
+		assert_int_equal(pt_translate(&s, va + 71 * 4 * KiB, &l), PT_OK);
+		assert_int_equal(l.pa, other);
+		assert_int_equal(l.flags, 0);
+		assert_int_equal(pt_translate(&s, va + 72 * 4 * KiB, &l), PT_ENOTMAPPED);
+		pt_destroy(&s);
+		assert_int_equal(a.frames.in_use, 0);
+		arena_fini(&a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_check_agrees_with_the_compiler_runtime),
 		cmocka_unit_test(test_env_check_refuses_what_the_cpu_cannot_do),
 		cmocka_unit_test(test_wide_loop_builds_the_same_tables),
+		cmocka_unit_test(test_run_stops_at_its_end_before_a_mapped_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
