@@ -14,38 +14,16 @@
 #include <ptlab/pte.h>
 
 #include "arena.h"
+#include "fixture.h"
 
 #define GiB (UINT64_C(1) << 30)
 #define MiB (UINT64_C(1) << 20)
 #define KiB (UINT64_C(1) << 10)
 #define HIGH UINT64_C(0xffff800000000000)
 
-struct fx {
-	struct arena a;
-	struct pt_space s;
-};
-
 static int setup4(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-
-	arena_init(&f->a, 4096);
-	assert_int_equal(pt_create(&f->s, &f->a.env, 4), PT_OK);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	/* every reservation of every call of the test was used exactly */
-	assert_int_equal(f->s.stats.reserve_unused, 0);
-	pt_destroy(&f->s);
-	assert_int_equal(f->a.frames.in_use, 0);
-	arena_fini(&f->a);
-	free(f);
-	return 0;
+	return arena_space_setup(state, 4096, 4);
 }
 
 static void lint_clean_space(const struct pt_space *s)
@@ -67,7 +45,7 @@ static void lint_clean_space(const struct pt_space *s)
 	assert_int_equal(l.first_bad_level, -1);
 }
 
-static void lint_clean(struct fx *f)
+static void lint_clean(struct arena_space *f)
 {
 	lint_clean_space(&f->s);
 }
@@ -86,12 +64,12 @@ static void expect_xlat_in(struct arena *a, const struct pt_space *s, uint64_t v
 	assert_int_equal(*(uint64_t *)arena_p2v(a, l.entry_pa), l.entry);
 }
 
-static void expect_xlat(struct fx *f, uint64_t va, uint64_t pa, unsigned level, unsigned flags)
+static void expect_xlat(struct arena_space *f, uint64_t va, uint64_t pa, unsigned level, unsigned flags)
 {
 	expect_xlat_in(&f->a, &f->s, va, pa, level, flags);
 }
 
-static void expect_unmapped(struct fx *f, uint64_t va)
+static void expect_unmapped(struct arena_space *f, uint64_t va)
 {
 	struct pt_leaf l;
 
@@ -100,7 +78,7 @@ static void expect_unmapped(struct fx *f, uint64_t va)
 
 static void test_map_picks_largest_leaf_that_fits(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t va = 4 * GiB - 4 * MiB - 8 * KiB, pa = va + 16 * GiB, len = GiB + 8 * MiB + 16 * KiB;
 	struct pt_flushlist fl;
 
@@ -126,7 +104,7 @@ static void test_map_picks_largest_leaf_that_fits(void **state)
 
 static void test_map_without_1g_support_uses_2m(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 
 	f->a.env.has_1g = false;
 	assert_int_equal(pt_map(&f->s, GiB, GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
@@ -138,7 +116,7 @@ static void test_map_without_1g_support_uses_2m(void **state)
 
 static void test_map_respects_max_size(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 
 	assert_int_equal(pt_map(&f->s, GiB, GiB, 2 * MiB, 0, PT_PAGE_4K, NULL), PT_OK);
 	expect_xlat(f, GiB, GiB, 0, 0);
@@ -147,7 +125,7 @@ static void test_map_respects_max_size(void **state)
 
 static void test_canonical_boundary(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t top = UINT64_C(0x00007ffffffff000);
 
 	assert_int_equal(pt_map(&f->s, top, 0x5000, 4 * KiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
@@ -167,7 +145,7 @@ static void test_canonical_boundary(void **state)
 
 static void test_mappings_above_512g_use_separate_root_slots(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	const uint64_t *root = arena_p2v(&f->a, f->s.root_pa);
 	unsigned used = 0;
 
@@ -184,7 +162,7 @@ static void test_mappings_above_512g_use_separate_root_slots(void **state)
 
 static void test_map_over_mapped_page_fails_unchanged(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct arena_snap snap;
 
 	assert_int_equal(pt_map(&f->s, 2 * GiB, 0, 2 * MiB, PT_WRITE, PT_PAGE_2M, NULL), PT_OK);
@@ -196,7 +174,7 @@ static void test_map_over_mapped_page_fails_unchanged(void **state)
 
 static void test_argument_errors_change_nothing(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct arena_snap snap;
 	struct {
 		uint64_t va, pa, len;
@@ -449,7 +427,7 @@ static void watch_fini(struct watch *w)
  */
 static void test_unmap_splits_large_leaf_and_keeps_neighbours(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	const uint64_t va = 8 * GiB, pa = 3 * GiB;
 	const unsigned flags = PT_WRITE | PT_GLOBAL | PT_CACHE(PT_CACHE_WT);
 	static struct sample smp[1024];
@@ -503,7 +481,7 @@ static void test_unmap_splits_large_leaf_and_keeps_neighbours(void **state)
 
 static void test_split_moves_pat_bit(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct pt_leaf l;
 
 	pt_pat_ptlab(&f->a.env.pat);
@@ -522,7 +500,7 @@ static void test_split_moves_pat_bit(void **state)
 
 static void test_unmap_nosplit_is_blocked(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct arena_snap snap;
 
 	assert_int_equal(pt_map(&f->s, 2 * GiB, 0, 2 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
@@ -542,7 +520,7 @@ static void test_unmap_nosplit_is_blocked(void **state)
  */
 static void test_unmap_frees_empty_tables_after_flush(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct watch w;
 	uint64_t in_use;
 
@@ -569,7 +547,7 @@ static void test_unmap_frees_empty_tables_after_flush(void **state)
 
 static void test_unmap_hole_is_not_mapped_unless_sparse(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct arena_snap snap;
 
 	assert_int_equal(pt_map(&f->s, GiB, 0, 8 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
@@ -587,7 +565,7 @@ static void test_unmap_hole_is_not_mapped_unless_sparse(void **state)
 
 static void test_protect_changes_attributes_and_keeps_frames(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct pt_flushlist fl;
 
 	assert_int_equal(pt_map(&f->s, GiB, 7 * GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
@@ -608,7 +586,7 @@ static void test_protect_changes_attributes_and_keeps_frames(void **state)
 
 static void test_remap_changes_frames_and_keeps_attributes(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 
 	assert_int_equal(pt_map(&f->s, GiB, 0, 4 * MiB, PT_WRITE | PT_USER, PT_PAGE_2M, NULL), PT_OK);
 	/* aligned: the 2M leaf is retargeted in place */
@@ -624,7 +602,7 @@ static void test_remap_changes_frames_and_keeps_attributes(void **state)
 /* Fail the n-th allocation of operations needing 1..4 new tables. */
 static void test_out_of_frames_at_every_allocation_leaves_tree_unchanged(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct arena_snap snap;
 	struct {
 		uint64_t va;
@@ -679,7 +657,7 @@ static void test_out_of_frames_at_every_allocation_leaves_tree_unchanged(void **
  */
 static void test_out_of_frames_five_levels_four_new_tables(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	const uint64_t va = UINT64_C(0x0001000000000000) + 4 * KiB;   /* PML5 slot 1 */
 	struct arena_snap snap;
 	struct pt_space s5;
@@ -715,7 +693,7 @@ static void test_out_of_frames_five_levels_four_new_tables(void **state)
  */
 static void test_flushlist_coalesces_at_the_top_of_the_address_space(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	const uint64_t top = UINT64_C(0xfffffffffffff000), top2m = UINT64_C(0xffffffffffe00000);
 	struct pt_flushlist fl;
 
@@ -767,7 +745,7 @@ static void test_flushlist_coalesces_at_the_top_of_the_address_space(void **stat
 
 static void test_five_level_space(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct pt_space s5;
 	uint64_t va = UINT64_C(0x00ff000000000000), high = UINT64_C(0xff00000000000000);
 
@@ -811,7 +789,7 @@ static int collect_leaf(void *arg, const struct pt_leaf *leaf)
 
 static void test_visit_reports_leaves_in_va_order(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct collect c = { .n = 0 };
 
 	assert_int_equal(pt_map(&f->s, HIGH + GiB, GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
@@ -835,7 +813,7 @@ static void test_visit_reports_leaves_in_va_order(void **state)
 
 static void test_destroy_returns_every_frame(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 
 	assert_int_equal(pt_map(&f->s, 0x1000, 0x1000, 64 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
 	assert_int_equal(pt_map(&f->s, HIGH, 0, 4 * GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
@@ -848,7 +826,7 @@ static void test_destroy_returns_every_frame(void **state)
 
 static void test_lint_finds_planted_corruption(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t scratch[64], *root;
 	struct pt_lint l;
 
@@ -930,7 +908,7 @@ static void test_pat_encoding_round_trips(void **state)
 
 static void test_env_check_rejects_incomplete_environment(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct pt_env env = f->a.env;
 	struct pt_space s;
 
@@ -944,7 +922,7 @@ static void test_env_check_rejects_incomplete_environment(void **state)
 
 static void test_env_check_linear_offset_must_keep_entries_aligned(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct pt_env env = f->a.env;
 
 	env.p2v_linear = true;
@@ -966,7 +944,7 @@ static void test_env_check_linear_offset_must_keep_entries_aligned(void **state)
 /* The cache type translate reports is the one pt_cache_of_entry looks up. */
 static void test_translate_cache_type_follows_the_pat(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct pt_leaf l;
 
 	pt_pat_ptlab(&f->a.env.pat);
@@ -1005,7 +983,7 @@ static void arena_fast(struct arena *a)
 }
 
 struct cmp {
-	struct fx *other;
+	struct arena_space *other;
 	uint64_t leaves;
 };
 
@@ -1032,7 +1010,7 @@ static int cmp_leaf(void *arg, const struct pt_leaf *leaf)
 }
 
 /* Same leaves (entry_pa aside), same statistics, translate agrees, lint clean. */
-static void expect_same_space(struct fx *a, struct fx *b)
+static void expect_same_space(struct arena_space *a, struct arena_space *b)
 {
 	struct cmp ca = { b, 0 }, cb = { a, 0 };
 
@@ -1044,7 +1022,7 @@ static void expect_same_space(struct fx *a, struct fx *b)
 	lint_clean(b);
 }
 
-static void fx_init_pair(struct fx *ref, struct fx *fast, uint64_t frames)
+static void fx_init_pair(struct arena_space *ref, struct arena_space *fast, uint64_t frames)
 {
 	arena_init(&ref->a, frames);
 	arena_init(&fast->a, frames);
@@ -1055,7 +1033,7 @@ static void fx_init_pair(struct fx *ref, struct fx *fast, uint64_t frames)
 	assert_int_equal(pt_create(&fast->s, &fast->a.env, 4), PT_OK);
 }
 
-static void fx_fini_pair(struct fx *ref, struct fx *fast)
+static void fx_fini_pair(struct arena_space *ref, struct arena_space *fast)
 {
 	pt_destroy(&ref->s);
 	pt_destroy(&fast->s);
@@ -1068,7 +1046,7 @@ static void fx_fini_pair(struct fx *ref, struct fx *fast)
 /* A fresh table the map fills in part is zero everywhere else. */
 static void test_dirty_frames_partly_filled_tables_are_cleared(void **state)
 {
-	static struct fx ref, fast;
+	static struct arena_space ref, fast;
 	const uint64_t *pt;
 	struct pt_leaf l;
 
@@ -1119,7 +1097,7 @@ static uint64_t rnd(uint64_t n)
  */
 static void test_fast_env_builds_the_same_tables(void **state)
 {
-	static struct fx ref, fast;
+	static struct arena_space ref, fast;
 	/* two windows: one in root slot 0, one across the slot 0/1 boundary */
 	const uint64_t win[2] = { 0, 512 * GiB - 64 * MiB };
 	const unsigned flags[] = { 0, PT_WRITE, PT_EXEC, PT_USER | PT_WRITE, PT_GLOBAL,
@@ -1231,7 +1209,7 @@ static void dead_flush(void *ctx, const struct pt_flushlist *fl)
 
 static void test_unlinked_tables_read_not_present_until_flushed(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	struct pt_env env = f->a.env;
 	struct pt_space s;
 
@@ -1259,7 +1237,7 @@ static void test_unlinked_tables_read_not_present_until_flushed(void **state)
  */
 static void test_map_reserving_more_than_one_list_page(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	const uint64_t va = 3 * GiB, pa = 7 * GiB;
 	uint64_t in_use = f->a.frames.in_use;
 	struct arena_snap snap;
@@ -1291,7 +1269,7 @@ static void test_map_reserving_more_than_one_list_page(void **state)
 	assert_int_equal(f->a.frames.in_use, in_use);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, arena_space_teardown)
 
 int main(void)
 {

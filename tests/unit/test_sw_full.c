@@ -20,47 +20,26 @@
 #include <ptlab/pte.h>
 
 #include "arena.h"
+#include "fixture.h"
 
 #define GiB (UINT64_C(1) << 30)
 #define MiB (UINT64_C(1) << 20)
 #define KiB (UINT64_C(1) << 10)
 #define PA0 (UINT64_C(1) << 40)
 
-struct fx {
-	struct arena a;
-	struct pt_space s;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-
-	arena_init(&f->a, 2048);
-	assert_int_equal(pt_create(&f->s, &f->a.env, 4), PT_OK);
-	*state = f;
-	return 0;
+	return arena_space_setup(state, 2048, 4);
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	assert_int_equal(f->s.stats.reserve_unused, 0);
-	pt_destroy(&f->s);
-	assert_int_equal(f->a.frames.in_use, 0);
-	arena_fini(&f->a);
-	free(f);
-	return 0;
-}
-
-static int lint(struct fx *f, struct pt_lint *l)
+static int lint(struct arena_space *f, struct pt_lint *l)
 {
 	uint64_t scratch[256];
 
 	return pt_lint(&f->s, scratch, 256, NULL, NULL, l);
 }
 
-static void lint_clean(struct fx *f)
+static void lint_clean(struct arena_space *f)
 {
 	struct pt_lint l;
 
@@ -69,7 +48,7 @@ static void lint_clean(struct fx *f)
 }
 
 /* The level-1 entry above @va, found by a walk of its own (no library call). */
-static uint64_t *pd_entry(struct fx *f, uint64_t va)
+static uint64_t *pd_entry(struct arena_space *f, uint64_t va)
 {
 	uint64_t pa = f->s.root_pa, *t = NULL;
 
@@ -85,7 +64,7 @@ static uint64_t *pd_entry(struct fx *f, uint64_t va)
 	return t;
 }
 
-static bool marked(struct fx *f, uint64_t va)
+static bool marked(struct arena_space *f, uint64_t va)
 {
 	uint64_t e = *pd_entry(f, va);
 
@@ -97,7 +76,7 @@ static bool marked(struct fx *f, uint64_t va)
 /* No entry but level-1 links to page tables carries the bit. */
 static int no_mark_elsewhere(void *arg, unsigned level, uint64_t pa)
 {
-	struct fx *f = arg;
+	struct arena_space *f = arg;
 	const uint64_t *t = arena_p2v(&f->a, pa);
 
 	for (unsigned i = 0; i < PT_ENTRIES; i++)
@@ -108,7 +87,7 @@ static int no_mark_elsewhere(void *arg, unsigned level, uint64_t pa)
 
 static void test_map_marks_the_page_tables_it_fills_whole(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t va = GiB;
 
 	/* PTs 0 and 1 whole, PT 2 for 8 KiB only */
@@ -135,7 +114,7 @@ static void test_map_marks_the_page_tables_it_fills_whole(void **state)
 
 static void test_remap_and_nonglobal_protect_keep_the_mark(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t va = GiB;
 
 	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
@@ -155,7 +134,7 @@ static void test_remap_and_nonglobal_protect_keep_the_mark(void **state)
 
 static void test_partial_unmap_clears_the_mark(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t va = GiB;
 	struct pt_flushlist fl;
 
@@ -177,7 +156,7 @@ static void test_partial_unmap_clears_the_mark(void **state)
 
 static void test_unmap_of_marked_tables_counts_and_flushes_as_a_read(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t va = GiB;
 	struct pt_flushlist fl;
 
@@ -221,7 +200,7 @@ static void test_unmap_of_marked_tables_counts_and_flushes_as_a_read(void **stat
  */
 static void test_unmap_trusts_the_mark_and_lint_checks_it(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t va = GiB, *pde, *pt;
 	struct pt_lint l;
 
@@ -294,7 +273,7 @@ static void test_lint_checks_every_entry_under_a_mark(void **state)
 /* A table marked in one call and covered whole by a later map is refused like any other. */
 static void test_map_over_a_marked_table_fails_unchanged(void **state)
 {
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t va = GiB, before;
 
 	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
@@ -306,7 +285,7 @@ static void test_map_over_a_marked_table_fails_unchanged(void **state)
 	lint_clean(f);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, arena_space_teardown)
 
 int main(void)
 {
