@@ -8,6 +8,15 @@
 
 #include <ptlab/pt.h>
 
+/* CPUID leaves and bits, XCR0 bits (Intel SDM Vol. 2A CPUID, Vol. 1 13.3) */
+#define CPUID_LEAF_MAX           0u
+#define CPUID_LEAF_FEATURES      1u
+#define CPUID_LEAF_EXT_FEATURES  7u
+#define CPUID1_ECX_OSXSAVE       (UINT32_C(1) << 27)
+#define CPUID1_ECX_AVX           (UINT32_C(1) << 28)
+#define CPUID7_EBX_AVX2          (UINT32_C(1) << 5)
+#define XCR0_SSE_AVX             UINT64_C(0x6)   /* bits 1 (SSE) and 2 (AVX) */
+
 /* pt_align_up / pt_align_down: <ptlab/pte.h>. */
 
 /* The @bytes-byte little-endian value at @p, read byte by byte (any alignment). */

@@ -698,24 +698,39 @@ void fill_leaves_avx2(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
 }
 #endif
 
+bool pt_cpu_avx2_usable(const struct pt_cpu_avx2 *r)
+{
+	const uint32_t os_avx = CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX;
+
+	if (r->max_leaf < CPUID_LEAF_EXT_FEATURES)
+		return false;
+	if ((r->leaf1_ecx & os_avx) != os_avx)
+		return false;
+	/* SSE and AVX state enabled by the OS (Intel SDM Vol. 1 13.3) */
+	if ((r->xcr0 & XCR0_SSE_AVX) != XCR0_SSE_AVX)
+		return false;
+	return (r->leaf7_ebx & CPUID7_EBX_AVX2) != 0;
+}
+
 bool pt_cpu_wide_stores(void)
 {
 #ifdef PT_HAVE_AVX2_PATH
+	struct pt_cpu_avx2 r = { 0 };
 	uint32_t a, b, c, d, xcr0_lo, xcr0_hi;
 
-	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0u), "c"(0u));
-	if (a < 7)
-		return false;
-	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1u), "c"(0u));
-	/* OSXSAVE (bit 27) and AVX (bit 28); XGETBV only with OSXSAVE set */
-	if ((c & (UINT32_C(3) << 27)) != (UINT32_C(3) << 27))
-		return false;
-	__asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0u));
-	(void)xcr0_hi;
-	if ((xcr0_lo & 6u) != 6u)   /* SSE and AVX state enabled (Intel SDM Vol. 1 §13.3) */
-		return false;
-	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7u), "c"(0u));
-	return b & (UINT32_C(1) << 5);
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(CPUID_LEAF_MAX), "c"(0u));
+	r.max_leaf = a;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(CPUID_LEAF_FEATURES), "c"(0u));
+	r.leaf1_ecx = c;
+	/* XGETBV raises #UD unless OSXSAVE is set */
+	if (c & CPUID1_ECX_OSXSAVE) {
+		__asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0u));
+		r.xcr0 = (uint64_t)xcr0_hi << 32 | xcr0_lo;
+	}
+	/* CPUID never faults; above the highest leaf the answer is ignored */
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(CPUID_LEAF_EXT_FEATURES), "c"(0u));
+	r.leaf7_ebx = b;
+	return pt_cpu_avx2_usable(&r);
 #else
 	return false;
 #endif

@@ -215,6 +215,23 @@ struct pt_env {
  */
 bool pt_cpu_wide_stores(void);
 
+/* The processor's answers pt_cpu_wide_stores() decides from. */
+struct pt_cpu_avx2 {
+	uint32_t max_leaf;     /* CPUID.0:EAX, the highest basic leaf */
+	uint32_t leaf1_ecx;    /* CPUID.1:ECX (OSXSAVE bit 27, AVX bit 28) */
+	uint64_t xcr0;         /* XCR0 (XGETBV, ECX=0); 0 where OSXSAVE is clear */
+	uint32_t leaf7_ebx;    /* CPUID.(EAX=7,ECX=0):EBX (AVX2 bit 5) */
+};
+
+/*
+ * The decision of pt_cpu_wide_stores() from values the caller read: leaf 7
+ * exists, OSXSAVE and AVX are set, XCR0 enables the SSE and AVX state, and
+ * AVX2 is set (leaf7_ebx is not looked at when max_leaf is below 7).  Pure:
+ * it says whether the CPU could run the wide loop, not whether this build
+ * of the library has it.
+ */
+bool pt_cpu_avx2_usable(const struct pt_cpu_avx2 *r);
+
 /* ---- address spaces ------------------------------------------------------- */
 
 struct pt_stats {

@@ -243,7 +243,7 @@ static void test_unmap_trusts_the_mark_and_lint_checks_it(void **state)
 static void test_lint_checks_every_entry_under_a_mark(void **state)
 {
 	static const unsigned idx[] = { 0, 1, PT_ENTRIES - 1 };
-	struct fx *f = *state;
+	struct arena_space *f = *state;
 	uint64_t va = GiB, *pt, saved;
 	struct pt_lint l;
 

@@ -2,7 +2,8 @@
 /*
  * Host tests of struct pt_env's wide_stores (32-byte stores of page tables):
  * pt_cpu_wide_stores() agrees with the compiler runtime's own CPU feature
- * check, pt_env_check refuses the flag where the CPU cannot take it, and
+ * check, its decision (pt_cpu_avx2_usable) follows the SDM's rule on
+ * processors this machine is not, pt_env_check refuses the flag where the CPU cannot take it, and
  * the tables built with the wide loop are byte for byte those of the
  * 16-byte loop, whatever the run's length and alignment in its table.
  */
@@ -15,6 +16,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <ptlab/pt.h>
 #include <ptlab/pte.h>
@@ -38,6 +42,66 @@ static void test_cpu_check_agrees_with_the_compiler_runtime(void **state)
 #if defined(__SSE2__) && defined(__x86_64__)
 	assert_int_equal(pt_cpu_wide_stores(), cpu_avx2());
 #else
+	assert_false(pt_cpu_wide_stores());
+#endif
+}
+
+/*
+ * The decision on processor answers written here: a processor with AVX2
+ * enabled, then that processor with one thing taken away at a time.  The
+ * expectation is the SDM's rule stated once per row, not the library's code.
+ */
+static void test_avx2_decision_follows_the_rule(void **state)
+{
+	const uint32_t osxsave = UINT32_C(1) << 27, avx = UINT32_C(1) << 28, avx2 = 1u << 5;
+	const struct pt_cpu_avx2 good = { .max_leaf = 7, .leaf1_ecx = osxsave | avx,
+					  .xcr0 = 0x7, .leaf7_ebx = avx2 };
+	const struct {
+		const char *what;
+		struct pt_cpu_avx2 r;
+		bool usable;
+	} rows[] = {
+		{ "leaf 7 is the highest", good, true },
+		{ "leaves above 7", { 0x1f, osxsave | avx, 0x7, avx2 }, true },
+		{ "other bits around", { 0xd, ~0u, ~UINT64_C(0), ~0u }, true },
+		{ "highest leaf 6: leaf 7's answer is not one", { 6, osxsave | avx, 0x7, avx2 }, false },
+		{ "highest leaf 0", { 0, osxsave | avx, 0x7, avx2 }, false },
+		{ "no OSXSAVE", { 7, avx, 0x7, avx2 }, false },
+		{ "no AVX", { 7, osxsave, 0x7, avx2 }, false },
+		{ "XCR0 without the AVX state", { 7, osxsave | avx, 0x3, avx2 }, false },
+		{ "XCR0 without the SSE state", { 7, osxsave | avx, 0x5, avx2 }, false },
+		{ "XCR0 with the AVX state high up only", { 7, osxsave | avx, UINT64_C(1) << 33 | 1, avx2 }, false },
+		{ "no AVX2", { 7, osxsave | avx, 0x7, ~avx2 }, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (pt_cpu_avx2_usable(&rows[i].r) != rows[i].usable)
+			fail_msg("%s: expected %s", rows[i].what, rows[i].usable ? "usable" : "not usable");
+	}
+}
+
+/* The library's own reading of this CPU, against the same values read here. */
+static void test_cpu_check_reads_this_cpu(void **state)
+{
+#if defined(__SSE2__) && defined(__x86_64__)
+	struct pt_cpu_avx2 r = { 0 };
+	uint32_t a, b, c, d;
+
+	(void)state;
+	__cpuid_count(0, 0, a, b, c, d);
+	r.max_leaf = a;
+	__cpuid_count(1, 0, a, b, c, d);
+	r.leaf1_ecx = c;
+	if (c & (UINT32_C(1) << 27)) {
+		__asm__("xgetbv" : "=a"(a), "=d"(d) : "c"(0u));
+		r.xcr0 = (uint64_t)d << 32 | a;
+	}
+	__cpuid_count(7, 0, a, b, c, d);
+	r.leaf7_ebx = b;
+	assert_int_equal(pt_cpu_wide_stores(), pt_cpu_avx2_usable(&r));
+#else
+	(void)state;
 	assert_false(pt_cpu_wide_stores());
 #endif
 }
@@ -150,6 +214,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_check_agrees_with_the_compiler_runtime),
+		cmocka_unit_test(test_avx2_decision_follows_the_rule),
+		cmocka_unit_test(test_cpu_check_reads_this_cpu),
 		cmocka_unit_test(test_env_check_refuses_what_the_cpu_cannot_do),
 		cmocka_unit_test(test_wide_loop_builds_the_same_tables),
 		cmocka_unit_test(test_run_stops_at_its_end_before_a_mapped_entry),
