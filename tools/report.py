@@ -166,12 +166,11 @@ class Report:
         self.problems = []        # malformed lines seen
 
     # facts
-    def fact(self, key, first=False, raw=False):
-        """The last (@first: the first) fact line with @key as a dict, empty
-        when absent; values as numbers where they are (@raw: as written)."""
-        for k, rest, d in (self.facts if first else reversed(self.facts)):
+    def fact(self, key):
+        """The last fact line with @key as a dict (empty when absent)."""
+        for k, _, d in reversed(self.facts):
             if k == key:
-                return dict(KV.findall(rest)) if raw else d
+                return d
         return {}
 
     def value(self, key, field, first=False, raw=False):
