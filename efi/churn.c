@@ -40,6 +40,7 @@
  */
 #include "checkkit.h"
 #include "churn.h"
+#include "inject.h"
 #include "report.h"
 #include "trap.h"
 
@@ -887,16 +888,9 @@ int churn_finish(struct ptlab *p)
 	int err = PT_OK;
 
 	if (!c.failed) {
-		/* --inject=typed-alias: a typed-window frame back in the identity map, write-back */
-		bool typed_alias = opts_injected(&p->opts, OPTS_INJECT_TYPED_ALIAS) && p->data.typed_len &&
-				   pt_map(&p->build.space, p->data.typed_pa, p->data.typed_pa, PT_PAGE_SIZE, PT_WRITE,
-					  PT_PAGE_4K, &fl) == PT_OK;
-
-		if (typed_alias)
-			ptlab_flush(&fl);
+		inject_begin(p, OPTS_INJECT_TYPED_ALIAS, 0);
 		audit_types(p);
-		if (typed_alias && pt_unmap(&p->build.space, p->data.typed_pa, PT_PAGE_SIZE, 0, &fl) == PT_OK)
-			ptlab_flush(&fl);
+		inject_end(p, OPTS_INJECT_TYPED_ALIAS);
 	}
 	/* everything the churn mapped goes; every table it used must be freed */
 	for (unsigned w = 0; w < 2 && !err; w++) {

@@ -110,27 +110,38 @@ static int remap_page(struct ptlab *p, enum opts_inject v, uint64_t va)
 }
 
 /* Map the unmapped page at @va to a pool frame, writable; 0 when done. */
-static int map_page(struct ptlab *p, enum opts_inject v, uint64_t va)
+/*
+ * Map the unmapped page at @va to @pa, or to a pool frame of its own when
+ * @pa is 0 (given back with the mapping), with @flags; 0 when done.
+ */
+static int map_at(struct ptlab *p, enum opts_inject v, uint64_t va, uint64_t pa, unsigned flags)
 {
 	struct pt_flushlist fl;
 	struct undo *u;
-	uint64_t f;
+	uint64_t f = 0;
 
 	va &= ~(PT_PAGE_SIZE - 1);
-	if (pt_frames_alloc(&p->build.frames, &f) != PT_OK)
+	if (!pa && pt_frames_alloc(&p->build.frames, &f) != PT_OK)
 		return -1;
-	if (!(u = push(p, v, UNDO_MAP, va))) {
-		pt_frames_free(&p->build.frames, f);
-		return -1;
-	}
+	if (!(u = push(p, v, UNDO_MAP, va)))
+		goto fail;
 	u->frame = f;
-	if (pt_map(&p->build.space, va, f, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl) != PT_OK) {
-		pt_frames_free(&p->build.frames, f);
+	if (pt_map(&p->build.space, va, f ? f : pa, PT_PAGE_SIZE, flags, PT_PAGE_4K, &fl) != PT_OK) {
 		nundo--;
-		return -1;
+		goto fail;
 	}
 	flush(p, &fl);
 	return 0;
+fail:
+	if (f)
+		pt_frames_free(&p->build.frames, f);
+	return -1;
+}
+
+/* Map the unmapped page at @va to a pool frame, writable; 0 when done. */
+static int map_page(struct ptlab *p, enum opts_inject v, uint64_t va)
+{
+	return map_at(p, v, va, 0, PT_WRITE);
 }
 
 /* The first memory-map range with a page the identity map holds, not page 0, not ours. */
@@ -164,7 +175,6 @@ static uint64_t first_alias_ram_point(const struct ptlab *p)
 
 static int plant(struct ptlab *p, enum opts_inject v, uint64_t arg)
 {
-	struct pt_flushlist fl;
 	struct pt_leaf l;
 	uint64_t *root = (uint64_t *)(uintptr_t)p->build.space.root_pa, va, f;
 	volatile uint64_t here = 0;
@@ -181,15 +191,12 @@ static int plant(struct ptlab *p, enum opts_inject v, uint64_t arg)
 		return 0;
 	case OPTS_INJECT_EXTRA_TABLE:
 		/* a page outside the plan, in a root slot the plan leaves empty */
-		va = PTLAB_SCRATCH_LOW + (UINT64_C(8) << 30);
-		if (!(u = push(p, v, UNDO_MAP, va)))
+		return map_at(p, v, PTLAB_SCRATCH_LOW + (UINT64_C(8) << 30), p->data.pa, 0);
+	case OPTS_INJECT_TYPED_ALIAS:
+		/* a typed-window frame back in the identity map, write-back, for the churn's audit */
+		if (!p->data.typed_len)
 			return -1;
-		if (pt_map(&p->build.space, va, p->data.pa, PT_PAGE_SIZE, 0, PT_PAGE_4K, &fl) != PT_OK) {
-			nundo--;
-			return -1;
-		}
-		flush(p, &fl);
-		return 0;
+		return map_at(p, v, p->data.typed_pa, p->data.typed_pa, PT_WRITE);
 	case OPTS_INJECT_PLAN_POINT:
 		if (!p->build.plan.n || pt_translate(&p->build.space, p->build.plan.entry[0].va, &l) != PT_OK)
 			return -1;

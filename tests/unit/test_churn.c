@@ -5,7 +5,8 @@
  *
  * What only the machine has is stood in for here, at the churn's link
  * seams (trap.h's probes; state.h's ptlab_flush, ptlab_invlpg,
- * ptlab_wbinvd, ptlab_is_ram, ptlab_deadline_passed):
+ * ptlab_wbinvd, ptlab_is_ram, ptlab_deadline_passed; inject.h's
+ * inject_begin and inject_end):
  *  - the fault probes translate with pt_translate on p->build.space (the
  *    effective flags) and raise #PF the way the CPU does: error 0 for an unmapped page
  *    (|W for writes, |I/D for fetches), 3 for a write to a read-only page,
@@ -20,7 +21,9 @@
  *    dropping a page never drops its neighbours in a large page, where a
  *    CPU may drop more;
  *  - ptlab_flush and ptlab_invlpg (privileged on the machine), ptlab_wbinvd
- *    (counted), ptlab_is_ram (the arena is the only RAM).
+ *    (counted), ptlab_is_ram (the arena is the only RAM);
+ *  - inject_begin and inject_end (--inject's faults, efi/inject.c, plant
+ *    on the machine's tables): the host runs plant nothing.
  * The report is the real one (efi/report.c) in a buffer.
  *
  * Physical layout (the arena, 16 MiB at ARENA_BASE, which is GiB aligned):
@@ -42,6 +45,7 @@
 #include "arena.h"
 
 #include "../../efi/churn.h"
+#include "../../efi/inject.h"
 #include "../../efi/report.h"
 #include "../../efi/state.h"
 #include "../../efi/trap.h"
@@ -126,6 +130,20 @@ void ptlab_invlpg(uint64_t va)
 void ptlab_wbinvd(void)
 {
 	sim_wbinvd++;
+}
+
+/* --inject's faults are planted on the machine only (efi/inject.c). */
+void inject_begin(struct ptlab *p, enum opts_inject v, uint64_t arg)
+{
+	(void)p;
+	(void)v;
+	(void)arg;
+}
+
+void inject_end(struct ptlab *p, enum opts_inject v)
+{
+	(void)p;
+	(void)v;
 }
 
 /* The frame and effective flags for @va; false when not mapped. */
