@@ -76,21 +76,18 @@ static int map_apic(struct ptlab *p, uint64_t pa)
 	return 1;
 }
 
-static bool all_past(uint32_t state, uint64_t end)
+/*
+ * Spin until no AP is still @busy(c, @state), or until @end (a TSC value);
+ * true when none is.
+ */
+static bool wait_aps(bool (*busy)(const struct smp_cpu *c, uint32_t state), uint32_t state,
+		     uint64_t end)
 {
 	for (;;) {
 		bool waiting = false;
 
-		for (unsigned i = 0; i < smp_sh.ncpu; i++) {
-			const struct smp_cpu *c = smp_sh.cpu[i];
-
-			if (c->bsp || c->state >= state || c->faulted)
-				continue;
-			/* left already (fault or deadline): nothing more will come */
-			if (c->state == SMP_ST_LEFT)
-				continue;
-			waiting = true;
-		}
+		for (unsigned i = 0; i < smp_sh.ncpu; i++)
+			waiting |= !smp_sh.cpu[i]->bsp && busy(smp_sh.cpu[i], state);
 		if (!waiting)
 			return true;
 		if (rdtsc() > end)
@@ -99,23 +96,27 @@ static bool all_past(uint32_t state, uint64_t end)
 	}
 }
 
+/* Short of @state; one that faulted or left already (deadline) brings nothing more. */
+static bool short_of(const struct smp_cpu *c, uint32_t state)
+{
+	return c->state < state && !c->faulted && c->state != SMP_ST_LEFT;
+}
+
+/* Started and not yet gone from our tables. */
+static bool not_left(const struct smp_cpu *c, uint32_t state)
+{
+	(void)state;
+	return c->state != SMP_ST_NONE && c->state != SMP_ST_LEFT;
+}
+
+static bool all_past(uint32_t state, uint64_t end)
+{
+	return wait_aps(short_of, state, end);
+}
+
 static bool all_left(uint64_t end)
 {
-	for (;;) {
-		bool waiting = false;
-
-		for (unsigned i = 0; i < smp_sh.ncpu; i++) {
-			const struct smp_cpu *c = smp_sh.cpu[i];
-
-			if (!c->bsp && c->state != SMP_ST_NONE && c->state != SMP_ST_LEFT)
-				waiting = true;
-		}
-		if (!waiting)
-			return true;
-		if (rdtsc() > end)
-			return false;
-		__asm__ volatile("pause");
-	}
+	return wait_aps(not_left, 0, end);
 }
 
 static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
