@@ -337,7 +337,7 @@ check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps
 # image.
 test: | deps
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image linux-initrd
 	$(Q)tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
@@ -388,6 +388,27 @@ reliability: | deps
 		$(BUILD)/host/tests/test_alloc_fail
 	$(Q)tests/reliability-summary.sh $(BUILD)/host/tests/test_bad_input \
 		$(BUILD)/host/tests/test_alloc_fail tests/fuzz/corpus
+
+# ---- the Linux hand-off test's initramfs ----
+
+# tests/linux/init.c, static, as /init and busybox-static's busybox as
+# /bin/busybox (mk/initramfs.sh); tests/boot/linux.sh boots Debian's
+# linux-image-cloud-amd64 kernel with it on ptlab's tables.
+LINUX_DIR := $(BUILD)/linux
+LINUX_INITRD := $(LINUX_DIR)/initrd.img
+BUSYBOX ?= /bin/busybox
+
+.PHONY: linux-initrd
+linux-initrd: $(LINUX_INITRD)
+
+$(LINUX_DIR)/init: tests/linux/init.c | deps
+	$(call msg,CCLD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static -O2 $(WARNFLAGS) -o $@ $<
+
+$(LINUX_INITRD): $(LINUX_DIR)/init mk/initramfs.sh | deps
+	$(call msg,CPIO,$@)
+	$(Q)mk/initramfs.sh $@ $< $(BUSYBOX)
 
 # ---- image and QEMU ----
 

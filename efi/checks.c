@@ -179,6 +179,9 @@ static int coverage_point(struct ptlab *p, uint64_t va, uint64_t pa, unsigned fl
 	/* the LA57 trampoline's code page is RX there */
 	if (!hhdm && la57_is_code_page(p, pa))
 		return leaf.flags != ((flags & ~PT_WRITE) | PT_EXEC);
+	/* the ranges --kernel maps RWX */
+	if (!hhdm && kern_wx_exempt(&p->kern, pa, PT_PAGE_SIZE))
+		return leaf.flags != (flags | PT_WRITE | PT_EXEC);
 	return leaf.flags != flags;
 }
 
@@ -225,6 +228,7 @@ struct audit {
 	uint64_t leaves[3];
 	uint64_t wx_bytes, wx_first;
 	uint64_t wx_exempt;         /* runtime code the firmware left RWX (hand-off) */
+	uint64_t wx_kernel;         /* a Linux kernel's init_size range (hand-off, --kernel) */
 	uint64_t mmio_x_bytes;
 	uint64_t leaves_mapped;
 	bool page0;
@@ -265,13 +269,21 @@ static bool wx_exempt(const struct ptlab *p, uint64_t pa)
 	return m && m->rwx;
 }
 
+/* The identity leaf lies inside a range --kernel maps RWX. */
+static bool wx_kernel(const struct ptlab *p, const struct pt_leaf *l)
+{
+	return l->va == l->pa && kern_wx_exempt(&p->kern, l->pa, l->size);
+}
+
 static int audit_leaf(void *arg, const struct pt_leaf *l)
 {
 	struct audit *a = arg;
 
 	if (l->level < 3)
 		a->leaves[l->level]++;
-	if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC) && wx_exempt(a->p, l->pa)) {
+	if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC) && wx_kernel(a->p, l)) {
+		a->wx_kernel += l->size;
+	} else if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC) && wx_exempt(a->p, l->pa)) {
 		a->wx_exempt += l->size;
 	} else if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC)) {
 		if (!a->wx_bytes)
@@ -300,6 +312,13 @@ static void check_audit(struct ptlab *p)
 		report_note(p->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
 			    "Attributes Table for them): the one exemption",
 			    (unsigned long long)a.wx_exempt);
+	if (a.wx_kernel)
+		report_note(p->rep, "audit: %llu bytes mapped RWX in the identity map for Linux, "
+			    "--kernel's one exemption: its init_size range 0x%llx+0x%llx (the "
+			    "decompressor runs and writes there) and RAM below 640 KiB in 0x%llx+0x%llx "
+			    "(its 32-bit paging trampoline)", (unsigned long long)a.wx_kernel,
+			    (unsigned long long)p->kern.wx[0].va, (unsigned long long)p->kern.wx[0].len,
+			    (unsigned long long)p->kern.wx[1].va, (unsigned long long)p->kern.wx[1].len);
 	if (!a.wx_bytes && !a.page0 && !a.mmio_x_bytes)
 		report_ok(p->rep, "audit: no writable+executable page, page 0 not present, MMIO NX");
 	else

@@ -27,6 +27,7 @@
 #include "gop.h"
 #include "handoff.h"
 #include "la57.h"
+#include "linux.h"
 #include "owned.h"
 #include "run.h"
 #include "runs.h"
@@ -40,6 +41,7 @@
 #define EBS_TRIES        5u
 #define MAP_EXTRA_DESC   64u
 #define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
+#define PREPARE_REPORTED 1                     /* prepare() failed and said why */
 
 static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
 			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
@@ -209,6 +211,8 @@ static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigne
 	return n;
 }
 
+static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p);
+
 static int phase_b_body(void *arg)
 {
 	static struct pt_range ranges[PT_FRAMES_MAX_RANGES];
@@ -256,6 +260,8 @@ static int phase_b_body(void *arg)
 	}
 	t = rdtsc();
 	err = run_plan(p);
+	if (!err)
+		err = linux_plan_exempt(p);
 	p->t.plan = rdtsc() - t;
 	if (err) {
 		report_fail(p->rep, "handoff: plan of the final map: %s", pt_strerror(err));
@@ -263,6 +269,8 @@ static int phase_b_body(void *arg)
 	}
 	run_build_and_check(p, &final_map);
 	run_report_frames_and_time(p, t0);
+	if (p->kern.on && linux_prepare_jump(p) == PT_OK)
+		hand_to_linux(p);
 	return 0;
 }
 
@@ -311,21 +319,14 @@ static void say_end(const char *s, size_t n)
 	}
 }
 
-static __attribute__((noreturn)) void finish(struct ptlab *p)
+/* The closing line, the report out on COM1, and the whole of it on the screen. */
+static void emit_final(struct ptlab *p)
 {
-	bool passed;
 	size_t cursor = 0;
 	const char *line;
 	size_t len;
 
-	back_home(p);
-	passed = p->rep->failed == 0 && !p->aborted && p->rep->passed;
 	fb_on = p->fb.ok;
-	if ((p->opts.end == OPTS_END_SHUTDOWN || p->opts.end == OPTS_END_REBOOT) &&
-	    !firmware_runtime_reset_supported())
-		report_note(p->rep, "handoff: EFI_RT_PROPERTIES_TABLE says ResetSystem is not "
-			    "supported after ExitBootServices (0x%x): the CPU halts instead of --end=%s",
-			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
 	report_finish(p->rep);
 	sink_emit(p->rep);
 	if (p->fb.ok) {
@@ -342,6 +343,42 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 			fbcon_write_line(&fbc, buf);
 		}
 	}
+}
+
+static const char handing_over[] = "ptlab: handing over to Linux\n";
+
+/*
+ * Every check passed on the tables handed over: the APs back to
+ * wait-for-SIPI, the report closed with the kernel's facts, and the jump.
+ */
+static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
+{
+	const struct ptlab_kernel *k = &p->kern;
+	unsigned parked = smp_handoff_init_aps();
+
+	report_fact(p->rep, "linux", "entry=0x%llx load=0x%llx init_size=0x%llx boot_params=0x%llx "
+		    "e820=%u initrd=0x%llx+0x%llx levels=%u cpus_parked=%u",
+		    (unsigned long long)(k->load_pa + LB_ENTRY64_OFF), (unsigned long long)k->load_pa,
+		    (unsigned long long)k->hdr.init_size, (unsigned long long)k->zero_page_pa,
+		    k->e820_n, (unsigned long long)k->initrd_pa, (unsigned long long)k->initrd_bytes,
+		    p->build.levels, parked);
+	emit_final(p);
+	say_end(handing_over, sizeof(handing_over) - 1);
+	linux_jump(p);
+}
+
+static __attribute__((noreturn)) void finish(struct ptlab *p)
+{
+	bool passed;
+
+	back_home(p);
+	passed = p->rep->failed == 0 && !p->aborted && p->rep->passed;
+	if ((p->opts.end == OPTS_END_SHUTDOWN || p->opts.end == OPTS_END_REBOOT) &&
+	    !firmware_runtime_reset_supported())
+		report_note(p->rep, "handoff: EFI_RT_PROPERTIES_TABLE says ResetSystem is not "
+			    "supported after ExitBootServices (0x%x): the CPU halts instead of --end=%s",
+			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
+	emit_final(p);
 	switch (p->opts.end) {
 	case OPTS_END_QEMU:
 		ptlab_debug_exit(p, passed);
@@ -349,6 +386,8 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 		/* fall through */
 	case OPTS_END_SHUTDOWN:
 	case OPTS_END_REBOOT:
+	case OPTS_END_RETURN:	/* --kernel: returns only before ExitBootServices */
+	case OPTS_END_WAIT:
 		if (!firmware_runtime_reset_supported()) {
 			say_end(reset_unsupported, sizeof(reset_unsupported) - 1);
 			break;
@@ -438,6 +477,8 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	if (err)
 		return err;
 	p->fb.extra = p->fb.ok && !pt_memmap_overlaps(&p->build.map, p->fb.info.base_pa, p->fb.len);
+	if (p->opts.kernel[0] && linux_load(p, li, cap) != PT_OK)
+		return PREPARE_REPORTED;
 	ram_bitmap_bytes = bitmap_estimate(p);
 	ram_bitmap = owned_pages(ram_bitmap_bytes);
 	if (!ram_bitmap)
@@ -480,6 +521,11 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	if (p->cpu.caps.pat)
 		pt_pat_ptlab(&p->build.env.pat);
 	err = prepare(p, li);
+	if (err == PREPARE_REPORTED) {
+		report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
+			    "ExitBootServices, nothing of it stays allocated");
+		return;
+	}
 	if (err) {
 		report_fail(p->rep, "handoff: preparing for ExitBootServices: %s", pt_strerror(err));
 		return;

@@ -11,6 +11,20 @@
 struct pt_plan;
 
 /*
+ * Give the identity-map range [@pa, @pa + @len) (4 KiB aligned, non-empty)
+ * the permissions @perm (PT_WRITE, PT_EXEC, PT_ALLOW_WX; cache type and the
+ * rest stay): each identity entry it touches is split into up to three
+ * entries (before, the range, after), entries that already have @perm are
+ * left whole, and the minimum table count is computed again for @levels
+ * and @has_1g.  Other kinds (HHDM, image) are not touched.  Returns PT_OK,
+ * PT_EINVAL (unaligned, empty, wrapping, or other bits),
+ * PT_ENOTMAPPED (a page no identity entry holds) or PT_ECAPACITY (no room
+ * for the pieces); on error @pl is unchanged.
+ */
+int plan_identity_perm(struct pt_plan *pl, uint64_t pa, uint64_t len, unsigned perm,
+		       unsigned levels, bool has_1g);
+
+/*
  * Make the identity-map page at @code (4 KiB aligned) read-only and
  * executable in @pl: the identity entry holding it is split into up to
  * three entries (before, the page, after), the others keep their

@@ -22,6 +22,7 @@
 
 #include "firmware.h"
 #include "fmt.h"
+#include "fsfile.h"
 #include "fwmode.h"
 #include "handoff.h"
 #include "optcheck.h"
@@ -56,92 +57,7 @@ static void say(const char *fmt, ...)
 
 /* ---- options ------------------------------------------------------------------ */
 
-#define CFG_CHUNK  4096u
 #define CFG_MAX    (1u << 20)     /* a larger \ptlab.cfg is refused, never cut */
-
-/*
- * Read all of \ptlab.cfg from the boot volume, in chunks, into a
- * NUL-terminated buffer.  Returns EFI_NOT_FOUND when there is no file (no
- * options), another error with @err set when it cannot be read whole.
- */
-static EFI_STATUS read_cfg(EFI_LOADED_IMAGE *li, char **out, UINTN *len, char *err, size_t errlen)
-{
-	EFI_FILE_HANDLE root, file;
-	EFI_STATUS st;
-	char *buf = NULL;
-	UINTN cap = 0, used = 0;
-
-	*out = NULL;
-	root = LibOpenRoot(li->DeviceHandle);
-	if (!root)
-		return EFI_NOT_FOUND;
-	st = uefi_call_wrapper(root->Open, 5, root, &file, L"\\ptlab.cfg", EFI_FILE_MODE_READ, 0);
-	uefi_call_wrapper(root->Close, 1, root);
-	if (st == EFI_NOT_FOUND)
-		return st;
-	if (st != EFI_SUCCESS) {
-		fmt_snprintf(err, errlen, "\\ptlab.cfg cannot be opened: status 0x%llx",
-			     (unsigned long long)st);
-		return st;
-	}
-	for (;;) {
-		UINTN n;
-
-		if (used == cap) {
-			char *bigger, probe;
-
-			if (cap >= CFG_MAX) {
-				/* full: only the end of the file may follow */
-				n = 1;
-				st = uefi_call_wrapper(file->Read, 3, file, &n, &probe);
-				if (st == EFI_SUCCESS && n == 0)
-					break;
-				fmt_snprintf(err, errlen, "\\ptlab.cfg is larger than %u bytes: refused "
-					     "rather than cut", CFG_MAX);
-				st = EFI_BAD_BUFFER_SIZE;
-				break;
-			}
-			cap = cap ? 2 * cap : 2 * CFG_CHUNK;
-			bigger = owned_pool(cap + 1);
-			if (!bigger) {
-				fmt_snprintf(err, errlen, "no memory to read \\ptlab.cfg");
-				st = EFI_OUT_OF_RESOURCES;
-				break;
-			}
-			if (buf)
-				CopyMem(bigger, buf, used);
-			owned_pool_free(buf);
-			buf = bigger;
-		}
-		n = cap - used < CFG_CHUNK ? cap - used : CFG_CHUNK;
-		st = uefi_call_wrapper(file->Read, 3, file, &n, buf + used);
-		if (st != EFI_SUCCESS) {
-			fmt_snprintf(err, errlen, "reading \\ptlab.cfg failed at byte %llu: status "
-				     "0x%llx", (unsigned long long)used, (unsigned long long)st);
-			break;
-		}
-		if (n == 0)
-			break;   /* end of file */
-		used += n;
-	}
-	uefi_call_wrapper(file->Close, 1, file);
-	if (st != EFI_SUCCESS) {
-		owned_pool_free(buf);
-		return st;
-	}
-	if (!buf) {
-		/* an empty file */
-		buf = owned_pool(1);
-		if (!buf) {
-			fmt_snprintf(err, errlen, "no memory to read \\ptlab.cfg");
-			return EFI_OUT_OF_RESOURCES;
-		}
-	}
-	buf[used] = 0;
-	*out = buf;
-	*len = used;
-	return EFI_SUCCESS;
-}
 
 /* LoadOptions a boot manager passed that were not meant for us (the report says so). */
 static char foreign_opts[128];
@@ -174,7 +90,8 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 	if (r == OPTS_EMPTY || r == OPTS_BINARY || r == OPTS_FOREIGN) {
 		UINTN len = 0;
 		char *cfg = NULL;
-		EFI_STATUS st = read_cfg(li, &cfg, &len, err, errlen);
+		EFI_STATUS st = fsfile_read(li->DeviceHandle, "\\ptlab.cfg", CFG_MAX, &cfg, &len,
+					    err, errlen);
 
 		if (st != EFI_SUCCESS && st != EFI_NOT_FOUND)
 			return EFI_INVALID_PARAMETER;
@@ -331,7 +248,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_STATUS st;
-	char *buf, err[200], verdict[RUNS_VERDICT_MAX], line[320];
+	char *buf, err[200], verdict[RUNS_VERDICT_MAX], line[1536];
 	bool passed, nothing;
 	uint64_t t0;
 

@@ -18,13 +18,19 @@ int opts_validate(const struct opts *o, char *err, size_t errlen)
 		      "and missing-shootdown per run";
 	else if (o->raise == OPTS_RAISE_TIMEOUT && !o->timeout)
 		why = "--raise=timeout needs --timeout=S: nothing else ends its loop";
-	else if (o->mode == OPTS_MODE_HANDOFF && o->end_given &&
+	else if (o->mode == OPTS_MODE_HANDOFF && o->end_given && !o->kernel[0] &&
 		 (o->end == OPTS_END_WAIT || o->end == OPTS_END_RETURN))
 		why = "--end=wait and --end=return cannot work after ExitBootServices; "
 		      "use shutdown, reboot, halt or qemu";
 	else if (o->mode == OPTS_MODE_HANDOFF && o->fragment)
 		why = "--fragment works in firmware mode only: after ExitBootServices its "
 		      "scattered runtime pages could not be given back";
+	else if (o->kernel[0] && o->mode != OPTS_MODE_HANDOFF)
+		why = "--kernel needs --mode=handoff: a kernel runs after ExitBootServices";
+	else if (!o->kernel[0] && (o->initrd[0] || o->cmdline[0]))
+		why = "--initrd and --cmdline go with --kernel";
+	else if (o->kernel[0] && (o->hold || o->raise))
+		why = "--kernel does not go with --hold or --raise: the run must end in the kernel";
 	if (!why)
 		return 0;
 	if (err && errlen)

@@ -12,7 +12,7 @@
 #include "fmt.h"
 #include "opts.h"
 
-#define TOKEN_MAX 128
+#define TOKEN_MAX (OPTS_CMDLINE_MAX + 16)   /* "--cmdline=" and its value */
 
 /* Input as 8- or 16-bit little-endian units, read bytewise (any alignment). */
 struct src {
@@ -189,7 +189,8 @@ static int choice(const char *const *names, int first, const char *val)
  * OPT_CHOICE_BARE: a choice whose value may be left out, meaning choice @first.
  * OPT_CHOICE_LIST: one or more choices, comma-separated, as a bit mask.
  */
-enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE, OPT_CHOICE_LIST };
+enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE, OPT_CHOICE_LIST, OPT_PATH,
+	       OPT_TEXT };
 
 /*
  * The choices in the comma-separated @val as bits (1 << index) in @mask;
@@ -231,7 +232,7 @@ struct opt_def {
 enum {
 	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
 	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_DUMPFW,
-	O_SERIAL, O_WRONG_RESTORE, O_COUNT
+	O_SERIAL, O_WRONG_RESTORE, O_KERNEL, O_INITRD, O_CMDLINE, O_COUNT
 };
 
 static const struct opt_def defs[O_COUNT] = {
@@ -255,7 +256,24 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_DUMPFW] = { "dump-firmware", OPT_CHOICE, dump_names, 1, "leaves|ranges" },
 	[O_SERIAL] = { "serial", OPT_CHOICE, serial_names, 0, "auto|on|off" },
 	[O_WRONG_RESTORE] = { "wrong-restore", OPT_FLAG, NULL, 0, NULL },
+	[O_KERNEL] = { "kernel", OPT_PATH, NULL, 0, NULL },
+	[O_INITRD] = { "initrd", OPT_PATH, NULL, 0, NULL },
+	[O_CMDLINE] = { "cmdline", OPT_TEXT, NULL, 0, NULL },
 };
+
+/* Copy @val into @dst of @size bytes; false when it does not fit. */
+static bool copy_str(char *dst, size_t size, const char *val)
+{
+	size_t n = 0;
+
+	while (val[n] && n + 1 < size)
+		n++;
+	if (val[n])
+		return false;
+	for (size_t i = 0; i <= n; i++)
+		dst[i] = val[i];
+	return true;
+}
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -321,6 +339,14 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		if (c < 0) {
 			set_err(err, errlen, "--%s needs one of %s", d->name,
 				d->list);
+			return false;
+		}
+		break;
+	case OPT_PATH:
+	case OPT_TEXT:
+		if (!val || (d->kind == OPT_PATH && !*val)) {
+			set_err(err, errlen, "--%s needs a %s", d->name,
+				d->kind == OPT_PATH ? "file path on the boot volume" : "value (\"\" for none)");
 			return false;
 		}
 		break;
@@ -391,6 +417,19 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 	case O_WRONG_RESTORE:
 		o->wrong_restore = true;
 		break;
+	case O_KERNEL:
+	case O_INITRD:
+	case O_CMDLINE: {
+		char *dst = id == O_KERNEL ? o->kernel : id == O_INITRD ? o->initrd : o->cmdline;
+		size_t size = id == O_CMDLINE ? sizeof(o->cmdline) : sizeof(o->kernel);
+
+		if (!copy_str(dst, size, val)) {
+			set_err(err, errlen, "--%s: longer than %u characters", d->name,
+				(unsigned)size - 1);
+			return false;
+		}
+		break;
+	}
 	}
 	return true;
 }
@@ -669,7 +708,11 @@ const char *opts_usage(void)
 	       "  --serial=auto|on|off   write COM1 directly: unless the console already\n"
 	       "                         reaches a serial port (auto), always, never\n"
 	       "  --wrong-restore        (test) return with CR0.WP flipped, for the\n"
-	       "                         entry-state test to catch\n";
+	       "                         entry-state test to catch\n"
+	       "  --kernel=PATH          with --mode=handoff: after the checks, boot the\n"
+	       "                         Linux bzImage PATH (boot volume) on the tables\n"
+	       "  --initrd=PATH          its initial ramdisk\n"
+	       "  --cmdline=TEXT         its command line (quote it when it has blanks)\n";
 }
 
 int opts_describe(const struct opts *o, char *buf, size_t size)
@@ -688,7 +731,7 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 			break;
 		n += (size_t)w;
 	}
-	return fmt_snprintf(buf, size,
+	int w = fmt_snprintf(buf, size,
 			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s levels=%s serial=%s wrong-restore=%d",
 			    (unsigned long long)o->seed,
 			    (unsigned long long)o->iterations,
@@ -700,4 +743,9 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 			    raise_names[o->raise],
 			    levels_names[o->levels == 4 ? 1 : o->levels == 5 ? 2 : 0],
 			    serial_names[o->serial], o->wrong_restore);
+
+	if (w < 0 || (size_t)w >= size || !o->kernel[0])
+		return w;
+	return w + fmt_snprintf(buf + w, size - (size_t)w, " kernel=%s initrd=%s cmdline=\"%s\"",
+				o->kernel, o->initrd[0] ? o->initrd : "none", o->cmdline);
 }

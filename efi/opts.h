@@ -19,6 +19,9 @@
 #define OPTS_FOREIGN	3	/* a boot manager's text without a "--" word: not ours */
 #define OPTS_ERROR	(-1)	/* unknown or malformed option; message in err */
 
+#define OPTS_PATH_MAX    128u	/* --kernel=, --initrd=: bytes with the NUL */
+#define OPTS_CMDLINE_MAX 1024u	/* --cmdline=: bytes with the NUL */
+
 enum opts_end {
 	OPTS_END_WAIT,		/* wait for a key, then return */
 	OPTS_END_RETURN,
@@ -130,6 +133,10 @@ struct opts {
 	unsigned levels;	/* paging levels: 0 = the firmware's own mode, 4 or 5 */
 	enum opts_serial serial;
 	bool wrong_restore;	/* test-only: leave CR0.WP flipped at the end */
+	/* hand-off mode ending in a Linux kernel ("" when not given) */
+	char kernel[OPTS_PATH_MAX];	/* --kernel=PATH on the boot volume */
+	char initrd[OPTS_PATH_MAX];	/* --initrd=PATH */
+	char cmdline[OPTS_CMDLINE_MAX];	/* --cmdline=TEXT, the kernel's command line */
 };
 
 /* Whether --inject named @v (any of them, in any list). */

@@ -376,6 +376,33 @@ void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 	}
 }
 
+struct digest {
+	uint64_t hash, leaves;
+};
+
+static int digest_leaf(void *arg, const struct pt_leaf *l)
+{
+	struct digest *d = arg;
+	const uint64_t word[4] = { l->va, l->pa, l->size, l->flags };
+
+	/* FNV-1a over 64-bit words, each product folded once */
+	for (unsigned i = 0; i < 4; i++) {
+		d->hash = (d->hash ^ word[i]) * UINT64_C(0x100000001b3);
+		d->hash ^= d->hash >> 29;
+	}
+	d->leaves++;
+	return 0;
+}
+
+uint64_t run_digest(const struct pt_space *s, uint64_t *leaves)
+{
+	struct digest d = { UINT64_C(0xcbf29ce484222325), 0 };
+
+	pt_visit(s, 0, 0, digest_leaf, &d);
+	*leaves = d.leaves;
+	return d.hash;
+}
+
 void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 {
 	const struct rawmap m = *mp;
@@ -397,6 +424,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 			pt_destroy(&p->build.space);
 		return;
 	}
+	p->build.digest = run_digest(&p->build.space, &p->build.digest_leaves);
 	inject_begin(p, OPTS_INJECT_EXTRA_TABLE, 0);   /* taken back after the count's check */
 	for (unsigned l = 0; l < 5; l++)
 		p->build.tables_built[l] = p->build.space.stats.tables[l];

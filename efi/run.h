@@ -47,6 +47,13 @@ int run_setup_pool(struct ptlab *p);
 /* The data area and the typed window (boot services). */
 int run_setup_data(struct ptlab *p);
 /*
+ * A digest of every leaf of @s (va, pa, size, attributes) in VA order, and
+ * their number in *@leaves: two builds with the same translations have the
+ * same digest.  run_build_and_check() keeps the build's in p->build.
+ */
+uint64_t run_digest(const struct pt_space *s, uint64_t *leaves);
+
+/*
  * Build the plan into a fresh hierarchy, run every check on it (live phases
  * through ptlab_live), churn, tear it down.  Boot services are needed in
  * firmware mode only (the SMP checks, through MP services).  @m: the map

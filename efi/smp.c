@@ -1103,14 +1103,16 @@ void smp_ap_handoff(struct smp_cpu *c) __attribute__((visibility("hidden"), nore
 #define INIT_DELAY_US  10000u
 #define SIPI_DELAY_US  200u
 
-void smp_handoff_init_aps(void)
+unsigned smp_handoff_init_aps(void)
 {
 	struct smp_shared *sh = &smp_sh;
+	unsigned sent = 0;
 
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (sh->cpu[i] && !sh->cpu[i]->bsp)
-			send_init(sh, sh->cpu[i]->apic);
+			sent += send_init(sh, sh->cpu[i]->apic);
 	sh->init_tsc = rdtsc();
+	return sent;
 }
 
 /*

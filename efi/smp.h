@@ -174,8 +174,10 @@ void smp_send_exit(void);
  * mapped in the current tables.  smp_handoff_live (through ptlab_live):
  * SIPI-SIPI each AP onto the built tables, the per-CPU checks, the
  * shootdowns and the churn, then every AP parks (hlt, IF=0) on park_cr3.
+ * Called again before a kernel is entered, so every AP waits for its SIPI.
+ * Returns the INITs the local APIC accepted.
  */
-void smp_handoff_init_aps(void);
+unsigned smp_handoff_init_aps(void);
 int smp_handoff_live(struct ptlab *p);
 
 /*

@@ -20,6 +20,7 @@
 
 #include "cpu.h"
 #include "fbcon.h"
+#include "linuxboot.h"
 #include "opts.h"
 
 struct report;
@@ -75,6 +76,8 @@ struct ptlab_build {
 	struct pt_space space;
 	uint64_t tables_built[5];    /* per level, right after the plan was applied */
 	uint64_t our_cr3;            /* the built root */
+	/* every leaf (va, pa, size, flags) of the build, before any check ran, hashed */
+	uint64_t digest, digest_leaves;
 };
 
 /*
@@ -119,6 +122,46 @@ struct ptlab_fb {
 };
 
 /*
+ * Hand-off mode ending in a Linux kernel (--kernel): where its pieces were
+ * placed before ExitBootServices, all in pages of ours (recorded, never
+ * handed to the frame allocator).  on == false: no kernel.
+ */
+struct ptlab_kernel {
+	bool on;
+	uint64_t load_pa;            /* the protected-mode kernel, kernel_alignment aligned */
+	uint64_t init_bytes;         /* init_size, page-rounded */
+	/*
+	 * The identity-map ranges mapped RWX for the kernel, this mode's W^X
+	 * exemption: [0] its init_size range (the decompressor runs and
+	 * writes there), [1] RAM below 640 KiB (it copies a 32-bit trampoline
+	 * there and runs it, to set its paging mode).  len 0: none.
+	 */
+	struct pt_range wx[2];
+	uint64_t pm_bytes;           /* bytes of it copied from the file */
+	uint64_t zero_page_pa;       /* boot_params, then the command line, below 4 GiB */
+	uint64_t cmdline_pa;
+	uint64_t initrd_pa, initrd_bytes;
+	uint64_t ext_pa, ext_cap;    /* the SETUP_E820_EXT node's room (bytes), 0: none */
+	uint64_t acpi_rsdp;
+	void *e820;                  /* struct lb_e820[e820_cap] */
+	unsigned e820_cap, e820_n;
+	uint8_t entry_bytes[16];     /* the file's bytes at the 64-bit entry */
+	struct lb_kernel hdr;        /* its setup header, judged */
+	uint8_t *setup;              /* the file's first LB_SETUP_COPY bytes */
+	const char *how;             /* "pref_address" or "lowest fit" */
+};
+
+/* [pa, pa + len) lies inside one of the ranges --kernel maps RWX. */
+static inline bool kern_wx_exempt(const struct ptlab_kernel *k, uint64_t pa, uint64_t len)
+{
+	for (unsigned i = 0; k->on && i < 2; i++)
+		if (k->wx[i].len && pa >= k->wx[i].va && pa - k->wx[i].va < k->wx[i].len &&
+		    len <= k->wx[i].len - (pa - k->wx[i].va))
+			return true;
+	return false;
+}
+
+/*
  * A run's state, by concern; a function that needs one part may take just
  * that part.  The report is reached through @rep only.
  */
@@ -132,6 +175,7 @@ struct ptlab {
 	struct ptlab_data data;
 	struct ptlab_live live;
 	struct ptlab_fb fb;
+	struct ptlab_kernel kern;
 	struct ptlab_time t;
 };
 
