@@ -1,0 +1,329 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Hand-off to a real kernel: Debian's linux-image-cloud-amd64 booted by
+# --mode=handoff --kernel=... on the tables ptlab built and checked, with
+# an initramfs whose /init (tests/linux/init.c) judges from inside the
+# kernel: user space reached, the command line ptlab passed, every CPU
+# online (ptlab parked its APs in wait-for-SIPI), the paging mode, a clean
+# kernel log.  On the host: ptlab's report passed and ends with its
+# "# linux:" facts and "ptlab: handing over to Linux"; every e820 range the
+# kernel lists in /sys/firmware/memmap is ptlab's "# e820:" line for line;
+# the RAM the kernel counts is what ptlab reported less the kernel's own
+# reservations; efifb took the framebuffer exactly when ptlab passed one.
+#
+# Boots: OVMF -cpu max with -smp 1 (--levels=4, 2 GiB) and -smp 4
+# (--levels=5, 8 GiB); -cpu qemu64 (no 1 GiB pages, no LA57) with -smp 4;
+# U-Boot's UEFI.  The same kernel through its own EFI stub (no ptlab) is
+# the reference for the usable RAM.  Bad kernels and initrds are refused
+# before ExitBootServices, each with its own reason, and the firmware goes
+# on: the UEFI shell runs the next case and finally shuts down.
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+
+boot_init linux
+
+UBOOT_ROM=${UBOOT_ROM:-/usr/lib/u-boot/qemu-x86_64/u-boot.rom}
+KERNEL=${LINUX_KERNEL:-$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n 1)}
+INITRD=${LINUX_INITRD:-$PTLAB_BUILD/linux/initrd.img}
+INIT_PASSED=65      # isa-debug-exit 0x20 from /init
+LINUX_TIMEOUT=${LINUX_TIMEOUT:-400}
+
+if [ -z "$KERNEL" ] || [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
+	fail "no kernel '$KERNEL' (package linux-image-cloud-amd64) or initrd '$INITRD' (make linux-initrd)"
+	boot_done
+	exit
+fi
+echo "# kernel $KERNEL ($(stat -c %s "$KERNEL") bytes), initrd $INITRD ($(stat -c %s "$INITRD") bytes)"
+
+# put IMG LOCAL ESP-PATH: copy a file onto an image's ESP
+put()
+{
+	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
+}
+
+img=$BOOT_DIR/linux.img
+cp -- "$PTLAB_IMG" "$img"
+mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
+put "$img" "$KERNEL" /boot/vmlinuz
+put "$img" "$INITRD" /boot/initrd.img
+
+# The command line of boot TAG (what /init finds in /proc/cmdline), with
+# any further kernel parameters.
+cmdline_of()
+{
+	local tag=$1 smp=$2 la57=$3
+	shift 3
+	echo "console=ttyS0 panic=-1 ptlab.cpus=$smp ptlab.la57=$la57 ptlab.boot=$tag${*:+ $*}"
+}
+
+# linux_boot TAG CPU MEM SMP LEVELS LA57 PARAMS [boot_run options]: the
+# hand-off with the kernel; LA57 is whether the kernel will run 5-level
+# paging (it switches to it by itself on a CPU with LA57, whatever ptlab's
+# levels); PARAMS are more kernel parameters ("" for none).
+linux_boot()
+{
+	local tag=$1 cpu=$2 mem=$3 smp=$4 levels=$5 la57=$6 params=$7 cmd
+	shift 7
+	cmd=$(cmdline_of "$tag" "$smp" "$la57" $params)
+	echo "$cmd" >"$BOOT_DIR/$tag.cmdline"
+	echo "$levels" >"$BOOT_DIR/$tag.levels"
+	boot_bg "$tag" --img "$img" --cpu "$cpu" --mem "$mem" --smp "$smp" \
+		--timeout "$LINUX_TIMEOUT" --cfg "--mode=handoff --end=qemu --iterations=2000 \
+--levels=$levels --kernel=\\boot\\vmlinuz --initrd=\\boot\\initrd.img \"--cmdline=$cmd\"" "$@"
+}
+
+# init_lines LOG: what /init printed, cleaned
+init_lines()
+{
+	log_clean "$1" | grep -E '^init: '
+}
+
+# e820 names as /sys/firmware/memmap spells them
+e820_name()
+{
+	case $1 in
+	1) echo "System RAM" ;;
+	3) echo "ACPI Tables" ;;
+	4) echo "ACPI Non-volatile Storage" ;;
+	5) echo "Unusable memory" ;;
+	7) echo "Persistent Memory" ;;
+	*) echo "Reserved" ;;
+	esac
+}
+
+# ptlab_e820 LOG: ptlab's "# e820:" lines as "START-END NAME"
+ptlab_e820()
+{
+	log_clean "$1" | sed -n 's/^# e820: \(0x[0-9a-f]*-0x[0-9a-f]*\) type=\([0-9]*\)$/\1 \2/p' |
+	while read -r range type; do
+		echo "$range $(e820_name "$type")"
+	done
+}
+
+# usable_bytes: the "System RAM" bytes of "START-END NAME" lines on stdin
+usable_bytes()
+{
+	python3 -c '
+import sys
+total = 0
+for line in sys.stdin:
+    rng, name = line.split(" ", 1)
+    if name.strip() == "System RAM":
+        a, b = (int(x, 16) for x in rng.split("-"))
+        total += b - a + 1
+print(total)'
+}
+
+# kernel_memmap LOG: the kernel's /sys/firmware/memmap as /init printed it
+kernel_memmap()
+{
+	init_lines "$1" | sed -n 's/^init: memmap: //p'
+}
+
+# judge_init TAG: /init's own checks
+judge_init()
+{
+	local tag=$1 bad
+	bad=$(init_lines "$BOOT_LOG" | grep -E '^init: not ok' | head -n 5)
+	if [ -z "$bad" ] && init_lines "$BOOT_LOG" | grep -qE '^init: [1-9][0-9]* passed, 0 failed$'; then
+		pass "$tag: /init ran its checks in user space, all passed ($(init_lines "$BOOT_LOG" | grep -cE '^init: ok'))"
+	else
+		fail "$tag: /init: ${bad:-no closing line}"
+	fi
+	if [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: cmdline: //p')" = "$(cat "$BOOT_DIR/$tag.cmdline")" ]; then
+		pass "$tag: /proc/cmdline is the command line ptlab passed"
+	else
+		fail "$tag: /proc/cmdline '$(init_lines "$BOOT_LOG" | sed -n 's/^init: cmdline: //p')' != '$(cat "$BOOT_DIR/$tag.cmdline")'"
+	fi
+}
+
+# judge_linux TAG SMP: ptlab handed over and the kernel agrees with its report
+judge_linux()
+{
+	local tag=$1 smp=$2 st levels parked usable total memtotal fb efifb
+	boot_result "$tag"
+	st=$?
+	check_status "$st" "$INIT_PASSED" "$tag: the kernel reached /init, which passed (status 0x20)"
+	check_report "$BOOT_LOG" "$tag" nofile
+	check_log '^ptlab: handing over to Linux$' "$BOOT_LOG" "$tag: ptlab said it handed over"
+	check_log '^ok [0-9]+ - linux: the tables handed over \(root 0x[0-9a-f]+\) are the checked plan built again' \
+		"$BOOT_LOG" "$tag: the tables handed over are the checked build, by digest"
+	levels=$(fact "$BOOT_LOG" linux levels)
+	parked=$(fact "$BOOT_LOG" linux cpus_parked)
+	if [ "$levels" = "$(cat "$BOOT_DIR/$tag.levels")" ] && [ "$parked" = $((smp - 1)) ]; then
+		pass "$tag: # linux: levels=$levels cpus_parked=$parked"
+	else
+		fail "$tag: # linux: levels='$levels' cpus_parked='$parked' (want $(cat "$BOOT_DIR/$tag.levels"), $((smp - 1)))"
+	fi
+	judge_init "$tag"
+	ptlab_e820 "$BOOT_LOG" >"$BOOT_DIR/$tag.e820"
+	kernel_memmap "$BOOT_LOG" >"$BOOT_DIR/$tag.memmap"
+	if [ -s "$BOOT_DIR/$tag.e820" ] && diff "$BOOT_DIR/$tag.e820" "$BOOT_DIR/$tag.memmap" >"$BOOT_DIR/$tag.diff"; then
+		pass "$tag: /sys/firmware/memmap is ptlab's e820 report line for line ($(wc -l <"$BOOT_DIR/$tag.e820") ranges)"
+	else
+		fail "$tag: /sys/firmware/memmap differs from ptlab's e820 report"
+		sed 's/^/# /' "$BOOT_DIR/$tag.diff" | head -n 20
+	fi
+	if [ "$(fact "$BOOT_LOG" linux e820)" = "$(wc -l <"$BOOT_DIR/$tag.e820")" ]; then
+		pass "$tag: # linux: e820=$(fact "$BOOT_LOG" linux e820) counts the ranges"
+	else
+		fail "$tag: # linux: e820='$(fact "$BOOT_LOG" linux e820)' but $(wc -l <"$BOOT_DIR/$tag.e820") lines"
+	fi
+	# the kernel's "Memory: A/TK available (... R reserved ...)": T pages present
+	usable=$(usable_bytes <"$BOOT_DIR/$tag.e820")
+	total=$(log_clean "$BOOT_LOG" | sed -n 's/.*Memory: [0-9]*K\/\([0-9]*\)K available.*/\1/p' | head -n 1)
+	memtotal=$(init_lines "$BOOT_LOG" | sed -n 's/^init: memtotal-kib: //p')
+	if [ -n "$total" ] && [ -n "$memtotal" ] && [ "$((total * 1024))" -le "$usable" ] &&
+	   [ "$((usable - total * 1024))" -lt $((1 << 20)) ] && [ "$memtotal" -le "$total" ]; then
+		pass "$tag: the kernel counts ${total} KiB present of ptlab's $((usable >> 10)) KiB usable (the first MiB's holes apart), MemTotal ${memtotal} KiB after its own reservations"
+	else
+		fail "$tag: ptlab usable=$usable bytes, the kernel's present='${total}' KiB, MemTotal='${memtotal}' KiB"
+	fi
+	fb=$(fact "$BOOT_LOG" handoff fb_pa)
+	efifb=$(init_lines "$BOOT_LOG" | sed -n 's/^init: efifb: //p')
+	if { [ "$fb" != 0x0 ] && [ "$efifb" = 1 ]; } || { [ "$fb" = 0x0 ] && [ "$efifb" = 0 ]; }; then
+		pass "$tag: efifb took a framebuffer ($efifb) exactly when ptlab passed one (fb_pa=$fb)"
+	else
+		fail "$tag: ptlab passed fb_pa='$fb', efifb='$efifb'"
+	fi
+	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
+}
+
+# ---- the reference: the same kernel through its own EFI stub -------------------
+
+stub=$BOOT_DIR/stub.img
+cp -- "$img" "$stub"
+mdel -i "$stub@@$BOOT_ESP_OFFSET" ::/EFI/BOOT/BOOTX64.EFI
+cmdline_of stub 1 1 >"$BOOT_DIR/stub.cmdline"
+printf '@echo -off\nfs0:\n\\boot\\vmlinuz initrd=\\boot\\initrd.img %s\n' \
+	"$(cat "$BOOT_DIR/stub.cmdline")" >"$BOOT_DIR/stub.nsh"
+put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
+
+linux_boot max-smp1 max 2G 1 4 1 ""
+boot_bg stub --img "$stub" --cpu max --mem 2G --smp 1 --timeout "$LINUX_TIMEOUT"
+boot_wait
+judge_linux max-smp1 1
+ref_usable=$(usable_bytes <"$BOOT_DIR/max-smp1.e820")
+boot_result stub
+st=$?
+check_status "$st" "$INIT_PASSED" "stub: the same kernel and initrd through its EFI stub reached /init, which passed"
+BOOT_LOG_STUB=$BOOT_LOG
+stub_usable=$(kernel_memmap "$BOOT_LOG_STUB" | usable_bytes)
+if [ -n "$stub_usable" ] && [ "$stub_usable" -gt 0 ] && [ -n "$ref_usable" ]; then
+	diff_pages=$(( (stub_usable - ref_usable) / 4096 ))
+	# ptlab keeps no page from the kernel: everything of its own is usable RAM
+	if [ "$diff_pages" -eq 0 ]; then
+		pass "stub: usable RAM after ptlab's hand-off equals the EFI stub's ($((ref_usable >> 10)) KiB): ptlab keeps 0 pages"
+	else
+		fail "stub: usable RAM differs by $diff_pages pages (EFI stub $stub_usable, ptlab $ref_usable bytes)"
+		diff <(kernel_memmap "$BOOT_LOG_STUB") "$BOOT_DIR/max-smp1.e820" | sed 's/^/# /' | head -n 20
+	fi
+else
+	fail "stub: no usable RAM total ('$stub_usable', ptlab '$ref_usable')"
+fi
+
+# ---- more CPUs, 5 levels, 8 GiB; no 1 GiB pages and no LA57 --------------------
+
+linux_boot max-smp4-l5 max 8G 4 5 1 ""
+linux_boot qemu64-smp4 qemu64 2G 4 4 0 ""
+boot_wait
+judge_linux max-smp4-l5 4
+judge_linux qemu64-smp4 4
+
+# ---- U-Boot's UEFI, and the bad kernels ----------------------------------------
+
+# U-Boot's qemu-x86_64 build programs the variable MTRRs with masks
+# narrower than the CPU's physical address width: Linux would trim all RAM
+# above 1 MiB for it (and warn), so that trim is switched off.
+if [ -f "$UBOOT_ROM" ]; then
+	linux_boot uboot max 2G 1 4 1 disable_mtrr_trim --bios "$UBOOT_ROM"
+else
+	fail "no U-Boot ROM at $UBOOT_ROM (package u-boot-qemu)"
+fi
+
+# The bad files, made from the real ones: the first case from \ptlab.cfg,
+# the rest from the UEFI shell's \startup.nsh, which then shuts down.
+bad=$BOOT_DIR/bad
+mkdir -p "$bad"
+head -c 4000000 "$KERNEL" >"$bad/trunc"
+cp -- "$KERNEL" "$bad/k32"
+# xloadflags (0x236): XLF_KERNEL_64 cleared
+python3 - "$bad/k32" <<'EOF'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0x236)
+    v = int.from_bytes(f.read(2), "little") & ~1
+    f.seek(0x236)
+    f.write(v.to_bytes(2, "little"))
+EOF
+cp -- "$KERNEL" "$bad/lowrd"
+# initrd_addr_max (0x22c): 2 MiB, below any free range the initrd fits
+python3 - "$bad/lowrd" <<'EOF'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0x22c)
+    f.write((0x1fffff).to_bytes(4, "little"))
+EOF
+cp -- "$KERNEL" "$bad/k4"
+# xloadflags: XLF_5LEVEL cleared, a kernel that cannot be entered in 5-level mode
+python3 - "$bad/k4" <<'EOF'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0x236)
+    v = int.from_bytes(f.read(2), "little") & ~(1 << 5)
+    f.seek(0x236)
+    f.write(v.to_bytes(2, "little"))
+EOF
+# four whole kernels do not fit the usual image: one of its own, larger
+bimg=$BOOT_DIR/bad.img
+root=$(cd "$(dirname "$0")/../.." && pwd)
+PTLAB_IMG_MIB=128 "$root/mk/image.sh" "$bimg" "$PTLAB_BUILD/ptlab.efi" "$root/startup.nsh" ""
+mmd -i "$bimg@@$BOOT_ESP_OFFSET" ::/boot
+put "$bimg" "$KERNEL" /boot/vmlinuz
+put "$bimg" "$INITRD" /boot/initrd.img
+for f in trunc k32 lowrd k4; do
+	put "$bimg" "$bad/$f" "/boot/$f"
+done
+run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
+{
+	printf '@echo -off\nfs0:\n'
+	printf '%s --kernel=\\boot\\k32\n' "$run"
+	printf '%s --kernel=\\boot\\lowrd --initrd=\\boot\\initrd.img\n' "$run"
+	printf '%s --kernel=\\boot\\initrd.img\n' "$run"
+	printf '%s --kernel=\\boot\\missing\n' "$run"
+	printf '%s --levels=5 --kernel=\\boot\\k4\n' "$run"
+	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
+} >"$bad/startup.nsh"
+put "$bimg" "$bad/startup.nsh" /startup.nsh
+boot_bg bad --img "$bimg" --cfg "--mode=handoff --end=return --kernel=\\boot\\trunc" \
+	--cpu max --mem 1G --timeout "$LINUX_TIMEOUT"
+boot_wait
+[ -f "$UBOOT_ROM" ] && judge_linux uboot 1
+
+boot_result bad
+st=$?
+check_status "$st" 0 "bad: the shell shut down after every refusal (status 0)"
+refused()
+{
+	check_log "^not ok [0-9]+ - linux: kernel \\\\boot\\\\$1 refused: $2" "$BOOT_LOG" "bad: $1 refused: $3"
+}
+refused trunc 'truncated: 4000000 bytes, the header says' "a truncated file"
+refused k32 'a 32-bit-only kernel: xloadflags 0x7e has no XLF_KERNEL_64' "no 64-bit entry"
+refused initrd.img 'not a bzImage' "a file that is not a bzImage"
+check_log '^not ok [0-9]+ - linux: initrd \\boot\\initrd.img \([0-9]+ bytes\) does not fit below the kernel'"'"'s initrd_addr_max 0x1fffff' \
+	"$BOOT_LOG" "bad: an initrd that does not fit under initrd_addr_max refused"
+check_log '^not ok [0-9]+ - linux: kernel \\boot\\missing cannot be opened: status 0x800000000000000e \(not found\)' \
+	"$BOOT_LOG" "bad: a missing kernel refused with the firmware's status"
+refused k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
+	"5 levels asked of a kernel without XLF_5LEVEL"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 6 ]; then
+	pass "bad: all 6 runs kept boot services"
+else
+	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 6 runs kept boot services"
+fi
+check_no_log 'handoff: leaving boot services' "$BOOT_LOG" "bad: no run left boot services"
+check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "bad: the firmware went on after the last refusal"
+
+boot_done
