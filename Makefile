@@ -245,7 +245,7 @@ $(HOST_LIBPTLAB): $(HOST_PAGING_OBJS) $(BUILD)/lists/paging.list
 # define them for the firmware, the tests that link such a module define
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
-APP_HOST_SRCS := $(addprefix efi/,checkkit.c churn.c fbcon.c fmt.c font8x16.c gdt.c la57plan.c \
+APP_HOST_SRCS := $(addprefix efi/,checkkit.c churn.c fbcon.c fmt.c font8x16.c gdt.c la57plan.c linuxboot.c \
 	model.c optcheck.c opts.c ptdump.c report.c smpcore.c)
 APP_HOST_OBJS := $(APP_HOST_SRCS:%=$(BUILD)/host/%.o)
 HOST_LIBAPP := $(BUILD)/host/libptlab-app.a
