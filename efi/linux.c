@@ -27,6 +27,7 @@
 #include "firmware.h"
 #include "fmt.h"
 #include "fsfile.h"
+#include "inject.h"
 #include "la57plan.h"
 #include "owned.h"
 #include "report.h"
@@ -364,11 +365,26 @@ static bool identity_ok(const struct pt_space *s, uint64_t va, uint64_t len, uns
 	return true;
 }
 
+/* Page 0, read/write and no-execute, in the tables to hand over. */
+static int map_page0(struct ptlab *p)
+{
+	struct pt_flushlist fl;
+
+	return pt_map(&p->build.space, 0, 0, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
+}
+
 static void report_e820(struct ptlab *p, const struct lb_e820 *e, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		report_fact(p->rep, "e820", "0x%llx-0x%llx type=%u", (unsigned long long)e[i].addr,
 			    (unsigned long long)(e[i].addr + e[i].size - 1), e[i].type);
+}
+
+static int not_handed_over(struct ptlab *p)
+{
+	report_note(p->rep, "linux: not handed over: %u check(s) failed%s", p->rep->failed,
+		    p->aborted ? ", the run was aborted" : "");
+	return PT_EINVAL;
 }
 
 int linux_prepare_jump(struct ptlab *p)
@@ -380,11 +396,8 @@ int linux_prepare_jump(struct ptlab *p)
 	struct lb_fb fb;
 	int err, n;
 
-	if (p->rep->failed || p->aborted) {
-		report_note(p->rep, "linux: not handed over: %u check(s) failed%s", p->rep->failed,
-			    p->aborted ? ", the run was aborted" : "");
-		return PT_EINVAL;
-	}
+	if (p->rep->failed || p->aborted)
+		return not_handed_over(p);
 	/* the checked plan again, on the frames the checks gave back */
 	err = pt_create(&b->space, &b->env, b->levels);
 	if (!err)
@@ -394,9 +407,11 @@ int linux_prepare_jump(struct ptlab *p)
 			    pt_strerror(err));
 		if (b->space.root_pa)
 			pt_destroy(&b->space);
-		return err;
+		return not_handed_over(p);
 	}
 	b->our_cr3 = b->space.root_pa;
+	if (inject_on(p, OPTS_INJECT_LINUX_DIGEST) && map_page0(p) == PT_OK)
+		report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
 	digest = run_digest(&b->space, &leaves);
 	if (digest == b->digest && leaves == b->digest_leaves)
 		report_ok(p->rep, "linux: the tables handed over (root 0x%llx) are the checked plan "
@@ -413,15 +428,22 @@ int linux_prepare_jump(struct ptlab *p)
 	 * RW+NX now: the decompressor reads the BIOS data area (0x40e, 0x413)
 	 * through the identity map before it loads tables of its own.
 	 */
-	{
-		struct pt_flushlist fl;
-
-		err = pt_map(&b->space, 0, 0, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
+	if (!inject_on(p, OPTS_INJECT_LINUX_DIGEST)) {
+		err = map_page0(p);
 		if (err) {
 			report_fail(p->rep, "linux: page 0 (the BIOS data area) could not be mapped: %s",
 				    pt_strerror(err));
-			return err;
+			return not_handed_over(p);
 		}
+	}
+	if (inject_on(p, OPTS_INJECT_LINUX_UNMAPPED)) {
+		struct pt_flushlist fl;
+
+		uint64_t mid = k->load_pa + (k->init_bytes / 2 & ~(uint64_t)(PT_PAGE_SIZE - 1));
+
+		if (pt_unmap(&b->space, mid, PT_PAGE_SIZE, 0, &fl) == PT_OK)
+			report_note(p->rep, "inject: linux-unmapped planted (page 0x%llx of the kernel's "
+				    "range unmapped)", (unsigned long long)mid);
 	}
 	if (identity_ok(&b->space, k->load_pa, k->init_bytes, PT_WRITE | PT_EXEC) &&
 	    identity_ok(&b->space, 0, PT_PAGE_SIZE, PT_WRITE) &&
@@ -435,12 +457,16 @@ int linux_prepare_jump(struct ptlab *p)
 	else
 		report_fail(p->rep, "linux: the kernel's range, page 0, the zero page, command line or "
 			    "initrd is not identity mapped as the 64-bit boot protocol needs");
+	if (inject_on(p, OPTS_INJECT_LINUX_ENTRY)) {
+		k->entry_bytes[0] ^= 0xff;
+		report_note(p->rep, "inject: linux-entry planted (an entry byte expected flipped)");
+	}
 	ptlab_live(p, cpu_probe, "linux: the tables handed over");
 
 	n = lb_e820_build(&b->map, k->e820, k->e820_cap);
 	if (n < 0 || lb_e820_ext_bytes((unsigned)n) > k->ext_cap) {
 		report_fail(p->rep, "linux: the e820 table needs more than %u entries", k->e820_cap);
-		return PT_ECAPACITY;
+		return not_handed_over(p);
 	}
 	ld = (struct lb_load){
 		.cmdline_pa = k->cmdline_pa,
@@ -464,7 +490,7 @@ int linux_prepare_jump(struct ptlab *p)
 		       (unsigned)n, (uint8_t *)(uintptr_t)k->ext_pa);
 	report_e820(p, k->e820, (unsigned)n);
 	k->e820_n = (unsigned)n;
-	return p->rep->failed || p->aborted ? PT_EINVAL : PT_OK;
+	return p->rep->failed || p->aborted ? not_handed_over(p) : PT_OK;
 }
 
 /* linux_asm.S */

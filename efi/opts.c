@@ -90,6 +90,9 @@ static const char *const inject_names[] = {
 	[OPTS_INJECT_MADT_ID] = "madt-id",
 	[OPTS_INJECT_LA57_REFUSE] = "la57-refuse",
 	[OPTS_INJECT_LA57_REFUSE_LATER] = "la57-refuse-later",
+	[OPTS_INJECT_LINUX_DIGEST] = "linux-digest",
+	[OPTS_INJECT_LINUX_UNMAPPED] = "linux-unmapped",
+	[OPTS_INJECT_LINUX_ENTRY] = "linux-entry",
 	NULL,
 };
 

@@ -83,6 +83,10 @@ enum opts_inject {
 	OPTS_INJECT_MADT_ID,		/* one APIC ID of the MADT changed */
 	OPTS_INJECT_LA57_REFUSE,	/* every LA57 switch's preconditions refuse it */
 	OPTS_INJECT_LA57_REFUSE_LATER,	/* ... every switch after the first */
+	/* --kernel: the checks of the tables handed over (tests/boot/linux.sh) */
+	OPTS_INJECT_LINUX_DIGEST,	/* page 0 mapped before the comparison with the checked build */
+	OPTS_INJECT_LINUX_UNMAPPED,	/* a page of the kernel's range unmapped from them */
+	OPTS_INJECT_LINUX_ENTRY,	/* the entry bytes expected with one byte flipped */
 	OPTS_INJECT_COUNT
 };
 

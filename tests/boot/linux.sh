@@ -258,6 +258,14 @@ with open(sys.argv[1], "r+b") as f:
     f.seek(0x236)
     f.write(v.to_bytes(2, "little"))
 EOF
+cp -- "$KERNEL" "$bad/huge"
+# init_size (0x260): 3 GiB, more than any free range of a 1 GiB machine
+python3 - "$bad/huge" <<'EOF'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0x260)
+    f.write((0xc0000000).to_bytes(4, "little"))
+EOF
 cp -- "$KERNEL" "$bad/lowrd"
 # initrd_addr_max (0x22c): 2 MiB, below any free range the initrd fits
 python3 - "$bad/lowrd" <<'EOF'
@@ -283,7 +291,7 @@ PTLAB_IMG_MIB=128 "$root/mk/image.sh" "$bimg" "$PTLAB_BUILD/ptlab.efi" "$root/st
 mmd -i "$bimg@@$BOOT_ESP_OFFSET" ::/boot
 put "$bimg" "$KERNEL" /boot/vmlinuz
 put "$bimg" "$INITRD" /boot/initrd.img
-for f in trunc k32 lowrd k4; do
+for f in trunc k32 lowrd k4 huge; do
 	put "$bimg" "$bad/$f" "/boot/$f"
 done
 run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
@@ -294,13 +302,40 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 	printf '%s --kernel=\\boot\\initrd.img\n' "$run"
 	printf '%s --kernel=\\boot\\missing\n' "$run"
 	printf '%s --levels=5 --kernel=\\boot\\k4\n' "$run"
+	printf '%s --kernel=\\boot\\huge\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
 } >"$bad/startup.nsh"
 put "$bimg" "$bad/startup.nsh" /startup.nsh
 boot_bg bad --img "$bimg" --cfg "--mode=handoff --end=return --kernel=\\boot\\trunc" \
 	--cpu max --mem 1G --timeout "$LINUX_TIMEOUT"
 boot_wait
+# each check of the tables handed over fails for its own fault, and then
+# nothing is handed over
+boot_bg faults --img "$img" --cpu max --mem 1G --timeout "$LINUX_TIMEOUT" --cfg "--mode=handoff \
+--end=qemu --iterations=200 --inject=linux-digest,linux-unmapped,linux-entry \
+--kernel=\\boot\\vmlinuz --initrd=\\boot\\initrd.img --cmdline=console=ttyS0"
 [ -f "$UBOOT_ROM" ] && judge_linux uboot 1
+boot_wait
+boot_result faults
+st=$?
+check_status "$st" 35 "faults: the run ended with a failure (status 0x11)"
+want_fail()
+{
+	check_log "^not ok [0-9]+ - linux: $1" "$BOOT_LOG" "faults: $2"
+}
+want_fail 'the tables to hand over differ from the checked build: [0-9]+ leaves' \
+	"linux-digest (page 0 mapped before the comparison) fails the digest check"
+want_fail "the kernel's range, page 0, the zero page, command line or initrd is not identity mapped" \
+	"linux-unmapped (a page of the kernel's range unmapped) fails the identity check"
+want_fail "the kernel's entry reads 15 of 16 bytes as in the file" \
+	"linux-entry (an expected entry byte flipped) fails the CPU's read-back"
+if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 3 ]; then
+	pass "faults: those 3 checks failed and no other"
+else
+	fail "faults: $(log_clean "$BOOT_LOG" | grep -cE '^not ok ') failing test points, 3 expected"
+fi
+check_log '^# linux: not handed over: 3 check\(s\) failed' "$BOOT_LOG" "faults: not handed over, and said why"
+check_no_log '^ptlab: handing over to Linux' "$BOOT_LOG" "faults: no jump"
 
 boot_result bad
 st=$?
@@ -318,10 +353,12 @@ check_log '^not ok [0-9]+ - linux: kernel \\boot\\missing cannot be opened: stat
 	"$BOOT_LOG" "bad: a missing kernel refused with the firmware's status"
 refused k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
 	"5 levels asked of a kernel without XLF_5LEVEL"
-if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 6 ]; then
-	pass "bad: all 6 runs kept boot services"
+check_log '^not ok [0-9]+ - linux: kernel \\boot\\huge: no free RAM holds init_size 0xc0000000 at pref_address 0x1000000 or at any kernel_alignment-aligned address' \
+	"$BOOT_LOG" "bad: an init_size that does not fit refused"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 7 ]; then
+	pass "bad: all 7 runs kept boot services"
 else
-	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 6 runs kept boot services"
+	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 7 runs kept boot services"
 fi
 check_no_log 'handoff: leaving boot services' "$BOOT_LOG" "bad: no run left boot services"
 check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "bad: the firmware went on after the last refusal"
