@@ -78,12 +78,86 @@ static void test_optcheck_deadline_saturates(void **state)
 	assert_true(opts_deadline(0, 1, UINT64_MAX / 2) == UINT64_MAX);
 }
 
+/* --kernel, --initrd, --cmdline: what they go with */
+static void test_optcheck_kernel_needs_handoff(void **state)
+{
+	char err[200];
+
+	(void)state;
+	assert_int_equal(check("--kernel=vmlinuz", err, sizeof(err)), -1);
+	assert_string_equal(err, "--kernel needs --mode=handoff: a kernel runs after ExitBootServices");
+	assert_int_equal(check("--kernel=vmlinuz --mode=firmware --end=qemu", err, sizeof(err)), -1);
+	assert_string_equal(err, "--kernel needs --mode=handoff: a kernel runs after ExitBootServices");
+	assert_int_equal(check("--mode=handoff --kernel=vmlinuz", err, sizeof(err)), 0);
+}
+
+static void test_optcheck_initrd_and_cmdline_need_kernel(void **state)
+{
+	char err[200];
+
+	(void)state;
+	assert_int_equal(check("--mode=handoff --initrd=initrd.img", err, sizeof(err)), -1);
+	assert_string_equal(err, "--initrd and --cmdline go with --kernel");
+	assert_int_equal(check("--mode=handoff --cmdline=quiet", err, sizeof(err)), -1);
+	assert_string_equal(err, "--initrd and --cmdline go with --kernel");
+	assert_int_equal(check("--initrd=i --cmdline=quiet", err, sizeof(err)), -1);
+	assert_string_equal(err, "--initrd and --cmdline go with --kernel");
+	/* an empty command line is no command line */
+	assert_int_equal(check("--mode=handoff --cmdline=", err, sizeof(err)), 0);
+	assert_int_equal(check("--mode=handoff --kernel=k --initrd=i \"--cmdline=console=ttyS0 quiet\"",
+			       err, sizeof(err)), 0);
+}
+
+static void test_optcheck_kernel_refuses_hold_and_raise(void **state)
+{
+	static const char *const lines[] = {
+		"--mode=handoff --kernel=k --hold",
+		"--mode=handoff --kernel=k --raise=gp",
+		"--mode=handoff --kernel=k --raise=badstack",
+		"--mode=handoff --kernel=k --raise=la57-window",
+		"--mode=handoff --kernel=k --raise=ap-fault",
+		"--mode=handoff --kernel=k --raise=timeout --timeout=5",
+	};
+	char err[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		assert_int_equal(check(lines[i], err, sizeof(err)), -1);
+		assert_string_equal(err, "--kernel does not go with --hold or --raise: the run must end "
+				    "in the kernel");
+	}
+	/* without the kernel, the same in hand-off mode runs */
+	assert_int_equal(check("--mode=handoff --hold", err, sizeof(err)), 0);
+	assert_int_equal(check("--mode=handoff --raise=gp", err, sizeof(err)), 0);
+}
+
+/* --end=return and --end=wait in hand-off mode: refused unless the run ends in a kernel. */
+static void test_optcheck_kernel_lifts_the_handoff_end_rule(void **state)
+{
+	char err[200] = "";
+
+	(void)state;
+	assert_int_equal(check("--mode=handoff --end=return", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot work after ExitBootServices"));
+	err[0] = '\0';
+	assert_int_equal(check("--mode=handoff --kernel=x --end=return", err, sizeof(err)), 0);
+	assert_int_equal(check("--mode=handoff --kernel=x --end=wait", err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	/* the other rules still hold with a kernel */
+	assert_int_equal(check("--mode=handoff --kernel=x --fragment --end=qemu", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--fragment works in firmware mode only"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_optcheck_refusals_name_the_reason),
 		cmocka_unit_test(test_optcheck_accepted),
 		cmocka_unit_test(test_optcheck_deadline_saturates),
+		cmocka_unit_test(test_optcheck_kernel_needs_handoff),
+		cmocka_unit_test(test_optcheck_initrd_and_cmdline_need_kernel),
+		cmocka_unit_test(test_optcheck_kernel_refuses_hold_and_raise),
+		cmocka_unit_test(test_optcheck_kernel_lifts_the_handoff_end_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -504,6 +505,203 @@ static void test_opts_usage_and_describe(void **state)
 	assert_non_null(strstr(buf, " raise=la57-window levels=5 "));
 }
 
+/* ---- --kernel, --initrd, --cmdline --------------------------------------- */
+
+/* opts_parse_ascii() on a C string. */
+static int ascii(const char *s, struct opts *o, char *err, size_t errlen)
+{
+	return opts_parse_ascii(s, strlen(s), o, err, errlen);
+}
+
+#define DEFAULT_DESCRIBE "seed=0x1 iterations=20000 end=wait mode=firmware dump-memmap=0 dump=0 " \
+	"hold=0 inject=none fail-alloc=0 timeout=0 fragment=0 raise=none levels=firmware " \
+	"serial=auto wrong-restore=0"
+
+static void test_opts_kernel_initrd_cmdline_from_config_file(void **state)
+{
+	static const char cfg[] =
+		"# boot Linux on the checked tables\n"
+		"--mode=handoff --end=qemu\n"
+		"--kernel=\\EFI\\linux\\vmlinuz   # the bzImage\n"
+		"--initrd=\\EFI\\linux\\initrd.img\n"
+		"\"--cmdline=console=ttyS0 quiet\"\n";
+	struct opts o;
+	char err[128] = "";
+
+	(void)state;
+	assert_int_equal(opts_parse_ascii(cfg, strlen(cfg), &o, err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.kernel, "\\EFI\\linux\\vmlinuz");
+	assert_string_equal(o.initrd, "\\EFI\\linux\\initrd.img");
+	assert_string_equal(o.cmdline, "console=ttyS0 quiet");
+	assert_int_equal(o.mode, OPTS_MODE_HANDOFF);
+	assert_int_equal(o.end, OPTS_END_QEMU);
+	/* quotes around the value only, tabs inside kept */
+	assert_int_equal(ascii("--cmdline=\"root=/dev/vda1\tro  init=/init\"", &o,
+					  err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "root=/dev/vda1\tro  init=/init");
+	assert_string_equal(o.kernel, "");
+	assert_string_equal(o.initrd, "");
+	/* '#' inside quotes is text, not a comment */
+	assert_int_equal(ascii("\"--cmdline=a #b\" --hold", &o, err, sizeof(err)),
+			 OPTS_OK);
+	assert_string_equal(o.cmdline, "a #b");
+	assert_true(o.hold);
+	/* an empty command line is allowed; the last value given wins */
+	assert_int_equal(ascii("--cmdline=quiet --cmdline=", &o, err, sizeof(err)),
+			 OPTS_OK);
+	assert_string_equal(o.cmdline, "");
+	assert_int_equal(ascii("--kernel=a --kernel=b", &o, err, sizeof(err)),
+			 OPTS_OK);
+	assert_string_equal(o.kernel, "b");
+}
+
+static void test_opts_kernel_initrd_cmdline_from_ucs2(void **state)
+{
+	struct opts o;
+	char err[128] = "";
+
+	(void)state;
+	assert_int_equal(parse_cmdline("\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --kernel=vmlinuz "
+				       "--initrd=initrd.img \"--cmdline=root=/dev/sda1 ro quiet\"",
+				       &o, err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.kernel, "vmlinuz");
+	assert_string_equal(o.initrd, "initrd.img");
+	assert_string_equal(o.cmdline, "root=/dev/sda1 ro quiet");
+	assert_string_equal(err, "");
+	/* a boot manager's text with no argv[0] */
+	assert_int_equal(parse_cmdline("--kernel=\\vmlinuz-6.1 --cmdline=console=ttyS0,115200", &o,
+				       err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.kernel, "\\vmlinuz-6.1");
+	assert_string_equal(o.initrd, "");
+	assert_string_equal(o.cmdline, "console=ttyS0,115200");
+}
+
+static void test_opts_kernel_and_initrd_need_a_path(void **state)
+{
+	(void)state;
+	expect_error("x --kernel=", "--kernel needs a file path on the boot volume");
+	expect_error("x --kernel", "--kernel needs a file path on the boot volume");
+	expect_error("x --kernel=\"\"", "--kernel needs a file path on the boot volume");
+	expect_error("x --initrd=", "--initrd needs a file path on the boot volume");
+	expect_error("x --kernel=vmlinuz --initrd", "--initrd needs a file path on the boot volume");
+	expect_error("x --cmdline", "--cmdline needs a value (\"\" for none)");
+}
+
+/* "--@name=" and @n copies of 'k', as a config file holds it. */
+static int parse_long_value(const char *name, size_t n, struct opts *o, char *err, size_t errlen)
+{
+	char *line = malloc(n + 32);
+	size_t pre;
+	int rc;
+
+	assert_non_null(line);
+	pre = (size_t)snprintf(line, 32, "--%s=", name);
+	memset(line + pre, 'k', n);
+	rc = opts_parse_ascii(line, pre + n, o, err, errlen);
+	free(line);
+	return rc;
+}
+
+static void expect_value_length(const char *name, size_t fits, const char *msg)
+{
+	struct opts o;
+	char err[128] = "";
+	const char *got;
+
+	assert_int_equal(parse_long_value(name, fits, &o, err, sizeof(err)), OPTS_OK);
+	got = name[0] == 'k' ? o.kernel : name[0] == 'i' ? o.initrd : o.cmdline;
+	assert_int_equal(strlen(got), fits);
+	for (size_t i = 0; i < fits; i++)
+		assert_int_equal(got[i], 'k');
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(parse_long_value(name, fits + 1, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, msg);
+	assert_non_null(strstr(err, "longer than"));
+	assert_defaults(&o);
+}
+
+static void test_opts_kernel_initrd_cmdline_longer_than_the_buffer_refused(void **state)
+{
+	struct opts o;
+	char line[200], err[128] = "";
+
+	(void)state;
+	expect_value_length("kernel", 127, "--kernel: longer than 127 characters");
+	expect_value_length("initrd", 127, "--initrd: longer than 127 characters");
+	expect_value_length("cmdline", 1023, "--cmdline: longer than 1023 characters");
+	/* the same from UCS-2 */
+	snprintf(line, sizeof(line), "x --kernel=%0128d", 0);
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "--kernel: longer than 127 characters");
+	assert_defaults(&o);
+	snprintf(line, sizeof(line), "x --initrd=%0127d", 0);
+	assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(strlen(o.initrd), 127);
+}
+
+static void test_opts_describe_names_the_kernel_only_when_given(void **state)
+{
+	struct opts o;
+	char buf[2048];
+	int w;
+
+	(void)state;
+	assert_int_equal(ascii("--mode=handoff --kernel=\\vmlinuz", &o, NULL, 0),
+			 OPTS_OK);
+	w = opts_describe(&o, buf, sizeof(buf));
+	assert_string_equal(buf, "seed=0x1 iterations=20000 end=wait mode=handoff dump-memmap=0 "
+			    "dump=0 hold=0 inject=none fail-alloc=0 timeout=0 fragment=0 "
+			    "raise=none levels=firmware serial=auto wrong-restore=0 "
+			    "kernel=\\vmlinuz initrd=none cmdline=\"\"");
+	assert_int_equal(w, strlen(buf));
+
+	assert_int_equal(ascii("--kernel=k.efi --initrd=i.img "
+					  "\"--cmdline=console=ttyS0 quiet\"", &o, NULL, 0),
+			 OPTS_OK);
+	w = opts_describe(&o, buf, sizeof(buf));
+	assert_string_equal(buf, DEFAULT_DESCRIBE
+			    " kernel=k.efi initrd=i.img cmdline=\"console=ttyS0 quiet\"");
+	assert_int_equal(w, strlen(buf));
+
+	/* without a kernel: the line as before, whatever --initrd and --cmdline say */
+	opts_defaults(&o);
+	w = opts_describe(&o, buf, sizeof(buf));
+	assert_string_equal(buf, DEFAULT_DESCRIBE);
+	assert_int_equal(w, strlen(DEFAULT_DESCRIBE));
+	assert_int_equal(ascii("--initrd=i.img --cmdline=quiet", &o, NULL, 0),
+			 OPTS_OK);
+	w = opts_describe(&o, buf, sizeof(buf));
+	assert_string_equal(buf, DEFAULT_DESCRIBE);
+	assert_int_equal(w, strlen(DEFAULT_DESCRIBE));
+}
+
+/* The longest values: the line is cut at the buffer, never past it; the length is the full one. */
+static void test_opts_describe_longest_kernel_line_cut_at_the_buffer(void **state)
+{
+	struct opts o;
+	char full[2048], cut[300];
+	size_t want;
+	int w;
+
+	(void)state;
+	opts_defaults(&o);
+	memset(o.kernel, 'k', sizeof(o.kernel) - 1);
+	memset(o.initrd, 'i', sizeof(o.initrd) - 1);
+	memset(o.cmdline, 'c', sizeof(o.cmdline) - 1);
+	want = strlen(DEFAULT_DESCRIBE) + strlen(" kernel= initrd= cmdline=\"\"") + 127 + 127 + 1023;
+	w = opts_describe(&o, full, sizeof(full));
+	assert_int_equal(w, want);
+	assert_int_equal(strlen(full), want);
+	assert_memory_equal(full, DEFAULT_DESCRIBE " kernel=kkk", strlen(DEFAULT_DESCRIBE) + 11);
+	/* cut inside the kernel part */
+	memset(cut, 0x55, sizeof(cut));
+	w = opts_describe(&o, cut, sizeof(cut));
+	assert_int_equal(w, want);
+	assert_int_equal(strlen(cut), sizeof(cut) - 1);
+	assert_memory_equal(cut, full, sizeof(cut) - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +720,12 @@ int main(void)
 		cmocka_unit_test(test_opts_long_token_and_small_err_buffer),
 		cmocka_unit_test(test_opts_usage_and_describe),
 		cmocka_unit_test(test_opts_dump_formats),
+		cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_config_file),
+		cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_ucs2),
+		cmocka_unit_test(test_opts_kernel_and_initrd_need_a_path),
+		cmocka_unit_test(test_opts_kernel_initrd_cmdline_longer_than_the_buffer_refused),
+		cmocka_unit_test(test_opts_describe_names_the_kernel_only_when_given),
+		cmocka_unit_test(test_opts_describe_longest_kernel_line_cut_at_the_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
