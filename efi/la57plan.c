@@ -37,7 +37,8 @@ int plan_identity_perm(struct pt_plan *pl, uint64_t pa, uint64_t len, unsigned p
 	uint64_t end = pa + len, at;
 	unsigned grow = 0;
 
-	if ((pa | len) & (PT_PAGE_SIZE - 1) || !len || end < pa || (perm & ~PERM))
+	if ((pa | len) & (PT_PAGE_SIZE - 1) || !len || end < pa || (perm & ~PERM) ||
+	    ((perm & PT_WRITE) && (perm & PT_EXEC) && !(perm & PT_ALLOW_WX)))
 		return PT_EINVAL;
 	/* first pass: every page held by an identity entry, and room for the pieces */
 	for (at = pa; at < end;) {

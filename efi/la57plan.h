@@ -17,7 +17,8 @@ struct pt_plan;
  * entries (before, the range, after), entries that already have @perm are
  * left whole, and the minimum table count is computed again for @levels
  * and @has_1g.  Other kinds (HHDM, image) are not touched.  Returns PT_OK,
- * PT_EINVAL (unaligned, empty, wrapping, or other bits),
+ * PT_EINVAL (unaligned, empty, wrapping, other bits, or W with X but
+ * without PT_ALLOW_WX),
  * PT_ENOTMAPPED (a page no identity entry holds) or PT_ECAPACITY (no room
  * for the pieces); on error @pl is unchanged.
  */

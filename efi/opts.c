@@ -747,8 +747,13 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 			    levels_names[o->levels == 4 ? 1 : o->levels == 5 ? 2 : 0],
 			    serial_names[o->serial], o->wrong_restore);
 
-	if (w < 0 || (size_t)w >= size || !o->kernel[0])
+	char full[1];
+
+	if (w < 0 || !o->kernel[0])
 		return w;
-	return w + fmt_snprintf(buf + w, size - (size_t)w, " kernel=%s initrd=%s cmdline=\"%s\"",
-				o->kernel, o->initrd[0] ? o->initrd : "none", o->cmdline);
+	/* the whole length, as fmt_snprintf() says it, also when the buffer is full */
+	return w + fmt_snprintf((size_t)w < size ? buf + w : full,
+				(size_t)w < size ? size - (size_t)w : sizeof(full),
+				" kernel=%s initrd=%s cmdline=\"%s\"", o->kernel,
+				o->initrd[0] ? o->initrd : "none", o->cmdline);
 }

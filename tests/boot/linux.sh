@@ -55,7 +55,7 @@ cmdline_of()
 {
 	local tag=$1 smp=$2 la57=$3
 	shift 3
-	echo "console=ttyS0 panic=-1 ptlab.cpus=$smp ptlab.la57=$la57 ptlab.boot=$tag${*:+ $*}"
+	echo "console=ttyS0 panic=-1 printk.devkmsg=on ptlab.cpus=$smp ptlab.la57=$la57 ptlab.boot=$tag${*:+ $*}"
 }
 
 # linux_boot TAG CPU MEM SMP LEVELS LA57 PARAMS [boot_run options]: the
@@ -74,10 +74,10 @@ linux_boot()
 --levels=$levels --kernel=\\boot\\vmlinuz --initrd=\\boot\\initrd.img \"--cmdline=$cmd\"" "$@"
 }
 
-# init_lines LOG: what /init printed, cleaned
+# init_lines LOG: what /init printed through the kernel log, cleaned
 init_lines()
 {
-	log_clean "$1" | grep -E '^init: '
+	log_clean "$1" | sed -n 's/^\[ *[0-9]*\.[0-9]*\] //; /^init: /p'
 }
 
 # e820 names as /sys/firmware/memmap spells them
@@ -248,42 +248,26 @@ fi
 bad=$BOOT_DIR/bad
 mkdir -p "$bad"
 head -c 4000000 "$KERNEL" >"$bad/trunc"
-cp -- "$KERNEL" "$bad/k32"
-# xloadflags (0x236): XLF_KERNEL_64 cleared
-python3 - "$bad/k32" <<'EOF'
+# patched OUT OFFSET BYTES EXPR: the kernel with the little-endian field at
+# OFFSET (BYTES long) set to EXPR, a Python expression of its value v
+patched()
+{
+	python3 - "$KERNEL" "$@" <<'EOF'
 import sys
-with open(sys.argv[1], "r+b") as f:
-    f.seek(0x236)
-    v = int.from_bytes(f.read(2), "little") & ~1
-    f.seek(0x236)
-    f.write(v.to_bytes(2, "little"))
+src, out, off, n, expr = sys.argv[1], sys.argv[2], int(sys.argv[3], 0), int(sys.argv[4]), sys.argv[5]
+data = bytearray(open(src, "rb").read())
+v = int.from_bytes(data[off:off + n], "little")
+data[off:off + n] = (eval(expr, {"v": v}) & ((1 << 8 * n) - 1)).to_bytes(n, "little")
+open(out, "wb").write(data)
 EOF
-cp -- "$KERNEL" "$bad/huge"
+}
+# xloadflags (0x236): XLF_KERNEL_64 (bit 0) cleared, then XLF_5LEVEL (bit 5)
+patched "$bad/k32" 0x236 2 'v & ~1'
+patched "$bad/k4" 0x236 2 'v & ~(1 << 5)'
 # init_size (0x260): 3 GiB, more than any free range of a 1 GiB machine
-python3 - "$bad/huge" <<'EOF'
-import sys
-with open(sys.argv[1], "r+b") as f:
-    f.seek(0x260)
-    f.write((0xc0000000).to_bytes(4, "little"))
-EOF
-cp -- "$KERNEL" "$bad/lowrd"
+patched "$bad/huge" 0x260 4 '0xc0000000'
 # initrd_addr_max (0x22c): 2 MiB, below any free range the initrd fits
-python3 - "$bad/lowrd" <<'EOF'
-import sys
-with open(sys.argv[1], "r+b") as f:
-    f.seek(0x22c)
-    f.write((0x1fffff).to_bytes(4, "little"))
-EOF
-cp -- "$KERNEL" "$bad/k4"
-# xloadflags: XLF_5LEVEL cleared, a kernel that cannot be entered in 5-level mode
-python3 - "$bad/k4" <<'EOF'
-import sys
-with open(sys.argv[1], "r+b") as f:
-    f.seek(0x236)
-    v = int.from_bytes(f.read(2), "little") & ~(1 << 5)
-    f.seek(0x236)
-    f.write(v.to_bytes(2, "little"))
-EOF
+patched "$bad/lowrd" 0x22c 4 '0x1fffff'
 # four whole kernels do not fit the usual image: one of its own, larger
 bimg=$BOOT_DIR/bad.img
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -493,6 +493,8 @@ static void test_identity_perm_bad_arguments_einval(void **state)
 	expect_refused(&x, 0x1f0000, 0x1000, RWX | PT_NOSPLIT, PT_EINVAL);
 	expect_refused(&x, 0x1f0000, 0x1000, PT_SPARSE, PT_EINVAL);
 	expect_refused(&x, 0x1f0000, 0x1000, 1u << 31, PT_EINVAL);
+	/* W and X together only with the opt-in, as pt_map wants it */
+	expect_refused(&x, 0x1f0000, 0x1000, PT_WRITE | PT_EXEC, PT_EINVAL);
 }
 
 static void test_identity_perm_page_outside_identity_enotmapped(void **state)

@@ -700,6 +700,11 @@ static void test_opts_describe_longest_kernel_line_cut_at_the_buffer(void **stat
 	assert_int_equal(w, want);
 	assert_int_equal(strlen(cut), sizeof(cut) - 1);
 	assert_memory_equal(cut, full, sizeof(cut) - 1);
+	/* cut before the kernel part: still the whole length */
+	w = opts_describe(&o, cut, 64);
+	assert_int_equal(w, want);
+	assert_int_equal(strlen(cut), 63);
+	assert_memory_equal(cut, full, 63);
 }
 
 int main(void)
