@@ -398,22 +398,40 @@ $(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(EFI_APP) startup.nsh '$(subst ','\'',$(ARGS))'
 
+# What "make run" boots: the image with ARGS as \ptlab.cfg and, when ARGS
+# names no --end, --end=shutdown added, so QEMU ends as soon as the run has
+# ended (the stick image, "make image", keeps --end=wait as its default).
+# Its \startup.nsh (the UEFI shell's fallback after a refused or failed
+# run) shuts down after that run too.  With an --end in ARGS, the image is
+# the stick's own, startup.nsh included.
+RUN_IMAGE ?= $(RUN_DIR)/run.img
+RUN_END := $(if $(filter --end=%,$(ARGS)),,--end=shutdown)
+RUN_NSH := $(RUN_DIR)/run-startup.nsh
+
+$(RUN_NSH): startup.nsh FORCE
+	@mkdir -p $(@D)
+	$(Q)sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') startup.nsh >$@
+
+$(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps
+	$(call msg,IMAGE,$@)
+	$(Q)mk/image.sh $@ $(EFI_APP) $(RUN_NSH) '$(subst ','\'',$(strip $(ARGS) $(RUN_END)))'
+
 # The verdict comes from what the application said on the serial port (a
 # copy of it in $(RUN_DIR)/serial.log) and the report files on the image,
 # never from QEMU's exit status alone: mk/verdict.sh.
-run: $(IMAGE) | deps
+run: $(RUN_IMAGE) | deps
 	$(Q)mkdir -p $(RUN_DIR) && cp $(OVMF_VARS) $(RUN_DIR)/OVMF_VARS.fd
 	$(Q)rm -f $(RUN_DIR)/serial.log; status=0; \
 	$(QEMU) -machine q35,accel=tcg -cpu $(QEMU_CPU) -m $(QEMU_MEM) \
 		-smp $(QEMU_SMP) \
 		-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
 		-drive if=pflash,format=raw,file=$(RUN_DIR)/OVMF_VARS.fd \
-		-drive format=raw,file=$(IMAGE) \
+		-drive format=raw,file=$(RUN_IMAGE) \
 		-chardev stdio,id=ptlabcom1,logfile=$(RUN_DIR)/serial.log,signal=on \
 		-serial chardev:ptlabcom1 -display none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot $(QEMU_EXTRA) || status=$$?; \
-	mk/verdict.sh $(RUN_DIR)/serial.log $(IMAGE) $$status
+	mk/verdict.sh $(RUN_DIR)/serial.log $(RUN_IMAGE) $$status
 
 clean:
 	$(call msg,CLEAN,$(BUILD))
@@ -543,7 +561,7 @@ TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 #   make view [REPORT=path/to/PTLAB.TXT or a serial log]
 # writes $(BUILD)/view/index.html (self-contained) and $(BUILD)/view/map.svg
 # with tools/view.py.  Without REPORT: the serial log of the last "make
-# run" ($(RUN_DIR)/serial.log), else \PTLAB.TXT from $(IMAGE).
+# run" ($(RUN_DIR)/serial.log), else \PTLAB.TXT from its image $(RUN_IMAGE).
 
 REPORT ?=
 VIEW_DIR := $(BUILD)/view
@@ -554,7 +572,7 @@ view: | deps
 	$(Q)rep='$(REPORT)'; \
 	if [ -z "$$rep" ]; then \
 		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \
-		elif [ -f '$(IMAGE)' ] && mcopy -o -i '$(IMAGE)@@1M' ::/PTLAB.TXT \
+		elif [ -f '$(RUN_IMAGE)' ] && mcopy -o -i '$(RUN_IMAGE)@@1M' ::/PTLAB.TXT \
 			'$(BUILD)/PTLAB.TXT' 2>/dev/null; then rep='$(BUILD)/PTLAB.TXT'; \
 		else echo 'view: no report: "make run" first, or make view REPORT=path/to/PTLAB.TXT' >&2; \
 			exit 1; fi; \
