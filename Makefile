@@ -131,11 +131,19 @@ RUN_DIR ?= $(BUILD)
 
 # ---- test suites ----------------------------------------------------------
 
-# "name=command" pairs run by tests/run-suites.sh.  Each command prints its
-# own "name: N passed, M failed" line; the script sums them.  Later suites
-# (fuzz smoke, ...) are added here.
+# "name=command" pairs run by tests/run-suites.sh, JOBS at a time (default:
+# the number of cores), each one's output in $(TEST_LOGS)/NAME.log.  Each
+# command prints its own "name: N passed, M failed" line; the script sums
+# them.  "name@LOCK=command": suites naming the same LOCK never run at the
+# same time.  What "make test" builds first (all, the images, fbrender,
+# chain) the suites only read; each boot test boots private copies in a
+# directory of its own ($(BUILD)/boot/NAME.XXXXXX), QMP sockets included,
+# and no suite uses a TCP port.  Lock host-tests: unit deletes and relinks
+# every unit-test binary, reliability runs two of them.
+JOBS ?=
+TEST_LOGS ?= $(BUILD)/test-logs
 TEST_SUITES := 'freestanding=$(MAKE) BUILD=$(BUILD) V=$(V) check-freestanding' \
-	'unit=$(MAKE) BUILD=$(BUILD) V=$(V) unit' \
+	'unit@host-tests=$(MAKE) BUILD=$(BUILD) V=$(V) unit' \
 	'report=python3 tests/tools/test_report.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
@@ -161,7 +169,7 @@ help:
 	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
 	@echo '                      (and its no-SSE build); writes results.md and plot.svg'
 	@echo '  bench-runs          make bench BENCH_RUNS times (default 5), goal lines summarised'
-	@echo '  test                every suite; ends with "N passed, M failed"'
+	@echo '  test                every suite, JOBS at a time (default: cores); ends with "N passed, M failed"'
 	@echo '  fuzz                run each libFuzzer target for FUZZ_SECONDS (default 60)'
 	@echo '  fuzz-replay         run the fuzz targets over their committed seed corpora'
 	@echo '  fbrender            host tool: render text lines with the app'"'"'s framebuffer console (PPM)'
@@ -338,7 +346,7 @@ check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps
 test: | deps
 	$(Q)rm -f $(IMAGE)
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image
-	$(Q)tests/run-suites.sh $(TEST_SUITES)
+	$(Q)JOBS='$(JOBS)' TEST_LOGS='$(TEST_LOGS)' tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
 
@@ -362,7 +370,7 @@ FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c efi/model.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
 TEST_SUITES += 'fuzz-replay=$(MAKE) BUILD=$(BUILD) V=$(V) fuzz-replay' \
-	'reliability=$(MAKE) BUILD=$(BUILD) V=$(V) reliability'
+	'reliability@host-tests=$(MAKE) BUILD=$(BUILD) V=$(V) reliability'
 
 .PHONY: fuzz fuzz-build fuzz-replay reliability
 
