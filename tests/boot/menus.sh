@@ -161,28 +161,6 @@ for t in fw ho typo; do
 	grub_image "$t" && sdboot_image "$t" || fail "$t: building the menu images failed"
 done
 
-# wait_log REGEX LOG SECONDS: until the cleaned LOG has a line matching REGEX
-wait_log()
-{
-	local i
-	for ((i = 0; i < $3 * 2; i++)); do
-		log_has "$1" "$2" && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
-# keys SOCKET KEY...: press each key (QEMU's sendkey) on the PS/2 keyboard
-keys()
-{
-	local sock=$1 k
-	shift
-	for k in "$@"; do
-		python3 "$HERE/qmon.py" "$sock" hmp "sendkey $k" >/dev/null || return 1
-		sleep 0.3
-	done
-}
-
 # has_in_order LOG REGEX...: the cleaned LOG has lines matching each REGEX,
 # in that order
 has_in_order()
