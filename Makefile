@@ -131,11 +131,19 @@ RUN_DIR ?= $(BUILD)
 
 # ---- test suites ----------------------------------------------------------
 
-# "name=command" pairs run by tests/run-suites.sh.  Each command prints its
-# own "name: N passed, M failed" line; the script sums them.  Later suites
-# (fuzz smoke, ...) are added here.
+# "name=command" pairs run by tests/run-suites.sh, JOBS at a time (default:
+# the number of cores), each one's output in $(TEST_LOGS)/NAME.log.  Each
+# command prints its own "name: N passed, M failed" line; the script sums
+# them.  "name@LOCK=command": suites naming the same LOCK never run at the
+# same time.  What "make test" builds first (all, the images, fbrender,
+# chain) the suites only read; each boot test boots private copies in a
+# directory of its own ($(BUILD)/boot/NAME.XXXXXX), QMP sockets included,
+# and no suite uses a TCP port.  Lock host-tests: unit deletes and relinks
+# every unit-test binary, reliability runs two of them.
+JOBS ?=
+TEST_LOGS ?= $(BUILD)/test-logs
 TEST_SUITES := 'freestanding=$(MAKE) BUILD=$(BUILD) V=$(V) check-freestanding' \
-	'unit=$(MAKE) BUILD=$(BUILD) V=$(V) unit' \
+	'unit@host-tests=$(MAKE) BUILD=$(BUILD) V=$(V) unit' \
 	'report=python3 tests/tools/test_report.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
@@ -153,7 +161,7 @@ help:
 	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
 	@echo '  deps                check the Debian packages, install missing ones (as root)'
 	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
-	@echo '  run                 boot the image under QEMU/OVMF, serial on stdio and in $(RUN_DIR)/serial.log;'
+	@echo '  run                 boot $(RUN_DIR)/run.img under QEMU/OVMF (ends with the run), serial on stdio and in $(RUN_DIR)/serial.log;'
 	@echo '                      verdict from the serial log and the report files'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
@@ -161,7 +169,7 @@ help:
 	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
 	@echo '                      (and its no-SSE build); writes results.md and plot.svg'
 	@echo '  bench-runs          make bench BENCH_RUNS times (default 5), goal lines summarised'
-	@echo '  test                every suite; ends with "N passed, M failed"'
+	@echo '  test                every suite, JOBS at a time (default: cores); ends with "N passed, M failed"'
 	@echo '  fuzz                run each libFuzzer target for FUZZ_SECONDS (default 60)'
 	@echo '  fuzz-replay         run the fuzz targets over their committed seed corpora'
 	@echo '  fbrender            host tool: render text lines with the app'"'"'s framebuffer console (PPM)'
@@ -169,6 +177,7 @@ help:
 	@echo '  check-undefined     libptlab.a: no undefined symbols but the documented ones'
 	@echo '  install             headers, libptlab.a, libptlab-efi.a, pkg-config files (PREFIX, DESTDIR)'
 	@echo '  check-install       install into a scratch directory, build examples/handoff.c against it'
+	@echo '  install-esp         ESP=DIR: DIR/EFI/ptlab/ptlab.efi with a systemd-boot and a GRUB entry (MENU_ARGS, DESTDIR)'
 	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
 	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
 	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=)'
@@ -338,7 +347,7 @@ check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps
 test: | deps
 	$(Q)rm -f $(IMAGE)
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image linux-initrd
-	$(Q)tests/run-suites.sh $(TEST_SUITES)
+	$(Q)JOBS='$(JOBS)' TEST_LOGS='$(TEST_LOGS)' tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
 
@@ -362,7 +371,7 @@ FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c efi/model.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
 TEST_SUITES += 'fuzz-replay=$(MAKE) BUILD=$(BUILD) V=$(V) fuzz-replay' \
-	'reliability=$(MAKE) BUILD=$(BUILD) V=$(V) reliability'
+	'reliability@host-tests=$(MAKE) BUILD=$(BUILD) V=$(V) reliability'
 
 .PHONY: fuzz fuzz-build fuzz-replay reliability
 
@@ -419,22 +428,40 @@ $(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(EFI_APP) startup.nsh '$(subst ','\'',$(ARGS))'
 
+# What "make run" boots: the image with ARGS as \ptlab.cfg and, when ARGS
+# names no --end, --end=shutdown added, so QEMU ends as soon as the run has
+# ended (the stick image, "make image", keeps --end=wait as its default).
+# Its \startup.nsh (the UEFI shell's fallback after a refused or failed
+# run) shuts down after that run too.  With an --end in ARGS, the image is
+# the stick's own, startup.nsh included.
+RUN_IMAGE ?= $(RUN_DIR)/run.img
+RUN_END := $(if $(filter --end=%,$(ARGS)),,--end=shutdown)
+RUN_NSH := $(RUN_DIR)/run-startup.nsh
+
+$(RUN_NSH): startup.nsh FORCE
+	@mkdir -p $(@D)
+	$(Q)sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') startup.nsh >$@
+
+$(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps
+	$(call msg,IMAGE,$@)
+	$(Q)mk/image.sh $@ $(EFI_APP) $(RUN_NSH) '$(subst ','\'',$(strip $(ARGS) $(RUN_END)))'
+
 # The verdict comes from what the application said on the serial port (a
 # copy of it in $(RUN_DIR)/serial.log) and the report files on the image,
 # never from QEMU's exit status alone: mk/verdict.sh.
-run: $(IMAGE) | deps
+run: $(RUN_IMAGE) | deps
 	$(Q)mkdir -p $(RUN_DIR) && cp $(OVMF_VARS) $(RUN_DIR)/OVMF_VARS.fd
 	$(Q)rm -f $(RUN_DIR)/serial.log; status=0; \
 	$(QEMU) -machine q35,accel=tcg -cpu $(QEMU_CPU) -m $(QEMU_MEM) \
 		-smp $(QEMU_SMP) \
 		-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
 		-drive if=pflash,format=raw,file=$(RUN_DIR)/OVMF_VARS.fd \
-		-drive format=raw,file=$(IMAGE) \
+		-drive format=raw,file=$(RUN_IMAGE) \
 		-chardev stdio,id=ptlabcom1,logfile=$(RUN_DIR)/serial.log,signal=on \
 		-serial chardev:ptlabcom1 -display none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot $(QEMU_EXTRA) || status=$$?; \
-	mk/verdict.sh $(RUN_DIR)/serial.log $(IMAGE) $$status
+	mk/verdict.sh $(RUN_DIR)/serial.log $(RUN_IMAGE) $$status
 
 clean:
 	$(call msg,CLEAN,$(BUILD))
@@ -564,7 +591,7 @@ TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 #   make view [REPORT=path/to/PTLAB.TXT or a serial log]
 # writes $(BUILD)/view/index.html (self-contained) and $(BUILD)/view/map.svg
 # with tools/view.py.  Without REPORT: the serial log of the last "make
-# run" ($(RUN_DIR)/serial.log), else \PTLAB.TXT from $(IMAGE).
+# run" ($(RUN_DIR)/serial.log), else \PTLAB.TXT from its image $(RUN_IMAGE).
 
 REPORT ?=
 VIEW_DIR := $(BUILD)/view
@@ -575,7 +602,7 @@ view: | deps
 	$(Q)rep='$(REPORT)'; \
 	if [ -z "$$rep" ]; then \
 		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \
-		elif [ -f '$(IMAGE)' ] && mcopy -o -i '$(IMAGE)@@1M' ::/PTLAB.TXT \
+		elif [ -f '$(RUN_IMAGE)' ] && mcopy -o -i '$(RUN_IMAGE)@@1M' ::/PTLAB.TXT \
 			'$(BUILD)/PTLAB.TXT' 2>/dev/null; then rep='$(BUILD)/PTLAB.TXT'; \
 		else echo 'view: no report: "make run" first, or make view REPORT=path/to/PTLAB.TXT' >&2; \
 			exit 1; fi; \

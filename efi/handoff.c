@@ -99,13 +99,24 @@ static void find_mat(struct ptlab *p)
 	}
 }
 
-/* Bitmap words for every free-type frame of the map now, with room for growth. */
+static bool is_loader_type(uint32_t type)
+{
+	return type == PT_EFI_LOADER_CODE || type == PT_EFI_LOADER_DATA;
+}
+
+/*
+ * Bitmap words for every frame of the map now that may be free after
+ * hand-off, with room for growth: the free types and the loader ranges
+ * (free_ranges takes those too, and a boot menu that started us, such as
+ * GRUB with its heap, leaves large ones).
+ */
 static size_t bitmap_estimate(const struct ptlab *p)
 {
 	uint64_t frames = 0;
 
 	for (unsigned i = 0; i < p->build.map.n; i++)
-		if (is_free_type(p->build.map.range[i].type))
+		if (is_free_type(p->build.map.range[i].type) ||
+		    is_loader_type(p->build.map.range[i].type))
 			frames += p->build.map.range[i].len / PT_PAGE_SIZE;
 	return (size_t)((frames / 64 + 2 * PT_FRAMES_MAX_RANGES + 64) * sizeof(uint64_t));
 }
@@ -121,11 +132,6 @@ static __attribute__((noreturn)) void run_on_stack(void (*fn)(void *), void *arg
 			 "ud2"
 			 : : "r"(fn), "D"(arg), "r"(top) : "memory");
 	__builtin_unreachable();
-}
-
-static bool is_loader_type(uint32_t type)
-{
-	return type == PT_EFI_LOADER_CODE || type == PT_EFI_LOADER_DATA;
 }
 
 /* Remove [a, b) from the pieces out[0..*n); false when the cut needs more room than @cap. */

@@ -36,6 +36,7 @@
 
 #define REPORT_BYTES      (512u * 1024u)
 #define WAIT_SECONDS      60u
+#define MENU_WAIT_SECONDS 10u    /* after refusing a boot menu's options */
 #define HANDOFF_ITERATIONS 50000u
 
 static struct ptlab app;
@@ -63,6 +64,21 @@ static void say(const char *fmt, ...)
 static char foreign_opts[128];
 static bool cfg_found;
 
+/*
+ * Where the options came from, for the "# options:" fact (from=...): the
+ * shell's command line, a boot manager's LoadOptions (GRUB's chainloader
+ * line, a systemd-boot entry's "options", a firmware boot entry's optional
+ * data), \ptlab.cfg, or none of them (the defaults).
+ */
+enum opts_from { FROM_DEFAULTS, FROM_SHELL, FROM_BOOT_MANAGER, FROM_CFG };
+static enum opts_from opts_from;
+
+static const char *opts_from_name(enum opts_from f)
+{
+	return f == FROM_SHELL ? "shell" : f == FROM_BOOT_MANAGER ? "boot-manager" :
+	       f == FROM_CFG ? "cfg" : "defaults";
+}
+
 /* A UEFI shell started us: its parameters protocol is on our image handle. */
 static bool started_by_shell(EFI_HANDLE image)
 {
@@ -82,9 +98,11 @@ static bool started_by_shell(EFI_HANDLE image)
  */
 static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err, size_t errlen)
 {
-	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize,
-					started_by_shell(image_handle), o, err, errlen);
+	bool shell = started_by_shell(image_handle);
+	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize, shell, o, err, errlen);
 
+	if (r == OPTS_OK || r == OPTS_ERROR)
+		opts_from = shell ? FROM_SHELL : FROM_BOOT_MANAGER;
 	if (r == OPTS_FOREIGN)
 		fmt_snprintf(foreign_opts, sizeof(foreign_opts), "%s", err);
 	if (r == OPTS_EMPTY || r == OPTS_BINARY || r == OPTS_FOREIGN) {
@@ -97,6 +115,7 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 			return EFI_INVALID_PARAMETER;
 		if (cfg) {
 			cfg_found = true;
+			opts_from = FROM_CFG;
 			r = opts_parse_ascii(cfg, len, o, err, errlen);
 			owned_pool_free(cfg);
 		}
@@ -118,6 +137,7 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 }
 
 static void note_earlier(bool at_end);
+static bool wait_key_or_timeout(const char *what, unsigned seconds);
 
 /*
  * Options refused: nothing runs.  The reason goes to the screen, COM1 and
@@ -141,6 +161,11 @@ static void refuse(const char *err)
 	}
 	note_earlier(true);
 	say("ptlab: refused: the options were not accepted, nothing was run (\\%s)\n", name);
+	/* a boot menu redraws the screen at once: give its user time to read why */
+	if (opts_from == FROM_BOOT_MANAGER)
+		say("ptlab: back to the boot menu (%s)\n",
+		    wait_key_or_timeout("to go back to the boot menu", MENU_WAIT_SECONDS) ?
+		    "a key was pressed" : "no key, time is up");
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
@@ -177,20 +202,31 @@ static void tss_page_put(void)
 	uefi_call_wrapper(BS->FreePages, 2, tss_page, 1);
 }
 
-static void wait_key_or_timeout(void)
+/*
+ * "press a key (or wait N s) WHAT", then wait for either.  True when a key
+ * ended the wait; the key is read, so that it reaches nobody after us (a
+ * boot menu would take it as a choice).
+ */
+static bool wait_key_or_timeout(const char *what, unsigned seconds)
 {
 	EFI_EVENT events[2];
 	EFI_EVENT timer;
-	UINTN index;
+	EFI_INPUT_KEY key;
+	UINTN index = 1;
 
-	say("ptlab: press a key (or wait %u s) to shut down\n", WAIT_SECONDS);
-	if (uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) != EFI_SUCCESS)
-		return;
-	uefi_call_wrapper(BS->SetTimer, 3, timer, TimerRelative, (UINT64)WAIT_SECONDS * 10000000);
+	say("ptlab: press a key (or wait %u s) %s\n", seconds, what);
+	if (!ST->ConIn ||
+	    uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) != EFI_SUCCESS)
+		return false;
+	uefi_call_wrapper(BS->SetTimer, 3, timer, TimerRelative, (UINT64)seconds * 10000000);
 	events[0] = ST->ConIn->WaitForKey;
 	events[1] = timer;
 	uefi_call_wrapper(BS->WaitForEvent, 3, 2, events, &index);
 	uefi_call_wrapper(BS->CloseEvent, 1, timer);
+	if (index != 0)
+		return false;
+	uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, &key);
+	return true;
 }
 
 static void end_run(const struct ptlab *p, bool passed)
@@ -206,7 +242,7 @@ static void end_run(const struct ptlab *p, bool passed)
 		say("ptlab: halted\n");
 		cpu_halt();
 	case OPTS_END_WAIT:
-		wait_key_or_timeout();
+		wait_key_or_timeout("to shut down", WAIT_SECONDS);
 		break;
 	default:
 		break;
@@ -298,7 +334,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	t0 = rdtsc();
 	opts_describe(&app.opts, line, sizeof(line));
-	report_fact(app.rep, "options", "%s", line);
+	report_fact(app.rep, "options", "%s from=%s", line, opts_from_name(opts_from));
 	firmware_report(app.rep, ST);
 	if (foreign_opts[0])
 		report_note(app.rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "

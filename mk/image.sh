@@ -2,14 +2,22 @@
 # SPDX-License-Identifier: MIT
 #
 # mk/image.sh OUT APP STARTUP_NSH [ARGS]
+# mk/image.sh --tree OUT DIR
 #
 # Build a GPT disk image holding one FAT32 EFI System partition at 1 MiB
 # with APP as \EFI\BOOT\BOOTX64.EFI (the removable-media path firmware boots
 # without a boot entry), STARTUP_NSH as \startup.nsh and, when ARGS is not
-# empty, ARGS as \ptlab.cfg.  No root, no loop devices.
+# empty, ARGS as \ptlab.cfg.  With --tree, the partition holds what the
+# directory DIR holds (an ESP laid out as on a disk).  No root, no loop
+# devices.
 set -euo pipefail
 
-out=$1 app=$2 nsh=$3 args=${4-}
+tree=
+if [ "${1-}" = --tree ]; then
+	out=$2 tree=$3
+else
+	out=$1 app=$2 nsh=$3 args=${4-}
+fi
 
 SIZE_MIB=${PTLAB_IMG_MIB:-64}
 SECTOR=512
@@ -30,6 +38,13 @@ printf 'label: gpt\nstart=%d, size=%d, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B
 
 img="$tmp@@$((START * SECTOR))"
 mformat -i "$img" -F -T "$PART" -h 64 -s 32 -v PTLAB ::
+if [ -n "$tree" ]; then
+	if [ -n "$(ls -A -- "$tree")" ]; then
+		mcopy -s -i "$img" "$tree"/* ::/
+	fi
+	mv -f "$tmp" "$out"
+	exit 0
+fi
 mmd -i "$img" ::/EFI ::/EFI/BOOT
 mcopy -i "$img" "$app" ::/EFI/BOOT/BOOTX64.EFI
 mcopy -i "$img" "$nsh" ::/startup.nsh

@@ -28,7 +28,7 @@ PUBLIC_HEADERS := $(sort $(wildcard include/ptlab/*.h))
 # archive itself is built with $(PAGING_EFI_CFLAGS)).
 PC_EFI_CFLAGS := -ffreestanding -mno-red-zone -mno-sse -mno-mmx -mno-80387
 
-.PHONY: install check-install
+.PHONY: install check-install install-esp
 
 $(BUILD)/release/%.c.o: %.c | deps
 	$(call msg,CC,$<)
@@ -62,3 +62,15 @@ check-install: | deps
 TEST_SUITES += 'install=$(MAKE) BUILD=$(BUILD) V=$(V) check-install'
 
 -include $(wildcard $(RELEASE_PAGING_OBJS:%.o=%.d))
+
+# make install-esp ESP=DIR [DESTDIR=] [MENU_ARGS="--end=return"]: the
+# application on an EFI System Partition, $(DESTDIR)DIR/EFI/ptlab/ptlab.efi,
+# with a systemd-boot entry (ptlab.conf) and a GRUB entry for
+# /etc/grub.d/40_custom (grub.40_custom) beside it, both starting it with
+# MENU_ARGS (mk/install-esp.sh).  tests/boot/menus.sh installs into a
+# scratch DESTDIR and boots what it wrote under GRUB and systemd-boot.
+ESP ?=
+MENU_ARGS ?= --end=return
+
+install-esp: $(EFI_APP) mk/install-esp.sh
+	$(Q)mk/install-esp.sh '$(if $(ESP),$(DESTDIR)$(ESP))' $(EFI_APP) '$(MENU_ARGS)'
