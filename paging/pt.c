@@ -1286,23 +1286,44 @@ uint64_t pt_table_count(const struct pt_space *s)
 /* ---- queries ------------------------------------------------------------------------ */
 
 /*
+ * What a translation needs of the space, read once per call (a batch reads
+ * it once for all its addresses).  @top is the root's level.
+ */
+struct xlate {
+	const struct pt_env *env;
+	uint64_t root_pa;
+	uint64_t p2v_offset;
+	unsigned top;
+};
+
+static struct xlate xlate_of(const struct pt_space *s)
+{
+	return (struct xlate){ s->env, s->root_pa, s->env->p2v_offset, s->levels - 1 };
+}
+
+/*
  * pt_translate's walk, with @linear a constant at each call: the linear
  * instance makes no calls, so it needs no saved registers and no stack.
+ * Checks that @va is canonical; writes *out only on success.  @cache is
+ * leaf_cache_flags() by PAT index, or NULL to ask it.
  */
 static inline __attribute__((always_inline))
-int translate_walk(const struct pt_space *s, uint64_t va, struct pt_leaf *out, bool linear)
+int translate_walk(const struct xlate *x, uint64_t va, struct pt_leaf *out, bool linear,
+		   const uint8_t *cache)
 {
-	const struct pt_env *env = s->env;
-	uint64_t pa = s->root_pa, e, size, and_e = ~UINT64_C(0), or_e = 0;
-	unsigned level, i;
+	uint64_t pa = x->root_pa, ea, e, size, and_e = ~UINT64_C(0), or_e = 0;
+	unsigned level, pat;
 
+	if (!pt_canonical(va, x->top + 1))
+		return PT_ENONCANON;
 	/* W and US are ANDed down the walk, NX ORed: fold whole entries. */
-	for (level = s->levels - 1; ; level--) {
-		i = pt_index(va, level);
+	for (level = x->top; ; level--) {
+		ea = pa + pt_index(va, level) * sizeof(uint64_t);
 		if (linear)
-			e = ((const uint64_t *)(uintptr_t)(pa + env->p2v_offset))[i];
+			e = *(const uint64_t *)(uintptr_t)(ea + x->p2v_offset);
 		else
-			e = ((const uint64_t *)env->phys_to_virt(env->ctx, pa))[i];
+			e = *(const uint64_t *)((const char *)x->env->phys_to_virt(x->env->ctx, pa) +
+						(ea - pa));
 		if (!(e & PTE_P))
 			return PT_ENOTMAPPED;
 		and_e &= e;
@@ -1318,28 +1339,139 @@ int translate_walk(const struct pt_space *s, uint64_t va, struct pt_leaf *out, b
 	out->va = va & ~(size - 1);
 	out->pa = (e & leaf_addr_mask(level)) | (va & (size - 1));
 	out->entry = e;
-	out->entry_pa = pa + i * sizeof(uint64_t);
-	out->flags = leaf_cache_flags(env, e, level) |
+	out->entry_pa = ea;
+	/* PAT index PAT:PCD:PWT, the PAT bit at 7 in a 4 KiB leaf, at 12 above */
+	pat = (unsigned)((e & (PTE_PWT | PTE_PCD)) >> 3) | (e & (level ? PTE_PAT_LARGE : PTE_PAT_4K) ? 4u : 0u);
+	out->flags = (cache ? cache[pat] : leaf_cache_flags(x->env, e, level)) |
 		     (and_e & PTE_W ? PT_WRITE : 0) | (and_e & PTE_US ? PT_USER : 0) |
 		     (e & PTE_G ? PT_GLOBAL : 0) | (or_e & PTE_NX ? 0 : PT_EXEC);
 	return PT_OK;
 }
 
-static __attribute__((noinline))
-int translate_cb(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
+/*
+ * Every address of @va, err[k] as pt_translate would return it, out[k]
+ * zeroed where it fails.  Each walk starts in the table where the one
+ * before ended when @va[k] lies in that table's span (as the processor's
+ * paging-structure caches let it, SDM Vol. 3A §4.10.3): the tables do not
+ * change during the call, so the entries above it are the ones the
+ * previous walk read, and their R/W, U/S and XD are kept with it.
+ */
+static inline __attribute__((always_inline))
+void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct pt_leaf *out,
+		    int *err, bool linear)
 {
-	return translate_walk(s, va, out, false);
+	const uint64_t root = x->root_pa;
+	const unsigned top = x->top;
+	/*
+	 * The table the previous walk ended in, its level, and the rights of
+	 * the entries above it: R/W and U/S as they are, XD inverted, so that
+	 * ANDing entries ANDs all three.
+	 */
+	uint64_t c_pa = root, c_rights = ~UINT64_C(0), c_tag = 1;
+	unsigned c_level = top, c_span = 63;
+	/* cache type and G by PAT index (PAT:PCD:PWT) + 8 for G */
+	uint8_t attr[16];
+
+	for (unsigned i = 0; i < 16; i++)
+		attr[i] = (uint8_t)(leaf_cache_flags(x->env, (i & 3) << 3 | (i & 4 ? PTE_PAT_4K : 0), 0) |
+				    (i & 8 ? PT_GLOBAL : 0));
+	for (size_t k = 0; k < n; k++) {
+		uint64_t v = va[k], pa, ea, e, lo, rights;
+		unsigned level, shift;
+
+		if (!pt_canonical(v, top + 1)) {
+			err[k] = PT_ENONCANON;
+			out[k] = (struct pt_leaf){ 0 };
+			continue;
+		}
+		if ((v >> c_span) == c_tag) {
+			pa = c_pa;
+			level = c_level;
+			rights = c_rights;
+		} else {
+			pa = root;
+			level = top;
+			rights = ~UINT64_C(0);
+		}
+		for (;;) {
+			shift = PT_PAGE_SHIFT + PT_LEVEL_BITS * level;
+			ea = pa + ((v >> shift) & (PT_ENTRIES - 1)) * sizeof(uint64_t);
+			if (linear)
+				e = *(const uint64_t *)(uintptr_t)(ea + x->p2v_offset);
+			else
+				e = *(const uint64_t *)((const char *)x->env->phys_to_virt(x->env->ctx, pa) +
+							(ea - pa));
+			if (!(e & PTE_P) || is_leaf(e, level))
+				break;
+			rights &= e ^ PTE_NX;
+			pa = e & PTE_ADDR_MASK;
+			level--;
+		}
+		c_pa = pa;
+		c_level = level;
+		c_rights = rights;
+		c_span = shift + PT_LEVEL_BITS;
+		c_tag = v >> c_span;
+		if (!(e & PTE_P)) {
+			err[k] = PT_ENOTMAPPED;
+			out[k] = (struct pt_leaf){ 0 };
+			continue;
+		}
+		rights &= e ^ PTE_NX;
+		lo = (UINT64_C(1) << shift) - 1;
+		out[k].va = v & ~lo;
+		out[k].pa = (e & PTE_ADDR_MASK & ~lo) | (v & lo);
+		out[k].size = lo + 1;
+		out[k].level = level;
+		out[k].entry = e;
+		out[k].entry_pa = ea;
+		/* the PAT bit is bit 7 of a 4 KiB leaf, bit 12 of a larger one */
+		out[k].flags = attr[((e & (PTE_PWT | PTE_PCD)) >> 3) | ((e >> (level ? 10 : 5)) & 4) |
+				    ((e & PTE_G) >> 5)] |
+			       (rights & PTE_W ? PT_WRITE : 0) | (rights & PTE_US ? PT_USER : 0) |
+			       (rights & PTE_NX ? PT_EXEC : 0);
+		err[k] = PT_OK;
+	}
+}
+
+static __attribute__((noinline))
+int translate_cb(const struct xlate *x, uint64_t va, struct pt_leaf *out)
+{
+	return translate_walk(x, va, out, false, NULL);
+}
+
+static __attribute__((noinline))
+void translate_many_cb(const struct xlate *x, const uint64_t *va, size_t n,
+		       struct pt_leaf *out, int *err)
+{
+	translate_many(x, va, n, out, err, false);
 }
 
 int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
 {
+	struct xlate x;
+
 	if (!space_ok(s) || !out)
 		return PT_EINVAL;
-	if (!pt_canonical(va, s->levels))
-		return PT_ENONCANON;
-	if (!s->env->p2v_linear)
-		return translate_cb(s, va, out);
-	return translate_walk(s, va, out, true);
+	x = xlate_of(s);
+	if (!x.env->p2v_linear)
+		return translate_cb(&x, va, out);
+	return translate_walk(&x, va, out, true, NULL);
+}
+
+int pt_translate_many(const struct pt_space *s, const uint64_t *va, size_t n,
+		      struct pt_leaf *out, int *err)
+{
+	struct xlate x;
+
+	if (!space_ok(s) || (n && (!va || !out || !err)))
+		return PT_EINVAL;
+	x = xlate_of(s);
+	if (!x.env->p2v_linear)
+		translate_many_cb(&x, va, n, out, err);
+	else
+		translate_many(&x, va, n, out, err, true);
+	return PT_OK;
 }
 
 struct vwalk {

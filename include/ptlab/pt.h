@@ -345,6 +345,16 @@ struct pt_leaf {
  */
 int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out);
 
+/*
+ * Translate @n addresses: err[k] and out[k] are what
+ * err[k] = pt_translate(s, va[k], &out[k]) would leave, for k = 0..n-1
+ * (out[k] written only where err[k] is PT_OK).  One call for many lookups:
+ * the space is checked and read once.  Returns PT_OK, or PT_EINVAL (a
+ * bad space, or n > 0 with a NULL array) with nothing written.
+ */
+int pt_translate_many(const struct pt_space *s, const uint64_t *va, size_t n,
+		      struct pt_leaf *out, int *err);
+
 /* Called per leaf in VA order; a non-zero return stops the walk and is returned. */
 typedef int (*pt_visit_fn)(void *arg, const struct pt_leaf *leaf);
 
