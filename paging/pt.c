@@ -1302,142 +1302,137 @@ static struct xlate xlate_of(const struct pt_space *s)
 }
 
 /*
- * pt_translate's walk, with @linear a constant at each call: the linear
- * instance makes no calls, so it needs no saved registers and no stack.
- * Checks that @va is canonical; writes *out only on success.  @cache is
- * leaf_cache_flags() by PAT index, or NULL to ask it.
+ * The walk of pt_translate and pt_translate_many, with @linear a constant
+ * at each call: the linear instance makes no calls, so it needs no saved
+ * registers and no stack.  PT_ENONCANON, PT_ENOTMAPPED, or PT_OK with the
+ * leaf entry in *e, its physical address in *ea, its level in *level and
+ * the rights of the walk in *rights: every entry's R/W and U/S ANDed, and
+ * bit 63 set where no entry has XD (entries are ANDed with XD inverted).
  */
 static inline __attribute__((always_inline))
-int translate_walk(const struct xlate *x, uint64_t va, struct pt_leaf *out, bool linear,
-		   const uint8_t *cache)
+int translate_walk(const struct xlate *x, uint64_t va, bool linear, uint64_t *e, uint64_t *ea,
+		   unsigned *level, uint64_t *rights)
 {
-	uint64_t pa = x->root_pa, ea, e, size, and_e = ~UINT64_C(0), or_e = 0;
-	unsigned level, pat;
+	uint64_t pa = x->root_pa, r = ~UINT64_C(0);
 
 	if (!pt_canonical(va, x->top + 1))
 		return PT_ENONCANON;
-	/* W and US are ANDed down the walk, NX ORed: fold whole entries. */
-	for (level = x->top; ; level--) {
-		ea = pa + pt_index(va, level) * sizeof(uint64_t);
+	for (unsigned l = x->top; ; l--) {
+		uint64_t a = pa + pt_index(va, l) * sizeof(uint64_t), entry;
+
 		if (linear)
-			e = *(const uint64_t *)(uintptr_t)(ea + x->p2v_offset);
+			entry = *(const uint64_t *)(uintptr_t)(a + x->p2v_offset);
 		else
-			e = *(const uint64_t *)((const char *)x->env->phys_to_virt(x->env->ctx, pa) +
-						(ea - pa));
-		if (!(e & PTE_P))
+			entry = *(const uint64_t *)((const char *)x->env->phys_to_virt(x->env->ctx, pa) +
+						    (a - pa));
+		if (!(entry & PTE_P))
 			return PT_ENOTMAPPED;
-		and_e &= e;
-		or_e |= e;
-		if (is_leaf(e, level))
-			break;
-		pa = e & PTE_ADDR_MASK;
+		r &= entry ^ PTE_NX;
+		if (is_leaf(entry, l)) {
+			*e = entry;
+			*ea = a;
+			*level = l;
+			*rights = r;
+			return PT_OK;
+		}
+		pa = entry & PTE_ADDR_MASK;
 	}
-	/* Everything else only for the leaf. */
-	size = pt_level_size(level);
+}
+
+/*
+ * The struct pt_leaf of @va from what translate_walk found.  @attr: the
+ * PT_CACHE() bits and PT_GLOBAL by PAT index (PAT:PCD:PWT) + 8 for G, as
+ * translate_attr() fills it, or NULL to ask leaf_cache_flags().
+ */
+static inline __attribute__((always_inline))
+void translate_leaf(const struct xlate *x, uint64_t va, uint64_t e, uint64_t ea, unsigned level,
+		    uint64_t rights, const uint8_t *attr, struct pt_leaf *out)
+{
+	uint64_t lo = pt_level_size(level) - 1;
+	unsigned f = rights & PTE_W ? PT_WRITE : 0;
+
+	f |= rights & PTE_US ? PT_USER : 0;
+	f |= rights & PTE_NX ? PT_EXEC : 0;
+	/* the PAT bit is bit 7 of a 4 KiB leaf, bit 12 of a larger one */
+	if (attr)
+		f |= attr[((e & (PTE_PWT | PTE_PCD)) >> 3) | ((e >> (level ? 10 : 5)) & 4) |
+			  ((e & PTE_G) >> 5)];
+	else
+		f |= leaf_cache_flags(x->env, e, level) | (e & PTE_G ? PT_GLOBAL : 0);
+	out->va = va & ~lo;
+	out->pa = (e & leaf_addr_mask(level)) | (va & lo);
+	out->size = lo + 1;
 	out->level = level;
-	out->size = size;
-	out->va = va & ~(size - 1);
-	out->pa = (e & leaf_addr_mask(level)) | (va & (size - 1));
+	out->flags = f;
 	out->entry = e;
 	out->entry_pa = ea;
-	/* PAT index PAT:PCD:PWT, the PAT bit at 7 in a 4 KiB leaf, at 12 above */
-	pat = (unsigned)((e & (PTE_PWT | PTE_PCD)) >> 3) | (e & (level ? PTE_PAT_LARGE : PTE_PAT_4K) ? 4u : 0u);
-	out->flags = (cache ? cache[pat] : leaf_cache_flags(x->env, e, level)) |
-		     (and_e & PTE_W ? PT_WRITE : 0) | (and_e & PTE_US ? PT_USER : 0) |
-		     (e & PTE_G ? PT_GLOBAL : 0) | (or_e & PTE_NX ? 0 : PT_EXEC);
-	return PT_OK;
+}
+
+/* @attr for translate_leaf under env->pat. */
+static void translate_attr(const struct pt_env *env, uint8_t attr[16])
+{
+	for (unsigned i = 0; i < 16; i++)
+		attr[i] = (uint8_t)(leaf_cache_flags(env, (i & 3) << 3 | (i & 4 ? PTE_PAT_4K : 0), 0) |
+				    (i & 8 ? PT_GLOBAL : 0));
+}
+
+/* pt_translate with the space read into @x. */
+static inline __attribute__((always_inline))
+int translate_one(const struct xlate *x, uint64_t va, struct pt_leaf *out, bool linear)
+{
+	uint64_t e, ea, rights;
+	unsigned level;
+	int err = translate_walk(x, va, linear, &e, &ea, &level, &rights);
+
+	if (!err)
+		translate_leaf(x, va, e, ea, level, rights, NULL, out);
+	return err;
 }
 
 /*
  * Every address of @va, err[k] as pt_translate would return it, out[k]
- * zeroed where it fails.  Each walk starts in the table where the one
- * before ended when @va[k] lies in that table's span (as the processor's
- * paging-structure caches let it, SDM Vol. 3A §4.10.3): the tables do not
- * change during the call, so the entries above it are the ones the
- * previous walk read, and their R/W, U/S and XD are kept with it.
+ * zeroed where it fails.  An address in the leaf the address before it
+ * found takes that leaf (the tables do not change during the call) with
+ * its own pa: ascending addresses walk once per leaf.  The leaf is kept
+ * in locals, not read back from out[].
  */
 static inline __attribute__((always_inline))
 void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct pt_leaf *out,
 		    int *err, bool linear)
 {
-	const uint64_t root = x->root_pa;
-	const unsigned top = x->top;
-	/*
-	 * The table the previous walk ended in, its level, and the rights of
-	 * the entries above it: R/W and U/S as they are, XD inverted, so that
-	 * ANDing entries ANDs all three.
-	 */
-	uint64_t c_pa = root, c_rights = ~UINT64_C(0), c_tag = 1;
-	unsigned c_level = top, c_span = 63;
-	/* cache type and G by PAT index (PAT:PCD:PWT) + 8 for G */
 	uint8_t attr[16];
+	struct pt_leaf p = { 0 };
+	/* p covers the addresses whose va >> p_shift is p_tag; ~0 matches none */
+	uint64_t p_tag = ~UINT64_C(0), e, ea, rights;
+	unsigned p_shift = 63, level;
 
-	for (unsigned i = 0; i < 16; i++)
-		attr[i] = (uint8_t)(leaf_cache_flags(x->env, (i & 3) << 3 | (i & 4 ? PTE_PAT_4K : 0), 0) |
-				    (i & 8 ? PT_GLOBAL : 0));
+	translate_attr(x->env, attr);
 	for (size_t k = 0; k < n; k++) {
-		uint64_t v = va[k], pa, ea, e, lo, rights;
-		unsigned level, shift;
+		uint64_t v = va[k];
 
-		if (!pt_canonical(v, top + 1)) {
-			err[k] = PT_ENONCANON;
+		if ((v >> p_shift) == p_tag) {
+			p.pa = (p.pa & ~(p.size - 1)) | (v & (p.size - 1));
+			out[k] = p;
+			err[k] = PT_OK;
+			continue;
+		}
+		err[k] = translate_walk(x, v, linear, &e, &ea, &level, &rights);
+		if (err[k]) {
+			p_tag = ~UINT64_C(0);
 			out[k] = (struct pt_leaf){ 0 };
 			continue;
 		}
-		if ((v >> c_span) == c_tag) {
-			pa = c_pa;
-			level = c_level;
-			rights = c_rights;
-		} else {
-			pa = root;
-			level = top;
-			rights = ~UINT64_C(0);
-		}
-		for (;;) {
-			shift = PT_PAGE_SHIFT + PT_LEVEL_BITS * level;
-			ea = pa + ((v >> shift) & (PT_ENTRIES - 1)) * sizeof(uint64_t);
-			if (linear)
-				e = *(const uint64_t *)(uintptr_t)(ea + x->p2v_offset);
-			else
-				e = *(const uint64_t *)((const char *)x->env->phys_to_virt(x->env->ctx, pa) +
-							(ea - pa));
-			if (!(e & PTE_P) || is_leaf(e, level))
-				break;
-			rights &= e ^ PTE_NX;
-			pa = e & PTE_ADDR_MASK;
-			level--;
-		}
-		c_pa = pa;
-		c_level = level;
-		c_rights = rights;
-		c_span = shift + PT_LEVEL_BITS;
-		c_tag = v >> c_span;
-		if (!(e & PTE_P)) {
-			err[k] = PT_ENOTMAPPED;
-			out[k] = (struct pt_leaf){ 0 };
-			continue;
-		}
-		rights &= e ^ PTE_NX;
-		lo = (UINT64_C(1) << shift) - 1;
-		out[k].va = v & ~lo;
-		out[k].pa = (e & PTE_ADDR_MASK & ~lo) | (v & lo);
-		out[k].size = lo + 1;
-		out[k].level = level;
-		out[k].entry = e;
-		out[k].entry_pa = ea;
-		/* the PAT bit is bit 7 of a 4 KiB leaf, bit 12 of a larger one */
-		out[k].flags = attr[((e & (PTE_PWT | PTE_PCD)) >> 3) | ((e >> (level ? 10 : 5)) & 4) |
-				    ((e & PTE_G) >> 5)] |
-			       (rights & PTE_W ? PT_WRITE : 0) | (rights & PTE_US ? PT_USER : 0) |
-			       (rights & PTE_NX ? PT_EXEC : 0);
-		err[k] = PT_OK;
+		translate_leaf(x, v, e, ea, level, rights, attr, &p);
+		p_shift = PT_PAGE_SHIFT + PT_LEVEL_BITS * level;
+		p_tag = v >> p_shift;
+		out[k] = p;
 	}
 }
 
 static __attribute__((noinline))
 int translate_cb(const struct xlate *x, uint64_t va, struct pt_leaf *out)
 {
-	return translate_walk(x, va, out, false, NULL);
+	return translate_one(x, va, out, false);
 }
 
 static __attribute__((noinline))
@@ -1456,7 +1451,7 @@ int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
 	x = xlate_of(s);
 	if (!x.env->p2v_linear)
 		return translate_cb(&x, va, out);
-	return translate_walk(&x, va, out, true, NULL);
+	return translate_one(&x, va, out, true);
 }
 
 int pt_translate_many(const struct pt_space *s, const uint64_t *va, size_t n,
