@@ -1418,7 +1418,7 @@ void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct 
 		}
 		err[k] = translate_walk(x, v, linear, &e, &ea, &level, &rights);
 		if (err[k]) {
-			p_tag = ~UINT64_C(0);
+			/* p stays: an address in its leaf is mapped */
 			out[k] = (struct pt_leaf){ 0 };
 			continue;
 		}
