@@ -332,6 +332,40 @@ static void test_batch_neighbours_of_a_leaf(void **state)
 			 sizeof(va) / sizeof(va[0]));
 }
 
+/*
+ * Every cache type ptlab's PAT layout has (WC and WP select PAT entries 6
+ * and 7, so the PAT bit: bit 7 of a 4 KiB leaf, bit 12 above), global and
+ * not, at every leaf size.
+ */
+static void test_every_cache_type_global_or_not(void **state)
+{
+	struct arena_space *f = *state;
+	uint64_t va[3 * PT_CACHE_COUNT * 2];
+	unsigned n = 0;
+
+	pt_pat_ptlab(&f->a.env.pat);
+	for (unsigned size = 0; size < 3; size++)
+		for (unsigned c = 0; c < PT_CACHE_COUNT; c++)
+			for (unsigned g = 0; g < 2; g++) {
+				uint64_t len = UINT64_C(1) << (12 + 9 * size);
+				uint64_t at = VA0 + size * 64 * GiB + (c * 2 + g) * (size == 2 ? GiB : 2 * len);
+
+				assert_int_equal(pt_map(&f->s, at, PA0 + (at - VA0), len,
+							PT_CACHE(c) | (g ? PT_GLOBAL : 0) | PT_WRITE,
+							(enum pt_page_size)size, NULL), PT_OK);
+				va[n++] = at + len / 3;
+			}
+	assert_int_equal(check_all(&f->a, &f->s, va, n), n);
+	/* and the cache type is the one mapped */
+	for (unsigned k = 0; k < n; k++) {
+		struct pt_leaf l;
+
+		assert_int_equal(pt_translate(&f->s, va[k], &l), PT_OK);
+		assert_int_equal(PT_CACHE_OF(l.flags), k / 2 % PT_CACHE_COUNT);
+		assert_int_equal(!!(l.flags & PT_GLOBAL), k % 2);
+	}
+}
+
 static void test_batch_bad_arguments(void **state)
 {
 	struct arena_space *f = *state;
@@ -365,6 +399,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rights_taken_above_a_permissive_leaf_5_levels,
 						setup5, arena_space_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_neighbours_of_a_leaf, setup4,
+						arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_every_cache_type_global_or_not, setup4,
 						arena_space_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_bad_arguments, setup4,
 						arena_space_teardown),
