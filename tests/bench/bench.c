@@ -14,8 +14,11 @@
  *           the C library has, without computing them or allocating;
  *  perpage  a per-page mapper: for every leaf walk from the root,
  *           allocating tables as needed, the way typical bootloaders map;
- *  walk     a bare walk inlined into the loop, computing what pt_translate
- *           computes (pa, level, effective permissions, cache type).
+ *  baseline the tightest correct walk, written here from the SDM and not
+ *           from pt_translate (ref_walk): one load per level, no calls, no
+ *           checks but P and PS, inlined into the loop; it computes the
+ *           leaf's frame, its size and the rights of the walk, and every
+ *           lookup's answer is compared with the library's before timing.
  *
  * Simulated physical memory: one malloc'd, page-aligned block stands for
  * [BENCH_BASE, BENCH_BASE + size), with frames from paging/frames.c.  Every
