@@ -1307,13 +1307,14 @@ static struct xlate xlate_of(const struct pt_space *s)
  * registers and no stack.  PT_ENONCANON, PT_ENOTMAPPED, or PT_OK with the
  * leaf entry in *e, its physical address in *ea, its level in *level and
  * the rights of the walk in *rights: every entry's R/W and U/S ANDed, and
- * bit 63 set where no entry has XD (entries are ANDed with XD inverted).
+ * PTE_NX set where no entry has XD (entries are ANDed with XD inverted);
+ * no other bit.
  */
 static inline __attribute__((always_inline))
 int translate_walk(const struct xlate *x, uint64_t va, bool linear, uint64_t *e, uint64_t *ea,
 		   unsigned *level, uint64_t *rights)
 {
-	uint64_t pa = x->root_pa, r = ~UINT64_C(0);
+	uint64_t pa = x->root_pa, r = PTE_W | PTE_US | PTE_NX;
 
 	if (!pt_canonical(va, x->top + 1))
 		return PT_ENONCANON;
@@ -1372,7 +1373,7 @@ void translate_leaf(const struct xlate *x, uint64_t va, uint64_t e, uint64_t ea,
 static void translate_attr(const struct pt_env *env, uint8_t attr[16])
 {
 	for (unsigned i = 0; i < 16; i++)
-		attr[i] = (uint8_t)(leaf_cache_flags(env, (i & 3) << 3 | (i & 4 ? PTE_PAT_4K : 0), 0) |
+		attr[i] = (uint8_t)(leaf_cache_flags(env, (uint64_t)(i & 3) << 3 | (uint64_t)(i >> 2 & 1) << 7, 0) |
 				    (i & 8 ? PT_GLOBAL : 0));
 }
 

@@ -310,7 +310,7 @@ static void test_batch_neighbours_of_a_leaf(void **state)
 {
 	struct arena_space *f = *state;
 	const uint64_t va[] = {
-		VA0 + 0x1000, VA0 + 0x1fff, VA0 + 0x2000, VA0 + 0x2001, VA0 + 0x1000,
+		VA0 + 0x1000, VA0 + 0x1fff, VA0 + 0x1ffe, VA0 + 0x2000, VA0 + 0x2001, VA0 + 0x1000,
 		VA0 + GiB + 2 * MiB - 1, VA0 + GiB + 2 * MiB, VA0 + GiB + 4 * MiB - 1,
 		VA0 + 2 * GiB + 5, VA0 + 3 * GiB - 1, VA0 + 3 * GiB, VA0 + 3 * GiB + 1,
 		VA0 + GiB + 1, VA0 + 0x1001,
@@ -355,15 +355,58 @@ static void test_every_cache_type_global_or_not(void **state)
 							(enum pt_page_size)size, NULL), PT_OK);
 				va[n++] = at + len / 3;
 			}
-	assert_int_equal(check_all(&f->a, &f->s, va, n), n);
-	/* and the cache type is the one mapped */
-	for (unsigned k = 0; k < n; k++) {
-		struct pt_leaf l;
+	/*
+	 * Twice: as mapped, then with A and D set (the processor sets them in
+	 * live tables) and the ignored bits 9 to 11 of every leaf.
+	 */
+	for (unsigned pass = 0; pass < 2; pass++) {
+		assert_int_equal(check_all(&f->a, &f->s, va, n), n);
+		/* and the cache type is the one mapped */
+		for (unsigned k = 0; k < n; k++) {
+			struct pt_leaf l;
 
-		assert_int_equal(pt_translate(&f->s, va[k], &l), PT_OK);
-		assert_int_equal(PT_CACHE_OF(l.flags), k / 2 % PT_CACHE_COUNT);
-		assert_int_equal(!!(l.flags & PT_GLOBAL), k % 2);
+			assert_int_equal(pt_translate(&f->s, va[k], &l), PT_OK);
+			assert_int_equal(PT_CACHE_OF(l.flags), k / 2 % PT_CACHE_COUNT);
+			assert_int_equal(!!(l.flags & PT_GLOBAL), k % 2);
+			*(uint64_t *)arena_p2v(&f->a, l.entry_pa) |= PTE_AD_MASK | UINT64_C(0xe00);
+		}
 	}
+}
+
+/* phys_to_virt calls the batch below makes, and the arena's answer. */
+static unsigned p2v_calls;
+
+static void *counting_p2v(void *ctx, uint64_t pa)
+{
+	p2v_calls++;
+	return arena_p2v(ctx, pa);
+}
+
+/*
+ * Addresses in the leaf the address before them found take that leaf:
+ * in the callback environment a batch walks (one phys_to_virt call a
+ * level) only for the first address of each leaf.
+ */
+static void test_batch_walks_once_per_leaf(void **state)
+{
+	struct arena_space *f = *state;
+	const uint64_t va[] = {
+		VA0 + 0x3000, VA0 + 0x3008, VA0 + 0x3fff, VA0 + 0x3001,    /* one 4 KiB leaf */
+		VA0 + GiB + 5, VA0 + GiB + MiB, VA0 + GiB + 2 * MiB - 1,   /* one 2 MiB leaf */
+		VA0 + 0x3010,                                              /* the first again */
+	};
+	struct pt_leaf out[8];
+	int err[8];
+
+	assert_int_equal(pt_map(&f->s, VA0, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	assert_int_equal(pt_map(&f->s, VA0 + GiB, PA0, 2 * MiB, PT_WRITE, PT_PAGE_2M, NULL), PT_OK);
+	f->a.env.phys_to_virt = counting_p2v;
+	p2v_calls = 0;
+	assert_int_equal(pt_translate_many(&f->s, va, 8, out, err), PT_OK);
+	/* 4 levels to the 4 KiB leaf, 3 to the 2 MiB one, 4 to the 4 KiB one again */
+	assert_int_equal(p2v_calls, 4 + 3 + 4);
+	f->a.env.phys_to_virt = arena_p2v;
+	assert_int_equal(check_all(&f->a, &f->s, va, 8), 8);
 }
 
 static void test_batch_bad_arguments(void **state)
@@ -401,6 +444,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_batch_neighbours_of_a_leaf, setup4,
 						arena_space_teardown),
 		cmocka_unit_test_setup_teardown(test_every_cache_type_global_or_not, setup4,
+						arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_batch_walks_once_per_leaf, setup4,
 						arena_space_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_bad_arguments, setup4,
 						arena_space_teardown),
