@@ -1286,60 +1286,188 @@ uint64_t pt_table_count(const struct pt_space *s)
 /* ---- queries ------------------------------------------------------------------------ */
 
 /*
- * pt_translate's walk, with @linear a constant at each call: the linear
- * instance makes no calls, so it needs no saved registers and no stack.
+ * What a translation needs of the space, read once per call (a batch reads
+ * it once for all its addresses).  @top is the root's level.
+ */
+struct xlate {
+	const struct pt_env *env;
+	uint64_t root_pa;
+	uint64_t p2v_offset;
+	unsigned top;
+};
+
+static struct xlate xlate_of(const struct pt_space *s)
+{
+	return (struct xlate){ s->env, s->root_pa, s->env->p2v_offset, s->levels - 1 };
+}
+
+/*
+ * The walk of pt_translate and pt_translate_many, with @linear a constant
+ * at each call: the linear instance makes no calls, so it needs no saved
+ * registers and no stack.  PT_ENONCANON, PT_ENOTMAPPED, or PT_OK with the
+ * leaf entry in *e, its physical address in *ea, its level in *level and
+ * the rights of the walk in *rights: every entry's R/W and U/S ANDed, and
+ * PTE_NX set where no entry has XD (entries are ANDed with XD inverted);
+ * no other bit.
  */
 static inline __attribute__((always_inline))
-int translate_walk(const struct pt_space *s, uint64_t va, struct pt_leaf *out, bool linear)
+int translate_walk(const struct xlate *x, uint64_t va, bool linear, uint64_t *e, uint64_t *ea,
+		   unsigned *level, uint64_t *rights)
 {
-	const struct pt_env *env = s->env;
-	uint64_t pa = s->root_pa, e, size, and_e = ~UINT64_C(0), or_e = 0;
-	unsigned level, i;
+	uint64_t pa = x->root_pa, r = PTE_W | PTE_US | PTE_NX;
 
-	/* W and US are ANDed down the walk, NX ORed: fold whole entries. */
-	for (level = s->levels - 1; ; level--) {
-		i = pt_index(va, level);
+	if (!pt_canonical(va, x->top + 1))
+		return PT_ENONCANON;
+	for (unsigned l = x->top; ; l--) {
+		uint64_t a = pa + pt_index(va, l) * sizeof(uint64_t), entry;
+
 		if (linear)
-			e = ((const uint64_t *)(uintptr_t)(pa + env->p2v_offset))[i];
+			entry = *(const uint64_t *)(uintptr_t)(a + x->p2v_offset);
 		else
-			e = ((const uint64_t *)env->phys_to_virt(env->ctx, pa))[i];
-		if (!(e & PTE_P))
+			entry = *(const uint64_t *)((const char *)x->env->phys_to_virt(x->env->ctx, pa) +
+						    (a - pa));
+		if (!(entry & PTE_P))
 			return PT_ENOTMAPPED;
-		and_e &= e;
-		or_e |= e;
-		if (is_leaf(e, level))
-			break;
-		pa = e & PTE_ADDR_MASK;
+		r &= entry ^ PTE_NX;
+		if (is_leaf(entry, l)) {
+			*e = entry;
+			*ea = a;
+			*level = l;
+			*rights = r;
+			return PT_OK;
+		}
+		pa = entry & PTE_ADDR_MASK;
 	}
-	/* Everything else only for the leaf. */
-	size = pt_level_size(level);
+}
+
+/*
+ * The struct pt_leaf of @va from what translate_walk found.  @attr: the
+ * PT_CACHE() bits and PT_GLOBAL by PAT index (PAT:PCD:PWT) + 8 for G, as
+ * translate_attr() fills it, or NULL to ask leaf_cache_flags().
+ */
+static inline __attribute__((always_inline))
+void translate_leaf(const struct xlate *x, uint64_t va, uint64_t e, uint64_t ea, unsigned level,
+		    uint64_t rights, const uint8_t *attr, struct pt_leaf *out)
+{
+	uint64_t lo = pt_level_size(level) - 1;
+	unsigned f = rights & PTE_W ? PT_WRITE : 0;
+
+	f |= rights & PTE_US ? PT_USER : 0;
+	f |= rights & PTE_NX ? PT_EXEC : 0;
+	/* the PAT bit is bit 7 of a 4 KiB leaf, bit 12 of a larger one */
+	if (attr)
+		f |= attr[((e & (PTE_PWT | PTE_PCD)) >> 3) | ((e >> (level ? 10 : 5)) & 4) |
+			  ((e & PTE_G) >> 5)];
+	else
+		f |= leaf_cache_flags(x->env, e, level) | (e & PTE_G ? PT_GLOBAL : 0);
+	out->va = va & ~lo;
+	out->pa = (e & leaf_addr_mask(level)) | (va & lo);
+	out->size = lo + 1;
 	out->level = level;
-	out->size = size;
-	out->va = va & ~(size - 1);
-	out->pa = (e & leaf_addr_mask(level)) | (va & (size - 1));
+	out->flags = f;
 	out->entry = e;
-	out->entry_pa = pa + i * sizeof(uint64_t);
-	out->flags = leaf_cache_flags(env, e, level) |
-		     (and_e & PTE_W ? PT_WRITE : 0) | (and_e & PTE_US ? PT_USER : 0) |
-		     (e & PTE_G ? PT_GLOBAL : 0) | (or_e & PTE_NX ? 0 : PT_EXEC);
-	return PT_OK;
+	out->entry_pa = ea;
+}
+
+/* @attr for translate_leaf under env->pat. */
+static void translate_attr(const struct pt_env *env, uint8_t attr[16])
+{
+	for (unsigned i = 0; i < 16; i++)
+		attr[i] = (uint8_t)(leaf_cache_flags(env, (uint64_t)(i & 3) << 3 | (uint64_t)(i >> 2 & 1) << 7, 0) |
+				    (i & 8 ? PT_GLOBAL : 0));
+}
+
+/* pt_translate with the space read into @x. */
+static inline __attribute__((always_inline))
+int translate_one(const struct xlate *x, uint64_t va, struct pt_leaf *out, bool linear)
+{
+	uint64_t e, ea, rights;
+	unsigned level;
+	int err = translate_walk(x, va, linear, &e, &ea, &level, &rights);
+
+	if (!err)
+		translate_leaf(x, va, e, ea, level, rights, NULL, out);
+	return err;
+}
+
+/*
+ * Every address of @va, err[k] as pt_translate would return it, out[k]
+ * zeroed where it fails.  An address in the leaf the address before it
+ * found takes that leaf (the tables do not change during the call) with
+ * its own pa: ascending addresses walk once per leaf.  The leaf is kept
+ * in locals, not read back from out[].
+ */
+static inline __attribute__((always_inline))
+void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct pt_leaf *out,
+		    int *err, bool linear)
+{
+	uint8_t attr[16];
+	struct pt_leaf p = { 0 };
+	/* p covers the addresses whose va >> p_shift is p_tag; ~0 matches none */
+	uint64_t p_tag = ~UINT64_C(0), e, ea, rights;
+	unsigned p_shift = 63, level;
+
+	translate_attr(x->env, attr);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t v = va[k];
+
+		if ((v >> p_shift) == p_tag) {
+			p.pa = (p.pa & ~(p.size - 1)) | (v & (p.size - 1));
+			out[k] = p;
+			err[k] = PT_OK;
+			continue;
+		}
+		err[k] = translate_walk(x, v, linear, &e, &ea, &level, &rights);
+		if (err[k]) {
+			/* p stays: an address in its leaf is mapped */
+			out[k] = (struct pt_leaf){ 0 };
+			continue;
+		}
+		translate_leaf(x, v, e, ea, level, rights, attr, &p);
+		p_shift = PT_PAGE_SHIFT + PT_LEVEL_BITS * level;
+		p_tag = v >> p_shift;
+		out[k] = p;
+	}
 }
 
 static __attribute__((noinline))
-int translate_cb(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
+int translate_cb(const struct xlate *x, uint64_t va, struct pt_leaf *out)
 {
-	return translate_walk(s, va, out, false);
+	return translate_one(x, va, out, false);
+}
+
+static __attribute__((noinline))
+void translate_many_cb(const struct xlate *x, const uint64_t *va, size_t n,
+		       struct pt_leaf *out, int *err)
+{
+	translate_many(x, va, n, out, err, false);
 }
 
 int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
 {
+	struct xlate x;
+
 	if (!space_ok(s) || !out)
 		return PT_EINVAL;
-	if (!pt_canonical(va, s->levels))
-		return PT_ENONCANON;
-	if (!s->env->p2v_linear)
-		return translate_cb(s, va, out);
-	return translate_walk(s, va, out, true);
+	x = xlate_of(s);
+	if (!x.env->p2v_linear)
+		return translate_cb(&x, va, out);
+	return translate_one(&x, va, out, true);
+}
+
+int pt_translate_many(const struct pt_space *s, const uint64_t *va, size_t n,
+		      struct pt_leaf *out, int *err)
+{
+	struct xlate x;
+
+	if (!space_ok(s) || (n && (!va || !out || !err)))
+		return PT_EINVAL;
+	x = xlate_of(s);
+	if (!x.env->p2v_linear)
+		translate_many_cb(&x, va, n, out, err);
+	else
+		translate_many(&x, va, n, out, err, true);
+	return PT_OK;
 }
 
 struct vwalk {

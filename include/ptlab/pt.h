@@ -341,9 +341,23 @@ struct pt_leaf {
 
 /*
  * Translate @va: the leaf holding it, with out->pa = the physical address of
- * @va itself (not the leaf base).  PT_ENOTMAPPED or PT_ENONCANON otherwise.
+ * @va itself (not the leaf base); PT_OK.  PT_ENOTMAPPED or PT_ENONCANON
+ * otherwise, PT_EINVAL for a bad space or a NULL @out; *out is written only
+ * on PT_OK.
  */
 int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out);
+
+/*
+ * Translate @n addresses in one call: for k = 0..n-1, err[k] is what
+ * pt_translate(s, va[k], ...) returns (PT_OK, PT_ENOTMAPPED, PT_ENONCANON)
+ * and out[k] the leaf it reports where err[k] is PT_OK, all zero (size 0)
+ * where it is not.  The space is checked once; an address in the leaf the
+ * address before it found takes that leaf without a walk, so ascending
+ * addresses walk once per leaf.  Returns PT_OK, or PT_EINVAL (a bad space,
+ * or n > 0 with a NULL array) with nothing written.
+ */
+int pt_translate_many(const struct pt_space *s, const uint64_t *va, size_t n,
+		      struct pt_leaf *out, int *err);
 
 /* Called per leaf in VA order; a non-zero return stops the walk and is returned. */
 typedef int (*pt_visit_fn)(void *arg, const struct pt_leaf *leaf);
