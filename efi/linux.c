@@ -145,6 +145,26 @@ static void unload(struct ptlab *p, char *file, char *initrd)
 	*k = (struct ptlab_kernel){ 0 };
 }
 
+/*
+ * All of @path (the @what, "kernel" or "initrd") into *@buf; false after a
+ * failure line naming it (an empty file too: nothing to boot).
+ */
+static bool read_whole(struct ptlab *p, EFI_LOADED_IMAGE *li, const char *what,
+		       const char *path, uint64_t max, char **buf, UINTN *len)
+{
+	char why[256];
+
+	if (fsfile_read(li->DeviceHandle, path, max, buf, len, why, sizeof(why)) != EFI_SUCCESS) {
+		report_fail(p->rep, "linux: %s %s", what, why);
+		return false;
+	}
+	if (*len == 0) {
+		report_fail(p->rep, "linux: %s %s is empty", what, path);
+		return false;
+	}
+	return true;
+}
+
 int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 {
 	struct ptlab_kernel *k = &p->kern;
@@ -156,31 +176,16 @@ int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 	uint64_t pa;
 
 	*k = (struct ptlab_kernel){ 0 };
-	st = fsfile_read(li->DeviceHandle, o->kernel, KERNEL_MAX, &file, &len, why, sizeof(why));
-	if (st != EFI_SUCCESS) {
-		report_fail(p->rep, "linux: kernel %s", why);
-		return PT_EINVAL;
-	}
-	if (len == 0) {
-		report_fail(p->rep, "linux: kernel %s is empty", o->kernel);
+	if (!read_whole(p, li, "kernel", o->kernel, KERNEL_MAX, &file, &len))
 		goto fail;
-	}
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
 	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
 		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);
 		goto fail;
 	}
 	if (o->initrd[0]) {
-		st = fsfile_read(li->DeviceHandle, o->initrd, INITRD_MAX, &rd, &rd_len, why,
-				 sizeof(why));
-		if (st != EFI_SUCCESS) {
-			report_fail(p->rep, "linux: initrd %s", why);
+		if (!read_whole(p, li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len))
 			goto fail;
-		}
-		if (rd_len == 0) {
-			report_fail(p->rep, "linux: initrd %s is empty", o->initrd);
-			goto fail;
-		}
 	}
 
 	k->init_bytes = pt_align_up(k->hdr.init_size, PT_PAGE_SIZE);
