@@ -68,7 +68,7 @@ PAGING_EFI_CFLAGS := $(EFI_BASE_CFLAGS)
 # ms_abi attribute, so firmware protocol calls may be made directly or via
 # uefi_call_wrapper().  efi_main itself is called by crt0 with the SysV
 # convention and must not be declared EFIAPI.
-EFI_APP_CFLAGS := $(EFI_BASE_CFLAGS) \
+EFI_APP_CFLAGS := $(EFI_BASE_CFLAGS) -Iefi \
 	-isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 \
 	-DGNU_EFI_USE_MS_ABI -DEFI_FUNCTION_WRAPPER
 
@@ -80,7 +80,7 @@ EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
 
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-HOST_CFLAGS := $(WARNFLAGS) -Iinclude -D_DEFAULT_SOURCE -g -O1 $(SANFLAGS)
+HOST_CFLAGS := $(WARNFLAGS) -Iinclude -Iefi -D_DEFAULT_SOURCE -g -O1 $(SANFLAGS)
 HOST_LDFLAGS := $(SANFLAGS)
 HOST_LDLIBS := -lcmocka
 
@@ -90,10 +90,19 @@ HOST_LDLIBS := -lcmocka
 # libefi; paging/ uses no memmove today (the app would have to supply one).
 FREESTANDING_ALLOWED_UNDEF := memset memcpy memmove
 
+# The console font, generated (see "the console font" below); defined here,
+# before any rule names it as a prerequisite.
+FONT_PCF ?= /usr/share/fonts/X11/misc/ter-u16n_iso-8859-1.pcf.gz
+FONT_INC := $(BUILD)/gen/font8x16.inc
+EFI_APP_CFLAGS += -I$(BUILD)/gen
+HOST_CFLAGS += -I$(BUILD)/gen
+
 # ---- sources --------------------------------------------------------------
 
 PAGING_SRCS := $(sort $(wildcard paging/*.c))
-EFI_SRCS := $(sort $(wildcard efi/*.c efi/*.S))
+# efi/ is main.c and one folder per concern (mk/layers.txt says which folder
+# may use which; "make check-layers" proves it).
+EFI_SRCS := $(sort $(wildcard efi/*.c efi/*/*.c efi/*.S efi/*/*.S))
 UNIT_TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT_SRCS := $(filter-out $(UNIT_TEST_SRCS),$(sort $(wildcard tests/unit/*.c)))
 
@@ -103,14 +112,15 @@ BOOT_TESTS := $(sort $(shell find tests/boot -maxdepth 1 -name '*.sh' \
 
 EFI_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/efi/%.o)
 EFI_APP_OBJS := $(EFI_SRCS:%=$(BUILD)/efi/%.o)
+EFI_APP_LIBS = $(EFI_LIBPTLAB)
 HOST_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/host/%.o)
 UNIT_SUPPORT_OBJS := $(UNIT_SUPPORT_SRCS:%=$(BUILD)/host/%.o)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/host/tests/%,$(UNIT_TEST_SRCS))
 
 EFI_LIBPTLAB := $(BUILD)/efi/libptlab.a
 HOST_LIBPTLAB := $(BUILD)/host/libptlab.a
-EFI_SO := $(BUILD)/efi/ptlab.so
 EFI_APP := $(BUILD)/ptlab.efi
+EFI_SO := $(EFI_APP:.efi=.so)
 IMAGE := $(BUILD)/ptlab.img
 
 # ---- run settings ---------------------------------------------------------
@@ -142,8 +152,15 @@ RUN_DIR ?= $(BUILD)
 # every unit-test binary, reliability runs two of them.
 JOBS ?=
 TEST_LOGS ?= $(BUILD)/test-logs
-TEST_SUITES := 'freestanding=$(MAKE) BUILD=$(BUILD) V=$(V) check-freestanding' \
+# The one list of suites.  freestanding runs in a tree of its own, made
+# anew each time: "make check-freestanding" must work from nothing.
+FRESH_BUILD := $(BUILD)/fresh
+TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUILD) V=$(V) check-freestanding' \
 	'unit@host-tests=$(MAKE) BUILD=$(BUILD) V=$(V) unit' \
+	'reliability@host-tests=$(MAKE) BUILD=$(BUILD) V=$(V) reliability' \
+	'fuzz-replay=$(MAKE) BUILD=$(BUILD) V=$(V) fuzz-replay' \
+	'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
+	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples' \
 	'report=python3 tests/tools/test_report.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
@@ -196,20 +213,52 @@ endif
 
 # ---- firmware build ----
 
-$(BUILD)/efi/paging/%.c.o: paging/%.c | deps
-	$(call msg,CC,$<)
-	@mkdir -p $(@D)
-	$(Q)$(EFI_CC) $(PAGING_EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+# $(call compile-rule,OUT,DIR,EXT,CC,FLAGS,LABEL): DIR/%.EXT (DIR ends in /)
+# compiled into $(BUILD)/OUT/DIR/%.EXT.o by the compiler in variable CC with
+# the flags in variable FLAGS (both by name, so later additions count).
+define compile-rule
+$$(BUILD)/$(1)/$(2)%.$(3).o: $(2)%.$(3) | deps
+	$$(call msg,$(6),$$<)
+	@mkdir -p $$(@D)
+	$$(Q)$$($(4)) $$($(5)) $$(DEPFLAGS) -c $$< -o $$@
+endef
 
-$(BUILD)/efi/efi/%.c.o: efi/%.c | deps
-	$(call msg,CC,$<)
-	@mkdir -p $(@D)
-	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
+# $(call archive-rule,LIB,OBJS,LIST): LIB from the objects in variable OBJS,
+# rebuilt also when source list LIST changes.
+define archive-rule
+$(1): $$($(2)) $$(BUILD)/lists/$(3).list
+	$$(call msg,AR,$$@)
+	@mkdir -p $$(@D)
+	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$(filter %.o,$$^)
+endef
 
-$(BUILD)/efi/efi/%.S.o: efi/%.S | deps
-	$(call msg,AS,$<)
-	@mkdir -p $(@D)
-	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) -D__ASSEMBLY__ $(DEPFLAGS) -c $< -o $@
+# $(call efi-app-rule,EFI,OBJS,LIBS): the UEFI application EFI (PE32+) from
+# the objects in variable OBJS and the archives in variable LIBS, through
+# EFI:.efi=.so linked with gnu-efi's crt0 and linker script.
+define efi-app-rule
+$(1:.efi=.so): $$($(2)) $$($(3))
+	$$(call msg,LD,$$@)
+	@mkdir -p $$(@D)
+	$$(Q)$$(EFI_LD) $$(EFI_LDFLAGS) $$(EFI_CRT0) $$($(2)) $$($(3)) $$(EFI_LDLIBS) -o $$@
+$(1): $(1:.efi=.so)
+	$$(call msg,OBJCOPY,$$@)
+	@mkdir -p $$(@D)
+	$$(Q)$$(OBJCOPY) $$(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $$< $$@
+endef
+
+EFI_APP_ASFLAGS = $(EFI_APP_CFLAGS) -D__ASSEMBLY__
+BENCH_SCALAR_CFLAGS = $(BENCH_CFLAGS) -mno-sse -mno-mmx
+BENCH_SCALAR_MAIN_CFLAGS = $(BENCH_CFLAGS) -DBENCH_SCALAR
+
+$(eval $(call compile-rule,efi,paging/,c,EFI_CC,PAGING_EFI_CFLAGS,CC))
+$(eval $(call compile-rule,efi,efi/,c,EFI_CC,EFI_APP_CFLAGS,CC))
+$(eval $(call compile-rule,efi,efi/,S,EFI_CC,EFI_APP_ASFLAGS,AS))
+$(eval $(call compile-rule,efi,examples/,c,EFI_CC,PAGING_EFI_CFLAGS,CC))
+$(eval $(call compile-rule,efi,tests/entrystate/,c,EFI_CC,EFI_APP_CFLAGS,CC))
+$(eval $(call compile-rule,host,,c,HOSTCC,HOST_CFLAGS,HOSTCC))
+$(eval $(call compile-rule,bench,,c,HOSTCC,BENCH_CFLAGS,BENCHCC))
+$(eval $(call compile-rule,bench-scalar,paging/,c,HOSTCC,BENCH_SCALAR_CFLAGS,BENCHCC))
+$(eval $(call compile-rule,bench-scalar,tests/bench/,c,HOSTCC,BENCH_SCALAR_MAIN_CFLAGS,BENCHCC))
 
 # Source lists, rewritten only when they change, so that archives and links
 # also follow a deleted source file.
@@ -221,49 +270,30 @@ SRCLIST_paging = $(PAGING_SRCS)
 SRCLIST_efi = $(EFI_SRCS)
 SRCLIST_unit = $(UNIT_SUPPORT_SRCS)
 
-$(EFI_LIBPTLAB): $(EFI_PAGING_OBJS) $(BUILD)/lists/paging.list
-	$(call msg,AR,$@)
-	@mkdir -p $(@D)
-	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
-
-$(EFI_SO): $(EFI_APP_OBJS) $(EFI_LIBPTLAB) $(BUILD)/lists/efi.list
-	$(call msg,LD,$@)
-	$(Q)$(EFI_LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_APP_OBJS) $(EFI_LIBPTLAB) \
-		$(EFI_LDLIBS) -o $@
-
-$(EFI_APP): $(EFI_SO)
-	$(call msg,OBJCOPY,$@)
-	$(Q)$(OBJCOPY) $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+$(eval $(call archive-rule,$(EFI_LIBPTLAB),EFI_PAGING_OBJS,paging))
+$(eval $(call efi-app-rule,$(EFI_APP),EFI_APP_OBJS,EFI_APP_LIBS))
+$(EFI_SO): $(BUILD)/lists/efi.list
 
 # ---- host build ----
 
-$(BUILD)/host/%.c.o: %.c | deps
-	$(call msg,HOSTCC,$<)
-	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(DEPFLAGS) -c $< -o $@
-
-$(HOST_LIBPTLAB): $(HOST_PAGING_OBJS) $(BUILD)/lists/paging.list
-	$(call msg,AR,$@)
-	@mkdir -p $(@D)
-	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
+$(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 
 # The firmware-free modules of efi/ for the host (ASan+UBSan), in an archive
 # of their own: the unit tests link them as they are.  What they need from
 # the machine (the fault probes, invlpg, wbinvd, flushes, the deadline) is
-# behind link seams declared in efi/ headers: efi/live.c and efi/trap.c
+# behind link seams declared in efi/ headers: efi/checks/live.c and efi/cpu/trap.c
 # define them for the firmware, the tests that link such a module define
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
-APP_HOST_SRCS := $(addprefix efi/,checkkit.c churn.c fbcon.c fmt.c font8x16.c gdt.c la57plan.c linuxboot.c \
-	model.c optcheck.c opts.c ptdump.c report.c smpcore.c)
+APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/model.c \
+	cpu/gdt.c cpu/la57plan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
+	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
+	smp/smpcore.c)
 APP_HOST_OBJS := $(APP_HOST_SRCS:%=$(BUILD)/host/%.o)
 HOST_LIBAPP := $(BUILD)/host/libptlab-app.a
 SRCLIST_app = $(APP_HOST_SRCS)
 
-$(HOST_LIBAPP): $(APP_HOST_OBJS) $(BUILD)/lists/app.list
-	$(call msg,AR,$@)
-	@mkdir -p $(@D)
-	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
+$(eval $(call archive-rule,$(HOST_LIBAPP),APP_HOST_OBJS,app))
 
 $(BUILD)/host/tests/test_%: $(BUILD)/host/tests/unit/test_%.c.o \
 		$(UNIT_SUPPORT_OBJS) $(HOST_LIBAPP) $(HOST_LIBPTLAB) $(BUILD)/lists/unit.list
@@ -290,11 +320,6 @@ BENCH_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/bench/%.o)
 BENCH_OBJS := $(BUILD)/bench/tests/bench/bench.c.o
 BENCH_BIN := $(BUILD)/bench/bench
 
-$(BUILD)/bench/%.c.o: %.c | deps
-	$(call msg,BENCHCC,$<)
-	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
-
 $(BENCH_BIN): $(BENCH_OBJS) $(BENCH_PAGING_OBJS) $(BUILD)/lists/paging.list
 	$(call msg,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@ -lm
@@ -303,16 +328,6 @@ $(BENCH_BIN): $(BENCH_OBJS) $(BENCH_PAGING_OBJS) $(BUILD)/lists/paging.list
 # (the scalar loops), and the benchmark itself with -DBENCH_SCALAR.
 BENCH_SCALAR_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/bench-scalar/%.o)
 BENCH_SCALAR_BIN := $(BUILD)/bench-scalar/bench
-
-$(BUILD)/bench-scalar/paging/%.c.o: paging/%.c | deps
-	$(call msg,BENCHCC,$< (no SSE))
-	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(BENCH_CFLAGS) -mno-sse -mno-mmx $(DEPFLAGS) -c $< -o $@
-
-$(BUILD)/bench-scalar/tests/bench/bench.c.o: tests/bench/bench.c | deps
-	$(call msg,BENCHCC,$< (scalar))
-	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(BENCH_CFLAGS) -DBENCH_SCALAR $(DEPFLAGS) -c $< -o $@
 
 $(BENCH_SCALAR_BIN): $(BUILD)/bench-scalar/tests/bench/bench.c.o $(BENCH_SCALAR_PAGING_OBJS) \
 		$(BUILD)/lists/paging.list
@@ -336,7 +351,7 @@ bench-runs: $(BENCH_BIN) $(BENCH_SCALAR_BIN)
 
 # The header scan covers efi/'s firmware-free modules (APP_HOST_SRCS) too.
 check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps
-	$(Q)CC='$(EFI_CC)' CFLAGS='$(PAGING_EFI_CFLAGS) -I$(BUILD)/gen' NM='$(NM)' \
+	$(Q)CC='$(EFI_CC)' CFLAGS='$(PAGING_EFI_CFLAGS) -Iefi -I$(BUILD)/gen' NM='$(NM)' \
 		ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' EFI_INC='$(EFI_INC)' \
 		SRCS='$(PAGING_SRCS) $(APP_HOST_SRCS)' \
 		mk/check-freestanding.sh $(EFI_LIBPTLAB) $(BUILD)/freestanding
@@ -364,19 +379,16 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?=
 FUZZ_TARGETS := memmap plan ops
 FUZZ_DIR := $(BUILD)/fuzz
-FUZZ_CFLAGS := $(WARNFLAGS) -Iinclude -D_DEFAULT_SOURCE -g -O1 \
+FUZZ_CFLAGS := $(WARNFLAGS) -Iinclude -Iefi -D_DEFAULT_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c efi/model.c
+FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c efi/checks/model.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
-
-TEST_SUITES += 'fuzz-replay=$(MAKE) BUILD=$(BUILD) V=$(V) fuzz-replay' \
-	'reliability@host-tests=$(MAKE) BUILD=$(BUILD) V=$(V) reliability'
 
 .PHONY: fuzz fuzz-build fuzz-replay reliability
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(PAGING_SRCS) $(FUZZ_SUPPORT) \
-		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) efi/model.h | deps
+		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) efi/checks/model.h | deps
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
@@ -480,7 +492,7 @@ FORCE:
 # ==== components: framebuffer renderer, embedding example, symbol check ====
 #
 # Kept apart from the rules above; nothing here is part of "all".
-#   fbrender         $(BUILD)/host/fbrender: efi/fbcon.c drawing text lines
+#   fbrender         $(BUILD)/host/fbrender: efi/report/fbcon.c drawing text lines
 #                    into a PPM, the reference for QEMU screendumps
 #                    (tests/boot/fb.sh)
 #   check-examples   examples/handoff.c compiled with the firmware's flags
@@ -492,7 +504,7 @@ FORCE:
 
 FBRENDER := $(BUILD)/host/fbrender
 FBRENDER_OBJS := $(BUILD)/host/tests/boot/fbrender.c.o \
-	$(BUILD)/host/efi/fbcon.c.o $(BUILD)/host/efi/font8x16.c.o
+	$(BUILD)/host/efi/report/fbcon.c.o $(BUILD)/host/efi/report/font8x16.c.o
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLE_HOST_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/host/examples/%)
 EXAMPLE_EFI_OBJS := $(EXAMPLE_SRCS:%=$(BUILD)/efi/%.o)
@@ -506,12 +518,8 @@ $(FBRENDER): $(FBRENDER_OBJS)
 	$(call msg,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(HOST_LDFLAGS) $^ -o $@
 
-# Examples for the firmware target: the flags paging/ is built with, so no
-# C library and no gnu-efi headers.
-$(BUILD)/efi/examples/%.c.o: examples/%.c | deps
-	$(call msg,CC,$<)
-	@mkdir -p $(@D)
-	$(Q)$(EFI_CC) $(PAGING_EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+# Examples for the firmware target are compiled with the flags paging/ is
+# built with, so no C library and no gnu-efi headers (compile-rule above).
 
 $(BUILD)/host/examples/%: $(BUILD)/host/examples/%.c.o $(HOST_LIBPTLAB)
 	$(call msg,HOSTLD,$@)
@@ -552,36 +560,21 @@ $(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps
 # $(BUILD)/tests/chain.efi: a UEFI application that starts ptlab.efi after
 # putting the CPU into the states other firmware leaves, and compares every
 # register ptlab restores (tests/boot/entrystate.sh).
-CHAIN_SO := $(BUILD)/efi/tests/entrystate/chain.so
 CHAIN_EFI := $(BUILD)/tests/chain.efi
 
 .PHONY: chain
 chain: $(CHAIN_EFI)
 
-$(BUILD)/efi/tests/entrystate/%.c.o: tests/entrystate/%.c | deps
-	$(call msg,CC,$<)
-	@mkdir -p $(@D)
-	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
-
 # ptlab's LA57 trampoline, shared as it is: the la57 variant enters ptlab in
 # 5-level paging through it.
-CHAIN_OBJS := $(BUILD)/efi/tests/entrystate/chain.c.o $(BUILD)/efi/efi/la57tramp.c.o \
-	$(BUILD)/efi/efi/gdt.c.o \
-	$(BUILD)/efi/efi/la57_asm.S.o
+CHAIN_OBJS := $(BUILD)/efi/tests/entrystate/chain.c.o $(BUILD)/efi/efi/cpu/la57tramp.c.o \
+	$(BUILD)/efi/efi/cpu/gdt.c.o \
+	$(BUILD)/efi/efi/cpu/la57_asm.S.o
+CHAIN_LIBS :=
 
-$(CHAIN_SO): $(CHAIN_OBJS)
-	$(call msg,LD,$@)
-	$(Q)$(EFI_LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(CHAIN_OBJS) $(EFI_LDLIBS) -o $@
-
-$(CHAIN_EFI): $(CHAIN_SO)
-	$(call msg,OBJCOPY,$@)
-	@mkdir -p $(@D)
-	$(Q)$(OBJCOPY) $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+$(eval $(call efi-app-rule,$(CHAIN_EFI),CHAIN_OBJS,CHAIN_LIBS))
 
 -include $(BUILD)/efi/tests/entrystate/chain.c.d
-
-TEST_SUITES += 'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
-	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples'
 
 -include $(wildcard $(patsubst %.o,%.d,$(FBRENDER_OBJS) $(EXAMPLE_EFI_OBJS) \
 	$(EXAMPLE_SRCS:%=$(BUILD)/host/%.o)))
@@ -611,22 +604,17 @@ view: | deps
 
 # ==== the console font ====
 #
-# efi/font8x16.c includes $(BUILD)/gen/font8x16.inc: Terminus 8x16 (SIL
+# efi/report/font8x16.c includes $(BUILD)/gen/font8x16.inc: Terminus 8x16 (SIL
 # Open Font License 1.1, xfonts-terminus), the ISO 8859-1 code page,
 # converted from its PCF by tools/pcf2c.py.
 
-FONT_PCF ?= /usr/share/fonts/X11/misc/ter-u16n_iso-8859-1.pcf.gz
-FONT_INC := $(BUILD)/gen/font8x16.inc
-
-EFI_APP_CFLAGS += -I$(BUILD)/gen
-HOST_CFLAGS += -I$(BUILD)/gen
 
 $(FONT_INC): tools/pcf2c.py | deps
 	$(call msg,GEN,$@)
 	@mkdir -p $(@D)
 	$(Q)python3 tools/pcf2c.py $(FONT_PCF) $@.tmp && mv $@.tmp $@
 
-$(BUILD)/efi/efi/font8x16.c.o $(BUILD)/host/efi/font8x16.c.o \
+$(BUILD)/efi/efi/report/font8x16.c.o $(BUILD)/host/efi/report/font8x16.c.o \
 $(BUILD)/host/tests/unit/test_fbcon.c.o: $(FONT_INC)
 
 # Installation (make install, check-install) and mutation testing (make mutants).

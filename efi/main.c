@@ -20,19 +20,19 @@
 #include <efi.h>
 #include <efilib.h>
 
-#include "firmware.h"
-#include "fmt.h"
-#include "fsfile.h"
-#include "fwmode.h"
-#include "handoff.h"
-#include "optcheck.h"
-#include "owned.h"
-#include "state.h"
-#include "report.h"
-#include "trap.h"
-#include "run.h"
-#include "runs.h"
-#include "sink.h"
+#include "fw/firmware.h"
+#include "report/fmt.h"
+#include "fw/fsfile.h"
+#include "core/fwmode.h"
+#include "core/handoff.h"
+#include "opts/optcheck.h"
+#include "fw/owned.h"
+#include "state/state.h"
+#include "report/report.h"
+#include "cpu/trap.h"
+#include "core/run.h"
+#include "fw/runs.h"
+#include "fw/sink.h"
 
 #define REPORT_BYTES      (512u * 1024u)
 #define WAIT_SECONDS      60u

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Convert an 8x16 PCF bitmap font (X11 Portable Compiled Format, as
-xfonts-terminus ships it) into the C tables efi/font8x16.c includes.
+xfonts-terminus ships it) into the C tables efi/report/font8x16.c includes.
 
     pcf2c.py FONT.pcf[.gz] OUT.inc
 

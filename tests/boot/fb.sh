@@ -9,7 +9,7 @@
 #   fb_render 1280 800 want.ppm bgrx <lines.txt
 #   fb_compare shot.ppm want.ppm [TOLERANCE]
 #
-# The guest draws with efi/fbcon.c; fb_render draws the same lines with
+# The guest draws with efi/report/fbcon.c; fb_render draws the same lines with
 # the same code on the host ($PTLAB_BUILD/host/fbrender, "make fbrender"),
 # so the two images must be equal pixel for pixel.  QEMU's screendump
 # converts the guest's framebuffer to RGB, whatever the pixel format.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fbrender: draw text lines with the app's own framebuffer console
- * (efi/fbcon.c, efi/font8x16.c) into a host buffer and write it as a binary
+ * (efi/report/fbcon.c, efi/report/font8x16.c) into a host buffer and write it as a binary
  * PPM (P6), the format of QEMU's "screendump", so a boot test can compare
  * what the guest drew with what it should have drawn.
  *
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../efi/fbcon.h"
+#include "../../efi/report/fbcon.h"
 
 static void usage(void)
 {

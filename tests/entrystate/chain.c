@@ -24,8 +24,8 @@
 #include <efi.h>
 #include <efilib.h>
 
-#include "../../efi/cpu.h"
-#include "../../efi/la57.h"
+#include "../../efi/cpu/cpu.h"
+#include "../../efi/cpu/la57.h"
 
 #define PAGE		4096u
 #define PTE_P		(UINT64_C(1) << 0)
@@ -239,7 +239,7 @@ static bool cpu_has(uint32_t leaf, unsigned reg, unsigned bit)
 static EFI_PHYSICAL_ADDRESS gdt_page, tss_page;
 
 /*
- * 5-level paging: ptlab's trampoline (efi/la57tramp.c, efi/la57_asm.S) in
+ * 5-level paging: ptlab's trampoline (efi/cpu/la57tramp.c, efi/cpu/la57_asm.S) in
  * two pages of loader code below 4 GiB, and a PML5 below 4 GiB (CR3 is 32
  * bits wide in the trampoline's window).
  */

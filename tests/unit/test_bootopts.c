@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/opts.c: whose LoadOptions are ours.  From a shell they are strict as
+ * efi/opts/opts.c: whose LoadOptions are ours.  From a shell they are strict as
  * always; from a boot manager (U-Boot's bootargs, a boot entry's data) text
  * without a "--" word is named and ignored, text with one is strict, with no
  * argv[0].  Also --serial.
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.h"
-#include "../../efi/opts.h"
+#include "../../efi/report/fmt.h"
+#include "../../efi/opts/opts.h"
 
 /* @s as UCS-2 bytes with a terminating NUL unit, as LoadOptions carry it. */
 static size_t ucs2_bytes(const char *s, uint8_t *out, size_t max)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The machine's churn (efi/churn.c, linked from the host archive as it is)
+ * The machine's churn (efi/checks/churn.c, linked from the host archive as it is)
  * on the host, against a software MMU.
  *
  * What only the machine has is stood in for here, at the churn's link
@@ -22,9 +22,9 @@
  *    CPU may drop more;
  *  - ptlab_flush and ptlab_invlpg (privileged on the machine), ptlab_wbinvd
  *    (counted), ptlab_is_ram (the arena is the only RAM);
- *  - inject_begin and inject_end (--inject's faults, efi/inject.c, plant
+ *  - inject_begin and inject_end (--inject's faults, efi/checks/inject.c, plant
  *    on the machine's tables): the host runs plant nothing.
- * The report is the real one (efi/report.c) in a buffer.
+ * The report is the real one (efi/report/report.c) in a buffer.
  *
  * Physical layout (the arena, 16 MiB at ARENA_BASE, which is GiB aligned):
  *   [ARENA_BASE, +8 MiB)          the table frame pool (p->build.frames)
@@ -44,11 +44,11 @@
 
 #include "arena.h"
 
-#include "../../efi/churn.h"
-#include "../../efi/inject.h"
-#include "../../efi/report.h"
-#include "../../efi/state.h"
-#include "../../efi/trap.h"
+#include "../../efi/checks/churn.h"
+#include "../../efi/checks/inject.h"
+#include "../../efi/report/report.h"
+#include "../../efi/state/state.h"
+#include "../../efi/cpu/trap.h"
 
 #include <cmocka.h>
 
@@ -132,7 +132,7 @@ void ptlab_wbinvd(void)
 	sim_wbinvd++;
 }
 
-/* --inject's faults are planted on the machine only (efi/inject.c). */
+/* --inject's faults are planted on the machine only (efi/checks/inject.c). */
 void inject_begin(struct ptlab *p, enum opts_inject v, uint64_t arg)
 {
 	(void)p;

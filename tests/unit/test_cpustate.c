@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/gdt.c: the order of the register writes that give the firmware its
+ * efi/cpu/gdt.c: the order of the register writes that give the firmware its
  * paging state back (cpu_restore_steps), run on a model CPU that enforces
  * the SDM's rules for MOV to CR0/CR3/CR4 and WRMSR EFER, and tracks which
  * translations its TLB may still hold:
@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/cpu.h"
+#include "../../efi/cpu/cpu.h"
 
 #define OURS_CR3	UINT64_C(0x7000000)	/* ptlab's tables, PCID 0 */
 #define CR0_FW		UINT64_C(0x80010033)

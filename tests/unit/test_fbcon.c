@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/fbcon.c on the host: text drawn into malloc'd framebuffers whose
+ * efi/report/fbcon.c on the host: text drawn into malloc'd framebuffers whose
  * padding (stride past width, lines past height) holds a canary, so a
  * stray write is seen here and one past the allocation is caught by ASan.
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fbcon.h"
+#include "../../efi/report/fbcon.h"
 
 
 #define CANARY 0xdeadbeefu

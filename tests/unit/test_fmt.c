@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/fmt.c against the host C library's snprintf, the independent oracle.
+ * efi/report/fmt.c against the host C library's snprintf, the independent oracle.
  * Formats are literals so both calls are format-checked by the compiler.
  */
 #include <limits.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.h"
+#include "../../efi/report/fmt.h"
 
 #define GUARD 0x7e
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/gdt.c: finding a firmware's busy TSS and the writable GDT copy that
+ * efi/cpu/gdt.c: finding a firmware's busy TSS and the writable GDT copy that
  * lets ltr reload it, on tables in ordinary memory.  The firmware's table
  * must never be written (it may be in flash).
  */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/cpu.h"
+#include "../../efi/cpu/cpu.h"
 
 #define CODE64	UINT64_C(0x00af9a000000ffff)
 #define DATA	UINT64_C(0x00cf92000000ffff)

@@ -3,7 +3,7 @@
  * 5-level paging on the host: the 57-bit canonical rules, the plan's table
  * minimum with a PML5 (against the same plan at 4 levels, and against what
  * a build really uses), and the LA57 trampoline's RX page in the plan
- * (efi/la57plan.c): split out of the identity entry that holds it, the
+ * (efi/cpu/la57plan.c): split out of the identity entry that holds it, the
  * rest unchanged, built with exactly the new minimum.  plan_identity_perm
  * on a hand-made plan: ranges across one, two and three identity entries
  * cut into exactly the expected pieces, and every refusal leaving the plan
@@ -24,7 +24,7 @@
 #include <ptlab/plan.h>
 #include <ptlab/pte.h>
 
-#include "../../efi/la57plan.h"
+#include "../../efi/cpu/la57plan.h"
 #include "arena.h"
 #include "samples.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests for efi/linuxboot.c: the Linux/x86 boot protocol's data.
+ * Host tests for efi/linux/linuxboot.c: the Linux/x86 boot protocol's data.
  *
  * The bzImage files are synthetic, written byte by byte at the offsets of
  * the kernel's Documentation/arch/x86/boot.rst ("The Linux/x86 Boot
@@ -21,7 +21,7 @@
 
 #include <ptlab/memmap.h>
 
-#include "../../efi/linuxboot.h"
+#include "../../efi/linux/linuxboot.h"
 
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 #define KiB UINT64_C(0x400)

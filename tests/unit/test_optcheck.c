@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/optcheck.c: combinations of options refused before anything runs,
+ * efi/opts/optcheck.c: combinations of options refused before anything runs,
  * and --timeout's deadline saturating instead of wrapping.
  */
 #include <setjmp.h>
@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.h"
-#include "../../efi/opts.h"
-#include "../../efi/optcheck.h"
+#include "../../efi/report/fmt.h"
+#include "../../efi/opts/opts.h"
+#include "../../efi/opts/optcheck.h"
 
 static int check(const char *line, char *err, size_t errlen)
 {

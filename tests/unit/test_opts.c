@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/opts.c: LoadOptions as the shell and boot entries pass them, config
+ * efi/opts/opts.c: LoadOptions as the shell and boot entries pass them, config
  * files, every option, and the exact error messages.
  */
 #include <setjmp.h>
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.h"
-#include "../../efi/opts.h"
+#include "../../efi/report/fmt.h"
+#include "../../efi/opts/opts.h"
 
 /* ASCII → UCS-2 with the terminating NUL, as LoadOptions carries it. */
 static size_t ucs2(const char *s, uint16_t *out, size_t max)

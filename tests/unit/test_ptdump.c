@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/ptdump.c: the batched walk against pt_visit, the ranges listing
+ * efi/report/ptdump.c: the batched walk against pt_visit, the ranges listing
  * against a coalescing of pt_visit's leaves done here, exact lines, region
  * markers, effective permissions, the leaf cap and the stop callback.
  */
@@ -20,8 +20,8 @@
 
 #include "arena.h"
 
-#include "../../efi/fmt.h"
-#include "../../efi/ptdump.h"
+#include "../../efi/report/fmt.h"
+#include "../../efi/report/ptdump.h"
 
 #define GiB (UINT64_C(1) << 30)
 #define MiB (UINT64_C(1) << 20)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/report.c: exact TAP lines, counters, overflow policy and the cursor.
+ * efi/report/report.c: exact TAP lines, counters, overflow policy and the cursor.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.h"
-#include "../../efi/report.h"
+#include "../../efi/report/fmt.h"
+#include "../../efi/report/report.h"
 
 static void test_report_tap_lines_are_exact(void **state)
 {

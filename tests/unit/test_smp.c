@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * efi/smpcore.c: the CPU table (APIC ID to index), the judgement of a
+ * efi/smp/smpcore.c: the CPU table (APIC ID to index), the judgement of a
  * probe after a shootdown, and the concurrent churn's shadow model checked
  * against a reference kept here; the MADT parser; the hand-off trampoline's
  * placement rule and its data page (GDT, far pointers, CR3 below 4 GiB).
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "../../efi/fmt.h"
-#include "../../efi/smpcore.h"
-#include "../../efi/smp_tramp.h"
+#include "../../efi/report/fmt.h"
+#include "../../efi/smp/smpcore.h"
+#include "../../efi/smp/smp_tramp.h"
 
 static void test_table(void **state)
 {

@@ -13,8 +13,8 @@
  */
 #include <efi.h>
 #include <efilib.h>
-#include "cpu.h"
-#include "trap.h"
+#include "cpu/cpu.h"
+#include "cpu/trap.h"
 
 #define UNMAPPED UINT64_C(0x0000700000000000)
 #define NONCANON UINT64_C(0x8000000000000000)

@@ -18,9 +18,9 @@ CF="-std=c11 -O2 -g -Wall -Wextra -Wshadow -Wvla -Wstrict-prototypes -Werror
     -mno-mmx -fpic -maccumulate-outgoing-args
     -isystem /usr/include/efi -isystem /usr/include/efi/x86_64 -I$top/efi"
 objs=
-for f in cpu.c cpu_asm.S trap.c trap_asm.S; do
-	gcc $CF -c "$top/efi/$f" -o "$f.o"
-	objs="$objs $f.o"
+for f in cpu/cpu.c cpu/cpu_asm.S cpu/trap.c cpu/trap_asm.S; do
+	gcc $CF -c "$top/efi/$f" -o "$(basename "$f").o"
+	objs="$objs $(basename "$f").o"
 done
 gcc $CF "$@" -c "$here/main.c" -o main.o
 ld -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic \

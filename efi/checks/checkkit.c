@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* What the check modules share (see checkkit.h).  No firmware calls. */
+#include "checks/checkkit.h"
+#include "state/state.h"
+
+/* Table frames the lint can sort; more tables than this fail the lint. */
+#define LINT_SCRATCH 8192u
+
+static uint64_t lint_scratch[LINT_SCRATCH];
+
+uint64_t ptlab_pattern(uint64_t pa, uint64_t salt)
+{
+	uint64_t x = pa ^ (salt * UINT64_C(0x9e3779b97f4a7c15));
+
+	x ^= x >> 31;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	return x ^ (x >> 29);
+}
+
+static bool in_pool(void *ctx, uint64_t pa)
+{
+	return pt_frames_contains(ctx, pa);
+}
+
+static bool allocated(void *ctx, uint64_t pa)
+{
+	return pt_frames_in_use(ctx, pa);
+}
+
+int ptlab_lint(const struct ptlab_build *b, bool in_use, struct pt_lint *l)
+{
+	return pt_lint(&b->space, lint_scratch, LINT_SCRATCH, in_use ? allocated : in_pool,
+		       (void *)&b->frames, l);
+}

@@ -1,0 +1,1020 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The checks.  Each compares an expected value computed one way (the plan,
+ * the memory map, a pattern) with a value observed another way (the software
+ * walk, or the CPU itself through loads, stores, fetches and page faults).
+ *
+ * Static checks run with the firmware's CR3; live ones with ours, where no
+ * firmware service may be called: results go to the in-memory report only.
+ *
+ * No firmware calls: the software checks run on plain memory, the live ones
+ * with our tables loaded (through ptlab_live).
+ */
+#include "report/fmt.h"
+#include "state/state.h"
+#include "report/report.h"
+#include "cpu/trap.h"
+#include "checks/checkkit.h"
+#include "cpu/la57.h"
+#include "checks/inject.h"
+
+#include <ptlab/pte.h>
+
+
+/* ---- static checks -------------------------------------------------------- */
+
+static void check_lint(struct ptlab *p)
+{
+	struct pt_lint l;
+	int err = ptlab_lint(&p->build, false, &l);
+
+	if (err == PT_OK)
+		report_ok(p->rep, "tables: structural lint clean (%llu tables)",
+			  (unsigned long long)l.tables);
+	else
+		report_fail(p->rep, "tables: structural lint: %s errors=%llu reserved=%llu ps=%llu "
+			    "empty=%llu shared=%llu foreign=%llu stats=%llu hints=%llu first va=0x%llx "
+			    "level=%d",
+			    pt_strerror(err), (unsigned long long)l.errors,
+			    (unsigned long long)l.reserved_bits, (unsigned long long)l.bad_ps,
+			    (unsigned long long)l.empty_tables, (unsigned long long)l.shared_tables,
+			    (unsigned long long)l.foreign_tables, (unsigned long long)l.stats_mismatch,
+			    (unsigned long long)l.bad_hints, (unsigned long long)l.first_bad_va,
+			    l.first_bad_level);
+}
+
+static void check_minimum(struct ptlab *p)
+{
+	const uint64_t *t = p->build.tables_built, *min = p->build.plan.min_tables;
+	unsigned bad = 0;
+
+	for (unsigned l = 0; l < p->build.levels; l++)
+		bad += t[l] != min[l];
+	if (!bad)
+		report_ok(p->rep, "tables: built exactly the plan's minimum (%llu pages, %u levels%s)",
+			  (unsigned long long)p->build.plan.min_total, p->build.levels,
+			  p->build.levels == 5 ? ", one PML5" : "");
+	else
+		report_fail(p->rep, "tables: built pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu, "
+			    "minimum pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu",
+			    (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
+			    (unsigned long long)t[3], (unsigned long long)t[4],
+			    (unsigned long long)min[0], (unsigned long long)min[1],
+			    (unsigned long long)min[2], (unsigned long long)min[3],
+			    (unsigned long long)min[4]);
+}
+
+/*
+ * What the plan says of @va: 1 and the pa and flags it expects when an entry
+ * holds it, 0 when nothing should be mapped there.
+ */
+static int plan_expect(const struct ptlab *p, uint64_t va, uint64_t *pa, unsigned *flags)
+{
+	const struct pt_plan_entry *e = pt_plan_find(&p->build.plan, va);
+
+	if (!e)
+		return 0;
+	*pa = e->pa + (va - e->va);
+	*flags = e->flags & PT_ATTR_MASK;
+	return 1;
+}
+
+/* Compare the software walk at @va with the plan; 0 when they agree. */
+static int key_point(struct ptlab *p, uint64_t va, uint64_t *bad_va, char *why)
+{
+	struct pt_leaf leaf;
+	uint64_t pa = 0;
+	unsigned flags = 0;
+	int want = plan_expect(p, va, &pa, &flags);
+	int err = pt_translate(&p->build.space, va, &leaf);
+
+	if (!pt_canonical(va, p->build.levels))
+		return 0;
+	if (want && err == PT_OK && leaf.pa == pa && leaf.flags == flags)
+		return 0;
+	if (!want && err == PT_ENOTMAPPED)
+		return 0;
+	if (!*bad_va && !*why) {
+		*bad_va = va;
+		*why = want ? (err ? 'u' : leaf.pa != pa ? 'a' : 'f') : 'm';
+	}
+	return 1;
+}
+
+static const char *why_text(char why)
+{
+	switch (why) {
+	case 'u': return "planned but not mapped";
+	case 'a': return "maps the wrong frame";
+	case 'f': return "has the wrong attributes";
+	default: return "mapped but not planned";
+	}
+}
+
+static void check_plan_points(struct ptlab *p)
+{
+	uint64_t bad = 0, points = 0, bad_va = 0;
+	char why = 0;
+
+	for (unsigned i = 0; i < p->build.plan.n; i++) {
+		const struct pt_plan_entry *e = &p->build.plan.entry[i];
+		uint64_t pts[4] = { e->va, e->va + e->len - PT_PAGE_SIZE, e->va - PT_PAGE_SIZE, e->va + e->len };
+
+		for (unsigned k = 0; k < 4; k++, points++)
+			bad += key_point(p, pts[k], &bad_va, &why);
+	}
+	if (!bad)
+		report_ok(p->rep, "plan: %llu key points translate as planned",
+			  (unsigned long long)points);
+	else
+		report_fail(p->rep, "plan: %llu of %llu key points differ; first va=0x%llx %s",
+			    (unsigned long long)bad, (unsigned long long)points,
+			    (unsigned long long)bad_va, why_text(why));
+}
+
+/*
+ * Expected attributes of the page at @pa in a memory-map range of @type,
+ * from its class and, after hand-off, the Memory Attributes Table
+ * (independent of the plan code).
+ */
+static unsigned class_flags(const struct ptlab *p, uint32_t type, uint64_t pa)
+{
+	if (p->handoff) {
+		const struct pt_mat_range *m;
+
+		if (type == PT_EFI_BS_CODE)
+			return PT_WRITE;
+		if ((type == PT_EFI_RT_CODE || type == PT_EFI_RT_DATA) && p->build.mat.n &&
+		    (m = pt_mat_find(&p->build.mat, pa)))
+			return m->flags;
+		if (type == PT_EFI_RT_CODE && !p->build.mat.n)
+			return PT_WRITE | PT_EXEC;
+	}
+	switch (pt_mem_class_of(type)) {
+	case PT_MEM_FW_CODE:
+		return PT_EXEC;
+	case PT_MEM_MMIO:
+		return PT_WRITE | PT_CACHE(PT_CACHE_UC);
+	case PT_MEM_RESERVED:
+		return PT_CACHE(PT_CACHE_UC);
+	default:
+		return PT_WRITE;
+	}
+}
+
+static bool in_image(const struct ptlab *p, uint64_t pa)
+{
+	return pa >= p->build.image.base && pa < p->build.image.base + p->build.image.size;
+}
+
+static int coverage_point(struct ptlab *p, uint64_t va, uint64_t pa, unsigned flags, bool hhdm)
+{
+	struct pt_leaf leaf;
+
+	if (pt_translate(&p->build.space, va, &leaf) != PT_OK || leaf.pa != pa)
+		return 1;
+	/* the image's own pages carry section permissions in the identity map */
+	if (!hhdm && in_image(p, pa))
+		return 0;
+	/* the LA57 trampoline's code page is RX there */
+	if (!hhdm && la57_is_code_page(p, pa))
+		return leaf.flags != ((flags & ~PT_WRITE) | PT_EXEC);
+	/* the ranges --kernel maps RWX */
+	if (!hhdm && kern_wx_exempt(&p->kern, pa, PT_PAGE_SIZE))
+		return leaf.flags != (flags | PT_WRITE | PT_EXEC);
+	return leaf.flags != flags;
+}
+
+static void check_memmap_coverage(struct ptlab *p)
+{
+	uint64_t bad = 0, first = 0, checked = 0;
+
+	for (unsigned i = 0; i < p->build.map.n; i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
+		enum pt_mem_class c = pt_mem_class_of(r->type);
+		uint64_t ends[2] = { r->pa, r->pa + r->len - PT_PAGE_SIZE };
+
+		for (unsigned k = 0; k < 2; k++) {
+			uint64_t pa = ends[k];
+			unsigned flags = class_flags(p, r->type, pa);
+			int b = 0;
+
+			if (pa == 0)
+				continue;   /* the null guard */
+			if (pa < PT_IDENTITY_END)
+				b |= coverage_point(p, pa, pa, flags, false);
+			if (c != PT_MEM_MMIO && c != PT_MEM_RESERVED &&
+			    PT_HHDM_BASE + pa < PT_IMAGE_BASE)
+				b |= coverage_point(p, PT_HHDM_BASE + pa, pa, flags, true);
+			checked++;
+			if (b && !bad++)
+				first = pa;
+		}
+	}
+	if (!bad)
+		report_ok(p->rep, "memmap: %u ranges identity mapped (and RAM in the HHDM) with "
+			  "their class's permissions (%llu points)", p->build.map.n,
+			  (unsigned long long)checked);
+	else
+		report_fail(p->rep, "memmap: %llu of %llu range ends wrong; first pa=0x%llx",
+			    (unsigned long long)bad, (unsigned long long)checked,
+			    (unsigned long long)first);
+}
+
+/* ---- W^X audit, shared by our tables and the firmware's ---- */
+
+struct audit {
+	const struct ptlab *p;
+	uint64_t leaves[3];
+	uint64_t wx_bytes, wx_first;
+	uint64_t wx_exempt;         /* runtime code the firmware left RWX (hand-off) */
+	uint64_t wx_kernel;         /* a Linux kernel's init_size range (hand-off, --kernel) */
+	uint64_t mmio_x_bytes;
+	uint64_t leaves_mapped;
+	bool page0;
+};
+
+bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
+{
+	return pt_memmap_covers(&p->build.map, pa, 1, PT_MEM_SET_MEMORY);
+}
+
+bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len)
+{
+	return pt_memmap_covers(&p->build.map, pa, len, PT_MEM_SET_MEMORY);
+}
+
+/* Memory-map type of @pa, or -1 outside the map. */
+static int pa_type(const struct ptlab *p, uint64_t pa)
+{
+	const struct pt_mem_range *r = pt_memmap_find(&p->build.map, pa);
+
+	return r ? (int)r->type : -1;
+}
+
+/*
+ * After hand-off, runtime code without a Memory Attributes Table (or with
+ * an entry the table leaves RWX) is mapped RWX on purpose: runtime drivers
+ * keep data in code ranges.  The one exemption from W^X.
+ */
+static bool wx_exempt(const struct ptlab *p, uint64_t pa)
+{
+	const struct pt_mat_range *m;
+
+	if (!p->handoff || pa_type(p, pa) != PT_EFI_RT_CODE)
+		return false;
+	if (!p->build.mat.n)
+		return true;
+	m = pt_mat_find(&p->build.mat, pa);
+	return m && m->rwx;
+}
+
+/* The identity leaf lies inside a range --kernel maps RWX. */
+static bool wx_kernel(const struct ptlab *p, const struct pt_leaf *l)
+{
+	return l->va == l->pa && kern_wx_exempt(&p->kern, l->pa, l->size);
+}
+
+static int audit_leaf(void *arg, const struct pt_leaf *l)
+{
+	struct audit *a = arg;
+
+	if (l->level < 3)
+		a->leaves[l->level]++;
+	if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC) && wx_kernel(a->p, l)) {
+		a->wx_kernel += l->size;
+	} else if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC) && wx_exempt(a->p, l->pa)) {
+		a->wx_exempt += l->size;
+	} else if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC)) {
+		if (!a->wx_bytes)
+			a->wx_first = l->va;
+		a->wx_bytes += l->size;
+	}
+	if ((l->flags & PT_EXEC) && pt_memmap_covers(&a->p->build.map, l->pa, 1, PT_MEM_SET_MMIO))
+		a->mmio_x_bytes += l->size;
+	if (l->va == 0)
+		a->page0 = true;
+	return 0;
+}
+
+static void audit_space(const struct ptlab *p, const struct pt_space *s, struct audit *a)
+{
+	*a = (struct audit){ .p = p };
+	pt_visit(s, 0, 0, audit_leaf, a);
+}
+
+static void check_audit(struct ptlab *p)
+{
+	struct audit a;
+
+	audit_space(p, &p->build.space, &a);
+	if (a.wx_exempt)
+		report_note(p->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
+			    "Attributes Table for them): the one exemption",
+			    (unsigned long long)a.wx_exempt);
+	if (a.wx_kernel)
+		report_note(p->rep, "audit: %llu bytes mapped RWX in the identity map for Linux, "
+			    "--kernel's one exemption: its init_size range 0x%llx+0x%llx (the "
+			    "decompressor runs and writes there) and RAM below 640 KiB in 0x%llx+0x%llx "
+			    "(its 32-bit paging trampoline)", (unsigned long long)a.wx_kernel,
+			    (unsigned long long)p->kern.wx[0].va, (unsigned long long)p->kern.wx[0].len,
+			    (unsigned long long)p->kern.wx[1].va, (unsigned long long)p->kern.wx[1].len);
+	if (!a.wx_bytes && !a.page0 && !a.mmio_x_bytes)
+		report_ok(p->rep, "audit: no writable+executable page, page 0 not present, MMIO NX");
+	else
+		report_fail(p->rep, "audit: wx_bytes=%llu (first va=0x%llx) page0=%d mmio_exec_bytes=%llu",
+			    (unsigned long long)a.wx_bytes, (unsigned long long)a.wx_first, a.page0,
+			    (unsigned long long)a.mmio_x_bytes);
+}
+
+/*
+ * The firmware's own tables, walked directly and coalesced: a table whose
+ * 512 entries are leaves with the same attributes over contiguous frames
+ * (A and D aside) is one run of the size its parent entry spans, and runs
+ * that continue each other in VA and PA with the same attributes are
+ * judged once.  With -cpu max,phys-bits=52 OVMF maps 128 TiB in 2 MiB
+ * leaves: 131072 full PDs, each read once in a tight loop, 131072 runs
+ * merged into a handful.  The --timeout deadline is checked per table.
+ */
+#define FW_AD (PTE_A | PTE_D)
+
+struct fw_walk {
+	struct ptlab *p;
+	struct audit *a;
+	bool have;
+	uint64_t va, pa, len;
+	unsigned flags;
+	uint64_t runs, uniform_tables;
+	bool stopped;
+};
+
+static void fw_run_judge(struct fw_walk *w)
+{
+	struct audit *a = w->a;
+
+	if (!w->have)
+		return;
+	w->runs++;
+	if ((w->flags & PT_WRITE) && (w->flags & PT_EXEC) && wx_exempt(a->p, w->pa)) {
+		a->wx_exempt += w->len;
+	} else if ((w->flags & PT_WRITE) && (w->flags & PT_EXEC)) {
+		if (!a->wx_bytes)
+			a->wx_first = w->va;
+		a->wx_bytes += w->len;
+	}
+	if (w->flags & PT_EXEC)
+		a->mmio_x_bytes += pt_memmap_class_bytes(&a->p->build.map, w->pa, w->len,
+							   PT_MEM_SET_MMIO);
+	if (w->va == 0)
+		a->page0 = true;
+	w->have = false;
+}
+
+static void fw_run_add(struct fw_walk *w, uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
+{
+	if (w->have && w->va + w->len == va && w->pa + w->len == pa && w->flags == flags) {
+		w->len += len;
+		return;
+	}
+	fw_run_judge(w);
+	*w = (struct fw_walk){ .p = w->p, .a = w->a, .have = true, .va = va, .pa = pa, .len = len,
+			       .flags = flags, .runs = w->runs, .uniform_tables = w->uniform_tables,
+			       .stopped = w->stopped };
+}
+
+static unsigned fw_flags(uint64_t e, unsigned inherited)
+{
+	unsigned f = inherited;
+
+	if (!(e & PTE_W))
+		f &= ~PT_WRITE;
+	if (!(e & PTE_US))
+		f &= ~PT_USER;
+	if (e & PTE_NX)
+		f &= ~PT_EXEC;
+	return f;
+}
+
+/* Is the table at @t (level @level, 0 or 1) 512 same-attribute leaves over contiguous frames? */
+static bool fw_uniform(const uint64_t *t, unsigned level)
+{
+	uint64_t step = pt_level_size(level), first = t[0] & ~FW_AD;
+
+	if (!(first & PTE_P) || (level == 1 && !(first & PTE_PS)))
+		return false;
+	if (level == 1 && (first & PTE_ADDR_MASK & (PT_SIZE_2M - 1) & ~PTE_PAT_LARGE))
+		return false;
+	for (unsigned i = 1; i < PT_ENTRIES; i++)
+		if ((t[i] & ~FW_AD) != first + i * step)
+			return false;
+	return true;
+}
+
+static uint64_t fw_leaf_pa(uint64_t e, unsigned level)
+{
+	uint64_t pa = e & PTE_ADDR_MASK;
+
+	return level ? pa & ~(pt_level_size(level) - 1) : pa;
+}
+
+static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, uint64_t va_base,
+			  unsigned inherited)
+{
+	const uint64_t *t = w->p->build.env.phys_to_virt(w->p->build.env.ctx, table_pa);
+
+	if (!t)
+		return;
+	if (level <= 1 && ptlab_deadline_passed(w->p))
+		w->stopped = true;
+	for (unsigned i = 0; i < PT_ENTRIES && !w->stopped; i++) {
+		uint64_t e = t[i], va = va_base + i * pt_level_size(level);
+		unsigned f;
+
+		if (!(e & PTE_P))
+			continue;
+		/* a PDPT entry may stand for a whole PD read in one go: the deadline per GiB */
+		if (level == 2 && ptlab_deadline_passed(w->p)) {
+			w->stopped = true;
+			break;
+		}
+		if (level == w->p->cpu.fw_levels - 1 && i >= PT_ENTRIES / 2)
+			va |= ~((pt_level_size(level) << PT_LEVEL_BITS) - 1);   /* the upper half */
+		f = fw_flags(e, inherited);
+		if (level == 0 || (level <= 2 && (e & PTE_PS))) {
+			w->a->leaves[level]++;
+			fw_run_add(w, va, fw_leaf_pa(e, level), pt_level_size(level), f);
+			continue;
+		}
+		if (level <= 2) {
+			const uint64_t *c = w->p->build.env.phys_to_virt(w->p->build.env.ctx, e & PTE_ADDR_MASK);
+
+			if (c && fw_uniform(c, level - 1)) {
+				w->a->leaves[level - 1] += PT_ENTRIES;
+				w->uniform_tables++;
+				fw_run_add(w, va, fw_leaf_pa(c[0], level - 1), pt_level_size(level),
+					   fw_flags(c[0], f));
+				continue;
+			}
+		}
+		fw_walk_table(w, e & PTE_ADDR_MASK, level - 1, va, f);
+	}
+}
+
+void ptlab_audit_firmware(struct ptlab *p)
+{
+	struct audit a = { .p = p };
+	struct fw_walk w = { .p = p, .a = &a };
+	uint64_t t0 = rdtsc();
+
+	fw_walk_table(&w, p->cpu.fw_cr3 & PTE_ADDR_MASK, p->cpu.fw_levels - 1, 0,
+		      PT_WRITE | PT_EXEC | PT_USER);
+	fw_run_judge(&w);
+	report_fact(p->rep, "firmware-tables", "cr3=0x%llx levels=%u leaves_4k=%llu leaves_2m=%llu "
+		    "leaves_1g=%llu runs=%llu uniform_tables=%llu complete=%d page0_mapped=%d "
+		    "wx_bytes=%llu mmio_exec_bytes=%llu audit_us=%llu",
+		    (unsigned long long)p->cpu.fw_cr3, p->cpu.fw_levels, (unsigned long long)a.leaves[0],
+		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2],
+		    (unsigned long long)w.runs, (unsigned long long)w.uniform_tables, !w.stopped,
+		    a.page0, (unsigned long long)a.wx_bytes, (unsigned long long)a.mmio_x_bytes,
+		    (unsigned long long)ptlab_us(&p->t, rdtsc() - t0));
+}
+
+/* ---- pre-switch liveness ---- */
+
+static uint64_t current_rsp(void)
+{
+	uint64_t rsp;
+
+	__asm__ volatile("mov %%rsp, %0" : "=r"(rsp));
+	return rsp;
+}
+
+struct live_need {
+	const char *what;
+	uint64_t va;
+	unsigned need;   /* PT_WRITE and/or PT_EXEC that must be present */
+};
+
+static int table_mapped(void *arg, unsigned level, uint64_t pa)
+{
+	struct ptlab *p = arg;
+	struct pt_leaf l;
+
+	(void)level;
+	return pt_translate(&p->build.space, pa, &l) != PT_OK || l.pa != pa || !(l.flags & PT_WRITE);
+}
+
+static void check_liveness(struct ptlab *p)
+{
+	struct desc_ptr gdtr, idtr;
+	struct live_need need[7];
+	unsigned n = 0;
+
+	/* our GDT and IDT as the live phases will load them (installed for good after hand-off) */
+	if (trap_installed()) {
+		sgdt(&gdtr);
+		sidt(&idtr);
+	} else {
+		trap_install();
+		sgdt(&gdtr);
+		sidt(&idtr);
+		trap_uninstall();
+	}
+	need[n++] = (struct live_need){ "rip", (uint64_t)(uintptr_t)check_liveness, PT_EXEC };
+	need[n++] = (struct live_need){ "rsp", current_rsp(), PT_WRITE };
+	need[n++] = (struct live_need){ "gdt", gdtr.base, 0 };
+	need[n++] = (struct live_need){ "idt", idtr.base, 0 };
+	need[n++] = (struct live_need){ "tss", trap_tss_base(), 0 };
+	need[n++] = (struct live_need){ "state", (uint64_t)(uintptr_t)p, PT_WRITE };
+	need[n++] = (struct live_need){ "report", (uint64_t)(uintptr_t)p->rep->buf, PT_WRITE };
+	for (unsigned i = 0; i < n; i++) {
+		struct pt_leaf l;
+
+		if (pt_translate(&p->build.space, need[i].va, &l) != PT_OK || l.pa != need[i].va ||
+		    (l.flags & need[i].need) != need[i].need) {
+			report_fail(p->rep, "liveness: %s at 0x%llx not identity mapped with the "
+				    "access it needs", need[i].what, (unsigned long long)need[i].va);
+			p->aborted = true;
+			return;
+		}
+	}
+	if (pt_visit_tables(&p->build.space, table_mapped, p)) {
+		report_fail(p->rep, "liveness: a table frame is not identity mapped writable");
+		p->aborted = true;
+		return;
+	}
+	report_ok(p->rep, "liveness: rip, rsp, gdt, idt, state, report and every table mapped");
+}
+
+void ptlab_check_static(struct ptlab *p)
+{
+	inject_begin(p, OPTS_INJECT_LEAK_FRAME, 0);
+	inject_begin(p, OPTS_INJECT_LINT, 0);
+	check_lint(p);
+	inject_end(p, OPTS_INJECT_LINT);
+	check_minimum(p);
+	inject_end(p, OPTS_INJECT_EXTRA_TABLE);   /* planted before the tables were counted */
+	inject_begin(p, OPTS_INJECT_PLAN_POINT, 0);
+	check_plan_points(p);
+	inject_end(p, OPTS_INJECT_PLAN_POINT);
+	inject_begin(p, OPTS_INJECT_MEMMAP_POINT, 0);
+	check_memmap_coverage(p);
+	inject_end(p, OPTS_INJECT_MEMMAP_POINT);
+	inject_begin(p, OPTS_INJECT_WX_PAGE, 0);
+	check_audit(p);
+	inject_end(p, OPTS_INJECT_WX_PAGE);
+	inject_begin(p, OPTS_INJECT_STACK_RO, 0);
+	check_liveness(p);
+	inject_end(p, OPTS_INJECT_STACK_RO);
+}
+
+/* ---- live checks ------------------------------------------------------------- */
+
+static bool fault_is(const struct trap_fault *f, uint32_t vector, uint64_t error, uint64_t cr2)
+{
+	return f->vector == vector && f->error == error && f->cr2 == cr2;
+}
+
+static void fault_fail(struct ptlab *p, const char *name, uint64_t va, uint64_t err_want,
+		       int faulted, const struct trap_fault *f)
+{
+	if (!faulted)
+		report_fail(p->rep, "%s: access to 0x%llx did not fault (expected #PF error 0x%llx)",
+			    name, (unsigned long long)va, (unsigned long long)err_want);
+	else
+		report_fail(p->rep, "%s: expected #PF cr2=0x%llx error=0x%llx, got vector %u "
+			    "cr2=0x%llx error=0x%llx", name, (unsigned long long)va,
+			    (unsigned long long)err_want, f->vector, (unsigned long long)f->cr2,
+			    (unsigned long long)f->error);
+}
+
+/* Write through one alias, read through the other, both ways. */
+static int alias_rw(uint64_t a, uint64_t b, uint64_t v1, uint64_t v2)
+{
+	struct trap_fault f;
+	uint64_t got = 0;
+
+	if (probe_write64(a, v1, &f) || probe_read64(b, &got, &f) || got != v1)
+		return 1;
+	if (probe_write64(b, v2, &f) || probe_read64(a, &got, &f) || got != v2)
+		return 1;
+	return 0;
+}
+
+/*
+ * A check could not get a frame from the pool: the allocation is the
+ * failure, and when --fail-alloc's countdown has run out, it says so.
+ */
+static void alloc_failed(struct ptlab *p, const char *what, int err)
+{
+	if (p->opts.fail_alloc && !p->build.frames.fail_at)
+		report_fail(p->rep, "%s: frame allocation failed: %s (the failure --fail-alloc=%llu "
+			    "injected, or a later one)", what, pt_strerror(err),
+			    (unsigned long long)p->opts.fail_alloc);
+	else
+		report_fail(p->rep, "%s: frame allocation failed: %s (frames in use %llu)", what,
+			    pt_strerror(err), (unsigned long long)p->build.frames.in_use);
+}
+
+static void check_alias_pool(struct ptlab *p)
+{
+	uint64_t pa[4];
+	unsigned n = 0, bad = 0;
+	int err = PT_OK;
+
+	for (; n < 4; n++)
+		if ((err = pt_frames_alloc(&p->build.frames, &pa[n])) != PT_OK)
+			break;
+	if (n)
+		inject_begin(p, OPTS_INJECT_ALIAS_POOL, pa[0]);
+	for (unsigned i = 0; i < n; i++)
+		for (uint64_t off = 0; off < PT_PAGE_SIZE; off += PT_PAGE_SIZE / 4)
+			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
+					ptlab_pattern(pa[i] + off, 1), ptlab_pattern(pa[i] + off, 2));
+	inject_end(p, OPTS_INJECT_ALIAS_POOL);
+	for (unsigned i = 0; i < n; i++)
+		pt_frames_free(&p->build.frames, pa[i]);
+	if (n < 4)
+		alloc_failed(p, "alias", err);
+	else if (!bad)
+		report_ok(p->rep, "alias: pool frames written through identity read back through "
+			  "the HHDM and the reverse");
+	else
+		report_fail(p->rep, "alias: %u mismatches in %u pool frames", bad, n);
+}
+
+static void check_alias_ram(struct ptlab *p)
+{
+	unsigned ranges = 0, points = 0, bad = 0;
+	uint64_t first = 0;
+
+	for (unsigned i = 0; i < p->build.map.n && !ptlab_deadline_passed(p); i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
+		enum pt_mem_class c = pt_mem_class_of(r->type);
+		uint64_t pts[2] = { r->pa, r->pa + r->len - 8 };
+
+		if (c == PT_MEM_MMIO || c == PT_MEM_RESERVED || r->pa + r->len > PT_IDENTITY_END)
+			continue;
+		for (unsigned k = 0; k < 2; k++) {
+			struct trap_fault f;
+			uint64_t x = 0, y = 0, pa = pts[k];
+
+			if (pa < PT_PAGE_SIZE)
+				pa = PT_PAGE_SIZE;   /* page 0 is the null guard */
+			if (pa >= r->pa + r->len)
+				continue;
+			/* read only: this is firmware code and data, ACPI tables, DMA rings */
+			points++;
+			if (probe_read64(pa, &x, &f) || probe_read64(PT_HHDM_BASE + pa, &y, &f) ||
+			    x != y) {
+				if (!bad++)
+					first = pa;
+			}
+		}
+		ranges++;
+	}
+	if (!points)
+		report_fail(p->rep, "alias: no RAM range checked (%u ranges in the map)", p->build.map.n);
+	else if (!bad)
+		report_ok(p->rep, "alias: %u RAM ranges read the same through identity and HHDM "
+			  "(%u points)", ranges, points);
+	else
+		report_fail(p->rep, "alias: %u reads differ between identity and HHDM; first pa=0x%llx",
+			    bad, (unsigned long long)first);
+}
+
+/* Map one pool frame at @va, prove it both ways, unmap it and prove it faults. */
+static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
+{
+	struct pt_flushlist fl;
+	struct trap_fault f;
+	uint64_t pa, got = 0;
+	int err, faulted;
+	char what[64];
+
+	err = pt_frames_alloc(&p->build.frames, &pa);
+	if (err != PT_OK) {
+		fmt_snprintf(what, sizeof(what), "far mapping %s", where);
+		alloc_failed(p, what, err);
+		return;
+	}
+	err = pt_map(&p->build.space, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
+	if (err) {
+		report_fail(p->rep, "far mapping %s: map 0x%llx: %s", where,
+			    (unsigned long long)va, pt_strerror(err));
+		pt_frames_free(&p->build.frames, pa);
+		return;
+	}
+	ptlab_flush(&fl);
+	if (alias_rw(va + 8, pa + 8, ptlab_pattern(pa, 3), ptlab_pattern(pa, 4)) ||
+	    alias_rw(va + PT_PAGE_SIZE - 8, PT_HHDM_BASE + pa + PT_PAGE_SIZE - 8,
+		     ptlab_pattern(pa, 5), ptlab_pattern(pa, 6))) {
+		report_fail(p->rep, "far mapping %s: 0x%llx and its frame's aliases disagree", where,
+			    (unsigned long long)va);
+		pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
+		ptlab_flush(&fl);
+		pt_frames_free(&p->build.frames, pa);
+		return;
+	}
+	inject_begin(p, OPTS_INJECT_FAR_UNFLUSHED, va ^ PT_PAGE_SIZE);
+	err = pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
+	if (!inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
+		ptlab_flush(&fl);
+	pt_frames_free(&p->build.frames, pa);
+	faulted = probe_read64(va, &got, &f);
+	if (inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
+		ptlab_flush(&fl);
+	inject_end(p, OPTS_INJECT_FAR_UNFLUSHED);
+	if (err)
+		report_fail(p->rep, "far mapping %s: unmap: %s", where, pt_strerror(err));
+	else if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
+		report_ok(p->rep, "far mapping %s: 0x%llx written and read back, faults once unmapped",
+			  where, (unsigned long long)va);
+	else
+		fault_fail(p, "far mapping", va, 0, faulted, &f);
+}
+
+/* Called through the image's high-half alias: must not touch data. */
+static __attribute__((noinline)) uint64_t alias_callee(uint64_t x)
+{
+	return x * 3 + 1;
+}
+
+static const uint64_t alias_const = UINT64_C(0x50544c4142210000);
+
+static void check_image_alias(struct ptlab *p)
+{
+	uint64_t fn_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)alias_callee - p->build.image.base);
+	uint64_t data_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)&alias_const - p->build.image.base);
+	uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(uintptr_t)fn_va;
+	volatile uint64_t arg = 0x1234;
+	struct trap_fault f;
+	uint64_t got = 0, r;
+
+	r = fn(arg);
+	inject_begin(p, OPTS_INJECT_IMAGE_ALIAS, data_va);
+	if (probe_read64(data_va, &got, &f))
+		got = ~alias_const;
+	inject_end(p, OPTS_INJECT_IMAGE_ALIAS);
+	if (got != alias_const)
+		report_fail(p->rep, "image alias: constant read through 0x%llx = 0x%llx, expected 0x%llx",
+			    (unsigned long long)data_va, (unsigned long long)got,
+			    (unsigned long long)alias_const);
+	else if (r != arg * 3 + 1)
+		report_fail(p->rep, "image alias: function at 0x%llx returned 0x%llx",
+			    (unsigned long long)fn_va, (unsigned long long)r);
+	else
+		report_ok(p->rep, "image alias: function called and constant read at 0x%llx",
+			  (unsigned long long)PT_IMAGE_BASE);
+}
+
+static void check_faults(struct ptlab *p)
+{
+	const uint64_t va = PTLAB_UNMAPPED_VA + 0x123000;
+	/* gnu-efi's linker script puts .rodata in .data: the read-only page is text */
+	uint64_t ro = (uint64_t)(uintptr_t)alias_callee, got = 0, old = 0, pa;
+	struct trap_fault f;
+	int faulted;
+
+	inject_begin(p, OPTS_INJECT_PF_MAPPED, va);
+	inject_begin(p, OPTS_INJECT_PF_MAPPED, ro);
+	faulted = probe_read64(va, &got, &f);
+	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
+		report_ok(p->rep, "#PF: read of unmapped 0x%llx faults, error 0, cr2 exact",
+			  (unsigned long long)va);
+	else
+		fault_fail(p, "#PF read unmapped", va, 0, faulted, &f);
+
+	faulted = probe_write64(va + 8, 1, &f);
+	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_W, va + 8))
+		report_ok(p->rep, "#PF: write to unmapped page faults, error 2, cr2 exact");
+	else
+		fault_fail(p, "#PF write unmapped", va + 8, PF_ERR_W, faulted, &f);
+
+	/* the same bytes back, so a wrongly writable page is not damaged */
+	probe_read64(ro, &old, &f);
+	faulted = probe_write64(ro, old, &f);
+	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_W, ro))
+		report_ok(p->rep, "#PF: write to read-only image text faults, error 3");
+	else
+		fault_fail(p, "#PF write read-only", ro, PF_ERR_P | PF_ERR_W, faulted, &f);
+
+	if ((faulted = pt_frames_alloc(&p->build.frames, &pa)) != PT_OK) {
+		alloc_failed(p, "#PF fetch NX", faulted);
+		return;
+	}
+	*(volatile uint8_t *)(uintptr_t)pa = 0xc3;   /* ret */
+	inject_begin(p, OPTS_INJECT_PF_MAPPED, pa);
+	faulted = probe_exec(pa, &f);
+	inject_end(p, OPTS_INJECT_PF_MAPPED);
+	pt_frames_free(&p->build.frames, pa);
+	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_ID, pa))
+		report_ok(p->rep, "#PF: fetch from an NX data page faults, error 0x11");
+	else
+		fault_fail(p, "#PF fetch NX", pa, PF_ERR_P | PF_ERR_ID, faulted, &f);
+}
+
+/* The mode the CPU is in, as it reports it, against the run's. */
+static void check_paging_mode(struct ptlab *p)
+{
+	uint64_t cr4 = read_cr4(), cr3 = read_cr3();
+	int la57 = (cr4 & CR4_LA57) != 0;
+
+	report_fact(p->rep, "paging", "levels=%u la57=%d cr4=0x%llx cr3=0x%llx switches=%llu",
+		    la57 ? 5 : 4, la57, (unsigned long long)cr4, (unsigned long long)cr3,
+		    (unsigned long long)p->live.la57_switches);
+	if (la57 == (p->build.levels == 5) && (cr3 & PTE_ADDR_MASK) == p->build.our_cr3)
+		report_ok(p->rep, "paging: CR4.LA57=%d with our %u-level root 0x%llx in CR3", la57,
+			  p->build.levels, (unsigned long long)p->build.our_cr3);
+	else
+		report_fail(p->rep, "paging: CR4=0x%llx CR3=0x%llx, expected %u levels with root "
+			    "0x%llx", (unsigned long long)cr4, (unsigned long long)cr3, p->build.levels,
+			    (unsigned long long)p->build.our_cr3);
+}
+
+/*
+ * The canonical boundary, both ways: a non-canonical access raises #GP
+ * (error 0), never #PF.  At 4 levels 2^47 is already beyond it; at 5
+ * levels 2^47 maps (check_far_mapping) and 2^56 is beyond it.
+ */
+static void check_noncanonical(struct ptlab *p, uint64_t va)
+{
+	struct trap_fault f;
+	uint64_t got = 0;
+	int faulted = probe_read64(inject_canonical(p, va), &got, &f);
+
+	if (pt_canonical(va, p->build.levels))
+		report_fail(p->rep, "canonical: 0x%llx is canonical at %u levels", (unsigned long long)va,
+			    p->build.levels);
+	else if (faulted == 1 && f.vector == TRAP_VEC_GP && f.error == 0)
+		report_ok(p->rep, "canonical: a read of 0x%llx raises #GP (not #PF) at %u levels",
+			  (unsigned long long)va, p->build.levels);
+	else if (!faulted)
+		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels completed",
+			    (unsigned long long)va, p->build.levels);
+	else
+		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels raised vector %u (%s) "
+			    "error 0x%llx cr2=0x%llx, expected #GP", (unsigned long long)va, p->build.levels,
+			    f.vector, ptlab_vector_name(f.vector), (unsigned long long)f.error,
+			    (unsigned long long)f.cr2);
+}
+
+int ptlab_check_live(struct ptlab *p)
+{
+	check_paging_mode(p);
+	inject_end(p, OPTS_INJECT_CR3_COPY);   /* planted as this phase began */
+	check_alias_pool(p);
+	inject_begin(p, OPTS_INJECT_ALIAS_RAM, 0);
+	check_alias_ram(p);
+	inject_end(p, OPTS_INJECT_ALIAS_RAM);
+	check_far_mapping(p, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
+	check_far_mapping(p, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
+	check_far_mapping(p, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
+	if (p->build.levels == 5) {
+		/* only 57-bit addresses reach these */
+		check_far_mapping(p, PTLAB_LA57_ABOVE_128T + 3 * PT_PAGE_SIZE, "above 128 TiB");
+		check_far_mapping(p, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
+		check_far_mapping(p, PTLAB_LA57_HIGH_BOTTOM + 5 * PT_PAGE_SIZE,
+				  "bottom of the 57-bit high half");
+		check_noncanonical(p, PTLAB_LA57_NONCANON_LOW);
+		check_noncanonical(p, PTLAB_LA57_NONCANON_HIGH);
+	} else {
+		check_noncanonical(p, PTLAB_LA57_ABOVE_128T);
+		check_noncanonical(p, PTLAB_LA57_HIGH_BOTTOM);
+	}
+	check_image_alias(p);
+	check_faults(p);
+	return 0;
+}
+
+/* ---- teardown ------------------------------------------------------------------ */
+
+static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad_va)
+{
+	struct pt_flushlist fl;
+	struct trap_fault f;
+	uint64_t got, last = va + len - PT_PAGE_SIZE;
+	int err;
+
+	if (inject_on(p, OPTS_INJECT_TEARDOWN_UNFLUSHED))
+		probe_read64(va, &got, &f);   /* cached, then unmapped without invlpg */
+	err = pt_unmap(&p->build.space, va, len, 0, &fl);
+
+	if (err) {
+		*bad_va = va;
+		return err;
+	}
+	if (!inject_on(p, OPTS_INJECT_TEARDOWN_UNFLUSHED))
+		ptlab_flush(&fl);
+	if (probe_read64(va, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, va) ||
+	    probe_read64(last, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, last)) {
+		*bad_va = f.vector == TRAP_VEC_NONE ? va : f.cr2;
+		return 1;
+	}
+	return 0;
+}
+
+int ptlab_check_teardown(struct ptlab *p)
+{
+	uint64_t pieces = 0, bad_va = 0, before = pt_table_count(&p->build.space);
+	int err = 0;
+
+	for (unsigned i = 0; i < p->build.plan.n && !err && !ptlab_deadline_passed(p); i++) {
+		const struct pt_plan_entry *e = &p->build.plan.entry[i];
+		/* an off-alignment cut, so large leaves are split on the way */
+		uint64_t cut = ((e->len / 3) & ~(PT_PAGE_SIZE - 1)) + PT_PAGE_SIZE * 3;
+
+		if (e->kind != PT_PLAN_HHDM)
+			continue;
+		if (cut >= e->len) {
+			err = unmap_piece(p, e->va, e->len, &bad_va);
+			pieces++;
+			continue;
+		}
+		err = unmap_piece(p, e->va, cut, &bad_va);
+		if (!err)
+			err = unmap_piece(p, e->va + cut, e->len - cut, &bad_va);
+		pieces += 2;
+	}
+	if (!err) {
+		struct pt_lint l;
+
+		/* every table the HHDM used and nothing else is gone: no empty table, counts agree */
+		if (ptlab_lint(&p->build, false, &l)) {
+			report_fail(p->rep, "teardown: tables after the HHDM went: lint errors=%llu "
+				    "empty=%llu stats=%llu hints=%llu", (unsigned long long)l.errors,
+				    (unsigned long long)l.empty_tables, (unsigned long long)l.stats_mismatch,
+				    (unsigned long long)l.bad_hints);
+			return 0;
+		}
+		if (pt_translate(&p->build.space, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
+			err = 1;
+	}
+	if (err)
+		report_fail(p->rep, "teardown: HHDM piece at 0x%llx: %s", (unsigned long long)bad_va,
+			    err > 0 ? "still readable after unmap, or wrong fault" : pt_strerror(err));
+	else
+		report_ok(p->rep, "teardown: HHDM unmapped in %llu pieces, each then faults "
+			  "(tables %llu -> %llu)", (unsigned long long)pieces,
+			  (unsigned long long)before, (unsigned long long)pt_table_count(&p->build.space));
+	return 0;
+}
+
+/* ---- hand-off: all RAM is ours ------------------------------------------------ */
+
+/*
+ * Sample frames of every usable RAM range (first, middle, last free frame):
+ * map each at a scratch address, write a pattern through it, read it back
+ * through the identity map and the HHDM.  Runs live.
+ */
+int ptlab_check_ram_sweep(struct ptlab *p)
+{
+	const uint64_t va = PTLAB_SCRATCH_LOW + (UINT64_C(128) << 30);
+	unsigned touched = 0, bad = 0, high = 0;
+	uint64_t first_bad = 0;
+
+	inject_begin(p, OPTS_INJECT_SWEEP_UNFLUSHED, va + PT_PAGE_SIZE);
+	for (unsigned i = 0; i < p->build.frames.nranges && !ptlab_deadline_passed(p); i++) {
+		const struct pt_frames_range *r = &p->build.frames.range[i];
+		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PT_PAGE_SIZE,
+				      r->pa + (r->frames - 1) * PT_PAGE_SIZE };
+		bool any = false;
+
+		for (unsigned k = 0; k < 3; k++) {
+			struct pt_flushlist fl;
+			struct trap_fault f;
+			uint64_t pa = picks[k], v = ptlab_pattern(pa, 7 + k), a = 0, b = 0;
+			int bad_here;
+
+			if (pt_map(&p->build.space, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl))
+				continue;
+			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
+				ptlab_flush(&fl);
+			/* the map may have taken this very frame for a table */
+			if (pt_frames_in_use(&p->build.frames, pa)) {
+				pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
+				ptlab_flush(&fl);
+				continue;
+			}
+			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
+				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
+			pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
+			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
+				ptlab_flush(&fl);
+			if (bad_here && !bad++)
+				first_bad = pa;
+			any = true;
+			high += pa >= (UINT64_C(4) << 30);
+		}
+		touched += any;
+	}
+	inject_end(p, OPTS_INJECT_SWEEP_UNFLUSHED);
+	if (!bad && touched == p->build.frames.nranges)
+		report_ok(p->rep, "ram sweep: frames in all %u usable ranges written through a "
+			  "scratch mapping, read back through identity and HHDM (%u above 4 GiB)",
+			  touched, high);
+	else
+		report_fail(p->rep, "ram sweep: %u of %u ranges touched, %u mismatches (first pa=0x%llx)",
+			    touched, p->build.frames.nranges, bad, (unsigned long long)first_bad);
+	return 0;
+}

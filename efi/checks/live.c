@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running with ptlab's tables in CR3.
+ *
+ * The rule: while our CR3 is loaded, interrupts are off, our IDT handles
+ * every vector and no firmware service is called (the firmware would touch
+ * memory, such as the LAPIC, that the memory map need not describe).  Each
+ * live phase is bracketed here: the firmware's CPU state is saved by
+ * trap_install() and put back by trap_uninstall(), whatever happened.
+ */
+#include "state/state.h"
+#include "report/report.h"
+#include "cpu/trap.h"
+#include "cpu/la57.h"
+#include "checks/inject.h"
+#include "report/serial.h"
+
+#include <ptlab/pte.h>
+
+/* Above this many pages a CR3 reload is cheaper than invlpg per page. */
+#define FLUSH_INVLPG_MAX 64u
+
+void ptlab_invlpg(uint64_t va)
+{
+	invlpg(va);
+}
+
+void ptlab_wbinvd(void)
+{
+	__asm__ volatile("wbinvd" : : : "memory");
+}
+
+void ptlab_flush(const struct pt_flushlist *fl)
+{
+	if (fl->all || fl->global) {
+		/* a CR3 reload keeps global translations; a PGE toggle drops them */
+		if (fl->global && (read_cr4() & CR4_PGE))
+			cpu_flush_tlb_all();
+		else
+			cpu_flush_tlb();
+		return;
+	}
+	for (unsigned i = 0; i < fl->n; i++) {
+		uint64_t pages = fl->r[i].len >> PT_PAGE_SHIFT;
+
+		if (pages > FLUSH_INVLPG_MAX) {
+			cpu_flush_tlb();
+			return;
+		}
+	}
+	for (unsigned i = 0; i < fl->n; i++)
+		for (uint64_t off = 0; off < fl->r[i].len; off += PT_PAGE_SIZE)
+			invlpg(fl->r[i].va + off);
+}
+
+static void env_flush(void *ctx, const struct pt_flushlist *fl)
+{
+	struct ptlab *p = ctx;
+
+	if (p->live.on)
+		ptlab_flush(fl);
+}
+
+static int env_alloc(void *ctx, uint64_t *pa)
+{
+	return pt_frames_alloc(&((struct ptlab *)ctx)->build.frames, pa);
+}
+
+static void env_free(void *ctx, uint64_t pa)
+{
+	pt_frames_free(&((struct ptlab *)ctx)->build.frames, pa);
+}
+
+/* Firmware mode: all of our memory is identity mapped in both hierarchies. */
+static void *env_p2v(void *ctx, uint64_t pa)
+{
+	(void)ctx;
+	return (void *)(uintptr_t)pa;
+}
+
+void ptlab_env_init(struct ptlab *p)
+{
+	p->build.env = (struct pt_env){
+		.ctx = p,
+		.alloc_frame = env_alloc,
+		.free_frame = env_free,
+		.phys_to_virt = env_p2v,
+		.flush = env_flush,
+		.maxphyaddr = p->cpu.caps.maxphyaddr,
+		.has_1g = p->cpu.caps.pdpe1gb,
+	};
+	/* the layout the firmware programmed, not an assumed one */
+	if (p->cpu.caps.pat) {
+		uint64_t msr = read_pat();
+
+		for (unsigned i = 0; i < 8; i++)
+			p->build.env.pat.type[i] = (uint8_t)(msr >> (8 * i)) & 7;
+	} else {
+		pt_pat_default(&p->build.env.pat);
+	}
+}
+
+bool ptlab_deadline_passed(struct ptlab *p)
+{
+	if (!p->t.deadline || rdtsc() < p->t.deadline)
+		return false;
+	if (!p->aborted)
+		report_fail(p->rep, "timeout: the run passed --timeout=%llu s",
+			    (unsigned long long)p->opts.timeout);
+	p->aborted = true;
+	return true;
+}
+
+struct live_call {
+	struct ptlab *p;
+	int (*fn)(struct ptlab *p);
+	const char *what;
+};
+
+static int live_body(void *arg)
+{
+	struct live_call *c = arg;
+	struct ptlab *p = c->p;
+	int ret;
+
+	write_efer(read_efer() | EFER_NXE);
+	write_cr0(read_cr0() | CR0_WP);
+	if (la57_active() != (p->build.levels == 5)) {
+		/* our tables have the other number of levels: through the trampoline */
+		if (la57_switch(p, p->build.levels, p->build.our_cr3, c->what)) {
+			p->aborted = true;
+			return 0;
+		}
+	} else {
+		write_cr3(p->build.our_cr3);
+	}
+	if (c->fn == ptlab_check_live)
+		inject_begin(p, OPTS_INJECT_CR3_COPY, 0);   /* taken back after the paging check */
+	p->live.cr4 = read_cr4();
+	p->live.phases++;
+	p->live.at_levels += ((p->live.cr4 & CR4_LA57) != 0) == (p->build.levels == 5) &&
+			     (read_cr3() & PTE_ADDR_MASK) == p->build.our_cr3;
+	p->live.on = true;
+	ret = c->fn(p);
+	p->live.on = false;
+	return ret;
+}
+
+const char *ptlab_vector_name(uint32_t v)
+{
+	static const char *const names[] = {
+		"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO",
+		"#TS", "#NP", "#SS", "#GP", "#PF", "-", "#MF", "#AC", "#MC", "#XM",
+		"#VE", "#CP",
+	};
+
+	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "interrupt";
+}
+
+const char *ptlab_vector_name(uint32_t v);
+
+static void report_fault(struct ptlab *p, const char *what, const struct trap_fault *f)
+{
+	p->aborted = true;
+	report_fail(p->rep, "%s: unexpected exception vector=%u (%s) rip=0x%llx cr2=0x%llx "
+		    "error=0x%llx rsp=0x%llx", what, f->vector, ptlab_vector_name(f->vector),
+		    (unsigned long long)f->rip, (unsigned long long)f->cr2,
+		    (unsigned long long)f->error, (unsigned long long)f->rsp);
+}
+
+/*
+ * After ExitBootServices our GDT/IDT stay installed for good and the
+ * recovery hierarchy is home: a live phase loads our CR3 and goes back to
+ * the recovery CR3 after, whatever happened.
+ */
+static int live_handoff(struct ptlab *p, struct live_call *c, const char *what)
+{
+	struct trap_fault f;
+	int ret = trap_guard(live_body, c, &f);
+
+	p->live.on = false;
+	write_cr3(p->live.home_cr3);
+	if (ret == TRAP_GUARD_FAULTED)
+		report_fault(p, what, &f);
+	return ret;
+}
+
+/*
+ * Back to the firmware's paging mode with its CR3 before its state is
+ * restored (CR4.LA57 cannot change in IA-32e mode).  When that is refused
+ * the firmware cannot get its CPU back: say so on COM1 and stop.
+ */
+static void leave_to_firmware_mode(struct ptlab *p)
+{
+	static const char msg[] = "ptlab: cannot return to the firmware's paging mode; halted\n";
+
+	if (la57_active() == (p->cpu.fw_levels == 5))
+		return;
+	if (la57_switch(p, p->cpu.fw_levels, p->cpu.fw_cr3 & PTE_ADDR_MASK, "back to the firmware") == 0)
+		return;
+	serial_write(msg, sizeof(msg) - 1);
+	if (p->opts.end == OPTS_END_QEMU)
+		ptlab_debug_exit(p, false);
+	cpu_halt();
+}
+
+int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
+{
+	struct live_call c = { p, fn, what };
+	struct trap_fault f;
+	int ret;
+
+	if (p->handoff)
+		return live_handoff(p, &c, what);
+	if (trap_install() != 0) {
+		report_fail(p->rep, "%s: exception handling was already installed", what);
+		p->aborted = true;
+		return TRAP_GUARD_FAULTED;
+	}
+	ret = trap_guard(live_body, &c, &f);
+	p->live.on = false;
+	leave_to_firmware_mode(p);
+	/* back to the firmware's CR3, GDT, IDT, CR0/CR4/EFER and interrupt flag */
+	trap_uninstall();
+	if (ret == TRAP_GUARD_FAULTED)
+		report_fault(p, what, &f);
+	return ret;
+}
+
+void ptlab_debug_exit(const struct ptlab *p, bool passed)
+{
+	bool nothing = p->rep && !p->rep->passed && !p->rep->failed;
+
+	if (p->cpu.caps.hypervisor)
+		outl(PTLAB_DEBUG_EXIT_PORT, p->aborted ? PTLAB_EXIT_ABORTED :
+		     nothing ? PTLAB_EXIT_NOTHING :
+		     passed ? PTLAB_EXIT_PASSED : PTLAB_EXIT_FAILED);
+}
+
+uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks)
+{
+	return t->tsc_per_us ? ticks / t->tsc_per_us : 0;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The firmware mode (the default, --mode=firmware): boot services stay
+ * alive for the whole run, and ptlab returns to its caller with nothing of
+ * its own left allocated.  Calls down into the shared pipeline (run.c).
+ *
+ * Firmware calls: AllocatePages/FreePages for --fragment's scattered pages,
+ * FreePool for the map buffer; the rest through run.c.
+ */
+#include "core/fwmode.h"
+#include "fw/owned.h"
+#include "report/report.h"
+#include "core/run.h"
+
+/*
+ * --fragment (test only): scatter single runtime-code pages through a free
+ * range before the map is read, so the map (and the plan: RX between RW+NX)
+ * has many small pieces.  Returns how many pages it took.
+ */
+#define FRAGMENT_PAGES 400u
+static EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];
+
+static unsigned fragment_map(const struct rawmap *m, uint64_t floor)
+{
+	unsigned n = 0;
+
+	for (UINTN off = 0; off + m->desc_size <= m->size && !n; off += m->desc_size) {
+		const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const char *)m->buf + off);
+
+		if (d->Type != EfiConventionalMemory || d->NumberOfPages < 4 * FRAGMENT_PAGES ||
+		    d->PhysicalStart < floor)
+			continue;
+		for (unsigned i = 0; i < FRAGMENT_PAGES; i++) {
+			EFI_PHYSICAL_ADDRESS pa = d->PhysicalStart + (uint64_t)(3 * i + 1) * PT_PAGE_SIZE;
+
+			if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+					      EfiRuntimeServicesCode, 1, &pa) == EFI_SUCCESS)
+				fragment_pa[n++] = pa;
+		}
+	}
+	return n;
+}
+
+static void fragment_free(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		uefi_call_wrapper(BS->FreePages, 2, fragment_pa[i], 1);
+}
+
+/*
+ * The firmware-mode run: the map (twice: the final one after every
+ * allocation of ours), the plan, the pool and the data area, then the shared
+ * build and checks; everything allocated is given back at the end.
+ */
+void fwmode_run(struct ptlab *p, EFI_LOADED_IMAGE *li, uint64_t t0)
+{
+	struct rawmap m = { 0 };
+	uint64_t t;
+	unsigned cap, fragments = 0;
+	int err;
+
+	/* a first look at the map sizes every buffer */
+	if (run_get_map(&m) != EFI_SUCCESS) {
+		report_fail(p->rep, "memmap: GetMemoryMap failed");
+		goto out;
+	}
+	if (p->opts.fragment) {
+		/* above 256 MiB when there is a free range there, else above 1 MiB */
+		fragments = fragment_map(&m, PT_SIZE_1G / 4);
+		if (fragments < FRAGMENT_PAGES / 2) {
+			fragment_free(fragments);
+			fragments = fragment_map(&m, UINT64_C(1) << 20);
+		}
+		report_fact(p->rep, "fragment", "pages=%u", fragments);
+		if (fragments < FRAGMENT_PAGES / 2) {
+			report_fail(p->rep, "fragment: only %u of %u pages could be scattered: no free "
+				    "range of %u pages", fragments, FRAGMENT_PAGES,
+				    4 * FRAGMENT_PAGES);
+			goto out;
+		}
+		if (run_get_map(&m) != EFI_SUCCESS) {
+			report_fail(p->rep, "memmap: GetMemoryMap failed");
+			goto out;
+		}
+	}
+	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * RUN_MAP_SLACK_DESC;
+	p->build.map.range = owned_pool(cap * sizeof(*p->build.map.range));
+	p->build.map.cap = cap;
+	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4;
+	p->build.plan.entry = owned_pool(p->build.plan.cap * sizeof(*p->build.plan.entry));
+	if (!p->build.map.range || !p->build.plan.entry) {
+		report_fail(p->rep, "memmap: no memory for the map and the plan");
+		goto out;
+	}
+	run_describe_image(p, li);
+	err = run_normalize(p, &m);
+	if (!err)
+		err = run_plan(p);
+	if (!err)
+		err = run_setup_pool(p);
+	if (!err)
+		err = run_setup_data(p);
+	/* the final map: after every allocation of ours */
+	if (!err && run_get_map(&m) != EFI_SUCCESS)
+		err = PT_EMAPBAD;
+	if (!err)
+		err = run_normalize(p, &m);
+	t = rdtsc();
+	if (!err)
+		err = run_plan(p);
+	p->t.plan = rdtsc() - t;
+	if (err) {
+		report_fail(p->rep, "plan: memory map and plan: %s", pt_strerror(err));
+		goto out;
+	}
+	if (p->opts.dump_memmap)
+		run_dump_raw_map(p, &m);
+	if (p->build.plan.min_total > p->build.pool_frames) {
+		report_fail(p->rep, "plan: needs %llu table frames, the pool holds %llu",
+			    (unsigned long long)p->build.plan.min_total, (unsigned long long)p->build.pool_frames);
+		goto out;
+	}
+	run_build_and_check(p, &m);
+	run_report_frames_and_time(p, t0);
+out:
+	/* back to the shell with nothing of ours left behind */
+	fragment_free(fragments);
+	owned_pool_free(m.buf);
+	run_release(p);
+}
+

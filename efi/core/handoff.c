@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --mode=handoff: ptlab as a bootloader's paging stage.
+ *
+ * Before ExitBootServices (firmware alive): the framebuffer description,
+ * the Memory Attributes Table, every buffer the rest needs (our own stack,
+ * the final map, the frame bitmap for all of RAM), and a recovery hierarchy
+ * built in our own LoaderData pages - the firmware's tables live in
+ * boot-services memory that is about to become ours.  Nothing is printed
+ * between the final GetMemoryMap and ExitBootServices.
+ *
+ * After it (no firmware): our GDT/TSS/IDT for good, the recovery CR3, our
+ * own stack; then a frame allocator over all free RAM (conventional and
+ * boot-services memory, above 1 MiB), the real hierarchy built on it, and
+ * the full check suite.  The report goes to COM1 and the framebuffer.  The
+ * end is ResetSystem (runtime services stay identity mapped) or
+ * isa-debug-exit; there is nothing to return to.
+ *
+ * Calls down into the shared pipeline (run.c).  Firmware calls before the
+ * hand-off: the configuration table (Memory Attributes Table),
+ * GetMemoryMap and ExitBootServices here; through other modules
+ * AllocatePages (owned.c), GOP (gop.c), MP services (smp_fw.c), the report
+ * file (sink.c) and the runs variable (runs.c).  After it only the runtime
+ * ResetSystem.
+ */
+#include "fw/firmware.h"
+#include "fw/gop.h"
+#include "core/handoff.h"
+#include "cpu/la57.h"
+#include "core/linux.h"
+#include "fw/owned.h"
+#include "core/run.h"
+#include "fw/runs.h"
+#include "report/serial.h"
+#include "fw/sink.h"
+#include "smp/smp.h"
+
+#include <ptlab/pte.h>
+
+#define STACK_BYTES      (128u << 10)   /* the spec asks 128 KiB for firmware calls */
+#define EBS_TRIES        5u
+#define MAP_EXTRA_DESC   64u
+#define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
+#define PREPARE_REPORTED 1                     /* prepare() failed and said why */
+
+static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
+			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
+
+static struct pt_space boot_space;       /* the recovery hierarchy */
+static struct pt_frames boot_frames;     /* its allocator (our pool) */
+static struct fbcon fbc;
+static struct rawmap final_map;
+static uint64_t *ram_bitmap;
+static size_t ram_bitmap_bytes;
+static uint64_t stack_top;
+static EFI_HANDLE self;
+
+static bool is_free_type(uint32_t type)
+{
+	return type == PT_EFI_CONVENTIONAL || type == PT_EFI_BS_CODE || type == PT_EFI_BS_DATA;
+}
+
+/* The Memory Attributes Table, copied into our memory and parsed. */
+static void find_mat(struct ptlab *p)
+{
+	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
+		const uint32_t *hdr = t->VendorTable;
+		uint64_t bytes;
+		void *copy;
+		int err;
+
+		if (CompareGuid(&t->VendorGuid, &mat_guid) != 0)
+			continue;
+		/* bound the header's counts before they size anything */
+		if (!hdr || hdr[1] > PT_MEMMAP_MAX_DESC || hdr[2] < PT_EFI_DESC_MIN ||
+		    hdr[2] > PT_EFI_DESC_MAX) {
+			report_fact(p->rep, "mat", "refused=header entries=%u descriptor_size=%u",
+				    hdr ? hdr[1] : 0, hdr ? hdr[2] : 0);
+			return;
+		}
+		bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
+		copy = owned_pages(bytes);
+		p->build.mat.range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*p->build.mat.range));
+		if (!copy || !p->build.mat.range) {
+			report_fact(p->rep, "mat", "refused=no-memory");
+			p->build.mat.range = NULL;
+			return;
+		}
+		p->build.mat.cap = hdr[1] + 1;
+		CopyMem(copy, (void *)hdr, bytes);
+		err = pt_mat_parse(copy, bytes, p->cpu.caps.maxphyaddr, &p->build.mat);
+		if (err) {
+			report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->build.mat.why),
+				    p->build.mat.bad_index);
+			p->build.mat.n = 0;
+		}
+		return;
+	}
+}
+
+static bool is_loader_type(uint32_t type)
+{
+	return type == PT_EFI_LOADER_CODE || type == PT_EFI_LOADER_DATA;
+}
+
+/*
+ * Bitmap words for every frame of the map now that may be free after
+ * hand-off, with room for growth: the free types and the loader ranges
+ * (free_ranges takes those too, and a boot menu that started us, such as
+ * GRUB with its heap, leaves large ones).
+ */
+static size_t bitmap_estimate(const struct ptlab *p)
+{
+	uint64_t frames = 0;
+
+	for (unsigned i = 0; i < p->build.map.n; i++)
+		if (is_free_type(p->build.map.range[i].type) ||
+		    is_loader_type(p->build.map.range[i].type))
+			frames += p->build.map.range[i].len / PT_PAGE_SIZE;
+	return (size_t)((frames / 64 + 2 * PT_FRAMES_MAX_RANGES + 64) * sizeof(uint64_t));
+}
+
+/* ---- after ExitBootServices ----------------------------------------------------- */
+
+/* Call fn(arg) on the stack ending at @top; fn must not return. */
+static __attribute__((noreturn)) void run_on_stack(void (*fn)(void *), void *arg, uint64_t top)
+{
+	__asm__ volatile("mov %2, %%rsp\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "call *%0\n\t"
+			 "ud2"
+			 : : "r"(fn), "D"(arg), "r"(top) : "memory");
+	__builtin_unreachable();
+}
+
+/* Remove [a, b) from the pieces out[0..*n); false when the cut needs more room than @cap. */
+static bool cut_out(struct pt_range *out, unsigned *n, unsigned cap, uint64_t a, uint64_t b)
+{
+	for (unsigned i = 0; i < *n; i++) {
+		uint64_t pa = out[i].va, pb = out[i].va + out[i].len;
+
+		if (b <= pa || a >= pb)
+			continue;
+		if (a > pa && b < pb) {
+			/* a hole in the middle: the piece becomes two */
+			if (*n == cap)
+				return false;
+			for (unsigned k = *n; k > i + 1; k--)
+				out[k] = out[k - 1];
+			out[i + 1].va = b;
+			out[i + 1].len = pb - b;
+			out[i].len = a - pa;
+			(*n)++;
+			i++;
+		} else if (a <= pa && b >= pb) {
+			for (unsigned k = i; k + 1 < *n; k++)
+				out[k] = out[k + 1];
+			(*n)--;
+			i--;
+		} else if (a <= pa) {
+			out[i].va = b;
+			out[i].len = pb - b;
+		} else {
+			out[i].len = a - pa;
+		}
+	}
+	return true;
+}
+
+/* The ranges of the wanted types above 1 MiB, neighbours merged. */
+static unsigned collect(const struct ptlab *p, struct pt_range *out, unsigned cap, bool loader)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < p->build.map.n && n < cap; i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
+		uint64_t a = r->pa < LOW_RESERVED ? LOW_RESERVED : r->pa, b = r->pa + r->len;
+
+		if ((!is_free_type(r->type) && !(loader && is_loader_type(r->type))) || a >= b)
+			continue;
+		if (n && out[n - 1].va + out[n - 1].len == a) {
+			out[n - 1].len += b - a;
+		} else {
+			out[n].va = a;
+			out[n].len = b - a;
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Free RAM after hand-off, above 1 MiB: conventional and boot-services
+ * memory, and the loader ranges less what the app itself allocated (its
+ * image, pool, buffers, stack).  When not every allocation was recorded, or
+ * the cuts do not fit, the loader ranges stay out: *with_loader says which.
+ */
+static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigned cap,
+			    uint64_t *bytes, bool *with_loader)
+{
+	const struct pt_range *own;
+	bool ok;
+	unsigned nown = owned_list(&own, &ok), n;
+
+	n = collect(p, out, cap, ok);
+	if (ok)
+		ok = cut_out(out, &n, cap, p->build.image.base, p->build.image.base + p->build.image.size);
+	for (unsigned i = 0; i < nown && ok; i++)
+		ok = cut_out(out, &n, cap, own[i].va, own[i].va + own[i].len);
+	*with_loader = ok;
+	if (!ok)
+		n = collect(p, out, cap, false);
+	*bytes = 0;
+	for (unsigned i = 0; i < n; i++)
+		*bytes += out[i].len;
+	return n;
+}
+
+static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p);
+
+static int phase_b_body(void *arg)
+{
+	static struct pt_range ranges[PT_FRAMES_MAX_RANGES];
+	struct ptlab *p = arg;
+	uint64_t t0 = rdtsc(), bytes, t;
+	bool with_loader;
+	unsigned n;
+	int err;
+
+	err = run_normalize(p, &final_map);
+	if (err) {
+		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
+		return 0;
+	}
+	if (p->opts.dump_memmap)
+		run_dump_raw_map(p, &final_map);   /* the map ExitBootServices was called with */
+	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
+	boot_frames = p->build.frames;
+	err = pt_frames_init(&p->build.frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
+			     p->build.env.phys_to_virt, p);
+	if (err) {
+		report_fail(p->rep, "handoff: frame allocator over all RAM: %s (%u ranges)",
+			    pt_strerror(err), n);
+		return 0;
+	}
+	/* a fact: the ram sweep and the churn on these frames are the checks */
+	report_fact(p->rep, "handoff-ram", "the frame allocator owns all free RAM (%u ranges, "
+		    "%llu MiB%s)", n, (unsigned long long)(bytes >> 20),
+		    with_loader ? ", loader ranges less the app's own pages" : ", loader ranges kept out");
+	{
+		const struct pt_range *own;
+		bool complete;
+		unsigned nown = owned_list(&own, &complete);
+		uint64_t loader = 0, mine = 0;
+
+		for (unsigned i = 0; i < p->build.map.n; i++)
+			if (is_loader_type(p->build.map.range[i].type))
+				loader += p->build.map.range[i].len;
+		for (unsigned i = 0; i < nown; i++)
+			mine += own[i].len;
+		report_fact(p->rep, "handoff-frames", "ranges=%u bytes=%llu loader_bytes=%llu "
+			    "app_allocations=%u app_bytes=%llu image_bytes=%llu all_recorded=%d",
+			    n, (unsigned long long)bytes, (unsigned long long)loader, nown,
+			    (unsigned long long)mine, (unsigned long long)p->build.image.size, complete);
+	}
+	t = rdtsc();
+	err = run_plan(p);
+	if (!err)
+		err = linux_plan_exempt(p);
+	p->t.plan = rdtsc() - t;
+	if (err) {
+		report_fail(p->rep, "handoff: plan of the final map: %s", pt_strerror(err));
+		return 0;
+	}
+	run_build_and_check(p, &final_map);
+	run_report_frames_and_time(p, t0);
+	if (p->kern.on && linux_prepare_jump(p) == PT_OK)
+		hand_to_linux(p);
+	return 0;
+}
+
+/*
+ * Runtime services run in the firmware's paging mode: after a 5-level run,
+ * back to 4 levels with the recovery hierarchy's identity map (its PML5
+ * slot 0 is a complete 4-level root for everything below 128 TiB).  Else
+ * the recovery CR3.  Reported, so it comes before the closing line.
+ */
+static void back_home(struct ptlab *p)
+{
+	uint64_t pml4;
+
+	if (p->cpu.fw_levels != 4 || !la57_active()) {
+		write_cr3(p->live.home_cr3);
+		return;
+	}
+	write_cr3(p->live.home_cr3);
+	pml4 = la57_lower_pml4(p->live.home_cr3);
+	if (!pml4) {
+		report_fail(p->rep, "handoff: the recovery hierarchy has no PML5 slot 0 to return "
+			    "to 4-level paging with");
+		return;
+	}
+	if (la57_switch(p, 4, pml4, "handoff end") == 0)
+		report_ok(p->rep, "handoff: back to 4-level paging (CR4=0x%llx) with the recovery "
+			  "identity map 0x%llx for the firmware's runtime services",
+			  (unsigned long long)read_cr4(), (unsigned long long)pml4);
+}
+
+static const char reset_unsupported[] =
+	"ptlab: the firmware does not support ResetSystem after ExitBootServices; halted\n";
+static const char reset_returned[] = "ptlab: ResetSystem returned; halted\n";
+static bool fb_on;
+
+/* After the report: a line on COM1 and the screen. */
+static void say_end(const char *s, size_t n)
+{
+	char buf[128];
+
+	serial_write(s, n);
+	if (fb_on && n < sizeof(buf)) {
+		CopyMem(buf, (void *)s, n);
+		buf[n ? n - 1 : 0] = '\0';	/* without the line break */
+		fbcon_write_line(&fbc, buf);
+	}
+}
+
+/* The closing line, the report out on COM1, and the whole of it on the screen. */
+static void emit_final(struct ptlab *p)
+{
+	size_t cursor = 0;
+	const char *line;
+	size_t len;
+
+	fb_on = p->fb.ok;
+	report_finish(p->rep);
+	sink_emit(p->rep);
+	if (p->fb.ok) {
+		/* the whole report on the screen, as the host renders it */
+		char buf[256];
+
+		sink_framebuffer(NULL);
+		fbcon_clear(&fbc);
+		while (report_next_line(p->rep, &cursor, &line, &len)) {
+			if (len >= sizeof(buf))
+				len = sizeof(buf) - 1;
+			CopyMem(buf, (void *)line, len);
+			buf[len] = 0;
+			fbcon_write_line(&fbc, buf);
+		}
+	}
+}
+
+static const char handing_over[] = "ptlab: handing over to Linux\n";
+
+/*
+ * Every check passed on the tables handed over: the APs back to
+ * wait-for-SIPI, the report closed with the kernel's facts, and the jump.
+ */
+static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
+{
+	const struct ptlab_kernel *k = &p->kern;
+	unsigned parked = smp_handoff_init_aps();
+
+	report_fact(p->rep, "linux", "entry=0x%llx load=0x%llx init_size=0x%llx boot_params=0x%llx "
+		    "e820=%u initrd=0x%llx+0x%llx levels=%u cpus_parked=%u",
+		    (unsigned long long)(k->load_pa + LB_ENTRY64_OFF), (unsigned long long)k->load_pa,
+		    (unsigned long long)k->hdr.init_size, (unsigned long long)k->zero_page_pa,
+		    k->e820_n, (unsigned long long)k->initrd_pa, (unsigned long long)k->initrd_bytes,
+		    p->build.levels, parked);
+	emit_final(p);
+	say_end(handing_over, sizeof(handing_over) - 1);
+	linux_jump(p);
+}
+
+static __attribute__((noreturn)) void finish(struct ptlab *p)
+{
+	bool passed;
+
+	back_home(p);
+	passed = p->rep->failed == 0 && !p->aborted && p->rep->passed;
+	if ((p->opts.end == OPTS_END_SHUTDOWN || p->opts.end == OPTS_END_REBOOT) &&
+	    !firmware_runtime_reset_supported())
+		report_note(p->rep, "handoff: EFI_RT_PROPERTIES_TABLE says ResetSystem is not "
+			    "supported after ExitBootServices (0x%x): the CPU halts instead of --end=%s",
+			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
+	emit_final(p);
+	switch (p->opts.end) {
+	case OPTS_END_QEMU:
+		ptlab_debug_exit(p, passed);
+		/* no debug-exit device, or bare metal: shut down */
+		/* fall through */
+	case OPTS_END_SHUTDOWN:
+	case OPTS_END_REBOOT:
+	case OPTS_END_RETURN:	/* --kernel: returns only before ExitBootServices */
+	case OPTS_END_WAIT:
+		if (!firmware_runtime_reset_supported()) {
+			say_end(reset_unsupported, sizeof(reset_unsupported) - 1);
+			break;
+		}
+		/* runtime services are identity mapped in the recovery hierarchy */
+		uefi_call_wrapper(RT->ResetSystem, 4,
+				  p->opts.end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
+				  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
+		say_end(reset_returned, sizeof(reset_returned) - 1);
+		break;
+	default:
+		break;
+	}
+	serial_write("ptlab: halted\n", 14);
+	cpu_halt();
+}
+
+/*
+ * An exception no guard caught (outside the check phases): the recovery CR3
+ * is loaded again; say what happened and end the report on COM1 and the
+ * framebuffer, then the CPU halts (or QEMU exits with 0x12).
+ */
+static struct ptlab *fatal_p;
+
+static void fatal_report(const struct trap_fault *f)
+{
+	struct ptlab *p = fatal_p;
+
+	p->aborted = true;
+	report_fail(p->rep, "handoff: unexpected exception outside the checks vector=%u (%s) "
+		    "rip=0x%llx cr2=0x%llx error=0x%llx", f->vector, ptlab_vector_name(f->vector),
+		    (unsigned long long)f->rip, (unsigned long long)f->cr2,
+		    (unsigned long long)f->error);
+	report_finish(p->rep);
+	sink_emit(p->rep);
+	if (p->opts.end == OPTS_END_QEMU)
+		ptlab_debug_exit(p, false);
+}
+
+/* Runs on our own stack with our GDT/IDT and the recovery CR3 loaded. */
+static __attribute__((noreturn)) void phase_b(void *arg)
+{
+	struct ptlab *p = arg;
+	struct trap_fault f;
+
+	if (trap_guard(phase_b_body, p, &f) == TRAP_GUARD_FAULTED) {
+		write_cr3(p->live.home_cr3);
+		p->live.on = false;
+		p->aborted = true;
+		report_fail(p->rep, "handoff: unexpected exception vector=%u (%s) rip=0x%llx "
+			    "cr2=0x%llx error=0x%llx rsp=0x%llx", f.vector,
+			    ptlab_vector_name(f.vector), (unsigned long long)f.rip,
+			    (unsigned long long)f.cr2, (unsigned long long)f.error,
+			    (unsigned long long)f.rsp);
+	}
+	finish(p);
+}
+
+/* ---- before ExitBootServices ----------------------------------------------------- */
+
+static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
+{
+	struct rawmap m = { 0 };
+	unsigned cap;
+	int err;
+
+	if (gop_query(ST, &p->fb.info) == 0) {
+		p->fb.ok = true;
+		p->fb.len = pt_align_up(p->fb.info.size, PT_PAGE_SIZE);
+	}
+	find_mat(p);
+	if (run_get_map(&m) != EFI_SUCCESS)
+		return PT_EMAPBAD;
+	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_EXTRA_DESC;
+	p->build.map.range = owned_pages(cap * sizeof(*p->build.map.range));
+	p->build.map.cap = cap;
+	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
+	p->build.plan.entry = owned_pages(p->build.plan.cap * sizeof(*p->build.plan.entry));
+	final_map.cap = m.cap + MAP_EXTRA_DESC * m.desc_size;
+	final_map.buf = owned_pages(final_map.cap);
+	stack_top = (uint64_t)(uintptr_t)owned_pages(STACK_BYTES);
+	if (!p->build.map.range || !p->build.plan.entry || !final_map.buf || !stack_top)
+		return PT_ENOMEM;
+	stack_top += STACK_BYTES;
+	run_describe_image(p, li);
+	err = run_normalize(p, &m);
+	if (err)
+		return err;
+	p->fb.extra = p->fb.ok && !pt_memmap_overlaps(&p->build.map, p->fb.info.base_pa, p->fb.len);
+	if (p->opts.kernel[0] && linux_load(p, li, cap) != PT_OK)
+		return PREPARE_REPORTED;
+	ram_bitmap_bytes = bitmap_estimate(p);
+	ram_bitmap = owned_pages(ram_bitmap_bytes);
+	if (!ram_bitmap)
+		return PT_ENOMEM;
+	ptlab_audit_firmware(p);
+	ptlab_dump_firmware(p);
+
+	/* the recovery hierarchy, in our pool: everything identity mapped, as after hand-off */
+	err = run_plan(p);
+	if (!err)
+		err = run_setup_pool(p);
+	if (!err)
+		err = run_setup_data(p);
+	if (!err)
+		err = pt_create(&boot_space, &p->build.env, p->build.levels);
+	if (!err)
+		err = pt_plan_apply(&boot_space, &p->build.plan);
+	if (err)
+		return err;
+	p->live.home_cr3 = boot_space.root_pa;
+	smp_handoff_prepare(p, &boot_space);
+	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_levels=%u recovery_tables=%llu "
+		    "mat_entries=%u fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
+		    (unsigned long long)p->live.home_cr3, boot_space.levels,
+		    (unsigned long long)pt_table_count(&boot_space),
+		    p->build.mat.n, p->fb.info.width, p->fb.info.height, p->fb.info.stride,
+		    (unsigned)p->fb.info.format,
+		    (unsigned long long)p->fb.info.base_pa, p->fb.extra);
+	return PT_OK;
+}
+
+void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
+{
+	EFI_STATUS st = EFI_SUCCESS;
+	unsigned tries;
+	int err;
+
+	self = image;
+	p->handoff = true;
+	if (p->cpu.caps.pat)
+		pt_pat_ptlab(&p->build.env.pat);
+	err = prepare(p, li);
+	if (err == PREPARE_REPORTED) {
+		report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
+			    "ExitBootServices, nothing of it stays allocated");
+		return;
+	}
+	if (err) {
+		report_fail(p->rep, "handoff: preparing for ExitBootServices: %s", pt_strerror(err));
+		return;
+	}
+	report_note(p->rep, "handoff: leaving boot services");
+	/*
+	 * The last line the report file gets: without boot services there is
+	 * no file system, so the file is closed now, with the report so far.
+	 */
+	report_note(p->rep, "report-file: ends here, before ExitBootServices; the rest of this "
+		    "run's report and its verdict go to COM1 and the screen only");
+	sink_emit(p->rep);
+	sink_file_close();
+	runs_end("handed off (ExitBootServices): the verdict went to COM1 and the screen only");
+
+	/* from here to ExitBootServices: no output, no allocation */
+	for (tries = 1; tries <= EBS_TRIES; tries++) {
+		final_map.size = final_map.cap;
+		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &final_map.size, final_map.buf,
+				       &final_map.key, &final_map.desc_size, &final_map.version);
+		if (st != EFI_SUCCESS)
+			break;
+		st = uefi_call_wrapper(BS->ExitBootServices, 2, self, final_map.key);
+		if (st != EFI_INVALID_PARAMETER)
+			break;
+	}
+	if (st != EFI_SUCCESS) {
+		/* still in boot services: the report file goes on */
+		sink_file_open(runs_file_name(runs_number()), true);
+		report_fail(p->rep, "handoff: ExitBootServices failed after %u tries: status 0x%llx",
+			    tries, (unsigned long long)st);
+		return;
+	}
+
+	/* no boot service from here on */
+	sink_firmware_gone();
+	trap_install();
+	write_efer(read_efer() | EFER_NXE);
+	write_cr0(read_cr0() | CR0_WP);
+	if (p->cpu.caps.pat) {
+		/* SDM Vol. 3A 11.12.4: flush caches and TLBs around a PAT change */
+		__asm__ volatile("wbinvd" : : : "memory");
+		write_pat(pt_pat_msr(&p->build.env.pat));
+		__asm__ volatile("wbinvd" : : : "memory");
+	}
+	if (la57_active() != (p->build.levels == 5)) {
+		/* the recovery hierarchy has the other number of levels */
+		if (la57_switch(p, p->build.levels, p->live.home_cr3, "handoff")) {
+			/* nothing changed: the firmware's tables are still intact and loaded */
+			p->aborted = true;
+			p->live.home_cr3 = read_cr3();
+			finish(p);
+		}
+		report_ok(p->rep, "handoff: switched to %u-level paging (CR4=0x%llx) with the "
+			  "%u-level recovery hierarchy 0x%llx", p->build.levels,
+			  (unsigned long long)read_cr4(), p->build.levels, (unsigned long long)p->live.home_cr3);
+	} else {
+		write_cr3(p->live.home_cr3);
+	}
+	/* the APs leave the firmware's parking loop before its memory is reused */
+	smp_handoff_init_aps();
+	fatal_p = p;
+	trap_set_fatal_home(p->live.home_cr3, fatal_report);
+	if (p->fb.ok && fbcon_init_info(&fbc, &p->fb.info, (void *)(uintptr_t)p->fb.info.base_pa) == 0)
+		sink_framebuffer(&fbc);
+	else
+		p->fb.ok = false;
+	report_fact(p->rep, "handoff-exit", "ExitBootServices on try %u; our GDT, IDT, recovery CR3 "
+		    "and stack loaded", tries);
+	run_on_stack(phase_b, p, stack_top);
+}

@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hand-off mode ending in a Linux kernel (see linux.h).
+ *
+ * Before ExitBootServices: the kernel and the initrd are read whole from
+ * the boot volume, the setup header judged (linuxboot.c), the protected-
+ * mode kernel placed at pref_address when that range is free, else at the
+ * lowest kernel_alignment-aligned free range that holds init_size; the
+ * initrd below initrd_addr_max; the zero page and the command line below
+ * 4 GiB.  Every page is ours and recorded (owned.c), so the frame
+ * allocator after hand-off never hands one out.
+ *
+ * After the checks: the checked plan is applied again to fresh frames and
+ * the result compared leaf for leaf (by digest) with the build the checks
+ * ran on; the CPU reads the kernel's entry and executes in its range
+ * through it; the e820 table comes from the final memory map.  Then
+ * linux_jump().
+ *
+ * Firmware calls (before ExitBootServices only): the file protocols
+ * (fsfile.c), AllocatePages (AllocateAddress, AllocateMaxAddress),
+ * FreePages, the configuration table (ACPI RSDP).
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "core/linux.h"
+#include "fw/firmware.h"
+#include "report/fmt.h"
+#include "fw/fsfile.h"
+#include "checks/inject.h"
+#include "cpu/la57plan.h"
+#include "fw/owned.h"
+#include "report/report.h"
+#include "core/run.h"
+#include "cpu/trap.h"
+
+#include <ptlab/pte.h>
+
+#define KERNEL_MAX      (256u << 20)          /* a larger --kernel is refused */
+#define INITRD_MAX      (UINT64_C(1) << 30)   /* a larger --initrd is refused */
+#define LOW_LIMIT       (UINT64_C(1) << 20)   /* the kernel goes above real-mode memory */
+#define BELOW_4G        UINT64_C(0xffffffff)
+#define LOW_RAM_END     UINT64_C(0xa0000)     /* 640 KiB: the end of real-mode RAM */
+#define RET_OPCODE      0xc3u
+#define BDA_BASE_MEM_KIB 0x413u               /* BIOS data area: base memory size in KiB */
+
+static EFI_GUID acpi20_guid = { 0x8868e871, 0xe4f1, 0x11d3,
+				{ 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
+static EFI_GUID acpi10_guid = { 0xeb9d2d30, 0x2d88, 0x11d3,
+				{ 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
+
+static UINTN pages_of(uint64_t bytes)
+{
+	return (UINTN)(pt_align_up(bytes, PT_PAGE_SIZE) / PT_PAGE_SIZE);
+}
+
+/* AllocatePages of @type at *@pa for @bytes; recorded as ours on success. */
+static EFI_STATUS alloc_pages(EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa)
+{
+	EFI_PHYSICAL_ADDRESS a = *pa;
+	EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, type, EfiLoaderData,
+					  pages_of(bytes), &a);
+
+	if (st == EFI_SUCCESS) {
+		owned_add(a, pt_align_up(bytes, PT_PAGE_SIZE));
+		*pa = a;
+	}
+	return st;
+}
+
+static void free_pages(uint64_t pa, uint64_t bytes)
+{
+	if (pa)
+		uefi_call_wrapper(BS->FreePages, 2, pa, pages_of(bytes));
+}
+
+/*
+ * pref_address when [pref, pref + bytes) can be had; else, for a
+ * relocatable kernel, the lowest aligned slot of free conventional memory
+ * (below 4 GiB unless XLF_CAN_BE_LOADED_ABOVE_4G) that AllocateAddress
+ * grants.  0 when there is none.
+ */
+static uint64_t place_kernel(struct ptlab *p, const struct lb_kernel *k, uint64_t bytes)
+{
+	uint64_t align = k->kernel_alignment, pa = k->pref_address, from, limit;
+
+	if (pa >= LOW_LIMIT && !(pa & (PT_PAGE_SIZE - 1)) &&
+	    alloc_pages(AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
+		p->kern.how = "pref_address";
+		return pa;
+	}
+	if (!k->relocatable)
+		return 0;
+	limit = k->xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G ?
+		UINT64_C(1) << p->cpu.caps.maxphyaddr : BELOW_4G + 1;
+	for (from = LOW_LIMIT; lb_next_slot(&p->build.map, from, bytes, align, limit, &pa);
+	     from = pa + align) {
+		uint64_t at = pa;
+
+		if (alloc_pages(AllocateAddress, bytes, &at) == EFI_SUCCESS) {
+			p->kern.how = "lowest fit";
+			return at;
+		}
+	}
+	return 0;
+}
+
+static uint64_t find_rsdp(void)
+{
+	uint64_t v1 = 0;
+
+	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
+
+		if (CompareGuid(&t->VendorGuid, &acpi20_guid) == 0)
+			return (uint64_t)(uintptr_t)t->VendorTable;
+		if (CompareGuid(&t->VendorGuid, &acpi10_guid) == 0)
+			v1 = (uint64_t)(uintptr_t)t->VendorTable;
+	}
+	return v1;
+}
+
+static size_t str_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* Undo every allocation of a linux_load() that failed. */
+static void unload(struct ptlab *p, char *file, char *initrd)
+{
+	struct ptlab_kernel *k = &p->kern;
+
+	owned_pool_free(file);
+	owned_pool_free(initrd);
+	free_pages(k->load_pa, k->init_bytes);
+	free_pages(k->initrd_pa, k->initrd_bytes);
+	free_pages(k->zero_page_pa, 2 * PT_PAGE_SIZE);
+	free_pages(k->ext_pa, k->ext_cap);
+	free_pages((uint64_t)(uintptr_t)k->e820, k->e820_cap * sizeof(struct lb_e820));
+	free_pages((uint64_t)(uintptr_t)k->setup, LB_SETUP_COPY);
+	*k = (struct ptlab_kernel){ 0 };
+}
+
+/*
+ * All of @path (the @what, "kernel" or "initrd") into *@buf; false after a
+ * failure line naming it (an empty file too: nothing to boot).
+ */
+static bool read_whole(struct ptlab *p, EFI_LOADED_IMAGE *li, const char *what,
+		       const char *path, uint64_t max, char **buf, UINTN *len)
+{
+	char why[256];
+
+	if (fsfile_read(li->DeviceHandle, path, max, buf, len, why, sizeof(why)) != EFI_SUCCESS) {
+		report_fail(p->rep, "linux: %s %s", what, why);
+		return false;
+	}
+	if (*len == 0) {
+		report_fail(p->rep, "linux: %s %s is empty", what, path);
+		return false;
+	}
+	return true;
+}
+
+int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
+{
+	struct ptlab_kernel *k = &p->kern;
+	const struct opts *o = &p->opts;
+	char *file = NULL, *rd = NULL, why[256];
+	UINTN len = 0, rd_len = 0;
+	size_t cmdline = str_len(o->cmdline);
+	EFI_STATUS st;
+	uint64_t pa;
+
+	*k = (struct ptlab_kernel){ 0 };
+	if (!read_whole(p, li, "kernel", o->kernel, KERNEL_MAX, &file, &len))
+		goto fail;
+	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
+	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
+		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);
+		goto fail;
+	}
+	if (o->initrd[0]) {
+		if (!read_whole(p, li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len))
+			goto fail;
+	}
+
+	k->init_bytes = pt_align_up(k->hdr.init_size, PT_PAGE_SIZE);
+	k->load_pa = place_kernel(p, &k->hdr, k->init_bytes);
+	if (!k->load_pa) {
+		report_fail(p->rep, "linux: kernel %s: no free RAM holds init_size 0x%x at "
+			    "pref_address 0x%llx%s", o->kernel, k->hdr.init_size,
+			    (unsigned long long)k->hdr.pref_address,
+			    k->hdr.relocatable ? " or at any kernel_alignment-aligned address" :
+			    " (not relocatable)");
+		goto fail;
+	}
+	k->pm_bytes = k->hdr.pm_bytes;
+	CopyMem((void *)(uintptr_t)k->load_pa, file + k->hdr.pm_offset, k->pm_bytes);
+	CopyMem(k->entry_bytes, file + k->hdr.pm_offset + LB_ENTRY64_OFF, sizeof(k->entry_bytes));
+	pa = 0;
+	if (alloc_pages(AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
+		goto nomem;
+	k->setup = (uint8_t *)(uintptr_t)pa;
+	CopyMem(k->setup, file, LB_SETUP_COPY);
+	owned_pool_free(file);
+	file = NULL;
+
+	if (rd) {
+		pa = k->hdr.initrd_addr_max;
+		k->initrd_bytes = rd_len;
+		st = alloc_pages(AllocateMaxAddress, rd_len, &pa);
+		if (st != EFI_SUCCESS) {
+			k->initrd_bytes = 0;
+			report_fail(p->rep, "linux: initrd %s (%llu bytes) does not fit below the "
+				    "kernel's initrd_addr_max 0x%x: status 0x%llx", o->initrd,
+				    (unsigned long long)rd_len, k->hdr.initrd_addr_max,
+				    (unsigned long long)st);
+			goto fail;
+		}
+		k->initrd_pa = pa;
+		CopyMem((void *)(uintptr_t)pa, rd, rd_len);
+		owned_pool_free(rd);
+		rd = NULL;
+	}
+
+	/* the zero page, then the command line (cmd_line_ptr has 32 bits) */
+	pa = BELOW_4G;
+	if (alloc_pages(AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
+		goto nomem;
+	k->zero_page_pa = pa;
+	k->cmdline_pa = pa + PT_PAGE_SIZE;
+	ZeroMem((void *)(uintptr_t)pa, 2 * PT_PAGE_SIZE);
+	CopyMem((void *)(uintptr_t)k->cmdline_pa, (void *)o->cmdline, cmdline + 1);
+
+	/* the e820 table and the room for entries past the zero page's 128 */
+	k->e820_cap = map_cap;
+	pa = 0;
+	if (alloc_pages(AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
+		goto nomem;
+	k->e820 = (void *)(uintptr_t)pa;
+	k->ext_cap = lb_e820_ext_bytes(map_cap);
+	pa = 0;
+	if (k->ext_cap && alloc_pages(AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
+		goto nomem;
+	k->ext_pa = pa;
+	k->acpi_rsdp = find_rsdp();
+	k->on = true;
+	report_fact(p->rep, "linux-load", "kernel=%s protocol=%u.%02u xloadflags=0x%x load=0x%llx "
+		    "(%s) init_size=0x%x pref_address=0x%llx kernel_alignment=0x%x initrd=0x%llx+0x%llx "
+		    "boot_params=0x%llx cmdline_bytes=%llu acpi_rsdp=0x%llx", o->kernel,
+		    k->hdr.version >> 8, k->hdr.version & 0xff, k->hdr.xloadflags,
+		    (unsigned long long)k->load_pa, k->how, k->hdr.init_size,
+		    (unsigned long long)k->hdr.pref_address, k->hdr.kernel_alignment,
+		    (unsigned long long)k->initrd_pa, (unsigned long long)k->initrd_bytes,
+		    (unsigned long long)k->zero_page_pa, (unsigned long long)cmdline,
+		    (unsigned long long)k->acpi_rsdp);
+	return PT_OK;
+
+nomem:
+	report_fail(p->rep, "linux: no memory for the kernel's zero page, command line, e820 "
+		    "table or setup header copy");
+fail:
+	unload(p, file, rd);
+	return PT_EINVAL;
+}
+
+/*
+ * The exemption: the init_size range, and the RAM between page 1 and
+ * 640 KiB (the decompressor picks its trampoline's two pages there from
+ * the e820 table and the BIOS data area, and runs them on these tables).
+ */
+int linux_plan_exempt(struct ptlab *p)
+{
+	struct ptlab_kernel *k = &p->kern;
+	const struct pt_memmap *m = &p->build.map;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int err;
+
+	if (!k->on)
+		return PT_OK;
+	k->wx[0] = (struct pt_range){ k->load_pa, k->init_bytes };
+	err = plan_identity_perm(&p->build.plan, k->load_pa, k->init_bytes,
+				 PT_WRITE | PT_EXEC | PT_ALLOW_WX, p->build.levels, p->cpu.caps.pdpe1gb);
+	for (unsigned i = 0; !err && i < m->n && m->range[i].pa < LOW_RAM_END; i++) {
+		const struct pt_mem_range *r = &m->range[i];
+		uint64_t a = r->pa < PT_PAGE_SIZE ? PT_PAGE_SIZE : r->pa;
+		uint64_t b = r->pa + r->len < LOW_RAM_END ? r->pa + r->len : LOW_RAM_END;
+
+		if (lb_e820_type(r->type) != LB_E820_RAM || a >= b)
+			continue;
+		err = plan_identity_perm(&p->build.plan, a, b - a, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
+					 p->build.levels, p->cpu.caps.pdpe1gb);
+		lo = a < lo ? a : lo;
+		hi = b;
+	}
+	if (hi)
+		k->wx[1] = (struct pt_range){ lo, hi - lo };
+	return err;
+}
+
+/* ---- after ExitBootServices ----------------------------------------------------- */
+
+struct probe {
+	uint64_t va;
+	unsigned want;      /* PT_WRITE | PT_EXEC bits the identity leaf must have */
+	const char *what;
+};
+
+/* A load from a low address the compiler must not judge (page 0 is mapped here). */
+static uint16_t peek16(uint64_t va)
+{
+	uint16_t v;
+
+	__asm__ volatile("movw (%1), %0" : "=r"(v) : "r"(va) : "memory");
+	return v;
+}
+
+/*
+ * Through the handed-over tables, as the CPU walks them: the kernel's
+ * entry bytes read back equal the file's, a 'ret' written at the end of
+ * its init_size range is executed, and the first and last byte of the
+ * zero page, the command line and the initrd are read.
+ */
+static int cpu_probe(struct ptlab *p)
+{
+	const struct ptlab_kernel *k = &p->kern;
+	volatile uint8_t *entry = (volatile uint8_t *)(uintptr_t)(k->load_pa + LB_ENTRY64_OFF);
+	volatile uint8_t *slot = (volatile uint8_t *)(uintptr_t)(k->load_pa + k->init_bytes - 16);
+	uint8_t saved = *slot;
+	unsigned same = 0;
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < sizeof(k->entry_bytes); i++)
+		same += entry[i] == k->entry_bytes[i];
+	*slot = RET_OPCODE;
+	((void (*)(void))(uintptr_t)slot)();
+	*slot = saved;
+	sum += peek16(BDA_BASE_MEM_KIB);
+	sum += *(volatile uint8_t *)(uintptr_t)k->zero_page_pa;
+	sum += *(volatile uint8_t *)(uintptr_t)(k->cmdline_pa + PT_PAGE_SIZE - 1);
+	if (k->initrd_bytes) {
+		sum += *(volatile uint8_t *)(uintptr_t)k->initrd_pa;
+		sum += *(volatile uint8_t *)(uintptr_t)(k->initrd_pa + k->initrd_bytes - 1);
+	}
+	(void)sum;
+	if (same == sizeof(k->entry_bytes))
+		report_ok(p->rep, "linux: on the tables handed over the CPU reads the kernel's 64-bit "
+			  "entry as in the file, executes at the end of its init_size range and "
+			  "reads the BIOS data area, the zero page, command line and initrd");
+	else
+		report_fail(p->rep, "linux: the kernel's entry reads %u of %u bytes as in the file",
+			    same, (unsigned)sizeof(k->entry_bytes));
+	return 0;
+}
+
+/* The identity leaves over [va, va + len) are present with @want and map va to va. */
+static bool identity_ok(const struct pt_space *s, uint64_t va, uint64_t len, unsigned want)
+{
+	for (uint64_t at = va; at < va + len;) {
+		struct pt_leaf l;
+
+		if (pt_translate(s, at, &l) != PT_OK || l.pa != at || (l.flags & want) != want)
+			return false;
+		at = (at & ~(l.size - 1)) + l.size;
+	}
+	return true;
+}
+
+/* Page 0, read/write and no-execute, in the tables to hand over. */
+static int map_page0(struct ptlab *p)
+{
+	struct pt_flushlist fl;
+
+	return pt_map(&p->build.space, 0, 0, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
+}
+
+static void report_e820(struct ptlab *p, const struct lb_e820 *e, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		report_fact(p->rep, "e820", "0x%llx-0x%llx type=%u", (unsigned long long)e[i].addr,
+			    (unsigned long long)(e[i].addr + e[i].size - 1), e[i].type);
+}
+
+static int not_handed_over(struct ptlab *p)
+{
+	report_note(p->rep, "linux: not handed over: %u check(s) failed%s", p->rep->failed,
+		    p->aborted ? ", the run was aborted" : "");
+	return PT_EINVAL;
+}
+
+int linux_prepare_jump(struct ptlab *p)
+{
+	struct ptlab_kernel *k = &p->kern;
+	struct ptlab_build *b = &p->build;
+	uint64_t leaves, digest;
+	struct lb_load ld;
+	struct lb_fb fb;
+	int err, n;
+
+	if (p->rep->failed || p->aborted)
+		return not_handed_over(p);
+	/* the checked plan again, on the frames the checks gave back */
+	err = pt_create(&b->space, &b->env, b->levels);
+	if (!err)
+		err = pt_plan_apply(&b->space, &b->plan);
+	if (err) {
+		report_fail(p->rep, "linux: the tables to hand over could not be built: %s",
+			    pt_strerror(err));
+		if (b->space.root_pa)
+			pt_destroy(&b->space);
+		return not_handed_over(p);
+	}
+	b->our_cr3 = b->space.root_pa;
+	if (inject_on(p, OPTS_INJECT_LINUX_DIGEST) && map_page0(p) == PT_OK)
+		report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
+	digest = run_digest(&b->space, &leaves);
+	if (digest == b->digest && leaves == b->digest_leaves)
+		report_ok(p->rep, "linux: the tables handed over (root 0x%llx) are the checked plan "
+			  "built again: %llu leaves, the same digest 0x%llx as the build the checks "
+			  "ran on", (unsigned long long)b->our_cr3, (unsigned long long)leaves,
+			  (unsigned long long)digest);
+	else
+		report_fail(p->rep, "linux: the tables to hand over differ from the checked build: "
+			    "%llu leaves digest 0x%llx, checked %llu leaves digest 0x%llx",
+			    (unsigned long long)leaves, (unsigned long long)digest,
+			    (unsigned long long)b->digest_leaves, (unsigned long long)b->digest);
+	/*
+	 * Page 0, left out of every checked build as a null guard, is mapped
+	 * RW+NX now: the decompressor reads the BIOS data area (0x40e, 0x413)
+	 * through the identity map before it loads tables of its own.
+	 */
+	if (!inject_on(p, OPTS_INJECT_LINUX_DIGEST)) {
+		err = map_page0(p);
+		if (err) {
+			report_fail(p->rep, "linux: page 0 (the BIOS data area) could not be mapped: %s",
+				    pt_strerror(err));
+			return not_handed_over(p);
+		}
+	}
+	if (inject_on(p, OPTS_INJECT_LINUX_UNMAPPED)) {
+		struct pt_flushlist fl;
+
+		uint64_t mid = k->load_pa + (k->init_bytes / 2 & ~(uint64_t)(PT_PAGE_SIZE - 1));
+
+		if (pt_unmap(&b->space, mid, PT_PAGE_SIZE, 0, &fl) == PT_OK)
+			report_note(p->rep, "inject: linux-unmapped planted (page 0x%llx of the kernel's "
+				    "range unmapped)", (unsigned long long)mid);
+	}
+	if (identity_ok(&b->space, k->load_pa, k->init_bytes, PT_WRITE | PT_EXEC) &&
+	    identity_ok(&b->space, 0, PT_PAGE_SIZE, PT_WRITE) &&
+	    identity_ok(&b->space, k->zero_page_pa, 2 * PT_PAGE_SIZE, PT_WRITE) &&
+	    (!k->initrd_bytes || identity_ok(&b->space, k->initrd_pa,
+					     pt_align_up(k->initrd_bytes, PT_PAGE_SIZE), 0)))
+		report_ok(p->rep, "linux: identity mapped: the kernel's init_size range 0x%llx+0x%llx "
+			  "RWX, page 0 (BIOS data area, added after the comparison) RW, the zero page "
+			  "and command line RW, the initrd", (unsigned long long)k->load_pa,
+			  (unsigned long long)k->init_bytes);
+	else
+		report_fail(p->rep, "linux: the kernel's range, page 0, the zero page, command line or "
+			    "initrd is not identity mapped as the 64-bit boot protocol needs");
+	if (inject_on(p, OPTS_INJECT_LINUX_ENTRY)) {
+		k->entry_bytes[0] ^= 0xff;
+		report_note(p->rep, "inject: linux-entry planted (an entry byte expected flipped)");
+	}
+	ptlab_live(p, cpu_probe, "linux: the tables handed over");
+
+	n = lb_e820_build(&b->map, k->e820, k->e820_cap);
+	if (n < 0 || lb_e820_ext_bytes((unsigned)n) > k->ext_cap) {
+		report_fail(p->rep, "linux: the e820 table needs more than %u entries", k->e820_cap);
+		return not_handed_over(p);
+	}
+	ld = (struct lb_load){
+		.cmdline_pa = k->cmdline_pa,
+		.initrd_pa = k->initrd_pa,
+		.initrd_bytes = k->initrd_bytes,
+		.acpi_rsdp = k->acpi_rsdp,
+		.setup_data_pa = k->ext_pa,
+	};
+	if (p->fb.ok) {
+		fb = (struct lb_fb){
+			.base = p->fb.info.base_pa,
+			.size = p->fb.info.size,
+			.width = p->fb.info.width,
+			.height = p->fb.info.height,
+			.stride_bytes = p->fb.info.stride * 4,
+			.bgr = p->fb.info.format == FB_FORMAT_BGRX,
+		};
+		ld.fb = &fb;
+	}
+	lb_fill_params((uint8_t *)(uintptr_t)k->zero_page_pa, k->setup, &k->hdr, &ld, k->e820,
+		       (unsigned)n, (uint8_t *)(uintptr_t)k->ext_pa);
+	report_e820(p, k->e820, (unsigned)n);
+	k->e820_n = (unsigned)n;
+	return p->rep->failed || p->aborted ? not_handed_over(p) : PT_OK;
+}
+
+/* linux_asm.S */
+__attribute__((noreturn)) void linux_jump_asm(uint64_t entry, uint64_t zero_page, uint64_t cr3,
+					      uint64_t cr4, const struct desc_ptr *gdtr);
+
+#define GDT_CODE64 UINT64_C(0x00af9a000000ffff)   /* present, DPL 0, L=1, D=0, execute/read */
+#define GDT_DATA   UINT64_C(0x00cf92000000ffff)   /* present, DPL 0, read/write, 4 GiB */
+
+/* __BOOT_CS = 0x10, __BOOT_DS = 0x18 (boot.rst, 64-bit boot protocol) */
+static uint64_t boot_gdt[4] __attribute__((aligned(16))) = { 0, 0, GDT_CODE64, GDT_DATA };
+
+void linux_jump(struct ptlab *p)
+{
+	static struct desc_ptr gdtr;
+	uint64_t cr4 = read_cr4();
+
+	gdtr.limit = sizeof(boot_gdt) - 1;
+	gdtr.base = (uint64_t)(uintptr_t)boot_gdt;
+	if (p->cpu.caps.pat && fw_info.entry.has_pat) {
+		/* the firmware's PAT again (SDM Vol. 3A 11.12.4: flush around the change) */
+		ptlab_wbinvd();
+		write_pat(fw_info.entry.pat);
+		ptlab_wbinvd();
+	}
+	/* no global, supervisor-protection or key bits the kernel did not ask for */
+	cr4 = (cr4 & ~(CR4_PGE | CR4_SMEP | CR4_SMAP | CR4_PKE | CR4_PCIDE)) | CR4_PAE;
+	linux_jump_asm(p->kern.load_pa + LB_ENTRY64_OFF, p->kern.zero_page_pa, p->build.our_cr3,
+		       cr4, &gdtr);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pipeline both modes share (run.c): the run's start, the memory map,
+ * the plan, the frame pool and the data area, the build and every check on
+ * it, the churn, the facts, the frames and the time at the end.  The
+ * firmware mode (fwmode.c) and the hand-off mode (handoff.c) call down into
+ * it; it calls nothing in main.c, fwmode.c or handoff.c.  Functions that
+ * call firmware say so (boot services needed); the others make no firmware
+ * call of their own.
+ */
+#ifndef PTLAB_EFI_RUN_H
+#define PTLAB_EFI_RUN_H
+
+#include <efi.h>
+#include <efilib.h>
+
+#include "state/state.h"
+
+/* A firmware memory map as GetMemoryMap returns it. */
+struct rawmap {
+	void *buf;
+	UINTN cap, size, key, desc_size;
+	UINT32 version;
+};
+
+/* Descriptors of room added when a map buffer grows, for our own allocations. */
+#define RUN_MAP_SLACK_DESC 16u
+
+/*
+ * CPU facts, the environment, the TSC (Stall: boot services needed) and the
+ * deadline from @t0; the NX requirement and the paging levels.  False when
+ * the run cannot go on (reported).
+ */
+bool run_start(struct ptlab *p, uint64_t t0);
+/* GetMemoryMap into @m, growing its buffer on EFI_BUFFER_TOO_SMALL (boot services). */
+EFI_STATUS run_get_map(struct rawmap *m);
+/* --dump-memmap: the raw descriptors of @m as "# memmap-raw:" notes. */
+void run_dump_raw_map(struct ptlab *p, const struct rawmap *m);
+/* Normalize @m into p->build.map. */
+int run_normalize(struct ptlab *p, const struct rawmap *m);
+/* p->build.image from the loaded image and the linker's section symbols. */
+void run_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li);
+/* The plan for p->build.map with the run's capabilities. */
+int run_plan(struct ptlab *p);
+/* The frame pool for the plan's tables and the checks (boot services). */
+int run_setup_pool(struct ptlab *p);
+/* The data area and the typed window (boot services). */
+int run_setup_data(struct ptlab *p);
+/*
+ * A digest of every leaf of @s (va, pa, size, attributes) in VA order, and
+ * their number in *@leaves: two builds with the same translations have the
+ * same digest.  run_build_and_check() keeps the build's in p->build.
+ */
+uint64_t run_digest(const struct pt_space *s, uint64_t *leaves);
+
+/*
+ * Build the plan into a fresh hierarchy, run every check on it (live phases
+ * through ptlab_live), churn, tear it down.  Boot services are needed in
+ * firmware mode only (the SMP checks, through MP services).  @m: the map
+ * the plan came from, for the facts.
+ */
+void run_build_and_check(struct ptlab *p, const struct rawmap *m);
+/* The frames test point and the "# frames:" and "# time:" facts (@t0: the run's start). */
+void run_report_frames_and_time(struct ptlab *p, uint64_t t0);
+/*
+ * Firmware mode, at the end: give back what run_setup_pool and
+ * run_setup_data allocated, the map's and the plan's buffers and the LA57
+ * trampoline (boot services).
+ */
+void run_release(struct ptlab *p);
+
+#endif

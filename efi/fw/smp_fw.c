@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SMP checks in firmware mode: the APs are the firmware's, reached
+ * through EFI_MP_SERVICES_PROTOCOL (PI spec Vol. 2).  ptlab never sends
+ * INIT or SIPI to them.
+ *
+ *   1. Count the CPUs and record each one's APIC ID (GetProcessorInfo).
+ *      (Hand-off mode, below: the MADT, checked against GetProcessorInfo.)
+ *   2. Allocate a block per CPU, map the test pages and the local APIC (UC).
+ *   3. StartupAllAPs, non-blocking (a WaitEvent): the call returns at once
+ *      and the APs run smp_ap_entry on our tables (smp.c).
+ *   4. Once every AP reported its per-CPU checks, the BSP goes on our tables
+ *      too (ptlab_live) for the shootdowns and the churn, then tells the APs
+ *      to leave.
+ *   5. Back on the firmware's state: wait until every AP has restored its
+ *      own firmware state and the event says the procedures returned; only
+ *      then is anything of ours freed.  Every wait is bounded.
+ *
+ * Firmware calls (boot services): LocateProtocol and the MP services
+ * (GetNumberOfProcessors, GetProcessorInfo, StartupAllAPs), CreateEvent,
+ * CheckEvent, CloseEvent, Stall, AllocatePages/FreePages; the
+ * configuration table (the MADT, hand-off preparation).  Never while our
+ * tables are loaded.
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "checks/inject.h"
+#include "fw/mpservices.h"
+#include "fw/owned.h"
+#include "fw/sink.h"
+#include "smp/smp.h"
+#include "smp/smp_tramp.h"
+
+#define START_WAIT_S    90u     /* all APs through their per-CPU checks */
+#define AP_BUDGET_S     240u    /* an AP leaves on its own after this */
+#define EVENT_WAIT_S    30u
+#define MSR_APIC_BASE   0x1bu
+#define APIC_BASE_X2    (UINT64_C(1) << 10)
+#define APIC_BASE_EN    (UINT64_C(1) << 11)
+
+static EFI_GUID mp_guid = PTLAB_MP_SERVICES_GUID;
+
+static uint64_t s_to_tsc(const struct ptlab *p, uint64_t s)
+{
+	return s * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
+}
+
+static void fact(struct ptlab *p, unsigned cpus, unsigned started, unsigned on_tables,
+		 const char *method)
+{
+	report_fact(p->rep, "smp", "cpus=%u started=%u on_tables=%u method=%s apic_ids=%s "
+		    "x2apic=%d ipis=%llu", cpus, started, on_tables, method,
+		    smp_sh.source ? smp_sh.source : "none", smp_sh.x2apic,
+		    (unsigned long long)smp_sh.ipis);
+}
+
+/* Map the xAPIC page UC in our tables unless the plan already did; 1 when we mapped it. */
+static int map_apic(struct ptlab *p, uint64_t pa)
+{
+	struct pt_leaf l;
+
+	if (pt_translate(&p->build.space, pa, &l) == PT_OK) {
+		if (l.pa == pa && (l.flags & PT_WRITE) && PT_CACHE_OF(l.flags) == PT_CACHE_UC)
+			return 0;
+		report_fail(p->rep, "smp: the local APIC at 0x%llx is mapped, but not identity RW UC",
+			    (unsigned long long)pa);
+		return -1;
+	}
+	if (pt_map(&p->build.space, pa, pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
+		   PT_PAGE_4K, NULL)) {
+		report_fail(p->rep, "smp: could not map the local APIC at 0x%llx",
+			    (unsigned long long)pa);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * Spin until no AP is still @busy(c, @state), or until @end (a TSC value);
+ * true when none is.
+ */
+static bool wait_aps(bool (*busy)(const struct smp_cpu *c, uint32_t state), uint32_t state,
+		     uint64_t end)
+{
+	for (;;) {
+		bool waiting = false;
+
+		for (unsigned i = 0; i < smp_sh.ncpu; i++)
+			waiting |= !smp_sh.cpu[i]->bsp && busy(smp_sh.cpu[i], state);
+		if (!waiting)
+			return true;
+		if (rdtsc() > end)
+			return false;
+		__asm__ volatile("pause");
+	}
+}
+
+/* Short of @state; one that faulted or left already (deadline) brings nothing more. */
+static bool short_of(const struct smp_cpu *c, uint32_t state)
+{
+	return c->state < state && !c->faulted && c->state != SMP_ST_LEFT;
+}
+
+/* Started and not yet gone from our tables. */
+static bool not_left(const struct smp_cpu *c, uint32_t state)
+{
+	(void)state;
+	return c->state != SMP_ST_NONE && c->state != SMP_ST_LEFT;
+}
+
+static bool all_past(uint32_t state, uint64_t end)
+{
+	return wait_aps(short_of, state, end);
+}
+
+static bool all_left(uint64_t end)
+{
+	return wait_aps(not_left, 0, end);
+}
+
+static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
+{
+	if (c->sel_mismatch)
+		report_fail(p->rep, "smp cpu %u (apic %u): the firmware runs it with CS=0x%x SS=0x%x, "
+			    "the BSP with CS=0x%x SS=0x%x; no segment register is loaded, so it "
+			    "stayed on the firmware's state", c->index, c->apic,
+			    (unsigned)(c->sel_mismatch >> 16), (unsigned)(c->sel_mismatch & 0xffff),
+			    c->sh->sel_cs, c->sh->sel_ss);
+	if (c->faulted)
+		report_fail(p->rep, "smp cpu %u (apic %u): unexpected exception vector=%u (%s) "
+			    "rip=0x%llx cr2=0x%llx error=0x%llx; %s", c->index, c->apic, c->fault.vector,
+			    ptlab_vector_name(c->fault.vector), (unsigned long long)c->fault.rip,
+			    (unsigned long long)c->fault.cr2, (unsigned long long)c->fault.error,
+			    p->handoff ? "the AP parked" :
+			    "the AP restored the firmware's state and returned");
+	if (c->strays)
+		report_fail(p->rep, "smp cpu %u (apic %u): %u interrupts arrived although every "
+			    "source but the shootdown vector was masked (last vector %u)", c->index,
+			    c->apic, (unsigned)c->strays, c->stray_vec);
+	if (c->timed_out)
+		report_fail(p->rep, "smp cpu %u (apic %u): left on its deadline, not told to",
+			    c->index, c->apic);
+	if (c->state == SMP_ST_NONE && !p->handoff)
+		report_fail(p->rep, "smp cpu %u (apic %u): never ran the procedure", c->index,
+			    c->apic);
+}
+
+/* ---- hand-off mode ---- */
+
+extern const char smp_tramp_start[] __attribute__((visibility("hidden")));
+extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
+
+static const char *handoff_skip;      /* why hand-off mode starts no AP */
+static uint64_t handoff_apic_pa;
+
+/*
+ * A block for each CPU of @ids (the BSP is @bsp_apic), in the order given;
+ * 0, or -1 with the reason in *why.
+ */
+static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bsp_apic,
+		       const char **why)
+{
+	struct smp_shared *sh = &smp_sh;
+	EFI_PHYSICAL_ADDRESS blocks = 0;
+	uint64_t pages = (uint64_t)ids->n * SMP_CPU_PAGES;
+	struct cpu_state now;
+
+	/* the selectors every GDT of ours keeps (trap.h): the BSP's, as they are now */
+	cpu_state_save(&now);
+	sh->sel_cs = now.cs;
+	sh->sel_ss = now.ss;
+
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages,
+			      &blocks) != EFI_SUCCESS) {
+		*why = "no memory for the per-CPU blocks";
+		return -1;
+	}
+	owned_add(blocks, pages * PT_PAGE_SIZE);
+	sh->blocks = blocks;
+	sh->block_pages = pages;
+	for (unsigned i = 0; i < ids->n; i++) {
+		uint64_t block = blocks + (uint64_t)i * SMP_CPU_PAGES * PT_PAGE_SIZE;
+		struct smp_cpu *c = (struct smp_cpu *)(uintptr_t)block;
+		int idx = smp_table_add(&sh->table, ids->apic[i]);
+
+		*c = (struct smp_cpu){ .sh = sh, .index = (unsigned)idx, .apic = ids->apic[i],
+				       .bsp = ids->apic[i] == bsp_apic };
+		if (smp_prepare_cpu(c, block)) {
+			*why = "the firmware's CS and SS selectors leave no room for our GDT layout";
+			return -1;
+		}
+		sh->cpu[idx] = c;
+		if (!c->bsp && p->opts.raise == OPTS_RAISE_AP_FAULT)
+			sh->raise_index = idx;     /* the last AP */
+	}
+	sh->ncpu = sh->table.n;
+	return 0;
+}
+
+/* The enabled CPUs as the MP services list them; false when it cannot. */
+static bool mp_list(PTLAB_MP_SERVICES *mp, struct smp_table *t, uint32_t *bsp_apic)
+{
+	UINTN n = 0, enabled = 0;
+
+	if (uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &enabled) != EFI_SUCCESS)
+		return false;
+	for (UINTN i = 0; i < n && t->n < SMP_MAX_CPUS; i++) {
+		PTLAB_PROCESSOR_INFORMATION info = { 0 };
+
+		if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) != EFI_SUCCESS ||
+		    !(info.StatusFlag & PTLAB_MP_PROCESSOR_ENABLED))
+			continue;
+		if (smp_table_add(t, (uint32_t)info.ProcessorId) >= 0 &&
+		    (info.StatusFlag & PTLAB_MP_PROCESSOR_AS_BSP))
+			*bsp_apic = (uint32_t)info.ProcessorId;
+	}
+	return true;
+}
+
+/* The ACPI MADT through the ACPI 2.0 RSDP and its XSDT (read only); NULL if none. */
+static const void *find_madt(uint64_t *len)
+{
+	static EFI_GUID acpi20 = { 0x8868e871, 0xe4f1, 0x11d3,
+				   { 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
+
+	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
+		const uint8_t *rsdp = ST->ConfigurationTable[i].VendorTable, *xsdt;
+		uint64_t xsdt_pa;
+		uint32_t xlen;
+
+		if (CompareGuid(&ST->ConfigurationTable[i].VendorGuid, &acpi20) != 0 || !rsdp ||
+		    CompareMem((void *)rsdp, "RSD PTR ", 8) != 0 || rsdp[15] < 2)
+			continue;
+		CopyMem(&xsdt_pa, (void *)(rsdp + 24), 8);
+		xsdt = (const uint8_t *)(uintptr_t)xsdt_pa;
+		if (!xsdt || CompareMem((void *)xsdt, "XSDT", 4) != 0)
+			return NULL;
+		CopyMem(&xlen, (void *)(xsdt + 4), 4);
+		if (xlen < 36 || xlen > 65536)
+			return NULL;
+		for (uint32_t off = 36; off + 8 <= xlen; off += 8) {
+			uint64_t pa;
+			const uint8_t *h;
+
+			CopyMem(&pa, (void *)(xsdt + off), 8);
+			h = (const uint8_t *)(uintptr_t)pa;
+			if (h && CompareMem((void *)h, "APIC", 4) == 0) {
+				uint32_t l;
+
+				CopyMem(&l, (void *)(h + 4), 4);
+				*len = l;
+				return h;
+			}
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+/* Is every ID of @a in @b and the other way round? */
+static bool same_ids(const struct smp_table *a, const struct smp_table *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (unsigned i = 0; i < a->n; i++)
+		if (smp_table_find(b, a->apic[i]) < 0)
+			return false;
+	return true;
+}
+
+/*
+ * Hand-off mode, before ExitBootServices: the CPUs from the MADT (checked
+ * against GetProcessorInfo when the MP services exist, else from them),
+ * the per-CPU blocks, the trampoline's two pages and the local APIC mapped
+ * UC in the recovery tables (INIT goes out on them).
+ */
+void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
+{
+	struct smp_shared *sh = &smp_sh;
+	PTLAB_MP_SERVICES *mp = NULL;
+	EFI_PHYSICAL_ADDRESS tramp = 0x9ffff;
+	uint64_t apic_base = rdmsr(MSR_APIC_BASE), madt_len = 0;
+	struct smp_table madt = { 0 }, mpt = { 0 };
+	const struct smp_table *ids;
+	uint32_t bsp = smp_apic_id(), mp_bsp = bsp;
+	const void *m = find_madt(&madt_len);
+	unsigned dropped = 0;
+	int nm = m ? smp_madt_parse(m, madt_len, &madt, &dropped) : -1;
+	struct pt_leaf l;
+
+	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .handoff = true,
+				   .tsc_per_us = p->t.tsc_per_us };
+	handoff_skip = NULL;
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
+	    !mp || !mp_list(mp, &mpt, &mp_bsp))
+		mp = NULL;
+	if (m && nm < 0)
+		report_fail(p->rep, "smp: the MADT (%llu bytes) is malformed",
+			    (unsigned long long)madt_len);
+	if (nm > 0 && mp) {
+		struct smp_table seen = madt;
+
+		/* --inject=madt-id: the comparison is given one APIC ID of the MADT changed */
+		if (inject_on(p, OPTS_INJECT_MADT_ID))
+			seen.apic[seen.n - 1] ^= 0x80;
+		if (same_ids(&seen, &mpt) && mp_bsp == bsp)
+			report_ok(p->rep, "smp: the MADT and GetProcessorInfo agree on %u APIC ID%s, "
+				  "the BSP is %u", madt.n, madt.n == 1 ? "" : "s", bsp);
+		else
+			report_fail(p->rep, "smp: the MADT lists %u enabled CPUs, GetProcessorInfo %u "
+				    "(BSP %u / %u)", madt.n, mpt.n, bsp, mp_bsp);
+	}
+	ids = nm > 0 ? &madt : mp ? &mpt : NULL;
+	sh->source = nm > 0 ? "madt" : "mp-services";
+	if (!ids) {
+		handoff_skip = "neither an MADT nor EFI_MP_SERVICES_PROTOCOL lists the CPUs";
+		return;
+	}
+	if (ids->n < 2 || smp_table_find(ids, bsp) < 0) {
+		handoff_skip = ids->n < 2 ? "one CPU: no AP to start" :
+			       "the BSP's APIC ID is not in the list of CPUs";
+		sh->ncpu = 1;
+		return;
+	}
+	if (!(apic_base & APIC_BASE_EN)) {
+		handoff_skip = "the local APIC is disabled";
+		return;
+	}
+	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
+	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
+	if (smp_tramp_end - smp_tramp_start > (long)PT_PAGE_SIZE ||
+	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData, 2,
+			      &tramp) != EFI_SUCCESS || !smp_tramp_place_ok(tramp)) {
+		handoff_skip = "no two pages for the trampoline below 640 KiB";
+		return;
+	}
+	owned_add(tramp, 2 * PT_PAGE_SIZE);
+	sh->tramp_pa = tramp;
+	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
+		(UINTN)(smp_tramp_end - smp_tramp_start));
+	if (make_blocks(p, ids, bsp, &handoff_skip)) {
+		sh->ncpu = 0;
+		return;
+	}
+	/* INIT goes out on the recovery tables: the local APIC must be mapped there */
+	if (!sh->x2apic) {
+		if (pt_translate(recovery, handoff_apic_pa, &l) != PT_OK &&
+		    pt_map(recovery, handoff_apic_pa, handoff_apic_pa, PT_PAGE_SIZE,
+			   PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
+			handoff_skip = "the local APIC could not be mapped in the recovery tables";
+			sh->ncpu = 0;
+			return;
+		}
+		sh->apic_va = handoff_apic_pa;
+	}
+	sh->park_cr3 = p->live.home_cr3;
+	sh->has_pat = p->cpu.caps.pat;
+}
+
+static void smp_run_handoff(struct ptlab *p)
+{
+	struct smp_shared *sh = &smp_sh;
+	unsigned started = 1, on_tables = 1, aps = 0;
+	int apic_mapped = 0;
+
+	if (handoff_skip || sh->ncpu < 2) {
+		if (sh->ncpu == 1)
+			fact(p, 1, 1, 1, "init-sipi");
+		report_skip(p->rep, "smp", "%s", handoff_skip ? handoff_skip : "no AP");
+		return;
+	}
+	if (p->build.our_cr3 >= (UINT64_C(1) << 32)) {
+		report_skip(p->rep, "smp", "the built root 0x%llx is above 4 GiB: an AP loads CR3 in "
+			    "32-bit mode", (unsigned long long)p->build.our_cr3);
+		return;
+	}
+	sh->our_cr3 = p->build.our_cr3;
+	sh->image_base = p->build.image.base;
+	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
+	if (!sh->x2apic) {
+		apic_mapped = map_apic(p, handoff_apic_pa);
+		if (apic_mapped < 0)
+			return;
+	}
+	/* the trampoline's code page executable in the built tables while APs start */
+	if (smp_map_area(p) || pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_EXEC, NULL)) {
+		report_fail(p->rep, "smp: could not map the test pages and the trampoline");
+		goto out;
+	}
+	ptlab_live(p, smp_handoff_live, "smp");
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		struct smp_cpu *c = sh->cpu[i];
+
+		if (c->bsp)
+			continue;
+		aps++;
+		started += c->state != SMP_ST_NONE;
+		on_tables += c->on_tables != 0;
+		report_ap_end(p, c);
+	}
+	if (on_tables == aps + 1 && !p->aborted)
+		report_ok(p->rep, "smp: %u AP%s started by INIT-SIPI-SIPI ran on the built tables "
+			  "and %s parked (hlt, interrupts off)", aps, aps == 1 ? "" : "s",
+			  aps == 1 ? "is" : "are");
+	else
+		report_fail(p->rep, "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
+	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
+out:
+	pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_WRITE, NULL);
+	smp_unmap_area(p);
+	if (apic_mapped > 0)
+		pt_unmap(&p->build.space, handoff_apic_pa, PT_PAGE_SIZE, 0, NULL);
+}
+
+void smp_run(struct ptlab *p)
+{
+	struct smp_shared *sh = &smp_sh;
+	PTLAB_MP_SERVICES *mp = NULL;
+	struct smp_table ids = { 0 };
+	uint32_t bsp = smp_apic_id();
+	const char *why = NULL;
+	EFI_EVENT ev = NULL;
+	EFI_STATUS st;
+	uint64_t apic_base, apic_pa = 0;
+	unsigned started = 1, on_tables = 1, aps = 0;
+	int apic_mapped = 0;
+	bool returned = false, signaled = false;
+
+	if (p->handoff) {
+		smp_run_handoff(p);
+		return;
+	}
+	if (p->build.levels != p->cpu.fw_levels) {
+		/*
+		 * The APs run the firmware's paging mode inside its MP services;
+		 * a root of the other level count would be walked as the wrong
+		 * table type.  Switching every AP through the LA57 trampoline is
+		 * not done.
+		 */
+		report_skip(p->rep, "smp", "the APs run the firmware's %u-level paging and the built "
+			    "hierarchy has %u levels", p->cpu.fw_levels, p->build.levels);
+		return;
+	}
+	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .source = "mp-services" };
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
+	    !mp) {
+		fact(p, 1, 1, 1, "none");
+		report_skip(p->rep, "smp", "the firmware has no EFI_MP_SERVICES_PROTOCOL");
+		return;
+	}
+	if (!mp_list(mp, &ids, &bsp)) {
+		report_fail(p->rep, "smp: GetNumberOfProcessors failed");
+		return;
+	}
+	if (ids.n < 2) {
+		fact(p, ids.n, 1, 1, "mp-services");
+		report_skip(p->rep, "smp", "one CPU: no AP to run the per-CPU and shootdown checks");
+		return;
+	}
+	apic_base = rdmsr(MSR_APIC_BASE);
+	if (!(apic_base & APIC_BASE_EN)) {
+		report_skip(p->rep, "smp", "the local APIC is disabled (IA32_APIC_BASE=0x%llx)",
+			    (unsigned long long)apic_base);
+		return;
+	}
+	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
+	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
+	if (make_blocks(p, &ids, bsp, &why)) {
+		report_fail(p->rep, "smp: %s", why);
+		return;
+	}
+	for (unsigned i = 0; i < sh->table.n; i++)
+		aps += !sh->cpu[i]->bsp;
+	sh->ncpu = sh->table.n;
+	sh->our_cr3 = p->build.our_cr3;
+	sh->image_base = p->build.image.base;
+	sh->tsc_per_us = p->t.tsc_per_us;
+	if (!sh->x2apic) {
+		apic_mapped = map_apic(p, apic_pa);
+		if (apic_mapped < 0)
+			goto out;
+		sh->apic_va = apic_pa;
+	}
+	if (smp_map_area(p)) {
+		report_fail(p->rep, "smp: could not map the per-CPU test pages");
+		goto out;
+	}
+
+	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
+	if (uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL, &ev) != EFI_SUCCESS) {
+		report_fail(p->rep, "smp: CreateEvent failed");
+		goto out;
+	}
+	st = uefi_call_wrapper(mp->StartupAllAPs, 7, mp, smp_ap_entry, FALSE,
+			       ev, (UINTN)(AP_BUDGET_S + 60) * 1000000, (void *)sh, NULL);
+	if (st != EFI_SUCCESS) {
+		report_fail(p->rep, "smp: StartupAllAPs failed: 0x%llx", (unsigned long long)st);
+		signaled = returned = true;     /* nothing runs */
+		goto out;
+	}
+	if (!all_past(SMP_ST_CHECKED, rdtsc() + s_to_tsc(p, START_WAIT_S)))
+		report_fail(p->rep, "smp: not every AP finished its per-CPU checks within %u s",
+			    START_WAIT_S);
+	for (unsigned i = 0; i < sh->ncpu; i++)
+		if (!sh->cpu[i]->bsp)
+			smp_report_cpu(p, sh->cpu[i]);
+	sink_emit(p->rep);
+
+	if (!p->aborted)
+		ptlab_live(p, smp_bsp_live, "smp");
+	smp_send_exit();
+
+	returned = all_left(sh->deadline + s_to_tsc(p, 10));
+	{
+		uint64_t end = rdtsc() + s_to_tsc(p, EVENT_WAIT_S);
+
+		while (!(signaled = uefi_call_wrapper(BS->CheckEvent, 1, ev) == EFI_SUCCESS) &&
+		       rdtsc() < end)
+			uefi_call_wrapper(BS->Stall, 1, 1000);
+	}
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		struct smp_cpu *c = sh->cpu[i];
+
+		if (c->bsp)
+			continue;
+		started += c->state != SMP_ST_NONE;
+		on_tables += c->on_tables != 0;
+		report_ap_end(p, c);
+	}
+	if (sh->unknown)
+		report_fail(p->rep, "smp: %u procedure calls found no CPU with their APIC ID",
+			    (unsigned)sh->unknown);
+	if (!returned || !signaled)
+		report_fail(p->rep, "smp: the APs did not all return (%s)", returned ?
+			    "the firmware did not signal the end" : "an AP is still in our procedure");
+	else if (on_tables == aps + 1 && started == aps + 1)
+		report_ok(p->rep, "smp: %u AP%s ran on our tables and returned on their own "
+			  "firmware state", aps, aps == 1 ? "" : "s");
+	else
+		report_fail(p->rep, "smp: %u of %u APs reached our tables", on_tables - 1, aps);
+	fact(p, (unsigned)sh->ncpu, started, on_tables, "mp-services");
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		const struct smp_cpu *c = sh->cpu[i];
+
+		if (c->bsp || !c->on_tables)
+			continue;
+		if (c->fw.tr)
+			report_note(p->rep, "smp: the firmware's TR on the APs (0x%x) was reloaded from "
+				    "a copy of its GDT", c->fw.tr);
+		else
+			report_note(p->rep, "smp: the firmware loaded no TR on the APs: ours stays "
+				    "loaded, unused at CPL 0 with IST-free firmware gates");
+		break;
+	}
+out:
+	sh->closed = 1;
+	smp_unmap_area(p);
+	if (apic_mapped > 0)
+		pt_unmap(&p->build.space, apic_pa, PT_PAGE_SIZE, 0, NULL);
+	if (ev)
+		uefi_call_wrapper(BS->CloseEvent, 1, ev);
+	/* an AP that may still run our code keeps its memory: a leak, not a corruption */
+	if (!ev || (returned && signaled))
+		uefi_call_wrapper(BS->FreePages, 2, sh->blocks, sh->block_pages);
+	else
+		p->aborted = true;
+}

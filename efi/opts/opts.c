@@ -1,0 +1,759 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Option parsing for LoadOptions (UCS-2) and \ptlab.cfg (ASCII).
+ * Firmware-free: only compiler headers, so the host tests compile this file
+ * as is.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/fmt.h"
+#include "opts/opts.h"
+
+#define TOKEN_MAX (OPTS_CMDLINE_MAX + 16)   /* "--cmdline=" and its value */
+
+/* Input as 8- or 16-bit little-endian units, read bytewise (any alignment). */
+struct src {
+	const uint8_t *b;
+	size_t n;		/* units */
+	unsigned int width;	/* 1 or 2 bytes per unit */
+};
+
+static unsigned int unit(const struct src *s, size_t i)
+{
+	if (s->width == 1)
+		return s->b[i];
+	return s->b[2 * i] | (unsigned int)s->b[2 * i + 1] << 8;
+}
+
+static bool is_blank(unsigned int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static bool is_text(unsigned int c)
+{
+	return (c >= 0x20 && c <= 0x7e) || is_blank(c);
+}
+
+static const char *const end_names[] = {
+	[OPTS_END_WAIT] = "wait", [OPTS_END_RETURN] = "return",
+	[OPTS_END_SHUTDOWN] = "shutdown", [OPTS_END_REBOOT] = "reboot",
+	[OPTS_END_HALT] = "halt", [OPTS_END_QEMU] = "qemu", NULL,
+};
+
+static const char *const mode_names[] = {
+	[OPTS_MODE_FIRMWARE] = "firmware", [OPTS_MODE_HANDOFF] = "handoff", NULL,
+};
+
+/* Index 0 (none) is not accepted on the command line. */
+static const char *const inject_names[] = {
+	[OPTS_INJECT_NONE] = "none", [OPTS_INJECT_WRONG_FRAME] = "wrong-frame",
+	[OPTS_INJECT_NX_CLEARED] = "nx-cleared",
+	[OPTS_INJECT_MISSING_INVLPG] = "missing-invlpg",
+	[OPTS_INJECT_FREED_TABLE] = "freed-table",
+	[OPTS_INJECT_MISSING_SHOOTDOWN] = "missing-shootdown",
+	[OPTS_INJECT_LINT] = "lint-ps",
+	[OPTS_INJECT_EXTRA_TABLE] = "extra-table",
+	[OPTS_INJECT_PLAN_POINT] = "plan-point",
+	[OPTS_INJECT_MEMMAP_POINT] = "memmap-point",
+	[OPTS_INJECT_WX_PAGE] = "wx-page",
+	[OPTS_INJECT_STACK_RO] = "stack-read-only",
+	[OPTS_INJECT_LEAK_FRAME] = "leak-frame",
+	[OPTS_INJECT_CR3_COPY] = "cr3-copy",
+	[OPTS_INJECT_ALIAS_POOL] = "alias-pool",
+	[OPTS_INJECT_ALIAS_RAM] = "alias-ram",
+	[OPTS_INJECT_FAR_UNFLUSHED] = "far-unflushed",
+	[OPTS_INJECT_CANONICAL] = "canonical-probe",
+	[OPTS_INJECT_IMAGE_ALIAS] = "image-alias",
+	[OPTS_INJECT_PF_MAPPED] = "pf-mapped",
+	[OPTS_INJECT_AD_READ_ONLY] = "ad-read-only",
+	[OPTS_INJECT_INVLPG_SKIPPED] = "invlpg-skipped",
+	[OPTS_INJECT_CR3_RELOAD_SKIPPED] = "cr3-reload-skipped",
+	[OPTS_INJECT_PGE_SKIPPED] = "pge-skipped",
+	[OPTS_INJECT_RSVD_CLEAR] = "rsvd-clear",
+	[OPTS_INJECT_WP_CLEAR] = "wp-clear",
+	[OPTS_INJECT_SMEP_CLEAR] = "smep-clear",
+	[OPTS_INJECT_SMAP_STAC] = "smap-stac",
+	[OPTS_INJECT_SPLIT_WRONG_PAGE] = "split-wrong-page",
+	[OPTS_INJECT_TEARDOWN_UNFLUSHED] = "teardown-unflushed",
+	[OPTS_INJECT_SWEEP_UNFLUSHED] = "sweep-unflushed",
+	[OPTS_INJECT_TYPED_ALIAS] = "typed-alias",
+	[OPTS_INJECT_MISSING_SHOOTDOWN_ALL] = "missing-shootdown-all",
+	[OPTS_INJECT_AP_ALIAS] = "ap-alias",
+	[OPTS_INJECT_AP_CALL] = "ap-call",
+	[OPTS_INJECT_AP_PF_MAPPED] = "ap-pf-mapped",
+	[OPTS_INJECT_AP_AD_READ_ONLY] = "ap-ad-read-only",
+	[OPTS_INJECT_AP_OFF_TABLES] = "ap-off-tables",
+	[OPTS_INJECT_MADT_ID] = "madt-id",
+	[OPTS_INJECT_LA57_REFUSE] = "la57-refuse",
+	[OPTS_INJECT_LA57_REFUSE_LATER] = "la57-refuse-later",
+	[OPTS_INJECT_LINUX_DIGEST] = "linux-digest",
+	[OPTS_INJECT_LINUX_UNMAPPED] = "linux-unmapped",
+	[OPTS_INJECT_LINUX_ENTRY] = "linux-entry",
+	NULL,
+};
+
+_Static_assert(OPTS_INJECT_COUNT <= 64, "--inject values are bits of a uint64_t");
+_Static_assert(sizeof(inject_names) / sizeof(inject_names[0]) == OPTS_INJECT_COUNT + 1,
+	       "every --inject value has a name");
+
+const char *opts_inject_name(enum opts_inject v)
+{
+	return (unsigned)v < OPTS_INJECT_COUNT ? inject_names[v] : inject_names[0];
+}
+
+static const char *const dump_names[] = {
+	[OPTS_DUMP_NONE] = "none", [OPTS_DUMP_LEAVES] = "leaves",
+	[OPTS_DUMP_RANGES] = "ranges", NULL,
+};
+
+static const char *const serial_names[] = {
+	[OPTS_SERIAL_AUTO] = "auto", [OPTS_SERIAL_ON] = "on",
+	[OPTS_SERIAL_OFF] = "off", NULL,
+};
+
+static const char *const raise_names[] = {
+	[OPTS_RAISE_NONE] = "none", [OPTS_RAISE_GP] = "gp",
+	[OPTS_RAISE_BADSTACK] = "badstack", [OPTS_RAISE_TIMEOUT] = "timeout",
+	[OPTS_RAISE_LA57_WINDOW] = "la57-window",
+	[OPTS_RAISE_LA57_ROOT_HIGH] = "la57-root-high",
+	[OPTS_RAISE_AP_FAULT] = "ap-fault", NULL,
+};
+
+/* Index 0 (the firmware's own mode) is not accepted on the command line. */
+static const char *const levels_names[] = { "firmware", "4", "5", NULL };
+
+void opts_defaults(struct opts *o)
+{
+	*o = (struct opts){
+		.seed = 1,
+		.iterations = 20000,
+		.end = OPTS_END_WAIT,
+		.mode = OPTS_MODE_FIRMWARE,
+		.inject = OPTS_INJECT_NONE,
+		.raise = OPTS_RAISE_NONE,
+		.serial = OPTS_SERIAL_AUTO,
+	};
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+/* Decimal or 0x-prefixed hex, the whole string, no overflow. */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned int)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned int)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned int)(*s - 'A' + 10);
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* Index of @val in @names starting at @first, or -1. */
+static int choice(const char *const *names, int first, const char *val)
+{
+	for (int i = first; names[i]; i++)
+		if (str_eq(names[i], val))
+			return i;
+	return -1;
+}
+
+/*
+ * OPT_CHOICE_BARE: a choice whose value may be left out, meaning choice @first.
+ * OPT_CHOICE_LIST: one or more choices, comma-separated, as a bit mask.
+ */
+enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE, OPT_CHOICE_LIST, OPT_PATH,
+	       OPT_TEXT };
+
+/*
+ * The choices in the comma-separated @val as bits (1 << index) in @mask;
+ * false with the first unknown or empty item in @bad.
+ */
+static bool choice_list(const char *const *names, int first, char *val, uint64_t *mask,
+			const char **bad)
+{
+	*mask = 0;
+	for (char *item = val;;) {
+		char *end = item;
+		int c;
+
+		while (*end && *end != ',')
+			end++;
+		bool last = !*end;
+
+		*end = '\0';
+		c = choice(names, first, item);
+		if (c < 0) {
+			*bad = item;
+			return false;
+		}
+		*mask |= UINT64_C(1) << c;
+		if (last)
+			return true;
+		item = end + 1;
+	}
+}
+
+struct opt_def {
+	const char *name;
+	enum opt_kind kind;
+	const char *const *names;	/* OPT_CHOICE */
+	int first;			/* first accepted choice */
+	const char *list;		/* OPT_CHOICE, for the message */
+};
+
+enum {
+	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
+	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_DUMPFW,
+	O_SERIAL, O_WRONG_RESTORE, O_KERNEL, O_INITRD, O_CMDLINE, O_COUNT
+};
+
+static const struct opt_def defs[O_COUNT] = {
+	[O_HELP] = { "help", OPT_FLAG, NULL, 0, NULL },
+	[O_SEED] = { "seed", OPT_NUM, NULL, 0, NULL },
+	[O_ITER] = { "iterations", OPT_NUM, NULL, 0, NULL },
+	[O_END] = { "end", OPT_CHOICE, end_names, 0,
+		    "wait|return|shutdown|reboot|halt|qemu" },
+	[O_MEMMAP] = { "dump-memmap", OPT_FLAG, NULL, 0, NULL },
+	[O_DUMP] = { "dump", OPT_CHOICE_BARE, dump_names, 1, "leaves|ranges" },
+	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
+	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
+	[O_INJECT] = { "inject", OPT_CHOICE_LIST, inject_names, 1,
+		       "fault names, comma-separated (README: Which fault proves which check)" },
+	[O_FAILALLOC] = { "fail-alloc", OPT_NUM, NULL, 0, NULL },
+	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
+	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
+	[O_RAISE] = { "raise", OPT_CHOICE, raise_names, 1,
+		      "gp|badstack|timeout|la57-window|la57-root-high|ap-fault" },
+	[O_LEVELS] = { "levels", OPT_CHOICE, levels_names, 1, "4|5" },
+	[O_DUMPFW] = { "dump-firmware", OPT_CHOICE, dump_names, 1, "leaves|ranges" },
+	[O_SERIAL] = { "serial", OPT_CHOICE, serial_names, 0, "auto|on|off" },
+	[O_WRONG_RESTORE] = { "wrong-restore", OPT_FLAG, NULL, 0, NULL },
+	[O_KERNEL] = { "kernel", OPT_PATH, NULL, 0, NULL },
+	[O_INITRD] = { "initrd", OPT_PATH, NULL, 0, NULL },
+	[O_CMDLINE] = { "cmdline", OPT_TEXT, NULL, 0, NULL },
+};
+
+/* Copy @val into @dst of @size bytes; false when it does not fit. */
+static bool copy_str(char *dst, size_t size, const char *val)
+{
+	size_t n = 0;
+
+	while (val[n] && n + 1 < size)
+		n++;
+	if (val[n])
+		return false;
+	for (size_t i = 0; i <= n; i++)
+		dst[i] = val[i];
+	return true;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	fmt_vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Apply one token "--name[=value]" to @o; false with a message on error. */
+static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
+{
+	char *name = tok + 2, *val = NULL;
+	const struct opt_def *d = NULL;
+	uint64_t num = 0, mask = 0;
+	const char *bad = NULL;
+	int id, c = 0;
+
+	if (tok[0] != '-' || tok[1] != '-' || !tok[2]) {
+		set_err(err, errlen, "unexpected argument '%.60s'", tok);
+		return false;
+	}
+	for (char *p = name; *p; p++) {
+		if (*p == '=') {
+			*p = '\0';
+			val = p + 1;
+			break;
+		}
+	}
+	for (id = 0; id < O_COUNT; id++) {
+		if (str_eq(defs[id].name, name)) {
+			d = &defs[id];
+			break;
+		}
+	}
+	if (!d) {
+		set_err(err, errlen, "unknown option '--%.60s'", name);
+		return false;
+	}
+	switch (d->kind) {
+	case OPT_FLAG:
+		if (val) {
+			set_err(err, errlen, "--%s takes no value", d->name);
+			return false;
+		}
+		break;
+	case OPT_NUM:
+		if (!val || !parse_u64(val, &num)) {
+			set_err(err, errlen, "bad number in '--%s%s%.40s'", d->name,
+				val ? "=" : "", val ? val : "");
+			return false;
+		}
+		break;
+	case OPT_CHOICE:
+	case OPT_CHOICE_BARE:
+		c = val ? choice(d->names, d->first, val) : d->kind == OPT_CHOICE_BARE ? d->first : -1;
+		if (c < 0) {
+			set_err(err, errlen, "--%s needs one of %s", d->name,
+				d->list);
+			return false;
+		}
+		break;
+	case OPT_PATH:
+	case OPT_TEXT:
+		if (!val || (d->kind == OPT_PATH && !*val)) {
+			set_err(err, errlen, "--%s needs a %s", d->name,
+				d->kind == OPT_PATH ? "file path on the boot volume" : "value (\"\" for none)");
+			return false;
+		}
+		break;
+	case OPT_CHOICE_LIST:
+		if (!val || !choice_list(d->names, d->first, val, &mask, &bad)) {
+			set_err(err, errlen, "--%s: no fault '%.40s'; it needs %s", d->name,
+				bad ? bad : "", d->list);
+			return false;
+		}
+		break;
+	}
+
+	switch (id) {
+	case O_HELP:
+		o->help = true;
+		break;
+	case O_SEED:
+		o->seed = num;
+		break;
+	case O_ITER:
+		o->iterations = num;
+		o->iterations_given = true;
+		break;
+	case O_END:
+		o->end = (enum opts_end)c;
+		o->end_given = true;
+		break;
+	case O_MEMMAP:
+		o->dump_memmap = true;
+		break;
+	case O_DUMP:
+		o->dump = (enum opts_dump)c;
+		break;
+	case O_DUMPFW:
+		o->dump_firmware = (enum opts_dump)c;
+		break;
+	case O_HOLD:
+		o->hold = true;
+		break;
+	case O_MODE:
+		o->mode = (enum opts_mode)c;
+		break;
+	case O_INJECT:
+		/* values add up over several --inject options */
+		o->injects |= mask;
+		for (int i = 1; i < OPTS_INJECT_LINT; i++)
+			if (mask & (UINT64_C(1) << i))
+				o->inject = (enum opts_inject)i;
+		break;
+	case O_FAILALLOC:
+		o->fail_alloc = num;
+		break;
+	case O_TIMEOUT:
+		o->timeout = num;
+		break;
+	case O_FRAGMENT:
+		o->fragment = true;
+		break;
+	case O_RAISE:
+		o->raise = (enum opts_raise)c;
+		break;
+	case O_LEVELS:
+		o->levels = c == 1 ? 4 : 5;
+		break;
+	case O_SERIAL:
+		o->serial = (enum opts_serial)c;
+		break;
+	case O_WRONG_RESTORE:
+		o->wrong_restore = true;
+		break;
+	case O_KERNEL:
+	case O_INITRD:
+	case O_CMDLINE: {
+		char *dst = id == O_KERNEL ? o->kernel : id == O_INITRD ? o->initrd : o->cmdline;
+		size_t size = id == O_CMDLINE ? sizeof(o->cmdline) : sizeof(o->kernel);
+
+		if (!copy_str(dst, size, val)) {
+			set_err(err, errlen, "--%s: longer than %u characters", d->name,
+				(unsigned)size - 1);
+			return false;
+		}
+		break;
+	}
+	}
+	return true;
+}
+
+/*
+ * Tokenize and apply.  The caller has checked that every unit is text.
+ * @comments: '#' outside quotes starts a comment to the end of the line.
+ * @skip_argv0: skip a first token that does not start with '-'.
+ */
+static int parse(const struct src *s, bool comments, bool skip_argv0,
+		 struct opts *out, char *err, size_t errlen)
+{
+	struct opts o;
+	size_t i = 0;
+	unsigned int ntok = 0, nopt = 0;
+
+	opts_defaults(&o);
+	opts_defaults(out);
+	for (;;) {
+		char tok[TOKEN_MAX];
+		size_t len = 0;
+		bool quoted = false, any = false;
+
+		while (i < s->n && (is_blank(unit(s, i)) ||
+				    (comments && unit(s, i) == '#'))) {
+			if (unit(s, i) == '#')
+				while (i < s->n && unit(s, i) != '\n')
+					i++;
+			else
+				i++;
+		}
+		if (i >= s->n)
+			break;
+		for (; i < s->n; i++) {
+			unsigned int c = unit(s, i);
+
+			if (c == '"') {
+				quoted = !quoted;
+				any = true;
+				continue;
+			}
+			if (!quoted && (is_blank(c) || (comments && c == '#')))
+				break;
+			if (len + 1 >= sizeof(tok)) {
+				tok[len] = '\0';
+				set_err(err, errlen, "option too long: '%.40s...'",
+					tok);
+				return OPTS_ERROR;
+			}
+			tok[len++] = (char)c;
+			any = true;
+		}
+		if (quoted) {
+			set_err(err, errlen, "unterminated quote");
+			return OPTS_ERROR;
+		}
+		tok[len] = '\0';
+		if (!any)
+			continue;
+		if (ntok++ == 0 && skip_argv0 && tok[0] != '-')
+			continue;
+		if (len == 0)
+			continue;	/* "" */
+		if (!apply(&o, tok, err, errlen))
+			return OPTS_ERROR;
+		nopt++;
+	}
+	if (!nopt)
+		return OPTS_EMPTY;
+	*out = o;
+	return OPTS_OK;
+}
+
+/* The text units of @s (checked by text_units()) hold a word starting with "--". */
+static bool has_dashdash_word(const struct src *s)
+{
+	for (size_t i = 0; i + 1 < s->n; i++)
+		if ((i == 0 || is_blank(unit(s, i - 1)) || unit(s, i - 1) == '"') &&
+		    unit(s, i) == '-' && unit(s, i + 1) == '-')
+			return true;
+	return false;
+}
+
+/* Number of text units before trailing NULs, or -1 if @s is not text. */
+static long text_units(const struct src *s)
+{
+	size_t n;
+
+	for (n = 0; n < s->n && unit(s, n) != 0; n++)
+		if (!is_text(unit(s, n)))
+			return -1;
+	for (size_t i = n; i < s->n; i++)
+		if (unit(s, i) != 0)
+			return -1;
+	return (long)n;
+}
+
+/* A printable character outside ASCII: not a control, surrogate or noncharacter. */
+static bool is_wide_text(unsigned int c)
+{
+	return c >= 0xa0 && !(c >= 0xd800 && c <= 0xdfff) && c != 0xfffe && c != 0xffff;
+}
+
+/*
+ * Text as the shell passes it, but with characters beyond ASCII: a command
+ * line with a character the options cannot hold, not boot-entry data.
+ * Index of the first such character, or -1 when @s is not such a line.
+ */
+static long wide_command_line(const struct src *s)
+{
+	size_t n, ascii = 0;
+	long first = -1;
+
+	if (s->width != 2)
+		return -1;
+	for (n = 0; n < s->n && unit(s, n) != 0; n++) {
+		unsigned int c = unit(s, n);
+
+		if (is_text(c))
+			ascii++;
+		else if (is_wide_text(c) && first < 0)
+			first = (long)n;
+		else if (!is_wide_text(c))
+			return -1;
+	}
+	for (size_t i = n; i < s->n; i++)
+		if (unit(s, i) != 0)
+			return -1;
+	/* mostly ASCII, with an option in it: what a person typed */
+	if (first < 0 || ascii < 2 * (n - ascii))
+		return -1;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (unit(s, i) == '-' && unit(s, i + 1) == '-')
+			return first;
+	return -1;
+}
+
+static int parse_units(struct src *s, struct opts *o, char *err, size_t errlen)
+{
+	size_t n;
+	long wide;
+
+	/* Text, then optionally NULs up to the very end. */
+	for (n = 0; n < s->n && unit(s, n) != 0; n++)
+		if (!is_text(unit(s, n)))
+			goto binary;
+	for (size_t i = n; i < s->n; i++)
+		if (unit(s, i) != 0)
+			goto binary;
+	s->n = n;
+	return parse(s, false, true, o, err, errlen);
+
+binary:
+	opts_defaults(o);
+	wide = wide_command_line(s);
+	if (wide >= 0) {
+		set_err(err, errlen, "character U+%04X at position %ld of the command line is "
+			"not ASCII: options are ASCII only", unit(s, (size_t)wide), wide);
+		return OPTS_ERROR;
+	}
+	return OPTS_BINARY;
+}
+
+int opts_parse_ucs2(const uint16_t *s, size_t nchars, struct opts *o,
+		    char *err, size_t errlen)
+{
+	struct src src = { (const uint8_t *)s, s ? nchars : 0, 2 };
+
+	return parse_units(&src, o, err, errlen);
+}
+
+int opts_parse_load_options(const void *data, size_t bytes, struct opts *o,
+			    char *err, size_t errlen)
+{
+	struct src src = { data, data ? bytes / 2 : 0, 2 };
+
+	if (bytes & 1) {
+		opts_defaults(o);
+		return OPTS_BINARY;
+	}
+	return parse_units(&src, o, err, errlen);
+}
+
+int opts_parse_boot_options(const void *data, size_t bytes, bool from_shell,
+			    struct opts *o, char *err, size_t errlen)
+{
+	struct src src = { data, data ? bytes / 2 : 0, 2 };
+	long n;
+
+	if (from_shell)
+		return opts_parse_load_options(data, bytes, o, err, errlen);
+	opts_defaults(o);
+	if ((bytes & 1) || (n = text_units(&src)) < 0)
+		return OPTS_BINARY;
+	src.n = (size_t)n;
+	if (!has_dashdash_word(&src)) {
+		size_t k = 0, i = 0;
+
+		while (i < src.n && is_blank(unit(&src, i)))
+			i++;
+		if (i == src.n)
+			return OPTS_EMPTY;
+		/* the text for the report: blanks folded, at most 100 characters */
+		for (; i < src.n && err && k + 4 < errlen && k < 100; i++) {
+			unsigned int c = unit(&src, i);
+
+			if (is_blank(c) && (k == 0 || err[k - 1] == ' '))
+				continue;
+			err[k++] = is_blank(c) ? ' ' : c == '"' ? '\'' : (char)c;
+		}
+		while (k && err[k - 1] == ' ')
+			k--;
+		if (err && errlen) {
+			if (i < src.n && k + 4 <= errlen) {
+				err[k++] = '.';
+				err[k++] = '.';
+				err[k++] = '.';
+			}
+			err[k < errlen ? k : errlen - 1] = '\0';
+		}
+		return OPTS_FOREIGN;
+	}
+	return parse(&src, false, false, o, err, errlen);
+}
+
+int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
+		     size_t errlen)
+{
+	struct src src = { (const uint8_t *)s, s ? n : 0, 1 };
+
+	for (size_t i = 0; i < src.n; i++) {
+		if (!is_text(src.b[i])) {
+			opts_defaults(o);
+			set_err(err, errlen, "bad byte 0x%02x at offset %zu in config",
+				src.b[i], i);
+			return OPTS_ERROR;
+		}
+	}
+	return parse(&src, true, false, o, err, errlen);
+}
+
+const char *opts_usage(void)
+{
+	return "usage: BOOTX64.EFI [options]   (or the same options in \\ptlab.cfg)\n"
+	       "  --help                 this text\n"
+	       "  --seed=N               random seed, decimal or 0x hex (default 1)\n"
+	       "  --iterations=N         random operations per run (default 20000)\n"
+	       "  --end=wait|return|shutdown|reboot|halt|qemu\n"
+	       "                         what to do at the end (default wait)\n"
+	       "  --mode=firmware|handoff\n"
+	       "                         keep boot services, or exit them first\n"
+	       "                         (handoff: --end defaults to shutdown)\n"
+	       "  --dump-memmap          print the firmware's raw memory-map descriptors\n"
+	       "  --dump[=leaves|ranges] print the plan and the built tables: every leaf\n"
+	       "                         (leaves, the default) or ptdump-style runs (ranges)\n"
+	       "  --dump-firmware=leaves|ranges\n"
+	       "                         the same for the firmware's own tables (leaves capped)\n"
+	       "  --hold                 after the checks, halt with our tables loaded\n"
+	       "                         (interrupts off: inspect with the QEMU monitor)\n"
+	       "  --inject=wrong-frame|nx-cleared|missing-invlpg|freed-table|\n"
+	       "           missing-shootdown\n"
+	       "                         plant a fault the checks must catch\n"
+	       "  --inject=FAULT[,FAULT...]\n"
+	       "                         (test) per-check faults, each making its check\n"
+	       "                         fail (README: Which fault proves which check)\n"
+	       "  --fail-alloc=N         fail the Nth frame allocation\n"
+	       "  --timeout=SECONDS      give up after this long (default none)\n"
+	       "  --fragment             (test) scatter runtime pages through free memory\n"
+	       "                         so the memory map is fragmented\n"
+	       "  --raise=gp|badstack|timeout|la57-window|la57-root-high|ap-fault\n"
+	       "                         (test) raise an exception, fault inside the\n"
+	       "                         LA57 switch, refuse it (root above 4 GiB), or\n"
+	       "                         fault on one AP (ap-fault)\n"
+	       "  --levels=4|5           paging levels of the built tables (default: the\n"
+	       "                         firmware's own mode); 5 switches the CPU to LA57\n"
+	       "  --serial=auto|on|off   write COM1 directly: unless the console already\n"
+	       "                         reaches a serial port (auto), always, never\n"
+	       "  --wrong-restore        (test) return with CR0.WP flipped, for the\n"
+	       "                         entry-state test to catch\n"
+	       "  --kernel=PATH          with --mode=handoff: after the checks, boot the\n"
+	       "                         Linux bzImage PATH (boot volume) on the tables\n"
+	       "  --initrd=PATH          its initial ramdisk\n"
+	       "  --cmdline=TEXT         its command line (quote it when it has blanks)\n";
+}
+
+int opts_describe(const struct opts *o, char *buf, size_t size)
+{
+	char inj[512];
+	size_t n = 0;
+
+	inj[0] = '\0';
+	for (int i = 1; i < OPTS_INJECT_COUNT; i++) {
+		if (!opts_injected(o, (enum opts_inject)i))
+			continue;
+		int w = fmt_snprintf(inj + n, sizeof(inj) - n, "%s%s", n ? "," : "",
+				     inject_names[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(inj) - n)
+			break;
+		n += (size_t)w;
+	}
+	int w = fmt_snprintf(buf, size,
+			    "seed=0x%llx iterations=%llu end=%s mode=%s dump-memmap=%d dump=%d hold=%d inject=%s fail-alloc=%llu timeout=%llu fragment=%d raise=%s levels=%s serial=%s wrong-restore=%d",
+			    (unsigned long long)o->seed,
+			    (unsigned long long)o->iterations,
+			    end_names[o->end], mode_names[o->mode],
+			    o->dump_memmap, o->dump, o->hold,
+			    n ? inj : inject_names[o->inject],
+			    (unsigned long long)o->fail_alloc,
+			    (unsigned long long)o->timeout, o->fragment,
+			    raise_names[o->raise],
+			    levels_names[o->levels == 4 ? 1 : o->levels == 5 ? 2 : 0],
+			    serial_names[o->serial], o->wrong_restore);
+
+	char full[1];
+
+	if (w < 0 || !o->kernel[0])
+		return w;
+	/* the whole length, as fmt_snprintf() says it, also when the buffer is full */
+	return w + fmt_snprintf((size_t)w < size ? buf + w : full,
+				(size_t)w < size ? size - (size_t)w : sizeof(full),
+				" kernel=%s initrd=%s cmdline=\"%s\"", o->kernel,
+				o->initrd[0] ? o->initrd : "none", o->cmdline);
+}

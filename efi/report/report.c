@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * In-memory TAP report.  Firmware-free: only compiler headers, so the host
+ * tests compile this file as is.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/fmt.h"
+#include "report/report.h"
+
+void report_init(struct report *r, char *buf, size_t size)
+{
+	*r = (struct report){ .buf = buf, .size = size };
+	if (size)
+		buf[0] = '\0';
+}
+
+/* Bytes that ordinary lines may use, including their '\n' and the NUL. */
+static size_t line_limit(const struct report *r)
+{
+	return r->size > REPORT_RESERVE ? r->size - REPORT_RESERVE : 0;
+}
+
+/* Turn line breaks inside the text just written into spaces. */
+static void flatten(char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '\n' || s[i] == '\r')
+			s[i] = ' ';
+}
+
+/*
+ * Append one line "<prefix><fmt...><suffix>\n" within @limit bytes of the
+ * buffer; either the whole line is stored or nothing is.
+ */
+static int append(struct report *r, size_t limit, const char *prefix,
+		  const char *suffix, const char *fmt, va_list ap)
+{
+	size_t start = r->len, room, n;
+	char *p;
+	int k;
+
+	if (limit <= start + 1) {
+		r->dropped++;
+		return -1;
+	}
+	p = r->buf + start;
+	room = limit - start;	/* NUL included */
+	k = fmt_snprintf(p, room, "%s", prefix);
+	n = (size_t)k;
+	if (n < room) {
+		k = fmt_vsnprintf(p + n, room - n, fmt, ap);
+		n += (size_t)k;
+	}
+	if (n < room)
+		n += (size_t)fmt_snprintf(p + n, room - n, "%s", suffix);
+	/* Need room for the text, its '\n' and the NUL. */
+	if (n + 2 > room) {
+		p[0] = '\0';
+		r->dropped++;
+		return -1;
+	}
+	flatten(p, n);
+	p[n] = '\n';
+	p[n + 1] = '\0';
+	r->len = start + n + 1;
+	return 0;
+}
+
+static int test_point(struct report *r, const char *word, const char *suffix,
+		      const char *fmt, va_list ap)
+{
+	char prefix[32];
+
+	r->tests++;
+	fmt_snprintf(prefix, sizeof(prefix), "%s %u - ", word, r->tests);
+	return append(r, line_limit(r), prefix, suffix, fmt, ap);
+}
+
+int report_ok(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	if (r->finished)
+		return -1;
+	r->passed++;
+	va_start(ap, fmt);
+	ret = test_point(r, "ok", "", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int report_fail(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	if (r->finished)
+		return -1;
+	r->failed++;
+	va_start(ap, fmt);
+	ret = test_point(r, "not ok", "", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Builds "<name> # SKIP " as the second half of the prefix. */
+static int skip_line(struct report *r, const char *name, const char *fmt,
+		     va_list ap)
+{
+	char prefix[160];
+
+	r->tests++;
+	fmt_snprintf(prefix, sizeof(prefix), "ok %u - %s # SKIP ", r->tests,
+		     name ? name : "");
+	return append(r, line_limit(r), prefix, "", fmt, ap);
+}
+
+int report_skip(struct report *r, const char *name, const char *reason_fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	if (r->finished)
+		return -1;
+	r->skipped++;
+	va_start(ap, reason_fmt);
+	ret = skip_line(r, name, reason_fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int report_fact(struct report *r, const char *key, const char *fmt, ...)
+{
+	char prefix[64];
+	va_list ap;
+	int ret;
+
+	if (r->finished)
+		return -1;
+	fmt_snprintf(prefix, sizeof(prefix), "# %s: ", key);
+	va_start(ap, fmt);
+	ret = append(r, line_limit(r), prefix, "", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int report_note(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	if (r->finished)
+		return -1;
+	va_start(ap, fmt);
+	ret = append(r, line_limit(r), "# ", "", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* A finish line into the whole buffer, reserve included. */
+static void finish_line(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void finish_line(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (append(r, r->size, "", "", fmt, ap))
+		r->dropped--;	/* only ordinary lines count as dropped */
+	va_end(ap);
+}
+
+void report_finish(struct report *r)
+{
+	if (r->finished)
+		return;
+	r->finished = true;
+	if (r->dropped)
+		finish_line(r, "# report truncated: %u lines dropped", r->dropped);
+	finish_line(r, "1..%u", r->tests);
+	if (!r->passed && !r->failed)
+		finish_line(r, "ptlab: nothing checked (0 passed, 0 failed, %u skipped)",
+			    r->skipped);
+	else
+		finish_line(r, "ptlab: %u passed, %u failed, %u skipped", r->passed,
+			    r->failed, r->skipped);
+}
+
+bool report_next_line(const struct report *r, size_t *cursor,
+		      const char **line, size_t *len)
+{
+	size_t i = *cursor, end;
+
+	if (i >= r->len)
+		return false;
+	for (end = i; end < r->len && r->buf[end] != '\n'; end++)
+		;
+	*line = r->buf + i;
+	*len = end - i;
+	*cursor = end < r->len ? end + 1 : end;
+	return true;
+}

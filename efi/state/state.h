@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A run's state (struct ptlab, split by concern) and the functions of the
+ * modules that run with it: live.c, checks.c, cpuchecks.c, dump.c.
+ * Firmware-free: everything the checks need is here in plain types, so no
+ * firmware header reaches the code that runs with ptlab's tables in CR3.
+ * (Not to be confused with <ptlab/ptlab.h>, the library's umbrella header.)
+ */
+#ifndef PTLAB_EFI_STATE_H
+#define PTLAB_EFI_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ptlab/frames.h>
+#include <ptlab/mat.h>
+#include <ptlab/memmap.h>
+#include <ptlab/plan.h>
+#include <ptlab/pt.h>
+
+#include "cpu/cpu.h"
+#include "report/fbcon.h"
+#include "linux/linuxboot.h"
+#include "opts/opts.h"
+
+struct report;
+
+/* Where the checks put test mappings: PML4 slots the plan never uses. */
+#define PTLAB_SCRATCH_LOW   UINT64_C(0x0000010000000000)   /* 1 TiB, slot 2 */
+#define PTLAB_SCRATCH_HIGH  UINT64_C(0xffffff0000000000)   /* slot 510 */
+#define PTLAB_SCRATCH_BYTES (UINT64_C(16) << 30)           /* each scratch window */
+#define PTLAB_TOP_LOW_PAGE  UINT64_C(0x00007ffffffff000)   /* last page of the lower half */
+#define PTLAB_UNMAPPED_VA   UINT64_C(0x0000400000000000)   /* slot 128: never mapped */
+/* 57-bit addresses (5 levels): canonical there, not at 4 levels, and beyond. */
+#define PTLAB_LA57_ABOVE_128T    UINT64_C(0x0000800000000000)  /* PML5 slot 0, PML4 slot 256 */
+#define PTLAB_LA57_TOP_LOW_PAGE  UINT64_C(0x00fffffffffff000)  /* last page of the lower half */
+#define PTLAB_LA57_HIGH_BOTTOM   UINT64_C(0xff00000000000000)  /* first page of the high half */
+#define PTLAB_LA57_NONCANON_LOW  UINT64_C(0x0100000000000000)  /* just above the lower half */
+#define PTLAB_LA57_NONCANON_HIGH UINT64_C(0xfeffffffffffff00)  /* just below the high half */
+
+/*
+ * QEMU's isa-debug-exit device (iobase 0xf4): the guest writes a code and
+ * QEMU exits with (code << 1) | 1.  Written only under a hypervisor.
+ */
+#define PTLAB_DEBUG_EXIT_PORT 0xf4
+#define PTLAB_EXIT_PASSED     0x10u   /* QEMU status 33 */
+#define PTLAB_EXIT_FAILED     0x11u   /* 35: a check failed */
+#define PTLAB_EXIT_ABORTED    0x12u   /* 37: the run had to be aborted */
+#define PTLAB_EXIT_NOTHING    0x13u   /* 39: nothing was checked (e.g. no NX) */
+
+/* Timing of the run's phases and its deadline. */
+struct ptlab_time {
+	uint64_t tsc_per_us;     /* 0 when not calibrated */
+	uint64_t plan, build, checks, churn, teardown, total;   /* TSC ticks */
+	uint64_t deadline;       /* TSC value ending the run (0: none) */
+};
+
+/* The CPU and the firmware's state at entry. */
+struct ptlab_cpu {
+	struct cpu_caps caps;
+	unsigned fw_levels;          /* the firmware's own paging mode (CR4.LA57 at entry) */
+	uint64_t fw_cr3;             /* the firmware's root at entry */
+};
+
+/* The build: map, image, plan, the frame pool and the hierarchy built in it. */
+struct ptlab_build {
+	unsigned levels;             /* of the hierarchies built (4 or 5) */
+	struct pt_memmap map;
+	struct pt_image image;
+	struct pt_mat mat;           /* the Memory Attributes Table (n = 0: none; hand-off) */
+	struct pt_plan plan;
+	/* The frame pool: AllocatePages'd pages handed to pt_frames. */
+	uint64_t pool_pa, pool_frames;
+	struct pt_frames frames;
+	struct pt_env env;
+	struct pt_space space;
+	uint64_t tables_built[5];    /* per level, right after the plan was applied */
+	uint64_t our_cr3;            /* the built root */
+	/* every leaf (va, pa, size, flags) of the build, before any check ran, hashed */
+	uint64_t digest, digest_leaves;
+};
+
+/*
+ * The scratch data the checks map.  The data area: 2 MiB-aligned frames of
+ * ours that test mappings point at (written and read through them), and
+ * the GiB that holds it, which 1 GiB test leaves map (RAM we do not own
+ * outside the data area).
+ */
+struct ptlab_data {
+	uint64_t pa, len, big_pa;
+	bool big_ok;                 /* 1 GiB leaves may map big_pa: all of it is RAM */
+	uint64_t alloc, pages;       /* the pages as allocated */
+	uint64_t typed_alloc;        /* the typed window's pages as allocated, or 0 */
+	/*
+	 * The typed window: a few frames of ours, outside the data area and the
+	 * GiB at big_pa, the only frames the churn maps with a memory type
+	 * other than write-back.  While the churn runs they are out of our
+	 * identity map and HHDM and every scratch mapping of a frame has the
+	 * same type (SDM Vol. 3A 11.12.4: no aliases with different types).
+	 * typed_len 0: none.
+	 */
+	uint64_t typed_pa, typed_len;
+};
+
+/* Switching to our tables and between paging modes. */
+struct ptlab_live {
+	bool on;                     /* our CR3 is loaded: flushes go to the CPU */
+	uint64_t cr4;                /* CR4 as the last live phase found it */
+	uint64_t phases;             /* live phases entered */
+	uint64_t at_levels;          /* ... that found the CPU in the run's paging mode */
+	uint64_t la57_tramp;         /* LA57 switch trampoline (code, data page), 0: no switch */
+	uint64_t la57_switches;      /* switches made */
+	uint64_t home_cr3;           /* hand-off: the recovery hierarchy, loaded between live phases */
+};
+
+/* Hand-off mode: the GOP framebuffer. */
+struct ptlab_fb {
+	struct fb_info info;
+	bool ok;                     /* a GOP framebuffer */
+	bool extra;                  /* not in the memory map: the plan adds it */
+	uint64_t len;                /* its bytes, page-rounded */
+};
+
+/*
+ * Hand-off mode ending in a Linux kernel (--kernel): where its pieces were
+ * placed before ExitBootServices, all in pages of ours (recorded, never
+ * handed to the frame allocator).  on == false: no kernel.
+ */
+struct ptlab_kernel {
+	bool on;
+	uint64_t load_pa;            /* the protected-mode kernel, kernel_alignment aligned */
+	uint64_t init_bytes;         /* init_size, page-rounded */
+	/*
+	 * The identity-map ranges mapped RWX for the kernel, this mode's W^X
+	 * exemption: [0] its init_size range (the decompressor runs and
+	 * writes there), [1] RAM below 640 KiB (it copies a 32-bit trampoline
+	 * there and runs it, to set its paging mode).  len 0: none.
+	 */
+	struct pt_range wx[2];
+	uint64_t pm_bytes;           /* bytes of it copied from the file */
+	uint64_t zero_page_pa;       /* boot_params, then the command line, below 4 GiB */
+	uint64_t cmdline_pa;
+	uint64_t initrd_pa, initrd_bytes;
+	uint64_t ext_pa, ext_cap;    /* the SETUP_E820_EXT node's room (bytes), 0: none */
+	uint64_t acpi_rsdp;
+	void *e820;                  /* struct lb_e820[e820_cap] */
+	unsigned e820_cap, e820_n;
+	uint8_t entry_bytes[16];     /* the file's bytes at the 64-bit entry */
+	struct lb_kernel hdr;        /* its setup header, judged */
+	uint8_t *setup;              /* the file's first LB_SETUP_COPY bytes */
+	const char *how;             /* "pref_address" or "lowest fit" */
+};
+
+/* [pa, pa + len) lies inside one of the ranges --kernel maps RWX. */
+static inline bool kern_wx_exempt(const struct ptlab_kernel *k, uint64_t pa, uint64_t len)
+{
+	for (unsigned i = 0; k->on && i < 2; i++)
+		if (k->wx[i].len && pa >= k->wx[i].va && pa - k->wx[i].va < k->wx[i].len &&
+		    len <= k->wx[i].len - (pa - k->wx[i].va))
+			return true;
+	return false;
+}
+
+/*
+ * A run's state, by concern; a function that needs one part may take just
+ * that part.  The report is reached through @rep only.
+ */
+struct ptlab {
+	struct opts opts;
+	struct report *rep;
+	bool handoff;                /* hand-off mode: after ExitBootServices, all RAM ours */
+	bool aborted;                /* an unexpected exception or a timeout ended the checks */
+	struct ptlab_cpu cpu;
+	struct ptlab_build build;
+	struct ptlab_data data;
+	struct ptlab_live live;
+	struct ptlab_fb fb;
+	struct ptlab_kernel kern;
+	struct ptlab_time t;
+};
+
+/* ---- live.c: running code with our tables in CR3 ---- */
+
+/*
+ * Run fn(p) with our GDT/IDT, interrupts off, EFER.NXE and CR0.WP set and
+ * our CR3 loaded; restore the firmware's CPU state after.  An unexpected
+ * exception is reported as a failed check named @what and sets p->aborted.
+ * Returns fn's result, or TRAP_GUARD_FAULTED.
+ */
+int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
+
+/*
+ * @want if the PAT layout @pat (the run's: env.pat) has it, else the first
+ * of WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be
+ * the power-on one.
+ */
+static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want)
+{
+	static const enum pt_cache order[] = { PT_CACHE_WT, PT_CACHE_UC, PT_CACHE_UCM,
+					       PT_CACHE_WC, PT_CACHE_WP };
+	uint64_t bits;
+
+	if (pt_cache_bits(pat, want, 0, &bits) == PT_OK)
+		return want;
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (pt_cache_bits(pat, order[i], 0, &bits) == PT_OK)
+			return order[i];
+	return PT_CACHE_WB;
+}
+
+/* "#PF", "#GP", ... for an exception vector. */
+const char *ptlab_vector_name(uint32_t v);
+
+/* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
+void ptlab_flush(const struct pt_flushlist *fl);
+
+/*
+ * invlpg of one address; wbinvd (write back and invalidate every cache).
+ * Privileged: live.c runs the instructions, a host test that links a
+ * module calling them defines its own (link seams, like ptlab_flush,
+ * ptlab_is_ram, ptlab_deadline_passed and trap.h's probes).
+ */
+void ptlab_invlpg(uint64_t va);
+void ptlab_wbinvd(void);
+
+/*
+ * Past the --timeout deadline?  The first time, a failure line is reported
+ * and the run marked aborted; long loops stop when this says true.
+ */
+bool ptlab_deadline_passed(struct ptlab *p);
+
+/* The environment callbacks: identity phys_to_virt, the pool, flush when live. */
+void ptlab_env_init(struct ptlab *p);
+
+/* ---- checks.c ---- */
+
+/* Software checks of the built tables before the switch (lint, plan, memmap, W^X). */
+void ptlab_check_static(struct ptlab *p);
+/* Checks with the CPU as the oracle; runs live. */
+int ptlab_check_live(struct ptlab *p);
+/* The HHDM unmapped in pieces, each piece then faulting; runs live. */
+int ptlab_check_teardown(struct ptlab *p);
+/* Hand-off: a written and read frame in every usable RAM range; runs live. */
+int ptlab_check_ram_sweep(struct ptlab *p);
+/* Walk the firmware's own tables (CR3 at entry) and report what they map. */
+void ptlab_audit_firmware(struct ptlab *p);
+
+/* ---- dump.c ---- */
+
+/* --dump=ranges: the built tables as ptdump-style runs under region markers. */
+void ptlab_dump_tables(struct ptlab *p);
+/* --dump-firmware=ranges|leaves: the firmware's live tables (CR3 at entry). */
+void ptlab_dump_firmware(struct ptlab *p);
+
+/* Is @pa in RAM per the memory map (safe to read, never MMIO or reserved)? */
+bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
+/* Is all of [pa, pa+len) RAM per the memory map (no hole, MMIO or reserved byte)? */
+bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
+/* Focused CPU checks: A/D, invlpg, CR3, PGE, RSVD, WP, SMEP/SMAP, split; runs live. */
+int ptlab_check_cpu(struct ptlab *p);
+
+/*
+ * Leave QEMU through isa-debug-exit with the run's verdict (only under a
+ * hypervisor): aborted, nothing checked (no test point passed or failed),
+ * passed or failed.
+ */
+void ptlab_debug_exit(const struct ptlab *p, bool passed);
+
+/* Microseconds for @ticks (0 when the TSC is not calibrated). */
+uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks);
+
+#endif /* PTLAB_EFI_STATE_H */
