@@ -161,6 +161,7 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'fuzz-replay=$(MAKE) BUILD=$(BUILD) V=$(V) fuzz-replay' \
 	'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples' \
+	'layers=$(MAKE) BUILD=$(BUILD) V=$(V) check-layers' \
 	'report=python3 tests/tools/test_report.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
@@ -183,6 +184,7 @@ help:
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
+	@echo '  check-layers        prove efi/'"'"'s folders depend on each other as mk/layers.txt says'
 	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
 	@echo '                      (and its no-SSE build); writes results.md and plot.svg'
 	@echo '  bench-runs          make bench BENCH_RUNS times (default 5), goal lines summarised'
@@ -355,6 +357,12 @@ check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps
 		ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' EFI_INC='$(EFI_INC)' \
 		SRCS='$(PAGING_SRCS) $(APP_HOST_SRCS)' \
 		mk/check-freestanding.sh $(EFI_LIBPTLAB) $(BUILD)/freestanding
+
+# efi/'s folders use each other only as mk/layers.txt says (includes and
+# calls), and the check refuses every kind of wrong arrow (tests/layers.sh).
+.PHONY: check-layers
+check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps
+	$(Q)tests/layers.sh $(BUILD)
 
 # Builds what the suites need first; a failing build is reported by the
 # suites that need it (their output is missing), never hidden by a stale

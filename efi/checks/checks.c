@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "cpu/trap.h"
 #include "checks/checkkit.h"
+#include "checks/la57live.h"
 #include "cpu/la57.h"
 #include "checks/inject.h"
 

@@ -11,6 +11,7 @@
 #include "state/state.h"
 #include "report/report.h"
 #include "cpu/trap.h"
+#include "checks/la57live.h"
 #include "cpu/la57.h"
 #include "checks/inject.h"
 #include "report/serial.h"

@@ -26,6 +26,7 @@
 #include "fw/firmware.h"
 #include "fw/gop.h"
 #include "core/handoff.h"
+#include "checks/la57live.h"
 #include "cpu/la57.h"
 #include "core/linux.h"
 #include "fw/owned.h"

@@ -1,38 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * 5-level paging on the machine: which mode a run uses, the trampoline that
- * switches CR4.LA57 (la57_asm.S; the steps are in la57.h), the checks made
- * before every switch, and the plan's RX page for the trampoline.
- *
- * Firmware calls (AllocatePages and FreePages: the trampoline and the pool)
- * only in la57_setup(), la57_pool_alloc() and la57_release(), with boot
- * services alive.
+ * 5-level paging before the run: which mode a run uses, and the pages of
+ * the trampoline that switches CR4.LA57 (cpu/la57_asm.S; the steps are in
+ * cpu/la57.h) and of a switching run's pool: AllocatePages and FreePages,
+ * with boot services alive.  The switch itself is checks/la57live.c.
  */
 #include <efi.h>
 #include <efilib.h>
 
-#include "report/fmt.h"
-#include "checks/inject.h"
+#include "checks/la57live.h"
+#include "core/la57.h"
 #include "cpu/la57.h"
-#include "cpu/la57plan.h"
 #include "fw/owned.h"
 #include "state/state.h"
 #include "report/report.h"
-#include "cpu/trap.h"
-#include "report/serial.h"
-
-#include <ptlab/pte.h>
 
 #define BELOW_4G        UINT64_C(0x100000000)
-#define CR4_PCIDE       (UINT64_C(1) << 17)
-#define CR4_CET         (UINT64_C(1) << 23)
-
-static struct ptlab *fatal_p;
-
-bool la57_active(void)
-{
-	return (read_cr4() & CR4_LA57) != 0;
-}
 
 bool la57_setup(struct ptlab *p)
 {
@@ -56,8 +39,7 @@ bool la57_setup(struct ptlab *p)
 	owned_add(pa, LA57_PAGES * PT_PAGE_SIZE);
 	p->live.la57_tramp = pa;
 	la57_tramp_init(pa);
-	fatal_p = p;
-	trap_set_fatal_leave(la57_fatal_leave);
+	la57_arm_fatal_leave(p);
 	report_fact(p->rep, "la57", "switch=%u-to-%u trampoline=0x%llx stack_top=0x%llx",
 		    p->cpu.fw_levels, p->build.levels, (unsigned long long)pa,
 		    (unsigned long long)(pa + LA57_DATA + LA57_P_STACK_TOP));
@@ -68,7 +50,7 @@ void la57_release(struct ptlab *p)
 {
 	if (!p->live.la57_tramp)
 		return;
-	trap_set_fatal_leave(NULL);
+	la57_arm_fatal_leave(NULL);
 	uefi_call_wrapper(BS->FreePages, 2, p->live.la57_tramp, LA57_PAGES);
 	p->live.la57_tramp = 0;
 }
@@ -109,180 +91,3 @@ int la57_pool_alloc(struct ptlab *p, uint64_t frames, uint64_t *out)
 	return PT_OK;
 }
 
-/* ---- preconditions (no firmware from here on) ---- */
-
-/* The trampoline in the hierarchy at @root: code page identity RX-able, data page RW. */
-static bool tramp_mapped(const struct ptlab *p, uint64_t root, unsigned levels)
-{
-	struct pt_env env = p->build.env;
-	struct pt_space s = { .env = &env, .root_pa = root & PTE_ADDR_MASK, .levels = levels };
-	uint64_t code = p->live.la57_tramp, data = code + LA57_DATA;
-	struct pt_leaf l;
-
-	/* foreign tables (the firmware's) may hold 1 GiB leaves whatever CPUID says */
-	env.has_1g = true;
-	if (pt_translate(&s, code, &l) != PT_OK || l.pa != code || !(l.flags & PT_EXEC))
-		return false;
-	for (uint64_t off = 0; off < PT_PAGE_SIZE; off += PT_PAGE_SIZE - 8)
-		if (pt_translate(&s, data + off, &l) != PT_OK || l.pa != data + off ||
-		    !(l.flags & PT_WRITE))
-			return false;
-	return true;
-}
-
-static char why[200];
-
-/*
- * NULL when a switch from the loaded tables to @levels with @root may go
- * ahead, else the reason (in why[]).  @irq_checked: interrupts must be off.
- */
-static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t root,
-				bool irq_checked)
-{
-	uint64_t cr0 = read_cr0(), cr4 = read_cr4(), efer = read_efer(), cr3 = read_cr3();
-	unsigned cur = (cr4 & CR4_LA57) ? 5 : 4;
-
-	if (inject_la57_refusal(p))
-		return inject_la57_refusal(p);
-	if (!p->live.la57_tramp)
-		return "no trampoline was allocated";
-	if (levels == 5 && !p->cpu.caps.la57)
-		return "the CPU has no LA57 (CPUID.(EAX=7,ECX=0):ECX[16]=0)";
-	if (p->live.la57_tramp + LA57_PAGES * PT_PAGE_SIZE > BELOW_4G) {
-		fmt_snprintf(why, sizeof(why), "the trampoline and its stack at 0x%llx are not "
-			     "below 4 GiB", (unsigned long long)p->live.la57_tramp);
-		return why;
-	}
-	if ((root & (PT_PAGE_SIZE - 1)) || root >= BELOW_4G) {
-		fmt_snprintf(why, sizeof(why), "the %u-level root 0x%llx is not a page below 4 GiB "
-			     "(CR3 is 32 bits wide with paging off)", levels,
-			     (unsigned long long)root);
-		return why;
-	}
-	if (!(cr0 & CR0_PG) || !(efer & EFER_LMA) || !(cr4 & CR4_PAE)) {
-		fmt_snprintf(why, sizeof(why), "the CPU is not in IA-32e mode with PAE paging "
-			     "(cr0=0x%llx cr4=0x%llx efer=0x%llx)", (unsigned long long)cr0,
-			     (unsigned long long)cr4, (unsigned long long)efer);
-		return why;
-	}
-	if (cr4 & CR4_CET)
-		return "CR4.CET is set: shadow stacks do not follow the trampoline's far returns";
-	if (irq_checked && (read_rflags() & RFLAGS_IF))
-		return "interrupts are enabled";
-	if (!tramp_mapped(p, cr3, cur)) {
-		fmt_snprintf(why, sizeof(why), "the trampoline 0x%llx is not identity mapped "
-			     "(code executable, data writable) in the loaded %u-level tables 0x%llx",
-			     (unsigned long long)p->live.la57_tramp, cur, (unsigned long long)cr3);
-		return why;
-	}
-	if (!tramp_mapped(p, root, levels)) {
-		fmt_snprintf(why, sizeof(why), "the trampoline 0x%llx is not identity mapped "
-			     "(code executable, data writable) in the %u-level tables 0x%llx",
-			     (unsigned long long)p->live.la57_tramp, levels, (unsigned long long)root);
-		return why;
-	}
-	return NULL;
-}
-
-int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *what)
-{
-	const char *no = precondition(p, levels, root, true);
-	uint64_t cr4;
-
-	if (no) {
-		report_fail(p->rep, "la57: %s: switch to %u-level paging refused: %s", what, levels,
-			    no);
-		return -1;
-	}
-	cr4 = read_cr4() & ~CR4_PCIDE;
-	cr4 = levels == 5 ? cr4 | CR4_LA57 : cr4 & ~CR4_LA57;
-	la57_tramp_run(p->live.la57_tramp, cr4, root,
-		       p->opts.raise == OPTS_RAISE_LA57_WINDOW && levels == 5,
-		       p->cpu.caps.hypervisor && p->opts.end == OPTS_END_QEMU);
-	if (la57_active() != (levels == 5) || (read_cr3() & PTE_ADDR_MASK) != root) {
-		report_fail(p->rep, "la57: %s: after the switch CR4=0x%llx CR3=0x%llx, expected "
-			    "%u levels with 0x%llx", what, (unsigned long long)read_cr4(),
-			    (unsigned long long)read_cr3(), levels, (unsigned long long)root);
-		return -1;
-	}
-	p->live.la57_switches++;
-	return 0;
-}
-
-void la57_check_ready(struct ptlab *p)
-{
-	const char *no;
-
-	if (!p->live.la57_tramp)
-		return;
-	if (la57_active() == (p->build.levels == 5)) {
-		report_ok(p->rep, "la57: already in %u-level paging (CR4=0x%llx)%s", p->build.levels,
-			  (unsigned long long)read_cr4(), p->handoff ? " since the hand-off" : "");
-		return;
-	}
-	no = precondition(p, p->build.levels, p->build.our_cr3, false);
-	if (no) {
-		report_fail(p->rep, "la57: switch to %u-level paging refused before the window: %s",
-			    p->build.levels, no);
-		p->aborted = true;
-		return;
-	}
-	report_ok(p->rep, "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
-		  "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
-		  "(ours) below 4 GiB, trampoline identity mapped in both",
-		  (unsigned long long)p->live.la57_tramp, (unsigned long long)read_cr3(),
-		  (unsigned long long)p->build.our_cr3);
-}
-
-void la57_report_end(struct ptlab *p)
-{
-	if (p->build.levels != 5 && !p->live.la57_tramp)
-		return;
-	report_fact(p->rep, "la57", "live_phases=%llu at_%u_levels=%llu switches=%llu",
-		    (unsigned long long)p->live.phases, p->build.levels,
-		    (unsigned long long)p->live.at_levels, (unsigned long long)p->live.la57_switches);
-	if (p->live.phases && p->live.at_levels == p->live.phases)
-		report_ok(p->rep, "la57: all %llu live phases ran with CR4.LA57=%d and our root in CR3 "
-			  "(%llu switches)", (unsigned long long)p->live.phases, p->build.levels == 5,
-			  (unsigned long long)p->live.la57_switches);
-	else if (p->live.phases)
-		report_fail(p->rep, "la57: %llu of %llu live phases ran in %u-level paging with our root",
-			    (unsigned long long)p->live.at_levels, (unsigned long long)p->live.phases,
-			    p->build.levels);
-}
-
-uint64_t la57_lower_pml4(uint64_t root)
-{
-	uint64_t e = *(volatile uint64_t *)(uintptr_t)(root & PTE_ADDR_MASK);
-
-	return (e & PTE_P) ? e & PTE_ADDR_MASK : 0;
-}
-
-void la57_fatal_leave(void)
-{
-	struct ptlab *p = fatal_p;
-
-	if (!p || p->handoff || la57_active() == (p->cpu.fw_levels == 5))
-		return;
-	fatal_p = NULL;   /* once */
-	la57_switch(p, p->cpu.fw_levels, p->cpu.fw_cr3 & PTE_ADDR_MASK, "fatal exception");
-}
-
-/* ---- the plan ---- */
-
-bool la57_is_code_page(const struct ptlab *p, uint64_t pa)
-{
-	return p->live.la57_tramp && (pa & ~(PT_PAGE_SIZE - 1)) == p->live.la57_tramp;
-}
-
-int la57_plan_fixup(struct ptlab *p)
-{
-	int err;
-
-	if (!p->live.la57_tramp)
-		return PT_OK;
-	err = la57_plan_exec_page(&p->build.plan, p->live.la57_tramp, p->build.levels,
-				  p->cpu.caps.pdpe1gb);
-	/* not identity mapped at all: the precondition check refuses the switch */
-	return err == PT_ENOTMAPPED ? PT_OK : err;
-}

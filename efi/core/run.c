@@ -16,6 +16,8 @@
 #include "core/run.h"
 #include "checks/churn.h"
 #include "checks/inject.h"
+#include "checks/la57live.h"
+#include "core/la57.h"
 #include "cpu/la57.h"
 #include "opts/optcheck.h"
 #include "fw/owned.h"

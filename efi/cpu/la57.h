@@ -58,8 +58,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ptlab;
-
 /* la57_asm.S: the trampoline's template (code page) and its entry points. */
 extern const char la57_blob[], la57_blob_end[], la57_entry[], la57_stubs32[];
 
@@ -79,67 +77,11 @@ void la57_tramp_init(uint64_t tramp);
  */
 void la57_tramp_run(uint64_t tramp, uint64_t cr4, uint64_t cr3, bool raise, bool exit_qemu);
 
-/*
- * Decide the run's paging levels from --levels, the firmware's mode and
- * CPUID, and allocate the trampoline when a switch is needed (boot services
- * required).  A 5-level request without LA57 becomes a SKIP of the 5-level
- * phase and a 4-level run.  Returns false when the run cannot go on.
- */
-bool la57_setup(struct ptlab *p);
-
-/* Free the trampoline at the end of a firmware-mode run (boot services required). */
-void la57_release(struct ptlab *p);
-
-/*
- * The frame pool of a run that switches: below 4 GiB, where the roots must
- * be (boot services required); --raise=la57-root-high puts it above 4 GiB
- * on purpose.  PT_OK with *pa set, or PT_ENOMEM.
- */
-int la57_pool_alloc(struct ptlab *p, uint64_t frames, uint64_t *pa);
-
 /* The CPU runs with 5-level paging (CR4.LA57). */
 bool la57_active(void);
 
-/*
- * Switch the CPU to @levels-level paging with @root in CR3, through the
- * trampoline.  Interrupts must be off.  Every precondition (CPUID, IA-32e
- * mode, CR4 bits, the root, trampoline and stack below 4 GiB, the trampoline
- * executable and its data writable in the loaded and in the target tables)
- * is checked first; a failing one is reported as a failed check naming
- * @what, and nothing is changed: returns -1.  0 on success.
- */
-int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *what);
-
-/*
- * The plan carries the trampoline's code page RX in the identity map
- * (la57_plan_exec_page); called after every pt_plan_build, does nothing in
- * a run that does not switch.  Returns PT_OK or PT_ECAPACITY.
- */
-int la57_plan_fixup(struct ptlab *p);
-
-/* Is @pa the trampoline's code page (mapped RX in the identity map)? */
-bool la57_is_code_page(const struct ptlab *p, uint64_t pa);
-
-/* Before the first live phase: the switch's preconditions, as a test point. */
-void la57_check_ready(struct ptlab *p);
-
-/*
- * At the end of a run: every live phase ran in the run's paging mode with
- * our root (a test point at 5 levels), and the switch count (a fact).
- */
-void la57_report_end(struct ptlab *p);
-
 /* After ExitBootServices: the 4-level root under the 5-level @root (PML5 slot 0). */
 uint64_t la57_lower_pml4(uint64_t root);
-
-/*
- * Last resort for the fatal exception path (firmware mode): back to the
- * firmware's paging mode with its CR3 when the CPU is in the other one, so
- * the firmware's CPU state can be restored.  Installed by la57_setup() with
- * trap_set_fatal_leave(); does nothing after hand-off (the recovery
- * hierarchy has the run's levels).
- */
-void la57_fatal_leave(void);
 
 #endif /* __ASSEMBLER__ */
 #endif /* PTLAB_EFI_LA57_H */

@@ -7,7 +7,10 @@
  */
 #include <stddef.h>
 
+#include "cpu/cpu.h"
 #include "cpu/la57.h"
+
+#include <ptlab/pte.h>
 
 #define PAGE            4096u
 
@@ -70,4 +73,16 @@ void la57_tramp_run(uint64_t tramp, uint64_t cr4, uint64_t cr3, bool raise, bool
 	put32(d, LA57_P_RAISE, raise);
 	put32(d, LA57_P_EXIT, exit_qemu);
 	((void (*)(void))(uintptr_t)(tramp + (uint64_t)(la57_entry - la57_blob)))();
+}
+
+bool la57_active(void)
+{
+	return (read_cr4() & CR4_LA57) != 0;
+}
+
+uint64_t la57_lower_pml4(uint64_t root)
+{
+	uint64_t e = *(volatile uint64_t *)(uintptr_t)(root & PTE_ADDR_MASK);
+
+	return (e & PTE_P) ? e & PTE_ADDR_MASK : 0;
 }

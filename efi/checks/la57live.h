@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 5-level paging during a run, without the firmware: the switch through the
+ * trampoline (cpu/la57.h) with its preconditions, the plan's RX page for the
+ * trampoline, and the test points of the switch.
+ */
+#ifndef PTLAB_EFI_LA57LIVE_H
+#define PTLAB_EFI_LA57LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ptlab;
+
+/*
+ * Switch the CPU to @levels-level paging with @root in CR3, through the
+ * trampoline.  Interrupts must be off.  Every precondition (CPUID, IA-32e
+ * mode, CR4 bits, the root, trampoline and stack below 4 GiB, the trampoline
+ * executable and its data writable in the loaded and in the target tables)
+ * is checked first; a failing one is reported as a failed check naming
+ * @what, and nothing is changed: returns -1.  0 on success.
+ */
+int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *what);
+
+/*
+ * The plan carries the trampoline's code page RX in the identity map
+ * (la57_plan_exec_page); called after every pt_plan_build, does nothing in
+ * a run that does not switch.  Returns PT_OK or PT_ECAPACITY.
+ */
+int la57_plan_fixup(struct ptlab *p);
+
+/* Is @pa the trampoline's code page (mapped RX in the identity map)? */
+bool la57_is_code_page(const struct ptlab *p, uint64_t pa);
+
+/* Before the first live phase: the switch's preconditions, as a test point. */
+void la57_check_ready(struct ptlab *p);
+
+/*
+ * At the end of a run: every live phase ran in the run's paging mode with
+ * our root (a test point at 5 levels), and the switch count (a fact).
+ */
+void la57_report_end(struct ptlab *p);
+
+/*
+ * Last resort for the fatal exception path (firmware mode): back to the
+ * firmware's paging mode with its CR3 when the CPU is in the other one, so
+ * the firmware's CPU state can be restored.  Installed by la57_arm_fatal_leave()
+ * (from la57_setup()) with trap_set_fatal_leave(); does nothing after hand-off (the recovery
+ * hierarchy has the run's levels).
+ */
+void la57_fatal_leave(void);
+
+/* la57_fatal_leave() for the run @p from now on; NULL: never again. */
+void la57_arm_fatal_leave(struct ptlab *p);
+
+#endif /* PTLAB_EFI_LA57LIVE_H */

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Prove that efi/'s folders depend on each other only as LAYERS says.
+
+  mk/check-layers.py LAYERS SRC OBJ LIB [NM]
+
+LAYERS  the folder graph (mk/layers.txt): "folder: used folders | firmware"
+SRC     the source tree (efi/): main.c and one folder per concern
+OBJ     where the firmware objects of SRC are ($(BUILD)/efi/efi/), one
+        FILE.o per source file, in the same folders
+LIB     the firmware build of paging/ (libptlab.a): its symbols are the
+        library's, usable from every folder
+NM      the nm program (default: nm)
+
+Two graphs are read, independently of each other:
+  includes  every #include "folder/file.h" of every source file
+  calls     every undefined symbol of every object, resolved to the object
+            that defines it
+An arrow from folder A to folder B (A != B) must be one LAYERS allows.
+A folder not marked "firmware" may not include a gnu-efi header and its
+objects may need nothing but efi/'s own objects, the library and what the
+compiler emits calls to (memset, memcpy, memmove, the GOT).  LAYERS itself
+must name every folder of SRC and have no cycle.
+
+Prints "ok - ..." or "not ok - ..." per check and "layers: N passed,
+M failed"; exits 1 when a check failed, 2 on bad arguments.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+COMPILER_SYMBOLS = {"memset", "memcpy", "memmove", "_GLOBAL_OFFSET_TABLE_"}
+INCLUDE_LOCAL = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+INCLUDE_SYSTEM = re.compile(r'^\s*#\s*include\s+<(efi[^>]*)>', re.M)
+
+passed = 0
+failed = 0
+
+
+def check(ok, what, details=()):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok - " + what)
+    else:
+        failed += 1
+        print("not ok - " + what)
+        for d in details:
+            print("#   " + d)
+
+
+def parse_layers(path):
+    """{folder: (set of used folders, firmware?)}, in file order."""
+    layers = {}
+    errors = []
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            m = re.fullmatch(r"([a-z0-9_]+):\s*([a-z0-9_ ]*?)\s*(\|\s*firmware)?", line)
+            if not m:
+                errors.append("%s:%d: not 'folder: uses | firmware': %s" % (path, n, raw.strip()))
+                continue
+            name, uses, fw = m.group(1), m.group(2).split(), bool(m.group(3))
+            if name in layers:
+                errors.append("%s:%d: folder %s named twice" % (path, n, name))
+            layers[name] = (set(uses), fw)
+    return layers, errors
+
+
+def find_cycle(layers):
+    """A list of folders forming a cycle of the uses graph, or None."""
+    state = {}
+    stack = []
+
+    def visit(node):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(layers.get(node, (set(), False))[0]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                cyc = visit(nxt)
+                if cyc:
+                    return cyc
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in layers:
+        if node not in state:
+            cyc = visit(node)
+            if cyc:
+                return cyc
+    return None
+
+
+def folder_of(rel):
+    """efi/-relative path -> its folder; main.c is folder main."""
+    parts = rel.split("/")
+    if len(parts) == 1:
+        return "main" if parts[0] == "main.c" else None
+    return parts[0] if len(parts) == 2 else None
+
+
+def sources(src):
+    out = []
+    for root, _dirs, files in os.walk(src):
+        for name in files:
+            if name.endswith((".c", ".h", ".S")):
+                out.append(os.path.relpath(os.path.join(root, name), src))
+    return sorted(out)
+
+
+def nm_symbols(nm, path):
+    """(defined, undefined) global symbol sets of an object or archive."""
+    res = subprocess.run([nm, "-g", path], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError("%s %s: %s" % (nm, path, res.stderr.strip()))
+    defined, undefined = set(), set()
+    for line in res.stdout.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0] == "U":
+            undefined.add(f[1])
+        elif len(f) == 3 and f[1] not in ("U", "w", "v"):
+            defined.add(f[2])
+    return defined, undefined
+
+
+def main(argv):
+    if len(argv) not in (5, 6):
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    layers_path, src, obj, lib = argv[1:5]
+    nm = argv[5] if len(argv) == 6 else "nm"
+
+    layers, errors = parse_layers(layers_path)
+    check(not errors and layers, "%s parses" % layers_path, errors)
+    unknown = ["%s uses %s, which it does not declare" % (a, b)
+               for a, (uses, _fw) in layers.items() for b in sorted(uses)
+               if b not in layers or b == a]
+    check(not unknown, "%s: every used folder is declared, none uses itself" % layers_path,
+          unknown)
+    cyc = find_cycle(layers)
+    check(cyc is None, "%s: the folder graph has no cycle" % layers_path,
+          [" -> ".join(cyc)] if cyc else [])
+
+    files = sources(src)
+    homeless = [f for f in files if folder_of(f) not in layers]
+    check(not homeless, "every file of %s is in a folder %s declares" % (src, layers_path),
+          homeless)
+    present = {folder_of(f) for f in files}
+    absent = sorted(set(layers) - present)
+    check(not absent, "every folder %s declares exists in %s" % (layers_path, src), absent)
+
+    # The include graph.
+    inc_bad = {name: [] for name in layers}
+    fw_bad = {name: [] for name in layers}
+    for rel in files:
+        home = folder_of(rel)
+        if home not in layers:
+            continue
+        with open(os.path.join(src, rel), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for hdr in INCLUDE_LOCAL.findall(text):
+            used = hdr.split("/")[0] if "/" in hdr else None
+            if used is None or used not in layers:
+                continue            # generated or system-local header (font8x16.inc)
+            if used != home and used not in layers[home][0]:
+                inc_bad[home].append("%s includes %s" % (rel, hdr))
+        if not layers[home][1]:
+            for hdr in INCLUDE_SYSTEM.findall(text):
+                fw_bad[home].append("%s includes <%s>" % (rel, hdr))
+
+    # The call graph.
+    lib_defined, _ = nm_symbols(nm, lib)
+    defined_by = {}
+    needs = {}
+    for rel in files:
+        if not rel.endswith((".c", ".S")):
+            continue
+        o = os.path.join(obj, rel + ".o")
+        if not os.path.exists(o):
+            check(False, "%s: object %s exists" % (rel, o))
+            continue
+        d, u = nm_symbols(nm, o)
+        needs[rel] = u
+        for sym in d:
+            defined_by.setdefault(sym, rel)
+    call_bad = {name: [] for name in layers}
+    for rel, undefined in sorted(needs.items()):
+        home = folder_of(rel)
+        for sym in sorted(undefined):
+            owner = defined_by.get(sym)
+            if owner is not None:
+                used = folder_of(owner)
+                if used != home and used not in layers[home][0]:
+                    call_bad[home].append("%s needs %s from %s" % (rel, sym, owner))
+            elif not layers[home][1] and sym not in lib_defined and sym not in COMPILER_SYMBOLS:
+                fw_bad[home].append("%s needs %s from outside efi/ and the library" % (rel, sym))
+
+    for name, (uses, fw) in layers.items():
+        allowed = " ".join(sorted(uses)) or "nothing"
+        check(not inc_bad[name], "%s includes only its own headers and those of: %s"
+              % (name, allowed), inc_bad[name])
+        check(not call_bad[name], "%s calls only itself and: %s" % (name, allowed),
+              call_bad[name])
+        if not fw:
+            check(not fw_bad[name], "%s: no firmware header, nothing from gnu-efi" % name,
+                  fw_bad[name])
+
+    print("layers: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

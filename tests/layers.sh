@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tests/layers.sh BUILD
+# mk/check-layers.py over efi/ and the firmware objects in BUILD (made by
+# "make all") must pass; then, on private copies of the tree, every kind of
+# wrong arrow must make it fail, naming the arrow: an include against the
+# layers, a call against them, a firmware header or a gnu-efi symbol in a
+# folder without firmware, a cycle or an undeclared folder in the layers
+# file.  Prints ok/not ok lines and "layers: N passed, M failed".
+set -uo pipefail
+
+build=${1:?usage: tests/layers.sh BUILD}
+top=$(cd "$(dirname "$0")/.." && pwd)
+check="$top/mk/check-layers.py"
+lib="$build/efi/libptlab.a"
+pass=0 fail=0
+ok()     { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-layers.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The tree as it is.
+if python3 "$check" "$top/mk/layers.txt" "$top/efi" "$build/efi/efi" "$lib" \
+	>"$work/tree.out" 2>&1; then
+	ok "efi/ keeps mk/layers.txt ($(tail -n 1 "$work/tree.out"))"
+else
+	not_ok "efi/ breaks mk/layers.txt:"
+	grep -A 20 '^not ok' "$work/tree.out" | sed 's/^/# /'
+fi
+
+# fresh: a private copy of the sources, objects and layers file.
+fresh() {
+	rm -rf "$work/t"
+	mkdir -p "$work/t"
+	cp -r "$top/efi" "$work/t/src"
+	cp -r "$build/efi/efi" "$work/t/obj"
+	cp "$top/mk/layers.txt" "$work/t/layers.txt"
+}
+
+# expect_fail WHAT NEEDLE: the check fails on the copy and its output has NEEDLE.
+expect_fail() {
+	local what=$1 needle=$2
+	if python3 "$check" "$work/t/layers.txt" "$work/t/src" "$work/t/obj" "$lib" \
+		>"$work/t.out" 2>&1; then
+		not_ok "$what: the check passed"
+	elif ! grep -q '^not ok' "$work/t.out"; then
+		not_ok "$what: the check failed without a 'not ok' line"
+		sed 's/^/# /' "$work/t.out"
+	elif grep -qF -- "$needle" "$work/t.out"; then
+		ok "$what: refused, naming '$needle'"
+	else
+		not_ok "$what: refused, but '$needle' is not named:"
+		grep -A 3 '^not ok' "$work/t.out" | sed 's/^/# /'
+	fi
+}
+
+# compile SRC-RELATIVE-PATH TEXT: a source file of the copy and its object.
+compile() {
+	printf '%s\n' "$2" >"$work/t/src/$1"
+	mkdir -p "$(dirname "$work/t/obj/$1.o")"
+	gcc -std=c11 -ffreestanding -fpic -I"$work/t/src" -c "$work/t/src/$1" \
+		-o "$work/t/obj/$1.o"
+}
+
+# A symbol each folder defines, read from the objects (not assumed).
+sym_of() {
+	nm -g --defined-only "$build/efi/efi/$1" | awk '$2 == "T" { print $3; exit }'
+}
+core_sym=$(sym_of core/run.c.o)
+report_sym=$(sym_of report/fmt.c.o)
+if [ -z "$core_sym" ] || [ -z "$report_sym" ]; then
+	not_ok "no function found in core/run.c.o or report/fmt.c.o"
+fi
+
+fresh
+printf '#include "core/run.h"\n' >>"$work/t/src/report/fmt.c"
+expect_fail "an include from report/ into core/" "report/fmt.c includes core/run.h"
+
+fresh
+compile report/extra.c "void $core_sym(void); void extra(void); void extra(void) { $core_sym(); }"
+expect_fail "a call from report/ into core/" "report/extra.c needs $core_sym from core/"
+
+fresh
+compile core/extra.c "void $report_sym(void); void extra(void); void extra(void) { $report_sym(); }"
+if python3 "$check" "$work/t/layers.txt" "$work/t/src" "$work/t/obj" "$lib" >"$work/t.out" 2>&1; then
+	ok "control: a call from core/ into report/ is allowed"
+else
+	not_ok "control: a call from core/ into report/ was refused"
+	grep -A 3 '^not ok' "$work/t.out" | sed 's/^/# /'
+fi
+
+fresh
+printf '#include <efi.h>\n' >>"$work/t/src/cpu/gdt.c"
+expect_fail "a firmware header in cpu/" "cpu/gdt.c includes <efi.h>"
+
+fresh
+compile cpu/extra.c "extern void *BS; void *extra(void); void *extra(void) { return BS; }"
+expect_fail "a gnu-efi symbol in cpu/" "cpu/extra.c needs BS from outside"
+
+fresh
+sed -i 's/^report:.*/report: core/' "$work/t/layers.txt"
+expect_fail "a cycle in the layers file" "report -> core"
+
+fresh
+mkdir -p "$work/t/src/extra"
+compile extra/new.c "int extra(void); int extra(void) { return 0; }"
+expect_fail "a folder the layers file does not declare" "extra/new.c"
+
+echo "layers: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
