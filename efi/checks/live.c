@@ -28,7 +28,7 @@ void ptlab_invlpg(uint64_t va)
 
 void ptlab_wbinvd(void)
 {
-	__asm__ volatile("wbinvd" : : : "memory");
+	wbinvd();
 }
 
 void ptlab_flush(const struct pt_flushlist *fl)

@@ -574,9 +574,9 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	write_cr0(read_cr0() | CR0_WP);
 	if (p->cpu.caps.pat) {
 		/* SDM Vol. 3A 11.12.4: flush caches and TLBs around a PAT change */
-		__asm__ volatile("wbinvd" : : : "memory");
+		ptlab_wbinvd();
 		write_pat(pt_pat_msr(&p->build.env.pat));
-		__asm__ volatile("wbinvd" : : : "memory");
+		ptlab_wbinvd();
 	}
 	if (la57_active() != (p->build.levels == 5)) {
 		/* the recovery hierarchy has the other number of levels */

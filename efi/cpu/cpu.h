@@ -167,6 +167,12 @@ static inline void invlpg(uint64_t va)
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
+/* Write back and invalidate every cache (SDM Vol. 3A 11.12.4: around a PAT change). */
+static inline void wbinvd(void)
+{
+	__asm__ volatile("wbinvd" : : : "memory");
+}
+
 /* Flush all non-global translations by reloading CR3 with its own value. */
 static inline void cpu_flush_tlb(void)
 {
