@@ -144,7 +144,8 @@ JOBS ?=
 TEST_LOGS ?= $(BUILD)/test-logs
 TEST_SUITES := 'freestanding=$(MAKE) BUILD=$(BUILD) V=$(V) check-freestanding' \
 	'unit@host-tests=$(MAKE) BUILD=$(BUILD) V=$(V) unit' \
-	'report=python3 tests/tools/test_report.py'
+	'report=python3 tests/tools/test_report.py' \
+	'docs=python3 tests/check-links.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
 
@@ -319,7 +320,7 @@ $(BENCH_SCALAR_BIN): $(BUILD)/bench-scalar/tests/bench/bench.c.o $(BENCH_SCALAR_
 	$(call msg,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@ -lm
 
-# Writes $(BUILD)/bench/results.md (the tables README pastes) and
+# Writes $(BUILD)/bench/results.md (the tables docs/performance.md shows) and
 # $(BUILD)/bench/plot.svg; the goal lines come last.  bench-runs runs it
 # BENCH_RUNS times and summarises the goal lines (median, runs met).
 BENCH_RUNS ?= 5
