@@ -162,7 +162,8 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples' \
 	'layers=$(MAKE) BUILD=$(BUILD) V=$(V) check-layers' \
-	'report=python3 tests/tools/test_report.py'
+	'report=python3 tests/tools/test_report.py' \
+	'docs=python3 tests/check-links.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
 
@@ -336,7 +337,7 @@ $(BENCH_SCALAR_BIN): $(BUILD)/bench-scalar/tests/bench/bench.c.o $(BENCH_SCALAR_
 	$(call msg,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@ -lm
 
-# Writes $(BUILD)/bench/results.md (the tables README pastes) and
+# Writes $(BUILD)/bench/results.md (the tables docs/performance.md shows) and
 # $(BUILD)/bench/plot.svg; the goal lines come last.  bench-runs runs it
 # BENCH_RUNS times and summarises the goal lines (median, runs met).
 BENCH_RUNS ?= 5

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""README's "Which fault proves which check" table, made from tests/boot/faults.tsv.
+"""The "Which fault proves which check" table of docs/faults.md, made from
+tests/boot/faults.tsv.  In the markdown file the table stands between the
+comment lines "<!-- faults table: ... -->" and "<!-- end of the faults
+table -->"; --write replaces only what is between them.
 
-  faulttable.py TSV                 print the table (markdown)
-  faulttable.py --write TSV README  replace the table in README between its markers
-  faulttable.py --check TSV README  exit 1 (with a diff) when README's table differs
+  faulttable.py TSV               print the table (markdown)
+  faulttable.py --write TSV DOC   replace the table in DOC between its markers
+  faulttable.py --check TSV DOC   exit 1 (with a diff) when DOC's table differs
+
+DOC is docs/faults.md.
 """
 
 import difflib
@@ -59,7 +64,7 @@ def table(path):
     return "\n".join(lines) + "\n"
 
 
-def split_readme(path):
+def split_doc(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     a = text.find(BEGIN)
@@ -76,7 +81,7 @@ def main(argv):
         return 0
     if len(argv) == 4 and argv[1] in ("--write", "--check"):
         want = table(argv[2])
-        head, got, tail = split_readme(argv[3])
+        head, got, tail = split_doc(argv[3])
         if argv[1] == "--write":
             with open(argv[3], "w", encoding="utf-8") as f:
                 f.write(head + want + tail)
@@ -84,7 +89,7 @@ def main(argv):
         if got == want:
             return 0
         sys.stdout.writelines(difflib.unified_diff(got.splitlines(True), want.splitlines(True),
-                                                   "README.md", "faults.tsv"))
+                                                   argv[3], argv[2]))
         return 1
     sys.stderr.write(__doc__)
     return 2

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --inject=FAULT,...: one test-only fault per check, so that a test can show
- * each check failing (README, "Which fault proves which check";
+ * each check failing (docs/faults.md, "Which fault proves which check";
  * tests/boot/faults.tsv is the table).  Every function here does nothing
  * unless its fault was asked for.  A fault that changes the tables or the
  * CPU state is planted by inject_begin() right before the check it names

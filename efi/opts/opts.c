@@ -249,7 +249,7 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
 	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
 	[O_INJECT] = { "inject", OPT_CHOICE_LIST, inject_names, 1,
-		       "fault names, comma-separated (README: Which fault proves which check)" },
+		       "fault names, comma-separated (docs/faults.md)" },
 	[O_FAILALLOC] = { "fail-alloc", OPT_NUM, NULL, 0, NULL },
 	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
 	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
@@ -697,7 +697,7 @@ const char *opts_usage(void)
 	       "                         plant a fault the checks must catch\n"
 	       "  --inject=FAULT[,FAULT...]\n"
 	       "                         (test) per-check faults, each making its check\n"
-	       "                         fail (README: Which fault proves which check)\n"
+	       "                         fail (docs/faults.md)\n"
 	       "  --fail-alloc=N         fail the Nth frame allocation\n"
 	       "  --timeout=SECONDS      give up after this long (default none)\n"
 	       "  --fragment             (test) scatter runtime pages through free memory\n"

@@ -44,7 +44,7 @@ enum opts_inject {
 	OPTS_INJECT_FREED_TABLE,
 	OPTS_INJECT_MISSING_SHOOTDOWN,	/* SMP: one AP gets no shootdown IPI */
 	/*
-	 * One fault per check (README, "Which fault proves which check"); any
+	 * One fault per check (docs/faults.md); any
 	 * number of them may be given at once, as a comma-separated list.
 	 * Each breaks what its check names, only while that check runs.
 	 */

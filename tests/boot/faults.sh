@@ -8,8 +8,8 @@
 # the table must name every test point a boot of this suite passed (a new
 # check without a fault fails here), every other suite it points to must
 # hold the case it names, every row must name a test point of these boots
-# (no stale row), and README's table must be the one tools/faulttable.py
-# generates from it.
+# (no stale row), and the table of docs/faults.md must be the one
+# tools/faulttable.py generates from it.
 #
 # Two boots at a time; about two minutes on an idle 2-core machine.
 
@@ -32,10 +32,10 @@ rows()
 
 # ---- the table itself ----
 
-if python3 "$ROOT/tools/faulttable.py" --check "$TABLE" "$ROOT/README.md" >"$BOOT_DIR/table.out" 2>&1; then
-	pass "README's table is the one tools/faulttable.py makes of faults.tsv"
+if python3 "$ROOT/tools/faulttable.py" --check "$TABLE" "$ROOT/docs/faults.md" >"$BOOT_DIR/table.out" 2>&1; then
+	pass "docs/faults.md's table is the one tools/faulttable.py makes of faults.tsv"
 else
-	fail "README's table differs from faults.tsv: $(head -n 5 "$BOOT_DIR/table.out" | tr '\n' ' ')"
+	fail "docs/faults.md's table differs from faults.tsv: $(head -n 5 "$BOOT_DIR/table.out" | tr '\n' ' ')"
 fi
 
 bad=

@@ -5,7 +5,7 @@
 # builds), with the entries "make install-esp" writes.  "make install-esp"
 # into a scratch DESTDIR writes exactly the application and its two entries
 # there and nothing on the host.  Each entry's options are installed with
-# MENU_ARGS, the ESP is laid out as README says (the GRUB entry through
+# MENU_ARGS, the ESP is laid out as docs/firmware.md says (the GRUB entry through
 # /etc/grub.d/40_custom, the systemd-boot entry in loader/entries/) and
 # booted:
 #   - firmware mode: ptlab runs with the menu's options (the "# options:"

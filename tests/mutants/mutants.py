@@ -250,9 +250,10 @@ def main():
     src = os.path.join(a.build, "src")
     obj = os.path.join(a.build, "obj")
     os.makedirs(src, exist_ok=True)
-    # test_plan reads README's policy table; tools/ generates the console font
+    # test_plan reads the policy table of docs/architecture.md; tools/
+    # generates the console font
     sync_copy(["paging", "include", "tests/unit", "tests/data", "mk", "efi", "tools"],
-              ["Makefile", "README.md"], src)
+              ["Makefile", "docs/architecture.md"], src)
     # Candidates and originals come from the copy, so that edits to the
     # working tree during a run cannot mix into it.
     files = sorted(f for f in FAST if os.path.exists(os.path.join(src, f)))

@@ -241,14 +241,14 @@ static void test_opts_errors_name_the_problem(void **state)
 	expect_error("x --end", "--end needs one of wait|return|shutdown|reboot|halt|qemu");
 	expect_error("x --mode=os", "--mode needs one of firmware|handoff");
 	expect_error("x --inject=none",
-		     "--inject: no fault 'none'; it needs fault names, comma-separated (README: "
-		     "Which fault proves which check)");
+		     "--inject: no fault 'none'; it needs fault names, comma-separated "
+		     "(docs/faults.md)");
 	expect_error("x --inject=lint-ps,,wx-page", "--inject: no fault ''; it needs fault names, "
-		     "comma-separated (README: Which fault proves which check)");
+		     "comma-separated (docs/faults.md)");
 	expect_error("x --inject=lint-ps,", "--inject: no fault ''; it needs fault names, "
-		     "comma-separated (README: Which fault proves which check)");
+		     "comma-separated (docs/faults.md)");
 	expect_error("x --inject", "--inject: no fault ''; it needs fault names, "
-		     "comma-separated (README: Which fault proves which check)");
+		     "comma-separated (docs/faults.md)");
 	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout|la57-window|"
 		     "la57-root-high|ap-fault");
 	expect_error("x --levels=3", "--levels needs one of 4|5");

@@ -4,7 +4,8 @@
  *
  * The memory maps are hand-made normalized maps (struct pt_mem_range arrays),
  * so these tests do not depend on the normalizer.  The expected attributes
- * per UEFI memory type are a table of their own, README's mapping policy,
+ * per UEFI memory type are a table of their own, the mapping policy of
+ * docs/architecture.md,
  * independent of plan.c and of pt_mem_class_of.
  *
  * The table-count cross-check compares pt_plan_min_tables with a naive model:
@@ -117,8 +118,8 @@ static void fx_init(struct fx *x, bool has_1g, unsigned levels)
 /* ---- expectations, written independently of plan.c ---------------------- */
 
 /*
- * The policy per UEFI memory type, row by row from README's "Mapping
- * policy" table, spelled out per type (not per class: no call to
+ * The policy per UEFI memory type, row by row from the "Mapping policy"
+ * table of docs/architecture.md, spelled out per type (not per class: no call to
  * pt_mem_class_of), so a type put in the wrong class is caught here rather
  * than copied.  The name column is checked against pt_efi_type_name, so a
  * row cannot silently describe another type.
@@ -1238,8 +1239,11 @@ static void test_every_memory_type_follows_the_policy_table(void **state)
 	}
 }
 
-/* README's attribute words ("RW, NX, WB", ...) as PT_* flags; -1 when unknown. */
-static int readme_flags(const char *cell)
+/* The file holding the "Mapping policy" table, from the top of the tree. */
+#define POLICY_DOC "docs/architecture.md"
+
+/* The doc's attribute words ("RW, NX, WB", ...) as PT_* flags; -1 when unknown. */
+static int doc_flags(const char *cell)
 {
 	static const struct {
 		const char *words;
@@ -1254,22 +1258,26 @@ static int readme_flags(const char *cell)
 	return -1;
 }
 
-/* The policy table above is README's "Mapping policy" table, row for row. */
-static void test_policy_table_is_the_readme_table(void **state)
+/*
+ * The policy table above is the "Mapping policy" table of
+ * docs/architecture.md, row for row: the rows of its section, which ends at
+ * the next heading.
+ */
+static void test_policy_table_is_the_docs_table(void **state)
 {
-	FILE *f = fopen("README.md", "r");
+	FILE *f = fopen(POLICY_DOC, "r");
 	char line[512];
 	bool in_section = false;
 	unsigned rows = 0;
 
 	(void)state;
 	if (!f)
-		fail_msg("cannot open README.md (run from the top of the tree)");
+		fail_msg("cannot open " POLICY_DOC " (run from the top of the tree)");
 	while (fgets(line, sizeof(line), f)) {
 		char name[64], id[256], hhdm[256];
 		uint32_t t;
 
-		if (strncmp(line, "### Mapping policy", 18) == 0)
+		if (strcmp(line, "## Mapping policy\n") == 0)
 			in_section = true;
 		else if (in_section && strncmp(line, "#", 1) == 0)
 			break;
@@ -1280,12 +1288,12 @@ static void test_policy_table_is_the_readme_table(void **state)
 			if (strcmp(policy[t].name, name) == 0)
 				break;
 		if (t == PT_EFI_TYPE_COUNT)
-			fail_msg("README row '%s' names no UEFI type", name);
-		if (readme_flags(id) != (int)policy[t].identity)
-			fail_msg("README row %s: identity '%s' differs from the test's table", name, id);
+			fail_msg(POLICY_DOC " row '%s' names no UEFI type", name);
+		if (doc_flags(id) != (int)policy[t].identity)
+			fail_msg(POLICY_DOC " row %s: identity '%s' differs from the test's table", name, id);
 		if ((hhdm[0] != '-') != policy[t].hhdm ||
-		    (policy[t].hhdm && readme_flags(hhdm) != (int)policy[t].identity))
-			fail_msg("README row %s: HHDM '%s' differs from the test's table", name, hhdm);
+		    (policy[t].hhdm && doc_flags(hhdm) != (int)policy[t].identity))
+			fail_msg(POLICY_DOC " row %s: HHDM '%s' differs from the test's table", name, hhdm);
 		rows++;
 	}
 	fclose(f);
@@ -1297,7 +1305,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ovmf_plan_maps_every_range_by_kind_with_strict_wx),
 		cmocka_unit_test(test_every_memory_type_follows_the_policy_table),
-		cmocka_unit_test(test_policy_table_is_the_readme_table),
+		cmocka_unit_test(test_policy_table_is_the_docs_table),
 		cmocka_unit_test(test_reserved_is_read_only_uncached_and_nx),
 		cmocka_unit_test(test_max_size_follows_1g_capability),
 		cmocka_unit_test(test_merges_equal_neighbours_but_never_across_attributes),

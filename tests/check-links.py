@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The documentation's relative links resolve.
+
+Every inline link and image of README.md and docs/*.md whose target is
+not a URL (no scheme, not mailto:) must name a file that exists, relative
+to the file that holds it; a "#anchor" (alone, or after a markdown file)
+must be the anchor of a heading of that file, made as GitHub makes it
+(lower case, punctuation dropped but for '-' and '_', spaces to '-', a
+repeated heading gets -1, -2, ...).  Links and headings inside fenced code
+blocks and code spans do not count.  Every docs/*.md must be linked from
+README.md, so the index stays whole.
+
+  check-links.py [ROOT]    ROOT: the top of the tree (default: this file's ../)
+
+Prints "ok - docs: ..." or "not ok - docs: ..." per link and per docs file,
+then "docs: N passed, M failed"; exits 1 on a failure.
+"""
+
+import glob
+import os
+import re
+import sys
+
+LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+
+passed = failed = 0
+
+
+def check(cond, name, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok - docs: " + name)
+    else:
+        failed += 1
+        print("not ok - docs: %s%s" % (name, (": " + detail) if detail else ""))
+
+
+def prose_lines(path):
+    """(line number, text) of the lines outside fenced code blocks."""
+    fence = None
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = FENCE.match(line)
+            if m:
+                if fence is None:
+                    fence = m.group(1)
+                elif m.group(1) == fence:
+                    fence = None
+                continue
+            if fence is None:
+                yield n, line.rstrip("\n")
+
+
+def slug(text):
+    """GitHub's anchor of a heading's text."""
+    text = CODE_SPAN.sub(lambda m: m.group(2), text)
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)   # a link: its text
+    text = re.sub(r"<[^>]+>", "", text).strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+_anchors = {}
+
+
+def anchors(path):
+    if path not in _anchors:
+        seen = {}
+        out = set()
+        for _, line in prose_lines(path):
+            m = HEADING.match(line)
+            if not m:
+                continue
+            base = slug(m.group(2))
+            k = seen.get(base, 0)
+            seen[base] = k + 1
+            out.add(base if k == 0 else "%s-%d" % (base, k))
+        _anchors[path] = out
+    return _anchors[path]
+
+
+def paragraphs(path):
+    """(first line number, text) of each run of non-blank prose lines, so
+    that a link whose text wraps is still one link."""
+    start, buf, last = None, [], None
+    for n, line in prose_lines(path):
+        if not line.strip() or (last is not None and n != last + 1):
+            if buf:
+                yield start, "\n".join(buf)
+            start, buf = None, []
+        if line.strip():
+            if start is None:
+                start = n
+            buf.append(line)
+        last = n
+    if buf:
+        yield start, "\n".join(buf)
+
+
+def links(path):
+    """(line number, target) of every inline link and image outside code."""
+    for n, text in paragraphs(path):
+        text = CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        for m in LINK.finditer(text):
+            yield n + text.count("\n", 0, m.start()), m.group(1)
+
+
+def main(argv):
+    root = os.path.abspath(argv[1] if len(argv) > 1 else
+                           os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    readme = os.path.join(root, "README.md")
+    docs = sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+    linked = set()
+    for path in [readme] + docs:
+        rel = os.path.relpath(path, root)
+        if not os.path.isfile(path):
+            check(False, rel, "no such file")
+            continue
+        for n, target in links(path):
+            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+                continue            # a URL: not ours to check
+            name = "%s:%d: %s" % (rel, n, target)
+            file_part, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) \
+                if file_part else path
+            if not os.path.exists(dest):
+                check(False, name, "no file %s" % os.path.relpath(dest, root))
+                continue
+            if path == readme:
+                linked.add(dest)
+            if not anchor:
+                check(True, name)
+            elif not dest.endswith(".md") or not os.path.isfile(dest):
+                check(False, name, "an anchor into a file that is not markdown")
+            elif anchor in anchors(dest):
+                check(True, name)
+            else:
+                check(False, name, "no heading of %s has the anchor #%s"
+                      % (os.path.relpath(dest, root), anchor))
+    for path in docs:
+        rel = os.path.relpath(path, root)
+        check(path in linked, "README.md links %s" % rel, "not in README's index")
+    print("docs: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
