@@ -50,14 +50,6 @@
 #define MSR_X2APIC_ICR   0x830u
 
 
-/* trap_asm.S's probe table: read-only, so every CPU may look a fixup up. */
-struct smp_extable {
-	int32_t insn;
-	int32_t fixup;
-};
-extern const struct smp_extable trap_extable_start[] __attribute__((visibility("hidden")));
-extern const struct smp_extable trap_extable_end[] __attribute__((visibility("hidden")));
-
 /* smp_asm.S */
 extern const char smp_stubs[] __attribute__((visibility("hidden")));
 extern const char smp_guard_resume[] __attribute__((visibility("hidden")));
@@ -214,21 +206,6 @@ static struct smp_cpu *this_cpu(void)
 	return (struct smp_cpu *)(uintptr_t)g.base;
 }
 
-static void record(struct trap_fault *f, const struct trap_frame *fr)
-{
-	f->vector = (uint32_t)fr->vector;
-	f->error = fr->error;
-	f->cr2 = fr->vector == TRAP_VEC_PF ? fr->cr2 : 0;
-	f->rip = fr->rip;
-	f->rsp = fr->rsp;
-}
-
-static bool probe_fault_vector(uint64_t v)
-{
-	return v < 32 && v != 1 && v != TRAP_VEC_NMI && v != 3 && v != 4 && v != TRAP_VEC_DF &&
-	       v != TRAP_VEC_MC;
-}
-
 void smp_ap_dispatch(struct trap_frame *fr)
 {
 	struct smp_cpu *c = this_cpu();
@@ -236,7 +213,7 @@ void smp_ap_dispatch(struct trap_frame *fr)
 
 	if (c->depth++) {
 		/* an exception in the handler itself: nothing sane is left */
-		record(&c->fault, fr);
+		trap_fault_record(&c->fault, fr);
 		c->faulted = 1;
 		cpu_halt();
 	}
@@ -257,16 +234,10 @@ void smp_ap_dispatch(struct trap_frame *fr)
 			apic_write(sh, APIC_EOI, 0);
 		goto out;
 	}
-	if (probe_fault_vector(fr->vector)) {
-		for (const struct smp_extable *e = trap_extable_start; e < trap_extable_end; e++) {
-			if ((uint64_t)(uintptr_t)&e->insn + (int64_t)e->insn != fr->rip)
-				continue;
-			record((struct trap_fault *)(uintptr_t)fr->r11, fr);
-			fr->rip = (uint64_t)(uintptr_t)&e->fixup + (int64_t)e->fixup;
-			goto out;
-		}
-	}
-	record(&c->fault, fr);
+	/* the probes' table is trap.c's: the APs run the same probes */
+	if (trap_probe_fixup(fr))
+		goto out;
+	trap_fault_record(&c->fault, fr);
 	c->faulted = 1;
 	if (fr->vector == TRAP_VEC_MC)
 		wrmsr(MSR_IA32_MCG_STATUS, 0);
@@ -636,11 +607,6 @@ static struct smp_expect want_fault(uint64_t va, uint32_t error)
 	return (struct smp_expect){ .fault = true, .error = error, .cr2 = va };
 }
 
-static void local_flush(const struct pt_flushlist *fl)
-{
-	ptlab_flush(fl);
-}
-
 /* Every AP reads @n addresses; each must see @before (the translation is cached then). */
 static bool cache_all(struct ptlab *p, const char *name, const uint64_t *va,
 		      const struct smp_expect *before, unsigned n)
@@ -741,7 +707,7 @@ static void clean(struct ptlab *p, uint64_t va, uint64_t len)
 	struct pt_flushlist fl;
 
 	if (pt_unmap(&p->build.space, va, len, PT_SPARSE, &fl) == PT_OK) {
-		local_flush(&fl);
+		ptlab_flush(&fl);
 		shootdown(p, &fl, -1);
 	}
 }
@@ -778,7 +744,7 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 		report_fail(p->rep, "%s: could not map the test leaf: %s", s->name, pt_strerror(err));
 		return;
 	}
-	local_flush(&fl);
+	ptlab_flush(&fl);
 	sh->probe_smap = s->smap;
 	if (!cache_all(p, s->name, s->probe, s->before, s->n)) {
 		sh->probe_smap = false;
@@ -792,7 +758,7 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 		clean(p, s->va, s->len);
 		return;
 	}
-	local_flush(&fl);
+	ptlab_flush(&fl);
 	skip = skip_for_inject(p, injected);
 	acked = shootdown(p, &fl, skip);
 	judge_all(p, s->name, s->probe, s->now, s->before, s->n, skip, acked);
@@ -943,7 +909,7 @@ static void churn_checks(struct ptlab *p)
 				    (unsigned)st.op, (unsigned long long)va, pt_strerror(err));
 			break;
 		}
-		local_flush(&fl);
+		ptlab_flush(&fl);
 		/* --inject=missing-shootdown: one AP misses the first visible change too */
 		skip = -1;
 		if (st.op == SMP_OP_REMAP || st.op == SMP_OP_UNMAP)
@@ -1138,11 +1104,8 @@ void smp_ap_handoff(struct smp_cpu *c)
 	cpu_load_cs(sh->sel_cs);
 	ltr(c->sel_tss);
 	lidt(&idtr);
-	if (sh->has_pat) {
-		__asm__ volatile("wbinvd" : : : "memory");
-		write_pat(sh->pat);
-		cpu_flush_tlb();
-	}
+	if (sh->has_pat)
+		cpu_switch_pat(sh->pat);
 	c->state = SMP_ST_ENTERED;
 	c->on_tables = 1;
 	c->state = SMP_ST_ON_TABLES;
