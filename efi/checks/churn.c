@@ -43,6 +43,7 @@
 #include "checks/inject.h"
 #include "report/report.h"
 #include "cpu/trap.h"
+#include "lib/prng.h"
 
 #include <ptlab/pte.h>
 
@@ -64,7 +65,7 @@ static struct model_run model_storage[MODEL_CAP];
 struct churn {
 	struct ptlab *p;
 	struct model m;
-	uint64_t rng;
+	struct prng rng;            /* seeded with --seed: the run replays */
 	uint64_t op, ops;
 	uint64_t maps, unmaps, protects, remaps, refused;
 	uint64_t maps_by_size[3];   /* successful maps with 4K, 2M, 1G leaves */
@@ -89,22 +90,6 @@ struct typed_out {
 	struct pt_leaf leaf;   /* the leaf that held the window's first page */
 };
 static struct typed_out typed_ident, typed_hhdm;
-
-/* ---- randomness (splitmix64: seeded, reproducible) ---- */
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (c.rng += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t n)
-{
-	return n ? rnd() % n : 0;
-}
 
 /* ---- failures ---- */
 
@@ -339,7 +324,7 @@ static const unsigned attr_choices[] = {
 
 static unsigned pick_attrs(void)
 {
-	unsigned a = attr_choices[below(sizeof(attr_choices) / sizeof(attr_choices[0]))];
+	unsigned a = attr_choices[prng_below(&c.rng, sizeof(attr_choices) / sizeof(attr_choices[0]))];
 	enum pt_cache want = PT_CACHE_OF(a);
 
 	/* a cache type the firmware's PAT layout lacks becomes one it has */
@@ -350,23 +335,23 @@ static unsigned pick_attrs(void)
 /* A range of @size-aligned pages, near an earlier run most of the time. */
 static void pick_range(uint64_t size, uint64_t n, uint64_t *va, uint64_t *len)
 {
-	uint64_t base = window_base[below(2)], lo, hi;
+	uint64_t base = window_base[prng_below(&c.rng, 2)], lo, hi;
 
 	*len = n * size;
-	if (c.m.n && below(10) < 7) {
-		const struct model_run *r = &c.m.run[below(c.m.n)];
+	if (c.m.n && prng_below(&c.rng, 10) < 7) {
+		const struct model_run *r = &c.m.run[prng_below(&c.rng, c.m.n)];
 
 		base = r->va & ~(WINDOW - 1);
-		*va = below(2) ? (r->va + r->len + size - 1) & ~(size - 1)
+		*va = prng_below(&c.rng, 2) ? (r->va + r->len + size - 1) & ~(size - 1)
 			       : ((r->va & ~(size - 1)) - *len);
-		*va += below(3) * size;   /* sometimes overlapping or a little apart */
+		*va += prng_below(&c.rng, 3) * size;   /* sometimes overlapping or a little apart */
 	} else {
-		*va = base + below(WINDOW / size) * size;
+		*va = base + prng_below(&c.rng, WINDOW / size) * size;
 	}
 	lo = base;
 	hi = base + WINDOW - *len;
 	if (*va < lo || *va > hi)
-		*va = lo + below((hi - lo) / size) * size;
+		*va = lo + prng_below(&c.rng, (hi - lo) / size) * size;
 }
 
 /* A frame range of @len for @size leaves with @attrs' memory type. */
@@ -376,8 +361,8 @@ static uint64_t pick_frames(uint64_t size, uint64_t len, unsigned attrs)
 		return c.p->data.big_pa;
 	if (size == PT_PAGE_SIZE && cache_of(attrs) != PT_CACHE_WB && len <= c.p->data.typed_len)
 		return c.p->data.typed_pa +
-		       below((c.p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
-	return c.p->data.pa + below((c.p->data.len - len) / size + 1) * size;
+		       prng_below(&c.rng, (c.p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+	return c.p->data.pa + prng_below(&c.rng, (c.p->data.len - len) / size + 1) * size;
 }
 
 /*
@@ -433,8 +418,8 @@ static void op_map(void)
 {
 	static const uint64_t sizes[3] = { PT_PAGE_SIZE, PT_SIZE_2M, GIB };
 	static const enum pt_page_size max[3] = { PT_PAGE_4K, PT_PAGE_2M, PT_PAGE_1G };
-	unsigned k = below(20) < 14 ? 0 : below(20) < 17 || !c.p->data.big_ok ? 1 : 2;
-	uint64_t n = k == 0 ? 1 + below(16) : k == 1 ? 1 + below(2) : 1;
+	unsigned k = prng_below(&c.rng, 20) < 14 ? 0 : prng_below(&c.rng, 20) < 17 || !c.p->data.big_ok ? 1 : 2;
+	uint64_t n = k == 0 ? 1 + prng_below(&c.rng, 16) : k == 1 ? 1 + prng_below(&c.rng, 2) : 1;
 	uint64_t va, len, pa;
 	unsigned attrs = pick_attrs();
 	struct pt_flushlist fl;
@@ -453,22 +438,22 @@ static void op_map(void)
 	if (cache_of(attrs) != PT_CACHE_WB)
 		c.typed_maps++;
 	changed(&fl, false, va, len, pa, attrs);
-	sample(va + below(len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
+	sample(va + prng_below(&c.rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
 /* A page-aligned piece of an existing run (whole run half of the time). */
 static const struct model_run *pick_piece(uint64_t *va, uint64_t *len)
 {
-	const struct model_run *r = &c.m.run[below(c.m.n)];
+	const struct model_run *r = &c.m.run[prng_below(&c.rng, c.m.n)];
 	uint64_t pages = r->len / PT_PAGE_SIZE, first, count;
 
-	if (below(2)) {
+	if (prng_below(&c.rng, 2)) {
 		*va = r->va;
 		*len = r->len;
 		return r;
 	}
-	first = below(pages);
-	count = 1 + below(pages - first);
+	first = prng_below(&c.rng, pages);
+	count = 1 + prng_below(&c.rng, pages - first);
 	*va = r->va + first * PT_PAGE_SIZE;
 	*len = count * PT_PAGE_SIZE;
 	return r;
@@ -480,9 +465,9 @@ static void op_unmap(void)
 	uint64_t va, len;
 	int want, got;
 
-	if (below(16) == 0) {
+	if (prng_below(&c.rng, 16) == 0) {
 		/* a range with a hole in it, or nothing at all */
-		pick_range(PT_PAGE_SIZE, 1 + below(4), &va, &len);
+		pick_range(PT_PAGE_SIZE, 1 + prng_below(&c.rng, 4), &va, &len);
 	} else {
 		pick_piece(&va, &len);
 	}
@@ -514,7 +499,7 @@ static void op_protect(void)
 	if (check_result("protect", va, PT_OK, got))
 		return;
 	changed(&fl, false, va, len, pa, attrs);
-	sample(va + below(len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
+	sample(va + prng_below(&c.rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
 static void op_remap(void)
@@ -531,16 +516,16 @@ static void op_remap(void)
 		if (len > c.p->data.typed_len)
 			return;
 		new_pa = c.p->data.typed_pa +
-			 below((c.p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+			 prng_below(&c.rng, (c.p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
 	} else if (!in_data(r->pa)) {
 		/* inside the GiB we do not own: another spot in it */
-		new_pa = c.p->data.big_pa + below((GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+		new_pa = c.p->data.big_pa + prng_below(&c.rng, (GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
 	} else if (len <= c.p->data.len) {
-		uint64_t align = below(2) ? PT_SIZE_2M : PT_PAGE_SIZE;
+		uint64_t align = prng_below(&c.rng, 2) ? PT_SIZE_2M : PT_PAGE_SIZE;
 
 		if (len % align)
 			align = PT_PAGE_SIZE;
-		new_pa = c.p->data.pa + below((c.p->data.len - len) / align + 1) * align;
+		new_pa = c.p->data.pa + prng_below(&c.rng, (c.p->data.len - len) / align + 1) * align;
 	} else {
 		return;
 	}
@@ -650,7 +635,7 @@ static void lint(void)
 
 static void one_op(void)
 {
-	unsigned roll = (unsigned)below(100);
+	unsigned roll = (unsigned)prng_below(&c.rng, 100);
 
 	if (c.m.n == 0 || (c.m.n < RUNS_SOFT_MAX && roll < 40))
 		op_map();
@@ -728,7 +713,7 @@ void churn_merge_back(struct ptlab *p)
 
 void churn_start(struct ptlab *p)
 {
-	c = (struct churn){ .p = p, .rng = p->opts.seed, .ops = p->opts.iterations,
+	c = (struct churn){ .p = p, .rng = { p->opts.seed }, .ops = p->opts.iterations,
 			    .inject_op = UINT64_MAX };
 	model_init(&c.m, model_storage, MODEL_CAP);
 	/*
