@@ -348,7 +348,7 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 static void sim_run(struct sim *s)
 {
 	churn_start(&s->p);
-	while (churn_running())
+	while (churn_running(&s->p))
 		churn_slice(&s->p);
 	churn_finish(&s->p);
 	report_finish(&s->rep);
@@ -438,7 +438,7 @@ static void assert_caught_at_injection(const struct sim *s, const char *what)
 		print_report(s);
 		fail_msg("the injection was not caught by the CPU side right away");
 	}
-	churn_stats(&st);
+	churn_stats(&s->p, &st);
 	assert_true(st.failed && st.injected);
 	op = st.op - 1;   /* churn_slice counts the op it stopped in */
 	assert_true(op >= st.inject_at);
@@ -464,7 +464,7 @@ static void test_default_churn_passes(void **state)
 	sim_init(s, 1, DEFAULT_OPS, OPTS_INJECT_NONE, false);
 	sim_run(s);
 	assert_churn_passed(s);
-	churn_stats(&st);
+	churn_stats(&s->p, &st);
 	assert_int_equal(st.op, DEFAULT_OPS);
 	assert_true(st.maps > 0 && st.unmaps > 0 && st.protects > 0 && st.remaps > 0);
 	assert_true(s->flushes > 0);
@@ -501,7 +501,7 @@ static void test_memory_types_only_on_the_typed_window(void **state)
 	sim_init(s, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
 	churn_start(&s->p);
 	assert_int_equal(pt_translate(&s->p.build.space, PT_HHDM_BASE + s->p.data.typed_pa, &l), PT_ENOTMAPPED);
-	while (churn_running()) {
+	while (churn_running(&s->p)) {
 		churn_slice(&s->p);
 		/* every leaf of both windows, independently of the churn's own audit */
 		for (unsigned w = 0; w < 2; w++)
@@ -531,7 +531,7 @@ static void test_memory_type_audit_catches_an_alias(void **state)
 	assert_non_null(s);
 	sim_init(s, 5, 200, OPTS_INJECT_NONE, false);
 	churn_start(&s->p);
-	while (churn_running())
+	while (churn_running(&s->p))
 		churn_slice(&s->p);
 	/* a frame of the data area, write-back in the HHDM, mapped UC in a window */
 	assert_int_equal(pt_map(&s->p.build.space, PTLAB_SCRATCH_HIGH + WINDOW - PT_PAGE_SIZE,
@@ -598,7 +598,7 @@ static void test_injected_damage_is_caught(void **state)
 			sim_init(s, 1, SHORT_OPS, cases[i].inject, tlb_on);
 			sim_run(s);
 			assert_caught_at_injection(s, cases[i].note);
-			churn_stats(&st);
+			churn_stats(&s->p, &st);
 			assert_true(st.op < SHORT_OPS);
 			sim_fini(s);
 		}
@@ -662,7 +662,7 @@ static void test_enomem_is_refused_only_when_expected(void **state)
 				print_report(s);
 				fail_msg("an unexpected PT_ENOMEM was not reported");
 			}
-			churn_stats(&st);
+			churn_stats(&s->p, &st);
 			assert_int_equal(st.refused, 0);
 		}
 		sim_fini(s);

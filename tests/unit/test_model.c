@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host tests of the churn's shadow model (efi/checks/model.c): hand-worked cases,
+ * Host tests of the churn's shadow model (efi/lib/model.c): hand-worked cases,
  * then random set/find/mapped_bytes sequences against a per-page array.
  */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/checks/model.h"
+#include "../../efi/lib/model.h"
 #include "../../efi/lib/prng.h"
 
 #define PG 4096u
