@@ -58,7 +58,24 @@ int smp_guard(int (*fn)(void *), void *arg, uint64_t *slot) __attribute__((visib
 void smp_ap_proc(struct smp_shared *sh) __attribute__((visibility("hidden")));
 void smp_ap_dispatch(struct trap_frame *frame) __attribute__((visibility("hidden")));
 
-struct smp_shared smp_sh;
+/*
+ * What every CPU shares (struct smp_shared; the hardware tables below are
+ * shared the same way).  It lives in the image because the image is
+ * identity mapped in every hierarchy a CPU runs on here (the firmware's,
+ * the recovery tables and ours): an AP reaches it through the pointer it
+ * was given (the MP services' procedure argument, its block's sh) whatever
+ * CR3 it has loaded, before any of our memory is mapped for it.  The BSP
+ * reaches it through the run's state only (p->smp, set by
+ * smp_shared_reset); nothing else names it.
+ */
+static struct smp_shared shared;
+
+struct smp_shared *smp_shared_reset(struct ptlab *p)
+{
+	shared = (struct smp_shared){ .p = p, .raise_index = -1 };
+	p->smp = &shared;
+	return &shared;
+}
 static struct idt_gate smp_idt[256] __attribute__((aligned(16)));
 
 static inline void barrier(void)
@@ -517,7 +534,7 @@ static uint64_t deadline_us(const struct smp_shared *sh, uint64_t us)
 /* Publish @cmd and wait for every active AP to complete it. */
 static void command(struct ptlab *p, uint32_t cmd)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	uint32_t seq;
 	uint64_t end;
 
@@ -542,7 +559,7 @@ static void command(struct ptlab *p, uint32_t cmd)
 /* Invalidate @fl on every active AP but @skip (an index, or -1) with an IPI; wait for the acks. */
 static unsigned shootdown(struct ptlab *p, const struct pt_flushlist *fl, int skip)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	unsigned acked = 0;
 	uint32_t seq;
 	uint64_t end;
@@ -575,12 +592,12 @@ static unsigned shootdown(struct ptlab *p, const struct pt_flushlist *fl, int sk
 	return acked;
 }
 
-static unsigned nactive(void)
+static unsigned nactive(const struct smp_shared *sh)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < smp_sh.ncpu; i++)
-		n += active(smp_sh.cpu[i]);
+	for (unsigned i = 0; i < sh->ncpu; i++)
+		n += active(sh->cpu[i]);
 	return n;
 }
 
@@ -611,7 +628,7 @@ static struct smp_expect want_fault(uint64_t va, uint32_t error)
 static bool cache_all(struct ptlab *p, const char *name, const uint64_t *va,
 		      const struct smp_expect *before, unsigned n)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	char got[64];
 
 	for (unsigned k = 0; k < n; k++)
@@ -640,7 +657,7 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 		      const struct smp_expect *now, const struct smp_expect *before, unsigned n,
 		      int skip, unsigned acked)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	unsigned bad = 0, seen = 0;
 	char got[64], want[64];
 
@@ -690,11 +707,11 @@ static int skip_for_inject(struct ptlab *p, bool *used)
 
 	if ((p->opts.inject != OPTS_INJECT_MISSING_SHOOTDOWN || *used) && !all)
 		return -1;
-	for (int i = (int)smp_sh.ncpu - 1; i >= 0; i--)
-		if (active(smp_sh.cpu[i])) {
+	for (int i = (int)p->smp->ncpu - 1; i >= 0; i--)
+		if (active(p->smp->cpu[i])) {
 			if (!*used)
 				report_note(p->rep, "inject: missing-shootdown%s: no IPI to %s",
-					    all ? "-all" : "", cpu_name(smp_sh.cpu[i]));
+					    all ? "-all" : "", cpu_name(p->smp->cpu[i]));
 			*used = true;
 			return i;
 		}
@@ -730,12 +747,12 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 				       struct pt_flushlist *fl),
 			 bool *injected)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	struct pt_flushlist fl;
 	unsigned acked;
 	int skip, err;
 
-	if (!nactive()) {
+	if (!nactive(p->smp)) {
 		report_skip(p->rep, s->name, "no AP is running on the tables");
 		return;
 	}
@@ -861,7 +878,7 @@ static void shootdown_checks(struct ptlab *p)
 
 static void churn_checks(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	uint64_t fv[SMP_CHURN_FRAMES];
 	struct smp_churn ch;
 	unsigned steps = 0, bad = 0, seen = 0;
@@ -869,7 +886,7 @@ static void churn_checks(struct ptlab *p)
 	bool injected = false;
 	int skip, withheld = -1;
 
-	if (!nactive()) {
+	if (!nactive(p->smp)) {
 		report_skip(p->rep, "smp churn", "no AP is running on the tables");
 		return;
 	}
@@ -883,7 +900,7 @@ static void churn_checks(struct ptlab *p)
 	sh->read_pages = SMP_CHURN_PAGES;
 	barrier();
 	sh->reading = 1;
-	for (; steps < CHURN_STEPS && nactive() && !ptlab_deadline_passed(p); steps++) {
+	for (; steps < CHURN_STEPS && nactive(p->smp) && !ptlab_deadline_passed(p); steps++) {
 		struct smp_step st = smp_churn_next(&ch);
 		uint64_t va = SMP_AREA + st.page * PT_PAGE_SIZE;
 		unsigned fl_w = st.writable ? PT_WRITE : 0;
@@ -963,15 +980,15 @@ int smp_bsp_live(struct ptlab *p)
 {
 	shootdown_checks(p);
 	churn_checks(p);
-	smp_send_exit();
+	smp_send_exit(p->smp);
 	return 0;
 }
 
-void smp_send_exit(void)
+void smp_send_exit(struct smp_shared *sh)
 {
-	smp_sh.cmd = SMP_CMD_EXIT;
+	sh->cmd = SMP_CMD_EXIT;
 	barrier();
-	smp_sh.seq = smp_sh.seq + 1;
+	sh->seq = sh->seq + 1;
 }
 
 /* ---- per-CPU results ---- */
@@ -1025,7 +1042,7 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 
 int smp_map_area(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	int err = pt_map(&p->build.space, VA_ANCHOR, FRAME_ANCHOR(p), PT_PAGE_SIZE, 0, PT_PAGE_4K, NULL);
 
 	for (unsigned i = 0; !err && i < sh->ncpu; i++) {
@@ -1069,10 +1086,13 @@ void smp_ap_handoff(struct smp_cpu *c) __attribute__((visibility("hidden"), nore
 #define INIT_DELAY_US  10000u
 #define SIPI_DELAY_US  200u
 
-unsigned smp_handoff_init_aps(void)
+unsigned smp_handoff_init_aps(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	unsigned sent = 0;
+
+	if (!sh)
+		return 0;       /* smp_handoff_prepare did not run: no AP is known */
 
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (sh->cpu[i] && !sh->cpu[i]->bsp)
@@ -1131,7 +1151,7 @@ static bool wait_state(const struct smp_cpu *c, uint32_t state, uint64_t us)
 /* Start AP @c with INIT (already sent), SIPI, 200 us, SIPI; wait for it on our tables. */
 static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	struct smp_tramp_data *d = (struct smp_tramp_data *)(uintptr_t)(sh->tramp_pa + TD_PAGE_OFF);
 	uint32_t cr4 = (uint32_t)(CR4_PAE | (p->build.levels == 5 ? CR4_LA57 : 0));
 	uint32_t vector = (uint32_t)(sh->tramp_pa >> 12);
@@ -1165,7 +1185,7 @@ static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 
 int smp_handoff_live(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 
 	if (sh->has_pat)
 		sh->pat = read_pat();
@@ -1185,7 +1205,7 @@ int smp_handoff_live(struct ptlab *p)
 			smp_report_cpu(p, sh->cpu[i]);
 	shootdown_checks(p);
 	churn_checks(p);
-	smp_send_exit();
+	smp_send_exit(p->smp);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
 

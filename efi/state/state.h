@@ -26,6 +26,7 @@
 #include "opts/opts.h"
 
 struct report;
+struct smp_shared;
 
 /* Where the checks put test mappings: PML4 slots the plan never uses. */
 #define PTLAB_SCRATCH_LOW   UINT64_C(0x0000010000000000)   /* 1 TiB, slot 2 */
@@ -213,6 +214,11 @@ struct ptlab {
 	struct ptlab_kernel kern;
 	struct ptlab_time t;
 	struct ptlab_churn churn;
+	/*
+	 * What every CPU shares (smp/smp.h), NULL until smp/ resets it for
+	 * this run; smp.c says where it lives and why.
+	 */
+	struct smp_shared *smp;
 };
 
 /* ---- live.c: running code with our tables in CR3 ---- */
