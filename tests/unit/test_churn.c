@@ -686,6 +686,81 @@ static void test_churn_passes_with_a_tlb(void **state)
 	free(s);
 }
 
+/*
+ * Two churns at once, slice by slice, each slice with its own machine in
+ * place (the seams read `sim`): each must end as it ends alone, with the
+ * same report byte for byte and the same counts.  The churn's state is the
+ * run's (p->churn), so two runs cannot disturb each other; a churn that
+ * kept it anywhere else would have the second run's start reset the first.
+ */
+static void churn_slices(struct sim *s)
+{
+	sim = s;
+	if (churn_running(&s->p))
+		churn_slice(&s->p);
+}
+
+static void test_two_runs_interleaved_end_as_each_alone(void **state)
+{
+	struct sim *alone = malloc(sizeof(*alone)), *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct churn_stats st_alone, st_a;
+	unsigned slices = 0;
+
+	(void)state;
+	assert_non_null(alone);
+	assert_non_null(a);
+	assert_non_null(b);
+	sim_init(alone, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
+	sim_run(alone);
+	assert_churn_passed(alone);
+	churn_stats(&alone->p, &st_alone);
+
+	sim_init(a, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
+	sim_init(b, 4, SHORT_OPS, OPTS_INJECT_NONE, false);
+	/* slices of a few hundred operations: 1 TSC tick per microsecond */
+	a->p.t.tsc_per_us = 1;
+	b->p.t.tsc_per_us = 1;
+	sim = a;
+	churn_start(&a->p);
+	sim = b;
+	churn_start(&b->p);
+	while (churn_running(&a->p) || churn_running(&b->p)) {
+		churn_slices(a);
+		churn_slices(b);
+		slices++;
+	}
+	sim = a;
+	churn_finish(&a->p);
+	report_finish(&a->rep);
+	sim = b;
+	churn_finish(&b->p);
+	report_finish(&b->rep);
+	print_message("interleaved: %u rounds of slices\n", slices);
+	assert_true(slices > 1);
+
+	assert_churn_passed(a);
+	assert_churn_passed(b);
+	churn_stats(&a->p, &st_a);
+	assert_int_equal(st_a.op, st_alone.op);
+	assert_int_equal(st_a.maps, st_alone.maps);
+	assert_int_equal(st_a.unmaps, st_alone.unmaps);
+	assert_int_equal(st_a.protects, st_alone.protects);
+	assert_int_equal(st_a.remaps, st_alone.remaps);
+	assert_int_equal(st_a.refused, st_alone.refused);
+	assert_string_equal(a->buf, alone->buf);
+	assert_string_not_equal(b->buf, alone->buf);   /* another seed, another run */
+
+	sim = b;
+	sim_fini(b);
+	sim = a;
+	sim_fini(a);
+	sim = alone;
+	sim_fini(alone);
+	free(b);
+	free(a);
+	free(alone);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -697,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_missing_invlpg_needs_a_tlb),
 		cmocka_unit_test(test_churn_passes_with_a_tlb),
 		cmocka_unit_test(test_enomem_is_refused_only_when_expected),
+		cmocka_unit_test(test_two_runs_interleaved_end_as_each_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
