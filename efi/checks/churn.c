@@ -183,7 +183,8 @@ static void key_point(struct ptlab *p, uint64_t va)
 		return;
 	}
 	if (err)
-		fail(p, "translate: not mapped where the model has a mapping", va, r->pa + (va - r->va), 0);
+		fail(p, "translate: not mapped where the model has a mapping", va,
+		     r->pa + (va - r->va), 0);
 	else if (l.pa != r->pa + (va - r->va))
 		fail(p, "translate: wrong frame", va, r->pa + (va - r->va), l.pa);
 	else if (l.flags != r->attrs)
@@ -285,7 +286,8 @@ static void sample(struct ptlab *p, uint64_t va)
 	faulted = probe_exec(va + EXEC_OFF, &f);
 	if (r->attrs & PT_EXEC) {
 		if (faulted)
-			fail(p, "cpu: fetch from an executable page faulted", va + EXEC_OFF, 0, f.error);
+			fail(p, "cpu: fetch from an executable page faulted", va + EXEC_OFF, 0,
+			     f.error);
 	} else {
 		expect_fault(p, "cpu: fetch from an NX page", va + EXEC_OFF, faulted, &f,
 			     PF_ERR_P | PF_ERR_ID);
@@ -302,7 +304,8 @@ static const unsigned attr_choices[] = {
 static unsigned pick_attrs(struct ptlab *p)
 {
 	struct ptlab_churn *c = &p->churn;
-	unsigned a = attr_choices[prng_below(&c->rng, sizeof(attr_choices) / sizeof(attr_choices[0]))];
+	unsigned a = attr_choices[prng_below(&c->rng,
+					     sizeof(attr_choices) / sizeof(attr_choices[0]))];
 	enum pt_cache want = PT_CACHE_OF(a);
 
 	/* a cache type the firmware's PAT layout lacks becomes one it has */
@@ -510,7 +513,8 @@ static void op_remap(struct ptlab *p)
 			 prng_below(&c->rng, (p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
 	} else if (!in_data(p, r->pa)) {
 		/* inside the GiB we do not own: another spot in it */
-		new_pa = p->data.big_pa + prng_below(&c->rng, (GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+		new_pa = p->data.big_pa +
+			 prng_below(&c->rng, (GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
 	} else if (len <= p->data.len) {
 		uint64_t align = prng_below(&c->rng, 2) ? PT_SIZE_2M : PT_PAGE_SIZE;
 
@@ -622,7 +626,8 @@ static void lint(struct ptlab *p)
 	int err = ptlab_lint(&p->build, true, &l);
 
 	if (err)
-		fail(p, "lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0, l.errors);
+		fail(p, "lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0,
+		     l.errors);
 }
 
 /* ---- the loop ---- */
@@ -794,8 +799,8 @@ void churn_progress(struct ptlab *p, uint64_t elapsed_us)
 	struct ptlab_churn *c = &p->churn;
 
 	report_note(p->rep, "progress: %llu%% ops=%llu/%llu rate=%llu/s",
-		    (unsigned long long)(c->ops ? c->op * 100 / c->ops : 100), (unsigned long long)c->op,
-		    (unsigned long long)c->ops,
+		    (unsigned long long)(c->ops ? c->op * 100 / c->ops : 100),
+		    (unsigned long long)c->op, (unsigned long long)c->ops,
 		    (unsigned long long)(elapsed_us ? c->op * 1000000 / elapsed_us : 0));
 }
 
@@ -906,7 +911,8 @@ int churn_finish(struct ptlab *p)
 	if (p->data.typed_len) {
 		ptlab_wbinvd();
 		typed_put_back(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident);
-		typed_put_back(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len, &c->typed_hhdm);
+		typed_put_back(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len,
+			       &c->typed_hhdm);
 	}
 	report_fact(p->rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
 		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu "
@@ -924,7 +930,8 @@ int churn_finish(struct ptlab *p)
 		report_ok(p->rep, "memory types: %llu scratch leaves, %llu of them not write-back, all "
 			  "on the %llu frames of the typed window, none of those mapped with two types "
 			  "or in the identity map or HHDM", (unsigned long long)c->audit_leaves,
-			  (unsigned long long)c->audit_typed, (unsigned long long)(p->data.typed_len / PT_PAGE_SIZE));
+			  (unsigned long long)c->audit_typed,
+			  (unsigned long long)(p->data.typed_len / PT_PAGE_SIZE));
 	if (!c->failed)
 		report_ok(p->rep, "churn: %llu operations agree with the model and the CPU; "
 			  "scratch windows empty, tables and frames returned", (unsigned long long)c->op);

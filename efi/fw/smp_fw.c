@@ -81,7 +81,8 @@ static int map_apic(struct ptlab *p, uint64_t pa)
  * true when none is.
  */
 static bool wait_aps(const struct smp_shared *sh,
-		     bool (*busy)(const struct smp_cpu *c, uint32_t state), uint32_t state, uint64_t end)
+		     bool (*busy)(const struct smp_cpu *c, uint32_t state), uint32_t state,
+		     uint64_t end)
 {
 	for (;;) {
 		bool waiting = false;
@@ -315,7 +316,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	}
 	if (ids->n < 2 || smp_table_find(ids, bsp) < 0) {
 		sh->handoff_skip = ids->n < 2 ? "one CPU: no AP to start" :
-			       "the BSP's APIC ID is not in the list of CPUs";
+				   "the BSP's APIC ID is not in the list of CPUs";
 		sh->ncpu = 1;
 		return;
 	}

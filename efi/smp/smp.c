@@ -59,16 +59,18 @@ void smp_ap_proc(struct smp_shared *sh) __attribute__((visibility("hidden")));
 void smp_ap_dispatch(struct trap_frame *frame) __attribute__((visibility("hidden")));
 
 /*
- * What every CPU shares (struct smp_shared; the hardware tables below are
- * shared the same way).  It lives in the image because the image is
- * identity mapped in every hierarchy a CPU runs on here (the firmware's,
- * the recovery tables and ours): an AP reaches it through the pointer it
- * was given (the MP services' procedure argument, its block's sh) whatever
- * CR3 it has loaded, before any of our memory is mapped for it.  The BSP
- * reaches it through the run's state only (p->smp, set by
- * smp_shared_reset); nothing else names it.
+ * What every CPU shares (struct smp_shared).  It lives in the image
+ * because the image is identity mapped in every hierarchy a CPU runs on
+ * here (the firmware's, the recovery tables and ours): an AP reaches it
+ * through the pointer it was given (the MP services' procedure argument,
+ * its block's sh) whichever of those it has in CR3, and nothing has to be
+ * allocated or mapped for it first.  The BSP reaches it through the run's
+ * state only (p->smp, set by smp_shared_reset); nothing else names it.
  */
 static struct smp_shared shared;
+
+/* The APs' IDT, one for all of them: a hardware table, in the image for the same reason. */
+static struct idt_gate smp_idt[256] __attribute__((aligned(16)));
 
 struct smp_shared *smp_shared_reset(struct ptlab *p)
 {
@@ -76,7 +78,6 @@ struct smp_shared *smp_shared_reset(struct ptlab *p)
 	p->smp = &shared;
 	return &shared;
 }
-static struct idt_gate smp_idt[256] __attribute__((aligned(16)));
 
 static inline void barrier(void)
 {

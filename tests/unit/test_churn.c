@@ -702,7 +702,8 @@ static void churn_slices(struct sim *s)
 
 static void test_two_runs_interleaved_end_as_each_alone(void **state)
 {
-	struct sim *alone = malloc(sizeof(*alone)), *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct sim *alone = malloc(sizeof(*alone));
+	struct sim *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
 	struct churn_stats st_alone, st_a;
 	unsigned slices = 0;
 

@@ -54,7 +54,9 @@ static void test_seed0_gives_the_reference_outputs(void **state)
 
 static void test_matches_a_second_implementation(void **state)
 {
-	static const uint64_t seeds[] = { 1, 7, UINT64_C(0xffffffffffffffff), UINT64_C(0x243f6a8885a308d3) };
+	static const uint64_t seeds[] = {
+		1, 7, UINT64_C(0xffffffffffffffff), UINT64_C(0x243f6a8885a308d3),
+	};
 
 	(void)state;
 	for (unsigned k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
