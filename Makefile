@@ -288,7 +288,7 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # define them for the firmware, the tests that link such a module define
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
-APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/model.c \
+APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c lib/model.c \
 	cpu/gdt.c cpu/la57plan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	smp/smpcore.c)
@@ -391,13 +391,13 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CFLAGS := $(WARNFLAGS) -Iinclude -Iefi -D_DEFAULT_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c efi/checks/model.c
+FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c efi/lib/model.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-replay reliability
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(PAGING_SRCS) $(FUZZ_SUPPORT) \
-		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) efi/checks/model.h | deps
+		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) efi/lib/model.h | deps
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@

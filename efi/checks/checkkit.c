@@ -17,6 +17,14 @@ uint64_t ptlab_pattern(uint64_t pa, uint64_t salt)
 	return x ^ (x >> 29);
 }
 
+uint64_t ptlab_mmio_exec_bytes(const struct pt_memmap *map, uint64_t pa, uint64_t len,
+			       unsigned flags)
+{
+	if (!(flags & PT_EXEC))
+		return 0;
+	return pt_memmap_class_bytes(map, pa, len, PT_MEM_SET_MMIO);
+}
+
 static bool in_pool(void *ctx, uint64_t pa)
 {
 	return pt_frames_contains(ctx, pa);

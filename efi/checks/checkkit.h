@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ptlab/memmap.h>
 #include <ptlab/pt.h>
 
 struct ptlab_build;
@@ -24,5 +25,15 @@ uint64_t ptlab_pattern(uint64_t pa, uint64_t salt);
  * once: the checks run on one CPU).
  */
 int ptlab_lint(const struct ptlab_build *b, bool in_use, struct pt_lint *l);
+
+/*
+ * The W^X audit's MMIO test, for our tables and the firmware's alike: the
+ * bytes of MMIO (per @map) that a mapping of [pa, pa + len) with the PT_*
+ * @flags lets the CPU execute.  0 without PT_EXEC.  The whole range
+ * counts, not its first byte: a large leaf may start in RAM and run into
+ * MMIO, and its MMIO part is just as executable.
+ */
+uint64_t ptlab_mmio_exec_bytes(const struct pt_memmap *map, uint64_t pa, uint64_t len,
+			       unsigned flags);
 
 #endif

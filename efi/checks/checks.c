@@ -291,8 +291,7 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 			a->wx_first = l->va;
 		a->wx_bytes += l->size;
 	}
-	if ((l->flags & PT_EXEC) && pt_memmap_covers(&a->p->build.map, l->pa, 1, PT_MEM_SET_MMIO))
-		a->mmio_x_bytes += l->size;
+	a->mmio_x_bytes += ptlab_mmio_exec_bytes(&a->p->build.map, l->pa, l->size, l->flags);
 	if (l->va == 0)
 		a->page0 = true;
 	return 0;
@@ -363,9 +362,7 @@ static void fw_run_judge(struct fw_walk *w)
 			a->wx_first = w->va;
 		a->wx_bytes += w->len;
 	}
-	if (w->flags & PT_EXEC)
-		a->mmio_x_bytes += pt_memmap_class_bytes(&a->p->build.map, w->pa, w->len,
-							   PT_MEM_SET_MMIO);
+	a->mmio_x_bytes += ptlab_mmio_exec_bytes(&a->p->build.map, w->pa, w->len, w->flags);
 	if (w->va == 0)
 		a->page0 = true;
 	w->have = false;

@@ -43,14 +43,14 @@
 #include "checks/inject.h"
 #include "report/report.h"
 #include "cpu/trap.h"
+#include "lib/prng.h"
 
 #include <ptlab/pte.h>
 
-#include "checks/model.h"
+#include "lib/model.h"
 
 #define GIB              PT_SIZE_1G
 #define WINDOW           PTLAB_SCRATCH_BYTES
-#define MODEL_CAP        2048u
 #define RUNS_SOFT_MAX    384u
 #define LINT_EVERY       1000u
 #define SLICE_US         1000000u
@@ -59,84 +59,39 @@
 #define INJECT_OP        1000u    /* --inject: the first op that may damage something */
 
 static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
-static struct model_run model_storage[MODEL_CAP];
-
-struct churn {
-	struct ptlab *p;
-	struct model m;
-	uint64_t rng;
-	uint64_t op, ops;
-	uint64_t maps, unmaps, protects, remaps, refused;
-	uint64_t maps_by_size[3];   /* successful maps with 4K, 2M, 1G leaves */
-	uint64_t samples, faults_expected, faults_seen;
-	uint64_t tables_before, frames_before;
-	uint64_t pool_failed;       /* the pool's refusal count at the last check_result */
-	uint64_t typed_maps, type_changes, type_kept;   /* non-WB maps; wbinvd; conflicts avoided */
-	uint64_t audit_leaves, audit_typed;
-	bool audit_ok;
-	bool failed, done, injected;
-	uint64_t inject_at;
-	uint64_t inject_op;         /* the op whose --inject note came last (UINT64_MAX: none) */
-};
-
-static struct churn c;
-
-
-/* The typed window's identity and HHDM mappings, taken out for the churn. */
-struct typed_out {
-	bool mapped;
-	unsigned flags;
-	struct pt_leaf leaf;   /* the leaf that held the window's first page */
-};
-static struct typed_out typed_ident, typed_hhdm;
-
-/* ---- randomness (splitmix64: seeded, reproducible) ---- */
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (c.rng += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t n)
-{
-	return n ? rnd() % n : 0;
-}
-
 /* ---- failures ---- */
 
-static void fail(const char *what, uint64_t va, uint64_t want, uint64_t got)
+static void fail(struct ptlab *p, const char *what, uint64_t va, uint64_t want, uint64_t got)
 {
-	if (c.failed)
+	struct ptlab_churn *c = &p->churn;
+
+	if (c->failed)
 		return;
-	c.failed = true;
-	report_fail(c.p->rep, "churn: %s at va=0x%llx expected 0x%llx observed 0x%llx "
+	c->failed = true;
+	report_fail(p->rep, "churn: %s at va=0x%llx expected 0x%llx observed 0x%llx "
 		    "(seed=%llu op=%llu; replay with --seed=%llu --iterations=%llu)", what,
 		    (unsigned long long)va, (unsigned long long)want, (unsigned long long)got,
-		    (unsigned long long)c.p->opts.seed, (unsigned long long)c.op,
-		    (unsigned long long)c.p->opts.seed, (unsigned long long)(c.op + 1));
+		    (unsigned long long)p->opts.seed, (unsigned long long)c->op,
+		    (unsigned long long)p->opts.seed, (unsigned long long)(c->op + 1));
 }
 
 /* ---- where frames come from ---- */
 
-static bool in_data(uint64_t pa)
+static bool in_data(const struct ptlab *p, uint64_t pa)
 {
-	return pa >= c.p->data.pa && pa - c.p->data.pa < c.p->data.len;
+	return pa >= p->data.pa && pa - p->data.pa < p->data.len;
 }
 
-static bool in_typed(uint64_t pa, uint64_t len)
+static bool in_typed(const struct ptlab *p, uint64_t pa, uint64_t len)
 {
-	const struct ptlab_data *d = &c.p->data;
+	const struct ptlab_data *d = &p->data;
 
 	return d->typed_len && pa >= d->typed_pa && pa + len <= d->typed_pa + d->typed_len;
 }
 
-static bool touches_typed(uint64_t pa, uint64_t len)
+static bool touches_typed(const struct ptlab *p, uint64_t pa, uint64_t len)
 {
-	const struct ptlab_data *d = &c.p->data;
+	const struct ptlab_data *d = &p->data;
 
 	return d->typed_len && pa < d->typed_pa + d->typed_len && d->typed_pa < pa + len;
 }
@@ -157,12 +112,13 @@ static unsigned with_cache(unsigned attrs, enum pt_cache t)
  * (the range being changed).  -1 when none maps them, -2 when they
  * disagree among themselves.
  */
-static int frames_type(uint64_t pa, uint64_t len, uint64_t skip, uint64_t skip_len)
+static int frames_type(struct ptlab *p, uint64_t pa, uint64_t len, uint64_t skip, uint64_t skip_len)
 {
+	struct ptlab_churn *c = &p->churn;
 	int type = -1;
 
-	for (unsigned i = 0; i < c.m.n; i++) {
-		const struct model_run *r = &c.m.run[i];
+	for (unsigned i = 0; i < c->m.n; i++) {
+		const struct model_run *r = &c->m.run[i];
 		uint64_t a = r->pa > pa ? r->pa : pa;
 		uint64_t b = r->pa + r->len < pa + len ? r->pa + r->len : pa + len;
 		uint64_t va;
@@ -185,147 +141,155 @@ static int frames_type(uint64_t pa, uint64_t len, uint64_t skip, uint64_t skip_l
  * have: @attrs, with write-back outside the typed window, and with the
  * type the frames already have elsewhere.  False when no type fits.
  */
-static bool fit_type(uint64_t va, uint64_t len, uint64_t pa, unsigned *attrs)
+static bool fit_type(struct ptlab *p, uint64_t va, uint64_t len, uint64_t pa, unsigned *attrs)
 {
+	struct ptlab_churn *c = &p->churn;
 	int have;
 
-	if (cache_of(*attrs) != PT_CACHE_WB && !in_typed(pa, len))
+	if (cache_of(*attrs) != PT_CACHE_WB && !in_typed(p, pa, len))
 		*attrs = with_cache(*attrs, PT_CACHE_WB);
-	if (!touches_typed(pa, len))
+	if (!touches_typed(p, pa, len))
 		return true;
-	have = frames_type(pa, len, va, len);
+	have = frames_type(p, pa, len, va, len);
 	if (have == -2)
 		return false;
 	if (have >= 0 && have != (int)cache_of(*attrs)) {
-		if (have != PT_CACHE_WB && !in_typed(pa, len))
+		if (have != PT_CACHE_WB && !in_typed(p, pa, len))
 			return false;
 		*attrs = with_cache(*attrs, (enum pt_cache)have);
-		c.type_kept++;
+		c->type_kept++;
 	}
 	return true;
 }
 
 /* Our memory at @pa, through the environment (the identity map in the app). */
-static void *phys(uint64_t pa)
+static void *phys(const struct ptlab *p, uint64_t pa)
 {
-	return c.p->build.env.phys_to_virt(c.p->build.env.ctx, pa);
+	return p->build.env.phys_to_virt(p->build.env.ctx, pa);
 }
 
 /* ---- the software side ---- */
 
-static void key_point(uint64_t va)
+static void key_point(struct ptlab *p, uint64_t va)
 {
-	const struct model_run *r = model_find(&c.m, va);
+	struct ptlab_churn *c = &p->churn;
+	const struct model_run *r = model_find(&c->m, va);
 	struct pt_leaf l;
-	int err = pt_translate(&c.p->build.space, va, &l);
+	int err = pt_translate(&p->build.space, va, &l);
 
 	if (!r) {
 		if (err != PT_ENOTMAPPED)
-			fail("translate: mapped where the model has nothing", va, 0, l.pa);
+			fail(p, "translate: mapped where the model has nothing", va, 0, l.pa);
 		return;
 	}
 	if (err)
-		fail("translate: not mapped where the model has a mapping", va, r->pa + (va - r->va), 0);
+		fail(p, "translate: not mapped where the model has a mapping", va,
+		     r->pa + (va - r->va), 0);
 	else if (l.pa != r->pa + (va - r->va))
-		fail("translate: wrong frame", va, r->pa + (va - r->va), l.pa);
+		fail(p, "translate: wrong frame", va, r->pa + (va - r->va), l.pa);
 	else if (l.flags != r->attrs)
-		fail("translate: wrong attributes", va, r->attrs, l.flags);
+		fail(p, "translate: wrong attributes", va, r->attrs, l.flags);
 }
 
-static void key_points(uint64_t va, uint64_t len)
+static void key_points(struct ptlab *p, uint64_t va, uint64_t len)
 {
+	struct ptlab_churn *c = &p->churn;
 	uint64_t pts[4] = { va, va + len - PT_PAGE_SIZE, va - PT_PAGE_SIZE, va + len };
 
-	for (unsigned i = 0; i < 4 && !c.failed; i++)
-		key_point(pts[i]);
+	for (unsigned i = 0; i < 4 && !c->failed; i++)
+		key_point(p, pts[i]);
 }
 
 /* ---- the CPU side ---- */
 
-static void expect_fault(const char *what, uint64_t va, int faulted, const struct trap_fault *f,
-			 uint64_t error)
+static void expect_fault(struct ptlab *p, const char *what, uint64_t va, int faulted,
+			 const struct trap_fault *f, uint64_t error)
 {
-	c.faults_expected++;
+	struct ptlab_churn *c = &p->churn;
+
+	c->faults_expected++;
 	if (faulted)
-		c.faults_seen++;
+		c->faults_seen++;
 	if (!faulted)
-		fail(what, va, error, UINT64_C(0xffffffffffffffff));
+		fail(p, what, va, error, UINT64_C(0xffffffffffffffff));
 	else if (f->vector != TRAP_VEC_PF || f->cr2 != va)
-		fail(what, va, va, f->vector == TRAP_VEC_PF ? f->cr2 : f->vector);
+		fail(p, what, va, va, f->vector == TRAP_VEC_PF ? f->cr2 : f->vector);
 	else if (f->error != error)
-		fail(what, va, error, f->error);
+		fail(p, what, va, error, f->error);
 }
 
-static void sample(uint64_t va)
+static void sample(struct ptlab *p, uint64_t va)
 {
-	const struct model_run *r = model_find(&c.m, va);
+	struct ptlab_churn *c = &p->churn;
+	const struct model_run *r = model_find(&c->m, va);
 	struct trap_fault f;
 	uint64_t got = 0, pa, hh, want;
 	int faulted;
 
 	va &= ~(PT_PAGE_SIZE - 1);
-	c.samples++;
+	c->samples++;
 	if (!r) {
 		faulted = probe_read64(va, &got, &f);
-		expect_fault("cpu: read of an unmapped page", va, faulted, &f, 0);
+		expect_fault(p, "cpu: read of an unmapped page", va, faulted, &f, 0);
 		return;
 	}
 	pa = r->pa + (va - r->va);
 	hh = PT_HHDM_BASE + pa;
-	if (in_typed(pa, PT_PAGE_SIZE)) {
+	if (in_typed(p, pa, PT_PAGE_SIZE)) {
 		/* out of the HHDM for the churn: only the scratch address reaches it */
 		faulted = probe_read64(hh + 24, &got, &f);
-		expect_fault("cpu: the HHDM alias of a typed frame", hh + 24, faulted, &f, 0);
-		if (c.failed)
+		expect_fault(p, "cpu: the HHDM alias of a typed frame", hh + 24, faulted, &f, 0);
+		if (c->failed)
 			return;
 		if (r->attrs & PT_WRITE) {
-			want = ptlab_pattern(pa, c.op);
+			want = ptlab_pattern(pa, c->op);
 			if (probe_write64(va + 8, want, &f) || probe_read64(va + 8, &got, &f) ||
 			    got != want)
-				fail("cpu: pattern written and read back through a typed mapping", va,
+				fail(p, "cpu: pattern written and read back through a typed mapping", va,
 				     want, got);
 		} else {
 			faulted = probe_write64(va + 8, 0, &f);
-			expect_fault("cpu: write to a read-only page", va + 8, faulted, &f,
+			expect_fault(p, "cpu: write to a read-only page", va + 8, faulted, &f,
 				     PF_ERR_P | PF_ERR_W);
 		}
 		return;
 	}
-	if (!in_data(pa)) {
+	if (!in_data(p, pa)) {
 		uint64_t a = 0, b = 0;
 
 		/* RAM we do not own: read both aliases, never write */
-		if (!ptlab_is_ram(c.p, pa))
+		if (!ptlab_is_ram(p, pa))
 			return;
 		if (probe_read64(va + 16, &a, &f) || probe_read64(hh + 16, &b, &f) || a != b)
-			fail("cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
+			fail(p, "cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
 		return;
 	}
-	want = ptlab_pattern(pa, c.op);
+	want = ptlab_pattern(pa, c->op);
 	if (probe_write64(hh, want, &f) || probe_read64(va, &got, &f) || got != want) {
-		fail("cpu: pattern written through the HHDM alias, read through the scratch address",
+		fail(p, "cpu: pattern written through the HHDM alias, read through the scratch address",
 		     va, want, got);
 		return;
 	}
 	if (r->attrs & PT_WRITE) {
-		want = ~ptlab_pattern(pa, c.op);
+		want = ~ptlab_pattern(pa, c->op);
 		if (probe_write64(va + 8, want, &f) || probe_read64(hh + 8, &got, &f) || got != want)
-			fail("cpu: pattern written through the scratch address, read through the HHDM alias",
+			fail(p, "cpu: pattern written through the scratch address, read through the HHDM alias",
 			     va, want, got);
 	} else {
 		faulted = probe_write64(va + 8, 0, &f);
-		expect_fault("cpu: write to a read-only page", va + 8, faulted, &f,
+		expect_fault(p, "cpu: write to a read-only page", va + 8, faulted, &f,
 			     PF_ERR_P | PF_ERR_W);
 	}
-	if (c.failed)
+	if (c->failed)
 		return;
-	*(volatile uint8_t *)phys(pa + EXEC_OFF) = 0xc3;   /* ret */
+	*(volatile uint8_t *)phys(p, pa + EXEC_OFF) = 0xc3;   /* ret */
 	faulted = probe_exec(va + EXEC_OFF, &f);
 	if (r->attrs & PT_EXEC) {
 		if (faulted)
-			fail("cpu: fetch from an executable page faulted", va + EXEC_OFF, 0, f.error);
+			fail(p, "cpu: fetch from an executable page faulted", va + EXEC_OFF, 0,
+			     f.error);
 	} else {
-		expect_fault("cpu: fetch from an NX page", va + EXEC_OFF, faulted, &f,
+		expect_fault(p, "cpu: fetch from an NX page", va + EXEC_OFF, faulted, &f,
 			     PF_ERR_P | PF_ERR_ID);
 	}
 }
@@ -337,47 +301,52 @@ static const unsigned attr_choices[] = {
 	PT_EXEC | PT_USER, PT_CACHE(PT_CACHE_WT),
 };
 
-static unsigned pick_attrs(void)
+static unsigned pick_attrs(struct ptlab *p)
 {
-	unsigned a = attr_choices[below(sizeof(attr_choices) / sizeof(attr_choices[0]))];
+	struct ptlab_churn *c = &p->churn;
+	unsigned a = attr_choices[prng_below(&c->rng,
+					     sizeof(attr_choices) / sizeof(attr_choices[0]))];
 	enum pt_cache want = PT_CACHE_OF(a);
 
 	/* a cache type the firmware's PAT layout lacks becomes one it has */
 	return want == PT_CACHE_WB ? a :
-	       (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(&c.p->build.env.pat, want));
+	       (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(&p->build.env.pat, want));
 }
 
 /* A range of @size-aligned pages, near an earlier run most of the time. */
-static void pick_range(uint64_t size, uint64_t n, uint64_t *va, uint64_t *len)
+static void pick_range(struct ptlab *p, uint64_t size, uint64_t n, uint64_t *va, uint64_t *len)
 {
-	uint64_t base = window_base[below(2)], lo, hi;
+	struct ptlab_churn *c = &p->churn;
+	uint64_t base = window_base[prng_below(&c->rng, 2)], lo, hi;
 
 	*len = n * size;
-	if (c.m.n && below(10) < 7) {
-		const struct model_run *r = &c.m.run[below(c.m.n)];
+	if (c->m.n && prng_below(&c->rng, 10) < 7) {
+		const struct model_run *r = &c->m.run[prng_below(&c->rng, c->m.n)];
 
 		base = r->va & ~(WINDOW - 1);
-		*va = below(2) ? (r->va + r->len + size - 1) & ~(size - 1)
+		*va = prng_below(&c->rng, 2) ? (r->va + r->len + size - 1) & ~(size - 1)
 			       : ((r->va & ~(size - 1)) - *len);
-		*va += below(3) * size;   /* sometimes overlapping or a little apart */
+		*va += prng_below(&c->rng, 3) * size;   /* sometimes overlapping or a little apart */
 	} else {
-		*va = base + below(WINDOW / size) * size;
+		*va = base + prng_below(&c->rng, WINDOW / size) * size;
 	}
 	lo = base;
 	hi = base + WINDOW - *len;
 	if (*va < lo || *va > hi)
-		*va = lo + below((hi - lo) / size) * size;
+		*va = lo + prng_below(&c->rng, (hi - lo) / size) * size;
 }
 
 /* A frame range of @len for @size leaves with @attrs' memory type. */
-static uint64_t pick_frames(uint64_t size, uint64_t len, unsigned attrs)
+static uint64_t pick_frames(struct ptlab *p, uint64_t size, uint64_t len, unsigned attrs)
 {
+	struct ptlab_churn *c = &p->churn;
+
 	if (size == GIB)
-		return c.p->data.big_pa;
-	if (size == PT_PAGE_SIZE && cache_of(attrs) != PT_CACHE_WB && len <= c.p->data.typed_len)
-		return c.p->data.typed_pa +
-		       below((c.p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
-	return c.p->data.pa + below((c.p->data.len - len) / size + 1) * size;
+		return p->data.big_pa;
+	if (size == PT_PAGE_SIZE && cache_of(attrs) != PT_CACHE_WB && len <= p->data.typed_len)
+		return p->data.typed_pa +
+		       prng_below(&c->rng, (p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+	return p->data.pa + prng_below(&c->rng, (p->data.len - len) / size + 1) * size;
 }
 
 /*
@@ -385,20 +354,22 @@ static uint64_t pick_frames(uint64_t size, uint64_t len, unsigned attrs)
  * the library reported (unless the injection skips it), teach the model,
  * and compare at the key points.
  */
-static void changed(struct pt_flushlist *fl, bool skip_flush, uint64_t va, uint64_t len,
-		    uint64_t pa, unsigned attrs)
+static void changed(struct ptlab *p, struct pt_flushlist *fl, bool skip_flush, uint64_t va,
+		    uint64_t len, uint64_t pa, unsigned attrs)
 {
+	struct ptlab_churn *c = &p->churn;
+
 	if (!skip_flush)
 		ptlab_flush(fl);
-	if (touches_typed(pa, len)) {
+	if (touches_typed(p, pa, len)) {
 		/* the frames may have a new type now: nothing cached of the old one */
 		ptlab_wbinvd();
-		c.type_changes++;
+		c->type_changes++;
 	}
-	if (model_set(&c.m, va, len, true, pa, attrs))
-		fail("model: out of runs", va, MODEL_CAP, c.m.n);
+	if (model_set(&c->m, va, len, true, pa, attrs))
+		fail(p, "model: out of runs", va, PTLAB_CHURN_MODEL_CAP, c->m.n);
 	else
-		key_points(va, len);
+		key_points(p, va, len);
 }
 
 /*
@@ -408,139 +379,148 @@ static void changed(struct pt_flushlist *fl, bool skip_flush, uint64_t va, uint6
  */
 #define CALL_MAX_TABLES  16u
 
-static int check_result(const char *call, uint64_t va, int want, int got)
+static int check_result(struct ptlab *p, const char *call, uint64_t va, int want, int got)
 {
-	bool pool_refused = c.p->build.frames.failed != c.pool_failed;
+	struct ptlab_churn *c = &p->churn;
+	bool pool_refused = p->build.frames.failed != c->pool_failed;
 
-	c.pool_failed = c.p->build.frames.failed;
+	c->pool_failed = p->build.frames.failed;
 	/*
 	 * PT_ENOMEM is a refusal only when the pool really refused a frame,
 	 * because --fail-alloc injected it or the pool ran nearly dry.
 	 */
 	if (got == PT_ENOMEM && want == PT_OK && pool_refused &&
-	    (c.p->opts.fail_alloc || pt_frames_available(&c.p->build.frames) < CALL_MAX_TABLES)) {
-		c.refused++;
+	    (p->opts.fail_alloc || pt_frames_available(&p->build.frames) < CALL_MAX_TABLES)) {
+		c->refused++;
 		return -1;
 	}
 	if (got != want) {
-		fail(call, va, (uint64_t)(int64_t)want, (uint64_t)(int64_t)got);
+		fail(p, call, va, (uint64_t)(int64_t)want, (uint64_t)(int64_t)got);
 		return -1;
 	}
 	return got == PT_OK ? 0 : -1;
 }
 
-static void op_map(void)
+static void op_map(struct ptlab *p)
 {
+	struct ptlab_churn *c = &p->churn;
+
 	static const uint64_t sizes[3] = { PT_PAGE_SIZE, PT_SIZE_2M, GIB };
 	static const enum pt_page_size max[3] = { PT_PAGE_4K, PT_PAGE_2M, PT_PAGE_1G };
-	unsigned k = below(20) < 14 ? 0 : below(20) < 17 || !c.p->data.big_ok ? 1 : 2;
-	uint64_t n = k == 0 ? 1 + below(16) : k == 1 ? 1 + below(2) : 1;
+	unsigned k = prng_below(&c->rng, 20) < 14 ? 0 :
+		     prng_below(&c->rng, 20) < 17 || !p->data.big_ok ? 1 : 2;
+	uint64_t n = k == 0 ? 1 + prng_below(&c->rng, 16) : k == 1 ? 1 + prng_below(&c->rng, 2) : 1;
 	uint64_t va, len, pa;
-	unsigned attrs = pick_attrs();
+	unsigned attrs = pick_attrs(p);
 	struct pt_flushlist fl;
 	int want, got;
 
-	pick_range(sizes[k], n, &va, &len);
-	pa = pick_frames(sizes[k], len, attrs);
-	if (!fit_type(va, len, pa, &attrs))
+	pick_range(p, sizes[k], n, &va, &len);
+	pa = pick_frames(p, sizes[k], len, attrs);
+	if (!fit_type(p, va, len, pa, &attrs))
 		return;   /* the frames have mixed types already: no mapping can join them */
-	want = model_mapped_bytes(&c.m, va, len) ? PT_EEXIST : PT_OK;
-	got = pt_map(&c.p->build.space, va, pa, len, attrs, max[k], &fl);
-	c.maps++;
-	if (check_result("map", va, want, got))
+	want = model_mapped_bytes(&c->m, va, len) ? PT_EEXIST : PT_OK;
+	got = pt_map(&p->build.space, va, pa, len, attrs, max[k], &fl);
+	c->maps++;
+	if (check_result(p, "map", va, want, got))
 		return;
-	c.maps_by_size[k]++;
+	c->maps_by_size[k]++;
 	if (cache_of(attrs) != PT_CACHE_WB)
-		c.typed_maps++;
-	changed(&fl, false, va, len, pa, attrs);
-	sample(va + below(len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
+		c->typed_maps++;
+	changed(p, &fl, false, va, len, pa, attrs);
+	sample(p, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
 /* A page-aligned piece of an existing run (whole run half of the time). */
-static const struct model_run *pick_piece(uint64_t *va, uint64_t *len)
+static const struct model_run *pick_piece(struct ptlab *p, uint64_t *va, uint64_t *len)
 {
-	const struct model_run *r = &c.m.run[below(c.m.n)];
+	struct ptlab_churn *c = &p->churn;
+	const struct model_run *r = &c->m.run[prng_below(&c->rng, c->m.n)];
 	uint64_t pages = r->len / PT_PAGE_SIZE, first, count;
 
-	if (below(2)) {
+	if (prng_below(&c->rng, 2)) {
 		*va = r->va;
 		*len = r->len;
 		return r;
 	}
-	first = below(pages);
-	count = 1 + below(pages - first);
+	first = prng_below(&c->rng, pages);
+	count = 1 + prng_below(&c->rng, pages - first);
 	*va = r->va + first * PT_PAGE_SIZE;
 	*len = count * PT_PAGE_SIZE;
 	return r;
 }
 
-static void op_unmap(void)
+static void op_unmap(struct ptlab *p)
 {
+	struct ptlab_churn *c = &p->churn;
 	struct pt_flushlist fl;
 	uint64_t va, len;
 	int want, got;
 
-	if (below(16) == 0) {
+	if (prng_below(&c->rng, 16) == 0) {
 		/* a range with a hole in it, or nothing at all */
-		pick_range(PT_PAGE_SIZE, 1 + below(4), &va, &len);
+		pick_range(p, PT_PAGE_SIZE, 1 + prng_below(&c->rng, 4), &va, &len);
 	} else {
-		pick_piece(&va, &len);
+		pick_piece(p, &va, &len);
 	}
-	want = model_mapped_bytes(&c.m, va, len) == len ? PT_OK : PT_ENOTMAPPED;
-	got = pt_unmap(&c.p->build.space, va, len, 0, &fl);
-	c.unmaps++;
-	if (check_result("unmap", va, want, got))
+	want = model_mapped_bytes(&c->m, va, len) == len ? PT_OK : PT_ENOTMAPPED;
+	got = pt_unmap(&p->build.space, va, len, 0, &fl);
+	c->unmaps++;
+	if (check_result(p, "unmap", va, want, got))
 		return;
 	ptlab_flush(&fl);
-	model_set(&c.m, va, len, false, 0, 0);
-	key_points(va, len);
-	sample(va);
-	sample(va + len - PT_PAGE_SIZE);
+	model_set(&c->m, va, len, false, 0, 0);
+	key_points(p, va, len);
+	sample(p, va);
+	sample(p, va + len - PT_PAGE_SIZE);
 }
 
-static void op_protect(void)
+static void op_protect(struct ptlab *p)
 {
+	struct ptlab_churn *c = &p->churn;
 	struct pt_flushlist fl;
 	uint64_t va, len;
-	const struct model_run *r = pick_piece(&va, &len);
+	const struct model_run *r = pick_piece(p, &va, &len);
 	uint64_t pa = r->pa + (va - r->va);
-	unsigned attrs = pick_attrs();
+	unsigned attrs = pick_attrs(p);
 	int got;
 
-	if (!fit_type(va, len, pa, &attrs))
+	if (!fit_type(p, va, len, pa, &attrs))
 		return;
-	got = pt_protect(&c.p->build.space, va, len, attrs, &fl);
-	c.protects++;
-	if (check_result("protect", va, PT_OK, got))
+	got = pt_protect(&p->build.space, va, len, attrs, &fl);
+	c->protects++;
+	if (check_result(p, "protect", va, PT_OK, got))
 		return;
-	changed(&fl, false, va, len, pa, attrs);
-	sample(va + below(len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
+	changed(p, &fl, false, va, len, pa, attrs);
+	sample(p, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
-static void op_remap(void)
+static void op_remap(struct ptlab *p)
 {
+	struct ptlab_churn *c = &p->churn;
 	struct pt_flushlist fl;
 	uint64_t va, len, new_pa, before = 0;
-	const struct model_run *r = pick_piece(&va, &len);
+	const struct model_run *r = pick_piece(p, &va, &len);
 	unsigned attrs = r->attrs;
 	bool skip = false;
 	struct trap_fault f;
 	int got;
 
-	if (in_typed(r->pa, r->len)) {
-		if (len > c.p->data.typed_len)
+	if (in_typed(p, r->pa, r->len)) {
+		if (len > p->data.typed_len)
 			return;
-		new_pa = c.p->data.typed_pa +
-			 below((c.p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
-	} else if (!in_data(r->pa)) {
+		new_pa = p->data.typed_pa +
+			 prng_below(&c->rng, (p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+	} else if (!in_data(p, r->pa)) {
 		/* inside the GiB we do not own: another spot in it */
-		new_pa = c.p->data.big_pa + below((GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
-	} else if (len <= c.p->data.len) {
-		uint64_t align = below(2) ? PT_SIZE_2M : PT_PAGE_SIZE;
+		new_pa = p->data.big_pa +
+			 prng_below(&c->rng, (GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+	} else if (len <= p->data.len) {
+		uint64_t align = prng_below(&c->rng, 2) ? PT_SIZE_2M : PT_PAGE_SIZE;
 
 		if (len % align)
 			align = PT_PAGE_SIZE;
-		new_pa = c.p->data.pa + below((c.p->data.len - len) / align + 1) * align;
+		new_pa = p->data.pa + prng_below(&c->rng, (p->data.len - len) / align + 1) * align;
 	} else {
 		return;
 	}
@@ -548,88 +528,91 @@ static void op_remap(void)
 		unsigned fitted = attrs;
 
 		/* remap keeps the attributes: the new frames must take this type as it is */
-		if (!fit_type(va, len, new_pa, &fitted) || fitted != attrs)
+		if (!fit_type(p, va, len, new_pa, &fitted) || fitted != attrs)
 			return;
 	}
-	if (c.p->opts.inject == OPTS_INJECT_MISSING_INVLPG && !c.injected && c.op >= c.inject_at &&
-	    in_data(r->pa) && len == PT_PAGE_SIZE && new_pa != r->pa + (va - r->va)) {
+	if (p->opts.inject == OPTS_INJECT_MISSING_INVLPG && !c->injected && c->op >= c->inject_at &&
+	    in_data(p, r->pa) && len == PT_PAGE_SIZE && new_pa != r->pa + (va - r->va)) {
 		struct pt_leaf l;
 
 		/* a single 4 KiB leaf: no split, so no flush inside the library either */
-		if (pt_translate(&c.p->build.space, va, &l) == PT_OK && l.level == 0) {
+		if (pt_translate(&p->build.space, va, &l) == PT_OK && l.level == 0) {
 			probe_read64(va, &before, &f);   /* the old translation is now cached */
 			skip = true;
-			c.injected = true;
-			c.inject_op = c.op;
-			report_note(c.p->rep, "inject: missing-invlpg after remapping 0x%llx",
+			c->injected = true;
+			c->inject_op = c->op;
+			report_note(p->rep, "inject: missing-invlpg after remapping 0x%llx",
 				    (unsigned long long)va);
 		}
 	}
-	got = pt_remap(&c.p->build.space, va, len, new_pa, 0, &fl);
-	c.remaps++;
-	if (check_result("remap", va, PT_OK, got))
+	got = pt_remap(&p->build.space, va, len, new_pa, 0, &fl);
+	c->remaps++;
+	if (check_result(p, "remap", va, PT_OK, got))
 		return;
-	changed(&fl, skip, va, len, new_pa, attrs);
-	sample(va);
+	changed(p, &fl, skip, va, len, new_pa, attrs);
+	sample(p, va);
 	/* a CPU that dropped the stale entry on its own shows the new frame: say so */
-	if (skip && !c.failed) {
-		c.inject_op = c.op;
-		report_note(c.p->rep, "inject: missing-invlpg not provoked: the stale translation "
+	if (skip && !c->failed) {
+		c->inject_op = c->op;
+		report_note(p->rep, "inject: missing-invlpg not provoked: the stale translation "
 			    "was not kept, the new frame was seen");
 	}
 }
 
 /* ---- deliberate damage (--inject), each inside the scratch windows ---- */
 
-static const struct model_run *data_run(bool want_nx)
+static const struct model_run *data_run(struct ptlab *p, bool want_nx)
 {
-	for (unsigned i = 0; i < c.m.n; i++) {
-		const struct model_run *r = &c.m.run[i];
+	struct ptlab_churn *c = &p->churn;
 
-		if (in_data(r->pa) && (!want_nx || !(r->attrs & PT_EXEC)))
+	for (unsigned i = 0; i < c->m.n; i++) {
+		const struct model_run *r = &c->m.run[i];
+
+		if (in_data(p, r->pa) && (!want_nx || !(r->attrs & PT_EXEC)))
 			return r;
 	}
 	return NULL;
 }
 
-static void inject(void)
+static void inject(struct ptlab *p)
 {
+	struct ptlab_churn *c = &p->churn;
 	const struct model_run *r;
 	struct pt_leaf l;
 	uint64_t *e;
 
-	if (c.injected || c.op < c.inject_at)
+	if (c->injected || c->op < c->inject_at)
 		return;
-	switch (c.p->opts.inject) {
+	switch (p->opts.inject) {
 	case OPTS_INJECT_WRONG_FRAME:
 	case OPTS_INJECT_NX_CLEARED:
-		r = data_run(c.p->opts.inject == OPTS_INJECT_NX_CLEARED);
-		if (!r || pt_translate(&c.p->build.space, r->va, &l) != PT_OK || l.level != 0)
+		r = data_run(p, p->opts.inject == OPTS_INJECT_NX_CLEARED);
+		if (!r || pt_translate(&p->build.space, r->va, &l) != PT_OK || l.level != 0)
 			return;
-		e = phys(l.entry_pa);
-		if (c.p->opts.inject == OPTS_INJECT_WRONG_FRAME)
+		e = phys(p, l.entry_pa);
+		if (p->opts.inject == OPTS_INJECT_WRONG_FRAME)
 			*e ^= PT_PAGE_SIZE;   /* the neighbouring frame: still in the data area */
 		else
 			*e &= ~PTE_NX;
 		ptlab_invlpg(r->va);
-		c.injected = true;
-		c.inject_op = c.op;
-		report_note(c.p->rep, "inject: %s at 0x%llx",
-			    c.p->opts.inject == OPTS_INJECT_WRONG_FRAME ? "wrong-frame" : "nx-cleared",
+		c->injected = true;
+		c->inject_op = c->op;
+		report_note(p->rep, "inject: %s at 0x%llx",
+			    p->opts.inject == OPTS_INJECT_WRONG_FRAME ? "wrong-frame" : "nx-cleared",
 			    (unsigned long long)r->va);
 		/* the CPU sees it first; the software walk would too */
-		sample(r->va);
-		key_point(r->va);
+		sample(p, r->va);
+		key_point(p, r->va);
 		break;
 	case OPTS_INJECT_FREED_TABLE:
-		r = data_run(false);
-		if (!r || pt_translate(&c.p->build.space, r->va, &l) != PT_OK || l.level != 0)
+		r = data_run(p, false);
+		if (!r || pt_translate(&p->build.space, r->va, &l) != PT_OK || l.level != 0)
 			return;
 		/* the PT holding the leaf goes back to the pool while still referenced */
-		pt_frames_free(&c.p->build.frames, l.entry_pa & ~(PT_PAGE_SIZE - 1));
-		c.injected = true;
-		c.inject_op = c.op;
-		report_note(c.p->rep, "inject: freed-table 0x%llx still maps 0x%llx",
+		pt_frames_free(&p->build.frames, l.entry_pa & ~(PT_PAGE_SIZE - 1));
+		c->injected = true;
+		c->inject_op = c->op;
+		report_note(p->rep, "inject: freed-table 0x%llx still maps 0x%llx",
 			    (unsigned long long)(l.entry_pa & ~(PT_PAGE_SIZE - 1)), (unsigned long long)r->va);
 		break;
 	default:
@@ -637,34 +620,36 @@ static void inject(void)
 	}
 }
 
-static void lint(void)
+static void lint(struct ptlab *p)
 {
 	struct pt_lint l;
-	int err = ptlab_lint(&c.p->build, true, &l);
+	int err = ptlab_lint(&p->build, true, &l);
 
 	if (err)
-		fail("lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0, l.errors);
+		fail(p, "lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0,
+		     l.errors);
 }
 
 /* ---- the loop ---- */
 
-static void one_op(void)
+static void one_op(struct ptlab *p)
 {
-	unsigned roll = (unsigned)below(100);
+	struct ptlab_churn *c = &p->churn;
+	unsigned roll = (unsigned)prng_below(&c->rng, 100);
 
-	if (c.m.n == 0 || (c.m.n < RUNS_SOFT_MAX && roll < 40))
-		op_map();
-	else if (roll < 65 || c.m.n >= RUNS_SOFT_MAX)
-		op_unmap();
+	if (c->m.n == 0 || (c->m.n < RUNS_SOFT_MAX && roll < 40))
+		op_map(p);
+	else if (roll < 65 || c->m.n >= RUNS_SOFT_MAX)
+		op_unmap(p);
 	else if (roll < 85)
-		op_protect();
+		op_protect(p);
 	else
-		op_remap();
-	if (c.p->opts.inject != OPTS_INJECT_NONE && !c.failed)
-		inject();
-	if (!c.failed && (c.op % LINT_EVERY == LINT_EVERY - 1 ||
-			  (c.injected && c.p->opts.inject == OPTS_INJECT_FREED_TABLE)))
-		lint();
+		op_remap(p);
+	if (p->opts.inject != OPTS_INJECT_NONE && !c->failed)
+		inject(p);
+	if (!c->failed && (c->op % LINT_EVERY == LINT_EVERY - 1 ||
+			  (c->injected && p->opts.inject == OPTS_INJECT_FREED_TABLE)))
+		lint(p);
 }
 
 /*
@@ -672,12 +657,13 @@ static void one_op(void)
  * tables, remembering whether and how it was mapped; all of it with one
  * leaf flag set, or none of it (it then stays and the window is not used).
  */
-static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len, struct typed_out *o)
+static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
+			   struct ptlab_churn_typed *o)
 {
 	struct pt_flushlist fl;
 	struct pt_leaf l;
 
-	*o = (struct typed_out){ 0 };
+	*o = (struct ptlab_churn_typed){ 0 };
 	for (uint64_t off = 0; off < len; off += PT_PAGE_SIZE) {
 		bool m = pt_translate(&p->build.space, va + off, &l) == PT_OK;
 
@@ -694,17 +680,18 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len, struct ty
 	return true;
 }
 
-static void typed_put_back(struct ptlab *p, uint64_t va, uint64_t len, const struct typed_out *o)
+static void typed_put_back(struct ptlab *p, uint64_t va, uint64_t len,
+			   const struct ptlab_churn_typed *o)
 {
 	struct pt_flushlist fl;
 
 	if (o->mapped && pt_map(&p->build.space, va, va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va, len,
 				o->flags, PT_PAGE_4K, &fl) != PT_OK)
-		fail("typed window: identity or HHDM alias not restored", va, 0, 0);
+		fail(p, "typed window: identity or HHDM alias not restored", va, 0, 0);
 }
 
 /* A large leaf that held the window, whole again: its 4 KiB pieces out, the leaf back in. */
-static void typed_merge(struct ptlab *p, const struct typed_out *o)
+static void typed_merge(struct ptlab *p, const struct ptlab_churn_typed *o)
 {
 	const struct pt_leaf *l = &o->leaf;
 	uint64_t va = l->va & ~(l->size - 1), pa = l->pa & ~(l->size - 1);
@@ -720,17 +707,21 @@ static void typed_merge(struct ptlab *p, const struct typed_out *o)
 
 void churn_merge_back(struct ptlab *p)
 {
+	struct ptlab_churn *c = &p->churn;
+
 	if (!p->data.typed_len)
 		return;
-	typed_merge(p, &typed_ident);
-	typed_merge(p, &typed_hhdm);
+	typed_merge(p, &c->typed_ident);
+	typed_merge(p, &c->typed_hhdm);
 }
 
 void churn_start(struct ptlab *p)
 {
-	c = (struct churn){ .p = p, .rng = p->opts.seed, .ops = p->opts.iterations,
-			    .inject_op = UINT64_MAX };
-	model_init(&c.m, model_storage, MODEL_CAP);
+	struct ptlab_churn *c = &p->churn;
+
+	*c = (struct ptlab_churn){ .rng = { p->opts.seed }, .ops = p->opts.iterations,
+				   .inject_op = UINT64_MAX };
+	model_init(&c->m, c->runs, PTLAB_CHURN_MODEL_CAP);
 	/*
 	 * The typed window out of our identity map and HHDM (with the
 	 * firmware's CR3 loaded: the changes reach the CPU at the next switch),
@@ -738,73 +729,79 @@ void churn_start(struct ptlab *p)
 	 */
 	if (p->data.typed_len) {
 		ptlab_wbinvd();
-		if (!typed_take_out(p, p->data.typed_pa, p->data.typed_len, &typed_ident)) {
+		if (!typed_take_out(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident)) {
 			p->data.typed_len = 0;
-		} else if (!typed_take_out(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len, &typed_hhdm)) {
-			typed_put_back(p, p->data.typed_pa, p->data.typed_len, &typed_ident);
+		} else if (!typed_take_out(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len,
+					   &c->typed_hhdm)) {
+			typed_put_back(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident);
 			p->data.typed_len = 0;
 		}
 	}
-	c.tables_before = pt_table_count(&p->build.space);
-	c.frames_before = p->build.frames.in_use;
-	c.pool_failed = p->build.frames.failed;
+	c->tables_before = pt_table_count(&p->build.space);
+	c->frames_before = p->build.frames.in_use;
+	c->pool_failed = p->build.frames.failed;
 	/*
 	 * A fixed op, not a share of --iterations, so the replay hint
 	 * (--iterations=op+1) injects at the same op again.
 	 */
-	c.inject_at = INJECT_OP;
-	if (p->opts.inject != OPTS_INJECT_NONE && c.ops < INJECT_OP + 200)
-		c.ops = INJECT_OP + 200;
+	c->inject_at = INJECT_OP;
+	if (p->opts.inject != OPTS_INJECT_NONE && c->ops < INJECT_OP + 200)
+		c->ops = INJECT_OP + 200;
 }
 
 int churn_slice(struct ptlab *p)
 {
+	struct ptlab_churn *c = &p->churn;
 	uint64_t end = rdtsc() + (uint64_t)SLICE_US * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
 
 	/* nothing the firmware's write-back alias may have cached between slices */
 	if (p->data.typed_len)
 		ptlab_wbinvd();
-	while (!c.done && !c.failed) {
-		if (c.op == c.ops) {
-			c.done = true;
+	while (!c->done && !c->failed) {
+		if (c->op == c->ops) {
+			c->done = true;
 			break;
 		}
-		one_op();
-		c.op++;
+		one_op(p);
+		c->op++;
 		if (ptlab_deadline_passed(p))
-			c.failed = true;
-		if ((c.op & 63) == 0 && rdtsc() > end)
+			c->failed = true;
+		if ((c->op & 63) == 0 && rdtsc() > end)
 			break;
 	}
 	return 0;
 }
 
-uint64_t churn_samples(void)
+uint64_t churn_samples(const struct ptlab *p)
 {
-	return c.samples;
+	return p->churn.samples;
 }
 
-void churn_stats(struct churn_stats *s)
+void churn_stats(const struct ptlab *p, struct churn_stats *s)
 {
+	const struct ptlab_churn *c = &p->churn;
+
 	*s = (struct churn_stats){
-		.op = c.op, .ops = c.ops, .maps = c.maps, .unmaps = c.unmaps,
-		.protects = c.protects, .remaps = c.remaps, .refused = c.refused,
-		.inject_at = c.inject_at, .inject_op = c.inject_op,
-		.failed = c.failed, .done = c.done, .injected = c.injected,
+		.op = c->op, .ops = c->ops, .maps = c->maps, .unmaps = c->unmaps,
+		.protects = c->protects, .remaps = c->remaps, .refused = c->refused,
+		.inject_at = c->inject_at, .inject_op = c->inject_op,
+		.failed = c->failed, .done = c->done, .injected = c->injected,
 	};
 }
 
-bool churn_running(void)
+bool churn_running(const struct ptlab *p)
 {
-	return !c.done && !c.failed;
+	return !p->churn.done && !p->churn.failed;
 }
 
 void churn_progress(struct ptlab *p, uint64_t elapsed_us)
 {
+	struct ptlab_churn *c = &p->churn;
+
 	report_note(p->rep, "progress: %llu%% ops=%llu/%llu rate=%llu/s",
-		    (unsigned long long)(c.ops ? c.op * 100 / c.ops : 100), (unsigned long long)c.op,
-		    (unsigned long long)c.ops,
-		    (unsigned long long)(elapsed_us ? c.op * 1000000 / elapsed_us : 0));
+		    (unsigned long long)(c->ops ? c->op * 100 / c->ops : 100),
+		    (unsigned long long)c->op, (unsigned long long)c->ops,
+		    (unsigned long long)(elapsed_us ? c->op * 1000000 / elapsed_us : 0));
 }
 
 /*
@@ -815,6 +812,7 @@ void churn_progress(struct ptlab *p, uint64_t elapsed_us)
  */
 #define TYPED_MAX_FRAMES 64u
 struct type_audit {
+	struct ptlab *p;
 	uint64_t leaves, typed;
 	uint8_t type[TYPED_MAX_FRAMES];   /* 0xff: not mapped yet */
 	uint64_t bad_va;
@@ -824,12 +822,13 @@ struct type_audit {
 static int audit_leaf(void *arg, const struct pt_leaf *l)
 {
 	struct type_audit *a = arg;
+	struct ptlab *p = a->p;
 	enum pt_cache t = PT_CACHE_OF(l->flags);
 
 	a->leaves++;
 	if (t != PT_CACHE_WB) {
 		a->typed++;
-		if (!in_typed(l->pa, l->size)) {
+		if (!in_typed(p, l->pa, l->size)) {
 			a->why = "a leaf that is not write-back maps a frame outside the typed window";
 			a->bad_va = l->va;
 			return 1;
@@ -838,9 +837,9 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	for (uint64_t off = 0; off < l->size; off += PT_PAGE_SIZE) {
 		uint64_t pa = l->pa + off, i;
 
-		if (!in_typed(pa, PT_PAGE_SIZE))
+		if (!in_typed(p, pa, PT_PAGE_SIZE))
 			continue;
-		i = (pa - c.p->data.typed_pa) / PT_PAGE_SIZE;
+		i = (pa - p->data.typed_pa) / PT_PAGE_SIZE;
 		if (a->type[i] == 0xff) {
 			a->type[i] = (uint8_t)t;
 		} else if (a->type[i] != (uint8_t)t) {
@@ -854,13 +853,14 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 
 static void audit_types(struct ptlab *p)
 {
-	struct type_audit a = { .why = NULL };
+	struct ptlab_churn *c = &p->churn;
+	struct type_audit a = { .p = p };
 	struct pt_leaf l;
 
 	for (unsigned i = 0; i < TYPED_MAX_FRAMES; i++)
 		a.type[i] = 0xff;
 	if (p->data.typed_len > TYPED_MAX_FRAMES * PT_PAGE_SIZE) {
-		fail("memory types: typed window larger than the audit covers", p->data.typed_pa,
+		fail(p, "memory types: typed window larger than the audit covers", p->data.typed_pa,
 		     TYPED_MAX_FRAMES * PT_PAGE_SIZE, p->data.typed_len);
 		return;
 	}
@@ -874,20 +874,21 @@ static void audit_types(struct ptlab *p)
 		}
 	}
 	if (a.why) {
-		fail(a.why, a.bad_va, 0, 0);
+		fail(p, a.why, a.bad_va, 0, 0);
 		return;
 	}
-	c.audit_ok = true;
-	c.audit_leaves = a.leaves;
-	c.audit_typed = a.typed;
+	c->audit_ok = true;
+	c->audit_leaves = a.leaves;
+	c->audit_typed = a.typed;
 }
 
 int churn_finish(struct ptlab *p)
 {
+	struct ptlab_churn *c = &p->churn;
 	struct pt_flushlist fl;
 	int err = PT_OK;
 
-	if (!c.failed) {
+	if (!c->failed) {
 		inject_begin(p, OPTS_INJECT_TYPED_ALIAS, 0);
 		audit_types(p);
 		inject_end(p, OPTS_INJECT_TYPED_ALIAS);
@@ -899,37 +900,40 @@ int churn_finish(struct ptlab *p)
 			ptlab_flush(&fl);
 	}
 	if (err)
-		fail("cleanup: unmap of the scratch windows", 0, PT_OK, (uint64_t)(int64_t)err);
-	if (!c.failed && pt_table_count(&p->build.space) != c.tables_before)
-		fail("cleanup: tables left behind (count)", 0, c.tables_before, pt_table_count(&p->build.space));
-	if (!c.failed && p->build.frames.in_use != c.frames_before)
-		fail("cleanup: frames in use", 0, c.frames_before, p->build.frames.in_use);
-	if (!c.failed)
-		lint();
+		fail(p, "cleanup: unmap of the scratch windows", 0, PT_OK, (uint64_t)(int64_t)err);
+	if (!c->failed && pt_table_count(&p->build.space) != c->tables_before)
+		fail(p, "cleanup: tables left behind (count)", 0, c->tables_before,
+		     pt_table_count(&p->build.space));
+	if (!c->failed && p->build.frames.in_use != c->frames_before)
+		fail(p, "cleanup: frames in use", 0, c->frames_before, p->build.frames.in_use);
+	if (!c->failed)
+		lint(p);
 	if (p->data.typed_len) {
 		ptlab_wbinvd();
-		typed_put_back(p, p->data.typed_pa, p->data.typed_len, &typed_ident);
-		typed_put_back(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len, &typed_hhdm);
+		typed_put_back(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident);
+		typed_put_back(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len,
+			       &c->typed_hhdm);
 	}
 	report_fact(p->rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
 		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu "
 		    "mapped_4k=%llu mapped_2m=%llu mapped_1g=%llu typed_maps=%llu type_changes=%llu "
 		    "type_kept=%llu",
-		    (unsigned long long)p->opts.seed, (unsigned long long)c.op,
-		    (unsigned long long)c.maps, (unsigned long long)c.unmaps,
-		    (unsigned long long)c.protects, (unsigned long long)c.remaps,
-		    (unsigned long long)c.refused, (unsigned long long)c.samples,
-		    (unsigned long long)c.faults_expected, (unsigned long long)c.faults_seen,
-		    (unsigned long long)c.maps_by_size[0], (unsigned long long)c.maps_by_size[1],
-		    (unsigned long long)c.maps_by_size[2], (unsigned long long)c.typed_maps,
-		    (unsigned long long)c.type_changes, (unsigned long long)c.type_kept);
-	if (!c.failed && c.audit_ok)
+		    (unsigned long long)p->opts.seed, (unsigned long long)c->op,
+		    (unsigned long long)c->maps, (unsigned long long)c->unmaps,
+		    (unsigned long long)c->protects, (unsigned long long)c->remaps,
+		    (unsigned long long)c->refused, (unsigned long long)c->samples,
+		    (unsigned long long)c->faults_expected, (unsigned long long)c->faults_seen,
+		    (unsigned long long)c->maps_by_size[0], (unsigned long long)c->maps_by_size[1],
+		    (unsigned long long)c->maps_by_size[2], (unsigned long long)c->typed_maps,
+		    (unsigned long long)c->type_changes, (unsigned long long)c->type_kept);
+	if (!c->failed && c->audit_ok)
 		report_ok(p->rep, "memory types: %llu scratch leaves, %llu of them not write-back, all "
 			  "on the %llu frames of the typed window, none of those mapped with two types "
-			  "or in the identity map or HHDM", (unsigned long long)c.audit_leaves,
-			  (unsigned long long)c.audit_typed, (unsigned long long)(p->data.typed_len / PT_PAGE_SIZE));
-	if (!c.failed)
+			  "or in the identity map or HHDM", (unsigned long long)c->audit_leaves,
+			  (unsigned long long)c->audit_typed,
+			  (unsigned long long)(p->data.typed_len / PT_PAGE_SIZE));
+	if (!c->failed)
 		report_ok(p->rep, "churn: %llu operations agree with the model and the CPU; "
-			  "scratch windows empty, tables and frames returned", (unsigned long long)c.op);
+			  "scratch windows empty, tables and frames returned", (unsigned long long)c->op);
 	return 0;
 }

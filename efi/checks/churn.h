@@ -8,12 +8,15 @@
 
 #include "state/state.h"
 
-/* Reset the churn for p->opts.seed / p->opts.iterations (firmware CR3). */
+/*
+ * The churn keeps its state in p->churn (struct ptlab_churn, state.h).
+ * Reset it for p->opts.seed / p->opts.iterations (firmware CR3).
+ */
 void churn_start(struct ptlab *p);
 /* Run operations for about a second of live time (our CR3; via ptlab_live). */
 int churn_slice(struct ptlab *p);
 /* CPU samples taken so far (each one a check the CPU decided). */
-uint64_t churn_samples(void);
+uint64_t churn_samples(const struct ptlab *p);
 
 /* Where the churn is: counts of its calls and how an --inject went. */
 struct churn_stats {
@@ -23,9 +26,9 @@ struct churn_stats {
 	uint64_t inject_op;          /* the op of the last "inject:" note (UINT64_MAX: none) */
 	bool failed, done, injected;
 };
-void churn_stats(struct churn_stats *s);
+void churn_stats(const struct ptlab *p, struct churn_stats *s);
 /* Operations left and nothing failed? */
-bool churn_running(void);
+bool churn_running(const struct ptlab *p);
 /* A "# progress:" line. */
 void churn_progress(struct ptlab *p, uint64_t elapsed_us);
 /* Unmap the scratch windows, check tables and frames came back, report (live). */

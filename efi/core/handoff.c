@@ -361,7 +361,7 @@ static const char handing_over[] = "ptlab: handing over to Linux\n";
 static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
 {
 	const struct ptlab_kernel *k = &p->kern;
-	unsigned parked = smp_handoff_init_aps();
+	unsigned parked = smp_handoff_init_aps(p);
 
 	report_fact(p->rep, "linux", "entry=0x%llx load=0x%llx init_size=0x%llx boot_params=0x%llx "
 		    "e820=%u initrd=0x%llx+0x%llx levels=%u cpus_parked=%u",
@@ -593,7 +593,7 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 		write_cr3(p->live.home_cr3);
 	}
 	/* the APs leave the firmware's parking loop before its memory is reused */
-	smp_handoff_init_aps();
+	smp_handoff_init_aps(p);
 	fatal_p = p;
 	trap_set_fatal_home(p->live.home_cr3, fatal_report);
 	if (p->fb.ok && fbcon_init_info(&fbc, &p->fb.info, (void *)(uintptr_t)p->fb.info.base_pa) == 0)

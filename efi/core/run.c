@@ -255,7 +255,7 @@ static void run_churn(struct ptlab *p)
 	uint64_t t0 = rdtsc();
 
 	churn_start(p);
-	while (!p->aborted && churn_running()) {
+	while (!p->aborted && churn_running(p)) {
 		ptlab_live(p, churn_slice, "churn");
 		churn_progress(p, ptlab_us(&p->t, rdtsc() - t0));
 		sink_emit(p->rep);
@@ -362,7 +362,7 @@ void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 		const struct pt_plan *plan = &p->build.plan;
 		uint64_t mapped = plan->identity_bytes + plan->hhdm_bytes + plan->image_bytes;
 		uint64_t checks_us = ptlab_us(&p->t, p->t.checks + p->t.churn);
-		uint64_t checks = p->rep->tests + churn_samples();
+		uint64_t checks = p->rep->tests + churn_samples(p);
 
 		report_fact(p->rep, "time", "plan_us=%llu build_us=%llu checks_us=%llu churn_us=%llu "
 			    "teardown_us=%llu total_us=%llu build_us_per_gib=%llu checks_per_s=%llu "

@@ -196,6 +196,20 @@ static inline void cpu_flush_tlb_all(void)
 	}
 }
 
+/*
+ * Load @pat into IA32_PAT as SDM Vol. 3A 11.12.4 asks: the caches written
+ * back and invalidated before and after the change and every translation
+ * (global ones too) flushed, so no cached line or TLB entry keeps a memory
+ * type of the old PAT.  Interrupts off; the CPU has a PAT (cpu_caps.pat).
+ */
+static inline void cpu_switch_pat(uint64_t pat)
+{
+	wbinvd();
+	write_pat(pat);
+	wbinvd();
+	cpu_flush_tlb_all();
+}
+
 /* ---- time, interrupts, SMAP --------------------------------------------- */
 
 static inline uint64_t rdtsc(void)

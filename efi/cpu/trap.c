@@ -16,12 +16,6 @@
 #define GATE_INTR	0x8e	/* present, DPL 0, 64-bit interrupt gate */
 #define GATE_PRESENT	0x80
 
-/* One exception-table entry: offsets relative to each field's own address. */
-struct extable_entry {
-	int32_t insn;
-	int32_t fixup;
-};
-
 /* A guard's record on its stack; layout fixed by trap_guard_asm. */
 struct guard_rec {
 	uint64_t pad;
@@ -33,8 +27,8 @@ struct guard_rec {
 
 /* trap_asm.S */
 extern const char trap_stubs[] HIDDEN;
-extern const struct extable_entry trap_extable_start[] HIDDEN;
-extern const struct extable_entry trap_extable_end[] HIDDEN;
+extern const struct trap_extable_entry trap_extable_start[] HIDDEN;
+extern const struct trap_extable_entry trap_extable_end[] HIDDEN;
 extern const char trap_exec_fixup[] HIDDEN;
 extern const char trap_guard_resume[] HIDDEN;
 int trap_guard_asm(int (*fn)(void *), void *arg, struct trap_fault *f) HIDDEN;
@@ -230,7 +224,7 @@ int trap_guard(int (*fn)(void *), void *arg, struct trap_fault *f)
 	return trap_guard_asm(fn, arg, f);
 }
 
-static void fault_record(struct trap_fault *f, const struct trap_frame *frame)
+void trap_fault_record(struct trap_fault *f, const struct trap_frame *frame)
 {
 	f->vector = (uint32_t)frame->vector;
 	f->error = frame->error;
@@ -261,14 +255,20 @@ static bool vector_is_probe_fault(uint64_t v)
 	}
 }
 
-static const struct extable_entry *extable_find(uint64_t rip)
+bool trap_probe_fixup(struct trap_frame *frame)
 {
-	const struct extable_entry *e;
+	const struct trap_extable_entry *e;
 
-	for (e = trap_extable_start; e < trap_extable_end; e++)
-		if ((uint64_t)(uintptr_t)&e->insn + (int64_t)e->insn == rip)
-			return e;
-	return NULL;
+	if (!vector_is_probe_fault(frame->vector))
+		return false;
+	for (e = trap_extable_start; e < trap_extable_end; e++) {
+		if ((uint64_t)(uintptr_t)&e->insn + (int64_t)e->insn != frame->rip)
+			continue;
+		trap_fault_record((struct trap_fault *)(uintptr_t)frame->r11, frame);
+		frame->rip = (uint64_t)(uintptr_t)&e->fixup + (int64_t)e->fixup;
+		return true;
+	}
+	return false;
 }
 
 static uint64_t fatal_home_cr3;
@@ -289,7 +289,7 @@ void trap_set_fatal_leave(void (*leave)(void))
 
 static __attribute__((noreturn)) void trap_fatal(const struct trap_frame *frame)
 {
-	fault_record(&trap_fatal_fault, frame);
+	trap_fault_record(&trap_fatal_fault, frame);
 	if (fatal_leave) {
 		void (*leave)(void) = fatal_leave;
 
@@ -320,7 +320,6 @@ static __attribute__((noreturn)) void trap_fatal(const struct trap_frame *frame)
  */
 void trap_dispatch(struct trap_frame *frame)
 {
-	const struct extable_entry *e;
 	struct guard_rec *g;
 
 	if (dispatch_depth++)
@@ -328,24 +327,20 @@ void trap_dispatch(struct trap_frame *frame)
 
 	if (vector_is_probe_fault(frame->vector)) {
 		if (trap_exec_armed && frame->rip == trap_exec_va) {
-			fault_record((struct trap_fault *)(uintptr_t)frame->r11, frame);
+			trap_fault_record((struct trap_fault *)(uintptr_t)frame->r11, frame);
 			trap_exec_armed = 0;
 			frame->rip = (uint64_t)(uintptr_t)trap_exec_fixup;
 			frame->rsp = trap_exec_rsp;
 			goto out;
 		}
-		e = extable_find(frame->rip);
-		if (e) {
-			fault_record((struct trap_fault *)(uintptr_t)frame->r11, frame);
-			frame->rip = (uint64_t)(uintptr_t)&e->fixup + (int64_t)e->fixup;
-			goto out;
-		}
 	}
+	if (trap_probe_fixup(frame))
+		goto out;
 
 	g = trap_guard_cur;
 	if (!g)
 		trap_fatal(frame);
-	fault_record(g->f, frame);
+	trap_fault_record(g->f, frame);
 	if (frame->vector == TRAP_VEC_MC) {
 		struct cpu_caps caps;
 

@@ -84,6 +84,30 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss;	/* pushed by the CPU */
 };
 
+/*
+ * One entry of the probes' exception table (trap_asm.S, section
+ * .rodata.trap_extable, between trap_extable_start and trap_extable_end):
+ * the probe's access and where it resumes, each as an offset from the
+ * field's own address, so the table needs no relocation.  Read-only: every
+ * CPU's dispatcher searches the same table.
+ */
+struct trap_extable_entry {
+	int32_t insn;
+	int32_t fixup;
+};
+
+/*
+ * A probe's fault: when @frame is an exception a probe reports (a fault,
+ * not a trap, NMI, #DF, #MC or an interrupt) raised at a probe's access,
+ * record it in the probe's struct trap_fault (its address is in R11, see
+ * trap_asm.S), point RIP at the probe's fixup and return true.  Otherwise
+ * return false with @frame untouched.  Any CPU, any dispatcher.
+ */
+bool trap_probe_fixup(struct trap_frame *frame);
+
+/* *@f = the exception @frame describes (CR2 only for #PF). */
+void trap_fault_record(struct trap_fault *f, const struct trap_frame *frame);
+
 /* 64-bit TSS (SDM Vol. 3A §7.7). */
 struct tss64 {
 	uint32_t reserved0;

@@ -51,8 +51,8 @@ static void fact(struct ptlab *p, unsigned cpus, unsigned started, unsigned on_t
 {
 	report_fact(p->rep, "smp", "cpus=%u started=%u on_tables=%u method=%s apic_ids=%s "
 		    "x2apic=%d ipis=%llu", cpus, started, on_tables, method,
-		    smp_sh.source ? smp_sh.source : "none", smp_sh.x2apic,
-		    (unsigned long long)smp_sh.ipis);
+		    p->smp->source ? p->smp->source : "none", p->smp->x2apic,
+		    (unsigned long long)p->smp->ipis);
 }
 
 /* Map the xAPIC page UC in our tables unless the plan already did; 1 when we mapped it. */
@@ -80,14 +80,15 @@ static int map_apic(struct ptlab *p, uint64_t pa)
  * Spin until no AP is still @busy(c, @state), or until @end (a TSC value);
  * true when none is.
  */
-static bool wait_aps(bool (*busy)(const struct smp_cpu *c, uint32_t state), uint32_t state,
+static bool wait_aps(const struct smp_shared *sh,
+		     bool (*busy)(const struct smp_cpu *c, uint32_t state), uint32_t state,
 		     uint64_t end)
 {
 	for (;;) {
 		bool waiting = false;
 
-		for (unsigned i = 0; i < smp_sh.ncpu; i++)
-			waiting |= !smp_sh.cpu[i]->bsp && busy(smp_sh.cpu[i], state);
+		for (unsigned i = 0; i < sh->ncpu; i++)
+			waiting |= !sh->cpu[i]->bsp && busy(sh->cpu[i], state);
 		if (!waiting)
 			return true;
 		if (rdtsc() > end)
@@ -109,14 +110,14 @@ static bool not_left(const struct smp_cpu *c, uint32_t state)
 	return c->state != SMP_ST_NONE && c->state != SMP_ST_LEFT;
 }
 
-static bool all_past(uint32_t state, uint64_t end)
+static bool all_past(const struct smp_shared *sh, uint32_t state, uint64_t end)
 {
-	return wait_aps(short_of, state, end);
+	return wait_aps(sh, short_of, state, end);
 }
 
-static bool all_left(uint64_t end)
+static bool all_left(const struct smp_shared *sh, uint64_t end)
 {
-	return wait_aps(not_left, 0, end);
+	return wait_aps(sh, not_left, 0, end);
 }
 
 static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
@@ -151,9 +152,6 @@ static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 extern const char smp_tramp_start[] __attribute__((visibility("hidden")));
 extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
 
-static const char *handoff_skip;      /* why hand-off mode starts no AP */
-static uint64_t handoff_apic_pa;
-
 /*
  * A block for each CPU of @ids (the BSP is @bsp_apic), in the order given;
  * 0, or -1 with the reason in *why.
@@ -161,7 +159,7 @@ static uint64_t handoff_apic_pa;
 static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bsp_apic,
 		       const char **why)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	EFI_PHYSICAL_ADDRESS blocks = 0;
 	uint64_t pages = (uint64_t)ids->n * SMP_CPU_PAGES;
 	struct cpu_state now;
@@ -277,7 +275,7 @@ static bool same_ids(const struct smp_table *a, const struct smp_table *b)
  */
 void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = smp_shared_reset(p);
 	PTLAB_MP_SERVICES *mp = NULL;
 	EFI_PHYSICAL_ADDRESS tramp = 0x9ffff;
 	uint64_t apic_base = rdmsr(MSR_APIC_BASE), madt_len = 0;
@@ -289,9 +287,8 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	int nm = m ? smp_madt_parse(m, madt_len, &madt, &dropped) : -1;
 	struct pt_leaf l;
 
-	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .handoff = true,
-				   .tsc_per_us = p->t.tsc_per_us };
-	handoff_skip = NULL;
+	sh->handoff = true;
+	sh->tsc_per_us = p->t.tsc_per_us;
 	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
 	    !mp || !mp_list(mp, &mpt, &mp_bsp))
 		mp = NULL;
@@ -314,45 +311,46 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	ids = nm > 0 ? &madt : mp ? &mpt : NULL;
 	sh->source = nm > 0 ? "madt" : "mp-services";
 	if (!ids) {
-		handoff_skip = "neither an MADT nor EFI_MP_SERVICES_PROTOCOL lists the CPUs";
+		sh->handoff_skip = "neither an MADT nor EFI_MP_SERVICES_PROTOCOL lists the CPUs";
 		return;
 	}
 	if (ids->n < 2 || smp_table_find(ids, bsp) < 0) {
-		handoff_skip = ids->n < 2 ? "one CPU: no AP to start" :
-			       "the BSP's APIC ID is not in the list of CPUs";
+		sh->handoff_skip = ids->n < 2 ? "one CPU: no AP to start" :
+				   "the BSP's APIC ID is not in the list of CPUs";
 		sh->ncpu = 1;
 		return;
 	}
 	if (!(apic_base & APIC_BASE_EN)) {
-		handoff_skip = "the local APIC is disabled";
+		sh->handoff_skip = "the local APIC is disabled";
 		return;
 	}
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
-	handoff_apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
+	sh->apic_pa = apic_base & ~UINT64_C(0xfff) &
+		      ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
 	if (smp_tramp_end - smp_tramp_start > (long)PT_PAGE_SIZE ||
 	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData, 2,
 			      &tramp) != EFI_SUCCESS || !smp_tramp_place_ok(tramp)) {
-		handoff_skip = "no two pages for the trampoline below 640 KiB";
+		sh->handoff_skip = "no two pages for the trampoline below 640 KiB";
 		return;
 	}
 	owned_add(tramp, 2 * PT_PAGE_SIZE);
 	sh->tramp_pa = tramp;
 	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
 		(UINTN)(smp_tramp_end - smp_tramp_start));
-	if (make_blocks(p, ids, bsp, &handoff_skip)) {
+	if (make_blocks(p, ids, bsp, &sh->handoff_skip)) {
 		sh->ncpu = 0;
 		return;
 	}
 	/* INIT goes out on the recovery tables: the local APIC must be mapped there */
 	if (!sh->x2apic) {
-		if (pt_translate(recovery, handoff_apic_pa, &l) != PT_OK &&
-		    pt_map(recovery, handoff_apic_pa, handoff_apic_pa, PT_PAGE_SIZE,
+		if (pt_translate(recovery, sh->apic_pa, &l) != PT_OK &&
+		    pt_map(recovery, sh->apic_pa, sh->apic_pa, PT_PAGE_SIZE,
 			   PT_WRITE | PT_CACHE(PT_CACHE_UC), PT_PAGE_4K, NULL)) {
-			handoff_skip = "the local APIC could not be mapped in the recovery tables";
+			sh->handoff_skip = "the local APIC could not be mapped in the recovery tables";
 			sh->ncpu = 0;
 			return;
 		}
-		sh->apic_va = handoff_apic_pa;
+		sh->apic_va = sh->apic_pa;
 	}
 	sh->park_cr3 = p->live.home_cr3;
 	sh->has_pat = p->cpu.caps.pat;
@@ -360,14 +358,15 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 
 static void smp_run_handoff(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	unsigned started = 1, on_tables = 1, aps = 0;
 	int apic_mapped = 0;
 
-	if (handoff_skip || sh->ncpu < 2) {
-		if (sh->ncpu == 1)
+	/* !sh: smp_handoff_prepare did not run, so no AP is known */
+	if (!sh || sh->handoff_skip || sh->ncpu < 2) {
+		if (sh && sh->ncpu == 1)
 			fact(p, 1, 1, 1, "init-sipi");
-		report_skip(p->rep, "smp", "%s", handoff_skip ? handoff_skip : "no AP");
+		report_skip(p->rep, "smp", "%s", sh && sh->handoff_skip ? sh->handoff_skip : "no AP");
 		return;
 	}
 	if (p->build.our_cr3 >= (UINT64_C(1) << 32)) {
@@ -379,7 +378,7 @@ static void smp_run_handoff(struct ptlab *p)
 	sh->image_base = p->build.image.base;
 	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
 	if (!sh->x2apic) {
-		apic_mapped = map_apic(p, handoff_apic_pa);
+		apic_mapped = map_apic(p, sh->apic_pa);
 		if (apic_mapped < 0)
 			return;
 	}
@@ -410,12 +409,12 @@ out:
 	pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_WRITE, NULL);
 	smp_unmap_area(p);
 	if (apic_mapped > 0)
-		pt_unmap(&p->build.space, handoff_apic_pa, PT_PAGE_SIZE, 0, NULL);
+		pt_unmap(&p->build.space, sh->apic_pa, PT_PAGE_SIZE, 0, NULL);
 }
 
 void smp_run(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh;
 	PTLAB_MP_SERVICES *mp = NULL;
 	struct smp_table ids = { 0 };
 	uint32_t bsp = smp_apic_id();
@@ -442,7 +441,8 @@ void smp_run(struct ptlab *p)
 			    "hierarchy has %u levels", p->cpu.fw_levels, p->build.levels);
 		return;
 	}
-	*sh = (struct smp_shared){ .p = p, .raise_index = -1, .source = "mp-services" };
+	sh = smp_shared_reset(p);
+	sh->source = "mp-services";
 	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
 	    !mp) {
 		fact(p, 1, 1, 1, "none");
@@ -499,7 +499,7 @@ void smp_run(struct ptlab *p)
 		signaled = returned = true;     /* nothing runs */
 		goto out;
 	}
-	if (!all_past(SMP_ST_CHECKED, rdtsc() + s_to_tsc(p, START_WAIT_S)))
+	if (!all_past(sh, SMP_ST_CHECKED, rdtsc() + s_to_tsc(p, START_WAIT_S)))
 		report_fail(p->rep, "smp: not every AP finished its per-CPU checks within %u s",
 			    START_WAIT_S);
 	for (unsigned i = 0; i < sh->ncpu; i++)
@@ -509,9 +509,9 @@ void smp_run(struct ptlab *p)
 
 	if (!p->aborted)
 		ptlab_live(p, smp_bsp_live, "smp");
-	smp_send_exit();
+	smp_send_exit(sh);
 
-	returned = all_left(sh->deadline + s_to_tsc(p, 10));
+	returned = all_left(sh, sh->deadline + s_to_tsc(p, 10));
 	{
 		uint64_t end = rdtsc() + s_to_tsc(p, EVENT_WAIT_S);
 

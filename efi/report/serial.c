@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu/cpu.h"
 #include "report/serial.h"
 
 #define COM1 0x3f8
@@ -29,19 +30,6 @@
 #define LSR_THRE 0x20
 
 static enum { SERIAL_UNKNOWN, SERIAL_ABSENT, SERIAL_OK, SERIAL_DEAD } state;
-
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %w1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %w1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 bool serial_init(void)
 {

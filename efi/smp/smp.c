@@ -50,14 +50,6 @@
 #define MSR_X2APIC_ICR   0x830u
 
 
-/* trap_asm.S's probe table: read-only, so every CPU may look a fixup up. */
-struct smp_extable {
-	int32_t insn;
-	int32_t fixup;
-};
-extern const struct smp_extable trap_extable_start[] __attribute__((visibility("hidden")));
-extern const struct smp_extable trap_extable_end[] __attribute__((visibility("hidden")));
-
 /* smp_asm.S */
 extern const char smp_stubs[] __attribute__((visibility("hidden")));
 extern const char smp_guard_resume[] __attribute__((visibility("hidden")));
@@ -66,8 +58,26 @@ int smp_guard(int (*fn)(void *), void *arg, uint64_t *slot) __attribute__((visib
 void smp_ap_proc(struct smp_shared *sh) __attribute__((visibility("hidden")));
 void smp_ap_dispatch(struct trap_frame *frame) __attribute__((visibility("hidden")));
 
-struct smp_shared smp_sh;
+/*
+ * What every CPU shares (struct smp_shared).  It lives in the image
+ * because the image is identity mapped in every hierarchy a CPU runs on
+ * here (the firmware's, the recovery tables and ours): an AP reaches it
+ * through the pointer it was given (the MP services' procedure argument,
+ * its block's sh) whichever of those it has in CR3, and nothing has to be
+ * allocated or mapped for it first.  The BSP reaches it through the run's
+ * state only (p->smp, set by smp_shared_reset); nothing else names it.
+ */
+static struct smp_shared shared;
+
+/* The APs' IDT, one for all of them: a hardware table, in the image for the same reason. */
 static struct idt_gate smp_idt[256] __attribute__((aligned(16)));
+
+struct smp_shared *smp_shared_reset(struct ptlab *p)
+{
+	shared = (struct smp_shared){ .p = p, .raise_index = -1 };
+	p->smp = &shared;
+	return &shared;
+}
 
 static inline void barrier(void)
 {
@@ -214,21 +224,6 @@ static struct smp_cpu *this_cpu(void)
 	return (struct smp_cpu *)(uintptr_t)g.base;
 }
 
-static void record(struct trap_fault *f, const struct trap_frame *fr)
-{
-	f->vector = (uint32_t)fr->vector;
-	f->error = fr->error;
-	f->cr2 = fr->vector == TRAP_VEC_PF ? fr->cr2 : 0;
-	f->rip = fr->rip;
-	f->rsp = fr->rsp;
-}
-
-static bool probe_fault_vector(uint64_t v)
-{
-	return v < 32 && v != 1 && v != TRAP_VEC_NMI && v != 3 && v != 4 && v != TRAP_VEC_DF &&
-	       v != TRAP_VEC_MC;
-}
-
 void smp_ap_dispatch(struct trap_frame *fr)
 {
 	struct smp_cpu *c = this_cpu();
@@ -236,7 +231,7 @@ void smp_ap_dispatch(struct trap_frame *fr)
 
 	if (c->depth++) {
 		/* an exception in the handler itself: nothing sane is left */
-		record(&c->fault, fr);
+		trap_fault_record(&c->fault, fr);
 		c->faulted = 1;
 		cpu_halt();
 	}
@@ -257,16 +252,10 @@ void smp_ap_dispatch(struct trap_frame *fr)
 			apic_write(sh, APIC_EOI, 0);
 		goto out;
 	}
-	if (probe_fault_vector(fr->vector)) {
-		for (const struct smp_extable *e = trap_extable_start; e < trap_extable_end; e++) {
-			if ((uint64_t)(uintptr_t)&e->insn + (int64_t)e->insn != fr->rip)
-				continue;
-			record((struct trap_fault *)(uintptr_t)fr->r11, fr);
-			fr->rip = (uint64_t)(uintptr_t)&e->fixup + (int64_t)e->fixup;
-			goto out;
-		}
-	}
-	record(&c->fault, fr);
+	/* the probes' table is trap.c's: the APs run the same probes */
+	if (trap_probe_fixup(fr))
+		goto out;
+	trap_fault_record(&c->fault, fr);
 	c->faulted = 1;
 	if (fr->vector == TRAP_VEC_MC)
 		wrmsr(MSR_IA32_MCG_STATUS, 0);
@@ -546,7 +535,7 @@ static uint64_t deadline_us(const struct smp_shared *sh, uint64_t us)
 /* Publish @cmd and wait for every active AP to complete it. */
 static void command(struct ptlab *p, uint32_t cmd)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	uint32_t seq;
 	uint64_t end;
 
@@ -571,7 +560,7 @@ static void command(struct ptlab *p, uint32_t cmd)
 /* Invalidate @fl on every active AP but @skip (an index, or -1) with an IPI; wait for the acks. */
 static unsigned shootdown(struct ptlab *p, const struct pt_flushlist *fl, int skip)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	unsigned acked = 0;
 	uint32_t seq;
 	uint64_t end;
@@ -604,12 +593,12 @@ static unsigned shootdown(struct ptlab *p, const struct pt_flushlist *fl, int sk
 	return acked;
 }
 
-static unsigned nactive(void)
+static unsigned nactive(const struct smp_shared *sh)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < smp_sh.ncpu; i++)
-		n += active(smp_sh.cpu[i]);
+	for (unsigned i = 0; i < sh->ncpu; i++)
+		n += active(sh->cpu[i]);
 	return n;
 }
 
@@ -636,16 +625,11 @@ static struct smp_expect want_fault(uint64_t va, uint32_t error)
 	return (struct smp_expect){ .fault = true, .error = error, .cr2 = va };
 }
 
-static void local_flush(const struct pt_flushlist *fl)
-{
-	ptlab_flush(fl);
-}
-
 /* Every AP reads @n addresses; each must see @before (the translation is cached then). */
 static bool cache_all(struct ptlab *p, const char *name, const uint64_t *va,
 		      const struct smp_expect *before, unsigned n)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	char got[64];
 
 	for (unsigned k = 0; k < n; k++)
@@ -674,7 +658,7 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 		      const struct smp_expect *now, const struct smp_expect *before, unsigned n,
 		      int skip, unsigned acked)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	unsigned bad = 0, seen = 0;
 	char got[64], want[64];
 
@@ -724,11 +708,11 @@ static int skip_for_inject(struct ptlab *p, bool *used)
 
 	if ((p->opts.inject != OPTS_INJECT_MISSING_SHOOTDOWN || *used) && !all)
 		return -1;
-	for (int i = (int)smp_sh.ncpu - 1; i >= 0; i--)
-		if (active(smp_sh.cpu[i])) {
+	for (int i = (int)p->smp->ncpu - 1; i >= 0; i--)
+		if (active(p->smp->cpu[i])) {
 			if (!*used)
 				report_note(p->rep, "inject: missing-shootdown%s: no IPI to %s",
-					    all ? "-all" : "", cpu_name(smp_sh.cpu[i]));
+					    all ? "-all" : "", cpu_name(p->smp->cpu[i]));
 			*used = true;
 			return i;
 		}
@@ -741,7 +725,7 @@ static void clean(struct ptlab *p, uint64_t va, uint64_t len)
 	struct pt_flushlist fl;
 
 	if (pt_unmap(&p->build.space, va, len, PT_SPARSE, &fl) == PT_OK) {
-		local_flush(&fl);
+		ptlab_flush(&fl);
 		shootdown(p, &fl, -1);
 	}
 }
@@ -764,12 +748,12 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 				       struct pt_flushlist *fl),
 			 bool *injected)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	struct pt_flushlist fl;
 	unsigned acked;
 	int skip, err;
 
-	if (!nactive()) {
+	if (!nactive(p->smp)) {
 		report_skip(p->rep, s->name, "no AP is running on the tables");
 		return;
 	}
@@ -778,7 +762,7 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 		report_fail(p->rep, "%s: could not map the test leaf: %s", s->name, pt_strerror(err));
 		return;
 	}
-	local_flush(&fl);
+	ptlab_flush(&fl);
 	sh->probe_smap = s->smap;
 	if (!cache_all(p, s->name, s->probe, s->before, s->n)) {
 		sh->probe_smap = false;
@@ -792,7 +776,7 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 		clean(p, s->va, s->len);
 		return;
 	}
-	local_flush(&fl);
+	ptlab_flush(&fl);
 	skip = skip_for_inject(p, injected);
 	acked = shootdown(p, &fl, skip);
 	judge_all(p, s->name, s->probe, s->now, s->before, s->n, skip, acked);
@@ -895,7 +879,7 @@ static void shootdown_checks(struct ptlab *p)
 
 static void churn_checks(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	uint64_t fv[SMP_CHURN_FRAMES];
 	struct smp_churn ch;
 	unsigned steps = 0, bad = 0, seen = 0;
@@ -903,7 +887,7 @@ static void churn_checks(struct ptlab *p)
 	bool injected = false;
 	int skip, withheld = -1;
 
-	if (!nactive()) {
+	if (!nactive(p->smp)) {
 		report_skip(p->rep, "smp churn", "no AP is running on the tables");
 		return;
 	}
@@ -917,7 +901,7 @@ static void churn_checks(struct ptlab *p)
 	sh->read_pages = SMP_CHURN_PAGES;
 	barrier();
 	sh->reading = 1;
-	for (; steps < CHURN_STEPS && nactive() && !ptlab_deadline_passed(p); steps++) {
+	for (; steps < CHURN_STEPS && nactive(p->smp) && !ptlab_deadline_passed(p); steps++) {
 		struct smp_step st = smp_churn_next(&ch);
 		uint64_t va = SMP_AREA + st.page * PT_PAGE_SIZE;
 		unsigned fl_w = st.writable ? PT_WRITE : 0;
@@ -943,7 +927,7 @@ static void churn_checks(struct ptlab *p)
 				    (unsigned)st.op, (unsigned long long)va, pt_strerror(err));
 			break;
 		}
-		local_flush(&fl);
+		ptlab_flush(&fl);
 		/* --inject=missing-shootdown: one AP misses the first visible change too */
 		skip = -1;
 		if (st.op == SMP_OP_REMAP || st.op == SMP_OP_UNMAP)
@@ -997,15 +981,15 @@ int smp_bsp_live(struct ptlab *p)
 {
 	shootdown_checks(p);
 	churn_checks(p);
-	smp_send_exit();
+	smp_send_exit(p->smp);
 	return 0;
 }
 
-void smp_send_exit(void)
+void smp_send_exit(struct smp_shared *sh)
 {
-	smp_sh.cmd = SMP_CMD_EXIT;
+	sh->cmd = SMP_CMD_EXIT;
 	barrier();
-	smp_sh.seq = smp_sh.seq + 1;
+	sh->seq = sh->seq + 1;
 }
 
 /* ---- per-CPU results ---- */
@@ -1059,7 +1043,7 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 
 int smp_map_area(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	int err = pt_map(&p->build.space, VA_ANCHOR, FRAME_ANCHOR(p), PT_PAGE_SIZE, 0, PT_PAGE_4K, NULL);
 
 	for (unsigned i = 0; !err && i < sh->ncpu; i++) {
@@ -1103,10 +1087,13 @@ void smp_ap_handoff(struct smp_cpu *c) __attribute__((visibility("hidden"), nore
 #define INIT_DELAY_US  10000u
 #define SIPI_DELAY_US  200u
 
-unsigned smp_handoff_init_aps(void)
+unsigned smp_handoff_init_aps(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	unsigned sent = 0;
+
+	if (!sh)
+		return 0;       /* smp_handoff_prepare did not run: no AP is known */
 
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (sh->cpu[i] && !sh->cpu[i]->bsp)
@@ -1138,11 +1125,8 @@ void smp_ap_handoff(struct smp_cpu *c)
 	cpu_load_cs(sh->sel_cs);
 	ltr(c->sel_tss);
 	lidt(&idtr);
-	if (sh->has_pat) {
-		__asm__ volatile("wbinvd" : : : "memory");
-		write_pat(sh->pat);
-		cpu_flush_tlb();
-	}
+	if (sh->has_pat)
+		cpu_switch_pat(sh->pat);
 	c->state = SMP_ST_ENTERED;
 	c->on_tables = 1;
 	c->state = SMP_ST_ON_TABLES;
@@ -1168,7 +1152,7 @@ static bool wait_state(const struct smp_cpu *c, uint32_t state, uint64_t us)
 /* Start AP @c with INIT (already sent), SIPI, 200 us, SIPI; wait for it on our tables. */
 static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 	struct smp_tramp_data *d = (struct smp_tramp_data *)(uintptr_t)(sh->tramp_pa + TD_PAGE_OFF);
 	uint32_t cr4 = (uint32_t)(CR4_PAE | (p->build.levels == 5 ? CR4_LA57 : 0));
 	uint32_t vector = (uint32_t)(sh->tramp_pa >> 12);
@@ -1202,7 +1186,7 @@ static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 
 int smp_handoff_live(struct ptlab *p)
 {
-	struct smp_shared *sh = &smp_sh;
+	struct smp_shared *sh = p->smp;
 
 	if (sh->has_pat)
 		sh->pat = read_pat();
@@ -1222,7 +1206,7 @@ int smp_handoff_live(struct ptlab *p)
 			smp_report_cpu(p, sh->cpu[i]);
 	shootdown_checks(p);
 	churn_checks(p);
-	smp_send_exit();
+	smp_send_exit(p->smp);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
 

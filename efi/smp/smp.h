@@ -5,8 +5,10 @@
  * that the bootstrap processor (BSP) sends as real IPIs.
  *
  * The shared state below lives in the image (identity mapped in both the
- * firmware's and ptlab's tables); each CPU's block (its GDT, TSS, stacks
- * and results) in pages the BSP allocated.  CPUs talk only through memory:
+ * firmware's and ptlab's tables; smp.c says why), reached by the BSP
+ * through the run's state (p->smp) and by each AP through its block; each
+ * CPU's block (its GDT, TSS, stacks and results) in pages the BSP
+ * allocated.  CPUs talk only through memory:
  * the BSP publishes a command and bumps a sequence number, each AP answers
  * by copying the number into its own block; every wait is bounded by a TSC
  * deadline and spins with `pause`.  No lock: each field has one writer.
@@ -144,13 +146,20 @@ struct smp_shared {
 	uint64_t pat;                 /* the BSP's PAT, for the APs (has_pat) */
 	bool has_pat;
 
+	const char *handoff_skip;     /* hand-off: why no AP is started (NULL: they are) */
+	uint64_t apic_pa;             /* hand-off: the local APIC's registers */
+
 	volatile uint32_t unknown;    /* procedures that found no block for their APIC ID */
 	volatile uint32_t closed;     /* after the end: a late procedure returns at once */
 };
 
-extern struct smp_shared smp_sh;
+/*
+ * The shared state reset for run @p (p->smp points to it from now on);
+ * raise_index -1, everything else 0.
+ */
+struct smp_shared *smp_shared_reset(struct ptlab *p);
 
-/* smp_asm.S: the AP procedure the firmware calls (ms_abi), arg = &smp_sh. */
+/* smp_asm.S: the AP procedure the firmware calls (ms_abi), arg = p->smp. */
 __attribute__((ms_abi)) void smp_ap_entry(void *arg);
 
 /* The initial APIC ID of the calling CPU (CPUID 0Bh, else 01h). */
@@ -166,7 +175,7 @@ int smp_bsp_live(struct ptlab *p);
 void smp_report_cpu(struct ptlab *p, struct smp_cpu *c);
 
 /* Tell every AP to leave (a plain memory write). */
-void smp_send_exit(void);
+void smp_send_exit(struct smp_shared *sh);
 
 /*
  * Hand-off mode.  smp_handoff_init_aps: INIT to every AP right after
@@ -175,9 +184,10 @@ void smp_send_exit(void);
  * SIPI-SIPI each AP onto the built tables, the per-CPU checks, the
  * shootdowns and the churn, then every AP parks (hlt, IF=0) on park_cr3.
  * Called again before a kernel is entered, so every AP waits for its SIPI.
- * Returns the INITs the local APIC accepted.
+ * Returns the INITs the local APIC accepted (0 when smp_handoff_prepare
+ * did not run).
  */
-unsigned smp_handoff_init_aps(void);
+unsigned smp_handoff_init_aps(struct ptlab *p);
 int smp_handoff_live(struct ptlab *p);
 
 /*

@@ -103,28 +103,9 @@ void smp_obs_text(const struct smp_obs *o, char *buf, unsigned size)
 		fmt_snprintf(buf, size, "vector %u error=0x%x", o->vector, o->error);
 }
 
-/* xorshift64*: small, and the same sequence on the host and the firmware. */
-static uint64_t next_rand(struct smp_churn *c)
-{
-	uint64_t x = c->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	c->rng = x;
-	return x * UINT64_C(0x2545f4914f6cdd1d);
-}
-
-static unsigned below(struct smp_churn *c, unsigned n)
-{
-	return (unsigned)((next_rand(c) >> 33) % n);
-}
-
 void smp_churn_init(struct smp_churn *c, uint64_t seed)
 {
-	c->rng = seed * UINT64_C(0x9e3779b97f4a7c15) + 1;
-	if (!c->rng)
-		c->rng = 1;
+	prng_seed(&c->rng, seed);
 	for (unsigned i = 0; i < SMP_CHURN_PAGES; i++) {
 		c->frame[i] = -1;
 		c->writable[i] = false;
@@ -134,12 +115,12 @@ void smp_churn_init(struct smp_churn *c, uint64_t seed)
 
 struct smp_step smp_churn_next(struct smp_churn *c)
 {
-	struct smp_step s = { .page = below(c, SMP_CHURN_PAGES) };
-	unsigned roll = below(c, 100);
+	struct smp_step s = { .page = (unsigned)prng_below(&c->rng, SMP_CHURN_PAGES) };
+	unsigned roll = (unsigned)prng_below(&c->rng, 100);
 
 	if (c->frame[s.page] < 0) {
 		s.op = SMP_OP_MAP;
-		s.frame = below(c, SMP_CHURN_FRAMES);
+		s.frame = (unsigned)prng_below(&c->rng, SMP_CHURN_FRAMES);
 		s.writable = roll & 1;
 		c->frame[s.page] = (int8_t)s.frame;
 		c->writable[s.page] = s.writable;
@@ -151,8 +132,8 @@ struct smp_step smp_churn_next(struct smp_churn *c)
 		c->mapped--;
 	} else if (roll < 75) {
 		s.op = SMP_OP_REMAP;
-		s.frame = ((unsigned)c->frame[s.page] + 1 + below(c, SMP_CHURN_FRAMES - 1)) %
-			  SMP_CHURN_FRAMES;
+		s.frame = ((unsigned)c->frame[s.page] + 1 +
+			   (unsigned)prng_below(&c->rng, SMP_CHURN_FRAMES - 1)) % SMP_CHURN_FRAMES;
 		c->frame[s.page] = (int8_t)s.frame;
 	} else {
 		s.op = SMP_OP_PROTECT;

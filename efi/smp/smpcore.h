@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/prng.h"
+
 #define SMP_MAX_CPUS     64u
 #define SMP_CHURN_PAGES  16u    /* pages in the churn window */
 #define SMP_CHURN_FRAMES 16u    /* frames the window's pages may point at */
@@ -84,7 +86,7 @@ void smp_obs_text(const struct smp_obs *o, char *buf, unsigned size);
 enum smp_churn_op { SMP_OP_MAP, SMP_OP_UNMAP, SMP_OP_REMAP, SMP_OP_PROTECT };
 
 struct smp_churn {
-	uint64_t rng;
+	struct prng rng;                 /* seeded with --seed */
 	int8_t frame[SMP_CHURN_PAGES];   /* frame index a page maps, -1 unmapped */
 	bool writable[SMP_CHURN_PAGES];
 	unsigned mapped;

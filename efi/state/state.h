@@ -19,11 +19,14 @@
 #include <ptlab/pt.h>
 
 #include "cpu/cpu.h"
+#include "lib/model.h"
+#include "lib/prng.h"
 #include "report/fbcon.h"
 #include "linux/linuxboot.h"
 #include "opts/opts.h"
 
 struct report;
+struct smp_shared;
 
 /* Where the checks put test mappings: PML4 slots the plan never uses. */
 #define PTLAB_SCRATCH_LOW   UINT64_C(0x0000010000000000)   /* 1 TiB, slot 2 */
@@ -161,6 +164,39 @@ static inline bool kern_wx_exempt(const struct ptlab_kernel *k, uint64_t pa, uin
 	return false;
 }
 
+/* The churn's shadow model holds at most this many runs. */
+#define PTLAB_CHURN_MODEL_CAP 2048u
+
+/* A mapping of the typed window (identity or HHDM) taken out for the churn. */
+struct ptlab_churn_typed {
+	bool mapped;
+	unsigned flags;
+	struct pt_leaf leaf;         /* the leaf that held the window's first page */
+};
+
+/*
+ * The randomized churn of the live hierarchy (checks/churn.c): its
+ * sequence, its shadow model and what it counted.  Reset by churn_start.
+ */
+struct ptlab_churn {
+	struct model m;
+	struct model_run runs[PTLAB_CHURN_MODEL_CAP];   /* the model's storage */
+	struct prng rng;             /* seeded with --seed: the run replays */
+	uint64_t op, ops;
+	uint64_t maps, unmaps, protects, remaps, refused;
+	uint64_t maps_by_size[3];    /* successful maps with 4K, 2M, 1G leaves */
+	uint64_t samples, faults_expected, faults_seen;
+	uint64_t tables_before, frames_before;
+	uint64_t pool_failed;        /* the pool's refusal count at the last check_result */
+	uint64_t typed_maps, type_changes, type_kept;   /* non-WB maps; wbinvd; conflicts avoided */
+	uint64_t audit_leaves, audit_typed;
+	bool audit_ok;
+	bool failed, done, injected;
+	uint64_t inject_at;
+	uint64_t inject_op;          /* the op whose --inject note came last (UINT64_MAX: none) */
+	struct ptlab_churn_typed typed_ident, typed_hhdm;
+};
+
 /*
  * A run's state, by concern; a function that needs one part may take just
  * that part.  The report is reached through @rep only.
@@ -177,6 +213,12 @@ struct ptlab {
 	struct ptlab_fb fb;
 	struct ptlab_kernel kern;
 	struct ptlab_time t;
+	struct ptlab_churn churn;
+	/*
+	 * What every CPU shares (smp/smp.h), NULL until smp/ resets it for
+	 * this run; smp.c says where it lives and why.
+	 */
+	struct smp_shared *smp;
 };
 
 /* ---- live.c: running code with our tables in CR3 ---- */

@@ -114,7 +114,7 @@ static int check_range(const struct shadow *m, uint64_t va, uint64_t len,
 	return PT_OK;
 }
 
-/* The runs as a model (efi/checks/model.c), for a call that may change them. */
+/* The runs as a model (efi/lib/model.c), for a call that may change them. */
 static struct model view(const struct shadow *m)
 {
 	return (struct model){ m->run, (unsigned)m->n, (unsigned)m->cap };

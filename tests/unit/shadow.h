@@ -4,7 +4,7 @@
  *
  * The model knows nothing about tables or leaf sizes.  It keeps a sorted
  * array of non-overlapping runs [va, va + len) -> (pa, attrs) - the
- * churn's model (efi/checks/model.c) does the interval work, in storage that
+ * churn's model (efi/lib/model.c) does the interval work, in storage that
  * grows here - merged whenever two neighbours continue each other (va and
  * pa contiguous, same attributes), so two models describing the same
  * translations have equal arrays.  It predicts the result of pt_map / pt_unmap / pt_protect /
@@ -24,7 +24,7 @@
 
 #include <ptlab/pt.h>
 
-#include "../../efi/checks/model.h"
+#include "../../efi/lib/model.h"
 
 /* Runs are struct model_run; here attrs holds PT_ATTR_MASK bits only. */
 struct shadow {

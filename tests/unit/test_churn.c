@@ -348,7 +348,7 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 static void sim_run(struct sim *s)
 {
 	churn_start(&s->p);
-	while (churn_running())
+	while (churn_running(&s->p))
 		churn_slice(&s->p);
 	churn_finish(&s->p);
 	report_finish(&s->rep);
@@ -438,7 +438,7 @@ static void assert_caught_at_injection(const struct sim *s, const char *what)
 		print_report(s);
 		fail_msg("the injection was not caught by the CPU side right away");
 	}
-	churn_stats(&st);
+	churn_stats(&s->p, &st);
 	assert_true(st.failed && st.injected);
 	op = st.op - 1;   /* churn_slice counts the op it stopped in */
 	assert_true(op >= st.inject_at);
@@ -464,7 +464,7 @@ static void test_default_churn_passes(void **state)
 	sim_init(s, 1, DEFAULT_OPS, OPTS_INJECT_NONE, false);
 	sim_run(s);
 	assert_churn_passed(s);
-	churn_stats(&st);
+	churn_stats(&s->p, &st);
 	assert_int_equal(st.op, DEFAULT_OPS);
 	assert_true(st.maps > 0 && st.unmaps > 0 && st.protects > 0 && st.remaps > 0);
 	assert_true(s->flushes > 0);
@@ -501,7 +501,7 @@ static void test_memory_types_only_on_the_typed_window(void **state)
 	sim_init(s, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
 	churn_start(&s->p);
 	assert_int_equal(pt_translate(&s->p.build.space, PT_HHDM_BASE + s->p.data.typed_pa, &l), PT_ENOTMAPPED);
-	while (churn_running()) {
+	while (churn_running(&s->p)) {
 		churn_slice(&s->p);
 		/* every leaf of both windows, independently of the churn's own audit */
 		for (unsigned w = 0; w < 2; w++)
@@ -531,7 +531,7 @@ static void test_memory_type_audit_catches_an_alias(void **state)
 	assert_non_null(s);
 	sim_init(s, 5, 200, OPTS_INJECT_NONE, false);
 	churn_start(&s->p);
-	while (churn_running())
+	while (churn_running(&s->p))
 		churn_slice(&s->p);
 	/* a frame of the data area, write-back in the HHDM, mapped UC in a window */
 	assert_int_equal(pt_map(&s->p.build.space, PTLAB_SCRATCH_HIGH + WINDOW - PT_PAGE_SIZE,
@@ -598,7 +598,7 @@ static void test_injected_damage_is_caught(void **state)
 			sim_init(s, 1, SHORT_OPS, cases[i].inject, tlb_on);
 			sim_run(s);
 			assert_caught_at_injection(s, cases[i].note);
-			churn_stats(&st);
+			churn_stats(&s->p, &st);
 			assert_true(st.op < SHORT_OPS);
 			sim_fini(s);
 		}
@@ -662,7 +662,7 @@ static void test_enomem_is_refused_only_when_expected(void **state)
 				print_report(s);
 				fail_msg("an unexpected PT_ENOMEM was not reported");
 			}
-			churn_stats(&st);
+			churn_stats(&s->p, &st);
 			assert_int_equal(st.refused, 0);
 		}
 		sim_fini(s);
@@ -686,6 +686,82 @@ static void test_churn_passes_with_a_tlb(void **state)
 	free(s);
 }
 
+/*
+ * Two churns at once, slice by slice, each slice with its own machine in
+ * place (the seams read `sim`): each must end as it ends alone, with the
+ * same report byte for byte and the same counts.  The churn's state is the
+ * run's (p->churn), so two runs cannot disturb each other; a churn that
+ * kept it anywhere else would have the second run's start reset the first.
+ */
+static void churn_slices(struct sim *s)
+{
+	sim = s;
+	if (churn_running(&s->p))
+		churn_slice(&s->p);
+}
+
+static void test_two_runs_interleaved_end_as_each_alone(void **state)
+{
+	struct sim *alone = malloc(sizeof(*alone));
+	struct sim *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct churn_stats st_alone, st_a;
+	unsigned slices = 0;
+
+	(void)state;
+	assert_non_null(alone);
+	assert_non_null(a);
+	assert_non_null(b);
+	sim_init(alone, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
+	sim_run(alone);
+	assert_churn_passed(alone);
+	churn_stats(&alone->p, &st_alone);
+
+	sim_init(a, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
+	sim_init(b, 4, SHORT_OPS, OPTS_INJECT_NONE, false);
+	/* slices of a few hundred operations: 1 TSC tick per microsecond */
+	a->p.t.tsc_per_us = 1;
+	b->p.t.tsc_per_us = 1;
+	sim = a;
+	churn_start(&a->p);
+	sim = b;
+	churn_start(&b->p);
+	while (churn_running(&a->p) || churn_running(&b->p)) {
+		churn_slices(a);
+		churn_slices(b);
+		slices++;
+	}
+	sim = a;
+	churn_finish(&a->p);
+	report_finish(&a->rep);
+	sim = b;
+	churn_finish(&b->p);
+	report_finish(&b->rep);
+	print_message("interleaved: %u rounds of slices\n", slices);
+	assert_true(slices > 1);
+
+	assert_churn_passed(a);
+	assert_churn_passed(b);
+	churn_stats(&a->p, &st_a);
+	assert_int_equal(st_a.op, st_alone.op);
+	assert_int_equal(st_a.maps, st_alone.maps);
+	assert_int_equal(st_a.unmaps, st_alone.unmaps);
+	assert_int_equal(st_a.protects, st_alone.protects);
+	assert_int_equal(st_a.remaps, st_alone.remaps);
+	assert_int_equal(st_a.refused, st_alone.refused);
+	assert_string_equal(a->buf, alone->buf);
+	assert_string_not_equal(b->buf, alone->buf);   /* another seed, another run */
+
+	sim = b;
+	sim_fini(b);
+	sim = a;
+	sim_fini(a);
+	sim = alone;
+	sim_fini(alone);
+	free(b);
+	free(a);
+	free(alone);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -697,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_missing_invlpg_needs_a_tlb),
 		cmocka_unit_test(test_churn_passes_with_a_tlb),
 		cmocka_unit_test(test_enomem_is_refused_only_when_expected),
+		cmocka_unit_test(test_two_runs_interleaved_end_as_each_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

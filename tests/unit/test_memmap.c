@@ -19,6 +19,7 @@
 
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
+#include "../../efi/lib/prng.h"
 
 #define PG UINT64_C(4096)
 #define WB UINT64_C(0xf)
@@ -786,20 +787,11 @@ static void test_ovmf_like_map_matches_hand_computed_result(void **state)
 #define PROP_MAX_DESC 12u
 #define PROP_SPAN (PROP_PAGES + 24u)  /* highest page a descriptor can reach, and some */
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * UINT64_C(2685821657736338717);
-}
+static struct prng rng;
 
 static unsigned below(unsigned n)
 {
-	return (unsigned)(rnd() % n);
+	return (unsigned)prng_below(&rng, n);
 }
 
 /* Restrictiveness, written out independently of the implementation. */
@@ -898,7 +890,7 @@ static void test_random_maps_match_per_page_reference(void **state)
 
 	(void)state;
 	printf("memmap property test: PTLAB_SEED=0x%llx\n", (unsigned long long)seed);
-	rng_state = seed ? seed : 1;
+	prng_seed(&rng, seed);
 	for (unsigned iter = 0; iter < 10000; iter++) {
 		unsigned n = below(PROP_MAX_DESC + 1), stride = strides[below(5)];
 		/* 2^17 = 32 pages, 2^18 = 64 pages, or no cut at all. */
@@ -1097,7 +1089,7 @@ static void test_random_queries_match_a_page_walk(void **state)
 	struct pt_mem_range r[QUERY_PAGES];
 
 	(void)state;
-	rng_state = UINT64_C(0x9e3779b97f4a7c15);
+	prng_seed(&rng, UINT64_C(0x9e3779b97f4a7c15));
 	for (unsigned iter = 0; iter < 2000; iter++) {
 		struct pt_memmap m;
 		unsigned n = 0;

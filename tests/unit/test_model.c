@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host tests of the churn's shadow model (efi/checks/model.c): hand-worked cases,
+ * Host tests of the churn's shadow model (efi/lib/model.c): hand-worked cases,
  * then random set/find/mapped_bytes sequences against a per-page array.
  */
 #include <setjmp.h>
@@ -12,7 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../efi/checks/model.h"
+#include "../../efi/lib/model.h"
+#include "../../efi/lib/prng.h"
 
 #define PG 4096u
 #define PAGES 256u
@@ -70,14 +71,11 @@ struct page {
 	unsigned attrs;
 };
 
-static uint64_t rng = 0x243f6a8885a308d3u;
+static struct prng rng = { 0x243f6a8885a308d3u };
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return prng_next(&rng);
 }
 
 static void test_merge_joins_only_continuing_neighbours(void **state)

@@ -28,6 +28,7 @@
 
 #include "arena.h"
 #include "samples.h"
+#include "../../efi/lib/prng.h"
 
 #define K4 PT_SIZE_4K
 #define M2 PT_SIZE_2M
@@ -605,22 +606,7 @@ static uint64_t naive_min_tables(const struct pt_plan_entry *e, unsigned n, unsi
 	return total;
 }
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	/* splitmix64 */
-	uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static uint64_t rnd_below(uint64_t n)
-{
-	return n ? rnd() % n : 0;
-}
+static struct prng rng;
 
 /*
  * A random sorted, disjoint plan of up to 12 entries in a window of a few
@@ -640,38 +626,38 @@ static unsigned random_plan(struct pt_plan_entry *e, unsigned cap, unsigned leve
 		UINT64_C(0xffff800000000000),
 		UINT64_C(0xfffffffe00000000) - 8 * G1,
 	};
-	unsigned n = 1 + (unsigned)rnd_below(cap);
-	uint64_t va = bases[rnd_below(NR(bases))] + rnd_below(64) * K4;
+	unsigned n = 1 + (unsigned)prng_below(&rng, cap);
+	uint64_t va = bases[prng_below(&rng, NR(bases))] + prng_below(&rng, 64) * K4;
 	unsigned i;
 
 	if (levels == 4 && va >= (UINT64_C(1) << 47) && va < UINT64_C(0xffff800000000000))
-		va = rnd_below(4) * G1;
+		va = prng_below(&rng, 4) * G1;
 	for (i = 0; i < n; i++) {
 		struct pt_plan_entry *x = &e[i];
 		uint64_t delta, len;
 
-		switch (rnd_below(4)) {
+		switch (prng_below(&rng, 4)) {
 		case 0:
 			break;                                  /* touching */
 		case 1:
-			va += (1 + rnd_below(16)) * K4;
+			va += (1 + prng_below(&rng, 16)) * K4;
 			break;
 		case 2:
-			va += rnd_below(64) * M2;
+			va += prng_below(&rng, 64) * M2;
 			break;
 		default:
-			va += rnd_below(3) * G1 + rnd_below(512) * K4;
+			va += prng_below(&rng, 3) * G1 + prng_below(&rng, 512) * K4;
 			break;
 		}
-		switch (rnd_below(4)) {
+		switch (prng_below(&rng, 4)) {
 		case 0:
-			delta = rnd_below(1024) * G1;           /* 1 GiB co-aligned */
+			delta = prng_below(&rng, 1024) * G1;           /* 1 GiB co-aligned */
 			break;
 		case 1:
-			delta = rnd_below(1024) * M2;
+			delta = prng_below(&rng, 1024) * M2;
 			break;
 		case 2:
-			delta = rnd_below(1 << 20) * K4;
+			delta = prng_below(&rng, 1 << 20) * K4;
 			break;
 		default:
 			delta = 0;
@@ -679,15 +665,15 @@ static unsigned random_plan(struct pt_plan_entry *e, unsigned cap, unsigned leve
 		}
 		x->va = va;
 		x->pa = (va & ((UINT64_C(1) << 40) - 1)) + delta;
-		x->max_size = (enum pt_page_size)rnd_below(3);
+		x->max_size = (enum pt_page_size)prng_below(&rng, 3);
 		x->flags = PT_WRITE;
 		x->kind = PT_PLAN_IDENTITY;
 		if (x->max_size == PT_PAGE_4K || ((x->va ^ x->pa) & (M2 - 1)))
-			len = (1 + rnd_below(16384)) * K4;
-		else if (rnd_below(2))
-			len = (1 + rnd_below(2048)) * K4;
+			len = (1 + prng_below(&rng, 16384)) * K4;
+		else if (prng_below(&rng, 2))
+			len = (1 + prng_below(&rng, 2048)) * K4;
 		else
-			len = rnd_below(4) * G1 + rnd_below(1024) * M2 + rnd_below(512) * K4 + K4;
+			len = prng_below(&rng, 4) * G1 + prng_below(&rng, 1024) * M2 + prng_below(&rng, 512) * K4 + K4;
 		/* stay clear of the top of the address space */
 		if (va + len < va || va + len > UINT64_C(0xfffffffffffff000)) {
 			if (va >= UINT64_C(0xfffffffffffff000))
@@ -734,9 +720,9 @@ static void test_min_tables_match_naive_model_on_random_plans(void **state)
 		bool has_1g;
 		uint64_t want[5], got[5], tw, tg;
 
-		rng_state = s;
-		levels = rnd_below(2) ? 5 : 4;
-		has_1g = rnd_below(2);
+		prng_seed(&rng, s);
+		levels = prng_below(&rng, 2) ? 5 : 4;
+		has_1g = prng_below(&rng, 2);
 		n = random_plan(e, NR(e), levels);
 		tw = naive_min_tables(e, n, levels, has_1g, want);
 		tg = pt_plan_min_tables(e, n, levels, has_1g, got);

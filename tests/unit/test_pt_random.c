@@ -34,6 +34,7 @@
 
 #include "arena.h"
 #include "shadow.h"
+#include "../../efi/lib/prng.h"
 
 #define K4 PT_SIZE_4K
 #define M2 PT_SIZE_2M
@@ -49,26 +50,12 @@
 #define TABLE_BUDGET 48u
 #define RUN_BUDGET 64u
 
-/* ---- random numbers (splitmix64) ---------------------------------------- */
-
-static uint64_t rnd(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t *s, uint64_t n)
-{
-	return n ? rnd(s) % n : 0;
-}
+/* ---- random numbers (lib/prng.h) --------------------------------------- */
 
 /* True with probability @num/@den. */
-static bool chance(uint64_t *s, unsigned num, unsigned den)
+static bool chance(struct prng *s, unsigned num, unsigned den)
 {
-	return below(s, den) < num;
+	return prng_below(s, den) < num;
 }
 
 /* ---- operations ---------------------------------------------------------- */
@@ -150,7 +137,7 @@ struct ctx {
 	struct pt_space s;
 	struct shadow m;
 	struct shadow before;
-	uint64_t rng;
+	struct prng rng;
 	unsigned long idx;
 	const struct op *cur;
 	const struct zone *zones;
@@ -275,12 +262,12 @@ static void check_points(struct ctx *c, uint64_t va, uint64_t len)
 	pts[n++] = va;
 	pts[n++] = va + len - K4;
 	pts[n++] = va + len;
-	pts[n++] = va + below(&c->rng, len / K4) * K4;
-	pts[n++] = va + below(&c->rng, len / K4) * K4;
-	pts[n++] = va - M2 + below(&c->rng, 512) * K4;
-	pts[n++] = va + len + below(&c->rng, 512) * K4;
+	pts[n++] = va + prng_below(&c->rng, len / K4) * K4;
+	pts[n++] = va + prng_below(&c->rng, len / K4) * K4;
+	pts[n++] = va - M2 + prng_below(&c->rng, 512) * K4;
+	pts[n++] = va + len + prng_below(&c->rng, 512) * K4;
 	for (unsigned i = 0; i < n; i++)
-		check_point(c, (pts[i] & ~(K4 - 1)) | below(&c->rng, K4));
+		check_point(c, (pts[i] & ~(K4 - 1)) | prng_below(&c->rng, K4));
 }
 
 struct cover {
@@ -549,20 +536,20 @@ static int run_op(struct ctx *c, const struct op *op, uint64_t inject_nth,
 
 static uint64_t pick_granule(struct ctx *c)
 {
-	uint64_t x = below(&c->rng, 100);
+	uint64_t x = prng_below(&c->rng, 100);
 
 	return x < 50 ? K4 : x < 85 ? M2 : G1;
 }
 
 static uint64_t pick_len(struct ctx *c, uint64_t g)
 {
-	uint64_t n = g == K4 ? 1 + below(&c->rng, 32) :
-		     g == M2 ? 1 + below(&c->rng, 8) : 1 + below(&c->rng, 2);
+	uint64_t n = g == K4 ? 1 + prng_below(&c->rng, 32) :
+		     g == M2 ? 1 + prng_below(&c->rng, 8) : 1 + prng_below(&c->rng, 2);
 	uint64_t len = n * g;
 
 	/* An unaligned tail so large ranges end in smaller leaves. */
 	if (g != K4 && chance(&c->rng, 1, 5))
-		len += (1 + below(&c->rng, 16)) * K4;
+		len += (1 + prng_below(&c->rng, 16)) * K4;
 	return len;
 }
 
@@ -579,7 +566,7 @@ static unsigned pick_attrs(struct ctx *c)
 	if (chance(&c->rng, 1, 5))
 		f |= PT_GLOBAL;
 	cache = chance(&c->rng, 1, 2) ? PT_CACHE_WB :
-		(unsigned)below(&c->rng, c->cfg->ptlab_pat ? PT_CACHE_COUNT : 4);
+		(unsigned)prng_below(&c->rng, c->cfg->ptlab_pat ? PT_CACHE_COUNT : 4);
 	f |= PT_CACHE(cache);
 	if ((f & PT_WRITE) && (f & PT_EXEC))
 		f |= PT_ALLOW_WX;
@@ -597,16 +584,16 @@ static uint64_t pick_pa(struct ctx *c, uint64_t va, uint64_t len, uint64_t g)
 	uint64_t pa;
 
 	if (chance(&c->rng, 7, 10) || len > 32 * M2)
-		pa = (below(&c->rng, limit / G1) * G1) |
+		pa = (prng_below(&c->rng, limit / G1) * G1) |
 		     (va & (len > 32 * M2 && chance(&c->rng, 1, 2) ? M2 - 1 : G1 - 1));
 	else
-		pa = below(&c->rng, limit / g) * g;
+		pa = prng_below(&c->rng, limit / g) * g;
 	return pa & ~(K4 - 1);
 }
 
 static void remember(struct ctx *c, uint64_t va, unsigned zone)
 {
-	unsigned i = c->nhist < HIST ? c->nhist++ : (unsigned)below(&c->rng, HIST);
+	unsigned i = c->nhist < HIST ? c->nhist++ : (unsigned)prng_below(&c->rng, HIST);
 
 	c->hist[i] = va;
 	c->hist_zone[i] = zone;
@@ -619,18 +606,18 @@ static void pick_range(struct ctx *c, uint64_t *va, uint64_t *len, uint64_t *gra
 	unsigned z;
 
 	if (c->nhist && chance(&c->rng, 4, 5)) {
-		unsigned h = (unsigned)below(&c->rng, c->nhist);
+		unsigned h = (unsigned)prng_below(&c->rng, c->nhist);
 
 		z = c->hist_zone[h];
-		v = (c->hist[h] & ~(g - 1)) + (below(&c->rng, 9) - 4) * g;
+		v = (c->hist[h] & ~(g - 1)) + (prng_below(&c->rng, 9) - 4) * g;
 	} else {
-		z = (unsigned)below(&c->rng, c->nzones);
-		v = c->zones[z].lo + below(&c->rng, (c->zones[z].hi - c->zones[z].lo) / g) * g;
+		z = (unsigned)prng_below(&c->rng, c->nzones);
+		v = c->zones[z].lo + prng_below(&c->rng, (c->zones[z].hi - c->zones[z].lo) / g) * g;
 	}
 	if (l > c->zones[z].hi - c->zones[z].lo)
 		l = g;
 	if (v < c->zones[z].lo || v > c->zones[z].hi - l)
-		v = c->zones[z].lo + below(&c->rng, (c->zones[z].hi - c->zones[z].lo - l) / g + 1) * g;
+		v = c->zones[z].lo + prng_below(&c->rng, (c->zones[z].hi - c->zones[z].lo - l) / g + 1) * g;
 	remember(c, v, z);
 	*va = v;
 	*len = l;
@@ -645,14 +632,14 @@ static bool pick_mapped(struct ctx *c, uint64_t *va, uint64_t *len)
 
 	if (!c->m.n)
 		return false;
-	r = &c->m.run[below(&c->rng, c->m.n)];
+	r = &c->m.run[prng_below(&c->rng, c->m.n)];
 	if (chance(&c->rng, 1, 4)) {
 		*va = r->va;
 		*len = r->len;
 		return true;
 	}
 	g = pick_granule(c);
-	start = r->va + below(&c->rng, r->len / K4) * K4;
+	start = r->va + prng_below(&c->rng, r->len / K4) * K4;
 	if (chance(&c->rng, 1, 2) && (start & ~(g - 1)) >= r->va)
 		start &= ~(g - 1);
 	rest = r->va + r->len - start;
@@ -666,8 +653,8 @@ static bool pick_mapped(struct ctx *c, uint64_t *va, uint64_t *len)
 static uint64_t pick_noncanon(struct ctx *c)
 {
 	if (c->cfg->levels == 5)
-		return noncanon5[below(&c->rng, sizeof(noncanon5) / sizeof(noncanon5[0]))];
-	return noncanon4[below(&c->rng, sizeof(noncanon4) / sizeof(noncanon4[0]))];
+		return noncanon5[prng_below(&c->rng, sizeof(noncanon5) / sizeof(noncanon5[0]))];
+	return noncanon4[prng_below(&c->rng, sizeof(noncanon4) / sizeof(noncanon4[0]))];
 }
 
 /* Make @op deliberately wrong in one way (or two). */
@@ -676,7 +663,7 @@ static void spoil(struct ctx *c, struct op *op)
 	uint64_t top = c->cfg->levels == 5 ? UINT64_C(0x0100000000000000) :
 					     UINT64_C(0x0000800000000000);
 
-	switch (below(&c->rng, 10)) {
+	switch (prng_below(&c->rng, 10)) {
 	case 0:   /* W+X without PT_ALLOW_WX */
 		if (op->kind == OP_MAP || op->kind == OP_PROTECT)
 			op->flags = (op->flags | PT_WRITE | PT_EXEC) & ~PT_ALLOW_WX;
@@ -684,33 +671,33 @@ static void spoil(struct ctx *c, struct op *op)
 			op->flags |= 1u << 12;
 		break;
 	case 1:   /* cache type out of range */
-		op->flags = (op->flags & ~PT_CACHE_MASK) | PT_CACHE(6 + below(&c->rng, 2));
+		op->flags = (op->flags & ~PT_CACHE_MASK) | PT_CACHE(6 + prng_below(&c->rng, 2));
 		break;
 	case 2:   /* not canonical */
 		op->va = pick_noncanon(c);
 		break;
 	case 3:   /* crossing the top of the lower half */
-		op->va = top - K4 * (1 + below(&c->rng, 4));
-		op->len = top - op->va + K4 * (1 + below(&c->rng, 4));
+		op->va = top - K4 * (1 + prng_below(&c->rng, 4));
+		op->len = top - op->va + K4 * (1 + prng_below(&c->rng, 4));
 		break;
 	case 4:
-		op->va += 1 + below(&c->rng, K4 - 1);
+		op->va += 1 + prng_below(&c->rng, K4 - 1);
 		break;
 	case 5:
-		op->len += 1 + below(&c->rng, K4 - 1);
+		op->len += 1 + prng_below(&c->rng, K4 - 1);
 		break;
 	case 6:
 		op->len = 0;
 		break;
 	case 7:   /* beyond MAXPHYADDR */
-		op->pa = PHYS_LIMIT - K4 * below(&c->rng, 3);
+		op->pa = PHYS_LIMIT - K4 * prng_below(&c->rng, 3);
 		break;
 	case 8:
-		op->pa |= 1 + below(&c->rng, K4 - 1);
+		op->pa |= 1 + prng_below(&c->rng, K4 - 1);
 		break;
 	default:  /* the page just past a mapping / just before it */
 		if (c->m.n) {
-			const struct model_run *r = &c->m.run[below(&c->rng, c->m.n)];
+			const struct model_run *r = &c->m.run[prng_below(&c->rng, c->m.n)];
 
 			op->va = chance(&c->rng, 1, 2) ? r->va + r->len - K4 : r->va - K4;
 			op->len = 2 * K4;
@@ -721,14 +708,14 @@ static void spoil(struct ctx *c, struct op *op)
 
 static void gen_op(struct ctx *c, struct op *op)
 {
-	uint64_t x = below(&c->rng, 100), g = K4;
+	uint64_t x = prng_below(&c->rng, 100), g = K4;
 	/* Past about 32 runs, shrink the space again to keep the tables few. */
 	unsigned map_pct = c->m.n > 32 ? 15 : c->m.n < 8 ? 60 : 35;
 
 	memset(op, 0, sizeof(*op));
 	if (c->m.n && (pt_table_count(&c->s) > TABLE_BUDGET || c->m.n > RUN_BUDGET)) {
 		/* Sweep the zone of some mapping: one sparse unmap of it all. */
-		uint64_t va = c->m.run[below(&c->rng, c->m.n)].va;
+		uint64_t va = c->m.run[prng_below(&c->rng, c->m.n)].va;
 
 		for (unsigned z = 0; z < c->nzones; z++) {
 			if (va - c->zones[z].lo < c->zones[z].hi - c->zones[z].lo) {
@@ -742,22 +729,22 @@ static void gen_op(struct ctx *c, struct op *op)
 		}
 	}
 	if (c->m.n > 32 && chance(&c->rng, 1, 2)) {
-		const struct model_run *r = &c->m.run[below(&c->rng, c->m.n)];
+		const struct model_run *r = &c->m.run[prng_below(&c->rng, c->m.n)];
 
 		op->kind = OP_UNMAP;
 		op->va = r->va;
 		op->len = r->len;
 		return;
 	}
-	op->max = chance(&c->rng, 3, 5) ? PT_PAGE_1G : (enum pt_page_size)below(&c->rng, 2);
+	op->max = chance(&c->rng, 3, 5) ? PT_PAGE_1G : (enum pt_page_size)prng_below(&c->rng, 2);
 	if (x < map_pct) {
 		op->kind = OP_MAP;
 		pick_range(c, &op->va, &op->len, &g);
 		if (c->m.n && chance(&c->rng, 1, 20)) {
 			/* land on top of something: PT_EEXIST */
-			const struct model_run *r = &c->m.run[below(&c->rng, c->m.n)];
+			const struct model_run *r = &c->m.run[prng_below(&c->rng, c->m.n)];
 
-			op->va = r->va + below(&c->rng, r->len / K4) * K4;
+			op->va = r->va + prng_below(&c->rng, r->len / K4) * K4;
 		}
 		op->pa = pick_pa(c, op->va, op->len, g);
 		op->flags = pick_attrs(c);
@@ -765,7 +752,7 @@ static void gen_op(struct ctx *c, struct op *op)
 		if (op->len > 32 * M2 && op->max == PT_PAGE_4K)
 			op->max = PT_PAGE_2M;
 	} else {
-		x = below(&c->rng, 100);
+		x = prng_below(&c->rng, 100);
 		op->kind = x < 40 ? OP_UNMAP : x < 70 ? OP_PROTECT : OP_REMAP;
 		if (!pick_mapped(c, &op->va, &op->len) || chance(&c->rng, 1, 20))
 			pick_range(c, &op->va, &op->len, &g);
@@ -798,7 +785,7 @@ static void ctx_init(struct ctx *c, const struct config *cfg)
 {
 	memset(c, 0, sizeof(*c));
 	c->cfg = cfg;
-	c->rng = cfg->seed;
+	prng_seed(&c->rng, cfg->seed);
 	arena_init(&c->a, cfg->frames);
 	if (cfg->ptlab_pat)
 		pt_pat_ptlab(&c->a.env.pat);
@@ -898,9 +885,9 @@ static void run_random(const struct config *cfg)
 		bool use_fl = !chance(&c->rng, cfg->null_fl_per_100, 100);
 
 		gen_op(c, &op);
-		if (below(&c->rng, 1000) < cfg->inject_per_1000 &&
+		if (prng_below(&c->rng, 1000) < cfg->inject_per_1000 &&
 		    predict(&c->m, &op) == PT_OK) {
-			inject = 1 + below(&c->rng, 3);
+			inject = 1 + prng_below(&c->rng, 3);
 			c->injected++;
 		}
 		run_op(c, &op, inject, use_fl);

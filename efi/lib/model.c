@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The shadow address space's runs (see model.h).  No firmware calls. */
-#include "checks/model.h"
+#include "lib/model.h"
 
 #include <stddef.h>
 
