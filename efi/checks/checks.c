@@ -721,20 +721,25 @@ static __attribute__((noinline)) uint64_t alias_callee(uint64_t x)
 
 static const uint64_t alias_const = UINT64_C(0x50544c4142210000);
 
+/* The image alias of @addr, an address in the image. */
+static uint64_t image_alias_of(const struct ptlab *p, const void *addr)
+{
+	return PT_IMAGE_BASE + ((uint64_t)(uintptr_t)addr - p->build.image.base);
+}
+
 static void check_image_alias(struct ptlab *p, const struct ptlab_check *self)
 {
-	uint64_t fn_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)alias_callee - p->build.image.base);
-	uint64_t data_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)&alias_const - p->build.image.base);
+	uint64_t fn_va = image_alias_of(p, (const void *)(uintptr_t)alias_callee);
+	uint64_t data_va = image_alias_of(p, &alias_const);
 	uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(uintptr_t)fn_va;
 	volatile uint64_t arg = 0x1234;
 	struct trap_fault f;
 	uint64_t got = 0, r;
 
+	(void)self;
 	r = fn(arg);
-	inject_begin(p, self, data_va);
 	if (probe_read64(data_va, &got, &f))
 		got = ~alias_const;
-	inject_end(p, self);
 	if (got != alias_const)
 		report_fail(p->rep, "image alias: constant read through 0x%llx = 0x%llx, expected 0x%llx",
 			    (unsigned long long)data_va, (unsigned long long)got,
@@ -949,14 +954,14 @@ static void check_teardown(struct ptlab *p, const struct ptlab_check *self)
  * map each at a scratch address, write a pattern through it, read it back
  * through the identity map and the HHDM.  Runs live.
  */
+#define SWEEP_VA (PTLAB_SCRATCH_LOW + (UINT64_C(128) << 30))
+
 static void check_ram_sweep(struct ptlab *p, const struct ptlab_check *self)
 {
-	const uint64_t va = PTLAB_SCRATCH_LOW + (UINT64_C(128) << 30);
+	const uint64_t va = SWEEP_VA;
 	unsigned touched = 0, bad = 0, high = 0;
 	uint64_t first_bad = 0;
 
-	/* a neighbour keeps the scratch page's table, so no unmap frees it (which would flush) */
-	inject_begin(p, self, va + PT_PAGE_SIZE);
 	for (unsigned i = 0; i < p->build.frames.nranges && !ptlab_deadline_passed(p); i++) {
 		const struct pt_frames_range *r = &p->build.frames.range[i];
 		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PT_PAGE_SIZE,
@@ -991,7 +996,6 @@ static void check_ram_sweep(struct ptlab *p, const struct ptlab_check *self)
 		}
 		touched += any;
 	}
-	inject_end(p, self);
 	if (!bad && touched == p->build.frames.nranges)
 		report_ok(p->rep, "ram sweep: frames in all %u usable ranges written through a "
 			  "scratch mapping, read back through identity and HHDM (%u above 4 GiB)",
@@ -1123,10 +1127,21 @@ static int plant_ram_alias(struct ptlab *p, const struct ptlab_check *self, uint
 	return pa ? inject_remap(p, self, PT_HHDM_BASE + pa) : -1;
 }
 
-/* The page at @arg points at its complement. */
-static int plant_remap(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+/* The image alias of the constant's page points at its complement. */
+static int plant_image_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
 {
-	return inject_remap(p, self, arg);
+	(void)arg;
+	return inject_remap(p, self, image_alias_of(p, &alias_const));
+}
+
+/*
+ * The page after the sweep's scratch page mapped: it keeps the scratch
+ * page's table, so no unmap of the scratch page frees it (which would flush).
+ */
+static int plant_sweep_neighbour(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return inject_map(p, self, SWEEP_VA + PT_PAGE_SIZE, 0, PT_WRITE);
 }
 
 /* The unmapped page at @arg mapped to a pool frame of its own. */
@@ -1215,7 +1230,7 @@ static const struct ptlab_check canonical = {
 static const struct ptlab_check image_alias = {
 	"image alias: call and constant", PTLAB_PHASE_LIVE, check_image_alias,
 	{ "image-alias", "the image alias of the constant's page points at its complement",
-	  PTLAB_FAULT_HOOK, plant_remap, NULL },
+	  PTLAB_FAULT_BEFORE, plant_image_alias, NULL },
 };
 
 static const struct ptlab_check page_faults = {
@@ -1227,7 +1242,7 @@ static const struct ptlab_check page_faults = {
 static const struct ptlab_check ram_sweep = {
 	"ram sweep: every usable range written and read back", PTLAB_PHASE_SWEEP, check_ram_sweep,
 	{ "sweep-unflushed", "the scratch page unmapped and mapped again without invlpg",
-	  PTLAB_FAULT_HOOK, plant_map, NULL },
+	  PTLAB_FAULT_BEFORE, plant_sweep_neighbour, NULL },
 };
 
 static const struct ptlab_check teardown = {
