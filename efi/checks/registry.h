@@ -9,9 +9,18 @@
  * check sees it.
  *
  * The entries live next to their checks: a module (checks.c,
- * cpuchecks.c) ends with its table of entries, and a registry is the
- * list of those tables (catalog.c has the app's).  Adding a check to a
- * module is a change of that one file: the function and its entry.
+ * cpuchecks.c) defines each check's entry and ends with its table of
+ * them, and a registry is the list of those tables (catalog.c has the
+ * app's).  Adding a check to a module is a change of that one file:
+ *  - the check, void check_x(struct ptlab *p, const struct ptlab_check *self),
+ *    reporting its test points (report_ok/report_fail);
+ *  - its entry, static const struct ptlab_check x = { "x: whole name",
+ *    PTLAB_PHASE_..., check_x, { "x-fault", "what it breaks", when,
+ *    plant, NULL } }, plant making the fault with inject.h's recorded
+ *    changes (or NULL, the body asking inject_on(p, self));
+ *  - &x in the module's table, where in its phase it is to run.
+ * --inject=x-fault is then accepted, planted and taken back around it;
+ * tests/boot/faults.tsv needs its row (faults.sh fails without one).
  *
  * Firmware-free.
  */
@@ -115,7 +124,6 @@ const struct ptlab_check *registry_find_fault(const struct ptlab_registry *r, co
  */
 int registry_accept(const struct ptlab_registry *r, const struct opts *o, char *err,
 		    size_t errlen);
-
 
 /* Entries in @r, all its tables. */
 unsigned registry_count(const struct ptlab_registry *r);
