@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A run's state (struct ptlab, split by concern) and the functions of the
- * modules that run with it: live.c, checks.c, cpuchecks.c, dump.c.
+ * modules that run with it: live.c, checks.c, ram.c, dump.c (the checks
+ * themselves run through the registry, checks/registry.h).
  * Firmware-free: everything the checks need is here in plain types, so no
  * firmware header reaches the code that runs with ptlab's tables in CR3.
  * (Not to be confused with <ptlab/ptlab.h>, the library's umbrella header.)
