@@ -25,6 +25,7 @@
 #include "fw/fsfile.h"
 #include "core/fwmode.h"
 #include "core/handoff.h"
+#include "checks/registry.h"
 #include "opts/optcheck.h"
 #include "fw/owned.h"
 #include "state/state.h"
@@ -124,7 +125,7 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 		return EFI_INVALID_PARAMETER;
 	if (o->help)
 		return EFI_SUCCESS;
-	if (opts_validate(o, err, errlen))
+	if (opts_validate(o, err, errlen) || checks_accept_injects(o, err, errlen))
 		return EFI_INVALID_PARAMETER;
 	if (o->mode == OPTS_MODE_HANDOFF) {
 		if (!o->end_given)

@@ -18,17 +18,19 @@
 #include "checks/la57live.h"
 #include "cpu/la57.h"
 #include "checks/inject.h"
+#include "checks/registry.h"
 
 #include <ptlab/pte.h>
 
 
 /* ---- static checks -------------------------------------------------------- */
 
-static void check_lint(struct ptlab *p)
+static void check_lint(struct ptlab *p, const struct ptlab_check *self)
 {
 	struct pt_lint l;
 	int err = ptlab_lint(&p->build, false, &l);
 
+	(void)self;
 	if (err == PT_OK)
 		report_ok(p->rep, "tables: structural lint clean (%llu tables)",
 			  (unsigned long long)l.tables);
@@ -44,11 +46,12 @@ static void check_lint(struct ptlab *p)
 			    l.first_bad_level);
 }
 
-static void check_minimum(struct ptlab *p)
+static void check_minimum(struct ptlab *p, const struct ptlab_check *self)
 {
 	const uint64_t *t = p->build.tables_built, *min = p->build.plan.min_tables;
 	unsigned bad = 0;
 
+	(void)self;
 	for (unsigned l = 0; l < p->build.levels; l++)
 		bad += t[l] != min[l];
 	if (!bad)
@@ -112,11 +115,12 @@ static const char *why_text(char why)
 	}
 }
 
-static void check_plan_points(struct ptlab *p)
+static void check_plan_points(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t bad = 0, points = 0, bad_va = 0;
 	char why = 0;
 
+	(void)self;
 	for (unsigned i = 0; i < p->build.plan.n; i++) {
 		const struct pt_plan_entry *e = &p->build.plan.entry[i];
 		uint64_t pts[4] = { e->va, e->va + e->len - PT_PAGE_SIZE, e->va - PT_PAGE_SIZE, e->va + e->len };
@@ -186,10 +190,11 @@ static int coverage_point(struct ptlab *p, uint64_t va, uint64_t pa, unsigned fl
 	return leaf.flags != flags;
 }
 
-static void check_memmap_coverage(struct ptlab *p)
+static void check_memmap_coverage(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t bad = 0, first = 0, checked = 0;
 
+	(void)self;
 	for (unsigned i = 0; i < p->build.map.n; i++) {
 		const struct pt_mem_range *r = &p->build.map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
@@ -234,16 +239,6 @@ struct audit {
 	uint64_t leaves_mapped;
 	bool page0;
 };
-
-bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
-{
-	return pt_memmap_covers(&p->build.map, pa, 1, PT_MEM_SET_MEMORY);
-}
-
-bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len)
-{
-	return pt_memmap_covers(&p->build.map, pa, len, PT_MEM_SET_MEMORY);
-}
 
 /* Memory-map type of @pa, or -1 outside the map. */
 static int pa_type(const struct ptlab *p, uint64_t pa)
@@ -303,10 +298,11 @@ static void audit_space(const struct ptlab *p, const struct pt_space *s, struct 
 	pt_visit(s, 0, 0, audit_leaf, a);
 }
 
-static void check_audit(struct ptlab *p)
+static void check_audit(struct ptlab *p, const struct ptlab_check *self)
 {
 	struct audit a;
 
+	(void)self;
 	audit_space(p, &p->build.space, &a);
 	if (a.wx_exempt)
 		report_note(p->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
@@ -502,12 +498,13 @@ static int table_mapped(void *arg, unsigned level, uint64_t pa)
 	return pt_translate(&p->build.space, pa, &l) != PT_OK || l.pa != pa || !(l.flags & PT_WRITE);
 }
 
-static void check_liveness(struct ptlab *p)
+static void check_liveness(struct ptlab *p, const struct ptlab_check *self)
 {
 	struct desc_ptr gdtr, idtr;
 	struct live_need need[7];
 	unsigned n = 0;
 
+	(void)self;
 	/* our GDT and IDT as the live phases will load them (installed for good after hand-off) */
 	if (trap_installed()) {
 		sgdt(&gdtr);
@@ -542,28 +539,6 @@ static void check_liveness(struct ptlab *p)
 		return;
 	}
 	report_ok(p->rep, "liveness: rip, rsp, gdt, idt, state, report and every table mapped");
-}
-
-void ptlab_check_static(struct ptlab *p)
-{
-	inject_begin(p, OPTS_INJECT_LEAK_FRAME, 0);
-	inject_begin(p, OPTS_INJECT_LINT, 0);
-	check_lint(p);
-	inject_end(p, OPTS_INJECT_LINT);
-	check_minimum(p);
-	inject_end(p, OPTS_INJECT_EXTRA_TABLE);   /* planted before the tables were counted */
-	inject_begin(p, OPTS_INJECT_PLAN_POINT, 0);
-	check_plan_points(p);
-	inject_end(p, OPTS_INJECT_PLAN_POINT);
-	inject_begin(p, OPTS_INJECT_MEMMAP_POINT, 0);
-	check_memmap_coverage(p);
-	inject_end(p, OPTS_INJECT_MEMMAP_POINT);
-	inject_begin(p, OPTS_INJECT_WX_PAGE, 0);
-	check_audit(p);
-	inject_end(p, OPTS_INJECT_WX_PAGE);
-	inject_begin(p, OPTS_INJECT_STACK_RO, 0);
-	check_liveness(p);
-	inject_end(p, OPTS_INJECT_STACK_RO);
 }
 
 /* ---- live checks ------------------------------------------------------------- */
@@ -614,7 +589,7 @@ static void alloc_failed(struct ptlab *p, const char *what, int err)
 			    pt_strerror(err), (unsigned long long)p->build.frames.in_use);
 }
 
-static void check_alias_pool(struct ptlab *p)
+static void check_alias_pool(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t pa[4];
 	unsigned n = 0, bad = 0;
@@ -624,12 +599,12 @@ static void check_alias_pool(struct ptlab *p)
 		if ((err = pt_frames_alloc(&p->build.frames, &pa[n])) != PT_OK)
 			break;
 	if (n)
-		inject_begin(p, OPTS_INJECT_ALIAS_POOL, pa[0]);
+		inject_begin(p, self, pa[0]);
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t off = 0; off < PT_PAGE_SIZE; off += PT_PAGE_SIZE / 4)
 			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
 					ptlab_pattern(pa[i] + off, 1), ptlab_pattern(pa[i] + off, 2));
-	inject_end(p, OPTS_INJECT_ALIAS_POOL);
+	inject_end(p, self);
 	for (unsigned i = 0; i < n; i++)
 		pt_frames_free(&p->build.frames, pa[i]);
 	if (n < 4)
@@ -641,11 +616,12 @@ static void check_alias_pool(struct ptlab *p)
 		report_fail(p->rep, "alias: %u mismatches in %u pool frames", bad, n);
 }
 
-static void check_alias_ram(struct ptlab *p)
+static void check_alias_ram(struct ptlab *p, const struct ptlab_check *self)
 {
 	unsigned ranges = 0, points = 0, bad = 0;
 	uint64_t first = 0;
 
+	(void)self;
 	for (unsigned i = 0; i < p->build.map.n && !ptlab_deadline_passed(p); i++) {
 		const struct pt_mem_range *r = &p->build.map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
@@ -682,7 +658,8 @@ static void check_alias_ram(struct ptlab *p)
 }
 
 /* Map one pool frame at @va, prove it both ways, unmap it and prove it faults. */
-static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
+static void far_mapping(struct ptlab *p, const struct ptlab_check *self, uint64_t va,
+			const char *where)
 {
 	struct pt_flushlist fl;
 	struct trap_fault f;
@@ -714,15 +691,16 @@ static void check_far_mapping(struct ptlab *p, uint64_t va, const char *where)
 		pt_frames_free(&p->build.frames, pa);
 		return;
 	}
-	inject_begin(p, OPTS_INJECT_FAR_UNFLUSHED, va ^ PT_PAGE_SIZE);
+	/* a neighbour keeps the page's table, so no unmap frees it (which would flush) */
+	inject_begin(p, self, va ^ PT_PAGE_SIZE);
 	err = pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
-	if (!inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
+	if (!inject_on(p, self))
 		ptlab_flush(&fl);
 	pt_frames_free(&p->build.frames, pa);
 	faulted = probe_read64(va, &got, &f);
-	if (inject_on(p, OPTS_INJECT_FAR_UNFLUSHED))
+	if (inject_on(p, self))
 		ptlab_flush(&fl);
-	inject_end(p, OPTS_INJECT_FAR_UNFLUSHED);
+	inject_end(p, self);
 	if (err)
 		report_fail(p->rep, "far mapping %s: unmap: %s", where, pt_strerror(err));
 	else if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
@@ -740,20 +718,25 @@ static __attribute__((noinline)) uint64_t alias_callee(uint64_t x)
 
 static const uint64_t alias_const = UINT64_C(0x50544c4142210000);
 
-static void check_image_alias(struct ptlab *p)
+/* The image alias of @addr, an address in the image. */
+static uint64_t image_alias_of(const struct ptlab *p, const void *addr)
 {
-	uint64_t fn_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)alias_callee - p->build.image.base);
-	uint64_t data_va = PT_IMAGE_BASE + ((uint64_t)(uintptr_t)&alias_const - p->build.image.base);
+	return PT_IMAGE_BASE + ((uint64_t)(uintptr_t)addr - p->build.image.base);
+}
+
+static void check_image_alias(struct ptlab *p, const struct ptlab_check *self)
+{
+	uint64_t fn_va = image_alias_of(p, (const void *)(uintptr_t)alias_callee);
+	uint64_t data_va = image_alias_of(p, &alias_const);
 	uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(uintptr_t)fn_va;
 	volatile uint64_t arg = 0x1234;
 	struct trap_fault f;
 	uint64_t got = 0, r;
 
+	(void)self;
 	r = fn(arg);
-	inject_begin(p, OPTS_INJECT_IMAGE_ALIAS, data_va);
 	if (probe_read64(data_va, &got, &f))
 		got = ~alias_const;
-	inject_end(p, OPTS_INJECT_IMAGE_ALIAS);
 	if (got != alias_const)
 		report_fail(p->rep, "image alias: constant read through 0x%llx = 0x%llx, expected 0x%llx",
 			    (unsigned long long)data_va, (unsigned long long)got,
@@ -766,7 +749,7 @@ static void check_image_alias(struct ptlab *p)
 			  (unsigned long long)PT_IMAGE_BASE);
 }
 
-static void check_faults(struct ptlab *p)
+static void check_faults(struct ptlab *p, const struct ptlab_check *self)
 {
 	const uint64_t va = PTLAB_UNMAPPED_VA + 0x123000;
 	/* gnu-efi's linker script puts .rodata in .data: the read-only page is text */
@@ -774,8 +757,8 @@ static void check_faults(struct ptlab *p)
 	struct trap_fault f;
 	int faulted;
 
-	inject_begin(p, OPTS_INJECT_PF_MAPPED, va);
-	inject_begin(p, OPTS_INJECT_PF_MAPPED, ro);
+	inject_begin(p, self, va);
+	inject_begin(p, self, ro);
 	faulted = probe_read64(va, &got, &f);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
 		report_ok(p->rep, "#PF: read of unmapped 0x%llx faults, error 0, cr2 exact",
@@ -802,9 +785,9 @@ static void check_faults(struct ptlab *p)
 		return;
 	}
 	*(volatile uint8_t *)(uintptr_t)pa = 0xc3;   /* ret */
-	inject_begin(p, OPTS_INJECT_PF_MAPPED, pa);
+	inject_begin(p, self, pa);
 	faulted = probe_exec(pa, &f);
-	inject_end(p, OPTS_INJECT_PF_MAPPED);
+	inject_end(p, self);
 	pt_frames_free(&p->build.frames, pa);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_ID, pa))
 		report_ok(p->rep, "#PF: fetch from an NX data page faults, error 0x11");
@@ -813,11 +796,12 @@ static void check_faults(struct ptlab *p)
 }
 
 /* The mode the CPU is in, as it reports it, against the run's. */
-static void check_paging_mode(struct ptlab *p)
+static void check_paging_mode(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t cr4 = read_cr4(), cr3 = read_cr3();
 	int la57 = (cr4 & CR4_LA57) != 0;
 
+	(void)self;
 	report_fact(p->rep, "paging", "levels=%u la57=%d cr4=0x%llx cr3=0x%llx switches=%llu",
 		    la57 ? 5 : 4, la57, (unsigned long long)cr4, (unsigned long long)cr3,
 		    (unsigned long long)p->live.la57_switches);
@@ -835,11 +819,14 @@ static void check_paging_mode(struct ptlab *p)
  * (error 0), never #PF.  At 4 levels 2^47 is already beyond it; at 5
  * levels 2^47 maps (check_far_mapping) and 2^56 is beyond it.
  */
-static void check_noncanonical(struct ptlab *p, uint64_t va)
+static void noncanonical(struct ptlab *p, const struct ptlab_check *self, uint64_t va)
 {
 	struct trap_fault f;
 	uint64_t got = 0;
-	int faulted = probe_read64(inject_canonical(p, va), &got, &f);
+	/* --inject=canonical-probe: @va made canonical, so the probe meets a #PF or a mapping */
+	uint64_t probe = inject_on(p, self) ?
+		va & ((UINT64_C(1) << (p->build.levels == 5 ? 56 : 47)) - 1) : va;
+	int faulted = probe_read64(probe, &got, &f);
 
 	if (pt_canonical(va, p->build.levels))
 		report_fail(p->rep, "canonical: 0x%llx is canonical at %u levels", (unsigned long long)va,
@@ -857,44 +844,44 @@ static void check_noncanonical(struct ptlab *p, uint64_t va)
 			    (unsigned long long)f.cr2);
 }
 
-int ptlab_check_live(struct ptlab *p)
+/* Map a page far out, prove it both ways, unmap it and prove it faults: per address. */
+static void check_far_mappings(struct ptlab *p, const struct ptlab_check *self)
 {
-	check_paging_mode(p);
-	inject_end(p, OPTS_INJECT_CR3_COPY);   /* planted as this phase began */
-	check_alias_pool(p);
-	inject_begin(p, OPTS_INJECT_ALIAS_RAM, 0);
-	check_alias_ram(p);
-	inject_end(p, OPTS_INJECT_ALIAS_RAM);
-	check_far_mapping(p, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
-	check_far_mapping(p, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
-	check_far_mapping(p, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
+	far_mapping(p, self, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
+	far_mapping(p, self, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
+	far_mapping(p, self, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
 	if (p->build.levels == 5) {
 		/* only 57-bit addresses reach these */
-		check_far_mapping(p, PTLAB_LA57_ABOVE_128T + 3 * PT_PAGE_SIZE, "above 128 TiB");
-		check_far_mapping(p, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
-		check_far_mapping(p, PTLAB_LA57_HIGH_BOTTOM + 5 * PT_PAGE_SIZE,
-				  "bottom of the 57-bit high half");
-		check_noncanonical(p, PTLAB_LA57_NONCANON_LOW);
-		check_noncanonical(p, PTLAB_LA57_NONCANON_HIGH);
-	} else {
-		check_noncanonical(p, PTLAB_LA57_ABOVE_128T);
-		check_noncanonical(p, PTLAB_LA57_HIGH_BOTTOM);
+		far_mapping(p, self, PTLAB_LA57_ABOVE_128T + 3 * PT_PAGE_SIZE, "above 128 TiB");
+		far_mapping(p, self, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
+		far_mapping(p, self, PTLAB_LA57_HIGH_BOTTOM + 5 * PT_PAGE_SIZE,
+			    "bottom of the 57-bit high half");
 	}
-	check_image_alias(p);
-	check_faults(p);
-	return 0;
+}
+
+/* Just beyond the canonical range of the run's levels, both halves. */
+static void check_noncanonical(struct ptlab *p, const struct ptlab_check *self)
+{
+	if (p->build.levels == 5) {
+		noncanonical(p, self, PTLAB_LA57_NONCANON_LOW);
+		noncanonical(p, self, PTLAB_LA57_NONCANON_HIGH);
+	} else {
+		noncanonical(p, self, PTLAB_LA57_ABOVE_128T);
+		noncanonical(p, self, PTLAB_LA57_HIGH_BOTTOM);
+	}
 }
 
 /* ---- teardown ------------------------------------------------------------------ */
 
-static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad_va)
+static int unmap_piece(struct ptlab *p, const struct ptlab_check *self, uint64_t va, uint64_t len,
+		       uint64_t *bad_va)
 {
 	struct pt_flushlist fl;
 	struct trap_fault f;
 	uint64_t got, last = va + len - PT_PAGE_SIZE;
 	int err;
 
-	if (inject_on(p, OPTS_INJECT_TEARDOWN_UNFLUSHED))
+	if (inject_on(p, self))
 		probe_read64(va, &got, &f);   /* cached, then unmapped without invlpg */
 	err = pt_unmap(&p->build.space, va, len, 0, &fl);
 
@@ -902,7 +889,7 @@ static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad
 		*bad_va = va;
 		return err;
 	}
-	if (!inject_on(p, OPTS_INJECT_TEARDOWN_UNFLUSHED))
+	if (!inject_on(p, self))
 		ptlab_flush(&fl);
 	if (probe_read64(va, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, va) ||
 	    probe_read64(last, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, last)) {
@@ -912,7 +899,7 @@ static int unmap_piece(struct ptlab *p, uint64_t va, uint64_t len, uint64_t *bad
 	return 0;
 }
 
-int ptlab_check_teardown(struct ptlab *p)
+static void check_teardown(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t pieces = 0, bad_va = 0, before = pt_table_count(&p->build.space);
 	int err = 0;
@@ -925,13 +912,13 @@ int ptlab_check_teardown(struct ptlab *p)
 		if (e->kind != PT_PLAN_HHDM)
 			continue;
 		if (cut >= e->len) {
-			err = unmap_piece(p, e->va, e->len, &bad_va);
+			err = unmap_piece(p, self, e->va, e->len, &bad_va);
 			pieces++;
 			continue;
 		}
-		err = unmap_piece(p, e->va, cut, &bad_va);
+		err = unmap_piece(p, self, e->va, cut, &bad_va);
 		if (!err)
-			err = unmap_piece(p, e->va + cut, e->len - cut, &bad_va);
+			err = unmap_piece(p, self, e->va + cut, e->len - cut, &bad_va);
 		pieces += 2;
 	}
 	if (!err) {
@@ -943,7 +930,7 @@ int ptlab_check_teardown(struct ptlab *p)
 				    "empty=%llu stats=%llu hints=%llu", (unsigned long long)l.errors,
 				    (unsigned long long)l.empty_tables, (unsigned long long)l.stats_mismatch,
 				    (unsigned long long)l.bad_hints);
-			return 0;
+			return;
 		}
 		if (pt_translate(&p->build.space, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
 			err = 1;
@@ -955,7 +942,6 @@ int ptlab_check_teardown(struct ptlab *p)
 		report_ok(p->rep, "teardown: HHDM unmapped in %llu pieces, each then faults "
 			  "(tables %llu -> %llu)", (unsigned long long)pieces,
 			  (unsigned long long)before, (unsigned long long)pt_table_count(&p->build.space));
-	return 0;
 }
 
 /* ---- hand-off: all RAM is ours ------------------------------------------------ */
@@ -965,13 +951,14 @@ int ptlab_check_teardown(struct ptlab *p)
  * map each at a scratch address, write a pattern through it, read it back
  * through the identity map and the HHDM.  Runs live.
  */
-int ptlab_check_ram_sweep(struct ptlab *p)
+#define SWEEP_VA (PTLAB_SCRATCH_LOW + (UINT64_C(128) << 30))
+
+static void check_ram_sweep(struct ptlab *p, const struct ptlab_check *self)
 {
-	const uint64_t va = PTLAB_SCRATCH_LOW + (UINT64_C(128) << 30);
+	const uint64_t va = SWEEP_VA;
 	unsigned touched = 0, bad = 0, high = 0;
 	uint64_t first_bad = 0;
 
-	inject_begin(p, OPTS_INJECT_SWEEP_UNFLUSHED, va + PT_PAGE_SIZE);
 	for (unsigned i = 0; i < p->build.frames.nranges && !ptlab_deadline_passed(p); i++) {
 		const struct pt_frames_range *r = &p->build.frames.range[i];
 		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PT_PAGE_SIZE,
@@ -986,7 +973,7 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 
 			if (pt_map(&p->build.space, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl))
 				continue;
-			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
+			if (!inject_on(p, self))
 				ptlab_flush(&fl);
 			/* the map may have taken this very frame for a table */
 			if (pt_frames_in_use(&p->build.frames, pa)) {
@@ -997,7 +984,7 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
 				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
 			pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
-			if (!inject_on(p, OPTS_INJECT_SWEEP_UNFLUSHED))
+			if (!inject_on(p, self))
 				ptlab_flush(&fl);
 			if (bad_here && !bad++)
 				first_bad = pa;
@@ -1006,7 +993,6 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 		}
 		touched += any;
 	}
-	inject_end(p, OPTS_INJECT_SWEEP_UNFLUSHED);
 	if (!bad && touched == p->build.frames.nranges)
 		report_ok(p->rep, "ram sweep: frames in all %u usable ranges written through a "
 			  "scratch mapping, read back through identity and HHDM (%u above 4 GiB)",
@@ -1014,5 +1000,256 @@ int ptlab_check_ram_sweep(struct ptlab *p)
 	else
 		report_fail(p->rep, "ram sweep: %u of %u ranges touched, %u mismatches (first pa=0x%llx)",
 			    touched, p->build.frames.nranges, bad, (unsigned long long)first_bad);
+}
+
+/* ---- the checks' faults (--inject) and their registry entries ------------------ */
+
+/* The first memory-map range with a page the identity map holds, not page 0, not ours. */
+static uint64_t some_range_page(const struct ptlab *p)
+{
+	for (unsigned i = 0; i < p->build.map.n; i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
+
+		if (r->pa && r->pa < PT_IDENTITY_END && pt_mem_class_of(r->type) == PT_MEM_RAM &&
+		    (r->pa < p->build.image.base || r->pa >= p->build.image.base + p->build.image.size))
+			return r->pa;
+	}
 	return 0;
 }
+
+/* The first point check_alias_ram reads: the first RAM range's first page past page 0. */
+static uint64_t first_alias_ram_point(const struct ptlab *p)
+{
+	for (unsigned i = 0; i < p->build.map.n; i++) {
+		const struct pt_mem_range *r = &p->build.map.range[i];
+		enum pt_mem_class c = pt_mem_class_of(r->type);
+		uint64_t pa = r->pa < PT_PAGE_SIZE ? PT_PAGE_SIZE : r->pa;
+
+		if (c == PT_MEM_MMIO || c == PT_MEM_RESERVED || r->pa + r->len > PT_IDENTITY_END)
+			continue;
+		if (pa < r->pa + r->len)
+			return pa;
+	}
+	return 0;
+}
+
+/* PS in a root entry is reserved at every level count. */
+static int plant_root_ps(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return inject_root_bits(p, self, 0, PTE_PS);
+}
+
+/* A page outside the plan, in a root slot the plan leaves empty. */
+static int plant_extra_page(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return inject_map(p, self, PTLAB_SCRATCH_LOW + (UINT64_C(8) << 30), p->data.pa, 0);
+}
+
+/* W toggled on the page at @va. */
+static int toggle_write(struct ptlab *p, const struct ptlab_check *self, uint64_t va)
+{
+	struct pt_leaf l;
+
+	if (!va || pt_translate(&p->build.space, va, &l) != PT_OK)
+		return -1;
+	return inject_protect(p, self, va, l.flags ^ PT_WRITE);
+}
+
+static int plant_plan_point(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return p->build.plan.n ? toggle_write(p, self, p->build.plan.entry[0].va) : -1;
+}
+
+static int plant_memmap_point(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return toggle_write(p, self, some_range_page(p));
+}
+
+/* The page at @va made writable and executable (the audit's exemption bit set). */
+static int make_wx(struct ptlab *p, const struct ptlab_check *self, uint64_t va)
+{
+	struct pt_leaf l;
+
+	if (!va || pt_translate(&p->build.space, va, &l) != PT_OK)
+		return -1;
+	return inject_protect(p, self, va, l.flags | PT_WRITE | PT_EXEC | PT_ALLOW_WX);
+}
+
+static int plant_wx_page(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return make_wx(p, self, some_range_page(p));
+}
+
+/* A few pages around this frame's stack read-only: the caller's RSP is among them. */
+static int plant_stack_ro(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	volatile uint64_t here = 0;
+	struct pt_leaf l;
+	int bad = 0;
+
+	(void)arg;
+	for (int k = -2; k <= 2; k++) {
+		uint64_t va = ((uint64_t)(uintptr_t)&here & ~(PT_PAGE_SIZE - 1)) +
+			      (uint64_t)(int64_t)k * PT_PAGE_SIZE;
+
+		if (pt_translate(&p->build.space, va, &l) == PT_OK)
+			bad |= inject_protect(p, self, va, l.flags & ~PT_WRITE);
+	}
+	return bad;
+}
+
+/* The same translations under another root: CR3 no longer holds ours. */
+static int plant_root_copy(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return inject_root_copy(p, self);
+}
+
+/* The HHDM page of the pool frame @arg points at its complement. */
+static int plant_pool_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	return inject_remap(p, self, PT_HHDM_BASE + arg);
+}
+
+static int plant_ram_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	uint64_t pa = first_alias_ram_point(p);
+
+	(void)arg;
+	return pa ? inject_remap(p, self, PT_HHDM_BASE + pa) : -1;
+}
+
+/* The image alias of the constant's page points at its complement. */
+static int plant_image_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return inject_remap(p, self, image_alias_of(p, &alias_const));
+}
+
+/*
+ * The page after the sweep's scratch page mapped: it keeps the scratch
+ * page's table, so no unmap of the scratch page frees it (which would flush).
+ */
+static int plant_sweep_neighbour(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)arg;
+	return inject_map(p, self, SWEEP_VA + PT_PAGE_SIZE, 0, PT_WRITE);
+}
+
+/* The unmapped page at @arg mapped to a pool frame of its own. */
+static int plant_map(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	return inject_map(p, self, arg, 0, PT_WRITE);
+}
+
+/* The unmapped probe page mapped; read-only text or an NX frame made W+X. */
+static int plant_accessible(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	struct pt_leaf l;
+
+	if (pt_translate(&p->build.space, arg, &l) != PT_OK)
+		return plant_map(p, self, arg);
+	return make_wx(p, self, arg);
+}
+
+static const struct ptlab_check lint = {
+	"tables: structural lint", PTLAB_PHASE_STATIC, check_lint,
+	{ "lint-ps", "PS set in the root's first entry (reserved at that level) while the lint runs",
+	  PTLAB_FAULT_BEFORE, plant_root_ps, NULL },
+};
+
+static const struct ptlab_check minimum = {
+	"tables: built exactly the plan's minimum", PTLAB_PHASE_STATIC, check_minimum,
+	{ "extra-table", "one page mapped outside the plan before the tables are counted",
+	  PTLAB_FAULT_AFTER_BUILD, plant_extra_page, NULL },
+};
+
+static const struct ptlab_check plan_points = {
+	"plan: key points translate as planned", PTLAB_PHASE_STATIC, check_plan_points,
+	{ "plan-point", "W toggled on the first page of the first plan entry", PTLAB_FAULT_BEFORE,
+	  plant_plan_point, NULL },
+};
+
+static const struct ptlab_check memmap_coverage = {
+	"memmap: ranges mapped with their class's permissions", PTLAB_PHASE_STATIC,
+	check_memmap_coverage,
+	{ "memmap-point", "W toggled on the identity page of the first RAM range",
+	  PTLAB_FAULT_BEFORE, plant_memmap_point, NULL },
+};
+
+static const struct ptlab_check audit = {
+	"audit: no writable+executable page", PTLAB_PHASE_STATIC, check_audit,
+	{ "wx-page", "a RAM page mapped writable and executable", PTLAB_FAULT_BEFORE,
+	  plant_wx_page, NULL },
+};
+
+static const struct ptlab_check liveness = {
+	"liveness: what the switch needs is mapped", PTLAB_PHASE_STATIC, check_liveness,
+	{ "stack-read-only", "the stack's pages read-only in our tables", PTLAB_FAULT_BEFORE,
+	  plant_stack_ro, NULL },
+};
+
+static const struct ptlab_check paging_mode = {
+	"paging: CR4.LA57 and our root in CR3", PTLAB_PHASE_LIVE, check_paging_mode,
+	{ "cr3-copy", "the live checks begin on a copy of our root", PTLAB_FAULT_AT_ENTRY,
+	  plant_root_copy, NULL },
+};
+
+static const struct ptlab_check alias_pool = {
+	"alias: pool frames", PTLAB_PHASE_LIVE, check_alias_pool,
+	{ "alias-pool", "the HHDM page of a pool frame points at a frame holding its complement",
+	  PTLAB_FAULT_HOOK, plant_pool_alias, NULL },
+};
+
+static const struct ptlab_check alias_ram = {
+	"alias: RAM ranges through identity and HHDM", PTLAB_PHASE_LIVE, check_alias_ram,
+	{ "alias-ram", "the HHDM page of the first RAM point points at a frame holding its "
+	  "complement", PTLAB_FAULT_BEFORE, plant_ram_alias, NULL },
+};
+
+static const struct ptlab_check far_mappings = {
+	"far mapping", PTLAB_PHASE_LIVE, check_far_mappings,
+	{ "far-unflushed", "the far page unmapped without invlpg", PTLAB_FAULT_HOOK, plant_map,
+	  NULL },
+};
+
+static const struct ptlab_check canonical = {
+	"canonical: a non-canonical read raises #GP", PTLAB_PHASE_LIVE, check_noncanonical,
+	{ "canonical-probe", "the probe's upper bits cleared: a canonical address",
+	  PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check image_alias = {
+	"image alias: call and constant", PTLAB_PHASE_LIVE, check_image_alias,
+	{ "image-alias", "the image alias of the constant's page points at its complement",
+	  PTLAB_FAULT_BEFORE, plant_image_alias, NULL },
+};
+
+static const struct ptlab_check page_faults = {
+	"#PF: unmapped, read-only and NX pages fault", PTLAB_PHASE_LIVE, check_faults,
+	{ "pf-mapped", "the probes' pages made accessible", PTLAB_FAULT_HOOK, plant_accessible,
+	  NULL },
+};
+
+static const struct ptlab_check ram_sweep = {
+	"ram sweep: every usable range written and read back", PTLAB_PHASE_SWEEP, check_ram_sweep,
+	{ "sweep-unflushed", "the scratch page unmapped and mapped again without invlpg",
+	  PTLAB_FAULT_BEFORE, plant_sweep_neighbour, NULL },
+};
+
+static const struct ptlab_check teardown = {
+	"teardown: each HHDM piece then faults", PTLAB_PHASE_TEARDOWN, check_teardown,
+	{ "teardown-unflushed", "a cached HHDM piece unmapped without invlpg", PTLAB_FAULT_HOOK,
+	  NULL, NULL },
+};
+
+ptlab_check_table checks_table = {
+	&lint, &minimum, &plan_points, &memmap_coverage, &audit, &liveness,
+	&paging_mode, &alias_pool, &alias_ram, &far_mappings, &canonical, &image_alias,
+	&page_faults, &ram_sweep, &teardown, NULL,
+};

@@ -889,9 +889,9 @@ int churn_finish(struct ptlab *p)
 	int err = PT_OK;
 
 	if (!c->failed) {
-		inject_begin(p, OPTS_INJECT_TYPED_ALIAS, 0);
+		inject_begin(p, &check_memory_types, 0);
 		audit_types(p);
-		inject_end(p, OPTS_INJECT_TYPED_ALIAS);
+		inject_end(p, &check_memory_types);
 	}
 	/* everything the churn mapped goes; every table it used must be freed */
 	for (unsigned w = 0; w < 2 && !err; w++) {

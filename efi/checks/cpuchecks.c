@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "cpu/trap.h"
 #include "checks/inject.h"
+#include "checks/registry.h"
 
 #include <ptlab/pte.h>
 
@@ -69,7 +70,7 @@ static const char *ad_text(uint64_t e)
 	return t[(e & PTE_A ? 1 : 0) | (e & PTE_D ? 2 : 0)];
 }
 
-static void check_ad(struct ptlab *p, unsigned k)
+static void ad_leaf(struct ptlab *p, const struct ptlab_check *self, unsigned k)
 {
 	uint64_t pa, off, va = AREA, got, *e;
 	struct trap_fault f;
@@ -81,7 +82,7 @@ static void check_ad(struct ptlab *p, unsigned k)
 		return;
 	}
 	if (map_flush(p, va, pa, size_bytes[k],
-		      inject_on(p, OPTS_INJECT_AD_READ_ONLY) ? 0 : PT_WRITE, (enum pt_page_size)k) ||
+		      inject_on(p, self) ? 0 : PT_WRITE, (enum pt_page_size)k) ||
 	    !(e = entry_of(p, va))) {
 		report_fail(p->rep, "A/D %s leaf: could not map the test leaf", size_name[k]);
 		return;
@@ -134,7 +135,7 @@ static uint64_t plant(uint64_t pa, uint64_t other, uint64_t salt)
 	return v;
 }
 
-static void check_invlpg_remap(struct ptlab *p, unsigned k)
+static void invlpg_remap(struct ptlab *p, const struct ptlab_check *self, unsigned k)
 {
 	uint64_t pa, off, pa2, va = AREA, v1, v2, got = 0;
 	struct pt_flushlist fl;
@@ -170,7 +171,7 @@ static void check_invlpg_remap(struct ptlab *p, unsigned k)
 		report_fail(p->rep, "invlpg remap %s leaf: remap refused", size_name[k]);
 		return;
 	}
-	if (!inject_on(p, OPTS_INJECT_INVLPG_SKIPPED))
+	if (!inject_on(p, self))
 		ptlab_flush(&fl);
 	got = 0;
 	probe_read64(va + off, &got, &f);
@@ -199,7 +200,7 @@ static int stale_setup(struct ptlab *p, uint64_t va, unsigned flags, uint64_t *v
 	return pt_remap(&p->build.space, va, PT_PAGE_SIZE, b, 0, &fl);   /* fl deliberately not flushed */
 }
 
-static void check_cr3_reload(struct ptlab *p)
+static void check_cr3_reload(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t va = AREA + PT_PAGE_SIZE, v1, v2, got = 0;
 	struct trap_fault f;
@@ -209,7 +210,7 @@ static void check_cr3_reload(struct ptlab *p)
 		unmap_flush(p, va, PT_PAGE_SIZE);
 		return;
 	}
-	if (!inject_on(p, OPTS_INJECT_CR3_RELOAD_SKIPPED))
+	if (!inject_on(p, self))
 		write_cr3(read_cr3());
 	probe_read64(va, &got, &f);
 	unmap_flush(p, va, PT_PAGE_SIZE);
@@ -220,7 +221,7 @@ static void check_cr3_reload(struct ptlab *p)
 			    (unsigned long long)v2);
 }
 
-static void check_global(struct ptlab *p)
+static void check_global(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t va = AREA + 2 * PT_PAGE_SIZE, v1, v2, got = 0, cr4 = read_cr4();
 	struct trap_fault f;
@@ -237,12 +238,12 @@ static void check_global(struct ptlab *p)
 		report_fail(p->rep, "global pages: could not set up the test page");
 		return;
 	}
-	if (!inject_on(p, OPTS_INJECT_PGE_SKIPPED))
+	if (!inject_on(p, self))
 		write_cr3(read_cr3());
 	probe_read64(va, &got, &f);
 	survived = got == v1;
 	/* a PGE toggle flushes global translations too */
-	if (!inject_on(p, OPTS_INJECT_PGE_SKIPPED)) {
+	if (!inject_on(p, self)) {
 		write_cr4(cr4 & ~CR4_PGE);
 		write_cr4(cr4 | CR4_PGE);
 	}
@@ -259,13 +260,14 @@ static void check_global(struct ptlab *p)
 }
 
 /* Set @bit in the entry at @e for one access; the fault must carry RSVD. */
-static void check_rsvd(struct ptlab *p, const char *name, uint64_t va, uint64_t *e, uint64_t bit)
+static void rsvd(struct ptlab *p, const struct ptlab_check *self, const char *name, uint64_t va,
+		 uint64_t *e, uint64_t bit)
 {
 	uint64_t saved = *e, got;
 	struct trap_fault f, g;
 	int r, w;
 
-	*e |= inject_on(p, OPTS_INJECT_RSVD_CLEAR) ? 0 : bit;
+	*e |= inject_on(p, self) ? 0 : bit;
 	invlpg(va);
 	r = probe_read64(va, &got, &f);
 	w = probe_write64(va, 0, &g);
@@ -285,7 +287,7 @@ static void check_rsvd(struct ptlab *p, const char *name, uint64_t va, uint64_t 
 	}
 }
 
-static void check_reserved(struct ptlab *p)
+static void check_reserved(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t va = AREA + 3 * PT_PAGE_SIZE, *e, *root;
 
@@ -294,16 +296,16 @@ static void check_reserved(struct ptlab *p)
 		return;
 	}
 	if (p->cpu.caps.maxphyaddr < 52)
-		check_rsvd(p, "reserved bit above MAXPHYADDR in a PTE", va, e,
+		rsvd(p, self, "reserved bit above MAXPHYADDR in a PTE", va, e,
 			   UINT64_C(1) << p->cpu.caps.maxphyaddr);
 	else
 		report_skip(p->rep, "reserved bit above MAXPHYADDR", "MAXPHYADDR is 52");
 	root = (uint64_t *)(uintptr_t)p->build.space.root_pa;
-	check_rsvd(p, "PS in a root entry", va, &root[pt_index(va, p->build.levels - 1)], PTE_PS);
+	rsvd(p, self, "PS in a root entry", va, &root[pt_index(va, p->build.levels - 1)], PTE_PS);
 	unmap_flush(p, va, PT_PAGE_SIZE);
 }
 
-static void check_wp(struct ptlab *p)
+static void check_wp(struct ptlab *p, const struct ptlab_check *self)
 {
 	uint64_t va = AREA + 4 * PT_PAGE_SIZE, v = 0, cr0 = read_cr0(), cr4 = read_cr4();
 	struct trap_fault f;
@@ -314,7 +316,7 @@ static void check_wp(struct ptlab *p)
 		return;
 	}
 	probe_read64(va, &v, &f);
-	write_cr0(inject_on(p, OPTS_INJECT_WP_CLEAR) && !(cr4 & CR4_CET) ? cr0 & ~CR0_WP :
+	write_cr0(inject_on(p, self) && !(cr4 & CR4_CET) ? cr0 & ~CR0_WP :
 		  cr0 | CR0_WP);
 	with_wp = probe_write64(va, v, &f);
 	/*
@@ -338,32 +340,42 @@ static void check_wp(struct ptlab *p)
 			    with_wp ? "faulted" : "completed", without_wp ? "faulted" : "completed");
 }
 
-static void check_smep_smap(struct ptlab *p)
+static void check_smep(struct ptlab *p, const struct ptlab_check *self)
 {
-	uint64_t va = AREA + 5 * PT_PAGE_SIZE, cr4 = read_cr4(), got;
+	uint64_t va = AREA + 5 * PT_PAGE_SIZE, cr4 = read_cr4();
 	struct trap_fault f, g;
 	int a, b;
 
 	if (!p->cpu.caps.smep) {
 		report_skip(p->rep, "SMEP", "the CPU has no SMEP");
-	} else if (map_flush(p, va, p->data.pa, PT_PAGE_SIZE, PT_USER | PT_EXEC, PT_PAGE_4K)) {
-		report_fail(p->rep, "SMEP: could not map the test page");
-	} else {
-		*(volatile uint8_t *)(uintptr_t)p->data.pa = 0xc3;
-		write_cr4(inject_on(p, OPTS_INJECT_SMEP_CLEAR) ? cr4 & ~CR4_SMEP : cr4 | CR4_SMEP);
-		a = probe_exec(va, &f);
-		write_cr4(cr4 & ~CR4_SMEP);
-		b = probe_exec(va, &g);
-		write_cr4(cr4);
-		unmap_flush(p, va, PT_PAGE_SIZE);
-		if (a == 1 && f.vector == TRAP_VEC_PF && f.error == (PF_ERR_P | PF_ERR_ID) &&
-		    f.cr2 == va && b == 0)
-			report_ok(p->rep, "SMEP: a supervisor fetch from a user page faults (0x11) "
-				  "only while SMEP is on");
-		else
-			report_fail(p->rep, "SMEP: fetch with SMEP %s, without %s",
-				    a ? "faulted" : "completed", b ? "faulted" : "completed");
+		return;
 	}
+	if (map_flush(p, va, p->data.pa, PT_PAGE_SIZE, PT_USER | PT_EXEC, PT_PAGE_4K)) {
+		report_fail(p->rep, "SMEP: could not map the test page");
+		return;
+	}
+	*(volatile uint8_t *)(uintptr_t)p->data.pa = 0xc3;
+	write_cr4(inject_on(p, self) ? cr4 & ~CR4_SMEP : cr4 | CR4_SMEP);
+	a = probe_exec(va, &f);
+	write_cr4(cr4 & ~CR4_SMEP);
+	b = probe_exec(va, &g);
+	write_cr4(cr4);
+	unmap_flush(p, va, PT_PAGE_SIZE);
+	if (a == 1 && f.vector == TRAP_VEC_PF && f.error == (PF_ERR_P | PF_ERR_ID) &&
+	    f.cr2 == va && b == 0)
+		report_ok(p->rep, "SMEP: a supervisor fetch from a user page faults (0x11) "
+			  "only while SMEP is on");
+	else
+		report_fail(p->rep, "SMEP: fetch with SMEP %s, without %s",
+			    a ? "faulted" : "completed", b ? "faulted" : "completed");
+}
+
+static void check_smap(struct ptlab *p, const struct ptlab_check *self)
+{
+	uint64_t va = AREA + 5 * PT_PAGE_SIZE, cr4 = read_cr4(), got;
+	struct trap_fault f, g;
+	int a, b;
+
 	if (!p->cpu.caps.smap) {
 		report_skip(p->rep, "SMAP", "the CPU has no SMAP");
 		return;
@@ -373,7 +385,7 @@ static void check_smep_smap(struct ptlab *p)
 		return;
 	}
 	write_cr4(cr4 | CR4_SMAP);
-	if (inject_on(p, OPTS_INJECT_SMAP_STAC))
+	if (inject_on(p, self))
 		stac();
 	else
 		clac();
@@ -392,7 +404,7 @@ static void check_smep_smap(struct ptlab *p)
 }
 
 /* Cutting one page out of a large leaf keeps every other page as it was. */
-static void check_split(struct ptlab *p)
+static void check_split(struct ptlab *p, const struct ptlab_check *self)
 {
 	unsigned k = p->data.big_ok ? 2 : 1;
 	uint64_t pa, off, va = AREA, size = size_bytes[k];
@@ -416,7 +428,7 @@ static void check_split(struct ptlab *p)
 			bad++;
 	}
 	/* --inject=split-wrong-page: the cut takes the first checked page instead */
-	unmap_flush(p, inject_on(p, OPTS_INJECT_SPLIT_WRONG_PAGE) ? va + off % (size / 16) :
+	unmap_flush(p, inject_on(p, self) ? va + off % (size / 16) :
 		    va + off + 5 * PT_PAGE_SIZE, PT_PAGE_SIZE);
 	for (unsigned i = 0; i < 16; i++) {
 		uint64_t x = va + i * (size / 16) + off % (size / 16), a = 0, b = 0;
@@ -446,17 +458,68 @@ static void check_split(struct ptlab *p)
 			    size_name[k]);
 }
 
-int ptlab_check_cpu(struct ptlab *p)
+/* A, D per leaf size: a read sets A only, a write A and D, a faulting write not D. */
+static void check_ad(struct ptlab *p, const struct ptlab_check *self)
 {
 	for (unsigned k = 0; k < 3; k++)
-		check_ad(p, k);
-	for (unsigned k = 0; k < 3; k++)
-		check_invlpg_remap(p, k);
-	check_cr3_reload(p);
-	check_global(p);
-	check_reserved(p);
-	check_wp(p);
-	check_smep_smap(p);
-	check_split(p);
-	return 0;
+		ad_leaf(p, self, k);
 }
+
+/* Per leaf size: a remap followed by invlpg is seen. */
+static void check_invlpg_remap(struct ptlab *p, const struct ptlab_check *self)
+{
+	for (unsigned k = 0; k < 3; k++)
+		invlpg_remap(p, self, k);
+}
+
+/* ---- the registry entries (their faults are conditions in the checks' bodies) ---- */
+
+static const struct ptlab_check ad = {
+	"A/D (4K, 2M, 1G leaf)", PTLAB_PHASE_CPU, check_ad,
+	{ "ad-read-only", "the test leaves mapped read-only", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check invlpg_remaps = {
+	"invlpg remap (4K, 2M, 1G leaf)", PTLAB_PHASE_CPU, check_invlpg_remap,
+	{ "invlpg-skipped", "the remap not followed by invlpg", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check cr3_reload = {
+	"CR3 reload: a non-global translation is refreshed", PTLAB_PHASE_CPU, check_cr3_reload,
+	{ "cr3-reload-skipped", "no CR3 reload", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check global = {
+	"global pages: a PGE toggle flushes", PTLAB_PHASE_CPU, check_global,
+	{ "pge-skipped", "neither a CR3 reload nor a PGE toggle", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check reserved = {
+	"reserved bits fault with RSVD", PTLAB_PHASE_CPU, check_reserved,
+	{ "rsvd-clear", "no bit set in the entry", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check wp = {
+	"CR0.WP", PTLAB_PHASE_CPU, check_wp,
+	{ "wp-clear", "the WP=1 probe runs with CR0.WP=0", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check smep = {
+	"SMEP", PTLAB_PHASE_CPU, check_smep,
+	{ "smep-clear", "the SMEP probe runs with CR4.SMEP=0", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check smap = {
+	"SMAP", PTLAB_PHASE_CPU, check_smap,
+	{ "smap-stac", "the AC=0 probe runs after stac", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+static const struct ptlab_check split = {
+	"split: a cut keeps every other page", PTLAB_PHASE_CPU, check_split,
+	{ "split-wrong-page", "the cut takes a checked page instead of its neighbour",
+	  PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+ptlab_check_table cpuchecks_table = {
+	&ad, &invlpg_remaps, &cr3_reload, &global, &reserved, &wp, &smep, &smap, &split, NULL,
+};

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --inject=FAULT,...: one test-only fault per check, so that a test can show
- * each check failing (docs/faults.md, "Which fault proves which check";
- * tests/boot/faults.tsv is the table).  Every function here does nothing
- * unless its fault was asked for.  A fault that changes the tables or the
- * CPU state is planted by inject_begin() right before the check it names
- * and taken back by inject_end() right after it, so no other check sees it.
+ * each check failing (tests/boot/faults.tsv is the table).  A check's fault
+ * is part of its registry entry (registry.h): its name, what it breaks and
+ * how it is planted.  Every function here does nothing unless the fault
+ * was asked for.  A fault that changes the tables or the CPU state is
+ * planted by inject_begin() - from the runner right before its check, or
+ * from the check's body - and taken back by inject_end() right after it, so
+ * no other check sees it.
  */
 #ifndef PTLAB_EFI_INJECT_H
 #define PTLAB_EFI_INJECT_H
@@ -13,29 +15,56 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "opts/opts.h"
+#include "checks/registry.h"
 
 struct ptlab;
 
-/* Whether the run was asked for fault @v. */
-bool inject_on(const struct ptlab *p, enum opts_inject v);
+/* Whether the run was asked for @c's fault. */
+bool inject_on(const struct ptlab *p, const struct ptlab_check *c);
 
 /*
- * Plant fault @v (when asked for).  @arg is what the fault needs to know
- * of the check: the va of the page it changes, or 0.
+ * Plant @c's fault (when asked for) with its plant function.  @arg is what
+ * the fault needs to know of the check: the va of the page it changes, or 0.
  */
-void inject_begin(struct ptlab *p, enum opts_inject v, uint64_t arg);
+void inject_begin(struct ptlab *p, const struct ptlab_check *c, uint64_t arg);
 
-/* Take fault @v back: tables, frames and CR3 as before inject_begin(). */
-void inject_end(struct ptlab *p, enum opts_inject v);
+/* Take @c's fault back: tables, frames and CR3 as before inject_begin(). */
+void inject_end(struct ptlab *p, const struct ptlab_check *c);
 
 /*
- * --inject=canonical-probe: @va made canonical at the run's paging levels
- * (the probe then meets a #PF or a mapping, not #GP); @va otherwise.
+ * The changes a plant function makes, each recorded in p->inject so that
+ * inject_end(p, @c) takes it back; 0 when done, -1 when not made.
  */
-uint64_t inject_canonical(const struct ptlab *p, uint64_t va);
 
-/* --inject=la57-refuse|la57-refuse-later: why the next switch is refused, or NULL. */
+/* Give the page at @va the attributes @flags (W, X, ...). */
+int inject_protect(struct ptlab *p, const struct ptlab_check *c, uint64_t va, unsigned flags);
+
+/*
+ * Point the page at @va at a pool frame holding the complement of every
+ * byte its own frame holds, so any read through @va differs.
+ */
+int inject_remap(struct ptlab *p, const struct ptlab_check *c, uint64_t va);
+
+/*
+ * Map the unmapped page at @va to @pa, or to a pool frame of its own when
+ * @pa is 0 (given back with the mapping), with @flags.
+ */
+int inject_map(struct ptlab *p, const struct ptlab_check *c, uint64_t va, uint64_t pa,
+	       unsigned flags);
+
+/* Set @bits in entry @index of our root (the whole TLB is flushed both ways). */
+int inject_root_bits(struct ptlab *p, const struct ptlab_check *c, unsigned index, uint64_t bits);
+
+/*
+ * Load a copy of our root, in a pool frame, into CR3: the same
+ * translations under another root (inject_end loads ours again).
+ */
+int inject_root_copy(struct ptlab *p, const struct ptlab_check *c);
+
+/*
+ * --inject=la57-refuse|la57-refuse-later: why the next switch is refused,
+ * or NULL (elsewhere.c, with those checks' entries).
+ */
 const char *inject_la57_refusal(const struct ptlab *p);
 
 #endif

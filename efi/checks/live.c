@@ -13,7 +13,6 @@
 #include "cpu/trap.h"
 #include "checks/la57live.h"
 #include "cpu/la57.h"
-#include "checks/inject.h"
 #include "report/serial.h"
 
 #include <ptlab/pte.h>
@@ -114,8 +113,7 @@ bool ptlab_deadline_passed(struct ptlab *p)
 
 struct live_call {
 	struct ptlab *p;
-	int (*fn)(struct ptlab *p);
-	const char *what;
+	const struct ptlab_live_phase *ph;
 };
 
 static int live_body(void *arg)
@@ -128,21 +126,21 @@ static int live_body(void *arg)
 	write_cr0(read_cr0() | CR0_WP);
 	if (la57_active() != (p->build.levels == 5)) {
 		/* our tables have the other number of levels: through the trampoline */
-		if (la57_switch(p, p->build.levels, p->build.our_cr3, c->what)) {
+		if (la57_switch(p, p->build.levels, p->build.our_cr3, c->ph->what)) {
 			p->aborted = true;
 			return 0;
 		}
 	} else {
 		write_cr3(p->build.our_cr3);
 	}
-	if (c->fn == ptlab_check_live)
-		inject_begin(p, OPTS_INJECT_CR3_COPY, 0);   /* taken back after the paging check */
+	if (c->ph->enter)
+		c->ph->enter(p, c->ph->ctx);
 	p->live.cr4 = read_cr4();
 	p->live.phases++;
 	p->live.at_levels += ((p->live.cr4 & CR4_LA57) != 0) == (p->build.levels == 5) &&
 			     (read_cr3() & PTE_ADDR_MASK) == p->build.our_cr3;
 	p->live.on = true;
-	ret = c->fn(p);
+	ret = c->ph->run(p, c->ph->ctx);
 	p->live.on = false;
 	return ret;
 }
@@ -205,9 +203,10 @@ static void leave_to_firmware_mode(struct ptlab *p)
 	cpu_halt();
 }
 
-int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
+int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 {
-	struct live_call c = { p, fn, what };
+	struct live_call c = { p, ph };
+	const char *what = ph->what;
 	struct trap_fault f;
 	int ret;
 
@@ -241,4 +240,22 @@ void ptlab_debug_exit(const struct ptlab *p, bool passed)
 uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks)
 {
 	return t->tsc_per_us ? ticks / t->tsc_per_us : 0;
+}
+
+/* A plain function as a phase: @ctx is the function. */
+struct live_fn {
+	int (*fn)(struct ptlab *p);
+};
+
+static int run_fn(struct ptlab *p, void *ctx)
+{
+	return ((const struct live_fn *)ctx)->fn(p);
+}
+
+int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
+{
+	struct live_fn f = { fn };
+	const struct ptlab_live_phase ph = { .what = what, .run = run_fn, .ctx = &f };
+
+	return ptlab_live_phase(p, &ph);
 }

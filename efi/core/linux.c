@@ -415,7 +415,7 @@ int linux_prepare_jump(struct ptlab *p)
 		return not_handed_over(p);
 	}
 	b->our_cr3 = b->space.root_pa;
-	if (inject_on(p, OPTS_INJECT_LINUX_DIGEST) && map_page0(p) == PT_OK)
+	if (inject_on(p, &check_linux_digest) && map_page0(p) == PT_OK)
 		report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
 	digest = run_digest(&b->space, &leaves);
 	if (digest == b->digest && leaves == b->digest_leaves)
@@ -433,7 +433,7 @@ int linux_prepare_jump(struct ptlab *p)
 	 * RW+NX now: the decompressor reads the BIOS data area (0x40e, 0x413)
 	 * through the identity map before it loads tables of its own.
 	 */
-	if (!inject_on(p, OPTS_INJECT_LINUX_DIGEST)) {
+	if (!inject_on(p, &check_linux_digest)) {
 		err = map_page0(p);
 		if (err) {
 			report_fail(p->rep, "linux: page 0 (the BIOS data area) could not be mapped: %s",
@@ -441,7 +441,7 @@ int linux_prepare_jump(struct ptlab *p)
 			return not_handed_over(p);
 		}
 	}
-	if (inject_on(p, OPTS_INJECT_LINUX_UNMAPPED)) {
+	if (inject_on(p, &check_linux_mapped)) {
 		struct pt_flushlist fl;
 
 		uint64_t mid = k->load_pa + (k->init_bytes / 2 & ~(uint64_t)(PT_PAGE_SIZE - 1));
@@ -462,7 +462,7 @@ int linux_prepare_jump(struct ptlab *p)
 	else
 		report_fail(p->rep, "linux: the kernel's range, page 0, the zero page, command line or "
 			    "initrd is not identity mapped as the 64-bit boot protocol needs");
-	if (inject_on(p, OPTS_INJECT_LINUX_ENTRY)) {
+	if (inject_on(p, &check_linux_entry)) {
 		k->entry_bytes[0] ^= 0xff;
 		report_note(p->rep, "inject: linux-entry planted (an entry byte expected flipped)");
 	}

@@ -15,7 +15,7 @@
  */
 #include "core/run.h"
 #include "checks/churn.h"
-#include "checks/inject.h"
+#include "checks/registry.h"
 #include "checks/la57live.h"
 #include "core/la57.h"
 #include "cpu/la57.h"
@@ -427,7 +427,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 		return;
 	}
 	p->build.digest = run_digest(&p->build.space, &p->build.digest_leaves);
-	inject_begin(p, OPTS_INJECT_EXTRA_TABLE, 0);   /* taken back after the count's check */
+	checks_after_build(p);   /* --inject faults of the build, taken back after their checks */
 	for (unsigned l = 0; l < 5; l++)
 		p->build.tables_built[l] = p->build.space.stats.tables[l];
 	p->build.our_cr3 = p->build.space.root_pa;
@@ -460,15 +460,15 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 		ptlab_audit_firmware(p);
 		ptlab_dump_firmware(p);
 	}
-	ptlab_check_static(p);
+	checks_run(p, PTLAB_PHASE_STATIC);
 	sink_emit(p->rep);
 
 	la57_check_ready(p);
 	t = rdtsc();
 	if (!p->aborted)
-		ptlab_live(p, ptlab_check_live, "live checks");
+		checks_run(p, PTLAB_PHASE_LIVE);
 	if (!p->aborted)
-		ptlab_live(p, ptlab_check_cpu, "cpu checks");
+		checks_run(p, PTLAB_PHASE_CPU);
 	if (!p->aborted)
 		smp_run(p);
 	p->t.checks = rdtsc() - t;
@@ -484,10 +484,10 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 		ptlab_live(p, hold_here, "hold");
 	}
 	if (p->handoff && !p->aborted)
-		ptlab_live(p, ptlab_check_ram_sweep, "ram sweep");
+		checks_run(p, PTLAB_PHASE_SWEEP);
 	t = rdtsc();
 	if (!p->aborted)
-		ptlab_live(p, ptlab_check_teardown, "teardown");
+		checks_run(p, PTLAB_PHASE_TEARDOWN);
 	pt_destroy(&p->build.space);
 	p->t.teardown = rdtsc() - t;
 }

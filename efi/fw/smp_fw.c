@@ -299,7 +299,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		struct smp_table seen = madt;
 
 		/* --inject=madt-id: the comparison is given one APIC ID of the MADT changed */
-		if (inject_on(p, OPTS_INJECT_MADT_ID))
+		if (inject_on(p, &check_smp_madt))
 			seen.apic[seen.n - 1] ^= 0x80;
 		if (same_ids(&seen, &mpt) && mp_bsp == bsp)
 			report_ok(p->rep, "smp: the MADT and GetProcessorInfo agree on %u APIC ID%s, "

@@ -48,57 +48,18 @@ static const char *const mode_names[] = {
 	[OPTS_MODE_FIRMWARE] = "firmware", [OPTS_MODE_HANDOFF] = "handoff", NULL,
 };
 
-/* Index 0 (none) is not accepted on the command line. */
+/* The churn's five; index 0 (none) is not accepted on the command line. */
 static const char *const inject_names[] = {
 	[OPTS_INJECT_NONE] = "none", [OPTS_INJECT_WRONG_FRAME] = "wrong-frame",
 	[OPTS_INJECT_NX_CLEARED] = "nx-cleared",
 	[OPTS_INJECT_MISSING_INVLPG] = "missing-invlpg",
 	[OPTS_INJECT_FREED_TABLE] = "freed-table",
 	[OPTS_INJECT_MISSING_SHOOTDOWN] = "missing-shootdown",
-	[OPTS_INJECT_LINT] = "lint-ps",
-	[OPTS_INJECT_EXTRA_TABLE] = "extra-table",
-	[OPTS_INJECT_PLAN_POINT] = "plan-point",
-	[OPTS_INJECT_MEMMAP_POINT] = "memmap-point",
-	[OPTS_INJECT_WX_PAGE] = "wx-page",
-	[OPTS_INJECT_STACK_RO] = "stack-read-only",
-	[OPTS_INJECT_LEAK_FRAME] = "leak-frame",
-	[OPTS_INJECT_CR3_COPY] = "cr3-copy",
-	[OPTS_INJECT_ALIAS_POOL] = "alias-pool",
-	[OPTS_INJECT_ALIAS_RAM] = "alias-ram",
-	[OPTS_INJECT_FAR_UNFLUSHED] = "far-unflushed",
-	[OPTS_INJECT_CANONICAL] = "canonical-probe",
-	[OPTS_INJECT_IMAGE_ALIAS] = "image-alias",
-	[OPTS_INJECT_PF_MAPPED] = "pf-mapped",
-	[OPTS_INJECT_AD_READ_ONLY] = "ad-read-only",
-	[OPTS_INJECT_INVLPG_SKIPPED] = "invlpg-skipped",
-	[OPTS_INJECT_CR3_RELOAD_SKIPPED] = "cr3-reload-skipped",
-	[OPTS_INJECT_PGE_SKIPPED] = "pge-skipped",
-	[OPTS_INJECT_RSVD_CLEAR] = "rsvd-clear",
-	[OPTS_INJECT_WP_CLEAR] = "wp-clear",
-	[OPTS_INJECT_SMEP_CLEAR] = "smep-clear",
-	[OPTS_INJECT_SMAP_STAC] = "smap-stac",
-	[OPTS_INJECT_SPLIT_WRONG_PAGE] = "split-wrong-page",
-	[OPTS_INJECT_TEARDOWN_UNFLUSHED] = "teardown-unflushed",
-	[OPTS_INJECT_SWEEP_UNFLUSHED] = "sweep-unflushed",
-	[OPTS_INJECT_TYPED_ALIAS] = "typed-alias",
-	[OPTS_INJECT_MISSING_SHOOTDOWN_ALL] = "missing-shootdown-all",
-	[OPTS_INJECT_AP_ALIAS] = "ap-alias",
-	[OPTS_INJECT_AP_CALL] = "ap-call",
-	[OPTS_INJECT_AP_PF_MAPPED] = "ap-pf-mapped",
-	[OPTS_INJECT_AP_AD_READ_ONLY] = "ap-ad-read-only",
-	[OPTS_INJECT_AP_OFF_TABLES] = "ap-off-tables",
-	[OPTS_INJECT_MADT_ID] = "madt-id",
-	[OPTS_INJECT_LA57_REFUSE] = "la57-refuse",
-	[OPTS_INJECT_LA57_REFUSE_LATER] = "la57-refuse-later",
-	[OPTS_INJECT_LINUX_DIGEST] = "linux-digest",
-	[OPTS_INJECT_LINUX_UNMAPPED] = "linux-unmapped",
-	[OPTS_INJECT_LINUX_ENTRY] = "linux-entry",
 	NULL,
 };
 
-_Static_assert(OPTS_INJECT_COUNT <= 64, "--inject values are bits of a uint64_t");
 _Static_assert(sizeof(inject_names) / sizeof(inject_names[0]) == OPTS_INJECT_COUNT + 1,
-	       "every --inject value has a name");
+	       "every churn fault has a name");
 
 const char *opts_inject_name(enum opts_inject v)
 {
@@ -188,19 +149,67 @@ static int choice(const char *const *names, int first, const char *val)
 	return -1;
 }
 
-/*
- * OPT_CHOICE_BARE: a choice whose value may be left out, meaning choice @first.
- * OPT_CHOICE_LIST: one or more choices, comma-separated, as a bit mask.
- */
-enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE, OPT_CHOICE_LIST, OPT_PATH,
-	       OPT_TEXT };
+/* Copy @val into @dst of @size bytes; false when it does not fit. */
+static bool copy_str(char *dst, size_t size, const char *val)
+{
+	size_t n = 0;
+
+	while (val[n] && n + 1 < size)
+		n++;
+	if (val[n])
+		return false;
+	for (size_t i = 0; i <= n; i++)
+		dst[i] = val[i];
+	return true;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	fmt_vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
 
 /*
- * The choices in the comma-separated @val as bits (1 << index) in @mask;
- * false with the first unknown or empty item in @bad.
+ * OPT_CHOICE_BARE: a choice whose value may be left out, meaning choice @first.
+ * OPT_FAULTS: --inject's comma-separated fault names (see apply_faults).
  */
-static bool choice_list(const char *const *names, int first, char *val, uint64_t *mask,
-			const char **bad)
+enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE, OPT_FAULTS, OPT_PATH,
+	       OPT_TEXT };
+
+bool opts_fault_given(const struct opts *o, const char *name)
+{
+	for (unsigned i = 0; i < o->nfaults; i++)
+		if (str_eq(o->faults[i], name))
+			return true;
+	return false;
+}
+
+/* A check's fault name: 'a'-'z', '0'-'9' and '-', not empty, fits faults[]. */
+static bool fault_name_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '-'))
+			return false;
+	return n > 0 && n < OPTS_FAULT_NAME_MAX;
+}
+
+/*
+ * The comma-separated fault names in @val: the churn's five as bits of
+ * *@mask, every other name added to @o->faults once (the check registry
+ * judges those).  False with a message on "none", an empty or malformed
+ * name ('a'-'z', '0'-'9', '-'), or more names than faults[] holds.
+ */
+static bool apply_faults(struct opts *o, char *val, uint64_t *mask, char *err, size_t errlen)
 {
 	*mask = 0;
 	for (char *item = val;;) {
@@ -212,12 +221,21 @@ static bool choice_list(const char *const *names, int first, char *val, uint64_t
 		bool last = !*end;
 
 		*end = '\0';
-		c = choice(names, first, item);
-		if (c < 0) {
-			*bad = item;
+		c = choice(inject_names, 0, item);
+		if (c > 0) {
+			*mask |= UINT64_C(1) << c;
+		} else if (c == 0 || !fault_name_ok(item)) {
+			/* "none" is no fault: index 0 is not accepted */
+			set_err(err, errlen, "--inject: no fault '%.40s'; it needs fault names, "
+				"comma-separated (docs/faults.md)", item);
 			return false;
+		} else if (!opts_fault_given(o, item)) {
+			if (o->nfaults == OPTS_FAULTS_MAX) {
+				set_err(err, errlen, "--inject: more than %u faults", OPTS_FAULTS_MAX);
+				return false;
+			}
+			copy_str(o->faults[o->nfaults++], OPTS_FAULT_NAME_MAX, item);
 		}
-		*mask |= UINT64_C(1) << c;
 		if (last)
 			return true;
 		item = end + 1;
@@ -248,8 +266,7 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_DUMP] = { "dump", OPT_CHOICE_BARE, dump_names, 1, "leaves|ranges" },
 	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
 	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
-	[O_INJECT] = { "inject", OPT_CHOICE_LIST, inject_names, 1,
-		       "fault names, comma-separated (docs/faults.md)" },
+	[O_INJECT] = { "inject", OPT_FAULTS, NULL, 0, NULL },
 	[O_FAILALLOC] = { "fail-alloc", OPT_NUM, NULL, 0, NULL },
 	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
 	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
@@ -264,41 +281,12 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_CMDLINE] = { "cmdline", OPT_TEXT, NULL, 0, NULL },
 };
 
-/* Copy @val into @dst of @size bytes; false when it does not fit. */
-static bool copy_str(char *dst, size_t size, const char *val)
-{
-	size_t n = 0;
-
-	while (val[n] && n + 1 < size)
-		n++;
-	if (val[n])
-		return false;
-	for (size_t i = 0; i <= n; i++)
-		dst[i] = val[i];
-	return true;
-}
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	fmt_vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Apply one token "--name[=value]" to @o; false with a message on error. */
 static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 {
 	char *name = tok + 2, *val = NULL;
 	const struct opt_def *d = NULL;
 	uint64_t num = 0, mask = 0;
-	const char *bad = NULL;
 	int id, c = 0;
 
 	if (tok[0] != '-' || tok[1] != '-' || !tok[2]) {
@@ -353,12 +341,9 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 			return false;
 		}
 		break;
-	case OPT_CHOICE_LIST:
-		if (!val || !choice_list(d->names, d->first, val, &mask, &bad)) {
-			set_err(err, errlen, "--%s: no fault '%.40s'; it needs %s", d->name,
-				bad ? bad : "", d->list);
+	case OPT_FAULTS:
+		if (!apply_faults(o, val ? val : (char[]){ "" }, &mask, err, errlen))
 			return false;
-		}
 		break;
 	}
 
@@ -395,7 +380,7 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 	case O_INJECT:
 		/* values add up over several --inject options */
 		o->injects |= mask;
-		for (int i = 1; i < OPTS_INJECT_LINT; i++)
+		for (int i = 1; i < OPTS_INJECT_COUNT; i++)
 			if (mask & (UINT64_C(1) << i))
 				o->inject = (enum opts_inject)i;
 		break;
@@ -724,11 +709,13 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 	size_t n = 0;
 
 	inj[0] = '\0';
-	for (int i = 1; i < OPTS_INJECT_COUNT; i++) {
-		if (!opts_injected(o, (enum opts_inject)i))
+	/* the churn's five first, then the checks' faults as given */
+	for (unsigned i = 1; i < OPTS_INJECT_COUNT + o->nfaults; i++) {
+		if (i < OPTS_INJECT_COUNT && !opts_injected(o, (enum opts_inject)i))
 			continue;
 		int w = fmt_snprintf(inj + n, sizeof(inj) - n, "%s%s", n ? "," : "",
-				     inject_names[i]);
+				     i < OPTS_INJECT_COUNT ? inject_names[i] :
+				     o->faults[i - OPTS_INJECT_COUNT]);
 
 		if (w < 0 || (size_t)w >= sizeof(inj) - n)
 			break;

@@ -36,6 +36,13 @@ enum opts_mode {
 	OPTS_MODE_HANDOFF,	/* after ExitBootServices */
 };
 
+/*
+ * The churn's and the SMP shootdowns' own faults (--inject=NAME): at most
+ * one of them per run (opts_validate), planted somewhere in the churn.
+ * Every other --inject name is the fault of one check, which the check
+ * registry knows (efi/checks/registry.h): opts keeps those names as given
+ * (faults[]) and the registry accepts or refuses them.
+ */
 enum opts_inject {
 	OPTS_INJECT_NONE,
 	OPTS_INJECT_WRONG_FRAME,
@@ -43,55 +50,14 @@ enum opts_inject {
 	OPTS_INJECT_MISSING_INVLPG,
 	OPTS_INJECT_FREED_TABLE,
 	OPTS_INJECT_MISSING_SHOOTDOWN,	/* SMP: one AP gets no shootdown IPI */
-	/*
-	 * One fault per check (docs/faults.md); any
-	 * number of them may be given at once, as a comma-separated list.
-	 * Each breaks what its check names, only while that check runs.
-	 */
-	OPTS_INJECT_LINT,		/* PS set in a root entry while the lint runs */
-	OPTS_INJECT_EXTRA_TABLE,	/* one page mapped outside the plan before the count */
-	OPTS_INJECT_PLAN_POINT,		/* a plan entry's first page made read-only */
-	OPTS_INJECT_MEMMAP_POINT,	/* a range's first page made read-only */
-	OPTS_INJECT_WX_PAGE,		/* a RAM page mapped writable and executable */
-	OPTS_INJECT_STACK_RO,		/* the stack's page read-only in our tables */
-	OPTS_INJECT_LEAK_FRAME,		/* one pool frame never returned */
-	OPTS_INJECT_CR3_COPY,		/* the first live phase runs on a copy of our root */
-	OPTS_INJECT_ALIAS_POOL,		/* a pool frame's HHDM page points at another frame */
-	OPTS_INJECT_ALIAS_RAM,		/* the first RAM point's HHDM page points elsewhere */
-	OPTS_INJECT_FAR_UNFLUSHED,	/* far mappings unmapped without invlpg */
-	OPTS_INJECT_CANONICAL,		/* the non-canonical probes made canonical */
-	OPTS_INJECT_IMAGE_ALIAS,	/* the image alias of a data page points elsewhere */
-	OPTS_INJECT_PF_MAPPED,		/* the #PF probes' pages made accessible */
-	OPTS_INJECT_AD_READ_ONLY,	/* the A/D test leaves mapped read-only */
-	OPTS_INJECT_INVLPG_SKIPPED,	/* the invlpg check's remap not flushed */
-	OPTS_INJECT_CR3_RELOAD_SKIPPED,	/* the CR3 reload check reloads nothing */
-	OPTS_INJECT_PGE_SKIPPED,	/* the global-page check neither reloads nor toggles */
-	OPTS_INJECT_RSVD_CLEAR,		/* the reserved-bit checks set no bit */
-	OPTS_INJECT_WP_CLEAR,		/* the WP=1 probe runs with CR0.WP=0 */
-	OPTS_INJECT_SMEP_CLEAR,		/* the SMEP=1 probe runs with SMEP off */
-	OPTS_INJECT_SMAP_STAC,		/* the AC=0 probe runs after stac */
-	OPTS_INJECT_SPLIT_WRONG_PAGE,	/* the split cuts a checked page out */
-	OPTS_INJECT_TEARDOWN_UNFLUSHED,	/* the teardown's pieces unmapped without invlpg */
-	OPTS_INJECT_SWEEP_UNFLUSHED,	/* the RAM sweep's scratch page never invalidated */
-	OPTS_INJECT_TYPED_ALIAS,	/* a typed-window frame also mapped write-back */
-	OPTS_INJECT_MISSING_SHOOTDOWN_ALL,	/* SMP: the last AP gets no shootdown IPI, ever */
-	OPTS_INJECT_AP_ALIAS,		/* the APs' own frames' HHDM pages point elsewhere */
-	OPTS_INJECT_AP_CALL,		/* the APs call the image alias with a wrong argument */
-	OPTS_INJECT_AP_PF_MAPPED,	/* the APs' unmapped pages mapped */
-	OPTS_INJECT_AP_AD_READ_ONLY,	/* the APs' A/D pages mapped read-only */
-	OPTS_INJECT_AP_OFF_TABLES,	/* the last AP never loads our CR3 */
-	OPTS_INJECT_MADT_ID,		/* one APIC ID of the MADT changed */
-	OPTS_INJECT_LA57_REFUSE,	/* every LA57 switch's preconditions refuse it */
-	OPTS_INJECT_LA57_REFUSE_LATER,	/* ... every switch after the first */
-	/* --kernel: the checks of the tables handed over (tests/boot/linux.sh) */
-	OPTS_INJECT_LINUX_DIGEST,	/* page 0 mapped before the comparison with the checked build */
-	OPTS_INJECT_LINUX_UNMAPPED,	/* a page of the kernel's range unmapped from them */
-	OPTS_INJECT_LINUX_ENTRY,	/* the entry bytes expected with one byte flipped */
 	OPTS_INJECT_COUNT
 };
 
-/* The original five: at most one of them per run (opts_validate). */
-#define OPTS_INJECT_CHURN_SET ((UINT64_C(1) << OPTS_INJECT_LINT) - 2)
+/* Every one of the five: at most one of them per run (opts_validate). */
+#define OPTS_INJECT_CHURN_SET ((UINT64_C(1) << OPTS_INJECT_COUNT) - 2)
+
+#define OPTS_FAULTS_MAX     48u	/* checks' fault names one run may give */
+#define OPTS_FAULT_NAME_MAX 32u	/* bytes of one, with the NUL */
 
 /* --dump, --dump-firmware: what to list (index 0 is not accepted as a value) */
 enum opts_dump {
@@ -128,8 +94,11 @@ struct opts {
 	enum opts_dump dump_firmware;	/* --dump-firmware=leaves|ranges */
 	bool hold;
 	enum opts_mode mode;
-	enum opts_inject inject;	/* the one of the original five given, or none */
-	uint64_t injects;	/* every --inject value given: bit (1 << enum opts_inject) */
+	enum opts_inject inject;	/* the one of the churn's five given, or none */
+	uint64_t injects;	/* every one of the five given: bit (1 << enum opts_inject) */
+	/* the checks' faults given (--inject), each once, in the order given */
+	char faults[OPTS_FAULTS_MAX][OPTS_FAULT_NAME_MAX];
+	unsigned nfaults;
 	uint64_t fail_alloc;	/* fail the Nth frame allocation; 0 = never */
 	uint64_t timeout;	/* seconds; 0 = none */
 	bool fragment;		/* test-only: fragment the frame pool */
@@ -143,14 +112,18 @@ struct opts {
 	char cmdline[OPTS_CMDLINE_MAX];	/* --cmdline=TEXT, the kernel's command line */
 };
 
-/* Whether --inject named @v (any of them, in any list). */
+/* Whether --inject named the churn's fault @v (in any list). */
 static inline bool opts_injected(const struct opts *o, enum opts_inject v)
 {
 	return v != OPTS_INJECT_NONE && ((o->injects >> v) & 1);
 }
 
+/* Whether --inject named the check's fault @name (in any list). */
+bool opts_fault_given(const struct opts *o, const char *name);
+
 /**
- * opts_inject_name() - the --inject spelling of @v ("none" out of range)
+ * opts_inject_name() - the --inject spelling of the churn's fault @v
+ * ("none" out of range)
  */
 const char *opts_inject_name(enum opts_inject v);
 

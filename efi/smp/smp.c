@@ -346,7 +346,7 @@ static void ap_checks(struct smp_cpu *c)
 	obs_read(c->own_pa, &c->alias_back);
 
 	/* --inject=ap-call: the call's argument is wrong, so its result must be */
-	c->call_got = fn(c->apic + opts_injected(&sh->p->opts, OPTS_INJECT_AP_CALL));
+	c->call_got = fn(c->apic + inject_on(sh->p, &check_smp_ap_call));
 
 	obs_read(c->pf_va, &c->pf_read);
 	obs_write(c->pf_va, 0, &c->pf_write);
@@ -472,7 +472,7 @@ static void ap_main(void *arg)
 		return;
 	}
 	/* --inject=ap-off-tables: the last AP leaves without loading our CR3 */
-	if (opts_injected(&sh->p->opts, OPTS_INJECT_AP_OFF_TABLES) && c->index == sh->ncpu - 1) {
+	if (inject_on(sh->p, &check_smp_aps_on_tables) && c->index == sh->ncpu - 1) {
 		c->state = SMP_ST_LEFT;
 		return;
 	}
@@ -691,7 +691,7 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 				    v == SMP_SAW_OLD ? "still used the stale translation" :
 				    "saw neither translation", got, want,
 				    (int)i != skip ? "" :
-				    inject_on(p, OPTS_INJECT_MISSING_SHOOTDOWN_ALL) ?
+				    inject_on(p, &check_smp_shootdowns) ?
 				    " (IPI withheld: --inject=missing-shootdown-all)" :
 				    " (IPI withheld: --inject=missing-shootdown)");
 		}
@@ -704,7 +704,7 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 
 static int skip_for_inject(struct ptlab *p, bool *used)
 {
-	bool all = inject_on(p, OPTS_INJECT_MISSING_SHOOTDOWN_ALL);
+	bool all = inject_on(p, &check_smp_shootdowns);
 
 	if ((p->opts.inject != OPTS_INJECT_MISSING_SHOOTDOWN || *used) && !all)
 		return -1;
@@ -1055,14 +1055,14 @@ int smp_map_area(struct ptlab *p)
 		c->pf_va = PTLAB_UNMAPPED_VA + PT_SIZE_2M + (uint64_t)i * PT_PAGE_SIZE;
 		c->ad_va = VA_AD(i);
 		err = pt_map(&p->build.space, c->ad_va, c->own_pa, PT_PAGE_SIZE,
-			     inject_on(p, OPTS_INJECT_AP_AD_READ_ONLY) ? 0 : PT_WRITE, PT_PAGE_4K, NULL);
+			     inject_on(p, &check_smp_ap_ad) ? 0 : PT_WRITE, PT_PAGE_4K, NULL);
 		if (!err)
 			err = pt_translate(&p->build.space, c->ad_va, &l);
 		if (!err)
 			c->ad_pte_pa = l.entry_pa;
 		if (!err && !c->bsp) {
-			inject_begin(p, OPTS_INJECT_AP_ALIAS, PT_HHDM_BASE + c->own_pa);
-			inject_begin(p, OPTS_INJECT_AP_PF_MAPPED, c->pf_va);
+			inject_begin(p, &check_smp_ap_alias, PT_HHDM_BASE + c->own_pa);
+			inject_begin(p, &check_smp_ap_pf, c->pf_va);
 		}
 	}
 	return err;
@@ -1070,8 +1070,8 @@ int smp_map_area(struct ptlab *p)
 
 void smp_unmap_area(struct ptlab *p)
 {
-	inject_end(p, OPTS_INJECT_AP_ALIAS);
-	inject_end(p, OPTS_INJECT_AP_PF_MAPPED);
+	inject_end(p, &check_smp_ap_alias);
+	inject_end(p, &check_smp_ap_pf);
 	pt_unmap(&p->build.space, SMP_AREA, 3 * PT_SIZE_2M, PT_SPARSE, NULL);
 }
 
@@ -1115,7 +1115,7 @@ void smp_ap_handoff(struct smp_cpu *c)
 	struct desc_ptr idtr = { sizeof(smp_idt) - 1, (uint64_t)(uintptr_t)smp_idt };
 
 	/* --inject=ap-off-tables: the last AP halts before it reports in */
-	while (opts_injected(&sh->p->opts, OPTS_INJECT_AP_OFF_TABLES) && c->index == sh->ncpu - 1)
+	while (inject_on(sh->p, &check_smp_aps_on_tables) && c->index == sh->ncpu - 1)
 		__asm__ volatile("cli; hlt");
 
 	/* started by our trampoline: its selectors are ours to replace */

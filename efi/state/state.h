@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A run's state (struct ptlab, split by concern) and the functions of the
- * modules that run with it: live.c, checks.c, cpuchecks.c, dump.c.
+ * modules that run with it: live.c, checks.c, ram.c, dump.c (the checks
+ * themselves run through the registry, checks/registry.h).
  * Firmware-free: everything the checks need is here in plain types, so no
  * firmware header reaches the code that runs with ptlab's tables in CR3.
  * (Not to be confused with <ptlab/ptlab.h>, the library's umbrella header.)
@@ -198,6 +199,27 @@ struct ptlab_churn {
 };
 
 /*
+ * --inject: every change a check's fault made to the tables, the frames or
+ * CR3, recorded so that inject_end() takes back exactly it
+ * (efi/checks/inject.c).  Empty between checks.
+ */
+#define PTLAB_INJECT_UNDO_MAX 16u
+
+struct ptlab_inject_undo {
+	const void *owner;           /* the check whose fault it is (its registry entry) */
+	unsigned kind;               /* inject.c's enum undo_kind */
+	uint64_t va;                 /* the page changed */
+	uint64_t pa;                 /* its own frame (remap), the root entry (root), the old CR3 */
+	uint64_t frame;              /* a pool frame of the fault's own, given back after, or 0 */
+	unsigned flags;              /* the page's attributes (protect) */
+};
+
+struct ptlab_inject {
+	struct ptlab_inject_undo undo[PTLAB_INJECT_UNDO_MAX];
+	unsigned n;
+};
+
+/*
  * A run's state, by concern; a function that needs one part may take just
  * that part.  The report is reached through @rep only.
  */
@@ -219,6 +241,7 @@ struct ptlab {
 	 * this run; smp.c says where it lives and why.
 	 */
 	struct smp_shared *smp;
+	struct ptlab_inject inject;
 };
 
 /* ---- live.c: running code with our tables in CR3 ---- */
@@ -230,6 +253,20 @@ struct ptlab {
  * Returns fn's result, or TRAP_GUARD_FAULTED.
  */
 int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
+
+/*
+ * ptlab_live() for a phase that needs a context: run(p, ctx) live, and
+ * before it, when set, enter(p, ctx) right after our CR3 is loaded and
+ * before the phase is counted (live.phases, live.at_levels).
+ */
+struct ptlab_live_phase {
+	const char *what;
+	int (*run)(struct ptlab *p, void *ctx);
+	void (*enter)(struct ptlab *p, void *ctx);
+	void *ctx;
+};
+
+int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph);
 
 /*
  * @want if the PAT layout @pat (the run's: env.pat) has it, else the first
@@ -274,16 +311,8 @@ bool ptlab_deadline_passed(struct ptlab *p);
 /* The environment callbacks: identity phys_to_virt, the pool, flush when live. */
 void ptlab_env_init(struct ptlab *p);
 
-/* ---- checks.c ---- */
+/* ---- checks.c (its checks run through the registry, checks/registry.h) ---- */
 
-/* Software checks of the built tables before the switch (lint, plan, memmap, W^X). */
-void ptlab_check_static(struct ptlab *p);
-/* Checks with the CPU as the oracle; runs live. */
-int ptlab_check_live(struct ptlab *p);
-/* The HHDM unmapped in pieces, each piece then faulting; runs live. */
-int ptlab_check_teardown(struct ptlab *p);
-/* Hand-off: a written and read frame in every usable RAM range; runs live. */
-int ptlab_check_ram_sweep(struct ptlab *p);
 /* Walk the firmware's own tables (CR3 at entry) and report what they map. */
 void ptlab_audit_firmware(struct ptlab *p);
 
@@ -294,12 +323,12 @@ void ptlab_dump_tables(struct ptlab *p);
 /* --dump-firmware=ranges|leaves: the firmware's live tables (CR3 at entry). */
 void ptlab_dump_firmware(struct ptlab *p);
 
+/* ---- ram.c ---- */
+
 /* Is @pa in RAM per the memory map (safe to read, never MMIO or reserved)? */
 bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
 /* Is all of [pa, pa+len) RAM per the memory map (no hole, MMIO or reserved byte)? */
 bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
-/* Focused CPU checks: A/D, invlpg, CR3, PGE, RSVD, WP, SMEP/SMAP, split; runs live. */
-int ptlab_check_cpu(struct ptlab *p);
 
 /*
  * Leave QEMU through isa-debug-exit with the run's verdict (only under a

@@ -4,12 +4,15 @@
 # Every check can fail: the runs of tests/boot/faults.tsv, each with
 # --inject faults, must each fail exactly the checks the table names for
 # them - every "not ok" line matches a FAILS-AS of the run's rows, every row
-# has one - and end with a failing verdict; the clean runs must pass.  Then
+# has one, and that line is the row's own check failing (its ERE matches it
+# too) - and end with a failing verdict; the clean runs must pass.  Then
 # the table must name every test point a boot of this suite passed (a new
 # check without a fault fails here), every other suite it points to must
 # hold the case it names, every row must name a test point of these boots
-# (no stale row), and the table of docs/faults.md must be the one
-# tools/faulttable.py generates from it.
+# (no stale row), and the table of docs/faults.md must be the one tools/faulttable.py
+# generates from it.  Every ERE and FAILS-AS matches a test point's whole
+# text ("ok N - TEXT", "not ok N - TEXT"), never a prefix of it: a new
+# check whose name begins like an old one's is not taken for it.
 #
 # Two boots at a time; about two minutes on an idle 2-core machine.
 
@@ -81,6 +84,12 @@ start()
 	boot_bg "$tag" "${opts[@]}" --mem 1G --timeout "$T" --cfg "$cfg"
 }
 
+# whole ERE TEXT...: TEXT (a line) is all of a match of ERE, not a part of it.
+whole()
+{
+	grep -qxE -- "$1" <<<"$2"
+}
+
 # failing_names LOG: the names of the "not ok" lines, one a line.
 failing_names()
 {
@@ -108,13 +117,18 @@ judge()
 		"$tag: every fault planted and taken back"
 
 	fails=$(failing_names "$BOOT_LOG")
-	# every row of this run has its failing line
+	# every row of this run has its failing line, and that line is its check's (its ERE)
 	while IFS=$'\t' read -r _ name ere rl inj as _; do
 		grep -qxF -- "$tag" <<<"${rl//,/$'\n'}" || continue
-		if grep -qE -- "^($as)" <<<"$fails"; then
+		local mine
+		mine=$(grep -xE -- "$as" <<<"$fails")
+		if [ -z "$mine" ]; then
+			fail "$tag: --inject=$inj: no 'not ok ... $as' line"
+		elif ! grep -vxE -- "$ere" <<<"$mine" >/dev/null; then
 			pass "$tag: --inject=$inj makes '$name' fail"
 		else
-			fail "$tag: --inject=$inj: no 'not ok ... $as' line"
+			fail "$tag: --inject=$inj: the failing line is not the check '$name' (its ERE" \
+			     "'$ere' does not match it): not ok - $(grep -vxE -- "$ere" <<<"$mine" | head -n 1)"
 		fi
 	done < <(rows check)
 	# and nothing else failed
@@ -124,7 +138,7 @@ judge()
 		local ok=0
 		while IFS=$'\t' read -r _ name ere rl inj as _; do
 			grep -qxF -- "$tag" <<<"${rl//,/$'\n'}" || continue
-			if grep -qE -- "^($as)" <<<"$line"; then ok=1; break; fi
+			if whole "$as" "$line"; then ok=1; break; fi
 		done < <(rows check)
 		[ "$ok" = 1 ] || { fail "$tag: a check failed that no row names: not ok - $line"; hit=1; }
 	done <<<"$fails"
@@ -152,7 +166,7 @@ while IFS= read -r name; do
 	matched=0
 	while IFS=$'\t' read -r kind _ ere _; do
 		case $kind in check|suite|record) ;; *) continue ;; esac
-		if grep -qE -- "^($ere)" <<<"$name"; then matched=1; break; fi
+		if whole "$ere" "$name"; then matched=1; break; fi
 	done < <(grep -v '^#' "$TABLE")
 	[ "$matched" = 1 ] || uncovered="$uncovered '$name'"
 done < <(cat "$BOOT_DIR"/*.log 2>/dev/null | grep -E '^ok [0-9]+ - ' | grep -v ' # SKIP' |
@@ -167,7 +181,7 @@ seen=$(cat "$BOOT_DIR"/*.log 2>/dev/null | sed -nE 's/^(not )?ok [0-9]+ - //p' |
 stale=
 while IFS=$'\t' read -r kind name ere _; do
 	case $kind in check|suite|record) ;; *) continue ;; esac
-	grep -qE -- "^($ere)" <<<"$seen" || stale="$stale '$name'"
+	grep -qxE -- "$ere" <<<"$seen" || stale="$stale '$name'"
 done < <(grep -v '^#' "$TABLE")
 if [ -z "$stale" ]; then
 	pass "every row of faults.tsv names a test point of these boots"

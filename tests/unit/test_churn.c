@@ -6,7 +6,7 @@
  * What only the machine has is stood in for here, at the churn's link
  * seams (trap.h's probes; state.h's ptlab_flush, ptlab_invlpg,
  * ptlab_wbinvd, ptlab_is_ram, ptlab_deadline_passed; inject.h's
- * inject_begin and inject_end):
+ * inject_begin and inject_end, and the entry of the check they name):
  *  - the fault probes translate with pt_translate on p->build.space (the
  *    effective flags) and raise #PF the way the CPU does: error 0 for an unmapped page
  *    (|W for writes, |I/D for fetches), 3 for a write to a read-only page,
@@ -133,18 +133,24 @@ void ptlab_wbinvd(void)
 }
 
 /* --inject's faults are planted on the machine only (efi/checks/inject.c). */
-void inject_begin(struct ptlab *p, enum opts_inject v, uint64_t arg)
+void inject_begin(struct ptlab *p, const struct ptlab_check *c, uint64_t arg)
 {
 	(void)p;
-	(void)v;
+	(void)c;
 	(void)arg;
 }
 
-void inject_end(struct ptlab *p, enum opts_inject v)
+void inject_end(struct ptlab *p, const struct ptlab_check *c)
 {
 	(void)p;
-	(void)v;
+	(void)c;
 }
+
+/* The memory-type audit's registry entry (efi/checks/elsewhere.c on the machine). */
+const struct ptlab_check check_memory_types = {
+	"memory types: the typed-window rule", PTLAB_PHASE_ELSEWHERE, NULL,
+	{ "typed-alias", "planted on the machine only", PTLAB_FAULT_HOOK, NULL, NULL },
+};
 
 /* The frame and effective flags for @va; false when not mapped. */
 static bool mmu_translate(uint64_t va, uint64_t *pa, unsigned *flags)

@@ -148,20 +148,26 @@ static void test_opts_every_choice_value(void **state)
 	}
 }
 
-/* --inject takes lists; the bits say which faults, inject the one original. */
+/*
+ * --inject takes lists: the churn's five are bits (inject the one given),
+ * every other name is kept as given, once, for the check registry.
+ */
 static void test_opts_inject_lists(void **state)
 {
 	struct opts o;
 	char err[200], buf[768];
 
 	(void)state;
-	assert_int_equal(parse_cmdline("x --inject=lint-ps,wx-page --inject=la57-refuse-later", &o,
-				       err, sizeof(err)), OPTS_OK);
-	assert_true(opts_injected(&o, OPTS_INJECT_LINT));
-	assert_true(opts_injected(&o, OPTS_INJECT_WX_PAGE));
-	assert_true(opts_injected(&o, OPTS_INJECT_LA57_REFUSE_LATER));
-	assert_false(opts_injected(&o, OPTS_INJECT_LA57_REFUSE));
+	assert_int_equal(parse_cmdline("x --inject=lint-ps,wx-page --inject=la57-refuse-later,wx-page",
+				       &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.nfaults, 3);
+	assert_true(opts_fault_given(&o, "lint-ps"));
+	assert_true(opts_fault_given(&o, "wx-page"));
+	assert_true(opts_fault_given(&o, "la57-refuse-later"));
+	assert_false(opts_fault_given(&o, "la57-refuse"));
+	assert_false(opts_fault_given(&o, "lint-p"));
 	assert_false(opts_injected(&o, OPTS_INJECT_NONE));
+	assert_int_equal(o.injects, 0);
 	assert_int_equal(o.inject, OPTS_INJECT_NONE);
 	opts_describe(&o, buf, sizeof(buf));
 	assert_non_null(strstr(buf, " inject=lint-ps,wx-page,la57-refuse-later fail-alloc="));
@@ -170,20 +176,46 @@ static void test_opts_inject_lists(void **state)
 			 OPTS_OK);
 	assert_int_equal(o.inject, OPTS_INJECT_MISSING_INVLPG);
 	assert_true(opts_injected(&o, OPTS_INJECT_MISSING_INVLPG));
-	assert_true(opts_injected(&o, OPTS_INJECT_AP_CALL));
+	assert_true(opts_fault_given(&o, "ap-call"));
+	assert_false(opts_fault_given(&o, "missing-invlpg"));
+	opts_describe(&o, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " inject=missing-invlpg,ap-call fail-alloc="));
 
-	/* every name parses to its own value, and back */
+	/* every churn fault parses to its own value, and back */
 	for (int v = 1; v < OPTS_INJECT_COUNT; v++) {
 		char line[96];
 
 		snprintf(line, sizeof(line), "x --inject=%s", opts_inject_name((enum opts_inject)v));
 		assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_OK);
 		assert_true(o.injects == UINT64_C(1) << v);
+		assert_int_equal(o.nfaults, 0);
 		for (int w = 1; w < v; w++)
 			assert_string_not_equal(opts_inject_name((enum opts_inject)v),
 						opts_inject_name((enum opts_inject)w));
 	}
 	assert_string_equal(opts_inject_name(OPTS_INJECT_COUNT), "none");
+
+	/* a name as long as faults[] holds (31 characters), and not one longer */
+	assert_int_equal(parse_cmdline("x --inject=abcdefghijklmnopqrstuvwxyz-1234", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_true(opts_fault_given(&o, "abcdefghijklmnopqrstuvwxyz-1234"));
+	assert_int_equal(parse_cmdline("x --inject=abcdefghijklmnopqrstuvwxyz-12345", &o, err,
+				       sizeof(err)), OPTS_ERROR);
+	assert_non_null(strstr(err, "no fault 'abcdefghijklmnopqrstuvwxyz-12345'"));
+
+	/* as many names as faults[] holds, and not one more */
+	{
+		char line[OPTS_FAULTS_MAX * 8 + 32];
+		size_t n = (size_t)snprintf(line, sizeof(line), "x --inject=");
+
+		for (unsigned i = 0; i < OPTS_FAULTS_MAX; i++)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%sf-%u", i ? "," : "", i);
+		assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_OK);
+		assert_int_equal(o.nfaults, OPTS_FAULTS_MAX);
+		snprintf(line + n, sizeof(line) - n, ",f-x");
+		assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_ERROR);
+		assert_string_equal(err, "--inject: more than 48 faults");
+	}
 }
 
 static void test_opts_numbers(void **state)
@@ -249,6 +281,9 @@ static void test_opts_errors_name_the_problem(void **state)
 		     "comma-separated (docs/faults.md)");
 	expect_error("x --inject", "--inject: no fault ''; it needs fault names, "
 		     "comma-separated (docs/faults.md)");
+	expect_error("x --inject=Lint-ps", "--inject: no fault 'Lint-ps'; it needs fault names, "
+		     "comma-separated (docs/faults.md)");
+
 	expect_error("x --raise=ud", "--raise needs one of gp|badstack|timeout|la57-window|"
 		     "la57-root-high|ap-fault");
 	expect_error("x --levels=3", "--levels needs one of 4|5");

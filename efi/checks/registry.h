@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The check registry: every check is one entry - its whole name, the
+ * phase it runs in, the function that runs it and its fault (the
+ * --inject name that proves it can fail, what that fault breaks, and how
+ * it is planted).  The runner (registry.c) runs a phase as a loop over
+ * the entries of that phase, in order, planting each entry's fault (when
+ * asked for) right before it and taking it back right after, so no other
+ * check sees it.
+ *
+ * The entries live next to their checks: a module (checks.c,
+ * cpuchecks.c) defines each check's entry and ends with its table of
+ * them, and a registry is the list of those tables (catalog.c has the
+ * app's).  Adding a check to a module is a change of that one file:
+ *  - the check, void check_x(struct ptlab *p, const struct ptlab_check *self),
+ *    reporting its test points (report_ok/report_fail);
+ *  - its entry, static const struct ptlab_check x = { "x: whole name",
+ *    PTLAB_PHASE_..., check_x, { "x-fault", "what it breaks", when,
+ *    plant, NULL } }, plant making the fault with inject.h's recorded
+ *    changes (or NULL, the body asking inject_on(p, self));
+ *  - &x in the module's table, where in its phase it is to run.
+ * --inject=x-fault is then accepted, planted and taken back around it;
+ * tests/boot/faults.tsv needs its row (faults.sh fails without one).
+ *
+ * Firmware-free.
+ */
+#ifndef PTLAB_EFI_REGISTRY_H
+#define PTLAB_EFI_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct opts;
+struct ptlab;
+
+/* The phases, in the order a run reaches them. */
+enum ptlab_phase {
+	PTLAB_PHASE_STATIC,	/* software checks of the built tables, the firmware's CR3 */
+	PTLAB_PHASE_LIVE,	/* our tables in CR3, the CPU as the oracle */
+	PTLAB_PHASE_CPU,	/* focused checks of what the CPU does with our entries, live */
+	PTLAB_PHASE_SWEEP,	/* hand-off: a frame of every usable RAM range, live */
+	PTLAB_PHASE_TEARDOWN,	/* the HHDM unmapped in pieces, live */
+	/*
+	 * Reported by another part of the run (the SMP bring-up, the churn,
+	 * the paging-mode switch, the kernel hand-over, the run's end): the
+	 * registry holds them for their faults only, which are hooks there.
+	 */
+	PTLAB_PHASE_ELSEWHERE,
+	PTLAB_PHASE_COUNT
+};
+
+/* When a check's fault is planted; it is taken back right after the check in every case. */
+enum ptlab_fault_when {
+	/* the runner plants it right before the check */
+	PTLAB_FAULT_BEFORE,
+	/*
+	 * right when the check's live phase is entered, before that phase is
+	 * counted (the check is about the state the phase begins in)
+	 */
+	PTLAB_FAULT_AT_ENTRY,
+	/* right after the build, before its tables are counted (registry_after_build) */
+	PTLAB_FAULT_AFTER_BUILD,
+	/*
+	 * inside the check, mid-operation: its body asks inject_on() or calls
+	 * inject_begin()/inject_end() with its own entry
+	 */
+	PTLAB_FAULT_HOOK,
+};
+
+struct ptlab_check;
+
+/*
+ * The fault of one check.  @plant makes the change (through inject.h's
+ * recorded changes, so inject_end() takes it back; @arg is what the check
+ * told inject_begin(), 0 from the runner) and returns 0 when done; NULL
+ * when the fault is a condition in the check's body.  @remove, when set,
+ * takes back what @plant made that no record covers.
+ */
+struct ptlab_fault {
+	const char *name;		/* --inject=NAME */
+	const char *breaks;		/* what it breaks, for the reader */
+	enum ptlab_fault_when when;
+	int (*plant)(struct ptlab *p, const struct ptlab_check *self, uint64_t arg);
+	void (*remove)(struct ptlab *p, const struct ptlab_check *self);
+};
+
+struct ptlab_check {
+	const char *name;		/* the whole name, as the test points begin */
+	enum ptlab_phase phase;
+	/* runs the check; @self is its entry, for its fault's hooks (NULL: ELSEWHERE) */
+	void (*run)(struct ptlab *p, const struct ptlab_check *self);
+	struct ptlab_fault fault;
+};
+
+/* A module's table: its entries in order, ended by NULL. */
+typedef const struct ptlab_check *const ptlab_check_table[];
+
+/* A registry: modules' tables, in order. */
+struct ptlab_registry {
+	const struct ptlab_check *const *const *tables;
+	unsigned ntables;
+};
+
+/* The live phases' names, as an unexpected exception in one reports it. */
+const char *registry_phase_name(enum ptlab_phase ph);
+
+/*
+ * Run phase @ph of @r: each entry of the phase in order, its fault
+ * planted around it.  A live phase runs in one ptlab_live_phase() (our
+ * tables in CR3); the static one with the firmware's CR3.  Returns 0, or
+ * TRAP_GUARD_FAULTED when a live phase ended in an unexpected exception.
+ */
+int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_phase ph);
+
+/* Plant the PTLAB_FAULT_AFTER_BUILD faults asked for (each taken back after its check). */
+void registry_after_build(struct ptlab *p, const struct ptlab_registry *r);
+
+/* The entry whose fault is named @name, or NULL. */
+const struct ptlab_check *registry_find_fault(const struct ptlab_registry *r, const char *name);
+
+/*
+ * Refuse a --inject name that is no fault of @r (the churn's own five are
+ * opts.c's): 0 when every name is known, else -1 with the message in @err.
+ */
+int registry_accept(const struct ptlab_registry *r, const struct opts *o, char *err,
+		    size_t errlen);
+
+/* Entries in @r, all its tables. */
+unsigned registry_count(const struct ptlab_registry *r);
+
+/* ---- the app's registry (catalog.c) ---- */
+
+extern const struct ptlab_registry ptlab_checks;
+
+/* registry_run(), registry_after_build() and registry_accept() on the app's registry. */
+int checks_run(struct ptlab *p, enum ptlab_phase ph);
+void checks_after_build(struct ptlab *p);
+int checks_accept_injects(const struct opts *o, char *err, size_t errlen);
+
+/* The modules' tables. */
+extern ptlab_check_table checks_table;		/* checks.c */
+extern ptlab_check_table cpuchecks_table;	/* cpuchecks.c */
+extern ptlab_check_table elsewhere_table;	/* elsewhere.c */
+
+/*
+ * Checks reported elsewhere whose faults are hooks in other folders'
+ * code: the hook names the entry (elsewhere.c).
+ */
+extern const struct ptlab_check check_frames_returned;
+extern const struct ptlab_check check_memory_types;
+extern const struct ptlab_check check_smp_madt;
+extern const struct ptlab_check check_smp_aps_on_tables;
+extern const struct ptlab_check check_smp_ap_alias;
+extern const struct ptlab_check check_smp_ap_call;
+extern const struct ptlab_check check_smp_ap_pf;
+extern const struct ptlab_check check_smp_ap_ad;
+extern const struct ptlab_check check_smp_shootdowns;
+extern const struct ptlab_check check_la57_preconditions;
+extern const struct ptlab_check check_la57_back_to_4;
+extern const struct ptlab_check check_linux_digest;
+extern const struct ptlab_check check_linux_mapped;
+extern const struct ptlab_check check_linux_entry;
+
+#endif

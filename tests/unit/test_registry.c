@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The check registry (efi/checks/registry.c, with efi/checks/inject.c and
+ * efi/opts/opts.c, linked as they are): a check added in this file alone -
+ * an entry in a table of its own, given to the runner as a registry - is
+ * run in its phase and only there, its fault is planted right before it
+ * and taken back right after, and --inject accepts its name only from a
+ * registry that holds it.
+ *
+ * The entry's fault is a real recorded change: the page at TEST_VA made
+ * read-only in a space built in an arena (arena.h), observed by the check
+ * through pt_translate.  At the seams: ptlab_live_phase (live.c on the
+ * machine) marks the phase live and runs it; ptlab_flush (a privileged
+ * flush there) counts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arena.h"
+
+#include "../../efi/checks/inject.h"
+#include "../../efi/checks/registry.h"
+#include "../../efi/opts/opts.h"
+#include "../../efi/report/report.h"
+#include "../../efi/state/state.h"
+
+#define TEST_VA UINT64_C(0x0000010000000000)
+
+/* What the seams and the checks saw. */
+static struct {
+	const char *live_what;           /* the live phase running, or NULL */
+	enum ptlab_phase ran_in[8];      /* the extra check: the phase of each run */
+	unsigned extra_runs;
+	bool writable_during;            /* TEST_VA writable while the extra check ran */
+	const char *other_live_what;     /* the live phase the other check ran in */
+	unsigned other_runs;
+	unsigned enter_plants;           /* AT_ENTRY plants seen before the phase ran */
+	bool entry_before_run;
+	unsigned flushes;
+	enum ptlab_phase current;
+} seen;
+
+/* ---- seams ---- */
+
+int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
+{
+	int ret;
+
+	seen.live_what = ph->what;
+	if (ph->enter)
+		ph->enter(p, ph->ctx);
+	p->live.on = true;
+	ret = ph->run(p, ph->ctx);
+	p->live.on = false;
+	seen.live_what = NULL;
+	return ret;
+}
+
+void ptlab_flush(const struct pt_flushlist *fl)
+{
+	(void)fl;
+	seen.flushes++;
+}
+
+/* ---- the check added here ---- */
+
+static bool page_writable(struct ptlab *p)
+{
+	struct pt_leaf l;
+
+	assert_int_equal(pt_translate(&p->build.space, TEST_VA, &l), PT_OK);
+	return (l.flags & PT_WRITE) != 0;
+}
+
+static void extra_check(struct ptlab *p, const struct ptlab_check *self)
+{
+	(void)self;
+	if (seen.extra_runs < 8)
+		seen.ran_in[seen.extra_runs] = seen.current;
+	seen.extra_runs++;
+	seen.writable_during = page_writable(p);
+	/* the fault is the check's own: no other check's fault is planted */
+	assert_true(p->inject.n <= 1);
+	if (page_writable(p))
+		report_ok(p->rep, "extra: the test page is writable");
+	else
+		report_fail(p->rep, "extra: the test page is read-only");
+}
+
+static int extra_plant(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	assert_int_equal(arg, 0);   /* the runner plants it, not a hook */
+	return inject_protect(p, self, TEST_VA, 0);
+}
+
+static const struct ptlab_check extra = {
+	"extra: the test page is writable", PTLAB_PHASE_CPU, extra_check,
+	{ "extra-read-only", "the test page made read-only", PTLAB_FAULT_BEFORE, extra_plant,
+	  NULL },
+};
+
+/* A second check, in another phase, with a fault planted as its phase is entered. */
+static void other_check(struct ptlab *p, const struct ptlab_check *self)
+{
+	seen.other_runs++;
+	seen.other_live_what = seen.live_what;
+	seen.entry_before_run = seen.enter_plants == 1 && inject_on(p, self);
+}
+
+static int other_plant(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)p;
+	(void)self;
+	(void)arg;
+	seen.enter_plants++;
+	return 0;
+}
+
+static const struct ptlab_check other = {
+	"other: a live check", PTLAB_PHASE_LIVE, other_check,
+	{ "other-at-entry", "nothing", PTLAB_FAULT_AT_ENTRY, other_plant, NULL },
+};
+
+static ptlab_check_table test_table = { &other, &extra, NULL };
+static ptlab_check_table other_only = { &other, NULL };
+
+static const struct ptlab_check *const *const both_tables[] = { other_only, test_table };
+static const struct ptlab_registry with_extra = { &both_tables[1], 1 };
+static const struct ptlab_registry without_extra = { both_tables, 1 };
+
+/* ---- a run's state over an arena ---- */
+
+struct fx {
+	struct arena a;
+	struct ptlab p;
+	struct report rep;
+	char buf[4096];
+};
+
+static struct fx fx;
+
+static void fx_init(const char *options)
+{
+	char err[200] = "";
+	struct pt_flushlist fl;
+	uint64_t pa;
+
+	memset(&seen, 0, sizeof(seen));
+	memset(&fx.p, 0, sizeof(fx.p));
+	arena_init(&fx.a, 64);
+	report_init(&fx.rep, fx.buf, sizeof(fx.buf));
+	fx.p.rep = &fx.rep;
+	assert_int_equal(opts_parse_ascii(options, strlen(options), &fx.p.opts, err, sizeof(err)),
+			 OPTS_OK);
+	assert_int_equal(pt_create(&fx.p.build.space, &fx.a.env, 4), PT_OK);
+	assert_int_equal(pt_frames_alloc(&fx.a.frames, &pa), PT_OK);
+	assert_int_equal(pt_map(&fx.p.build.space, TEST_VA, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K,
+				&fl), PT_OK);
+}
+
+static void fx_fini(void)
+{
+	struct pt_flushlist fl;
+	struct pt_leaf l;
+
+	assert_int_equal(pt_translate(&fx.p.build.space, TEST_VA, &l), PT_OK);
+	assert_int_equal(pt_unmap(&fx.p.build.space, TEST_VA, PT_PAGE_SIZE, 0, &fl), PT_OK);
+	pt_frames_free(&fx.a.frames, l.pa);
+	pt_destroy(&fx.p.build.space);
+	assert_int_equal(fx.a.frames.in_use, 0);
+	arena_fini(&fx.a);
+}
+
+/* Every phase in order, as a run reaches them. */
+static void run_all(const struct ptlab_registry *r)
+{
+	for (unsigned ph = 0; ph < PTLAB_PHASE_COUNT; ph++) {
+		seen.current = (enum ptlab_phase)ph;
+		assert_int_equal(registry_run(&fx.p, r, (enum ptlab_phase)ph), 0);
+	}
+}
+
+static void test_registry_runs_the_added_check_in_its_phase(void **state)
+{
+	(void)state;
+	fx_init("--end=qemu");
+	run_all(&with_extra);
+	/* once, in the CPU phase, live, with no fault planted */
+	assert_int_equal(seen.extra_runs, 1);
+	assert_int_equal(seen.ran_in[0], PTLAB_PHASE_CPU);
+	assert_true(seen.writable_during);
+	assert_int_equal(seen.other_runs, 1);
+	assert_string_equal(seen.other_live_what, "live checks");
+	assert_int_equal(seen.enter_plants, 0);
+	assert_int_equal(fx.rep.passed, 1);
+	assert_int_equal(fx.rep.failed, 0);
+	assert_null(strstr(fx.buf, "inject:"));
+	fx_fini();
+}
+
+static void test_registry_plants_and_removes_the_added_fault(void **state)
+{
+	(void)state;
+	fx_init("--end=qemu --inject=extra-read-only");
+	assert_true(opts_fault_given(&fx.p.opts, "extra-read-only"));
+	run_all(&with_extra);
+	/* planted right before the check: it saw the page read-only and failed */
+	assert_int_equal(seen.extra_runs, 1);
+	assert_false(seen.writable_during);
+	assert_int_equal(fx.rep.failed, 1);
+	assert_non_null(strstr(fx.buf, "not ok 1 - extra: the test page is read-only"));
+	assert_non_null(strstr(fx.buf, "# inject: extra-read-only planted"));
+	/* taken back right after: writable again, nothing left recorded */
+	assert_true(page_writable(&fx.p));
+	assert_int_equal(fx.p.inject.n, 0);
+	/* the other check's fault was not asked for */
+	assert_int_equal(seen.enter_plants, 0);
+	fx_fini();
+}
+
+static void test_registry_plants_at_phase_entry(void **state)
+{
+	(void)state;
+	fx_init("--end=qemu --inject=other-at-entry");
+	run_all(&with_extra);
+	assert_int_equal(seen.other_runs, 1);
+	assert_int_equal(seen.enter_plants, 1);
+	assert_true(seen.entry_before_run);
+	/* the extra check is untouched by another check's fault */
+	assert_true(seen.writable_during);
+	fx_fini();
+}
+
+static void test_registry_inject_accepts_the_added_name(void **state)
+{
+	struct opts o;
+	char err[200] = "";
+	const char *line = "--inject=extra-read-only,lint-ps,missing-invlpg";
+
+	(void)state;
+	assert_int_equal(opts_parse_ascii(line, strlen(line), &o, err, sizeof(err)), OPTS_OK);
+	/* the churn's own fault is opts'; the others are the registry's to judge */
+	assert_int_equal(o.inject, OPTS_INJECT_MISSING_INVLPG);
+	assert_int_equal(o.nfaults, 2);
+	assert_ptr_equal(registry_find_fault(&with_extra, "extra-read-only"), &extra);
+	assert_null(registry_find_fault(&without_extra, "extra-read-only"));
+	assert_int_equal(registry_count(&with_extra), 2);
+	/* lint-ps is no fault of these registries: refused, by name */
+	assert_int_equal(registry_accept(&with_extra, &o, err, sizeof(err)), -1);
+	assert_string_equal(err, "--inject: no fault 'lint-ps': no check of the 2 has it, nor is it "
+			    "one of the churn's (docs/faults.md)");
+
+	line = "--inject=extra-read-only,other-at-entry --inject=wrong-frame";
+	assert_int_equal(opts_parse_ascii(line, strlen(line), &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(registry_accept(&with_extra, &o, err, sizeof(err)), 0);
+	/* without the added table its name is unknown */
+	assert_int_equal(registry_accept(&without_extra, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no fault 'extra-read-only'"));
+}
+
+/* A registry without the added table never runs it: what the tests above tell apart. */
+static void test_registry_without_the_table_skips_it(void **state)
+{
+	(void)state;
+	fx_init("--end=qemu");
+	run_all(&without_extra);
+	assert_int_equal(seen.extra_runs, 0);
+	assert_int_equal(seen.other_runs, 1);
+	fx_fini();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry_runs_the_added_check_in_its_phase),
+		cmocka_unit_test(test_registry_plants_and_removes_the_added_fault),
+		cmocka_unit_test(test_registry_plants_at_phase_entry),
+		cmocka_unit_test(test_registry_inject_accepts_the_added_name),
+		cmocka_unit_test(test_registry_without_the_table_skips_it),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
