@@ -1395,7 +1395,8 @@ int translate_one(const struct xlate *x, uint64_t va, struct pt_leaf *out, bool 
  * zeroed where it fails.  An address in the leaf the address before it
  * found takes that leaf (the tables do not change during the call) with
  * its own pa: ascending addresses walk once per leaf.  The leaf is kept
- * in locals, not read back from out[].
+ * in locals, not read back from out[].  The callback environment's batch;
+ * the linear one is translate_many_flat.
  */
 static inline __attribute__((always_inline))
 void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct pt_leaf *out,
@@ -1427,6 +1428,121 @@ void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct 
 		p_shift = PT_PAGE_SHIFT + PT_LEVEL_BITS * level;
 		p_tag = v >> p_shift;
 		out[k] = p;
+	}
+}
+
+/* All ones where @b is true, 0 where it is false: a select without a branch. */
+static inline uint64_t mask_of(bool b)
+{
+	return -(uint64_t)b;
+}
+
+/*
+ * One level of translate_walk_flat: where *entry (at *ea) links the table
+ * at @level, the entry of @va in that table, its address and level;
+ * otherwise the same entry again.
+ */
+static inline __attribute__((always_inline))
+void flat_step(const struct xlate *x, uint64_t va, unsigned level, uint64_t *entry,
+	       uint64_t *ea, unsigned *l, uint64_t *r)
+{
+	uint64_t link = mask_of((*entry & (PTE_P | PTE_PS)) == PTE_P);
+	uint64_t next = (*entry & PTE_ADDR_MASK) + pt_index(va, level) * sizeof(uint64_t);
+
+	*ea = (next & link) | (*ea & ~link);
+	*l -= (unsigned)(link & 1);
+	*entry = *(const uint64_t *)(uintptr_t)(*ea + x->p2v_offset);
+	*r &= *entry ^ PTE_NX;
+}
+
+/*
+ * translate_walk in the linear environment without a branch on what an
+ * entry holds: always @top loads after the root's, and where the entry
+ * reached is not present or a leaf, the walk stays on it (loading it
+ * again, which neither changes the rights nor follows its address bits).
+ * A lookup's work is then the same whatever the tables hold, and lookups
+ * of a batch overlap in the processor instead of waiting for a
+ * mispredicted branch.  Leaves the entry reached in *e (PTE_P clear: not
+ * mapped), its physical address in *ea, its level in *level and the
+ * rights as translate_walk does.  @va must be canonical.
+ */
+static inline __attribute__((always_inline))
+void translate_walk_flat(const struct xlate *x, uint64_t va, unsigned top, uint64_t *e,
+			 uint64_t *ea, unsigned *level, uint64_t *rights)
+{
+	*ea = x->root_pa + pt_index(va, top) * sizeof(uint64_t);
+	*e = *(const uint64_t *)(uintptr_t)(*ea + x->p2v_offset);
+	*rights = (PTE_W | PTE_US | PTE_NX) & (*e ^ PTE_NX);
+	*level = top;
+	if (top == 4)
+		flat_step(x, va, 3, e, ea, level, rights);
+	flat_step(x, va, 2, e, ea, level, rights);
+	flat_step(x, va, 1, e, ea, level, rights);
+	flat_step(x, va, 0, e, ea, level, rights);
+}
+
+/*
+ * The linear environment's batch, for a space of @top + 1 levels (a
+ * constant at each call): what translate_many does, with
+ * translate_walk_flat, and the leaf (or the zeroes of a failure) written
+ * without a branch on the entry.  The leaf of the last mapped address is
+ * read back from out[] by an address in it.
+ */
+static inline __attribute__((always_inline))
+void translate_many_flat(const struct xlate *x, const uint64_t *va, size_t n,
+			 struct pt_leaf *out, int *err, unsigned top)
+{
+	static const uint64_t level_mask[5] = {
+		PT_SIZE_4K - 1, PT_SIZE_2M - 1, PT_SIZE_1G - 1, PT_SIZE_512G - 1,
+		(PT_SIZE_512G << PT_LEVEL_BITS) - 1,
+	};
+	uint8_t attr[16];
+	/*
+	 * The last walk's answer, for the addresses whose va >> p_shift is
+	 * p_tag: the leaf p (pa: p_lo bits from the address), or the hole
+	 * (p all zero, p_lo 0, p_err PT_ENOTMAPPED).  ~0 matches none.
+	 */
+	struct pt_leaf p = { 0 };
+	uint64_t p_tag = ~UINT64_C(0), p_lo = 0, e, ea, rights;
+	unsigned p_shift = 63, level;
+	int p_err = PT_OK;
+
+	translate_attr(x->env, attr);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t v = va[k], lo, ok;
+
+		if ((v >> p_shift) == p_tag) {
+			p.pa = (p.pa & ~p_lo) | (v & p_lo);
+			out[k] = p;
+			err[k] = p_err;
+			continue;
+		}
+		if (!pt_canonical(v, top + 1)) {
+			out[k] = (struct pt_leaf){ 0 };
+			err[k] = PT_ENONCANON;
+			continue;
+		}
+		translate_walk_flat(x, v, top, &e, &ea, &level, &rights);
+		ok = mask_of(e & PTE_P);
+		lo = level_mask[level];
+		p.va = v & ~lo & ok;
+		p.pa = ((e & PTE_ADDR_MASK & ~lo) | (v & lo)) & ok;
+		p.size = (lo + 1) & ok;
+		p.level = level & (unsigned)ok;
+		p.flags = ((unsigned)(rights >> 1) & PT_WRITE) | ((unsigned)rights & PT_USER) |
+			  ((unsigned)(rights >> 62) & PT_EXEC) |
+			  attr[((e & (PTE_PWT | PTE_PCD)) >> 3) | ((e >> (level ? 10 : 5)) & 4) |
+			       ((e & PTE_G) >> 5)];
+		p.flags &= (unsigned)ok;
+		p.entry = e & ok;
+		p.entry_pa = ea & ok;
+		p_err = (int)((unsigned)PT_ENOTMAPPED & ~(unsigned)ok);
+		/* the entry reached, leaf or not present, decides for all it spans */
+		p_shift = PT_PAGE_SHIFT + PT_LEVEL_BITS * level;
+		p_tag = v >> p_shift;
+		p_lo = lo & ok;
+		out[k] = p;
+		err[k] = p_err;
 	}
 }
 
@@ -1465,8 +1581,10 @@ int pt_translate_many(const struct pt_space *s, const uint64_t *va, size_t n,
 	x = xlate_of(s);
 	if (!x.env->p2v_linear)
 		translate_many_cb(&x, va, n, out, err);
+	else if (x.top == 4)
+		translate_many_flat(&x, va, n, out, err, 4);
 	else
-		translate_many(&x, va, n, out, err, true);
+		translate_many_flat(&x, va, n, out, err, 3);
 	return PT_OK;
 }
 
