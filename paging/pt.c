@@ -1454,11 +1454,12 @@ static inline __attribute__((always_inline))
 void flat_step(const struct xlate *x, uint64_t va, unsigned level, uint64_t *entry,
 	       uint64_t *ea, unsigned *l, uint64_t *r)
 {
-	uint64_t link = mask_of((*entry & (PTE_P | PTE_PS)) == PTE_P);
+	/* all ones where P is set and PS clear: (P, PS) xor (1, 0) is 0, minus 1 is negative */
+	uint64_t link = (uint64_t)((int64_t)(((*entry & (PTE_P | PTE_PS)) ^ PTE_P) - 1) >> 63);
 	uint64_t next = (*entry & PTE_ADDR_MASK) + pt_index(va, level) * sizeof(uint64_t);
 
 	*ea = (next & link) | (*ea & ~link);
-	*l -= (unsigned)(link & 1);
+	*l += (unsigned)link;
 	*entry = *(const uint64_t *)(uintptr_t)(*ea + x->p2v_offset);
 	*r &= *entry ^ PTE_NX;
 }
