@@ -1503,7 +1503,7 @@ static inline unsigned flat_rights(uint64_t rights)
 
 /* Walks translate_many_flat makes before it writes their leaves. */
 #define FLAT_WALKS 16u
-/* Its level of a non-canonical address (not walked). */
+/* w_level of a non-canonical address, which is not walked */
 #define FLAT_NONCANON 5u
 
 /*
