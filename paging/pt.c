@@ -1302,13 +1302,13 @@ static struct xlate xlate_of(const struct pt_space *s)
 }
 
 /*
- * The walk of pt_translate and pt_translate_many, with @linear a constant
- * at each call: the linear instance makes no calls, so it needs no saved
- * registers and no stack.  PT_ENONCANON, PT_ENOTMAPPED, or PT_OK with the
- * leaf entry in *e, its physical address in *ea, its level in *level and
- * the rights of the walk in *rights: every entry's R/W and U/S ANDed, and
- * PTE_NX set where no entry has XD (entries are ANDed with XD inverted);
- * no other bit.
+ * The walk of pt_translate and of the callback environment's batch, with
+ * @linear a constant at each call: the linear instance makes no calls, so
+ * it needs no saved registers and no stack.  PT_ENONCANON, PT_ENOTMAPPED,
+ * or PT_OK with the leaf entry in *e, its physical address in *ea, its
+ * level in *level and the rights of the walk in *rights: every entry's R/W
+ * and U/S ANDed, and PTE_NX set where no entry has XD (entries are ANDed
+ * with XD inverted); no other bit.
  */
 static inline __attribute__((always_inline))
 int translate_walk(const struct xlate *x, uint64_t va, bool linear, uint64_t *e, uint64_t *ea,
@@ -1341,6 +1341,16 @@ int translate_walk(const struct xlate *x, uint64_t va, bool linear, uint64_t *e,
 }
 
 /*
+ * Index of leaf @e at @level in translate_attr()'s table: PAT:PCD:PWT, and
+ * 8 for G.  The PAT bit is bit 7 of a 4 KiB leaf, bit 12 of a larger one.
+ */
+static inline unsigned attr_index(uint64_t e, unsigned level)
+{
+	return (unsigned)(((e & (PTE_PWT | PTE_PCD)) >> 3) | ((e >> (level ? 10 : 5)) & 4) |
+			  ((e & PTE_G) >> 5));
+}
+
+/*
  * The struct pt_leaf of @va from what translate_walk found.  @attr: the
  * PT_CACHE() bits and PT_GLOBAL by PAT index (PAT:PCD:PWT) + 8 for G, as
  * translate_attr() fills it, or NULL to ask leaf_cache_flags().
@@ -1354,10 +1364,8 @@ void translate_leaf(const struct xlate *x, uint64_t va, uint64_t e, uint64_t ea,
 
 	f |= rights & PTE_US ? PT_USER : 0;
 	f |= rights & PTE_NX ? PT_EXEC : 0;
-	/* the PAT bit is bit 7 of a 4 KiB leaf, bit 12 of a larger one */
 	if (attr)
-		f |= attr[((e & (PTE_PWT | PTE_PCD)) >> 3) | ((e >> (level ? 10 : 5)) & 4) |
-			  ((e & PTE_G) >> 5)];
+		f |= attr[attr_index(e, level)];
 	else
 		f |= leaf_cache_flags(x->env, e, level) | (e & PTE_G ? PT_GLOBAL : 0);
 	out->va = va & ~lo;
@@ -1391,15 +1399,16 @@ int translate_one(const struct xlate *x, uint64_t va, struct pt_leaf *out, bool 
 }
 
 /*
- * Every address of @va, err[k] as pt_translate would return it, out[k]
- * zeroed where it fails.  An address in the leaf the address before it
- * found takes that leaf (the tables do not change during the call) with
- * its own pa: ascending addresses walk once per leaf.  The leaf is kept
- * in locals, not read back from out[].
+ * The batch of the callback environment (the linear one's is
+ * translate_many_flat below): every address of @va, err[k] as
+ * pt_translate would return it, out[k] zeroed where it fails.  An address
+ * in the leaf the address before it found takes that leaf (the tables do
+ * not change during the call) with its own pa: ascending addresses walk
+ * once per leaf.  The leaf is kept in locals, not read back from out[].
  */
-static inline __attribute__((always_inline))
-void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct pt_leaf *out,
-		    int *err, bool linear)
+static __attribute__((noinline))
+void translate_many_cb(const struct xlate *x, const uint64_t *va, size_t n,
+		       struct pt_leaf *out, int *err)
 {
 	uint8_t attr[16];
 	struct pt_leaf p = { 0 };
@@ -1417,7 +1426,7 @@ void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct 
 			err[k] = PT_OK;
 			continue;
 		}
-		err[k] = translate_walk(x, v, linear, &e, &ea, &level, &rights);
+		err[k] = translate_walk(x, v, false, &e, &ea, &level, &rights);
 		if (err[k]) {
 			/* p stays: an address in its leaf is mapped */
 			out[k] = (struct pt_leaf){ 0 };
@@ -1430,17 +1439,182 @@ void translate_many(const struct xlate *x, const uint64_t *va, size_t n, struct 
 	}
 }
 
+/* All ones where @b is true, 0 where it is false: a select without a branch. */
+static inline uint64_t mask_of(bool b)
+{
+	return -(uint64_t)b;
+}
+
+/*
+ * One level of translate_walk_flat: where *entry (at *ea) links the table
+ * at @level, the entry of @va in that table, its address and level;
+ * otherwise the same entry again.
+ */
+static inline __attribute__((always_inline))
+void flat_step(const struct xlate *x, uint64_t va, unsigned level, uint64_t *entry,
+	       uint64_t *ea, unsigned *l, uint64_t *r)
+{
+	/* all ones where P is set and PS clear: (P, PS) xor (1, 0) is 0, minus 1 is negative */
+	uint64_t link = (uint64_t)((int64_t)(((*entry & (PTE_P | PTE_PS)) ^ PTE_P) - 1) >> 63);
+	uint64_t next = (*entry & PTE_ADDR_MASK) + pt_index(va, level) * sizeof(uint64_t);
+
+	*ea = (next & link) | (*ea & ~link);
+	*l += (unsigned)link;
+	*entry = *(const uint64_t *)(uintptr_t)(*ea + x->p2v_offset);
+	*r &= *entry ^ PTE_NX;
+}
+
+/*
+ * translate_walk in the linear environment without a branch on what an
+ * entry holds: always @top loads after the root's, and where the entry
+ * reached is not present or a leaf, the walk stays on it (loading it
+ * again, which neither changes the rights nor follows its address bits).
+ * A lookup's work is then the same whatever the tables hold, and lookups
+ * of a batch overlap in the processor instead of waiting for a
+ * mispredicted branch.  Leaves the entry reached in *e (PTE_P clear: not
+ * mapped), its physical address in *ea, its level in *level and the
+ * rights as translate_walk does.  @va must be canonical.
+ */
+static inline __attribute__((always_inline))
+void translate_walk_flat(const struct xlate *x, uint64_t va, unsigned top, uint64_t *e,
+			 uint64_t *ea, unsigned *level, uint64_t *rights)
+{
+	*ea = x->root_pa + pt_index(va, top) * sizeof(uint64_t);
+	*e = *(const uint64_t *)(uintptr_t)(*ea + x->p2v_offset);
+	*rights = (PTE_W | PTE_US | PTE_NX) & (*e ^ PTE_NX);
+	*level = top;
+	if (top == 4)
+		flat_step(x, va, 3, e, ea, level, rights);
+	flat_step(x, va, 2, e, ea, level, rights);
+	flat_step(x, va, 1, e, ea, level, rights);
+	flat_step(x, va, 0, e, ea, level, rights);
+}
+
+/*
+ * PT_WRITE, PT_USER and PT_EXEC of the rights translate_walk_flat leaves
+ * (PTE_W, PTE_US, and PTE_NX where execution is allowed), by shifts.
+ */
+_Static_assert(PTE_W >> 1 == PT_WRITE && PTE_US == PT_USER && PTE_NX >> 62 == PT_EXEC,
+	       "flat_rights moves the rights' bits by shifts");
+static inline unsigned flat_rights(uint64_t rights)
+{
+	return (unsigned)(((rights >> 1) & PT_WRITE) | (rights & PT_USER) | ((rights >> 62) & PT_EXEC));
+}
+
+/* Walks translate_many_flat makes before it writes their leaves. */
+#define FLAT_WALKS 16u
+/* w_level of a non-canonical address, which is not walked */
+#define FLAT_NONCANON 5u
+
+/*
+ * translate_many_flat's answer for va[k] onwards while [span, span +
+ * span_len) holds them: @l with pa | (va & @p_lo), and @p_err.  Returns
+ * the index of the first address it did not answer.  Out of line: the
+ * leaf stays in registers for a long run.
+ */
+static __attribute__((noinline))
+size_t flat_spanned(const struct pt_leaf l, uint64_t p_lo, int p_err, uint64_t span,
+		    uint64_t span_len, const uint64_t *va, size_t k, size_t n,
+		    struct pt_leaf *out, int *err)
+{
+	for (; k < n && va[k] - span < span_len; k++) {
+		out[k] = l;
+		out[k].pa = l.pa | (va[k] & p_lo);
+		err[k] = p_err;
+	}
+	return k;
+}
+
+/*
+ * The linear environment's batch, for a space of @top + 1 levels (a
+ * constant at each call).  The entry a walk reaches, leaf or not present,
+ * decides for every address it spans (the tables do not change during the
+ * call), and the addresses after a walk that its entry spans take its
+ * answer without a walk: ascending addresses walk once per leaf or hole.
+ * The others are walked (translate_walk_flat) up to FLAT_WALKS at a time
+ * before their leaves are written: the walks are chains of dependent
+ * loads with little else, and they overlap.  The leaves, or a failure's
+ * zeroes, are written by masks without a branch on the entry.
+ */
+static inline __attribute__((always_inline))
+void translate_many_flat(const struct xlate *x, const uint64_t *va, size_t n,
+			 struct pt_leaf *out, int *err, unsigned top)
+{
+	static const uint64_t level_mask[5] = {
+		PT_SIZE_4K - 1, PT_SIZE_2M - 1, PT_SIZE_1G - 1, PT_SIZE_512G - 1,
+		(PT_SIZE_512G << PT_LEVEL_BITS) - 1,
+	};
+	uint8_t attr[16];
+	/* walk j: of va[k + j], as translate_walk_flat leaves it */
+	uint64_t w_e[FLAT_WALKS], w_ea[FLAT_WALKS], w_rights[FLAT_WALKS];
+	unsigned w_level[FLAT_WALKS];
+	/*
+	 * The last walk's answer: for the addresses in [span, span + span_len)
+	 * (none at first), the leaf p with the pa of its first byte (p_lo: the
+	 * bits of pa an address gives), or the hole (p all zero, p_lo 0,
+	 * p_err PT_ENOTMAPPED).
+	 */
+	struct pt_leaf p = { 0 };
+	uint64_t span = 0, span_len = 0, p_lo = 0;
+	int p_err = PT_OK;
+	size_t k = 0;
+
+	translate_attr(x->env, attr);
+	for (;;) {
+		size_t m;
+
+		/* the addresses the last walk's entry spans */
+		if (k < n && va[k] - span < span_len)
+			k = flat_spanned(p, p_lo, p_err, span, span_len, va, k, n, out, err);
+		if (k == n)
+			return;
+		/* walks, up to the first address the last of them spans */
+		for (m = 0; m < FLAT_WALKS && k + m < n; m++) {
+			uint64_t v = va[k + m];
+
+			if (v - span < span_len)
+				break;
+			if (!pt_canonical(v, top + 1)) {
+				w_level[m] = FLAT_NONCANON;
+				continue;
+			}
+			translate_walk_flat(x, v, top, &w_e[m], &w_ea[m], &w_level[m], &w_rights[m]);
+			span_len = level_mask[w_level[m]] + 1;
+			span = v & -span_len;
+		}
+		/* their leaves */
+		for (size_t j = 0; j < m; j++, k++) {
+			uint64_t v = va[k], e = w_e[j], lo, ok;
+			unsigned level = w_level[j];
+
+			if (level == FLAT_NONCANON) {
+				out[k] = (struct pt_leaf){ 0 };
+				err[k] = PT_ENONCANON;
+				continue;
+			}
+			ok = mask_of(e & PTE_P);
+			lo = level_mask[level];
+			p.va = v & ~lo & ok;
+			p.pa = e & PTE_ADDR_MASK & ~lo & ok;
+			p.size = (lo + 1) & ok;
+			p.level = level & (unsigned)ok;
+			p.flags = (flat_rights(w_rights[j]) | attr[attr_index(e, level)]) &
+				  (unsigned)ok;
+			p.entry = e & ok;
+			p.entry_pa = w_ea[j] & ok;
+			p_err = PT_ENOTMAPPED * (int)(~e & PTE_P);
+			p_lo = lo & ok;
+			out[k] = p;
+			out[k].pa |= v & p_lo;
+			err[k] = p_err;
+		}
+	}
+}
+
 static __attribute__((noinline))
 int translate_cb(const struct xlate *x, uint64_t va, struct pt_leaf *out)
 {
 	return translate_one(x, va, out, false);
-}
-
-static __attribute__((noinline))
-void translate_many_cb(const struct xlate *x, const uint64_t *va, size_t n,
-		       struct pt_leaf *out, int *err)
-{
-	translate_many(x, va, n, out, err, false);
 }
 
 int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out)
@@ -1465,8 +1639,10 @@ int pt_translate_many(const struct pt_space *s, const uint64_t *va, size_t n,
 	x = xlate_of(s);
 	if (!x.env->p2v_linear)
 		translate_many_cb(&x, va, n, out, err);
+	else if (x.top == 4)
+		translate_many_flat(&x, va, n, out, err, 4);
 	else
-		translate_many(&x, va, n, out, err, true);
+		translate_many_flat(&x, va, n, out, err, 3);
 	return PT_OK;
 }
 

@@ -353,8 +353,11 @@ int pt_translate(const struct pt_space *s, uint64_t va, struct pt_leaf *out);
  * and out[k] the leaf it reports where err[k] is PT_OK, all zero (size 0)
  * where it is not.  The space is checked once; an address in the leaf the
  * address before it found takes that leaf without a walk, so ascending
- * addresses walk once per leaf.  Returns PT_OK, or PT_EINVAL (a bad space,
- * or n > 0 with a NULL array) with nothing written.
+ * addresses walk once per leaf.  With @p2v_linear the same holds for the
+ * not-present entry that left the address before unmapped, and the walks
+ * do not branch on the entries, so that the walks of a batch overlap.
+ * Returns PT_OK, or PT_EINVAL (a bad space, or n > 0 with a NULL array)
+ * with nothing written.
  */
 int pt_translate_many(const struct pt_space *s, const uint64_t *va, size_t n,
 		      struct pt_leaf *out, int *err);

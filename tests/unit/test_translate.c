@@ -3,8 +3,10 @@
  * Host tests of the lookups: pt_translate and pt_translate_many against a
  * walk written here from the SDM (Vol. 3A §4.5, §4.6.1), in both
  * environments (phys_to_virt calls, and the linear mapping), on every leaf
- * size, holes at every level, 4 and 5 levels, non-canonical addresses and
- * rights taken away by an entry above a permissive leaf.
+ * size, holes at every level, 4 and 5 levels, non-canonical addresses,
+ * rights taken away by an entry above a permissive leaf, not-present
+ * entries whose other bits are set, PS where it is reserved, and random
+ * batches.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -409,6 +411,210 @@ static void test_batch_walks_once_per_leaf(void **state)
 	assert_int_equal(check_all(&f->a, &f->s, va, 8), 8);
 }
 
+/*
+ * The entry on the way to @va at @level replaced by each of @bad in turn:
+ * every address of @va (n of them) through check_all.
+ */
+static void check_with_entry(struct arena_space *f, uint64_t at, unsigned level,
+			     const uint64_t *bad, unsigned nbad, const uint64_t *va, unsigned n)
+{
+	uint64_t *e = entry_at(&f->a, &f->s, at, level), old = *e;
+	struct pt_leaf l;
+
+	for (unsigned b = 0; b < nbad; b++) {
+		*e = bad[b];
+		check_all(&f->a, &f->s, va, n);
+		/* and @at itself is what the entry now says: a hole, or a leaf at @level */
+		if (!(bad[b] & PTE_P)) {
+			assert_int_equal(pt_translate(&f->s, at, &l), PT_ENOTMAPPED);
+		} else {
+			assert_int_equal(pt_translate(&f->s, at, &l), PT_OK);
+			assert_int_equal(l.level, level);
+			assert_int_equal(l.entry, bad[b]);
+		}
+	}
+	*e = old;
+}
+
+/*
+ * A not-present entry's other bits mean nothing (SDM Vol. 3A §4.5): with
+ * all of them set (an address far outside the arena, PS, XD), or PS and
+ * the address of a real table, at every level on the way to a leaf of
+ * each size, the lookups stop there.  A walk that followed the address
+ * would read outside the arena (arena_p2v aborts; in the linear
+ * environment the read faults).  Neighbours in the same tables, before
+ * and after, keep their answers in the same batch.
+ */
+static void not_present_entries_at_every_level(void **state)
+{
+	struct arena_space *f = *state;
+	const uint64_t leaf[3] = { VA0 + 0x1abc, VA0 + GiB + 3 * MiB + 5, VA0 + 4 * GiB + 123 };
+
+	map_set(f);
+	for (unsigned size = 0; size < 3; size++)
+		for (unsigned level = size; level < f->s.levels; level++) {
+			uint64_t real = *entry_at(&f->a, &f->s, leaf[size], level) & PTE_ADDR_MASK;
+			const uint64_t bad[] = { ~PTE_P, PTE_PS | real, 0 };
+			uint64_t va[NSET + 3];
+
+			memcpy(va, set_va, sizeof(set_va));
+			va[NSET] = leaf[size];
+			va[NSET + 1] = leaf[size] + 8;
+			va[NSET + 2] = VA0;
+			check_with_entry(f, leaf[size], level, bad, 3, va, NSET + 3);
+		}
+}
+
+static void test_not_present_entries_at_every_level(void **state)
+{
+	not_present_entries_at_every_level(state);
+}
+
+static void test_not_present_entries_at_every_level_5_levels(void **state)
+{
+	not_present_entries_at_every_level(state);
+}
+
+/*
+ * PS in an entry of the root (and of the PML4 under a 5-level root), a
+ * reserved bit there (SDM Vol. 3A §4.5): both lookups end the walk at it
+ * as the SDM walk above does, with the size an entry there spans.
+ */
+static void ps_above_level_2(void **state)
+{
+	struct arena_space *f = *state;
+	const uint64_t va[] = { VA0 + 0x1abc, VA0 + 77 * GiB + 5, VA0 + GiB, VA0 + 512 * GiB };
+
+	map_set(f);
+	for (unsigned level = 3; level < f->s.levels; level++) {
+		const uint64_t bad[] = {
+			PTE_P | PTE_PS | PTE_W | (PA0 & ~(pt_level_size(level) - 1)),
+			PTE_P | PTE_PS | PTE_NX | PTE_G | PTE_PWT | PTE_PAT_LARGE | pt_level_size(level),
+		};
+
+		check_with_entry(f, VA0, level, bad, 2, va, sizeof(va) / sizeof(va[0]));
+	}
+}
+
+static void test_ps_above_level_2(void **state)
+{
+	ps_above_level_2(state);
+}
+
+static void test_ps_above_level_2_5_levels(void **state)
+{
+	ps_above_level_2(state);
+}
+
+/*
+ * An unmapped address takes the not-present entry the address before it
+ * reached when that entry spans it: around a hole of one entry at each
+ * level, with mapped entries on both sides, the hole's first and last
+ * byte, then the last byte before it and the first after it (which must
+ * not be taken for the hole), in one batch.
+ */
+static void holes_between_leaves(void **state)
+{
+	struct arena_space *f = *state;
+
+	/* where the three entries of each level start: 4 levels use the first four */
+	static const uint64_t base[5] = {
+		VA0, VA0 + 64 * GiB, VA0 + 128 * GiB, VA0 + 96 * 1024 * GiB, 0,
+	};
+
+	for (unsigned level = 0; level < f->s.levels; level++) {
+		uint64_t s = pt_level_size(level), a = base[level];
+		/* three entries at @level: mapped (its last leaf), not present, mapped (its first) */
+		uint64_t leaf = level ? (level > 2 ? GiB : s) : 4 * KiB;
+		enum pt_page_size size = level > 2 ? PT_PAGE_1G : (enum pt_page_size)level;
+		const uint64_t va[] = {
+			a + s, a + 2 * s - 1, a + s - 1, a + s + 1, a + 2 * s, a + 2 * s - 1,
+			a + s + s / 2, a + 2 * s + 7, a + s, a + s - 2,
+		};
+
+		assert_int_equal(pt_map(&f->s, a + s - leaf, PA0, leaf, PT_WRITE, size, NULL), PT_OK);
+		assert_int_equal(pt_map(&f->s, a + 2 * s, PA0 + leaf, leaf, PT_USER, size, NULL), PT_OK);
+		assert_int_equal(check_all(&f->a, &f->s, va, sizeof(va) / sizeof(va[0])), 4);
+		/* the hole is one entry at @level */
+		assert_int_equal(*entry_at(&f->a, &f->s, a + s, level) & PTE_P, 0);
+		assert_int_equal(*entry_at(&f->a, &f->s, a + s - 1, level) & PTE_P, PTE_P);
+		assert_int_equal(*entry_at(&f->a, &f->s, a + 2 * s, level) & PTE_P, PTE_P);
+	}
+}
+
+static void test_holes_between_leaves(void **state)
+{
+	holes_between_leaves(state);
+}
+
+static void test_holes_between_leaves_5_levels(void **state)
+{
+	holes_between_leaves(state);
+}
+
+/* xorshift64*: the same addresses every run */
+static uint64_t rand_next(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * UINT64_C(0x2545f4914f6cdd1d);
+}
+
+/*
+ * Batches of 1 to 64 addresses over map_set's leaves and holes: runs in
+ * one leaf or one hole, ascending and descending steps, non-canonical
+ * addresses, in random order, against the SDM walk in both environments
+ * (more walks in one batch than the linear batch makes at a time, and
+ * every place in it for a run and for a non-canonical address).
+ */
+static void random_batches(void **state)
+{
+	struct arena_space *f = *state;
+	uint64_t x = UINT64_C(0x9e3779b97f4a7c15), va[NMAX];
+	unsigned mapped = 0, total = 0;
+
+	map_set(f);
+	for (unsigned round = 0; round < 300; round++) {
+		unsigned n = 1 + (unsigned)(rand_next(&x) % NMAX);
+
+		for (unsigned k = 0; k < n; k++) {
+			uint64_t r = rand_next(&x);
+
+			switch (r % 4) {
+			case 0: /* one of map_set's addresses, a hole or not */
+				va[k] = set_va[(r >> 8) % NSET];
+				break;
+			case 1: /* near the address before: the same leaf or hole, or the next */
+				va[k] = (k ? va[k - 1] : VA0) + ((r >> 8) % (3 * MiB)) - MiB;
+				break;
+			case 2: /* anywhere in the first 8 GiB of the set */
+				va[k] = VA0 + (r >> 8) % (8 * GiB);
+				break;
+			default: /* anywhere at all */
+				va[k] = rand_next(&x);
+				break;
+			}
+		}
+		mapped += check_all(&f->a, &f->s, va, n);
+		total += n;
+	}
+	/* the batches held both answers, plenty of each */
+	print_message("random batches: %u of %u addresses mapped\n", mapped, total);
+	assert_true(mapped > total / 8);
+	assert_true(mapped < total - total / 8);
+}
+
+static void test_random_batches(void **state)
+{
+	random_batches(state);
+}
+
+static void test_random_batches_5_levels(void **state)
+{
+	random_batches(state);
+}
+
 static void test_batch_bad_arguments(void **state)
 {
 	struct arena_space *f = *state;
@@ -446,6 +652,20 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_cache_type_global_or_not, setup4,
 						arena_space_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_walks_once_per_leaf, setup4,
+						arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_not_present_entries_at_every_level, setup4,
+						arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_not_present_entries_at_every_level_5_levels,
+						setup5, arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_ps_above_level_2, setup4, arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_ps_above_level_2_5_levels, setup5,
+						arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_holes_between_leaves, setup4,
+						arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_holes_between_leaves_5_levels, setup5,
+						arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_random_batches, setup4, arena_space_teardown),
+		cmocka_unit_test_setup_teardown(test_random_batches_5_levels, setup5,
 						arena_space_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_bad_arguments, setup4,
 						arena_space_teardown),
