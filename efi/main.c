@@ -3,19 +3,17 @@
  * ptlab: the entry point.  efi_main reads the options (the shell's command
  * line, a boot manager's LoadOptions or \ptlab.cfg), opens the report and
  * its file, starts the run (run.c), hands it to the mode the options chose
- * - the firmware mode (fwmode.c) or the hand-off mode (handoff.c, which
- * returns only when it could not leave boot services) - and ends it: the
- * verdict, the runs variable, the end action and the exit status.
+ * (core/mode.h: the firmware mode, or a hand-off mode, which returns only
+ * when it could not leave boot services) and ends it: the verdict, the
+ * runs variable, the end action (core/end.c) and the exit status.
  *
  * Firmware calls here (boot services, the firmware's CPU state loaded):
  * HandleProtocol (LoadedImage, the shell's parameters protocol), the file
  * protocol for \ptlab.cfg, AllocatePool/FreePool (owned.c),
- * AllocatePages/FreePages for the TSS page, SetWatchdogTimer,
- * CreateEvent/SetTimer/WaitForEvent/CloseEvent (--end=wait) and the
- * runtime ResetSystem.  sink.c (console, serial, report file), runs.c (the
- * runs variable), firmware.c (the firmware's facts), gop.c, smp_fw.c,
- * la57.c, owned.c, run.c, fwmode.c and handoff.c make their own; each file
- * says which.
+ * AllocatePages/FreePages for the TSS page and SetWatchdogTimer.  sink.c
+ * (console, serial, report file), runs.c (the runs variable), firmware.c
+ * (the firmware's facts), end.c (the end action), gop.c, smp_fw.c, la57.c,
+ * owned.c, run.c and the modes make their own; each file says which.
  */
 #include <efi.h>
 #include <efilib.h>
@@ -23,8 +21,8 @@
 #include "fw/firmware.h"
 #include "report/fmt.h"
 #include "fw/fsfile.h"
-#include "core/fwmode.h"
-#include "core/handoff.h"
+#include "core/end.h"
+#include "core/mode.h"
 #include "opts/optcheck.h"
 #include "fw/owned.h"
 #include "state/state.h"
@@ -35,7 +33,6 @@
 #include "fw/sink.h"
 
 #define REPORT_BYTES      (512u * 1024u)
-#define WAIT_SECONDS      60u
 #define MENU_WAIT_SECONDS 10u    /* after refusing a boot menu's options */
 #define HANDOFF_ITERATIONS 50000u
 
@@ -137,7 +134,6 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 }
 
 static void note_earlier(bool at_end);
-static bool wait_key_or_timeout(const char *what, unsigned seconds);
 
 /*
  * Options refused: nothing runs.  The reason goes to the screen, COM1 and
@@ -164,7 +160,7 @@ static void refuse(const char *err)
 	/* a boot menu redraws the screen at once: give its user time to read why */
 	if (opts_from == FROM_BOOT_MANAGER)
 		say("ptlab: back to the boot menu (%s)\n",
-		    wait_key_or_timeout("to go back to the boot menu", MENU_WAIT_SECONDS) ?
+		    end_wait_key("to go back to the boot menu", MENU_WAIT_SECONDS) ?
 		    "a key was pressed" : "no key, time is up");
 }
 
@@ -202,66 +198,6 @@ static void tss_page_put(void)
 	uefi_call_wrapper(BS->FreePages, 2, tss_page, 1);
 }
 
-/*
- * "press a key (or wait N s) WHAT", then wait for either.  True when a key
- * ended the wait; the key is read, so that it reaches nobody after us (a
- * boot menu would take it as a choice).
- */
-static bool wait_key_or_timeout(const char *what, unsigned seconds)
-{
-	EFI_EVENT events[2];
-	EFI_EVENT timer;
-	EFI_INPUT_KEY key;
-	UINTN index = 1;
-
-	say("ptlab: press a key (or wait %u s) %s\n", seconds, what);
-	if (!ST->ConIn ||
-	    uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) != EFI_SUCCESS)
-		return false;
-	uefi_call_wrapper(BS->SetTimer, 3, timer, TimerRelative, (UINT64)seconds * 10000000);
-	events[0] = ST->ConIn->WaitForKey;
-	events[1] = timer;
-	uefi_call_wrapper(BS->WaitForEvent, 3, 2, events, &index);
-	uefi_call_wrapper(BS->CloseEvent, 1, timer);
-	if (index != 0)
-		return false;
-	uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, &key);
-	return true;
-}
-
-static void end_run(const struct ptlab *p, bool passed)
-{
-	switch (p->opts.end) {
-	case OPTS_END_RETURN:
-		return;
-	case OPTS_END_QEMU:
-		ptlab_debug_exit(p, passed);
-		/* no debug-exit device, or bare metal: shut down */
-		break;
-	case OPTS_END_HALT:
-		say("ptlab: halted\n");
-		cpu_halt();
-	case OPTS_END_WAIT:
-		wait_key_or_timeout("to shut down", WAIT_SECONDS);
-		break;
-	default:
-		break;
-	}
-	uefi_call_wrapper(RT->ResetSystem, 4,
-			  p->opts.end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
-			  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
-}
-
-/* The run's verdict in one line, for the runs variable. */
-static void verdict_text(const struct ptlab *p, char *buf, size_t size)
-{
-	const char *word = p->aborted ? "aborted" : app.rep->failed ? "fail" :
-			   app.rep->passed ? "pass" : "nothing checked";
-
-	fmt_snprintf(buf, size, "%s (%u passed, %u failed, %u skipped)", word, app.rep->passed,
-		     app.rep->failed, app.rep->skipped);
-}
-
 /* A later run of this boot names the earlier one, in its report and last on screen. */
 static void note_earlier(bool at_end)
 {
@@ -285,8 +221,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_STATUS st;
 	char *buf, err[200], verdict[RUNS_VERDICT_MAX], line[1536];
-	bool passed, nothing;
-	uint64_t t0;
+	struct mode_boot boot;
+	enum verdict v;
 
 	firmware_capture_entry();
 	InitializeLib(image, systab);
@@ -332,7 +268,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	/* a long run must not be cut short by the 5-minute watchdog */
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 
-	t0 = rdtsc();
+	boot = (struct mode_boot){ .li = li, .image = image, .t0 = rdtsc() };
+	app.mode = mode_pick(&app.opts);
 	opts_describe(&app.opts, line, sizeof(line));
 	report_fact(app.rep, "options", "%s from=%s", line, opts_from_name(opts_from));
 	firmware_report(app.rep, ST);
@@ -340,26 +277,21 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		report_note(app.rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
 			    "ignored, %s", foreign_opts,
 			    cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
-	if (run_start(&app, t0)) {
-		if (app.opts.mode == OPTS_MODE_HANDOFF)
-			handoff_run(&app, li, image);   /* returns only when it could not leave boot services */
-		else
-			fwmode_run(&app, li, t0);
-	}
+	if (run_start(&app, boot.t0))
+		app.mode->run(&app, &boot);   /* returns with boot services only */
 
 	tss_page_put();
 	report_finish(app.rep);
 	sink_emit(app.rep);
 	sink_file_close();
-	verdict_text(&app, verdict, sizeof(verdict));
+	verdict_line(&app, verdict, sizeof(verdict));
 	runs_end(verdict);
 	note_earlier(true);
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
-	nothing = !app.rep->passed && !app.rep->failed && !app.aborted;
-	passed = app.rep->failed == 0 && !app.aborted && !nothing;
-	end_run(&app, passed);
+	v = verdict_of(&app);
+	end_run(&app, true);
 	if (app.opts.wrong_restore)
 		write_cr0(read_cr0() ^ CR0_WP);   /* test only: a restore gone wrong */
-	return passed ? EFI_SUCCESS : nothing ? EFI_UNSUPPORTED : EFI_ABORTED;
+	return end_status(v);
 }
 

@@ -7,10 +7,18 @@
  * Firmware calls: AllocatePages/FreePages for --fragment's scattered pages,
  * FreePool for the map buffer; the rest through run.c.
  */
-#include "core/fwmode.h"
+#include "checks/la57live.h"
+#include "core/mode.h"
+#include "core/verdict.h"
+#include "cpu/la57.h"
+#include "cpu/trap.h"
 #include "fw/owned.h"
 #include "report/report.h"
+#include "report/serial.h"
 #include "core/run.h"
+#include "smp/smp.h"
+
+#include <ptlab/pte.h>
 
 /*
  * --fragment (test only): scatter single runtime-code pages through a free
@@ -52,8 +60,10 @@ static void fragment_free(unsigned n)
  * allocation of ours), the plan, the pool and the data area, then the shared
  * build and checks; everything allocated is given back at the end.
  */
-void fwmode_run(struct ptlab *p, EFI_LOADED_IMAGE *li, uint64_t t0)
+static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 {
+	EFI_LOADED_IMAGE *li = b->li;
+	uint64_t t0 = b->t0;
 	struct rawmap m = { 0 };
 	uint64_t t;
 	unsigned cap, fragments = 0;
@@ -129,3 +139,56 @@ out:
 	run_release(p);
 }
 
+
+/*
+ * A live phase from the firmware's state: our GDT, TSS and IDT for it
+ * (trap_install saves the firmware's CPU state first).
+ */
+static int fwmode_live_enter(struct ptlab *p, const char *what)
+{
+	if (trap_install() == 0)
+		return 0;
+	report_fail(p->rep, "%s: exception handling was already installed", what);
+	p->aborted = true;
+	return -1;
+}
+
+/*
+ * Back to the firmware's paging mode with its CR3 before its state is
+ * restored (CR4.LA57 cannot change in IA-32e mode).  When that is refused
+ * the firmware cannot get its CPU back: say so on COM1 and stop.
+ */
+static void leave_to_firmware_mode(struct ptlab *p)
+{
+	static const char msg[] = "ptlab: cannot return to the firmware's paging mode; halted\n";
+
+	if (la57_active() == (p->cpu.fw_levels == 5))
+		return;
+	if (la57_switch(p, p->cpu.fw_levels, p->cpu.fw_cr3 & PTE_ADDR_MASK, "back to the firmware") == 0)
+		return;
+	serial_write(msg, sizeof(msg) - 1);
+	if (p->opts.end == OPTS_END_QEMU)
+		verdict_debug_exit(p, verdict_of(p));
+	cpu_halt();
+}
+
+/* Back to the firmware's CR3, GDT, IDT, CR0/CR4/EFER and interrupt flag. */
+static void fwmode_live_leave(struct ptlab *p)
+{
+	leave_to_firmware_mode(p);
+	trap_uninstall();
+}
+
+/*
+ * The firmware mode: boot services alive for the whole run, every live
+ * phase entered from the firmware's CPU state and left back to it, the
+ * APs run through MP services.
+ */
+const struct mode mode_firmware = {
+	.name = "firmware",
+	.boot_services_gone = false,
+	.run = fwmode_run,
+	.live_enter = fwmode_live_enter,
+	.live_leave = fwmode_live_leave,
+	.smp = smp_run,
+};

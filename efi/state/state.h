@@ -10,6 +10,7 @@
 #define PTLAB_EFI_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ptlab/frames.h>
@@ -22,6 +23,8 @@
 #include "report/fbcon.h"
 #include "linux/linuxboot.h"
 #include "opts/opts.h"
+#include "report/report.h"
+#include "state/mode.h"
 
 struct report;
 
@@ -113,12 +116,33 @@ struct ptlab_live {
 	uint64_t home_cr3;           /* hand-off: the recovery hierarchy, loaded between live phases */
 };
 
-/* Hand-off mode: the GOP framebuffer. */
+/* Hand-off mode: the GOP framebuffer and, after ExitBootServices, its console. */
 struct ptlab_fb {
 	struct fb_info info;
+	struct fbcon con;            /* the report's lines on the screen (ok) */
 	bool ok;                     /* a GOP framebuffer */
 	bool extra;                  /* not in the memory map: the plan adds it */
 	uint64_t len;                /* its bytes, page-rounded */
+};
+
+/* A firmware memory map as GetMemoryMap fills it: @size bytes of @desc_size-byte descriptors. */
+struct rawmap {
+	void *buf;
+	uint64_t cap, size, key, desc_size;
+	uint32_t version;
+};
+
+/*
+ * The hand-off modes' own state (core/handoff.c): what is prepared before
+ * ExitBootServices for after it.  Here, in the run's state, not on the
+ * firmware's stack, whose pages become free RAM after the hand-off.
+ */
+struct ptlab_exit {
+	struct pt_space recovery;    /* the recovery hierarchy, in our pool */
+	struct rawmap final_map;     /* the map ExitBootServices was called with */
+	uint64_t *ram_bitmap;        /* the bitmap of the frame allocator over all free RAM */
+	size_t ram_bitmap_bytes;
+	uint64_t stack_top;          /* our own stack from ExitBootServices on */
 };
 
 /*
@@ -168,13 +192,14 @@ static inline bool kern_wx_exempt(const struct ptlab_kernel *k, uint64_t pa, uin
 struct ptlab {
 	struct opts opts;
 	struct report *rep;
-	bool handoff;                /* hand-off mode: after ExitBootServices, all RAM ours */
+	const struct mode *mode;     /* what this run's mode does its own way (state/mode.h) */
 	bool aborted;                /* an unexpected exception or a timeout ended the checks */
 	struct ptlab_cpu cpu;
 	struct ptlab_build build;
 	struct ptlab_data data;
 	struct ptlab_live live;
 	struct ptlab_fb fb;
+	struct ptlab_exit exit;
 	struct ptlab_kernel kern;
 	struct ptlab_time t;
 };
@@ -209,7 +234,10 @@ static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_c
 }
 
 /* "#PF", "#GP", ... for an exception vector. */
-const char *ptlab_vector_name(uint32_t v);
+static inline const char *ptlab_vector_name(uint32_t v)
+{
+	return report_vector_name(v);
+}
 
 /* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
 void ptlab_flush(const struct pt_flushlist *fl);
@@ -258,13 +286,6 @@ bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
 bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
 /* Focused CPU checks: A/D, invlpg, CR3, PGE, RSVD, WP, SMEP/SMAP, split; runs live. */
 int ptlab_check_cpu(struct ptlab *p);
-
-/*
- * Leave QEMU through isa-debug-exit with the run's verdict (only under a
- * hypervisor): aborted, nothing checked (no test point passed or failed),
- * passed or failed.
- */
-void ptlab_debug_exit(const struct ptlab *p, bool passed);
 
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */
 uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks);
