@@ -34,7 +34,6 @@
 
 #define REPORT_BYTES      (512u * 1024u)
 #define MENU_WAIT_SECONDS 10u    /* after refusing a boot menu's options */
-#define HANDOFF_ITERATIONS 50000u
 
 static struct ptlab app;
 static struct report report;   /* storage only: reached as app.rep */
@@ -95,6 +94,7 @@ static bool started_by_shell(EFI_HANDLE image)
  */
 static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err, size_t errlen)
 {
+	const struct mode *mode;
 	bool shell = started_by_shell(image_handle);
 	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize, shell, o, err, errlen);
 
@@ -123,13 +123,9 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 		return EFI_SUCCESS;
 	if (opts_validate(o, err, errlen))
 		return EFI_INVALID_PARAMETER;
-	if (o->mode == OPTS_MODE_HANDOFF) {
-		if (!o->end_given)
-			o->end = OPTS_END_SHUTDOWN;
-		/* all of RAM is ours: a longer churn by default */
-		if (!o->iterations_given)
-			o->iterations = HANDOFF_ITERATIONS;
-	}
+	mode = mode_pick(o);
+	if (mode->option_defaults)
+		mode->option_defaults(o);
 	return 0;
 }
 

@@ -43,6 +43,7 @@
 #define MAP_EXTRA_DESC   64u
 #define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
 #define PREPARE_REPORTED 1                     /* prepare() failed and said why */
+#define HANDOFF_ITERATIONS 50000u              /* the churn's default: all of RAM is ours */
 
 static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
 			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
@@ -211,9 +212,9 @@ static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigne
 
 static int phase_b_body(void *arg)
 {
-	static struct pt_range ranges[PT_FRAMES_MAX_RANGES];
 	struct ptlab *p = arg;
 	struct ptlab_exit *x = &p->exit;
+	struct pt_range *ranges = x->free;
 	uint64_t t0 = rdtsc(), bytes, t;
 	bool with_loader;
 	unsigned n;
@@ -520,6 +521,15 @@ void handoff_run(struct ptlab *p, const struct mode_boot *b)
 
 /* ---- the mode ---------------------------------------------------------------------- */
 
+/* --end defaults to shutdown (nothing to return to), a longer churn. */
+void handoff_option_defaults(struct opts *o)
+{
+	if (!o->end_given)
+		o->end = OPTS_END_SHUTDOWN;
+	if (!o->iterations_given)
+		o->iterations = HANDOFF_ITERATIONS;
+}
+
 /* Our GDT and IDT stay installed for good after ExitBootServices: nothing to enter. */
 int handoff_live_enter(struct ptlab *p, const char *what)
 {
@@ -543,6 +553,7 @@ void handoff_ram_sweep(struct ptlab *p)
 const struct mode mode_handoff = {
 	.name = "handoff",
 	.boot_services_gone = true,
+	.option_defaults = handoff_option_defaults,
 	.run = handoff_run,
 	.live_enter = handoff_live_enter,
 	.live_leave = handoff_live_leave,

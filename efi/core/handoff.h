@@ -16,6 +16,9 @@
  */
 void handoff_run(struct ptlab *p, const struct mode_boot *b);
 
+/* The hand-off's option defaults: --end=shutdown, a longer churn (not given). */
+void handoff_option_defaults(struct opts *o);
+
 /* A live phase after ExitBootServices: nothing to enter; back to the recovery CR3 after. */
 int handoff_live_enter(struct ptlab *p, const char *what);
 void handoff_live_leave(struct ptlab *p);

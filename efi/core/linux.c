@@ -577,6 +577,7 @@ static void kernel_after_checks(struct ptlab *p)
 const struct mode mode_kernel = {
 	.name = "kernel",
 	.boot_services_gone = true,
+	.option_defaults = handoff_option_defaults,
 	.run = handoff_run,
 	.live_enter = handoff_live_enter,
 	.live_leave = handoff_live_leave,

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+struct opts;
 struct ptlab;
 struct mode_boot;
 
@@ -28,6 +29,9 @@ struct mode {
 	 * Table decides the runtime ranges, APs are started and parked by us.
 	 */
 	bool boot_services_gone;
+
+	/* Defaults of its own for options the user did not give (NULL: none). */
+	void (*option_defaults)(struct opts *o);
 
 	/*
 	 * The whole run after run_start().  Returns only with boot services

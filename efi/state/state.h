@@ -142,6 +142,7 @@ struct ptlab_exit {
 	struct rawmap final_map;     /* the map ExitBootServices was called with */
 	uint64_t *ram_bitmap;        /* the bitmap of the frame allocator over all free RAM */
 	size_t ram_bitmap_bytes;
+	struct pt_range free[PT_FRAMES_MAX_RANGES];   /* that RAM, as the allocator got it */
 	uint64_t stack_top;          /* our own stack from ExitBootServices on */
 };
 
