@@ -35,9 +35,12 @@
 #define REPORT_BYTES      (512u * 1024u)
 #define MENU_WAIT_SECONDS 10u    /* after refusing a boot menu's options */
 
+/*
+ * The run's state: in the image, our own memory, which stays ours after
+ * ExitBootServices (the firmware's stack and pool do not).
+ */
 static struct ptlab app;
 static struct report report;   /* storage only: reached as app.rep */
-static EFI_HANDLE image_handle;
 
 /* A line outside the TAP stream (errors before the report starts). */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -56,10 +59,6 @@ static void say(const char *fmt, ...)
 
 #define CFG_MAX    (1u << 20)     /* a larger \ptlab.cfg is refused, never cut */
 
-/* LoadOptions a boot manager passed that were not meant for us (the report says so). */
-static char foreign_opts[128];
-static bool cfg_found;
-
 /*
  * Where the options came from, for the "# options:" fact (from=...): the
  * shell's command line, a boot manager's LoadOptions (GRUB's chainloader
@@ -67,7 +66,13 @@ static bool cfg_found;
  * data), \ptlab.cfg, or none of them (the defaults).
  */
 enum opts_from { FROM_DEFAULTS, FROM_SHELL, FROM_BOOT_MANAGER, FROM_CFG };
-static enum opts_from opts_from;
+
+/* What reading the options found besides them, for the report and a refusal. */
+struct opts_source {
+	enum opts_from from;
+	bool cfg_found;              /* \ptlab.cfg was read */
+	char foreign[128];           /* LoadOptions not meant for us (the report says so) */
+};
 
 static const char *opts_from_name(enum opts_from f)
 {
@@ -92,16 +97,17 @@ static bool started_by_shell(EFI_HANDLE image)
  * 0 to go on; otherwise the status to return, with the reason in @err
  * (printed by the caller with the usage).
  */
-static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err, size_t errlen)
+static EFI_STATUS parse_options(EFI_HANDLE image, EFI_LOADED_IMAGE *li, struct opts *o,
+				struct opts_source *src, char *err, size_t errlen)
 {
 	const struct mode *mode;
-	bool shell = started_by_shell(image_handle);
+	bool shell = started_by_shell(image);
 	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize, shell, o, err, errlen);
 
 	if (r == OPTS_OK || r == OPTS_ERROR)
-		opts_from = shell ? FROM_SHELL : FROM_BOOT_MANAGER;
+		src->from = shell ? FROM_SHELL : FROM_BOOT_MANAGER;
 	if (r == OPTS_FOREIGN)
-		fmt_snprintf(foreign_opts, sizeof(foreign_opts), "%s", err);
+		fmt_snprintf(src->foreign, sizeof(src->foreign), "%s", err);
 	if (r == OPTS_EMPTY || r == OPTS_BINARY || r == OPTS_FOREIGN) {
 		UINTN len = 0;
 		char *cfg = NULL;
@@ -111,8 +117,8 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 		if (st != EFI_SUCCESS && st != EFI_NOT_FOUND)
 			return EFI_INVALID_PARAMETER;
 		if (cfg) {
-			cfg_found = true;
-			opts_from = FROM_CFG;
+			src->cfg_found = true;
+			src->from = FROM_CFG;
 			r = opts_parse_ascii(cfg, len, o, err, errlen);
 			owned_pool_free(cfg);
 		}
@@ -136,7 +142,7 @@ static void note_earlier(bool at_end);
  * this run's report file, and into the runs variable, so the run the shell
  * may start next says that this one was refused.
  */
-static void refuse(const char *err)
+static void refuse(const struct opts_source *src, const char *err)
 {
 	char line[300];
 	const char *name = runs_file_name(runs_number());
@@ -154,7 +160,7 @@ static void refuse(const char *err)
 	note_earlier(true);
 	say("ptlab: refused: the options were not accepted, nothing was run (\\%s)\n", name);
 	/* a boot menu redraws the screen at once: give its user time to read why */
-	if (opts_from == FROM_BOOT_MANAGER)
+	if (src->from == FROM_BOOT_MANAGER)
 		say("ptlab: back to the boot menu (%s)\n",
 		    end_wait_key("to go back to the boot menu", MENU_WAIT_SECONDS) ?
 		    "a key was pressed" : "no key, time is up");
@@ -167,21 +173,19 @@ static void refuse(const char *err)
  * no TSS ours stays loaded after we return (TR cannot go back to 0), and the
  * firmware unloads the image.  The page is then kept for good.
  */
-static EFI_PHYSICAL_ADDRESS tss_page;
-
-static bool tss_page_get(void)
+static bool tss_page_get(EFI_PHYSICAL_ADDRESS *tss_page)
 {
 	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 1,
-			      &tss_page) != EFI_SUCCESS) {
-		tss_page = 0;
+			      tss_page) != EFI_SUCCESS) {
+		*tss_page = 0;
 		return false;
 	}
-	owned_add(tss_page, PT_PAGE_SIZE);
-	trap_set_tss((void *)(uintptr_t)tss_page);
+	owned_add(*tss_page, PT_PAGE_SIZE);
+	trap_set_tss((void *)(uintptr_t)*tss_page);
 	return true;
 }
 
-static void tss_page_put(void)
+static void tss_page_put(EFI_PHYSICAL_ADDRESS tss_page)
 {
 	if (!tss_page || trap_installed())
 		return;
@@ -217,12 +221,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_STATUS st;
 	char *buf, err[200], verdict[RUNS_VERDICT_MAX], line[1536];
+	struct opts_source src = { .from = FROM_DEFAULTS };
+	EFI_PHYSICAL_ADDRESS tss_page = 0;
 	struct mode_boot boot;
 	enum verdict v;
 
 	firmware_capture_entry();
 	InitializeLib(image, systab);
-	image_handle = image;
 	sink_init(image, systab);
 	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) !=
 	    EFI_SUCCESS) {
@@ -231,7 +236,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	opts_defaults(&app.opts);
 	err[0] = 0;
-	st = parse_options(li, &app.opts, err, sizeof(err));
+	st = parse_options(image, li, &app.opts, &src, err, sizeof(err));
 	sink_serial_mode(app.opts.serial);
 	firmware_probe(systab);
 	if (!st && app.opts.help) {
@@ -240,7 +245,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	runs_begin();
 	if (st) {
-		refuse(err);
+		refuse(&src, err);
 		return st;
 	}
 
@@ -254,7 +259,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	report_init(&report, buf,
 		    app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
 	app.rep = &report;   /* from here on the report is reached through app.rep only */
-	if (!tss_page_get()) {
+	if (!tss_page_get(&tss_page)) {
 		say("ptlab: no page for the TSS\n");
 		return EFI_OUT_OF_RESOURCES;
 	}
@@ -267,16 +272,16 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	boot = (struct mode_boot){ .li = li, .image = image, .t0 = rdtsc() };
 	app.mode = mode_pick(&app.opts);
 	opts_describe(&app.opts, line, sizeof(line));
-	report_fact(app.rep, "options", "%s from=%s", line, opts_from_name(opts_from));
+	report_fact(app.rep, "options", "%s from=%s", line, opts_from_name(src.from));
 	firmware_report(app.rep, ST);
-	if (foreign_opts[0])
+	if (src.foreign[0])
 		report_note(app.rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
-			    "ignored, %s", foreign_opts,
-			    cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
+			    "ignored, %s", src.foreign,
+			    src.cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
 	if (run_start(&app, boot.t0))
 		app.mode->run(&app, &boot);   /* returns with boot services only */
 
-	tss_page_put();
+	tss_page_put(tss_page);
 	report_finish(app.rep);
 	sink_emit(app.rep);
 	sink_file_close();

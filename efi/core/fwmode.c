@@ -26,9 +26,9 @@
  * has many small pieces.  Returns how many pages it took.
  */
 #define FRAGMENT_PAGES 400u
-static EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];
 
-static unsigned fragment_map(const struct rawmap *m, uint64_t floor)
+static unsigned fragment_map(const struct rawmap *m, uint64_t floor,
+			     EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES])
 {
 	unsigned n = 0;
 
@@ -49,7 +49,7 @@ static unsigned fragment_map(const struct rawmap *m, uint64_t floor)
 	return n;
 }
 
-static void fragment_free(unsigned n)
+static void fragment_free(const EFI_PHYSICAL_ADDRESS *fragment_pa, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		uefi_call_wrapper(BS->FreePages, 2, fragment_pa[i], 1);
@@ -64,6 +64,7 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 {
 	EFI_LOADED_IMAGE *li = b->li;
 	uint64_t t0 = b->t0;
+	EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];   /* --fragment's pages */
 	struct rawmap m = { 0 };
 	uint64_t t;
 	unsigned cap, fragments = 0;
@@ -76,10 +77,10 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 	}
 	if (p->opts.fragment) {
 		/* above 256 MiB when there is a free range there, else above 1 MiB */
-		fragments = fragment_map(&m, PT_SIZE_1G / 4);
+		fragments = fragment_map(&m, PT_SIZE_1G / 4, fragment_pa);
 		if (fragments < FRAGMENT_PAGES / 2) {
-			fragment_free(fragments);
-			fragments = fragment_map(&m, UINT64_C(1) << 20);
+			fragment_free(fragment_pa, fragments);
+			fragments = fragment_map(&m, UINT64_C(1) << 20, fragment_pa);
 		}
 		report_fact(p->rep, "fragment", "pages=%u", fragments);
 		if (fragments < FRAGMENT_PAGES / 2) {
@@ -134,7 +135,7 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 	run_report_frames_and_time(p, t0);
 out:
 	/* back to the shell with nothing of ours left behind */
-	fragment_free(fragments);
+	fragment_free(fragment_pa, fragments);
 	owned_pool_free(m.buf);
 	run_release(p);
 }
