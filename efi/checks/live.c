@@ -5,8 +5,10 @@
  * The rule: while our CR3 is loaded, interrupts are off, our IDT handles
  * every vector and no firmware service is called (the firmware would touch
  * memory, such as the LAPIC, that the memory map need not describe).  Each
- * live phase is bracketed here: the firmware's CPU state is saved by
- * trap_install() and put back by trap_uninstall(), whatever happened.
+ * live phase is bracketed here, the mode's way (state/mode.h): in firmware
+ * mode the firmware's CPU state is saved by trap_install() and put back by
+ * trap_uninstall(), after hand-off the recovery CR3 is loaded again,
+ * whatever happened.
  */
 #include "state/state.h"
 #include "report/report.h"
@@ -160,8 +162,7 @@ int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what)
 	p->mode->live_leave(p);
 	if (ret == TRAP_GUARD_FAULTED) {
 		p->aborted = true;
-		report_exception(p->rep, &(struct report_exc){ .who = what, .where = "", .rsp = true },
-				 &f);
+		report_exception(p->rep, &(struct report_exc){ .who = what, .rsp = true }, &f);
 	}
 	return ret;
 }

@@ -364,8 +364,7 @@ static __attribute__((noreturn)) void phase_b(void *arg)
 		write_cr3(p->live.home_cr3);
 		p->live.on = false;
 		p->aborted = true;
-		report_exception(p->rep, &(struct report_exc){ .who = "handoff", .where = "",
-				 .rsp = true }, &f);
+		report_exception(p->rep, &(struct report_exc){ .who = "handoff", .rsp = true }, &f);
 	}
 	finish(p);
 }

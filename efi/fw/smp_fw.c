@@ -132,7 +132,7 @@ static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 		char who[48];
 
 		fmt_snprintf(who, sizeof(who), "smp cpu %u (apic %u)", c->index, c->apic);
-		report_exception(p->rep, &(struct report_exc){ .who = who, .where = "",
+		report_exception(p->rep, &(struct report_exc){ .who = who,
 				 .then = p->mode->boot_services_gone ? "the AP parked" :
 				 "the AP restored the firmware's state and returned" }, &c->fault);
 	}

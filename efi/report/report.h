@@ -102,7 +102,7 @@ const char *report_vector_name(uint32_t v);
  */
 struct report_exc {
 	const char *who;        /* who took it: a live phase's name, "smp cpu 1 (apic 1)" */
-	const char *where;      /* "" or words after "unexpected exception" */
+	const char *where;      /* words after "unexpected exception", or NULL */
 	bool rsp;               /* the stack pointer too */
 	const char *then;       /* what became of the CPU, or NULL */
 };

@@ -209,7 +209,9 @@ struct ptlab {
 
 /*
  * Run fn(p) with our GDT/IDT, interrupts off, EFER.NXE and CR0.WP set and
- * our CR3 loaded; restore the firmware's CPU state after.  An unexpected
+ * our CR3 loaded; back to the mode's home state after (p->mode's
+ * live_enter and live_leave: the firmware's CPU state, or after hand-off
+ * the recovery CR3).  An unexpected
  * exception is reported as a failed check named @what and sets p->aborted.
  * Returns fn's result, or TRAP_GUARD_FAULTED.
  */

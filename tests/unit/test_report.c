@@ -267,7 +267,7 @@ static void test_report_exception_wordings(void **state)
 	report_exception(&r, &(struct report_exc){ .who = "raise", .where = "", .rsp = true }, &f);
 	report_exception(&r, &(struct report_exc){ .who = "handoff", .where = " outside the checks" },
 			 &gp);
-	report_exception(&r, &(struct report_exc){ .who = "smp cpu 2 (apic 2)", .where = "",
+	report_exception(&r, &(struct report_exc){ .who = "smp cpu 2 (apic 2)",
 			 .then = "the AP parked" }, &f);
 	report_exception(&r, &(struct report_exc){ .who = "live checks", .where = "", .rsp = true },
 			 &irq);
