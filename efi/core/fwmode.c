@@ -2,7 +2,10 @@
 /*
  * The firmware mode (the default, --mode=firmware): boot services stay
  * alive for the whole run, and ptlab returns to its caller with nothing of
- * its own left allocated.  Calls down into the shared pipeline (run.c).
+ * its own left allocated.  Calls down into the shared pipeline (run.c);
+ * mode_firmware at the end says what it does its own way: each live phase
+ * entered from the firmware's CPU state and left back to it, the SMP
+ * checks through MP services.
  *
  * Firmware calls: AllocatePages/FreePages for --fragment's scattered pages,
  * FreePool for the map buffer; the rest through run.c.
@@ -186,7 +189,6 @@ static void fwmode_live_leave(struct ptlab *p)
  * APs run through MP services.
  */
 const struct mode mode_firmware = {
-	.name = "firmware",
 	.boot_services_gone = false,
 	.run = fwmode_run,
 	.live_enter = fwmode_live_enter,

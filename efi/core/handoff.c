@@ -13,8 +13,12 @@
  * own stack; then a frame allocator over all free RAM (conventional and
  * boot-services memory, above 1 MiB), the real hierarchy built on it, and
  * the full check suite.  The report goes to COM1 and the framebuffer.  The
- * end is ResetSystem (runtime services stay identity mapped) or
- * isa-debug-exit; there is nothing to return to.
+ * end (end.c, without boot services) is ResetSystem (runtime services stay
+ * identity mapped) or isa-debug-exit; there is nothing to return to.  What
+ * is prepared before for after lives in the run's state (p->exit).
+ *
+ * mode_handoff at the end; the kernel mode (linux.c) is this run with
+ * hooks of its own (struct mode's before_exit, plan, after_checks).
  *
  * Calls down into the shared pipeline (run.c).  Firmware calls before the
  * hand-off: the configuration table (Memory Attributes Table),
@@ -550,7 +554,6 @@ void handoff_ram_sweep(struct ptlab *p)
 }
 
 const struct mode mode_handoff = {
-	.name = "handoff",
 	.boot_services_gone = true,
 	.option_defaults = handoff_option_defaults,
 	.run = handoff_run,

@@ -575,7 +575,6 @@ static void kernel_after_checks(struct ptlab *p)
  * checks instead of the --end action.
  */
 const struct mode mode_kernel = {
-	.name = "kernel",
 	.boot_services_gone = true,
 	.option_defaults = handoff_option_defaults,
 	.run = handoff_run,

@@ -21,7 +21,6 @@ struct ptlab;
 struct mode_boot;
 
 struct mode {
-	const char *name;            /* "firmware", "handoff", "kernel" */
 	/*
 	 * The tables are planned for, built and checked after
 	 * ExitBootServices: boot-services memory is ours, the firmware's own
