@@ -77,32 +77,16 @@ static void reset(struct ptlab *p, bool boot_services, enum verdict v)
 void end_run(struct ptlab *p, bool boot_services)
 {
 	const enum verdict v = verdict_of(p);
+	const unsigned steps = end_steps(p->opts.end, boot_services);
 
-	switch (p->opts.end) {
-	case OPTS_END_RETURN:
-		if (boot_services)
-			return;
-		/* --kernel after ExitBootServices: nothing to return to, shut down */
-		reset(p, boot_services, v);
-		break;
-	case OPTS_END_QEMU:
+	if (steps & END_STEP_DEBUG_EXIT)
 		verdict_debug_exit(p, v);
-		/* no debug-exit device, or bare metal: shut down */
+	if (steps & END_STEP_WAIT_KEY)
+		end_wait_key("to shut down", WAIT_SECONDS);
+	if (steps & END_STEP_RESET)
 		reset(p, boot_services, v);
-		break;
-	case OPTS_END_HALT:
-		break;
-	case OPTS_END_WAIT:
-		if (boot_services)
-			end_wait_key("to shut down", WAIT_SECONDS);
-		reset(p, boot_services, v);
-		break;
-	default:
-		reset(p, boot_services, v);
-		break;
-	}
-	if (boot_services && p->opts.end != OPTS_END_HALT)
-		return;   /* ResetSystem returned: efi_main returns the verdict's status */
+	if (!(steps & END_STEP_HALT))
+		return;   /* efi_main returns the verdict's status */
 	if (boot_services)
 		sink_print("ptlab: halted\n");
 	else

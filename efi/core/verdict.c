@@ -48,6 +48,28 @@ void verdict_line(const struct ptlab *p, char *buf, size_t size)
 		     r ? r->skipped : 0);
 }
 
+unsigned end_steps(enum opts_end end, bool boot_services)
+{
+	/* after ExitBootServices: no return, no wait; halt when the machine goes on */
+	const unsigned gone = boot_services ? 0 : END_STEP_HALT;
+
+	switch (end) {
+	case OPTS_END_RETURN:
+		return boot_services ? 0 : END_STEP_RESET | gone;
+	case OPTS_END_QEMU:
+		/* no debug-exit device, or bare metal: shut down */
+		return END_STEP_DEBUG_EXIT | END_STEP_RESET | gone;
+	case OPTS_END_HALT:
+		return END_STEP_HALT;
+	case OPTS_END_WAIT:
+		return (boot_services ? END_STEP_WAIT_KEY : 0) | END_STEP_RESET | gone;
+	case OPTS_END_SHUTDOWN:
+	case OPTS_END_REBOOT:
+	default:
+		return END_STEP_RESET | gone;
+	}
+}
+
 void verdict_debug_exit(const struct ptlab *p, enum verdict v)
 {
 	if (p->cpu.caps.hypervisor)

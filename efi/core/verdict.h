@@ -2,8 +2,10 @@
 /*
  * The run's verdict (verdict.c), the one place it is computed: from the
  * report's counts and whether the run was aborted, and what it becomes -
- * the isa-debug-exit code, the word in the runs variable.  Firmware-free
- * (the host tests link it); core/end.c turns it into the firmware's status.
+ * the isa-debug-exit code, the word in the runs variable - and the steps
+ * of the --end action.  Firmware-free (the host tests link it);
+ * core/end.c takes the steps and turns the verdict into the firmware's
+ * status.
  */
 #ifndef PTLAB_EFI_VERDICT_H
 #define PTLAB_EFI_VERDICT_H
@@ -30,6 +32,20 @@ const char *verdict_word(enum verdict v);
 
 /* For the runs variable: "pass (3 passed, 0 failed, 1 skipped)". */
 void verdict_line(const struct ptlab *p, char *buf, size_t size);
+
+/* The steps of an --end action, in this order. */
+#define END_STEP_DEBUG_EXIT (1u << 0)   /* isa-debug-exit with the verdict's code */
+#define END_STEP_WAIT_KEY   (1u << 1)   /* a key or the timeout first */
+#define END_STEP_RESET      (1u << 2)   /* ResetSystem: shutdown, or cold for --end=reboot */
+#define END_STEP_HALT       (1u << 3)   /* "ptlab: halted", then hlt for good */
+
+/*
+ * The steps of --end=@end; @boot_services: still there.  Without them
+ * there is nothing to return to and nobody to wait for: return and wait
+ * shut down, and the CPU halts when nothing ended the machine.  With
+ * them, after a ResetSystem that returned the caller returns.
+ */
+unsigned end_steps(enum opts_end end, bool boot_services);
 
 /*
  * Leave QEMU through isa-debug-exit with @v's code: only under a

@@ -2,7 +2,8 @@
 /*
  * efi/core/verdict.c: the run's verdict from the report's counts and the
  * aborted flag, its isa-debug-exit code (QEMU exits with (code << 1) | 1:
- * 33, 35, 37, 39), its word and its line for the runs variable.
+ * 33, 35, 37, 39), its word and its line for the runs variable, and the
+ * steps of each --end action.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,6 +95,42 @@ static void test_verdict_line(void **state)
 	assert_string_equal(buf, "nothing checked (0 passed, 0 failed, 2 skipped)");
 }
 
+/*
+ * The --end actions, written out step by step for both sides of
+ * ExitBootServices: what the firmware mode and a hand-off that could not
+ * leave boot services do, and what a hand-off does after it.
+ */
+static void test_end_steps(void **state)
+{
+	static const struct {
+		enum opts_end end;
+		bool bs;
+		unsigned steps;
+	} want[] = {
+		{ OPTS_END_RETURN, true, 0 },
+		{ OPTS_END_WAIT, true, END_STEP_WAIT_KEY | END_STEP_RESET },
+		{ OPTS_END_SHUTDOWN, true, END_STEP_RESET },
+		{ OPTS_END_REBOOT, true, END_STEP_RESET },
+		{ OPTS_END_HALT, true, END_STEP_HALT },
+		{ OPTS_END_QEMU, true, END_STEP_DEBUG_EXIT | END_STEP_RESET },
+		{ OPTS_END_RETURN, false, END_STEP_RESET | END_STEP_HALT },
+		{ OPTS_END_WAIT, false, END_STEP_RESET | END_STEP_HALT },
+		{ OPTS_END_SHUTDOWN, false, END_STEP_RESET | END_STEP_HALT },
+		{ OPTS_END_REBOOT, false, END_STEP_RESET | END_STEP_HALT },
+		{ OPTS_END_HALT, false, END_STEP_HALT },
+		{ OPTS_END_QEMU, false, END_STEP_DEBUG_EXIT | END_STEP_RESET | END_STEP_HALT },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		unsigned got = end_steps(want[i].end, want[i].bs);
+
+		if (got != want[i].steps)
+			fail_msg("--end=%u boot services %d: steps 0x%x, want 0x%x", (unsigned)want[i].end,
+				 want[i].bs, got, want[i].steps);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -101,6 +138,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_codes_and_words),
 		cmocka_unit_test(test_verdict_without_report),
 		cmocka_unit_test(test_verdict_line),
+		cmocka_unit_test(test_end_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
