@@ -5,7 +5,10 @@
  * (the pipeline in core/run.c, the live phases, the checks, the SMP
  * checks) calls these and reads the properties; it never asks which mode
  * runs.  The implementations: core/fwmode.c, core/handoff.c, core/linux.c
- * (core/mode.h picks one from the options).
+ * (core/mode.h picks one from the options).  The end of a run is not an
+ * operation: core/end.c is the one --end path for every mode, and what
+ * differs there is only whether boot services are still there; the
+ * kernel mode's different end is its after_checks (the jump).
  *
  * Firmware-free, so that the checks may call through it: the one
  * operation that needs what the firmware handed the application takes an
