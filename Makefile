@@ -289,7 +289,7 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject.c \
-	checks/registry.c lib/model.c \
+	checks/registry.c core/verdict.c lib/model.c \
 	cpu/gdt.c cpu/la57plan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	smp/smpcore.c)

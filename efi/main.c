@@ -3,19 +3,17 @@
  * ptlab: the entry point.  efi_main reads the options (the shell's command
  * line, a boot manager's LoadOptions or \ptlab.cfg), opens the report and
  * its file, starts the run (run.c), hands it to the mode the options chose
- * - the firmware mode (fwmode.c) or the hand-off mode (handoff.c, which
- * returns only when it could not leave boot services) - and ends it: the
- * verdict, the runs variable, the end action and the exit status.
+ * (core/mode.h: the firmware mode, or a hand-off mode, which returns only
+ * when it could not leave boot services) and ends it: the verdict, the
+ * runs variable, the end action (core/end.c) and the exit status.
  *
  * Firmware calls here (boot services, the firmware's CPU state loaded):
  * HandleProtocol (LoadedImage, the shell's parameters protocol), the file
  * protocol for \ptlab.cfg, AllocatePool/FreePool (owned.c),
- * AllocatePages/FreePages for the TSS page, SetWatchdogTimer,
- * CreateEvent/SetTimer/WaitForEvent/CloseEvent (--end=wait) and the
- * runtime ResetSystem.  sink.c (console, serial, report file), runs.c (the
- * runs variable), firmware.c (the firmware's facts), gop.c, smp_fw.c,
- * la57.c, owned.c, run.c, fwmode.c and handoff.c make their own; each file
- * says which.
+ * AllocatePages/FreePages for the TSS page and SetWatchdogTimer.  sink.c
+ * (console, serial, report file), runs.c (the runs variable), firmware.c
+ * (the firmware's facts), end.c (the end action), gop.c, smp_fw.c, la57.c,
+ * owned.c, run.c and the modes make their own; each file says which.
  */
 #include <efi.h>
 #include <efilib.h>
@@ -23,9 +21,9 @@
 #include "fw/firmware.h"
 #include "report/fmt.h"
 #include "fw/fsfile.h"
-#include "core/fwmode.h"
-#include "core/handoff.h"
 #include "checks/registry.h"
+#include "core/end.h"
+#include "core/mode.h"
 #include "opts/optcheck.h"
 #include "fw/owned.h"
 #include "state/state.h"
@@ -36,13 +34,14 @@
 #include "fw/sink.h"
 
 #define REPORT_BYTES      (512u * 1024u)
-#define WAIT_SECONDS      60u
 #define MENU_WAIT_SECONDS 10u    /* after refusing a boot menu's options */
-#define HANDOFF_ITERATIONS 50000u
 
+/*
+ * The run's state: in the image, our own memory, which stays ours after
+ * ExitBootServices (the firmware's stack and pool do not).
+ */
 static struct ptlab app;
 static struct report report;   /* storage only: reached as app.rep */
-static EFI_HANDLE image_handle;
 
 /* A line outside the TAP stream (errors before the report starts). */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -61,10 +60,6 @@ static void say(const char *fmt, ...)
 
 #define CFG_MAX    (1u << 20)     /* a larger \ptlab.cfg is refused, never cut */
 
-/* LoadOptions a boot manager passed that were not meant for us (the report says so). */
-static char foreign_opts[128];
-static bool cfg_found;
-
 /*
  * Where the options came from, for the "# options:" fact (from=...): the
  * shell's command line, a boot manager's LoadOptions (GRUB's chainloader
@@ -72,7 +67,13 @@ static bool cfg_found;
  * data), \ptlab.cfg, or none of them (the defaults).
  */
 enum opts_from { FROM_DEFAULTS, FROM_SHELL, FROM_BOOT_MANAGER, FROM_CFG };
-static enum opts_from opts_from;
+
+/* What reading the options found besides them, for the report and a refusal. */
+struct opts_source {
+	enum opts_from from;
+	bool cfg_found;              /* \ptlab.cfg was read */
+	char foreign[128];           /* LoadOptions not meant for us (the report says so) */
+};
 
 static const char *opts_from_name(enum opts_from f)
 {
@@ -97,15 +98,17 @@ static bool started_by_shell(EFI_HANDLE image)
  * 0 to go on; otherwise the status to return, with the reason in @err
  * (printed by the caller with the usage).
  */
-static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err, size_t errlen)
+static EFI_STATUS parse_options(EFI_HANDLE image, EFI_LOADED_IMAGE *li, struct opts *o,
+				struct opts_source *src, char *err, size_t errlen)
 {
-	bool shell = started_by_shell(image_handle);
+	const struct mode *mode;
+	bool shell = started_by_shell(image);
 	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize, shell, o, err, errlen);
 
 	if (r == OPTS_OK || r == OPTS_ERROR)
-		opts_from = shell ? FROM_SHELL : FROM_BOOT_MANAGER;
+		src->from = shell ? FROM_SHELL : FROM_BOOT_MANAGER;
 	if (r == OPTS_FOREIGN)
-		fmt_snprintf(foreign_opts, sizeof(foreign_opts), "%s", err);
+		fmt_snprintf(src->foreign, sizeof(src->foreign), "%s", err);
 	if (r == OPTS_EMPTY || r == OPTS_BINARY || r == OPTS_FOREIGN) {
 		UINTN len = 0;
 		char *cfg = NULL;
@@ -115,8 +118,8 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 		if (st != EFI_SUCCESS && st != EFI_NOT_FOUND)
 			return EFI_INVALID_PARAMETER;
 		if (cfg) {
-			cfg_found = true;
-			opts_from = FROM_CFG;
+			src->cfg_found = true;
+			src->from = FROM_CFG;
 			r = opts_parse_ascii(cfg, len, o, err, errlen);
 			owned_pool_free(cfg);
 		}
@@ -127,25 +130,20 @@ static EFI_STATUS parse_options(EFI_LOADED_IMAGE *li, struct opts *o, char *err,
 		return EFI_SUCCESS;
 	if (opts_validate(o, err, errlen) || checks_accept_injects(o, err, errlen))
 		return EFI_INVALID_PARAMETER;
-	if (o->mode == OPTS_MODE_HANDOFF) {
-		if (!o->end_given)
-			o->end = OPTS_END_SHUTDOWN;
-		/* all of RAM is ours: a longer churn by default */
-		if (!o->iterations_given)
-			o->iterations = HANDOFF_ITERATIONS;
-	}
+	mode = mode_pick(o);
+	if (mode->option_defaults)
+		mode->option_defaults(o);
 	return 0;
 }
 
 static void note_earlier(bool at_end);
-static bool wait_key_or_timeout(const char *what, unsigned seconds);
 
 /*
  * Options refused: nothing runs.  The reason goes to the screen, COM1 and
  * this run's report file, and into the runs variable, so the run the shell
  * may start next says that this one was refused.
  */
-static void refuse(const char *err)
+static void refuse(const struct opts_source *src, const char *err)
 {
 	char line[300];
 	const char *name = runs_file_name(runs_number());
@@ -163,9 +161,9 @@ static void refuse(const char *err)
 	note_earlier(true);
 	say("ptlab: refused: the options were not accepted, nothing was run (\\%s)\n", name);
 	/* a boot menu redraws the screen at once: give its user time to read why */
-	if (opts_from == FROM_BOOT_MANAGER)
+	if (src->from == FROM_BOOT_MANAGER)
 		say("ptlab: back to the boot menu (%s)\n",
-		    wait_key_or_timeout("to go back to the boot menu", MENU_WAIT_SECONDS) ?
+		    end_wait_key("to go back to the boot menu", MENU_WAIT_SECONDS) ?
 		    "a key was pressed" : "no key, time is up");
 }
 
@@ -176,21 +174,19 @@ static void refuse(const char *err)
  * no TSS ours stays loaded after we return (TR cannot go back to 0), and the
  * firmware unloads the image.  The page is then kept for good.
  */
-static EFI_PHYSICAL_ADDRESS tss_page;
-
-static bool tss_page_get(void)
+static bool tss_page_get(EFI_PHYSICAL_ADDRESS *tss_page)
 {
 	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 1,
-			      &tss_page) != EFI_SUCCESS) {
-		tss_page = 0;
+			      tss_page) != EFI_SUCCESS) {
+		*tss_page = 0;
 		return false;
 	}
-	owned_add(tss_page, PT_PAGE_SIZE);
-	trap_set_tss((void *)(uintptr_t)tss_page);
+	owned_add(*tss_page, PT_PAGE_SIZE);
+	trap_set_tss((void *)(uintptr_t)*tss_page);
 	return true;
 }
 
-static void tss_page_put(void)
+static void tss_page_put(EFI_PHYSICAL_ADDRESS tss_page)
 {
 	if (!tss_page || trap_installed())
 		return;
@@ -201,66 +197,6 @@ static void tss_page_put(void)
 	}
 	trap_set_tss(NULL);
 	uefi_call_wrapper(BS->FreePages, 2, tss_page, 1);
-}
-
-/*
- * "press a key (or wait N s) WHAT", then wait for either.  True when a key
- * ended the wait; the key is read, so that it reaches nobody after us (a
- * boot menu would take it as a choice).
- */
-static bool wait_key_or_timeout(const char *what, unsigned seconds)
-{
-	EFI_EVENT events[2];
-	EFI_EVENT timer;
-	EFI_INPUT_KEY key;
-	UINTN index = 1;
-
-	say("ptlab: press a key (or wait %u s) %s\n", seconds, what);
-	if (!ST->ConIn ||
-	    uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) != EFI_SUCCESS)
-		return false;
-	uefi_call_wrapper(BS->SetTimer, 3, timer, TimerRelative, (UINT64)seconds * 10000000);
-	events[0] = ST->ConIn->WaitForKey;
-	events[1] = timer;
-	uefi_call_wrapper(BS->WaitForEvent, 3, 2, events, &index);
-	uefi_call_wrapper(BS->CloseEvent, 1, timer);
-	if (index != 0)
-		return false;
-	uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, &key);
-	return true;
-}
-
-static void end_run(const struct ptlab *p, bool passed)
-{
-	switch (p->opts.end) {
-	case OPTS_END_RETURN:
-		return;
-	case OPTS_END_QEMU:
-		ptlab_debug_exit(p, passed);
-		/* no debug-exit device, or bare metal: shut down */
-		break;
-	case OPTS_END_HALT:
-		say("ptlab: halted\n");
-		cpu_halt();
-	case OPTS_END_WAIT:
-		wait_key_or_timeout("to shut down", WAIT_SECONDS);
-		break;
-	default:
-		break;
-	}
-	uefi_call_wrapper(RT->ResetSystem, 4,
-			  p->opts.end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
-			  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
-}
-
-/* The run's verdict in one line, for the runs variable. */
-static void verdict_text(const struct ptlab *p, char *buf, size_t size)
-{
-	const char *word = p->aborted ? "aborted" : app.rep->failed ? "fail" :
-			   app.rep->passed ? "pass" : "nothing checked";
-
-	fmt_snprintf(buf, size, "%s (%u passed, %u failed, %u skipped)", word, app.rep->passed,
-		     app.rep->failed, app.rep->skipped);
 }
 
 /* A later run of this boot names the earlier one, in its report and last on screen. */
@@ -286,12 +222,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_STATUS st;
 	char *buf, err[200], verdict[RUNS_VERDICT_MAX], line[1536];
-	bool passed, nothing;
-	uint64_t t0;
+	struct opts_source src = { .from = FROM_DEFAULTS };
+	EFI_PHYSICAL_ADDRESS tss_page = 0;
+	struct mode_boot boot;
+	enum verdict v;
 
 	firmware_capture_entry();
 	InitializeLib(image, systab);
-	image_handle = image;
 	sink_init(image, systab);
 	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) !=
 	    EFI_SUCCESS) {
@@ -300,7 +237,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	opts_defaults(&app.opts);
 	err[0] = 0;
-	st = parse_options(li, &app.opts, err, sizeof(err));
+	st = parse_options(image, li, &app.opts, &src, err, sizeof(err));
 	sink_serial_mode(app.opts.serial);
 	firmware_probe(systab);
 	if (!st && app.opts.help) {
@@ -309,7 +246,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	runs_begin();
 	if (st) {
-		refuse(err);
+		refuse(&src, err);
 		return st;
 	}
 
@@ -323,7 +260,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	report_init(&report, buf,
 		    app.opts.dump || app.opts.dump_firmware ? 8 * REPORT_BYTES : REPORT_BYTES);
 	app.rep = &report;   /* from here on the report is reached through app.rep only */
-	if (!tss_page_get()) {
+	if (!tss_page_get(&tss_page)) {
 		say("ptlab: no page for the TSS\n");
 		return EFI_OUT_OF_RESOURCES;
 	}
@@ -333,34 +270,30 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	/* a long run must not be cut short by the 5-minute watchdog */
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 
-	t0 = rdtsc();
+	boot = (struct mode_boot){ .li = li, .image = image, .t0 = rdtsc() };
+	app.mode = mode_pick(&app.opts);
 	opts_describe(&app.opts, line, sizeof(line));
-	report_fact(app.rep, "options", "%s from=%s", line, opts_from_name(opts_from));
+	report_fact(app.rep, "options", "%s from=%s", line, opts_from_name(src.from));
 	firmware_report(app.rep, ST);
-	if (foreign_opts[0])
+	if (src.foreign[0])
 		report_note(app.rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
-			    "ignored, %s", foreign_opts,
-			    cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
-	if (run_start(&app, t0)) {
-		if (app.opts.mode == OPTS_MODE_HANDOFF)
-			handoff_run(&app, li, image);   /* returns only when it could not leave boot services */
-		else
-			fwmode_run(&app, li, t0);
-	}
+			    "ignored, %s", src.foreign,
+			    src.cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
+	if (run_start(&app, boot.t0))
+		app.mode->run(&app, &boot);   /* returns with boot services only */
 
-	tss_page_put();
+	tss_page_put(tss_page);
 	report_finish(app.rep);
 	sink_emit(app.rep);
 	sink_file_close();
-	verdict_text(&app, verdict, sizeof(verdict));
+	verdict_line(&app, verdict, sizeof(verdict));
 	runs_end(verdict);
 	note_earlier(true);
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
-	nothing = !app.rep->passed && !app.rep->failed && !app.aborted;
-	passed = app.rep->failed == 0 && !app.aborted && !nothing;
-	end_run(&app, passed);
+	v = verdict_of(&app);
+	end_run(&app, true);
 	if (app.opts.wrong_restore)
 		write_cr0(read_cr0() ^ CR0_WP);   /* test only: a restore gone wrong */
-	return passed ? EFI_SUCCESS : nothing ? EFI_UNSUPPORTED : EFI_ABORTED;
+	return end_status(v);
 }
 

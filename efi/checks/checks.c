@@ -144,7 +144,7 @@ static void check_plan_points(struct ptlab *p, const struct ptlab_check *self)
  */
 static unsigned class_flags(const struct ptlab *p, uint32_t type, uint64_t pa)
 {
-	if (p->handoff) {
+	if (p->mode->boot_services_gone) {
 		const struct pt_mat_range *m;
 
 		if (type == PT_EFI_BS_CODE)
@@ -257,7 +257,7 @@ static bool wx_exempt(const struct ptlab *p, uint64_t pa)
 {
 	const struct pt_mat_range *m;
 
-	if (!p->handoff || pa_type(p, pa) != PT_EFI_RT_CODE)
+	if (!p->mode->boot_services_gone || pa_type(p, pa) != PT_EFI_RT_CODE)
 		return false;
 	if (!p->build.mat.n)
 		return true;

@@ -19,8 +19,6 @@
 #define CR4_PCIDE       (UINT64_C(1) << 17)
 #define CR4_CET         (UINT64_C(1) << 23)
 
-static struct ptlab *fatal_p;
-
 /* ---- preconditions ---- */
 
 /* The trampoline in the hierarchy at @root: code page identity RX-able, data page RW. */
@@ -129,7 +127,8 @@ void la57_check_ready(struct ptlab *p)
 		return;
 	if (la57_active() == (p->build.levels == 5)) {
 		report_ok(p->rep, "la57: already in %u-level paging (CR4=0x%llx)%s", p->build.levels,
-			  (unsigned long long)read_cr4(), p->handoff ? " since the hand-off" : "");
+			  (unsigned long long)read_cr4(),
+			  p->mode->boot_services_gone ? " since the hand-off" : "");
 		return;
 	}
 	no = precondition(p, p->build.levels, p->build.our_cr3, false);
@@ -165,17 +164,16 @@ void la57_report_end(struct ptlab *p)
 
 void la57_arm_fatal_leave(struct ptlab *p)
 {
-	fatal_p = p;
-	trap_set_fatal_leave(p ? la57_fatal_leave : NULL);
+	trap_set_fatal_leave(p ? la57_fatal_leave : NULL, p);
 }
 
-void la57_fatal_leave(void)
+void la57_fatal_leave(void *ctx)
 {
-	struct ptlab *p = fatal_p;
+	struct ptlab *p = ctx;
 
-	if (!p || p->handoff || la57_active() == (p->cpu.fw_levels == 5))
+	/* trap.c calls it once: a fault in the switch goes straight on */
+	if (!p || p->mode->boot_services_gone || la57_active() == (p->cpu.fw_levels == 5))
 		return;
-	fatal_p = NULL;   /* once */
 	la57_switch(p, p->cpu.fw_levels, p->cpu.fw_cr3 & PTE_ADDR_MASK, "fatal exception");
 }
 

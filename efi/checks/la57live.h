@@ -42,13 +42,14 @@ void la57_check_ready(struct ptlab *p);
 void la57_report_end(struct ptlab *p);
 
 /*
- * Last resort for the fatal exception path (firmware mode): back to the
- * firmware's paging mode with its CR3 when the CPU is in the other one, so
- * the firmware's CPU state can be restored.  Installed by la57_arm_fatal_leave()
- * (from la57_setup()) with trap_set_fatal_leave(); does nothing after hand-off (the recovery
+ * Last resort for the fatal exception path (firmware mode; @ctx is the
+ * run's struct ptlab): back to the firmware's paging mode with its CR3
+ * when the CPU is in the other one, so the firmware's CPU state can be
+ * restored.  Installed by la57_arm_fatal_leave() (from la57_setup()) with
+ * trap_set_fatal_leave(); does nothing after hand-off (the recovery
  * hierarchy has the run's levels).
  */
-void la57_fatal_leave(void);
+void la57_fatal_leave(void *ctx);
 
 /* la57_fatal_leave() for the run @p from now on; NULL: never again. */
 void la57_arm_fatal_leave(struct ptlab *p);

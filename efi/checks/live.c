@@ -5,15 +5,16 @@
  * The rule: while our CR3 is loaded, interrupts are off, our IDT handles
  * every vector and no firmware service is called (the firmware would touch
  * memory, such as the LAPIC, that the memory map need not describe).  Each
- * live phase is bracketed here: the firmware's CPU state is saved by
- * trap_install() and put back by trap_uninstall(), whatever happened.
+ * live phase is bracketed here, the mode's way (state/mode.h): in firmware
+ * mode the firmware's CPU state is saved by trap_install() and put back by
+ * trap_uninstall(), after hand-off the recovery CR3 is loaded again,
+ * whatever happened.
  */
 #include "state/state.h"
 #include "report/report.h"
 #include "cpu/trap.h"
 #include "checks/la57live.h"
 #include "cpu/la57.h"
-#include "report/serial.h"
 
 #include <ptlab/pte.h>
 
@@ -145,64 +146,6 @@ static int live_body(void *arg)
 	return ret;
 }
 
-const char *ptlab_vector_name(uint32_t v)
-{
-	static const char *const names[] = {
-		"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO",
-		"#TS", "#NP", "#SS", "#GP", "#PF", "-", "#MF", "#AC", "#MC", "#XM",
-		"#VE", "#CP",
-	};
-
-	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "interrupt";
-}
-
-const char *ptlab_vector_name(uint32_t v);
-
-static void report_fault(struct ptlab *p, const char *what, const struct trap_fault *f)
-{
-	p->aborted = true;
-	report_fail(p->rep, "%s: unexpected exception vector=%u (%s) rip=0x%llx cr2=0x%llx "
-		    "error=0x%llx rsp=0x%llx", what, f->vector, ptlab_vector_name(f->vector),
-		    (unsigned long long)f->rip, (unsigned long long)f->cr2,
-		    (unsigned long long)f->error, (unsigned long long)f->rsp);
-}
-
-/*
- * After ExitBootServices our GDT/IDT stay installed for good and the
- * recovery hierarchy is home: a live phase loads our CR3 and goes back to
- * the recovery CR3 after, whatever happened.
- */
-static int live_handoff(struct ptlab *p, struct live_call *c, const char *what)
-{
-	struct trap_fault f;
-	int ret = trap_guard(live_body, c, &f);
-
-	p->live.on = false;
-	write_cr3(p->live.home_cr3);
-	if (ret == TRAP_GUARD_FAULTED)
-		report_fault(p, what, &f);
-	return ret;
-}
-
-/*
- * Back to the firmware's paging mode with its CR3 before its state is
- * restored (CR4.LA57 cannot change in IA-32e mode).  When that is refused
- * the firmware cannot get its CPU back: say so on COM1 and stop.
- */
-static void leave_to_firmware_mode(struct ptlab *p)
-{
-	static const char msg[] = "ptlab: cannot return to the firmware's paging mode; halted\n";
-
-	if (la57_active() == (p->cpu.fw_levels == 5))
-		return;
-	if (la57_switch(p, p->cpu.fw_levels, p->cpu.fw_cr3 & PTE_ADDR_MASK, "back to the firmware") == 0)
-		return;
-	serial_write(msg, sizeof(msg) - 1);
-	if (p->opts.end == OPTS_END_QEMU)
-		ptlab_debug_exit(p, false);
-	cpu_halt();
-}
-
 int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 {
 	struct live_call c = { p, ph };
@@ -210,31 +153,17 @@ int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 	struct trap_fault f;
 	int ret;
 
-	if (p->handoff)
-		return live_handoff(p, &c, what);
-	if (trap_install() != 0) {
-		report_fail(p->rep, "%s: exception handling was already installed", what);
-		p->aborted = true;
+	/* the mode's way in (our IDT) and back out (its home CPU state) */
+	if (p->mode->live_enter(p, what))
 		return TRAP_GUARD_FAULTED;
-	}
 	ret = trap_guard(live_body, &c, &f);
 	p->live.on = false;
-	leave_to_firmware_mode(p);
-	/* back to the firmware's CR3, GDT, IDT, CR0/CR4/EFER and interrupt flag */
-	trap_uninstall();
-	if (ret == TRAP_GUARD_FAULTED)
-		report_fault(p, what, &f);
+	p->mode->live_leave(p);
+	if (ret == TRAP_GUARD_FAULTED) {
+		p->aborted = true;
+		report_exception(p->rep, &(struct report_exc){ .who = what, .rsp = true }, &f);
+	}
 	return ret;
-}
-
-void ptlab_debug_exit(const struct ptlab *p, bool passed)
-{
-	bool nothing = p->rep && !p->rep->passed && !p->rep->failed;
-
-	if (p->cpu.caps.hypervisor)
-		outl(PTLAB_DEBUG_EXIT_PORT, p->aborted ? PTLAB_EXIT_ABORTED :
-		     nothing ? PTLAB_EXIT_NOTHING :
-		     passed ? PTLAB_EXIT_PASSED : PTLAB_EXIT_FAILED);
 }
 
 uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks)

@@ -2,15 +2,26 @@
 /*
  * The firmware mode (the default, --mode=firmware): boot services stay
  * alive for the whole run, and ptlab returns to its caller with nothing of
- * its own left allocated.  Calls down into the shared pipeline (run.c).
+ * its own left allocated.  Calls down into the shared pipeline (run.c);
+ * mode_firmware at the end says what it does its own way: each live phase
+ * entered from the firmware's CPU state and left back to it, the SMP
+ * checks through MP services.
  *
  * Firmware calls: AllocatePages/FreePages for --fragment's scattered pages,
  * FreePool for the map buffer; the rest through run.c.
  */
-#include "core/fwmode.h"
+#include "checks/la57live.h"
+#include "core/mode.h"
+#include "core/verdict.h"
+#include "cpu/la57.h"
+#include "cpu/trap.h"
 #include "fw/owned.h"
 #include "report/report.h"
+#include "report/serial.h"
 #include "core/run.h"
+#include "smp/smp.h"
+
+#include <ptlab/pte.h>
 
 /*
  * --fragment (test only): scatter single runtime-code pages through a free
@@ -18,9 +29,9 @@
  * has many small pieces.  Returns how many pages it took.
  */
 #define FRAGMENT_PAGES 400u
-static EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];
 
-static unsigned fragment_map(const struct rawmap *m, uint64_t floor)
+static unsigned fragment_map(const struct rawmap *m, uint64_t floor,
+			     EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES])
 {
 	unsigned n = 0;
 
@@ -41,7 +52,7 @@ static unsigned fragment_map(const struct rawmap *m, uint64_t floor)
 	return n;
 }
 
-static void fragment_free(unsigned n)
+static void fragment_free(const EFI_PHYSICAL_ADDRESS *fragment_pa, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		uefi_call_wrapper(BS->FreePages, 2, fragment_pa[i], 1);
@@ -52,8 +63,11 @@ static void fragment_free(unsigned n)
  * allocation of ours), the plan, the pool and the data area, then the shared
  * build and checks; everything allocated is given back at the end.
  */
-void fwmode_run(struct ptlab *p, EFI_LOADED_IMAGE *li, uint64_t t0)
+static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 {
+	EFI_LOADED_IMAGE *li = b->li;
+	uint64_t t0 = b->t0;
+	EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];   /* --fragment's pages */
 	struct rawmap m = { 0 };
 	uint64_t t;
 	unsigned cap, fragments = 0;
@@ -66,10 +80,10 @@ void fwmode_run(struct ptlab *p, EFI_LOADED_IMAGE *li, uint64_t t0)
 	}
 	if (p->opts.fragment) {
 		/* above 256 MiB when there is a free range there, else above 1 MiB */
-		fragments = fragment_map(&m, PT_SIZE_1G / 4);
+		fragments = fragment_map(&m, PT_SIZE_1G / 4, fragment_pa);
 		if (fragments < FRAGMENT_PAGES / 2) {
-			fragment_free(fragments);
-			fragments = fragment_map(&m, UINT64_C(1) << 20);
+			fragment_free(fragment_pa, fragments);
+			fragments = fragment_map(&m, UINT64_C(1) << 20, fragment_pa);
 		}
 		report_fact(p->rep, "fragment", "pages=%u", fragments);
 		if (fragments < FRAGMENT_PAGES / 2) {
@@ -124,8 +138,60 @@ void fwmode_run(struct ptlab *p, EFI_LOADED_IMAGE *li, uint64_t t0)
 	run_report_frames_and_time(p, t0);
 out:
 	/* back to the shell with nothing of ours left behind */
-	fragment_free(fragments);
+	fragment_free(fragment_pa, fragments);
 	owned_pool_free(m.buf);
 	run_release(p);
 }
 
+
+/*
+ * A live phase from the firmware's state: our GDT, TSS and IDT for it
+ * (trap_install saves the firmware's CPU state first).
+ */
+static int fwmode_live_enter(struct ptlab *p, const char *what)
+{
+	if (trap_install() == 0)
+		return 0;
+	report_fail(p->rep, "%s: exception handling was already installed", what);
+	p->aborted = true;
+	return -1;
+}
+
+/*
+ * Back to the firmware's paging mode with its CR3 before its state is
+ * restored (CR4.LA57 cannot change in IA-32e mode).  When that is refused
+ * the firmware cannot get its CPU back: say so on COM1 and stop.
+ */
+static void leave_to_firmware_mode(struct ptlab *p)
+{
+	static const char msg[] = "ptlab: cannot return to the firmware's paging mode; halted\n";
+
+	if (la57_active() == (p->cpu.fw_levels == 5))
+		return;
+	if (la57_switch(p, p->cpu.fw_levels, p->cpu.fw_cr3 & PTE_ADDR_MASK, "back to the firmware") == 0)
+		return;
+	serial_write(msg, sizeof(msg) - 1);
+	if (p->opts.end == OPTS_END_QEMU)
+		verdict_debug_exit(p, verdict_of(p));
+	cpu_halt();
+}
+
+/* Back to the firmware's CR3, GDT, IDT, CR0/CR4/EFER and interrupt flag. */
+static void fwmode_live_leave(struct ptlab *p)
+{
+	leave_to_firmware_mode(p);
+	trap_uninstall();
+}
+
+/*
+ * The firmware mode: boot services alive for the whole run, every live
+ * phase entered from the firmware's CPU state and left back to it, the
+ * APs run through MP services.
+ */
+const struct mode mode_firmware = {
+	.boot_services_gone = false,
+	.run = fwmode_run,
+	.live_enter = fwmode_live_enter,
+	.live_leave = fwmode_live_leave,
+	.smp = smp_run,
+};

@@ -13,8 +13,12 @@
  * own stack; then a frame allocator over all free RAM (conventional and
  * boot-services memory, above 1 MiB), the real hierarchy built on it, and
  * the full check suite.  The report goes to COM1 and the framebuffer.  The
- * end is ResetSystem (runtime services stay identity mapped) or
- * isa-debug-exit; there is nothing to return to.
+ * end (end.c, without boot services) is ResetSystem (runtime services stay
+ * identity mapped) or isa-debug-exit; there is nothing to return to.  What
+ * is prepared before for after lives in the run's state (p->exit).
+ *
+ * mode_handoff at the end; the kernel mode (linux.c) is this run with
+ * hooks of its own (struct mode's before_exit, plan, after_checks).
  *
  * Calls down into the shared pipeline (run.c).  Firmware calls before the
  * hand-off: the configuration table (Memory Attributes Table),
@@ -25,14 +29,15 @@
  */
 #include "fw/firmware.h"
 #include "fw/gop.h"
+#include "core/end.h"
 #include "core/handoff.h"
 #include "checks/la57live.h"
+#include "checks/registry.h"
 #include "cpu/la57.h"
-#include "core/linux.h"
+#include "cpu/trap.h"
 #include "fw/owned.h"
 #include "core/run.h"
 #include "fw/runs.h"
-#include "report/serial.h"
 #include "fw/sink.h"
 #include "smp/smp.h"
 
@@ -43,18 +48,10 @@
 #define MAP_EXTRA_DESC   64u
 #define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
 #define PREPARE_REPORTED 1                     /* prepare() failed and said why */
+#define HANDOFF_ITERATIONS 50000u              /* the churn's default: all of RAM is ours */
 
 static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
 			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
-
-static struct pt_space boot_space;       /* the recovery hierarchy */
-static struct pt_frames boot_frames;     /* its allocator (our pool) */
-static struct fbcon fbc;
-static struct rawmap final_map;
-static uint64_t *ram_bitmap;
-static size_t ram_bitmap_bytes;
-static uint64_t stack_top;
-static EFI_HANDLE self;
 
 static bool is_free_type(uint32_t type)
 {
@@ -218,27 +215,25 @@ static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigne
 	return n;
 }
 
-static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p);
-
 static int phase_b_body(void *arg)
 {
-	static struct pt_range ranges[PT_FRAMES_MAX_RANGES];
 	struct ptlab *p = arg;
+	struct ptlab_exit *x = &p->exit;
+	struct pt_range *ranges = x->free;
 	uint64_t t0 = rdtsc(), bytes, t;
 	bool with_loader;
 	unsigned n;
 	int err;
 
-	err = run_normalize(p, &final_map);
+	err = run_normalize(p, &x->final_map);
 	if (err) {
 		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
 		return 0;
 	}
 	if (p->opts.dump_memmap)
-		run_dump_raw_map(p, &final_map);   /* the map ExitBootServices was called with */
+		run_dump_raw_map(p, &x->final_map);   /* the map ExitBootServices was called with */
 	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
-	boot_frames = p->build.frames;
-	err = pt_frames_init(&p->build.frames, ranges, n, ram_bitmap, ram_bitmap_bytes,
+	err = pt_frames_init(&p->build.frames, ranges, n, x->ram_bitmap, x->ram_bitmap_bytes,
 			     p->build.env.phys_to_virt, p);
 	if (err) {
 		report_fail(p->rep, "handoff: frame allocator over all RAM: %s (%u ranges)",
@@ -267,17 +262,17 @@ static int phase_b_body(void *arg)
 	}
 	t = rdtsc();
 	err = run_plan(p);
-	if (!err)
-		err = linux_plan_exempt(p);
+	if (!err && p->mode->plan)
+		err = p->mode->plan(p);   /* the mode's exemptions */
 	p->t.plan = rdtsc() - t;
 	if (err) {
 		report_fail(p->rep, "handoff: plan of the final map: %s", pt_strerror(err));
 		return 0;
 	}
-	run_build_and_check(p, &final_map);
+	run_build_and_check(p, &x->final_map);
 	run_report_frames_and_time(p, t0);
-	if (p->kern.on && linux_prepare_jump(p) == PT_OK)
-		hand_to_linux(p);
+	if (p->mode->after_checks)
+		p->mode->after_checks(p);
 	return 0;
 }
 
@@ -308,32 +303,12 @@ static void back_home(struct ptlab *p)
 			  (unsigned long long)read_cr4(), (unsigned long long)pml4);
 }
 
-static const char reset_unsupported[] =
-	"ptlab: the firmware does not support ResetSystem after ExitBootServices; halted\n";
-static const char reset_returned[] = "ptlab: ResetSystem returned; halted\n";
-static bool fb_on;
-
-/* After the report: a line on COM1 and the screen. */
-static void say_end(const char *s, size_t n)
-{
-	char buf[128];
-
-	serial_write(s, n);
-	if (fb_on && n < sizeof(buf)) {
-		CopyMem(buf, (void *)s, n);
-		buf[n ? n - 1 : 0] = '\0';	/* without the line break */
-		fbcon_write_line(&fbc, buf);
-	}
-}
-
-/* The closing line, the report out on COM1, and the whole of it on the screen. */
-static void emit_final(struct ptlab *p)
+void handoff_emit_final(struct ptlab *p)
 {
 	size_t cursor = 0;
 	const char *line;
 	size_t len;
 
-	fb_on = p->fb.ok;
 	report_finish(p->rep);
 	sink_emit(p->rep);
 	if (p->fb.ok) {
@@ -341,75 +316,29 @@ static void emit_final(struct ptlab *p)
 		char buf[256];
 
 		sink_framebuffer(NULL);
-		fbcon_clear(&fbc);
+		fbcon_clear(&p->fb.con);
 		while (report_next_line(p->rep, &cursor, &line, &len)) {
 			if (len >= sizeof(buf))
 				len = sizeof(buf) - 1;
 			CopyMem(buf, (void *)line, len);
 			buf[len] = 0;
-			fbcon_write_line(&fbc, buf);
+			fbcon_write_line(&p->fb.con, buf);
 		}
 	}
 }
 
-static const char handing_over[] = "ptlab: handing over to Linux\n";
-
-/*
- * Every check passed on the tables handed over: the APs back to
- * wait-for-SIPI, the report closed with the kernel's facts, and the jump.
- */
-static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
-{
-	const struct ptlab_kernel *k = &p->kern;
-	unsigned parked = smp_handoff_init_aps(p);
-
-	report_fact(p->rep, "linux", "entry=0x%llx load=0x%llx init_size=0x%llx boot_params=0x%llx "
-		    "e820=%u initrd=0x%llx+0x%llx levels=%u cpus_parked=%u",
-		    (unsigned long long)(k->load_pa + LB_ENTRY64_OFF), (unsigned long long)k->load_pa,
-		    (unsigned long long)k->hdr.init_size, (unsigned long long)k->zero_page_pa,
-		    k->e820_n, (unsigned long long)k->initrd_pa, (unsigned long long)k->initrd_bytes,
-		    p->build.levels, parked);
-	emit_final(p);
-	say_end(handing_over, sizeof(handing_over) - 1);
-	linux_jump(p);
-}
-
+/* The end without a kernel: home, the report closed, the --end action; no return. */
 static __attribute__((noreturn)) void finish(struct ptlab *p)
 {
-	bool passed;
-
 	back_home(p);
-	passed = p->rep->failed == 0 && !p->aborted && p->rep->passed;
 	if ((p->opts.end == OPTS_END_SHUTDOWN || p->opts.end == OPTS_END_REBOOT) &&
 	    !firmware_runtime_reset_supported())
 		report_note(p->rep, "handoff: EFI_RT_PROPERTIES_TABLE says ResetSystem is not "
 			    "supported after ExitBootServices (0x%x): the CPU halts instead of --end=%s",
 			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
-	emit_final(p);
-	switch (p->opts.end) {
-	case OPTS_END_QEMU:
-		ptlab_debug_exit(p, passed);
-		/* no debug-exit device, or bare metal: shut down */
-		/* fall through */
-	case OPTS_END_SHUTDOWN:
-	case OPTS_END_REBOOT:
-	case OPTS_END_RETURN:	/* --kernel: returns only before ExitBootServices */
-	case OPTS_END_WAIT:
-		if (!firmware_runtime_reset_supported()) {
-			say_end(reset_unsupported, sizeof(reset_unsupported) - 1);
-			break;
-		}
-		/* runtime services are identity mapped in the recovery hierarchy */
-		uefi_call_wrapper(RT->ResetSystem, 4,
-				  p->opts.end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
-				  passed ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
-		say_end(reset_returned, sizeof(reset_returned) - 1);
-		break;
-	default:
-		break;
-	}
-	serial_write("ptlab: halted\n", 14);
-	cpu_halt();
+	handoff_emit_final(p);
+	end_run(p, false);
+	cpu_halt();   /* end_run does not return without boot services */
 }
 
 /*
@@ -417,21 +346,17 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
  * is loaded again; say what happened and end the report on COM1 and the
  * framebuffer, then the CPU halts (or QEMU exits with 0x12).
  */
-static struct ptlab *fatal_p;
-
-static void fatal_report(const struct trap_fault *f)
+static void fatal_report(void *ctx, const struct trap_fault *f)
 {
-	struct ptlab *p = fatal_p;
+	struct ptlab *p = ctx;
 
 	p->aborted = true;
-	report_fail(p->rep, "handoff: unexpected exception outside the checks vector=%u (%s) "
-		    "rip=0x%llx cr2=0x%llx error=0x%llx", f->vector, ptlab_vector_name(f->vector),
-		    (unsigned long long)f->rip, (unsigned long long)f->cr2,
-		    (unsigned long long)f->error);
+	report_exception(p->rep, &(struct report_exc){ .who = "handoff",
+			 .where = " outside the checks" }, f);
 	report_finish(p->rep);
 	sink_emit(p->rep);
 	if (p->opts.end == OPTS_END_QEMU)
-		ptlab_debug_exit(p, false);
+		verdict_debug_exit(p, verdict_of(p));
 }
 
 /* Runs on our own stack with our GDT/IDT and the recovery CR3 loaded. */
@@ -444,19 +369,16 @@ static __attribute__((noreturn)) void phase_b(void *arg)
 		write_cr3(p->live.home_cr3);
 		p->live.on = false;
 		p->aborted = true;
-		report_fail(p->rep, "handoff: unexpected exception vector=%u (%s) rip=0x%llx "
-			    "cr2=0x%llx error=0x%llx rsp=0x%llx", f.vector,
-			    ptlab_vector_name(f.vector), (unsigned long long)f.rip,
-			    (unsigned long long)f.cr2, (unsigned long long)f.error,
-			    (unsigned long long)f.rsp);
+		report_exception(p->rep, &(struct report_exc){ .who = "handoff", .rsp = true }, &f);
 	}
 	finish(p);
 }
 
 /* ---- before ExitBootServices ----------------------------------------------------- */
 
-static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
+static int prepare(struct ptlab *p, const struct mode_boot *b)
 {
+	struct ptlab_exit *x = &p->exit;
 	struct rawmap m = { 0 };
 	unsigned cap;
 	int err;
@@ -473,22 +395,22 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	p->build.map.cap = cap;
 	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
 	p->build.plan.entry = owned_pages(p->build.plan.cap * sizeof(*p->build.plan.entry));
-	final_map.cap = m.cap + MAP_EXTRA_DESC * m.desc_size;
-	final_map.buf = owned_pages(final_map.cap);
-	stack_top = (uint64_t)(uintptr_t)owned_pages(STACK_BYTES);
-	if (!p->build.map.range || !p->build.plan.entry || !final_map.buf || !stack_top)
+	x->final_map.cap = m.cap + MAP_EXTRA_DESC * m.desc_size;
+	x->final_map.buf = owned_pages(x->final_map.cap);
+	x->stack_top = (uint64_t)(uintptr_t)owned_pages(STACK_BYTES);
+	if (!p->build.map.range || !p->build.plan.entry || !x->final_map.buf || !x->stack_top)
 		return PT_ENOMEM;
-	stack_top += STACK_BYTES;
-	run_describe_image(p, li);
+	x->stack_top += STACK_BYTES;
+	run_describe_image(p, b->li);
 	err = run_normalize(p, &m);
 	if (err)
 		return err;
 	p->fb.extra = p->fb.ok && !pt_memmap_overlaps(&p->build.map, p->fb.info.base_pa, p->fb.len);
-	if (p->opts.kernel[0] && linux_load(p, li, cap) != PT_OK)
+	if (p->mode->before_exit && p->mode->before_exit(p, b, cap) != PT_OK)
 		return PREPARE_REPORTED;
-	ram_bitmap_bytes = bitmap_estimate(p);
-	ram_bitmap = owned_pages(ram_bitmap_bytes);
-	if (!ram_bitmap)
+	x->ram_bitmap_bytes = bitmap_estimate(p);
+	x->ram_bitmap = owned_pages(x->ram_bitmap_bytes);
+	if (!x->ram_bitmap)
 		return PT_ENOMEM;
 	ptlab_audit_firmware(p);
 	ptlab_dump_firmware(p);
@@ -500,39 +422,35 @@ static int prepare(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	if (!err)
 		err = run_setup_data(p);
 	if (!err)
-		err = pt_create(&boot_space, &p->build.env, p->build.levels);
+		err = pt_create(&x->recovery, &p->build.env, p->build.levels);
 	if (!err)
-		err = pt_plan_apply(&boot_space, &p->build.plan);
+		err = pt_plan_apply(&x->recovery, &p->build.plan);
 	if (err)
 		return err;
-	p->live.home_cr3 = boot_space.root_pa;
-	smp_handoff_prepare(p, &boot_space);
+	p->live.home_cr3 = x->recovery.root_pa;
+	smp_handoff_prepare(p, &x->recovery);
 	report_fact(p->rep, "handoff", "recovery_cr3=0x%llx recovery_levels=%u recovery_tables=%llu "
 		    "mat_entries=%u fb=%ux%u stride=%u format=%u fb_pa=0x%llx fb_outside_map=%d",
-		    (unsigned long long)p->live.home_cr3, boot_space.levels,
-		    (unsigned long long)pt_table_count(&boot_space),
+		    (unsigned long long)p->live.home_cr3, x->recovery.levels,
+		    (unsigned long long)pt_table_count(&x->recovery),
 		    p->build.mat.n, p->fb.info.width, p->fb.info.height, p->fb.info.stride,
 		    (unsigned)p->fb.info.format,
 		    (unsigned long long)p->fb.info.base_pa, p->fb.extra);
 	return PT_OK;
 }
 
-void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
+void handoff_run(struct ptlab *p, const struct mode_boot *b)
 {
+	struct rawmap *fm = &p->exit.final_map;
 	EFI_STATUS st = EFI_SUCCESS;
 	unsigned tries;
 	int err;
 
-	self = image;
-	p->handoff = true;
 	if (p->cpu.caps.pat)
 		pt_pat_ptlab(&p->build.env.pat);
-	err = prepare(p, li);
-	if (err == PREPARE_REPORTED) {
-		report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
-			    "ExitBootServices, nothing of it stays allocated");
-		return;
-	}
+	err = prepare(p, b);
+	if (err == PREPARE_REPORTED)
+		return;   /* the mode said why it keeps boot services */
 	if (err) {
 		report_fail(p->rep, "handoff: preparing for ExitBootServices: %s", pt_strerror(err));
 		return;
@@ -550,12 +468,12 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 
 	/* from here to ExitBootServices: no output, no allocation */
 	for (tries = 1; tries <= EBS_TRIES; tries++) {
-		final_map.size = final_map.cap;
-		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &final_map.size, final_map.buf,
-				       &final_map.key, &final_map.desc_size, &final_map.version);
+		fm->size = fm->cap;
+		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &fm->size, fm->buf, &fm->key,
+				       &fm->desc_size, &fm->version);
 		if (st != EFI_SUCCESS)
 			break;
-		st = uefi_call_wrapper(BS->ExitBootServices, 2, self, final_map.key);
+		st = uefi_call_wrapper(BS->ExitBootServices, 2, b->image, fm->key);
 		if (st != EFI_INVALID_PARAMETER)
 			break;
 	}
@@ -594,13 +512,54 @@ void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image)
 	}
 	/* the APs leave the firmware's parking loop before its memory is reused */
 	smp_handoff_init_aps(p);
-	fatal_p = p;
-	trap_set_fatal_home(p->live.home_cr3, fatal_report);
-	if (p->fb.ok && fbcon_init_info(&fbc, &p->fb.info, (void *)(uintptr_t)p->fb.info.base_pa) == 0)
-		sink_framebuffer(&fbc);
+	trap_set_fatal_home(p->live.home_cr3, fatal_report, p);
+	if (p->fb.ok && fbcon_init_info(&p->fb.con, &p->fb.info,
+					(void *)(uintptr_t)p->fb.info.base_pa) == 0)
+		sink_framebuffer(&p->fb.con);
 	else
 		p->fb.ok = false;
 	report_fact(p->rep, "handoff-exit", "ExitBootServices on try %u; our GDT, IDT, recovery CR3 "
 		    "and stack loaded", tries);
-	run_on_stack(phase_b, p, stack_top);
+	run_on_stack(phase_b, p, p->exit.stack_top);
 }
+
+/* ---- the mode ---------------------------------------------------------------------- */
+
+/* --end defaults to shutdown (nothing to return to), a longer churn. */
+void handoff_option_defaults(struct opts *o)
+{
+	if (!o->end_given)
+		o->end = OPTS_END_SHUTDOWN;
+	if (!o->iterations_given)
+		o->iterations = HANDOFF_ITERATIONS;
+}
+
+/* Our GDT and IDT stay installed for good after ExitBootServices: nothing to enter. */
+int handoff_live_enter(struct ptlab *p, const char *what)
+{
+	(void)p;
+	(void)what;
+	return 0;
+}
+
+/* The recovery hierarchy is home between live phases, whatever happened in one. */
+void handoff_live_leave(struct ptlab *p)
+{
+	write_cr3(p->live.home_cr3);
+}
+
+/* All of RAM is ours: a written and read frame in every usable range. */
+void handoff_ram_sweep(struct ptlab *p)
+{
+	checks_run(p, PTLAB_PHASE_SWEEP);
+}
+
+const struct mode mode_handoff = {
+	.boot_services_gone = true,
+	.option_defaults = handoff_option_defaults,
+	.run = handoff_run,
+	.live_enter = handoff_live_enter,
+	.live_leave = handoff_live_leave,
+	.smp = smp_handoff_run,
+	.own_checks = handoff_ram_sweep,
+};

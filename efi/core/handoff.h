@@ -1,18 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* The hand-off mode's run (handoff.c). */
+/*
+ * The hand-off mode (handoff.c): mode_handoff (core/mode.h), and its parts
+ * the kernel mode (linux.c), a hand-off that ends in Linux, shares.
+ */
 #ifndef PTLAB_EFI_HANDOFF_H
 #define PTLAB_EFI_HANDOFF_H
 
-#include <efi.h>
-#include <efilib.h>
-
-#include "state/state.h"
+#include "core/mode.h"
 
 /*
- * --mode=handoff, after run_start: leave boot services and run everything
- * on all of RAM.  Returns only when it could not leave boot services
- * (reported); otherwise the run ends in ResetSystem, isa-debug-exit or hlt.
+ * The run after run_start: leave boot services and run everything on all
+ * of RAM.  Returns only when it could not leave boot services (reported);
+ * otherwise the run ends in the mode's after_checks (a kernel), or in
+ * ResetSystem, isa-debug-exit or hlt.
  */
-void handoff_run(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE image);
+void handoff_run(struct ptlab *p, const struct mode_boot *b);
+
+/* The hand-off's option defaults: --end=shutdown, a longer churn (not given). */
+void handoff_option_defaults(struct opts *o);
+
+/* A live phase after ExitBootServices: nothing to enter; back to the recovery CR3 after. */
+int handoff_live_enter(struct ptlab *p, const char *what);
+void handoff_live_leave(struct ptlab *p);
+
+/* The hand-off's own check: a written and read frame in every usable RAM range (live). */
+void handoff_ram_sweep(struct ptlab *p);
+
+/*
+ * The closing line, the report out on COM1 and, when there is one, the
+ * whole of it on the screen: the last report output of a hand-off.
+ */
+void handoff_emit_final(struct ptlab *p);
 
 #endif

@@ -23,6 +23,8 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "core/end.h"
+#include "core/handoff.h"
 #include "core/linux.h"
 #include "fw/firmware.h"
 #include "report/fmt.h"
@@ -33,6 +35,7 @@
 #include "report/report.h"
 #include "core/run.h"
 #include "cpu/trap.h"
+#include "smp/smp.h"
 
 #include <ptlab/pte.h>
 
@@ -526,3 +529,60 @@ void linux_jump(struct ptlab *p)
 	linux_jump_asm(p->kern.load_pa + LB_ENTRY64_OFF, p->kern.zero_page_pa, p->build.our_cr3,
 		       cr4, &gdtr);
 }
+
+/* ---- the mode ---------------------------------------------------------------------- */
+
+/* Before ExitBootServices: the files read and placed, or boot services kept. */
+static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsigned map_cap)
+{
+	if (linux_load(p, b->li, map_cap) == PT_OK)
+		return PT_OK;
+	report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
+		    "ExitBootServices, nothing of it stays allocated");
+	return PT_EINVAL;
+}
+
+/*
+ * Every check passed on the tables handed over: the APs back to
+ * wait-for-SIPI, the report closed with the kernel's facts, and the jump.
+ */
+static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
+{
+	const struct ptlab_kernel *k = &p->kern;
+	unsigned parked = smp_handoff_init_aps(p);
+
+	report_fact(p->rep, "linux", "entry=0x%llx load=0x%llx init_size=0x%llx boot_params=0x%llx "
+		    "e820=%u initrd=0x%llx+0x%llx levels=%u cpus_parked=%u",
+		    (unsigned long long)(k->load_pa + LB_ENTRY64_OFF), (unsigned long long)k->load_pa,
+		    (unsigned long long)k->hdr.init_size, (unsigned long long)k->zero_page_pa,
+		    k->e820_n, (unsigned long long)k->initrd_pa, (unsigned long long)k->initrd_bytes,
+		    p->build.levels, parked);
+	handoff_emit_final(p);
+	end_say(p, false, "ptlab: handing over to Linux\n");
+	linux_jump(p);
+}
+
+/* After the checks: the jump when the tables may be handed over; else the hand-off's end. */
+static void kernel_after_checks(struct ptlab *p)
+{
+	if (p->kern.on && linux_prepare_jump(p) == PT_OK)
+		hand_to_linux(p);
+}
+
+/*
+ * The kernel mode: the hand-off mode with the kernel placed before
+ * ExitBootServices, its W^X exemption in the plan, and the jump after the
+ * checks instead of the --end action.
+ */
+const struct mode mode_kernel = {
+	.boot_services_gone = true,
+	.option_defaults = handoff_option_defaults,
+	.run = handoff_run,
+	.live_enter = handoff_live_enter,
+	.live_leave = handoff_live_leave,
+	.smp = smp_handoff_run,
+	.own_checks = handoff_ram_sweep,
+	.before_exit = kernel_before_exit,
+	.plan = linux_plan_exempt,
+	.after_checks = kernel_after_checks,
+};

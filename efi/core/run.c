@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The pipeline both modes share (see run.h): the run's start, the memory
+ * The pipeline every mode shares (see run.h): the run's start, the memory
  * map, the plan, the frame pool and the data area, the build, every check
- * on it, the churn, the facts, the frames and the time.  The firmware mode
- * (fwmode.c) and the hand-off mode (handoff.c) call down into it; nothing
- * here calls up into them or into main.c.
+ * on it, the churn, the facts, the frames and the time.  The modes call
+ * down into it; what they do their own way is reached through p->mode
+ * (the live phases, the SMP checks, a mode's own checks).
  *
  * Firmware calls (boot services, with the firmware's CR3, GDT and IDT
  * loaded): GetMemoryMap (run_get_map), Stall (TSC calibration in
  * run_start), AllocatePages/AllocatePool/FreePages/FreePool (the pool, the
  * data area, the typed window, run_release).  The build, the checks and the
  * facts make none of their own; in firmware mode the SMP checks reach MP
- * services through smp_run (smp_fw.c).
+ * services through the mode's smp (smp_run, smp_fw.c).
  */
 #include "core/run.h"
 #include "checks/churn.h"
@@ -23,7 +23,6 @@
 #include "fw/owned.h"
 #include "report/report.h"
 #include "fw/sink.h"
-#include "smp/smp.h"
 
 #include <ptlab/pte.h>
 
@@ -121,7 +120,7 @@ int run_plan(struct ptlab *p)
 		.has_1g = p->cpu.caps.pdpe1gb,
 		.levels = p->build.levels,
 		.maxphyaddr = p->cpu.caps.maxphyaddr,
-		.boot_services_gone = p->handoff,
+		.boot_services_gone = p->mode->boot_services_gone,
 		.mat = p->build.mat.n ? &p->build.mat : NULL,
 	};
 	int err;
@@ -456,7 +455,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 		ptlab_dump_tables(p);
 	}
 	/* after hand-off the firmware's tables are gone: audited before leaving */
-	if (!p->handoff) {
+	if (!p->mode->boot_services_gone) {
 		ptlab_audit_firmware(p);
 		ptlab_dump_firmware(p);
 	}
@@ -470,7 +469,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	if (!p->aborted)
 		checks_run(p, PTLAB_PHASE_CPU);
 	if (!p->aborted)
-		smp_run(p);
+		p->mode->smp(p);
 	p->t.checks = rdtsc() - t;
 	sink_emit(p->rep);
 	if (p->opts.raise && !p->aborted)
@@ -483,8 +482,8 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 		sink_emit(p->rep);
 		ptlab_live(p, hold_here, "hold");
 	}
-	if (p->handoff && !p->aborted)
-		checks_run(p, PTLAB_PHASE_SWEEP);
+	if (p->mode->own_checks && !p->aborted)
+		p->mode->own_checks(p);
 	t = rdtsc();
 	if (!p->aborted)
 		checks_run(p, PTLAB_PHASE_TEARDOWN);

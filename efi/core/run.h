@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The pipeline both modes share (run.c): the run's start, the memory map,
+ * The pipeline every mode shares (run.c): the run's start, the memory map,
  * the plan, the frame pool and the data area, the build and every check on
- * it, the churn, the facts, the frames and the time at the end.  The
- * firmware mode (fwmode.c) and the hand-off mode (handoff.c) call down into
- * it; it calls nothing in main.c, fwmode.c or handoff.c.  Functions that
- * call firmware say so (boot services needed); the others make no firmware
- * call of their own.
+ * it, the churn, the facts, the frames and the time at the end.  The modes
+ * (fwmode.c, handoff.c, linux.c) call down into it; where they differ it
+ * calls through p->mode (state/mode.h), never a mode's file by name.
+ * Functions that call firmware say so (boot services needed); the others
+ * make no firmware call of their own.
  */
 #ifndef PTLAB_EFI_RUN_H
 #define PTLAB_EFI_RUN_H
@@ -15,13 +15,6 @@
 #include <efilib.h>
 
 #include "state/state.h"
-
-/* A firmware memory map as GetMemoryMap returns it. */
-struct rawmap {
-	void *buf;
-	UINTN cap, size, key, desc_size;
-	UINT32 version;
-};
 
 /* Descriptors of room added when a map buffer grows, for our own allocations. */
 #define RUN_MAP_SLACK_DESC 16u

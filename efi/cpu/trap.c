@@ -271,44 +271,51 @@ bool trap_probe_fixup(struct trap_frame *frame)
 	return false;
 }
 
-static uint64_t fatal_home_cr3;
-static void (*fatal_report)(const struct trap_fault *f);
+/* The fatal path's callbacks (trap_set_fatal_home, trap_set_fatal_leave), each with its context. */
+static struct {
+	uint64_t home_cr3;
+	void (*report)(void *ctx, const struct trap_fault *f);
+	void *report_ctx;
+	void (*leave)(void *ctx);
+	void *leave_ctx;
+} fatal;
 
-void trap_set_fatal_home(uint64_t home_cr3, void (*report)(const struct trap_fault *f))
+void trap_set_fatal_home(uint64_t home_cr3,
+			 void (*report)(void *ctx, const struct trap_fault *f), void *ctx)
 {
-	fatal_home_cr3 = home_cr3;
-	fatal_report = report;
+	fatal.home_cr3 = home_cr3;
+	fatal.report = report;
+	fatal.report_ctx = ctx;
 }
 
-static void (*fatal_leave)(void);
-
-void trap_set_fatal_leave(void (*leave)(void))
+void trap_set_fatal_leave(void (*leave)(void *ctx), void *ctx)
 {
-	fatal_leave = leave;
+	fatal.leave = leave;
+	fatal.leave_ctx = ctx;
 }
 
 static __attribute__((noreturn)) void trap_fatal(const struct trap_frame *frame)
 {
 	trap_fault_record(&trap_fatal_fault, frame);
-	if (fatal_leave) {
-		void (*leave)(void) = fatal_leave;
+	if (fatal.leave) {
+		void (*leave)(void *ctx) = fatal.leave;
 
-		fatal_leave = NULL;   /* a fault while leaving goes straight on */
-		leave();
+		fatal.leave = NULL;   /* a fault while leaving goes straight on */
+		leave(fatal.leave_ctx);
 	}
-	if (fatal_home_cr3) {
+	if (fatal.home_cr3) {
 		/* no firmware state to go back to: our own tables, GDT and IDT stay */
-		write_cr3(fatal_home_cr3);
+		write_cr3(fatal.home_cr3);
 	} else {
 		installed = false;
 		cpu_state_restore_noirq(&fw_state, gdt, sizeof(gdt));
 		after_restore();
 	}
-	if (fatal_report) {
-		void (*report)(const struct trap_fault *f) = fatal_report;
+	if (fatal.report) {
+		void (*report)(void *ctx, const struct trap_fault *f) = fatal.report;
 
-		fatal_report = NULL;   /* a fault while reporting halts at once */
-		report(&trap_fatal_fault);
+		fatal.report = NULL;   /* a fault while reporting halts at once */
+		report(fatal.report_ctx, &trap_fatal_fault);
 	}
 	cpu_halt();
 }

@@ -222,18 +222,20 @@ extern struct trap_fault trap_fatal_fault;
 /*
  * After ExitBootServices there is no firmware state to restore: an exception
  * that reaches no guard loads @home_cr3 (a recovery hierarchy), keeps our
- * GDT/IDT, calls @report once with the fault (interrupts off, on whatever
+ * GDT/IDT, calls @report(@ctx, fault) once (interrupts off, on whatever
  * stack the exception used), then halts.  @home_cr3 0 restores the firmware
  * state as before.  @report may be NULL.
  */
-void trap_set_fatal_home(uint64_t home_cr3, void (*report)(const struct trap_fault *f));
+void trap_set_fatal_home(uint64_t home_cr3,
+			 void (*report)(void *ctx, const struct trap_fault *f), void *ctx);
 
 /*
  * Called first on the fatal path (before the firmware state is restored),
- * once: the place to leave a paging mode the firmware's saved state cannot
- * be restored from (CR4.LA57 cannot change in IA-32e mode).  NULL: none.
+ * once, as @leave(@ctx): the place to leave a paging mode the firmware's
+ * saved state cannot be restored from (CR4.LA57 cannot change in IA-32e
+ * mode).  NULL: none.
  */
-void trap_set_fatal_leave(void (*leave)(void));
+void trap_set_fatal_leave(void (*leave)(void *ctx), void *ctx);
 
 /*
  * Self-test hook: mark IDT gate @vector present or not present.  A not-present

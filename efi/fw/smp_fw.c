@@ -29,6 +29,7 @@
 #include "fw/mpservices.h"
 #include "fw/owned.h"
 #include "fw/sink.h"
+#include "report/fmt.h"
 #include "smp/smp.h"
 #include "smp/smp_tramp.h"
 
@@ -128,13 +129,14 @@ static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 			    "stayed on the firmware's state", c->index, c->apic,
 			    (unsigned)(c->sel_mismatch >> 16), (unsigned)(c->sel_mismatch & 0xffff),
 			    c->sh->sel_cs, c->sh->sel_ss);
-	if (c->faulted)
-		report_fail(p->rep, "smp cpu %u (apic %u): unexpected exception vector=%u (%s) "
-			    "rip=0x%llx cr2=0x%llx error=0x%llx; %s", c->index, c->apic, c->fault.vector,
-			    ptlab_vector_name(c->fault.vector), (unsigned long long)c->fault.rip,
-			    (unsigned long long)c->fault.cr2, (unsigned long long)c->fault.error,
-			    p->handoff ? "the AP parked" :
-			    "the AP restored the firmware's state and returned");
+	if (c->faulted) {
+		char who[48];
+
+		fmt_snprintf(who, sizeof(who), "smp cpu %u (apic %u)", c->index, c->apic);
+		report_exception(p->rep, &(struct report_exc){ .who = who,
+				 .then = p->mode->boot_services_gone ? "the AP parked" :
+				 "the AP restored the firmware's state and returned" }, &c->fault);
+	}
 	if (c->strays)
 		report_fail(p->rep, "smp cpu %u (apic %u): %u interrupts arrived although every "
 			    "source but the shootdown vector was masked (last vector %u)", c->index,
@@ -142,7 +144,7 @@ static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 	if (c->timed_out)
 		report_fail(p->rep, "smp cpu %u (apic %u): left on its deadline, not told to",
 			    c->index, c->apic);
-	if (c->state == SMP_ST_NONE && !p->handoff)
+	if (c->state == SMP_ST_NONE && !p->mode->boot_services_gone)
 		report_fail(p->rep, "smp cpu %u (apic %u): never ran the procedure", c->index,
 			    c->apic);
 }
@@ -356,7 +358,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	sh->has_pat = p->cpu.caps.pat;
 }
 
-static void smp_run_handoff(struct ptlab *p)
+void smp_handoff_run(struct ptlab *p)
 {
 	struct smp_shared *sh = p->smp;
 	unsigned started = 1, on_tables = 1, aps = 0;
@@ -426,10 +428,6 @@ void smp_run(struct ptlab *p)
 	int apic_mapped = 0;
 	bool returned = false, signaled = false;
 
-	if (p->handoff) {
-		smp_run_handoff(p);
-		return;
-	}
 	if (p->build.levels != p->cpu.fw_levels) {
 		/*
 		 * The APs run the firmware's paging mode inside its MP services;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cpu/trap.h"
 #include "report/fmt.h"
 #include "report/report.h"
 
@@ -105,6 +106,30 @@ int report_fail(struct report *r, const char *fmt, ...)
 	ret = test_point(r, "not ok", "", fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+const char *report_vector_name(uint32_t v)
+{
+	static const char *const names[] = {
+		"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO",
+		"#TS", "#NP", "#SS", "#GP", "#PF", "-", "#MF", "#AC", "#MC", "#XM",
+		"#VE", "#CP",
+	};
+
+	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "interrupt";
+}
+
+int report_exception(struct report *r, const struct report_exc *how, const struct trap_fault *f)
+{
+	char rsp[32] = "";
+
+	if (how->rsp)
+		fmt_snprintf(rsp, sizeof(rsp), " rsp=0x%llx", (unsigned long long)f->rsp);
+	return report_fail(r, "%s: unexpected exception%s vector=%u (%s) rip=0x%llx cr2=0x%llx "
+			   "error=0x%llx%s%s%s", how->who, how->where ? how->where : "", f->vector,
+			   report_vector_name(f->vector), (unsigned long long)f->rip,
+			   (unsigned long long)f->cr2, (unsigned long long)f->error, rsp,
+			   how->then ? "; " : "", how->then ? how->then : "");
 }
 
 /* Builds "<name> # SKIP " as the second half of the prefix. */

@@ -15,6 +15,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+struct trap_fault;
 
 /*
  * Space kept back for the lines report_finish() writes: the truncation note,
@@ -88,6 +91,31 @@ int report_fact(struct report *r, const char *key, const char *fmt, ...)
  */
 int report_note(struct report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* "#PF", "#GP", ... for exception vector @v; "interrupt" from 22 on. */
+const char *report_vector_name(uint32_t v);
+
+/*
+ * How report_exception() words its line around the fault: "<who>:
+ * unexpected exception<where> vector=V (NAME) rip=0x.. cr2=0x.. error=0x.."
+ * then " rsp=0x.." when @rsp, then "; <then>" when @then is not NULL.
+ */
+struct report_exc {
+	const char *who;        /* who took it: a live phase's name, "smp cpu 1 (apic 1)" */
+	const char *where;      /* words after "unexpected exception", or NULL */
+	bool rsp;               /* the stack pointer too */
+	const char *then;       /* what became of the CPU, or NULL */
+};
+
+/**
+ * report_exception() - the failing test point for an exception nothing expected
+ * @r:   report
+ * @how: the words around it (struct report_exc)
+ * @f:   the exception as the trap code recorded it
+ *
+ * The one place such a line is written.  Return: as report_fail().
+ */
+int report_exception(struct report *r, const struct report_exc *how, const struct trap_fault *f);
 
 /**
  * report_finish() - close the report

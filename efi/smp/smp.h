@@ -192,10 +192,12 @@ int smp_handoff_live(struct ptlab *p);
 
 /*
  * Every CPU on the built tables (smp_fw.c): per-CPU checks on each AP,
- * shootdowns by IPI, a churn read by the APs.  Firmware mode only (reports
- * a skip otherwise); needs boot services.
+ * shootdowns by IPI, a churn read by the APs.  smp_run: the firmware
+ * mode's, through MP services (boot services needed).  smp_handoff_run:
+ * the hand-off modes', each AP started by INIT-SIPI-SIPI and parked after.
  */
 void smp_run(struct ptlab *p);
+void smp_handoff_run(struct ptlab *p);
 /*
  * Hand-off mode, before ExitBootServices (smp_fw.c): CPUs, blocks,
  * trampoline, LAPIC in @recovery.

@@ -11,6 +11,7 @@
 #define PTLAB_EFI_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ptlab/frames.h>
@@ -25,6 +26,8 @@
 #include "report/fbcon.h"
 #include "linux/linuxboot.h"
 #include "opts/opts.h"
+#include "report/report.h"
+#include "state/mode.h"
 
 struct report;
 struct smp_shared;
@@ -117,12 +120,34 @@ struct ptlab_live {
 	uint64_t home_cr3;           /* hand-off: the recovery hierarchy, loaded between live phases */
 };
 
-/* Hand-off mode: the GOP framebuffer. */
+/* Hand-off mode: the GOP framebuffer and, after ExitBootServices, its console. */
 struct ptlab_fb {
 	struct fb_info info;
+	struct fbcon con;            /* the report's lines on the screen (ok) */
 	bool ok;                     /* a GOP framebuffer */
 	bool extra;                  /* not in the memory map: the plan adds it */
 	uint64_t len;                /* its bytes, page-rounded */
+};
+
+/* A firmware memory map as GetMemoryMap fills it: @size bytes of @desc_size-byte descriptors. */
+struct rawmap {
+	void *buf;
+	uint64_t cap, size, key, desc_size;
+	uint32_t version;
+};
+
+/*
+ * The hand-off modes' own state (core/handoff.c): what is prepared before
+ * ExitBootServices for after it.  Here, in the run's state, not on the
+ * firmware's stack, whose pages become free RAM after the hand-off.
+ */
+struct ptlab_exit {
+	struct pt_space recovery;    /* the recovery hierarchy, in our pool */
+	struct rawmap final_map;     /* the map ExitBootServices was called with */
+	uint64_t *ram_bitmap;        /* the bitmap of the frame allocator over all free RAM */
+	size_t ram_bitmap_bytes;
+	struct pt_range free[PT_FRAMES_MAX_RANGES];   /* that RAM, as the allocator got it */
+	uint64_t stack_top;          /* our own stack from ExitBootServices on */
 };
 
 /*
@@ -226,13 +251,14 @@ struct ptlab_inject {
 struct ptlab {
 	struct opts opts;
 	struct report *rep;
-	bool handoff;                /* hand-off mode: after ExitBootServices, all RAM ours */
+	const struct mode *mode;     /* what this run's mode does its own way (state/mode.h) */
 	bool aborted;                /* an unexpected exception or a timeout ended the checks */
 	struct ptlab_cpu cpu;
 	struct ptlab_build build;
 	struct ptlab_data data;
 	struct ptlab_live live;
 	struct ptlab_fb fb;
+	struct ptlab_exit exit;
 	struct ptlab_kernel kern;
 	struct ptlab_time t;
 	struct ptlab_churn churn;
@@ -248,7 +274,9 @@ struct ptlab {
 
 /*
  * Run fn(p) with our GDT/IDT, interrupts off, EFER.NXE and CR0.WP set and
- * our CR3 loaded; restore the firmware's CPU state after.  An unexpected
+ * our CR3 loaded; back to the mode's home state after (p->mode's
+ * live_enter and live_leave: the firmware's CPU state, or after hand-off
+ * the recovery CR3).  An unexpected
  * exception is reported as a failed check named @what and sets p->aborted.
  * Returns fn's result, or TRAP_GUARD_FAULTED.
  */
@@ -288,7 +316,10 @@ static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_c
 }
 
 /* "#PF", "#GP", ... for an exception vector. */
-const char *ptlab_vector_name(uint32_t v);
+static inline const char *ptlab_vector_name(uint32_t v)
+{
+	return report_vector_name(v);
+}
 
 /* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
 void ptlab_flush(const struct pt_flushlist *fl);
@@ -329,13 +360,6 @@ void ptlab_dump_firmware(struct ptlab *p);
 bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
 /* Is all of [pa, pa+len) RAM per the memory map (no hole, MMIO or reserved byte)? */
 bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
-
-/*
- * Leave QEMU through isa-debug-exit with the run's verdict (only under a
- * hypervisor): aborted, nothing checked (no test point passed or failed),
- * passed or failed.
- */
-void ptlab_debug_exit(const struct ptlab *p, bool passed);
 
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */
 uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks);

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "../../efi/cpu/trap.h"
 #include "../../efi/report/fmt.h"
 #include "../../efi/report/report.h"
 
@@ -245,6 +246,62 @@ static void test_report_cursor_with_truncation(void **state)
 	assert_non_null(strstr(seen, "ptlab: 50 passed, 0 failed, 0 skipped\n"));
 }
 
+/*
+ * report_exception() writes the one line for an unexpected exception in
+ * each wording the application uses: a live phase (with RSP), the
+ * hand-off's own phase and its fatal path (no RSP), an AP (what became of
+ * it).  Expected: the line each caller wrote with its own format before.
+ */
+static void test_report_exception_wordings(void **state)
+{
+	static const struct trap_fault f = { .vector = 14, .error = 0x2, .cr2 = 0x40000000fff8,
+					     .rip = 0xffffffff81000123, .rsp = 0x400000001000 };
+	static const struct trap_fault gp = { .vector = 13, .rip = 0x1234 };
+	static const struct trap_fault irq = { .vector = 0x30, .rip = 0x10 };
+	char buf[2048], want[2048];
+	struct report r;
+	int n = 0;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	report_exception(&r, &(struct report_exc){ .who = "raise", .where = "", .rsp = true }, &f);
+	report_exception(&r, &(struct report_exc){ .who = "handoff", .where = " outside the checks" },
+			 &gp);
+	report_exception(&r, &(struct report_exc){ .who = "smp cpu 2 (apic 2)",
+			 .then = "the AP parked" }, &f);
+	report_exception(&r, &(struct report_exc){ .who = "live checks", .where = "", .rsp = true },
+			 &irq);
+	n += snprintf(want + n, sizeof(want) - n, "not ok 1 - %s: unexpected exception vector=%u "
+		      "(%s) rip=0x%llx cr2=0x%llx error=0x%llx rsp=0x%llx\n", "raise", 14u, "#PF",
+		      0xffffffff81000123ULL, 0x40000000fff8ULL, 0x2ULL, 0x400000001000ULL);
+	n += snprintf(want + n, sizeof(want) - n, "not ok 2 - handoff: unexpected exception outside "
+		      "the checks vector=%u (%s) rip=0x%llx cr2=0x%llx error=0x%llx\n", 13u, "#GP",
+		      0x1234ULL, 0ULL, 0ULL);
+	n += snprintf(want + n, sizeof(want) - n, "not ok 3 - smp cpu %u (apic %u): unexpected "
+		      "exception vector=%u (%s) rip=0x%llx cr2=0x%llx error=0x%llx; %s\n", 2u, 2u, 14u,
+		      "#PF", 0xffffffff81000123ULL, 0x40000000fff8ULL, 0x2ULL, "the AP parked");
+	snprintf(want + n, sizeof(want) - n, "not ok 4 - %s: unexpected exception vector=%u (%s) "
+		 "rip=0x%llx cr2=0x%llx error=0x%llx rsp=0x%llx\n", "live checks", 48u, "interrupt",
+		 0x10ULL, 0ULL, 0ULL, 0ULL);
+	assert_string_equal(buf, want);
+	assert_int_equal(r.failed, 4);
+	assert_int_equal(r.passed, 0);
+}
+
+/* Vector names: the SDM's mnemonics up to #CP (21), "interrupt" beyond. */
+static void test_report_vector_names(void **state)
+{
+	(void)state;
+	assert_string_equal(report_vector_name(0), "#DE");
+	assert_string_equal(report_vector_name(2), "NMI");
+	assert_string_equal(report_vector_name(8), "#DF");
+	assert_string_equal(report_vector_name(14), "#PF");
+	assert_string_equal(report_vector_name(18), "#MC");
+	assert_string_equal(report_vector_name(21), "#CP");
+	assert_string_equal(report_vector_name(22), "interrupt");
+	assert_string_equal(report_vector_name(TRAP_VEC_NONE), "interrupt");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +315,8 @@ int main(void)
 		cmocka_unit_test(test_report_cursor_delivers_each_line_once),
 		cmocka_unit_test(test_report_cursor_with_truncation),
 		cmocka_unit_test(test_report_only_skips_is_nothing_checked),
+		cmocka_unit_test(test_report_exception_wordings),
+		cmocka_unit_test(test_report_vector_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
