@@ -185,7 +185,8 @@ help:
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
-	@echo '  check-layers        prove efi/'"'"'s folders depend on each other as mk/layers.txt says'
+	@echo '  check-layers        prove efi/'"'"'s folders depend on each other as mk/layers.txt says,'
+	@echo '                      and keep no state outside struct ptlab but mk/statics.txt'"'"'s'
 	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
 	@echo '                      (and its no-SSE build); writes results.md and plot.svg'
 	@echo '  bench-runs          make bench BENCH_RUNS times (default 5), goal lines summarised'
@@ -361,7 +362,9 @@ check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps
 		mk/check-freestanding.sh $(EFI_LIBPTLAB) $(BUILD)/freestanding
 
 # efi/'s folders use each other only as mk/layers.txt says (includes and
-# calls), and the check refuses every kind of wrong arrow (tests/layers.sh).
+# calls), efi/ keeps no writable object outside struct ptlab but those
+# mk/statics.txt lists with a reason, and both checks refuse every kind of
+# wrong arrow or new variable (tests/layers.sh).
 .PHONY: check-layers
 check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps
 	$(Q)tests/layers.sh $(BUILD)

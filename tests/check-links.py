@@ -9,7 +9,10 @@ must be the anchor of a heading of that file, made as GitHub makes it
 (lower case, punctuation dropped but for '-' and '_', spaces to '-', a
 repeated heading gets -1, -2, ...).  Links and headings inside fenced code
 blocks and code spans do not count.  Every docs/*.md must be linked from
-README.md, so the index stays whole.
+README.md, so the index stays whole.  The module table of
+docs/architecture.md names every source file of efi/ and paging/, and
+nothing else: a row's first cell names a file by its path, and the files
+after it in the same cell by name, in the same folder.
 
   check-links.py [ROOT]    ROOT: the top of the tree (default: this file's ../)
 
@@ -110,6 +113,39 @@ def links(path):
             yield n + text.count("\n", 0, m.start()), m.group(1)
 
 
+MODULE_ROW = re.compile(r"^\|\s*(`(?:efi|paging)/[^|]*)\|")
+
+
+def module_table(root):
+    """The files docs/architecture.md's module table names, as paths."""
+    named = set()
+    folder = None
+    with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as f:
+        for line in f:
+            m = MODULE_ROW.match(line)
+            if not m:
+                continue
+            for i, name in enumerate(re.findall(r"`([^`]+)`", m.group(1))):
+                if name.endswith("/"):
+                    break               # a folder's row (the layout), not a module's
+                if i == 0:
+                    folder = os.path.dirname(name)
+                    named.add(name)
+                else:
+                    named.add(os.path.join(folder, name))
+    return named
+
+
+def sources(root):
+    found = set()
+    for top in ("efi", "paging"):
+        for dirpath, _dirs, files in os.walk(os.path.join(root, top)):
+            for name in files:
+                if name.endswith((".c", ".h", ".S")):
+                    found.add(os.path.relpath(os.path.join(dirpath, name), root))
+    return found
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else
                            os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -145,6 +181,12 @@ def main(argv):
     for path in docs:
         rel = os.path.relpath(path, root)
         check(path in linked, "README.md links %s" % rel, "not in README's index")
+    named, found = module_table(root), sources(root)
+    missing = sorted(found - named)
+    check(not missing, "docs/architecture.md's module table names every source of efi/ and paging/",
+          " ".join(missing))
+    stale = sorted(named - found)
+    check(not stale, "every file docs/architecture.md's module table names exists", " ".join(stale))
     print("docs: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -7,7 +7,9 @@
 # wrong arrow must make it fail, naming the arrow: an include against the
 # layers, a call against them, a firmware header or a gnu-efi symbol in a
 # folder without firmware, a cycle or an undeclared folder in the layers
-# file.  Prints ok/not ok lines and "layers: N passed, M failed".
+# file.  Likewise mk/check-statics.py: it passes on the tree, and refuses
+# a new file-scope variable, a stale line of mk/statics.txt and a kind it
+# does not know.  Prints ok/not ok lines and "layers: N passed, M failed".
 set -uo pipefail
 
 build=${1:?usage: tests/layers.sh BUILD}
@@ -37,6 +39,7 @@ fresh() {
 	cp -r "$top/efi" "$work/t/src"
 	cp -r "$build/efi/efi" "$work/t/obj"
 	cp "$top/mk/layers.txt" "$work/t/layers.txt"
+	cp "$top/mk/statics.txt" "$work/t/statics.txt"
 }
 
 # expect_fail WHAT NEEDLE: the check fails on the copy and its output has NEEDLE.
@@ -107,6 +110,53 @@ fresh
 mkdir -p "$work/t/src/extra"
 compile extra/new.c "int extra(void); int extra(void) { return 0; }"
 expect_fail "a folder the layers file does not declare" "extra/new.c"
+
+# The run's state stays in struct ptlab.
+statics="$top/mk/check-statics.py"
+if python3 "$statics" "$top/mk/statics.txt" "$top/efi" "$build/efi/efi" >"$work/st.out" 2>&1; then
+	ok "efi/ keeps no writable object but those mk/statics.txt lists ($(tail -n 1 "$work/st.out"))"
+else
+	not_ok "efi/ keeps writable objects mk/statics.txt does not list:"
+	grep -A 20 '^not ok' "$work/st.out" | sed 's/^/# /'
+fi
+
+# expect_statics_fail WHAT NEEDLE: check-statics fails on the copy, naming NEEDLE.
+expect_statics_fail() {
+	local what=$1 needle=$2
+	if python3 "$statics" "$work/t/statics.txt" "$work/t/src" "$work/t/obj" >"$work/t.out" 2>&1; then
+		not_ok "$what: the check passed"
+	elif grep -q '^not ok' "$work/t.out" && grep -qF -- "$needle" "$work/t.out"; then
+		ok "$what: refused, naming '$needle'"
+	else
+		not_ok "$what: refused without naming '$needle':"
+		sed 's/^/# /' "$work/t.out"
+	fi
+}
+
+fresh
+compile checks/extra.c "static int seen; int extra(void); int extra(void) { return ++seen; }"
+expect_statics_fail "a file-scope counter in checks/" "checks/extra.c: seen"
+
+fresh
+compile checks/extra.c "int extra(void); int extra(void) { static int calls; return ++calls; }"
+expect_statics_fail "a static local in checks/" "checks/extra.c: calls"
+
+fresh
+compile checks/extra.c "static const int table[2] = { 1, 2 }; int extra(int i); int extra(int i) { return table[i & 1]; }"
+if python3 "$statics" "$work/t/statics.txt" "$work/t/src" "$work/t/obj" >"$work/t.out" 2>&1; then
+	ok "control: a const table is no state"
+else
+	not_ok "control: a const table was refused"
+	sed 's/^/# /' "$work/t.out"
+fi
+
+fresh
+printf 'checks/gone.c  gone  run  a line for nothing\n' >>"$work/t/statics.txt"
+expect_statics_fail "a stale line in mk/statics.txt" "checks/gone.c gone"
+
+fresh
+sed -i 's/^\(report\/serial.c *state *\)device/\1cache/' "$work/t/statics.txt"
+expect_statics_fail "a kind mk/check-statics.py does not know" "kind 'cache'"
 
 echo "layers: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,10 +3,6 @@
 #include "checks/checkkit.h"
 #include "state/state.h"
 
-/* Table frames the lint can sort; more tables than this fail the lint. */
-#define LINT_SCRATCH 8192u
-
-static uint64_t lint_scratch[LINT_SCRATCH];
 
 uint64_t ptlab_pattern(uint64_t pa, uint64_t salt)
 {
@@ -35,8 +31,8 @@ static bool allocated(void *ctx, uint64_t pa)
 	return pt_frames_in_use(ctx, pa);
 }
 
-int ptlab_lint(const struct ptlab_build *b, bool in_use, struct pt_lint *l)
+int ptlab_lint(struct ptlab_build *b, bool in_use, struct pt_lint *l)
 {
-	return pt_lint(&b->space, lint_scratch, LINT_SCRATCH, in_use ? allocated : in_pool,
+	return pt_lint(&b->space, b->lint_scratch, PTLAB_LINT_SCRATCH, in_use ? allocated : in_pool,
 		       (void *)&b->frames, l);
 }

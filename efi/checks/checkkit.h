@@ -21,10 +21,9 @@ uint64_t ptlab_pattern(uint64_t pa, uint64_t salt);
 /*
  * pt_lint on @b's hierarchy, every table frame checked against @b's pool:
  * allocated from it (@in_use) or only inside it.  Returns pt_lint's
- * result; *l has the counts.  One scratch for every caller (never two at
- * once: the checks run on one CPU).
+ * result; *l has the counts.  Its scratch is @b's own (lint_scratch).
  */
-int ptlab_lint(const struct ptlab_build *b, bool in_use, struct pt_lint *l);
+int ptlab_lint(struct ptlab_build *b, bool in_use, struct pt_lint *l);
 
 /*
  * The W^X audit's MMIO test, for our tables and the firmware's alike: the

@@ -40,14 +40,13 @@ static bool tramp_mapped(const struct ptlab *p, uint64_t root, unsigned levels)
 	return true;
 }
 
-static char why[200];
-
 /*
  * NULL when a switch from the loaded tables to @levels with @root may go
- * ahead, else the reason (in why[]).  @irq_checked: interrupts must be off.
+ * ahead, else the reason (a constant or @why, @n bytes).  @irq_checked:
+ * interrupts must be off.
  */
 static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t root,
-				bool irq_checked)
+				bool irq_checked, char *why, size_t n)
 {
 	uint64_t cr0 = read_cr0(), cr4 = read_cr4(), efer = read_efer(), cr3 = read_cr3();
 	unsigned cur = (cr4 & CR4_LA57) ? 5 : 4;
@@ -59,18 +58,18 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 	if (levels == 5 && !p->cpu.caps.la57)
 		return "the CPU has no LA57 (CPUID.(EAX=7,ECX=0):ECX[16]=0)";
 	if (p->live.la57_tramp + LA57_PAGES * PT_PAGE_SIZE > BELOW_4G) {
-		fmt_snprintf(why, sizeof(why), "the trampoline and its stack at 0x%llx are not "
+		fmt_snprintf(why, n, "the trampoline and its stack at 0x%llx are not "
 			     "below 4 GiB", (unsigned long long)p->live.la57_tramp);
 		return why;
 	}
 	if ((root & (PT_PAGE_SIZE - 1)) || root >= BELOW_4G) {
-		fmt_snprintf(why, sizeof(why), "the %u-level root 0x%llx is not a page below 4 GiB "
+		fmt_snprintf(why, n, "the %u-level root 0x%llx is not a page below 4 GiB "
 			     "(CR3 is 32 bits wide with paging off)", levels,
 			     (unsigned long long)root);
 		return why;
 	}
 	if (!(cr0 & CR0_PG) || !(efer & EFER_LMA) || !(cr4 & CR4_PAE)) {
-		fmt_snprintf(why, sizeof(why), "the CPU is not in IA-32e mode with PAE paging "
+		fmt_snprintf(why, n, "the CPU is not in IA-32e mode with PAE paging "
 			     "(cr0=0x%llx cr4=0x%llx efer=0x%llx)", (unsigned long long)cr0,
 			     (unsigned long long)cr4, (unsigned long long)efer);
 		return why;
@@ -80,13 +79,13 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 	if (irq_checked && (read_rflags() & RFLAGS_IF))
 		return "interrupts are enabled";
 	if (!tramp_mapped(p, cr3, cur)) {
-		fmt_snprintf(why, sizeof(why), "the trampoline 0x%llx is not identity mapped "
+		fmt_snprintf(why, n, "the trampoline 0x%llx is not identity mapped "
 			     "(code executable, data writable) in the loaded %u-level tables 0x%llx",
 			     (unsigned long long)p->live.la57_tramp, cur, (unsigned long long)cr3);
 		return why;
 	}
 	if (!tramp_mapped(p, root, levels)) {
-		fmt_snprintf(why, sizeof(why), "the trampoline 0x%llx is not identity mapped "
+		fmt_snprintf(why, n, "the trampoline 0x%llx is not identity mapped "
 			     "(code executable, data writable) in the %u-level tables 0x%llx",
 			     (unsigned long long)p->live.la57_tramp, levels, (unsigned long long)root);
 		return why;
@@ -96,7 +95,8 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 
 int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *what)
 {
-	const char *no = precondition(p, levels, root, true);
+	char why[200];
+	const char *no = precondition(p, levels, root, true, why, sizeof(why));
 	uint64_t cr4;
 
 	if (no) {
@@ -121,6 +121,7 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
 
 void la57_check_ready(struct ptlab *p)
 {
+	char why[200];
 	const char *no;
 
 	if (!p->live.la57_tramp)
@@ -131,7 +132,7 @@ void la57_check_ready(struct ptlab *p)
 			  p->mode->boot_services_gone ? " since the hand-off" : "");
 		return;
 	}
-	no = precondition(p, p->build.levels, p->build.our_cr3, false);
+	no = precondition(p, p->build.levels, p->build.our_cr3, false, why, sizeof(why));
 	if (no) {
 		report_fail(p->rep, "la57: switch to %u-level paging refused before the window: %s",
 			    p->build.levels, no);

@@ -186,6 +186,7 @@ static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bs
 
 		*c = (struct smp_cpu){ .sh = sh, .index = (unsigned)idx, .apic = ids->apic[i],
 				       .bsp = ids->apic[i] == bsp_apic };
+		fmt_snprintf(c->name, sizeof(c->name), "cpu %u (apic %u)", c->index, c->apic);
 		if (smp_prepare_cpu(c, block)) {
 			*why = "the firmware's CS and SS selectors leave no room for our GDT layout";
 			return -1;

@@ -514,12 +514,7 @@ void smp_ap_proc(struct smp_shared *sh)
 
 static const char *cpu_name(const struct smp_cpu *c)
 {
-	static char buf[4][32];
-	static unsigned k;
-	char *b = buf[k++ % 4];
-
-	fmt_snprintf(b, 32, "cpu %u (apic %u)", c->index, c->apic);
-	return b;
+	return c->name;
 }
 
 static bool active(const struct smp_cpu *c)

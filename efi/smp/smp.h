@@ -60,6 +60,7 @@ struct smp_cpu {
 	struct smp_shared *sh;
 	unsigned index;
 	uint32_t apic;
+	char name[32];                /* "cpu N (apic M)", as the report names it */
 	bool bsp;
 	uint64_t stack_top;
 	uint64_t *gdt_copy;           /* a page: the firmware's GDT copied to reload its TR */

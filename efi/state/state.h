@@ -70,6 +70,9 @@ struct ptlab_cpu {
 };
 
 /* The build: map, image, plan, the frame pool and the hierarchy built in it. */
+/* Table frames the structural lint can sort (ptlab_lint). */
+#define PTLAB_LINT_SCRATCH 8192u
+
 struct ptlab_build {
 	unsigned levels;             /* of the hierarchies built (4 or 5) */
 	struct pt_memmap map;
@@ -85,6 +88,8 @@ struct ptlab_build {
 	uint64_t our_cr3;            /* the built root */
 	/* every leaf (va, pa, size, flags) of the build, before any check ran, hashed */
 	uint64_t digest, digest_leaves;
+	/* pt_lint's scratch (checks/checkkit.c): table frames it can sort; more fail the lint */
+	uint64_t lint_scratch[PTLAB_LINT_SCRATCH];
 };
 
 /*
