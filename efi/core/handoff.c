@@ -491,10 +491,7 @@ void handoff_run(struct ptlab *p, const struct mode_boot *b)
 	write_efer(read_efer() | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
 	if (p->cpu.caps.pat) {
-		/* SDM Vol. 3A 11.12.4: flush caches and TLBs around a PAT change */
-		ptlab_wbinvd();
-		write_pat(pt_pat_msr(&p->build.env.pat));
-		ptlab_wbinvd();
+		cpu_switch_pat(pt_pat_msr(&p->build.env.pat));
 	}
 	if (la57_active() != (p->build.levels == 5)) {
 		/* the recovery hierarchy has the other number of levels */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hand-off mode ending in a Linux kernel (see linux.h).
+ * The kernel mode: the hand-off ending in a Linux kernel (--kernel, --initrd,
+ * --cmdline; mode_kernel at the end of this file).
  *
  * Before ExitBootServices: the kernel and the initrd are read whole from
  * the boot volume, the setup header judged (linuxboot.c), the protected-
@@ -25,7 +26,6 @@
 
 #include "core/end.h"
 #include "core/handoff.h"
-#include "core/linux.h"
 #include "fw/firmware.h"
 #include "report/fmt.h"
 #include "fw/fsfile.h"
@@ -168,7 +168,15 @@ static bool read_whole(struct ptlab *p, EFI_LOADED_IMAGE *li, const char *what,
 	return true;
 }
 
-int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
+/*
+ * Before ExitBootServices, after the memory map was normalized: read the
+ * kernel and the initrd from the boot volume, judge the setup header,
+ * place the kernel, the initrd, the zero page and the command line in
+ * pages of ours.  @map_cap: memory-map ranges the final map may have.
+ * Returns PT_OK, or an error after a failure line naming the file and the
+ * reason; then nothing stays allocated and p->kern.on is false.
+ */
+static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 {
 	struct ptlab_kernel *k = &p->kern;
 	const struct opts *o = &p->opts;
@@ -276,7 +284,8 @@ fail:
  * 640 KiB (the decompressor picks its trampoline's two pages there from
  * the e820 table and the BIOS data area, and runs them on these tables).
  */
-int linux_plan_exempt(struct ptlab *p)
+/* After run_plan(): the kernel's init_size range RWX in the identity map. */
+static int linux_plan_exempt(struct ptlab *p)
 {
 	struct ptlab_kernel *k = &p->kern;
 	const struct pt_memmap *m = &p->build.map;
@@ -395,7 +404,13 @@ static int not_handed_over(struct ptlab *p)
 	return PT_EINVAL;
 }
 
-int linux_prepare_jump(struct ptlab *p)
+/*
+ * After the checks (no boot services): the hierarchy built again from the
+ * checked plan and compared with the checked build, the CPU reading and
+ * executing through it, the e820 table and the zero page.  PT_OK when the
+ * jump may follow (every line reported), an error otherwise.
+ */
+static int linux_prepare_jump(struct ptlab *p)
 {
 	struct ptlab_kernel *k = &p->kern;
 	struct ptlab_build *b = &p->build;
@@ -511,7 +526,12 @@ __attribute__((noreturn)) void linux_jump_asm(uint64_t entry, uint64_t zero_page
 /* __BOOT_CS = 0x10, __BOOT_DS = 0x18 (boot.rst, 64-bit boot protocol) */
 static uint64_t boot_gdt[4] __attribute__((aligned(16))) = { 0, 0, GDT_CODE64, GDT_DATA };
 
-void linux_jump(struct ptlab *p)
+/*
+ * The jump: the firmware's PAT, CR4 without PGE/SMEP/SMAP/PKE/PCIDE, a
+ * GDT with __BOOT_CS 0x10 and __BOOT_DS 0x18, no IDT, the handed-over
+ * hierarchy in CR3, RSI = the zero page, to load address + 0x200.
+ */
+static __attribute__((noreturn)) void linux_jump(struct ptlab *p)
 {
 	static struct desc_ptr gdtr;
 	uint64_t cr4 = read_cr4();
@@ -519,10 +539,8 @@ void linux_jump(struct ptlab *p)
 	gdtr.limit = sizeof(boot_gdt) - 1;
 	gdtr.base = (uint64_t)(uintptr_t)boot_gdt;
 	if (p->cpu.caps.pat && fw_info.entry.has_pat) {
-		/* the firmware's PAT again (SDM Vol. 3A 11.12.4: flush around the change) */
-		ptlab_wbinvd();
-		write_pat(fw_info.entry.pat);
-		ptlab_wbinvd();
+		/* the firmware's PAT again */
+		cpu_switch_pat(fw_info.entry.pat);
 	}
 	/* no global, supervisor-protection or key bits the kernel did not ask for */
 	cr4 = (cr4 & ~(CR4_PGE | CR4_SMEP | CR4_SMAP | CR4_PKE | CR4_PCIDE)) | CR4_PAE;

@@ -23,7 +23,7 @@
 #define OPTS_CMDLINE_MAX 1024u	/* --cmdline=: bytes with the NUL */
 
 enum opts_end {
-	OPTS_END_WAIT,		/* wait for a key, then return */
+	OPTS_END_WAIT,		/* wait for a key (or 60 s), then shut down */
 	OPTS_END_RETURN,
 	OPTS_END_SHUTDOWN,
 	OPTS_END_REBOOT,
