@@ -31,24 +31,15 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tapcheck import Checks  # noqa: E402
+
 COMPILER_SYMBOLS = {"memset", "memcpy", "memmove", "_GLOBAL_OFFSET_TABLE_"}
 INCLUDE_LOCAL = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 INCLUDE_SYSTEM = re.compile(r'^\s*#\s*include\s+<(efi[^>]*)>', re.M)
 
-passed = 0
-failed = 0
-
-
-def check(ok, what, details=()):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok - " + what)
-    else:
-        failed += 1
-        print("not ok - " + what)
-        for d in details:
-            print("#   " + d)
+CHECKS = Checks('layers')
+check = CHECKS.check
 
 
 def parse_layers(path):
@@ -212,8 +203,7 @@ def main(argv):
             check(not fw_bad[name], "%s: no firmware header, nothing from gnu-efi" % name,
                   fw_bad[name])
 
-    print("layers: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":

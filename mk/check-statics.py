@@ -33,24 +33,15 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tapcheck import Checks  # noqa: E402
+
 KINDS = {"hardware", "device", "firmware", "run"}
 WRITABLE = re.compile(r"^\.(bss|data|data\.rel|data\.rel\.local|tbss|tdata)(\..*)?$")
 READ_ONLY = re.compile(r"^\.data\.rel\.ro(\..*)?$")
 
-passed = 0
-failed = 0
-
-
-def check(ok, what, details=()):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok - " + what)
-    else:
-        failed += 1
-        print("not ok - " + what)
-        for d in details:
-            print("#   " + d)
+CHECKS = Checks('statics')
+check = CHECKS.check
 
 
 def writable_objects(objdump, path):
@@ -123,8 +114,7 @@ def main(argv):
     check(not stale, "every line of %s names a writable object that exists" % list_path,
           ["%s %s" % fs for fs in stale])
 
-    print("statics: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":
