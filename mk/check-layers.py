@@ -36,7 +36,11 @@ from tapcheck import Checks  # noqa: E402
 
 COMPILER_SYMBOLS = {"memset", "memcpy", "memmove", "_GLOBAL_OFFSET_TABLE_"}
 INCLUDE_LOCAL = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-INCLUDE_SYSTEM = re.compile(r'^\s*#\s*include\s+<(efi[^>]*)>', re.M)
+INCLUDE_SYSTEM = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
+# gnu-efi's headers, however they are named in an #include
+FIRMWARE_HEADER = re.compile(r'(^|/)efi[^/]*\.h$')
+# quoted includes that are no file of efi/: generated into the build tree
+GENERATED = {"font8x16.inc"}
 
 CHECKS = Checks('layers')
 check = CHECKS.check
@@ -157,14 +161,33 @@ def main(argv):
         with open(os.path.join(src, rel), encoding="utf-8", errors="replace") as f:
             text = f.read()
         for hdr in INCLUDE_LOCAL.findall(text):
-            used = hdr.split("/")[0] if "/" in hdr else None
+            # as the compiler looks: beside the file, then -Iefi
+            target = None
+            for base in (os.path.dirname(rel), ""):
+                cand = os.path.normpath(os.path.join(base, hdr))
+                if not cand.startswith("..") and os.path.isfile(os.path.join(src, cand)):
+                    target = cand
+                    break
+            if target is None:
+                if hdr in GENERATED:
+                    continue
+                inc_bad[home].append("%s includes \"%s\", which is no file of %s%s"
+                                     % (rel, hdr, src, " (a firmware header?)"
+                                        if FIRMWARE_HEADER.search(hdr) else ""))
+                continue
+            if target != hdr:
+                inc_bad[home].append("%s includes \"%s\": name it from efi/, as \"%s\""
+                                     % (rel, hdr, target))
+            used = folder_of(target)
             if used is None or used not in layers:
-                continue            # generated or system-local header (font8x16.inc)
-            if used != home and used not in layers[home][0]:
-                inc_bad[home].append("%s includes %s" % (rel, hdr))
+                inc_bad[home].append("%s includes %s, in no folder %s declares"
+                                     % (rel, target, layers_path))
+            elif used != home and used not in layers[home][0]:
+                inc_bad[home].append("%s includes %s" % (rel, target))
         if not layers[home][1]:
             for hdr in INCLUDE_SYSTEM.findall(text):
-                fw_bad[home].append("%s includes <%s>" % (rel, hdr))
+                if FIRMWARE_HEADER.search(hdr) and not hdr.startswith("ptlab/"):
+                    fw_bad[home].append("%s includes <%s>" % (rel, hdr))
 
     # The call graph.
     lib_defined, _ = nm_symbols(nm, lib)

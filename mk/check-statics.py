@@ -2,22 +2,24 @@
 # SPDX-License-Identifier: MIT
 """Prove that efi/ keeps no run state outside struct ptlab.
 
-  mk/check-statics.py LIST SRC OBJ [OBJDUMP]
+  mk/check-statics.py LIST SRC OBJ [READELF]
 
 LIST     mk/statics.txt: the writable objects efi/ may define at file
          scope (or as static locals), one per line: "FILE SYMBOL KIND WHY"
 SRC      the source tree (efi/)
 OBJ      its firmware objects ($(BUILD)/efi/efi/), FILE.o beside FILE
-OBJDUMP  the objdump program (default: objdump)
+READELF  the readelf program (default: readelf)
 
-Every object of a writable section (.data, .bss and their relocated
-variants; not .rodata, not .data.rel.ro) that a source of SRC defines must
-be in LIST, and every line of LIST must name one (no stale line).  KIND
+Every symbol a source of SRC defines in a section the program may write
+(allocated and writable by the section's flags, whatever its name; not
+.data.rel.ro, which holds const data the loader relocates), a label of an
+assembly file included, must be in LIST, and every line of LIST must name one (no stale line).  KIND
 says why it may live outside the run's state, and only these kinds are
 accepted:
-  hardware  memory the CPU itself reads or that every CPU must reach at a
-            fixed place whatever CR3 holds (GDT, IDT, TSS, stacks, the APs'
-            shared page)
+  hardware  memory the CPU itself reads (GDT, IDT, TSS, IST stacks)
+  fixed     run state that must sit at one place because code that has no
+            pointer to the run reaches it: the exception handler, the APs
+            under any CR3 (the fatal path's record, the SMP shared page)
   device    what is known of a device (the serial port, the consoles)
   firmware  handles and data the firmware gave or owns (system table,
             image handle, open files, its allocations, its variables)
@@ -36,30 +38,37 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tapcheck import Checks  # noqa: E402
 
-KINDS = {"hardware", "device", "firmware", "run"}
-WRITABLE = re.compile(r"^\.(bss|data|data\.rel|data\.rel\.local|tbss|tdata)(\..*)?$")
-READ_ONLY = re.compile(r"^\.data\.rel\.ro(\..*)?$")
+KINDS = {"hardware", "fixed", "device", "firmware", "run"}
 
 CHECKS = Checks('statics')
 check = CHECKS.check
 
 
-def writable_objects(objdump, path):
-    """Names of the data objects @path defines in writable sections."""
-    res = subprocess.run([objdump, "-t", path], capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError("%s -t %s: %s" % (objdump, path, res.stderr.strip()))
+def writable_objects(readelf, path):
+    """Names of the symbols @path defines in sections the program may write."""
+    def run(opt):
+        res = subprocess.run([readelf, opt, path], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise RuntimeError("%s %s %s: %s" % (readelf, opt, path, res.stderr.strip()))
+        return res.stdout.splitlines()
+
+    # by the section's flags, not its name: any allocated, writable section
+    # but .data.rel.ro (const data the loader relocates)
+    writable = set()
+    for line in run("-SW"):
+        m = re.match(r"^\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+"
+                     r"[0-9a-f]+\s+([A-Za-z]*)\s", line)
+        if m and "W" in m.group(3) and "A" in m.group(3) and \
+                not m.group(2).startswith(".data.rel.ro"):
+            writable.add(m.group(1))
     names = set()
-    for line in res.stdout.splitlines():
-        # VALUE FLAGS(7 chars) SECTION SIZE NAME
-        m = re.match(r"^[0-9a-f]+ (.{7}) (\S+)\s+[0-9a-f]+\s+(?:\.hidden\s+)?(\S+)$", line)
-        if not m:
+    for line in run("-sW"):
+        f = line.split()
+        # Num: Value Size Type Bind Vis Ndx Name; labels of .S files too (NOTYPE)
+        if len(f) < 8 or not f[0].endswith(":") or f[3] in ("SECTION", "FILE"):
             continue
-        flags, section, name = m.groups()
-        if "O" not in flags and section != "*COM*":
-            continue
-        if section == "*COM*" or (WRITABLE.match(section) and not READ_ONLY.match(section)):
-            names.add(re.sub(r"\.\d+$", "", name))
+        if (f[6] in writable or f[6] == "COM") and not f[7].startswith(".L"):
+            names.add(re.sub(r"\.\d+$", "", f[7]))
     return names
 
 
@@ -68,7 +77,7 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     list_path, src, obj = argv[1:4]
-    objdump = argv[4] if len(argv) == 5 else "objdump"
+    readelf = argv[4] if len(argv) == 5 else "readelf"
 
     allowed = {}
     errors = []
@@ -102,7 +111,7 @@ def main(argv):
             if not os.path.exists(o):
                 missing.append(o)
                 continue
-            for sym in writable_objects(objdump, o):
+            for sym in writable_objects(readelf, o):
                 found.add((rel, sym))
     check(not missing, "every source of %s has its object" % src, missing)
 

@@ -82,6 +82,18 @@ printf '#include "core/run.h"\n' >>"$work/t/src/report/fmt.c"
 expect_fail "an include from report/ into core/" "report/fmt.c includes core/run.h"
 
 fresh
+printf '#include "../core/run.h"\n' >>"$work/t/src/report/fmt.c"
+expect_fail "a relative include from report/ into core/" "report/fmt.c includes core/run.h"
+
+fresh
+printf '#include "state/../core/run.h"\n' >>"$work/t/src/report/fmt.c"
+expect_fail "an include into core/ through state/" "report/fmt.c includes core/run.h"
+
+fresh
+printf '#include "efi.h"\n' >>"$work/t/src/cpu/gdt.c"
+expect_fail "a quoted firmware header in cpu/" 'cpu/gdt.c includes "efi.h", which is no file'
+
+fresh
 compile report/extra.c "void $core_sym(void); void extra(void); void extra(void) { $core_sym(); }"
 expect_fail "a call from report/ into core/" "report/extra.c needs $core_sym from core/"
 
@@ -140,6 +152,14 @@ expect_statics_fail "a file-scope counter in checks/" "checks/extra.c: seen"
 fresh
 compile checks/extra.c "int extra(void); int extra(void) { static int calls; return ++calls; }"
 expect_statics_fail "a static local in checks/" "checks/extra.c: calls"
+
+fresh
+compile checks/extra.c "int seen __attribute__((section(\".ptlab_state\"))); int extra(void); int extra(void) { return ++seen; }"
+expect_statics_fail "a variable in a section of its own" "checks/extra.c: seen"
+
+fresh
+compile checks/extra.S "$(printf '.data\nlast_value:\n.quad 0\n')"
+expect_statics_fail "a label in an assembly file's .data" "checks/extra.S: last_value"
 
 fresh
 compile checks/extra.c "static const int table[2] = { 1, 2 }; int extra(int i); int extra(int i) { return table[i & 1]; }"

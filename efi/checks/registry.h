@@ -11,7 +11,7 @@
  * The entries live next to their checks: a module (checks.c,
  * cpuchecks.c) defines each check's entry and ends with its table of
  * them, and a registry is the list of those tables (catalog.c has the
- * app's).  Adding a check to a module is a change of that one file:
+ * app's).  Adding a check to a module is a change of that one C file:
  *  - the check, void check_x(struct ptlab *p, const struct ptlab_check *self),
  *    reporting its test points (report_ok/report_fail);
  *  - its entry, static const struct ptlab_check x = { "x: whole name",
@@ -20,7 +20,9 @@
  *    changes (or NULL, the body asking inject_on(p, self));
  *  - &x in the module's table, where in its phase it is to run.
  * --inject=x-fault is then accepted, planted and taken back around it;
- * tests/boot/faults.tsv needs its row (faults.sh fails without one).
+ * the test table tests/boot/faults.tsv needs its row (faults.sh fails
+ * without one) and docs/faults.md is made again from it.  A new module
+ * adds its table to catalog.c.
  *
  * Firmware-free.
  */
