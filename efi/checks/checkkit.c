@@ -21,6 +21,36 @@ uint64_t ptlab_mmio_exec_bytes(const struct pt_memmap *map, uint64_t pa, uint64_
 	return pt_memmap_class_bytes(map, pa, len, PT_MEM_SET_MMIO);
 }
 
+void ptlab_wx_judge(struct ptlab_wx_tally *t, uint64_t va, uint64_t pa, uint64_t size,
+		    unsigned flags)
+{
+	if ((flags & PT_WRITE) && (flags & PT_EXEC)) {
+		switch (t->exempt ? t->exempt(t->ctx, va, pa, size) : PTLAB_WX_FORBIDDEN) {
+		case PTLAB_WX_KERNEL:
+			t->wx_kernel += size;
+			break;
+		case PTLAB_WX_RUNTIME:
+			t->wx_exempt += size;
+			break;
+		case PTLAB_WX_FORBIDDEN:
+		default:
+			if (!t->wx_bytes)
+				t->wx_first = va;
+			t->wx_bytes += size;
+			break;
+		}
+	}
+	t->mmio_x_bytes += ptlab_mmio_exec_bytes(t->map, pa, size, flags);
+	if (va == 0)
+		t->page0 = true;
+}
+
+int ptlab_wx_visit(void *arg, const struct pt_leaf *l)
+{
+	ptlab_wx_judge(arg, l->va, l->pa, l->size, l->flags);
+	return 0;
+}
+
 static bool in_pool(void *ctx, uint64_t pa)
 {
 	return pt_frames_contains(ctx, pa);

@@ -35,4 +35,41 @@ int ptlab_lint(struct ptlab_build *b, bool in_use, struct pt_lint *l);
 uint64_t ptlab_mmio_exec_bytes(const struct pt_memmap *map, uint64_t pa, uint64_t len,
 			       unsigned flags);
 
+/* Why a writable+executable leaf may stand (see ptlab_wx_tally.exempt). */
+enum ptlab_wx_exemption {
+	PTLAB_WX_FORBIDDEN,     /* counted in wx_bytes: the audit fails */
+	PTLAB_WX_RUNTIME,       /* runtime code the firmware left RWX (wx_exempt) */
+	PTLAB_WX_KERNEL,        /* a range --kernel maps RWX for Linux (wx_kernel) */
+};
+
+/*
+ * The W^X audit's judgement of the leaves of one address space, ours or
+ * the firmware's: the caller sets map and exempt (and ctx), zero for the
+ * rest, then hands every leaf to ptlab_wx_judge; the counts are what the
+ * audit reports.
+ */
+struct ptlab_wx_tally {
+	const struct pt_memmap *map;   /* what is MMIO */
+	/*
+	 * Asked only for a W+X leaf: may it stand, and why.  The exemptions
+	 * depend on the run (mode, Memory Attributes Table, --kernel), which
+	 * the caller knows and this file does not.  NULL: none may.
+	 */
+	enum ptlab_wx_exemption (*exempt)(const void *ctx, uint64_t va, uint64_t pa, uint64_t size);
+	const void *ctx;
+	uint64_t wx_bytes;             /* W+X bytes no exemption covers */
+	uint64_t wx_first;             /* VA of the first such leaf */
+	uint64_t wx_exempt;            /* W+X bytes of runtime code (PTLAB_WX_RUNTIME) */
+	uint64_t wx_kernel;            /* W+X bytes for Linux (PTLAB_WX_KERNEL) */
+	uint64_t mmio_x_bytes;         /* executable MMIO bytes (ptlab_mmio_exec_bytes) */
+	bool page0;                    /* a leaf maps VA 0 */
+};
+
+/* Judge the leaf [va, va + size) -> [pa, pa + size) with the PT_* @flags, whole. */
+void ptlab_wx_judge(struct ptlab_wx_tally *t, uint64_t va, uint64_t pa, uint64_t size,
+		    unsigned flags);
+
+/* ptlab_wx_judge as a pt_visit_fn: @arg is the struct ptlab_wx_tally.  Returns 0. */
+int ptlab_wx_visit(void *arg, const struct pt_leaf *l);
+
 #endif

@@ -232,12 +232,7 @@ static void check_memmap_coverage(struct ptlab *p, const struct ptlab_check *sel
 struct audit {
 	const struct ptlab *p;
 	uint64_t leaves[3];
-	uint64_t wx_bytes, wx_first;
-	uint64_t wx_exempt;         /* runtime code the firmware left RWX (hand-off) */
-	uint64_t wx_kernel;         /* a Linux kernel's init_size range (hand-off, --kernel) */
-	uint64_t mmio_x_bytes;
-	uint64_t leaves_mapped;
-	bool page0;
+	struct ptlab_wx_tally wx;   /* the judgement of every leaf (checkkit.h) */
 };
 
 /* Memory-map type of @pa, or -1 outside the map. */
@@ -266,9 +261,36 @@ static bool wx_exempt(const struct ptlab *p, uint64_t pa)
 }
 
 /* The identity leaf lies inside a range --kernel maps RWX. */
-static bool wx_kernel(const struct ptlab *p, const struct pt_leaf *l)
+static bool wx_kernel(const struct ptlab *p, uint64_t va, uint64_t pa, uint64_t size)
 {
-	return l->va == l->pa && kern_wx_exempt(&p->kern, l->pa, l->size);
+	return va == pa && kern_wx_exempt(&p->kern, pa, size);
+}
+
+/* Our tables' W+X exemptions: --kernel's ranges first, then runtime code. */
+static enum ptlab_wx_exemption own_wx_exemption(const void *ctx, uint64_t va, uint64_t pa,
+						uint64_t size)
+{
+	const struct ptlab *p = ctx;
+
+	if (wx_kernel(p, va, pa, size))
+		return PTLAB_WX_KERNEL;
+	return wx_exempt(p, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
+}
+
+/* The firmware's tables: --kernel's ranges are ours, so only runtime code. */
+static enum ptlab_wx_exemption fw_wx_exemption(const void *ctx, uint64_t va, uint64_t pa,
+					       uint64_t size)
+{
+	(void)va;
+	(void)size;
+	return wx_exempt(ctx, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
+}
+
+static void audit_init(const struct ptlab *p, struct audit *a,
+		       enum ptlab_wx_exemption (*exempt)(const void *, uint64_t, uint64_t, uint64_t))
+{
+	*a = (struct audit){ .p = p,
+			     .wx = { .map = &p->build.map, .exempt = exempt, .ctx = p } };
 }
 
 static int audit_leaf(void *arg, const struct pt_leaf *l)
@@ -277,24 +299,12 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 
 	if (l->level < 3)
 		a->leaves[l->level]++;
-	if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC) && wx_kernel(a->p, l)) {
-		a->wx_kernel += l->size;
-	} else if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC) && wx_exempt(a->p, l->pa)) {
-		a->wx_exempt += l->size;
-	} else if ((l->flags & PT_WRITE) && (l->flags & PT_EXEC)) {
-		if (!a->wx_bytes)
-			a->wx_first = l->va;
-		a->wx_bytes += l->size;
-	}
-	a->mmio_x_bytes += ptlab_mmio_exec_bytes(&a->p->build.map, l->pa, l->size, l->flags);
-	if (l->va == 0)
-		a->page0 = true;
-	return 0;
+	return ptlab_wx_visit(&a->wx, l);
 }
 
 static void audit_space(const struct ptlab *p, const struct pt_space *s, struct audit *a)
 {
-	*a = (struct audit){ .p = p };
+	audit_init(p, a, own_wx_exemption);
 	pt_visit(s, 0, 0, audit_leaf, a);
 }
 
@@ -304,23 +314,23 @@ static void check_audit(struct ptlab *p, const struct ptlab_check *self)
 
 	(void)self;
 	audit_space(p, &p->build.space, &a);
-	if (a.wx_exempt)
+	if (a.wx.wx_exempt)
 		report_note(p->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
 			    "Attributes Table for them): the one exemption",
-			    (unsigned long long)a.wx_exempt);
-	if (a.wx_kernel)
+			    (unsigned long long)a.wx.wx_exempt);
+	if (a.wx.wx_kernel)
 		report_note(p->rep, "audit: %llu bytes mapped RWX in the identity map for Linux, "
 			    "--kernel's one exemption: its init_size range 0x%llx+0x%llx (the "
 			    "decompressor runs and writes there) and RAM below 640 KiB in 0x%llx+0x%llx "
-			    "(its 32-bit paging trampoline)", (unsigned long long)a.wx_kernel,
+			    "(its 32-bit paging trampoline)", (unsigned long long)a.wx.wx_kernel,
 			    (unsigned long long)p->kern.wx[0].va, (unsigned long long)p->kern.wx[0].len,
 			    (unsigned long long)p->kern.wx[1].va, (unsigned long long)p->kern.wx[1].len);
-	if (!a.wx_bytes && !a.page0 && !a.mmio_x_bytes)
+	if (!a.wx.wx_bytes && !a.wx.page0 && !a.wx.mmio_x_bytes)
 		report_ok(p->rep, "audit: no writable+executable page, page 0 not present, MMIO NX");
 	else
 		report_fail(p->rep, "audit: wx_bytes=%llu (first va=0x%llx) page0=%d mmio_exec_bytes=%llu",
-			    (unsigned long long)a.wx_bytes, (unsigned long long)a.wx_first, a.page0,
-			    (unsigned long long)a.mmio_x_bytes);
+			    (unsigned long long)a.wx.wx_bytes, (unsigned long long)a.wx.wx_first,
+			    a.wx.page0, (unsigned long long)a.wx.mmio_x_bytes);
 }
 
 /*
@@ -344,23 +354,13 @@ struct fw_walk {
 	bool stopped;
 };
 
+/* A coalesced run is judged as one leaf of its whole length. */
 static void fw_run_judge(struct fw_walk *w)
 {
-	struct audit *a = w->a;
-
 	if (!w->have)
 		return;
 	w->runs++;
-	if ((w->flags & PT_WRITE) && (w->flags & PT_EXEC) && wx_exempt(a->p, w->pa)) {
-		a->wx_exempt += w->len;
-	} else if ((w->flags & PT_WRITE) && (w->flags & PT_EXEC)) {
-		if (!a->wx_bytes)
-			a->wx_first = w->va;
-		a->wx_bytes += w->len;
-	}
-	a->mmio_x_bytes += ptlab_mmio_exec_bytes(&a->p->build.map, w->pa, w->len, w->flags);
-	if (w->va == 0)
-		a->page0 = true;
+	ptlab_wx_judge(&w->a->wx, w->va, w->pa, w->len, w->flags);
 	w->have = false;
 }
 
@@ -456,9 +456,11 @@ static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, 
 
 void ptlab_audit_firmware(struct ptlab *p)
 {
-	struct audit a = { .p = p };
+	struct audit a;
 	struct fw_walk w = { .p = p, .a = &a };
 	uint64_t t0 = rdtsc();
+
+	audit_init(p, &a, fw_wx_exemption);
 
 	fw_walk_table(&w, p->cpu.fw_cr3 & PTE_ADDR_MASK, p->cpu.fw_levels - 1, 0,
 		      PT_WRITE | PT_EXEC | PT_USER);
@@ -469,7 +471,7 @@ void ptlab_audit_firmware(struct ptlab *p)
 		    (unsigned long long)p->cpu.fw_cr3, p->cpu.fw_levels, (unsigned long long)a.leaves[0],
 		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2],
 		    (unsigned long long)w.runs, (unsigned long long)w.uniform_tables, !w.stopped,
-		    a.page0, (unsigned long long)a.wx_bytes, (unsigned long long)a.mmio_x_bytes,
+		    a.wx.page0, (unsigned long long)a.wx.wx_bytes, (unsigned long long)a.wx.mmio_x_bytes,
 		    (unsigned long long)ptlab_us(&p->t, rdtsc() - t0));
 }
 
