@@ -173,7 +173,7 @@ void la57_fatal_leave(void *ctx)
 	struct ptlab *p = ctx;
 
 	/* trap.c calls it once: a fault in the switch goes straight on */
-	if (!p || p->mode->boot_services_gone || la57_active() == (p->cpu.fw_levels == 5))
+	if (!p || la57_active() == (p->cpu.fw_levels == 5))
 		return;
 	la57_switch(p, p->cpu.fw_levels, p->cpu.fw_cr3 & PTE_ADDR_MASK, "fatal exception");
 }

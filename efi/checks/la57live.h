@@ -42,12 +42,12 @@ void la57_check_ready(struct ptlab *p);
 void la57_report_end(struct ptlab *p);
 
 /*
- * Last resort for the fatal exception path (firmware mode; @ctx is the
- * run's struct ptlab): back to the firmware's paging mode with its CR3
- * when the CPU is in the other one, so the firmware's CPU state can be
- * restored.  Installed by la57_arm_fatal_leave() (from la57_setup()) with
- * trap_set_fatal_leave(); does nothing after hand-off (the recovery
- * hierarchy has the run's levels).
+ * Last resort for the fatal exception path (@ctx is the run's struct
+ * ptlab): back to the firmware's paging mode with its CR3 when the CPU is
+ * in the other one, so the firmware's CPU state can be restored.  Only the
+ * firmware mode installs it, through la57_arm_fatal_leave(): a hand-off
+ * run's fatal path loads the recovery hierarchy (trap_set_fatal_home),
+ * which has the run's levels, so no switch back is wanted there.
  */
 void la57_fatal_leave(void *ctx);
 

@@ -73,6 +73,14 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 	unsigned cap, fragments = 0;
 	int err;
 
+	/*
+	 * A run that switches paging levels must be back in the firmware's
+	 * on the fatal path too before the firmware's state is restored
+	 * (CR4.LA57 cannot change in IA-32e mode); la57_release(), from
+	 * run_release(), disarms it.
+	 */
+	if (p->live.la57_tramp)
+		la57_arm_fatal_leave(p);
 	/* a first look at the map sizes every buffer */
 	if (run_get_map(&m) != EFI_SUCCESS) {
 		report_fail(p->rep, "memmap: GetMemoryMap failed");

@@ -39,7 +39,6 @@ bool la57_setup(struct ptlab *p)
 	owned_add(pa, LA57_PAGES * PT_PAGE_SIZE);
 	p->live.la57_tramp = pa;
 	la57_tramp_init(pa);
-	la57_arm_fatal_leave(p);
 	report_fact(p->rep, "la57", "switch=%u-to-%u trampoline=0x%llx stack_top=0x%llx",
 		    p->cpu.fw_levels, p->build.levels, (unsigned long long)pa,
 		    (unsigned long long)(pa + LA57_DATA + LA57_P_STACK_TOP));

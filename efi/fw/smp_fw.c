@@ -121,7 +121,30 @@ static bool all_left(const struct smp_shared *sh, uint64_t end)
 	return wait_aps(sh, not_left, 0, end);
 }
 
-static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
+/*
+ * What differs in an AP's end between the two ways of starting it, as its
+ * starter knows: what a faulting AP did then (parked on the recovery
+ * tables, or back to the firmware's state and returned), and whether an AP
+ * that never ran is a failure of its own (the MP services were asked to
+ * run the procedure on every AP; an AP sent INIT-SIPI-SIPI that never came
+ * shows in the count of those that reached the built tables).
+ */
+struct ap_end {
+	const char *then;
+	bool must_start;
+};
+
+static const struct ap_end ap_end_parked = {
+	.then = "the AP parked",
+	.must_start = false,
+};
+
+static const struct ap_end ap_end_returned = {
+	.then = "the AP restored the firmware's state and returned",
+	.must_start = true,
+};
+
+static void report_ap_end(struct ptlab *p, const struct smp_cpu *c, const struct ap_end *how)
 {
 	if (c->sel_mismatch)
 		report_fail(p->rep, "smp cpu %u (apic %u): the firmware runs it with CS=0x%x SS=0x%x, "
@@ -134,8 +157,7 @@ static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 
 		fmt_snprintf(who, sizeof(who), "smp cpu %u (apic %u)", c->index, c->apic);
 		report_exception(p->rep, &(struct report_exc){ .who = who,
-				 .then = p->mode->boot_services_gone ? "the AP parked" :
-				 "the AP restored the firmware's state and returned" }, &c->fault);
+				 .then = how->then }, &c->fault);
 	}
 	if (c->strays)
 		report_fail(p->rep, "smp cpu %u (apic %u): %u interrupts arrived although every "
@@ -144,7 +166,7 @@ static void report_ap_end(struct ptlab *p, struct smp_cpu *c)
 	if (c->timed_out)
 		report_fail(p->rep, "smp cpu %u (apic %u): left on its deadline, not told to",
 			    c->index, c->apic);
-	if (c->state == SMP_ST_NONE && !p->mode->boot_services_gone)
+	if (c->state == SMP_ST_NONE && how->must_start)
 		report_fail(p->rep, "smp cpu %u (apic %u): never ran the procedure", c->index,
 			    c->apic);
 }
@@ -290,7 +312,6 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	int nm = m ? smp_madt_parse(m, madt_len, &madt, &dropped) : -1;
 	struct pt_leaf l;
 
-	sh->handoff = true;
 	sh->tsc_per_us = p->t.tsc_per_us;
 	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
 	    !mp || !mp_list(mp, &mpt, &mp_bsp))
@@ -399,7 +420,7 @@ void smp_handoff_run(struct ptlab *p)
 		aps++;
 		started += c->state != SMP_ST_NONE;
 		on_tables += c->on_tables != 0;
-		report_ap_end(p, c);
+		report_ap_end(p, c, &ap_end_parked);
 	}
 	if (on_tables == aps + 1 && !p->aborted)
 		report_ok(p->rep, "smp: %u AP%s started by INIT-SIPI-SIPI ran on the built tables "
@@ -525,7 +546,7 @@ void smp_run(struct ptlab *p)
 			continue;
 		started += c->state != SMP_ST_NONE;
 		on_tables += c->on_tables != 0;
-		report_ap_end(p, c);
+		report_ap_end(p, c, &ap_end_returned);
 	}
 	if (sh->unknown)
 		report_fail(p->rep, "smp: %u procedure calls found no CPU with their APIC ID",

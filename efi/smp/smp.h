@@ -140,7 +140,6 @@ struct smp_shared {
 	uint64_t ipis;
 
 	/* hand-off mode: INIT-SIPI-SIPI */
-	bool handoff;
 	uint64_t tramp_pa;            /* two pages below 1 MiB: code, data */
 	uint64_t init_tsc;            /* when the APs were sent INIT */
 	uint64_t park_cr3;            /* where the APs halt at the end (the recovery tables) */

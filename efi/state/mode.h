@@ -3,8 +3,15 @@
  * A mode: what the firmware mode, the hand-off mode and the kernel mode
  * differ in, as one table of operations and properties.  The shared code
  * (the pipeline in core/run.c, the live phases, the checks, the SMP
- * checks) calls these and reads the properties; it never asks which mode
- * runs.  The implementations: core/fwmode.c, core/handoff.c, core/linux.c
+ * checks) calls the operations and reads the properties, which describe
+ * the machine's state, not a mode: boot_services_gone decides the plan's
+ * caps and the firmware-table audit (core/run.c), the expected attributes
+ * and the W^X exemption of runtime code (checks/checks.c) and the wording
+ * of the record that no 5-level switch is needed (checks/la57live.c).
+ * What differs by who started a thing (how an AP's end reads, whether the
+ * fatal path switches paging levels back) is passed or installed by the
+ * caller that knows.  The shared code never tests which mode it is.  The
+ * implementations: core/fwmode.c, core/handoff.c, core/linux.c
  * (core/mode.h picks one from the options).  The end of a run is not an
  * operation: core/end.c is the one --end path for every mode, and what
  * differs there is only whether boot services are still there; the
