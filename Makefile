@@ -305,6 +305,17 @@ $(BUILD)/host/tests/test_%: $(BUILD)/host/tests/unit/test_%.c.o \
 	$(call msg,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(HOST_LDFLAGS) $(filter %.o %.a,$^) $(HOST_LDLIBS) -o $@
 
+# test_catalog reads the app's registry: catalog.c and the modules whose
+# tables it lists, linked as they are (with ram.c, firmware-free); the
+# machine's seams those modules call are the test's own.
+CATALOG_HOST_OBJS := $(addprefix $(BUILD)/host/efi/checks/,catalog.c.o checks.c.o \
+	cpuchecks.c.o elsewhere.c.o ram.c.o)
+
+$(BUILD)/host/tests/test_catalog: $(BUILD)/host/tests/unit/test_catalog.c.o $(CATALOG_HOST_OBJS) \
+		$(UNIT_SUPPORT_OBJS) $(HOST_LIBAPP) $(HOST_LIBPTLAB) $(BUILD)/lists/unit.list
+	$(call msg,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(HOST_LDFLAGS) $(filter %.o %.a,$^) $(HOST_LDLIBS) -o $@
+
 # Every test binary is relinked, so that one test file that does not build
 # is reported as a failure (run-unit.sh counts a missing binary) without a
 # stale binary standing in for it or hiding the other tests' results.
@@ -498,7 +509,7 @@ FORCE:
 .SECONDARY:
 
 -include $(wildcard $(patsubst %.o,%.d,$(EFI_PAGING_OBJS) $(EFI_APP_OBJS) \
-	$(HOST_PAGING_OBJS) $(UNIT_SUPPORT_OBJS) $(APP_HOST_OBJS) \
+	$(HOST_PAGING_OBJS) $(UNIT_SUPPORT_OBJS) $(APP_HOST_OBJS) $(CATALOG_HOST_OBJS) \
 	$(UNIT_TEST_SRCS:%=$(BUILD)/host/%.o) $(BENCH_OBJS) $(BENCH_PAGING_OBJS) \
 	$(BENCH_SCALAR_PAGING_OBJS) $(BUILD)/bench-scalar/tests/bench/bench.c.o))
 

@@ -5,7 +5,9 @@
  * an entry in a table of its own, given to the runner as a registry - is
  * run in its phase and only there, its fault is planted right before it
  * and taken back right after, and --inject accepts its name only from a
- * registry that holds it.
+ * registry that holds it.  A phase runs its own entries only, in table
+ * order, and a fault planted as a live phase is entered is there before
+ * the phase's first check runs.
  *
  * The entry's fault is a real recorded change: the page at TEST_VA made
  * read-only in a space built in an arena (arena.h), observed by the check
@@ -42,6 +44,13 @@ static struct {
 	unsigned other_runs;
 	unsigned enter_plants;           /* AT_ENTRY plants seen before the phase ran */
 	bool entry_before_run;
+	unsigned phases_at_enter_plant;  /* live phases counted when the AT_ENTRY fault was planted */
+	unsigned lead_runs;
+	unsigned lead_plants;            /* the lead check's own BEFORE fault planted */
+	unsigned enter_plants_at_lead;   /* AT_ENTRY plants seen when the phase's first check ran */
+	unsigned phases_at_lead;         /* live phases counted when it ran */
+	char order[16];                  /* each test check's letter, as they ran */
+	unsigned norder;
 	unsigned flushes;
 	enum ptlab_phase current;
 } seen;
@@ -55,6 +64,8 @@ int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 	seen.live_what = ph->what;
 	if (ph->enter)
 		ph->enter(p, ph->ctx);
+	/* counted after the entry's faults, before the checks, as live.c does */
+	p->live.phases++;
 	p->live.on = true;
 	ret = ph->run(p, ph->ctx);
 	p->live.on = false;
@@ -68,7 +79,14 @@ void ptlab_flush(const struct pt_flushlist *fl)
 	seen.flushes++;
 }
 
-/* ---- the check added here ---- */
+/* ---- the checks added here ---- */
+
+/* Each check notes its letter as it runs: the order the runner ran them in. */
+static void ran(char letter)
+{
+	if (seen.norder < sizeof(seen.order) - 1)
+		seen.order[seen.norder++] = letter;
+}
 
 static bool page_writable(struct ptlab *p)
 {
@@ -81,6 +99,7 @@ static bool page_writable(struct ptlab *p)
 static void extra_check(struct ptlab *p, const struct ptlab_check *self)
 {
 	(void)self;
+	ran('X');
 	if (seen.extra_runs < 8)
 		seen.ran_in[seen.extra_runs] = seen.current;
 	seen.extra_runs++;
@@ -108,6 +127,7 @@ static const struct ptlab_check extra = {
 /* A second check, in another phase, with a fault planted as its phase is entered. */
 static void other_check(struct ptlab *p, const struct ptlab_check *self)
 {
+	ran('O');
 	seen.other_runs++;
 	seen.other_live_what = seen.live_what;
 	seen.entry_before_run = seen.enter_plants == 1 && inject_on(p, self);
@@ -115,10 +135,10 @@ static void other_check(struct ptlab *p, const struct ptlab_check *self)
 
 static int other_plant(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
 {
-	(void)p;
 	(void)self;
 	(void)arg;
 	seen.enter_plants++;
+	seen.phases_at_enter_plant = p->live.phases;
 	return 0;
 }
 
@@ -127,7 +147,48 @@ static const struct ptlab_check other = {
 	{ "other-at-entry", "nothing", PTLAB_FAULT_AT_ENTRY, other_plant, NULL },
 };
 
-static ptlab_check_table test_table = { &other, &extra, NULL };
+/*
+ * The live phase's first check, ahead of the one with the AT_ENTRY fault:
+ * that fault is the state the phase begins in, so this check sees it too.
+ */
+static void lead_check(struct ptlab *p, const struct ptlab_check *self)
+{
+	(void)self;
+	ran('L');
+	seen.lead_runs++;
+	seen.enter_plants_at_lead = seen.enter_plants;
+	seen.phases_at_lead = p->live.phases;
+}
+
+static int lead_plant(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+{
+	(void)p;
+	(void)self;
+	(void)arg;
+	seen.lead_plants++;
+	return 0;
+}
+
+static const struct ptlab_check lead = {
+	"lead: the first live check", PTLAB_PHASE_LIVE, lead_check,
+	{ "lead-before", "nothing", PTLAB_FAULT_BEFORE, lead_plant, NULL },
+};
+
+/* The live phase's last check. */
+static void tail_check(struct ptlab *p, const struct ptlab_check *self)
+{
+	(void)p;
+	(void)self;
+	ran('T');
+}
+
+static const struct ptlab_check tail = {
+	"tail: the last live check", PTLAB_PHASE_LIVE, tail_check,
+	{ "tail-hook", "nothing", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+/* The CPU phase's check between the live ones: a phase picks its own out of the table. */
+static ptlab_check_table test_table = { &lead, &extra, &other, &tail, NULL };
 static ptlab_check_table other_only = { &other, NULL };
 
 static const struct ptlab_check *const *const both_tables[] = { other_only, test_table };
@@ -227,11 +288,21 @@ static void test_registry_plants_and_removes_the_added_fault(void **state)
 static void test_registry_plants_at_phase_entry(void **state)
 {
 	(void)state;
-	fx_init("--end=qemu --inject=other-at-entry");
+	fx_init("--end=qemu --inject=other-at-entry,lead-before");
 	run_all(&with_extra);
 	assert_int_equal(seen.other_runs, 1);
 	assert_int_equal(seen.enter_plants, 1);
 	assert_true(seen.entry_before_run);
+	/* the live phase's first check is another's, with a fault of its own ... */
+	assert_int_equal(seen.lead_runs, 1);
+	assert_int_equal(seen.lead_plants, 1);
+	assert_int_equal(seen.order[0], 'L');
+	/* ... and the AT_ENTRY fault was planted before it ran, */
+	assert_int_equal(seen.enter_plants_at_lead, 1);
+	/* as the phase was entered: before it was counted, not in it */
+	assert_int_equal(seen.phases_at_lead, 1);
+	assert_int_equal(seen.phases_at_enter_plant, 0);
+	assert_int_equal(fx.p.inject.n, 0);
 	/* the extra check is untouched by another check's fault */
 	assert_true(seen.writable_during);
 	fx_fini();
@@ -250,10 +321,10 @@ static void test_registry_inject_accepts_the_added_name(void **state)
 	assert_int_equal(o.nfaults, 2);
 	assert_ptr_equal(registry_find_fault(&with_extra, "extra-read-only"), &extra);
 	assert_null(registry_find_fault(&without_extra, "extra-read-only"));
-	assert_int_equal(registry_count(&with_extra), 2);
+	assert_int_equal(registry_count(&with_extra), 4);
 	/* lint-ps is no fault of these registries: refused, by name */
 	assert_int_equal(registry_accept(&with_extra, &o, err, sizeof(err)), -1);
-	assert_string_equal(err, "--inject: no fault 'lint-ps': no check of the 2 has it, nor is it "
+	assert_string_equal(err, "--inject: no fault 'lint-ps': no check of the 4 has it, nor is it "
 			    "one of the churn's (docs/faults.md)");
 
 	line = "--inject=extra-read-only,other-at-entry --inject=wrong-frame";
@@ -262,6 +333,39 @@ static void test_registry_inject_accepts_the_added_name(void **state)
 	/* without the added table its name is unknown */
 	assert_int_equal(registry_accept(&without_extra, &o, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no fault 'extra-read-only'"));
+}
+
+static void test_registry_runs_a_phase_in_table_order(void **state)
+{
+	(void)state;
+	fx_init("--end=qemu");
+	run_all(&with_extra);
+	/* the live three in the table's order, then the CPU phase's one */
+	assert_string_equal(seen.order, "LOTX");
+	fx_fini();
+}
+
+static void test_registry_runs_only_the_phase_asked_for(void **state)
+{
+	(void)state;
+	fx_init("--end=qemu");
+	seen.current = PTLAB_PHASE_LIVE;
+	assert_int_equal(registry_run(&fx.p, &with_extra, PTLAB_PHASE_LIVE), 0);
+	assert_string_equal(seen.order, "LOT");
+	seen.norder = 0;
+	memset(seen.order, 0, sizeof(seen.order));
+	seen.current = PTLAB_PHASE_CPU;
+	assert_int_equal(registry_run(&fx.p, &with_extra, PTLAB_PHASE_CPU), 0);
+	assert_string_equal(seen.order, "X");
+	assert_int_equal(seen.ran_in[0], PTLAB_PHASE_CPU);
+	/* the phases with no entry here run none */
+	seen.norder = 0;
+	memset(seen.order, 0, sizeof(seen.order));
+	for (unsigned ph = 0; ph < PTLAB_PHASE_COUNT; ph++)
+		if (ph != PTLAB_PHASE_LIVE && ph != PTLAB_PHASE_CPU)
+			assert_int_equal(registry_run(&fx.p, &with_extra, (enum ptlab_phase)ph), 0);
+	assert_string_equal(seen.order, "");
+	fx_fini();
 }
 
 /* A registry without the added table never runs it: what the tests above tell apart. */
@@ -283,6 +387,8 @@ int main(void)
 		cmocka_unit_test(test_registry_plants_at_phase_entry),
 		cmocka_unit_test(test_registry_inject_accepts_the_added_name),
 		cmocka_unit_test(test_registry_without_the_table_skips_it),
+		cmocka_unit_test(test_registry_runs_a_phase_in_table_order),
+		cmocka_unit_test(test_registry_runs_only_the_phase_asked_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
