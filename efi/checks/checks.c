@@ -842,7 +842,7 @@ static void noncanonical(struct ptlab *p, const struct ptlab_check *self, uint64
 	else
 		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels raised vector %u (%s) "
 			    "error 0x%llx cr2=0x%llx, expected #GP", (unsigned long long)va, p->build.levels,
-			    f.vector, ptlab_vector_name(f.vector), (unsigned long long)f.error,
+			    f.vector, report_vector_name(f.vector), (unsigned long long)f.error,
 			    (unsigned long long)f.cr2);
 }
 

@@ -320,12 +320,6 @@ static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_c
 	return PT_CACHE_WB;
 }
 
-/* "#PF", "#GP", ... for an exception vector. */
-static inline const char *ptlab_vector_name(uint32_t v)
-{
-	return report_vector_name(v);
-}
-
 /* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
 void ptlab_flush(const struct pt_flushlist *fl);
 
