@@ -50,9 +50,6 @@
 #define PREPARE_REPORTED 1                     /* prepare() failed and said why */
 #define HANDOFF_ITERATIONS 50000u              /* the churn's default: all of RAM is ours */
 
-static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
-			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
-
 static bool is_free_type(uint32_t type)
 {
 	return type == PT_EFI_CONVENTIONAL || type == PT_EFI_BS_CODE || type == PT_EFI_BS_DATA;
@@ -61,39 +58,34 @@ static bool is_free_type(uint32_t type)
 /* The Memory Attributes Table, copied into our memory and parsed. */
 static void find_mat(struct ptlab *p)
 {
-	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
-		EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
-		const uint32_t *hdr = t->VendorTable;
-		uint64_t bytes;
-		void *copy;
-		int err;
+	const uint32_t *hdr = fw_config_table(&fw_guid_mat);
+	uint64_t bytes;
+	void *copy;
+	int err;
 
-		if (CompareGuid(&t->VendorGuid, &mat_guid) != 0)
-			continue;
-		/* bound the header's counts before they size anything */
-		if (!hdr || hdr[1] > PT_MEMMAP_MAX_DESC || hdr[2] < PT_EFI_DESC_MIN ||
-		    hdr[2] > PT_EFI_DESC_MAX) {
-			report_fact(p->rep, "mat", "refused=header entries=%u descriptor_size=%u",
-				    hdr ? hdr[1] : 0, hdr ? hdr[2] : 0);
-			return;
-		}
-		bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
-		copy = owned_pages(bytes);
-		p->build.mat.range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*p->build.mat.range));
-		if (!copy || !p->build.mat.range) {
-			report_fact(p->rep, "mat", "refused=no-memory");
-			p->build.mat.range = NULL;
-			return;
-		}
-		p->build.mat.cap = hdr[1] + 1;
-		CopyMem(copy, (void *)hdr, bytes);
-		err = pt_mat_parse(copy, bytes, p->cpu.caps.maxphyaddr, &p->build.mat);
-		if (err) {
-			report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->build.mat.why),
-				    p->build.mat.bad_index);
-			p->build.mat.n = 0;
-		}
+	if (!hdr)
 		return;
+	/* bound the header's counts before they size anything */
+	if (hdr[1] > PT_MEMMAP_MAX_DESC || hdr[2] < PT_EFI_DESC_MIN || hdr[2] > PT_EFI_DESC_MAX) {
+		report_fact(p->rep, "mat", "refused=header entries=%u descriptor_size=%u",
+			    hdr[1], hdr[2]);
+		return;
+	}
+	bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
+	copy = owned_pages(bytes);
+	p->build.mat.range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*p->build.mat.range));
+	if (!copy || !p->build.mat.range) {
+		report_fact(p->rep, "mat", "refused=no-memory");
+		p->build.mat.range = NULL;
+		return;
+	}
+	p->build.mat.cap = hdr[1] + 1;
+	CopyMem(copy, (void *)hdr, bytes);
+	err = pt_mat_parse(copy, bytes, p->cpu.caps.maxphyaddr, &p->build.mat);
+	if (err) {
+		report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->build.mat.why),
+			    p->build.mat.bad_index);
+		p->build.mat.n = 0;
 	}
 }
 

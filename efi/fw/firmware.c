@@ -21,8 +21,28 @@
 
 struct fw_info fw_info;
 
-static EFI_GUID rt_properties_guid = { 0xeb66918a, 0x7eef, 0x402a,
-				       { 0x84, 0x2e, 0x93, 0x1d, 0x21, 0xc3, 0x8a, 0xe9 } };
+EFI_GUID fw_guid_rt_properties = { 0xeb66918a, 0x7eef, 0x402a,
+				   { 0x84, 0x2e, 0x93, 0x1d, 0x21, 0xc3, 0x8a, 0xe9 } };
+EFI_GUID fw_guid_acpi20 = { 0x8868e871, 0xe4f1, 0x11d3,
+			    { 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
+EFI_GUID fw_guid_acpi10 = { 0xeb9d2d30, 0x2d88, 0x11d3,
+			    { 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
+EFI_GUID fw_guid_smbios = { 0xeb9d2d31, 0x2d88, 0x11d3,
+			    { 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
+EFI_GUID fw_guid_smbios3 = { 0xf2fd1544, 0x9794, 0x4a2c,
+			     { 0x99, 0x2e, 0xe5, 0xbb, 0xcf, 0x20, 0xe3, 0x94 } };
+EFI_GUID fw_guid_mat = { 0xdcfa911d, 0x26eb, 0x469f,
+			 { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
+
+/* SMBIOS entry points and structures (DMTF DSP0134) */
+#define SMBIOS3_TABLE_LEN   0x0c    /* u32: the structure table's maximum size */
+#define SMBIOS3_TABLE_PA    0x10    /* u64 */
+#define SMBIOS2_TABLE_LEN   0x16    /* u16 */
+#define SMBIOS2_TABLE_PA    0x18    /* u32 */
+#define SMBIOS_TABLE_MAX    (1u << 20)   /* a larger table is not believed */
+#define SMBIOS_TYPE_SYSTEM  1u
+#define SMBIOS_TYPE_END     127u
+#define SMBIOS_SYS_VENDOR   4u      /* type 1: Manufacturer, a string number */
 
 struct rt_properties {
 	UINT16 version;
@@ -120,12 +140,10 @@ void firmware_probe(EFI_SYSTEM_TABLE *st)
 	fw_info.secure_boot = variable_byte(st, L"SecureBoot");
 	fw_info.setup_mode = variable_byte(st, L"SetupMode");
 	fw_info.rt_table = false;
-	for (UINTN i = 0; i < st->NumberOfTableEntries; i++) {
-		EFI_CONFIGURATION_TABLE *t = &st->ConfigurationTable[i];
+	{
+		const struct rt_properties *p = fw_config_table(&fw_guid_rt_properties);
 
-		if (CompareGuid(&t->VendorGuid, &rt_properties_guid) == 0 && t->VendorTable) {
-			const struct rt_properties *p = t->VendorTable;
-
+		if (p) {
 			fw_info.rt_table = true;
 			fw_info.rt_supported = p->supported;
 		}
@@ -135,6 +153,103 @@ void firmware_probe(EFI_SYSTEM_TABLE *st)
 			       in_ram(st, s->gdtr.base + s->gdtr.limit) &&
 			       tables_writable(s->gdtr.base, s) &&
 			       tables_writable(s->gdtr.base + s->gdtr.limit, s);
+}
+
+void *fw_config_table(EFI_GUID *guid)
+{
+	for (UINTN i = 0; ST && i < ST->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
+
+		if (t->VendorTable && CompareGuid(&t->VendorGuid, guid) == 0)
+			return t->VendorTable;
+	}
+	return NULL;
+}
+
+static uint64_t le(const uint8_t *b, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | b[n];
+	return v;
+}
+
+/*
+ * String @idx (1-based) of the structure at @s (formatted length @flen)
+ * in the table ending at @end, copied printable into @out.
+ */
+static bool smbios_string(const uint8_t *s, unsigned flen, const uint8_t *end, unsigned idx,
+			  char *out, size_t len)
+{
+	const uint8_t *c = s + flen;
+
+	for (unsigned n = 1; idx && c < end && *c; n++) {
+		const uint8_t *str = c;
+
+		while (c < end && *c)
+			c++;
+		if (c == end)
+			return false;
+		if (n == idx) {
+			size_t k = 0;
+
+			for (; str < c && k + 1 < len; str++)
+				if (*str >= 0x20 && *str < 0x7f && *str != '"' && *str != '\\')
+					out[k++] = (char)*str;
+			out[k] = 0;
+			return true;
+		}
+		c++;
+	}
+	return false;
+}
+
+bool fw_smbios_vendor(char *out, size_t len)
+{
+	const uint8_t *ep = fw_config_table(&fw_guid_smbios3), *s, *end;
+	uint64_t pa, bytes;
+
+	out[0] = 0;
+	if (ep && CompareMem((void *)ep, "_SM3_", 5) == 0) {
+		bytes = le(ep + SMBIOS3_TABLE_LEN, 4);
+		pa = le(ep + SMBIOS3_TABLE_PA, 8);
+	} else {
+		ep = fw_config_table(&fw_guid_smbios);
+		if (!ep || CompareMem((void *)ep, "_SM_", 4) != 0)
+			return false;
+		bytes = le(ep + SMBIOS2_TABLE_LEN, 2);
+		pa = le(ep + SMBIOS2_TABLE_PA, 4);
+	}
+	if (!pa || bytes < 4 || bytes > SMBIOS_TABLE_MAX)
+		return false;
+	s = (const uint8_t *)(uintptr_t)pa;
+	end = s + bytes;
+	while (end - s >= 4 && s[0] != SMBIOS_TYPE_END) {
+		const uint8_t *next = s + s[1];
+
+		if (s[1] < 4 || next > end)
+			return false;
+		if (s[0] == SMBIOS_TYPE_SYSTEM)
+			return s[1] > SMBIOS_SYS_VENDOR &&
+			       smbios_string(s, s[1], end, s[SMBIOS_SYS_VENDOR], out, len);
+		/* past the strings: two NULs end them */
+		while (next + 1 < end && (next[0] || next[1]))
+			next++;
+		s = next + 2;
+	}
+	return false;
+}
+
+size_t fw_variable(CHAR16 *name, uint8_t *out, size_t cap)
+{
+	UINTN size = cap;
+	UINT32 attr;
+
+	if (uefi_call_wrapper(RT->GetVariable, 5, name, &EfiGlobalVariable, &attr, &size,
+			      out) != EFI_SUCCESS)
+		return 0;
+	return size;
 }
 
 bool firmware_runtime_reset_supported(void)

@@ -11,6 +11,7 @@
 #include <efi.h>
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpu/cpu.h"
@@ -37,6 +38,33 @@ void firmware_probe(EFI_SYSTEM_TABLE *st);
 
 /* The "# firmware:" fact line. */
 void firmware_report(struct report *r, EFI_SYSTEM_TABLE *st);
+
+/* Configuration-table GUIDs (UEFI 2.10 §4.6), each defined once, in firmware.c. */
+extern EFI_GUID fw_guid_acpi20, fw_guid_acpi10, fw_guid_smbios, fw_guid_smbios3;
+extern EFI_GUID fw_guid_mat, fw_guid_rt_properties;
+
+/*
+ * fw_config_table() - the VendorTable of the system table's configuration
+ * table entry with @guid: the first such entry with a non-NULL table, or
+ * NULL when there is none.  Boot services or not: it reads only ST.
+ */
+void *fw_config_table(EFI_GUID *guid);
+
+/*
+ * fw_smbios_vendor() - the SMBIOS type-1 (System Information) Manufacturer
+ * string, found through the SMBIOS 3.x entry point, else the 2.x one, as
+ * Linux's DMI scan finds it; printable ASCII only, at most @len - 1 bytes.
+ * Return: true with @out set, false (@out "") when there is no entry point,
+ * no type-1 structure or no such string.
+ */
+bool fw_smbios_vendor(char *out, size_t len);
+
+/*
+ * fw_variable() - the EFI global variable @name's bytes (GetVariable, boot
+ * services needed): up to @cap into @out.  Return: the variable's size, 0
+ * when it cannot be read or is larger than @cap.
+ */
+size_t fw_variable(CHAR16 *name, uint8_t *out, size_t cap);
 
 /*
  * Whether runtime ResetSystem may be called after ExitBootServices: false

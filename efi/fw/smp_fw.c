@@ -26,6 +26,7 @@
 #include <efilib.h>
 
 #include "checks/inject.h"
+#include "fw/firmware.h"
 #include "fw/mpservices.h"
 #include "fw/owned.h"
 #include "fw/sink.h"
@@ -244,39 +245,32 @@ static bool mp_list(PTLAB_MP_SERVICES *mp, struct smp_table *t, uint32_t *bsp_ap
 /* The ACPI MADT through the ACPI 2.0 RSDP and its XSDT (read only); NULL if none. */
 static const void *find_madt(uint64_t *len)
 {
-	static EFI_GUID acpi20 = { 0x8868e871, 0xe4f1, 0x11d3,
-				   { 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
+	const uint8_t *rsdp = fw_config_table(&fw_guid_acpi20), *xsdt;
+	uint64_t xsdt_pa;
+	uint32_t xlen;
 
-	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
-		const uint8_t *rsdp = ST->ConfigurationTable[i].VendorTable, *xsdt;
-		uint64_t xsdt_pa;
-		uint32_t xlen;
-
-		if (CompareGuid(&ST->ConfigurationTable[i].VendorGuid, &acpi20) != 0 || !rsdp ||
-		    CompareMem((void *)rsdp, "RSD PTR ", 8) != 0 || rsdp[15] < 2)
-			continue;
-		CopyMem(&xsdt_pa, (void *)(rsdp + 24), 8);
-		xsdt = (const uint8_t *)(uintptr_t)xsdt_pa;
-		if (!xsdt || CompareMem((void *)xsdt, "XSDT", 4) != 0)
-			return NULL;
-		CopyMem(&xlen, (void *)(xsdt + 4), 4);
-		if (xlen < 36 || xlen > 65536)
-			return NULL;
-		for (uint32_t off = 36; off + 8 <= xlen; off += 8) {
-			uint64_t pa;
-			const uint8_t *h;
-
-			CopyMem(&pa, (void *)(xsdt + off), 8);
-			h = (const uint8_t *)(uintptr_t)pa;
-			if (h && CompareMem((void *)h, "APIC", 4) == 0) {
-				uint32_t l;
-
-				CopyMem(&l, (void *)(h + 4), 4);
-				*len = l;
-				return h;
-			}
-		}
+	if (!rsdp || CompareMem((void *)rsdp, "RSD PTR ", 8) != 0 || rsdp[15] < 2)
 		return NULL;
+	CopyMem(&xsdt_pa, (void *)(rsdp + 24), 8);
+	xsdt = (const uint8_t *)(uintptr_t)xsdt_pa;
+	if (!xsdt || CompareMem((void *)xsdt, "XSDT", 4) != 0)
+		return NULL;
+	CopyMem(&xlen, (void *)(xsdt + 4), 4);
+	if (xlen < 36 || xlen > 65536)
+		return NULL;
+	for (uint32_t off = 36; off + 8 <= xlen; off += 8) {
+		uint64_t pa;
+		const uint8_t *h;
+
+		CopyMem(&pa, (void *)(xsdt + off), 8);
+		h = (const uint8_t *)(uintptr_t)pa;
+		if (h && CompareMem((void *)h, "APIC", 4) == 0) {
+			uint32_t l;
+
+			CopyMem(&l, (void *)(h + 4), 4);
+			*len = l;
+			return h;
+		}
 	}
 	return NULL;
 }
