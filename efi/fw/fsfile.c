@@ -3,7 +3,8 @@
  * Whole files from the boot volume (see fsfile.h).
  *
  * Firmware calls: the Simple File System protocol (LibOpenRoot), the file
- * protocol's Open, Read and Close; AllocatePool/FreePool through owned.c.
+ * protocol's Open, GetInfo, Read and Close; AllocatePages and FreePages;
+ * AllocatePool/FreePool through owned.c.
  */
 #include <efi.h>
 #include <efilib.h>
@@ -12,20 +13,29 @@
 #include "fw/fsfile.h"
 #include "fw/owned.h"
 
-#define FIRST_CAP  (64u << 10)
 #define NAME_MAX16 256u
+#define READ_CHUNK (64u << 20)   /* one Read call at most: some drivers balk at more */
+#define PAGE_BYTES 4096u
 
-EFI_STATUS fsfile_read(EFI_HANDLE device, const char *name, uint64_t max, char **out,
-		       UINTN *len, char *err, size_t errlen)
+EFI_STATUS fsfile_open(EFI_HANDLE device, const char *name, struct fsfile *f, char *err,
+		       size_t errlen)
 {
 	CHAR16 path[NAME_MAX16];
-	EFI_FILE_HANDLE root, file;
+	/* EFI_FILE_INFO and a file name as long as the path */
+	UINT64 info_buf[(sizeof(EFI_FILE_INFO) + sizeof(path)) / sizeof(UINT64) + 1];
+	EFI_FILE_INFO *info = (EFI_FILE_INFO *)info_buf;
+	UINTN info_len = sizeof(info_buf), i;
+	EFI_FILE_HANDLE root;
 	EFI_STATUS st;
-	char *buf = NULL;
-	UINTN cap = 0, used = 0, i;
 
-	*out = NULL;
-	*len = 0;
+	*f = (struct fsfile){ .name = name };
+	for (i = 0; name[i]; i++) {
+		if (name[i] == ':') {
+			fmt_snprintf(err, errlen, "%s names a device, not a file on the boot volume",
+				     name);
+			return EFI_INVALID_PARAMETER;
+		}
+	}
 	for (i = 0; name[i] && i + 1 < NAME_MAX16; i++)
 		path[i] = name[i] == '/' ? L'\\' : (CHAR16)(unsigned char)name[i];
 	path[i] = 0;
@@ -34,71 +44,150 @@ EFI_STATUS fsfile_read(EFI_HANDLE device, const char *name, uint64_t max, char *
 		fmt_snprintf(err, errlen, "%s: the boot volume cannot be opened", name);
 		return EFI_NOT_FOUND;
 	}
-	st = uefi_call_wrapper(root->Open, 5, root, &file, path, EFI_FILE_MODE_READ, 0);
+	st = uefi_call_wrapper(root->Open, 5, root, &f->h, path, EFI_FILE_MODE_READ, 0);
 	uefi_call_wrapper(root->Close, 1, root);
 	if (st != EFI_SUCCESS) {
+		f->h = NULL;
 		fmt_snprintf(err, errlen, "%s cannot be opened: status 0x%llx%s", name,
 			     (unsigned long long)st, st == EFI_NOT_FOUND ? " (not found)" : "");
 		return st;
 	}
-	for (;;) {
-		UINTN n;
-
-		if (used == cap) {
-			char *bigger, probe;
-
-			if (cap >= max) {
-				/* full: only the end of the file may follow */
-				n = 1;
-				st = uefi_call_wrapper(file->Read, 3, file, &n, &probe);
-				if (st == EFI_SUCCESS && n == 0)
-					break;
-				fmt_snprintf(err, errlen, "%s is larger than %llu bytes: refused "
-					     "rather than cut", name, (unsigned long long)max);
-				st = EFI_BAD_BUFFER_SIZE;
-				break;
-			}
-			cap = cap ? 2 * cap : FIRST_CAP;
-			if (cap > max)
-				cap = max;
-			bigger = owned_pool(cap + 1);
-			if (!bigger) {
-				fmt_snprintf(err, errlen, "no memory to read %s (%llu bytes)", name,
-					     (unsigned long long)cap);
-				st = EFI_OUT_OF_RESOURCES;
-				break;
-			}
-			if (buf)
-				CopyMem(bigger, buf, used);
-			owned_pool_free(buf);
-			buf = bigger;
-		}
-		n = cap - used;
-		st = uefi_call_wrapper(file->Read, 3, file, &n, buf + used);
-		if (st != EFI_SUCCESS) {
-			fmt_snprintf(err, errlen, "reading %s failed at byte %llu: status 0x%llx",
-				     name, (unsigned long long)used, (unsigned long long)st);
-			break;
-		}
-		if (n == 0)
-			break;   /* end of file */
-		used += n;
+	st = uefi_call_wrapper(f->h->GetInfo, 4, f->h, &GenericFileInfo, &info_len, info);
+	if (st != EFI_SUCCESS) {
+		fmt_snprintf(err, errlen, "%s: its size cannot be had (EFI_FILE_INFO): status 0x%llx",
+			     name, (unsigned long long)st);
+		fsfile_close(f);
+		return st;
 	}
-	uefi_call_wrapper(file->Close, 1, file);
+	if (info->Attribute & EFI_FILE_DIRECTORY) {
+		fmt_snprintf(err, errlen, "%s is a directory, not a file", name);
+		fsfile_close(f);
+		return EFI_INVALID_PARAMETER;
+	}
+	f->size = info->FileSize;
+	return EFI_SUCCESS;
+}
+
+EFI_STATUS fsfile_read_all(struct fsfile *f, void *buf, char *err, size_t errlen)
+{
+	uint64_t done = 0;
+
+	while (done < f->size) {
+		UINTN n = f->size - done > READ_CHUNK ? READ_CHUNK : (UINTN)(f->size - done);
+		EFI_STATUS st = uefi_call_wrapper(f->h->Read, 3, f->h, &n, (char *)buf + done);
+
+		if (st != EFI_SUCCESS) {
+			fmt_snprintf(err, errlen, "reading %s (%llu bytes) failed at byte %llu: "
+				     "status 0x%llx", f->name, (unsigned long long)f->size,
+				     (unsigned long long)done, (unsigned long long)st);
+			return st;
+		}
+		if (n == 0) {
+			fmt_snprintf(err, errlen, "%s ended at byte %llu, its size says %llu", f->name,
+				     (unsigned long long)done, (unsigned long long)f->size);
+			return EFI_END_OF_FILE;
+		}
+		done += n;
+	}
+	return EFI_SUCCESS;
+}
+
+void fsfile_close(struct fsfile *f)
+{
+	if (f->h)
+		uefi_call_wrapper(f->h->Close, 1, f->h);
+	f->h = NULL;
+}
+
+static UINTN pages_of(uint64_t bytes)
+{
+	return (UINTN)((bytes + PAGE_BYTES - 1) / PAGE_BYTES);
+}
+
+EFI_STATUS fsfile_load(EFI_HANDLE device, const char *name, uint64_t max, uint64_t max_pa,
+		       uint64_t *pa, uint64_t *len, char *err, size_t errlen)
+{
+	struct fsfile f;
+	EFI_PHYSICAL_ADDRESS a = max_pa;
+	EFI_STATUS st;
+
+	*pa = 0;
+	*len = 0;
+	st = fsfile_open(device, name, &f, err, errlen);
+	if (st != EFI_SUCCESS)
+		return st;
+	if (f.size > max) {
+		fmt_snprintf(err, errlen, "%s is larger than %llu bytes (%llu): refused rather than "
+			     "cut", name, (unsigned long long)max, (unsigned long long)f.size);
+		fsfile_close(&f);
+		return EFI_BAD_BUFFER_SIZE;
+	}
+	if (f.size == 0) {
+		fsfile_close(&f);
+		return EFI_SUCCESS;
+	}
+	st = uefi_call_wrapper(BS->AllocatePages, 4,
+			       max_pa == UINT64_MAX ? AllocateAnyPages : AllocateMaxAddress,
+			       EfiLoaderData, pages_of(f.size), &a);
+	if (st != EFI_SUCCESS) {
+		fmt_snprintf(err, errlen, "%s (%llu bytes): no %llu pages of RAM%s for it: status "
+			     "0x%llx", name, (unsigned long long)f.size,
+			     (unsigned long long)pages_of(f.size),
+			     max_pa == UINT64_MAX ? "" : " low enough", (unsigned long long)st);
+		fsfile_close(&f);
+		return st;
+	}
+	owned_add(a, pages_of(f.size) * (uint64_t)PAGE_BYTES);
+	st = fsfile_read_all(&f, (void *)(uintptr_t)a, err, errlen);
+	fsfile_close(&f);
+	if (st != EFI_SUCCESS) {
+		uefi_call_wrapper(BS->FreePages, 2, a, pages_of(f.size));
+		return st;
+	}
+	*pa = a;
+	*len = f.size;
+	return EFI_SUCCESS;
+}
+
+void fsfile_unload(uint64_t pa, uint64_t len)
+{
+	if (len)
+		uefi_call_wrapper(BS->FreePages, 2, pa, pages_of(len));
+}
+
+EFI_STATUS fsfile_read(EFI_HANDLE device, const char *name, uint64_t max, char **out,
+		       UINTN *len, char *err, size_t errlen)
+{
+	struct fsfile f;
+	EFI_STATUS st;
+	char *buf;
+
+	*out = NULL;
+	*len = 0;
+	st = fsfile_open(device, name, &f, err, errlen);
+	if (st != EFI_SUCCESS)
+		return st;
+	if (f.size > max) {
+		fmt_snprintf(err, errlen, "%s is larger than %llu bytes (%llu): refused rather than "
+			     "cut", name, (unsigned long long)max, (unsigned long long)f.size);
+		fsfile_close(&f);
+		return EFI_BAD_BUFFER_SIZE;
+	}
+	buf = owned_pool(f.size + 1);
+	if (!buf) {
+		fmt_snprintf(err, errlen, "no memory to read %s (%llu bytes)", name,
+			     (unsigned long long)f.size);
+		fsfile_close(&f);
+		return EFI_OUT_OF_RESOURCES;
+	}
+	st = fsfile_read_all(&f, buf, err, errlen);
+	fsfile_close(&f);
 	if (st != EFI_SUCCESS) {
 		owned_pool_free(buf);
 		return st;
 	}
-	if (!buf) {
-		/* an empty file */
-		buf = owned_pool(1);
-		if (!buf) {
-			fmt_snprintf(err, errlen, "no memory to read %s", name);
-			return EFI_OUT_OF_RESOURCES;
-		}
-	}
-	buf[used] = 0;
+	buf[f.size] = 0;
 	*out = buf;
-	*len = used;
+	*len = f.size;
 	return EFI_SUCCESS;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Whole files from the boot volume (\ptlab.cfg, a kernel, an initrd), read
- * with boot services into a pool buffer of ours.
+ * Whole files from the boot volume (\ptlab.cfg, a kernel, initrds, boot
+ * modules), read with boot services into memory of ours of exactly their
+ * size: the size is asked first (EFI_FILE_INFO), then the file is read
+ * once.
  */
 #ifndef PTLAB_EFI_FSFILE_H
 #define PTLAB_EFI_FSFILE_H
@@ -11,9 +13,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* An open file of the boot volume and its size. */
+struct fsfile {
+	EFI_FILE_HANDLE h;
+	uint64_t size;
+	const char *name;
+};
+
 /**
- * fsfile_read() - all of @name on the volume @device into a new buffer
+ * fsfile_open() - open @name on the volume @device for reading, with its size
  * @name:  ASCII path; '/' is taken as '\'
+ * @err:   on failure, a message naming the file and why: not found, a
+ *         directory, a device name, or the firmware's status
+ *
+ * Return: EFI_SUCCESS with @f open (fsfile_close() it); EFI_NOT_FOUND
+ * when there is no such file; EFI_INVALID_PARAMETER for a directory or a
+ * device; another error otherwise.  On failure nothing stays open.
+ */
+EFI_STATUS fsfile_open(EFI_HANDLE device, const char *name, struct fsfile *f, char *err,
+		       size_t errlen);
+
+/**
+ * fsfile_read_all() - all f->size bytes of @f into @buf, from its start
+ *
+ * Return: EFI_SUCCESS; else @err says at which byte the read failed or
+ * the file ended early (@buf then holds what was read).
+ */
+EFI_STATUS fsfile_read_all(struct fsfile *f, void *buf, char *err, size_t errlen);
+
+/* Close @f (f->h NULL afterwards; closing twice is harmless). */
+void fsfile_close(struct fsfile *f);
+
+/**
+ * fsfile_load() - all of @name into new pages of ours (EfiLoaderData,
+ * recorded by owned.c) of exactly its size, page-rounded
+ * @max:    a larger file is refused before anything is allocated
+ * @max_pa: the pages' highest byte may be at most this (UINT64_MAX: any)
+ * @pa:     where the file now is
+ * @len:    its bytes
+ *
+ * Return: EFI_SUCCESS; otherwise an error with @err naming the file and
+ * its size (too large, no pages for it, a failed read); then nothing
+ * stays allocated.  An empty file is loaded with *@pa 0 and *@len 0.
+ */
+EFI_STATUS fsfile_load(EFI_HANDLE device, const char *name, uint64_t max, uint64_t max_pa,
+		       uint64_t *pa, uint64_t *len, char *err, size_t errlen);
+
+/* Give back pages fsfile_load() allocated (@len its *len; nothing for 0). */
+void fsfile_unload(uint64_t pa, uint64_t len);
+
+/**
+ * fsfile_read() - all of @name on the volume @device into a new pool buffer
  * @max:   a larger file is refused, never cut
  * @out:   the bytes, NUL-terminated (owned_pool; free with owned_pool_free)
  * @len:   their number, without the NUL
