@@ -21,17 +21,17 @@
 
 struct fw_info fw_info;
 
-EFI_GUID fw_guid_rt_properties = { 0xeb66918a, 0x7eef, 0x402a,
+const EFI_GUID fw_guid_rt_properties = { 0xeb66918a, 0x7eef, 0x402a,
 				   { 0x84, 0x2e, 0x93, 0x1d, 0x21, 0xc3, 0x8a, 0xe9 } };
-EFI_GUID fw_guid_acpi20 = { 0x8868e871, 0xe4f1, 0x11d3,
+const EFI_GUID fw_guid_acpi20 = { 0x8868e871, 0xe4f1, 0x11d3,
 			    { 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
-EFI_GUID fw_guid_acpi10 = { 0xeb9d2d30, 0x2d88, 0x11d3,
+const EFI_GUID fw_guid_acpi10 = { 0xeb9d2d30, 0x2d88, 0x11d3,
 			    { 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
-EFI_GUID fw_guid_smbios = { 0xeb9d2d31, 0x2d88, 0x11d3,
+const EFI_GUID fw_guid_smbios = { 0xeb9d2d31, 0x2d88, 0x11d3,
 			    { 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
-EFI_GUID fw_guid_smbios3 = { 0xf2fd1544, 0x9794, 0x4a2c,
+const EFI_GUID fw_guid_smbios3 = { 0xf2fd1544, 0x9794, 0x4a2c,
 			     { 0x99, 0x2e, 0xe5, 0xbb, 0xcf, 0x20, 0xe3, 0x94 } };
-EFI_GUID fw_guid_mat = { 0xdcfa911d, 0x26eb, 0x469f,
+const EFI_GUID fw_guid_mat = { 0xdcfa911d, 0x26eb, 0x469f,
 			 { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
 
 /* SMBIOS entry points and structures (DMTF DSP0134) */
@@ -155,12 +155,12 @@ void firmware_probe(EFI_SYSTEM_TABLE *st)
 			       tables_writable(s->gdtr.base + s->gdtr.limit, s);
 }
 
-void *fw_config_table(EFI_GUID *guid)
+void *fw_config_table(const EFI_GUID *guid)
 {
 	for (UINTN i = 0; ST && i < ST->NumberOfTableEntries; i++) {
 		EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
 
-		if (t->VendorTable && CompareGuid(&t->VendorGuid, guid) == 0)
+		if (t->VendorTable && CompareGuid(&t->VendorGuid, (EFI_GUID *)guid) == 0)
 			return t->VendorTable;
 	}
 	return NULL;

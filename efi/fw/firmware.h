@@ -40,15 +40,15 @@ void firmware_probe(EFI_SYSTEM_TABLE *st);
 void firmware_report(struct report *r, EFI_SYSTEM_TABLE *st);
 
 /* Configuration-table GUIDs (UEFI 2.10 §4.6), each defined once, in firmware.c. */
-extern EFI_GUID fw_guid_acpi20, fw_guid_acpi10, fw_guid_smbios, fw_guid_smbios3;
-extern EFI_GUID fw_guid_mat, fw_guid_rt_properties;
+extern const EFI_GUID fw_guid_acpi20, fw_guid_acpi10, fw_guid_smbios, fw_guid_smbios3;
+extern const EFI_GUID fw_guid_mat, fw_guid_rt_properties;
 
 /*
  * fw_config_table() - the VendorTable of the system table's configuration
  * table entry with @guid: the first such entry with a non-NULL table, or
  * NULL when there is none.  Boot services or not: it reads only ST.
  */
-void *fw_config_table(EFI_GUID *guid);
+void *fw_config_table(const EFI_GUID *guid);
 
 /*
  * fw_smbios_vendor() - the SMBIOS type-1 (System Information) Manufacturer
