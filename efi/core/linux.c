@@ -19,7 +19,9 @@
  *
  * Firmware calls (before ExitBootServices only): the file protocols
  * (fsfile.c), AllocatePages (AllocateAddress, AllocateMaxAddress),
- * FreePages, the configuration table (ACPI RSDP).
+ * FreePages, the configuration table (fw_config_table: the ACPI RSDP;
+ * fw_smbios_vendor), GetVariable (fw_variable) for the facts the kernel's
+ * view is compared with.
  */
 #include <efi.h>
 #include <efilib.h>
@@ -40,17 +42,14 @@
 #include <ptlab/pte.h>
 
 #define KERNEL_MAX      (256u << 20)          /* a larger --kernel is refused */
-#define INITRD_MAX      (UINT64_C(1) << 30)   /* a larger --initrd is refused */
+#define INITRD_MAX      (UINT64_C(1) << 40)   /* larger --initrd files together are refused */
+#define INITRD_ALIGN    4u                    /* each initrd starts 4-byte aligned (cpio) */
+#define EFIVAR_MAX      64u                   /* bytes of the EFI variable the facts show */
 #define LOW_LIMIT       (UINT64_C(1) << 20)   /* the kernel goes above real-mode memory */
 #define BELOW_4G        UINT64_C(0xffffffff)
 #define LOW_RAM_END     UINT64_C(0xa0000)     /* 640 KiB: the end of real-mode RAM */
 #define RET_OPCODE      0xc3u
 #define BDA_BASE_MEM_KIB 0x413u               /* BIOS data area: base memory size in KiB */
-
-static EFI_GUID acpi20_guid = { 0x8868e871, 0xe4f1, 0x11d3,
-				{ 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
-static EFI_GUID acpi10_guid = { 0xeb9d2d30, 0x2d88, 0x11d3,
-				{ 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
 
 static UINTN pages_of(uint64_t bytes)
 {
@@ -108,19 +107,14 @@ static uint64_t place_kernel(struct ptlab *p, const struct lb_kernel *k, uint64_
 	return 0;
 }
 
+/* The ACPI 2.0 RSDP, else the 1.0 one; 0 when the firmware has neither. */
 static uint64_t find_rsdp(void)
 {
-	uint64_t v1 = 0;
+	void *t = fw_config_table(&fw_guid_acpi20);
 
-	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
-		EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
-
-		if (CompareGuid(&t->VendorGuid, &acpi20_guid) == 0)
-			return (uint64_t)(uintptr_t)t->VendorTable;
-		if (CompareGuid(&t->VendorGuid, &acpi10_guid) == 0)
-			v1 = (uint64_t)(uintptr_t)t->VendorTable;
-	}
-	return v1;
+	if (!t)
+		t = fw_config_table(&fw_guid_acpi10);
+	return (uint64_t)(uintptr_t)t;
 }
 
 static size_t str_len(const char *s)
@@ -133,12 +127,11 @@ static size_t str_len(const char *s)
 }
 
 /* Undo every allocation of a linux_load() that failed. */
-static void unload(struct ptlab *p, char *file, char *initrd)
+static void unload(struct ptlab *p, uint64_t file_pa, uint64_t file_len)
 {
 	struct ptlab_kernel *k = &p->kern;
 
-	owned_pool_free(file);
-	owned_pool_free(initrd);
+	fsfile_unload(file_pa, file_len);
 	free_pages(k->load_pa, k->init_bytes);
 	free_pages(k->initrd_pa, k->initrd_bytes);
 	free_pages(k->zero_page_pa, 2 * PT_PAGE_SIZE);
@@ -149,23 +142,100 @@ static void unload(struct ptlab *p, char *file, char *initrd)
 }
 
 /*
- * All of @path (the @what, "kernel" or "initrd") into *@buf; false after a
- * failure line naming it (an empty file too: nothing to boot).
+ * The initrds, each 4-byte aligned, concatenated in the order given into
+ * one run of pages of exactly their total size: below initrd_addr_max, or
+ * anywhere when that fails and the kernel takes an initrd above 4 GiB.
+ * False after a failure line naming the file; then nothing stays open or
+ * allocated here.
  */
-static bool read_whole(struct ptlab *p, EFI_LOADED_IMAGE *li, const char *what,
-		       const char *path, uint64_t max, char **buf, UINTN *len)
+static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li)
 {
+	struct ptlab_kernel *k = &p->kern;
+	const struct opts *o = &p->opts;
+	struct fsfile f[OPTS_INITRD_MAX];
+	uint64_t at[OPTS_INITRD_MAX], total = 0, pa;
+	unsigned n;
 	char why[256];
+	EFI_STATUS st = EFI_SUCCESS;
+	bool ok = false;
 
-	if (fsfile_read(li->DeviceHandle, path, max, buf, len, why, sizeof(why)) != EFI_SUCCESS) {
-		report_fail(p->rep, "linux: %s %s", what, why);
-		return false;
+	for (n = 0; n < o->ninitrd; n++) {
+		if (fsfile_open(li->DeviceHandle, o->initrd[n], &f[n], why, sizeof(why)) != EFI_SUCCESS) {
+			report_fail(p->rep, "linux: initrd %s", why);
+			goto close;
+		}
+		if (f[n].size == 0) {
+			report_fail(p->rep, "linux: initrd %s is empty", o->initrd[n]);
+			n++;
+			goto close;
+		}
+		total = pt_align_up(total, INITRD_ALIGN);
+		at[n] = total;
+		if (f[n].size > INITRD_MAX - total) {
+			report_fail(p->rep, "linux: initrd %s: the initrds together pass %llu bytes",
+				    o->initrd[n], (unsigned long long)INITRD_MAX);
+			n++;
+			goto close;
+		}
+		total += f[n].size;
 	}
-	if (*len == 0) {
-		report_fail(p->rep, "linux: %s %s is empty", what, path);
-		return false;
+	pa = k->hdr.initrd_addr_max;
+	st = alloc_pages(AllocateMaxAddress, total, &pa);
+	if (st != EFI_SUCCESS && (k->hdr.xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G)) {
+		pa = (UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1;
+		st = alloc_pages(AllocateMaxAddress, total, &pa);
 	}
-	return true;
+	if (st != EFI_SUCCESS) {
+		report_fail(p->rep, "linux: initrd %s%s (%llu bytes) does not fit below the "
+			    "kernel's initrd_addr_max 0x%x%s: status 0x%llx", o->initrd[0],
+			    n > 1 ? " and the rest" : "", (unsigned long long)total,
+			    k->hdr.initrd_addr_max,
+			    k->hdr.xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G ? " nor anywhere" : "",
+			    (unsigned long long)st);
+		goto close;
+	}
+	k->initrd_pa = pa;
+	k->initrd_bytes = total;
+	ZeroMem((void *)(uintptr_t)pa, total);   /* the alignment gaps */
+	for (unsigned i = 0; i < n; i++) {
+		if (fsfile_read_all(&f[i], (void *)(uintptr_t)(pa + at[i]), why, sizeof(why)) !=
+		    EFI_SUCCESS) {
+			report_fail(p->rep, "linux: initrd %s", why);
+			goto close;
+		}
+	}
+	if (n > 1)
+		for (unsigned i = 0; i < n; i++)
+			report_fact(p->rep, "linux-initrd", "%s at=0x%llx bytes=%llu", o->initrd[i],
+				    (unsigned long long)(pa + at[i]), (unsigned long long)f[i].size);
+	ok = true;
+close:
+	for (unsigned i = 0; i < n; i++)
+		fsfile_close(&f[i]);
+	return ok;
+}
+
+/*
+ * Before ExitBootServices, what the kernel will find through the system
+ * table, as facts for the test inside it: the SMBIOS type-1 manufacturer
+ * (/sys/class/dmi/id/sys_vendor) and the PlatformLang variable's bytes
+ * (efivarfs).
+ */
+static void report_firmware_view(struct ptlab *p)
+{
+	uint8_t var[EFIVAR_MAX];
+	char vendor[64], hex[2 * EFIVAR_MAX + 1];
+	size_t n = fw_variable(L"PlatformLang", var, sizeof(var));
+
+	for (size_t i = 0; i < n; i++)
+		fmt_snprintf(hex + 2 * i, 3, "%02x", var[i]);
+	hex[2 * n] = 0;
+	fw_smbios_vendor(vendor, sizeof(vendor));
+	report_fact(p->rep, "linux-firmware", "systab=0x%llx sys_vendor=\"%s\" "
+		    "efivar=PlatformLang efivar_bytes=%s secure_boot=%u",
+		    (unsigned long long)(uintptr_t)ST, vendor, n ? hex : "none",
+		    fw_info.secure_boot && !fw_info.setup_mode ? LB_SECURE_BOOT_ENABLED :
+		    LB_SECURE_BOOT_DISABLED);
 }
 
 /*
@@ -180,23 +250,27 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 {
 	struct ptlab_kernel *k = &p->kern;
 	const struct opts *o = &p->opts;
-	char *file = NULL, *rd = NULL, why[256];
-	UINTN len = 0, rd_len = 0;
+	char why[256];
+	uint64_t file_pa = 0, len = 0;
+	const char *file;
 	size_t cmdline = str_len(o->cmdline);
-	EFI_STATUS st;
 	uint64_t pa;
 
 	*k = (struct ptlab_kernel){ 0 };
-	if (!read_whole(p, li, "kernel", o->kernel, KERNEL_MAX, &file, &len))
+	if (fsfile_load(li->DeviceHandle, o->kernel, KERNEL_MAX, UINT64_MAX, &file_pa, &len, why,
+			sizeof(why)) != EFI_SUCCESS) {
+		report_fail(p->rep, "linux: kernel %s", why);
 		goto fail;
+	}
+	if (len == 0) {
+		report_fail(p->rep, "linux: kernel %s is empty", o->kernel);
+		goto fail;
+	}
+	file = (const char *)(uintptr_t)file_pa;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
 	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
 		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);
 		goto fail;
-	}
-	if (o->initrd[0]) {
-		if (!read_whole(p, li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len))
-			goto fail;
 	}
 
 	k->init_bytes = pt_align_up(k->hdr.init_size, PT_PAGE_SIZE);
@@ -210,33 +284,18 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 		goto fail;
 	}
 	k->pm_bytes = k->hdr.pm_bytes;
-	CopyMem((void *)(uintptr_t)k->load_pa, file + k->hdr.pm_offset, k->pm_bytes);
-	CopyMem(k->entry_bytes, file + k->hdr.pm_offset + LB_ENTRY64_OFF, sizeof(k->entry_bytes));
+	CopyMem((void *)(uintptr_t)k->load_pa, (void *)(file + k->hdr.pm_offset), k->pm_bytes);
+	CopyMem(k->entry_bytes, (void *)(file + k->hdr.pm_offset + LB_ENTRY64_OFF),
+		sizeof(k->entry_bytes));
 	pa = 0;
 	if (alloc_pages(AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->setup = (uint8_t *)(uintptr_t)pa;
-	CopyMem(k->setup, file, LB_SETUP_COPY);
-	owned_pool_free(file);
-	file = NULL;
-
-	if (rd) {
-		pa = k->hdr.initrd_addr_max;
-		k->initrd_bytes = rd_len;
-		st = alloc_pages(AllocateMaxAddress, rd_len, &pa);
-		if (st != EFI_SUCCESS) {
-			k->initrd_bytes = 0;
-			report_fail(p->rep, "linux: initrd %s (%llu bytes) does not fit below the "
-				    "kernel's initrd_addr_max 0x%x: status 0x%llx", o->initrd,
-				    (unsigned long long)rd_len, k->hdr.initrd_addr_max,
-				    (unsigned long long)st);
-			goto fail;
-		}
-		k->initrd_pa = pa;
-		CopyMem((void *)(uintptr_t)pa, rd, rd_len);
-		owned_pool_free(rd);
-		rd = NULL;
-	}
+	CopyMem(k->setup, (void *)file, LB_SETUP_COPY);
+	fsfile_unload(file_pa, len);
+	file_pa = len = 0;
+	if (o->ninitrd && !load_initrds(p, li))
+		goto fail;
 
 	/* the zero page, then the command line (cmd_line_ptr has 32 bits) */
 	pa = BELOW_4G;
@@ -259,6 +318,11 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 		goto nomem;
 	k->ext_pa = pa;
 	k->acpi_rsdp = find_rsdp();
+	if (k->hdr.version < LB_RSDP_VERSION)
+		report_note(p->rep, "linux: boot protocol %u.%02u has no acpi_rsdp_addr (2.14): the "
+			    "kernel finds ACPI through efi_info's system table", k->hdr.version >> 8,
+			    k->hdr.version & 0xff);
+	report_firmware_view(p);
 	k->on = true;
 	report_fact(p->rep, "linux-load", "kernel=%s protocol=%u.%02u xloadflags=0x%x load=0x%llx "
 		    "(%s) init_size=0x%x pref_address=0x%llx kernel_alignment=0x%x initrd=0x%llx+0x%llx "
@@ -275,7 +339,7 @@ nomem:
 	report_fail(p->rep, "linux: no memory for the kernel's zero page, command line, e820 "
 		    "table or setup header copy");
 fail:
-	unload(p, file, rd);
+	unload(p, file_pa, len);
 	return PT_EINVAL;
 }
 
@@ -397,6 +461,28 @@ static void report_e820(struct ptlab *p, const struct lb_e820 *e, unsigned n)
 			    (unsigned long long)(e[i].addr + e[i].size - 1), e[i].type);
 }
 
+/*
+ * A note for each range of the final map whose EFI type has no e820
+ * equivalent (unaccepted memory; types the UEFI spec does not define,
+ * which the normalized map counts as a quirk): the kernel gets it as
+ * reserved.
+ */
+static void report_no_e820_equivalent(struct ptlab *p)
+{
+	const struct pt_memmap *m = &p->build.map;
+
+	for (unsigned i = 0; i < m->n; i++)
+		if (!lb_e820_exact(m->range[i].type))
+			report_note(p->rep, "linux: EFI type %u at 0x%llx-0x%llx has no e820 "
+				    "equivalent: passed as reserved", m->range[i].type,
+				    (unsigned long long)m->range[i].pa,
+				    (unsigned long long)(m->range[i].pa + m->range[i].len - 1));
+	if (m->quirks & (1u << PT_QUIRK_UNKNOWN_TYPE))
+		report_note(p->rep, "linux: %u memory-map descriptor(s) of a type the UEFI spec does "
+			    "not define have no e820 equivalent: passed as reserved",
+			    m->quirk_count[PT_QUIRK_UNKNOWN_TYPE]);
+}
+
 static int not_handed_over(struct ptlab *p)
 {
 	report_note(p->rep, "linux: not handed over: %u check(s) failed%s", p->rep->failed,
@@ -416,6 +502,7 @@ static int linux_prepare_jump(struct ptlab *p)
 	struct ptlab_build *b = &p->build;
 	uint64_t leaves, digest;
 	struct lb_load ld;
+	struct lb_efi efi;
 	struct lb_fb fb;
 	int err, n;
 
@@ -491,12 +578,29 @@ static int linux_prepare_jump(struct ptlab *p)
 		report_fail(p->rep, "linux: the e820 table needs more than %u entries", k->e820_cap);
 		return not_handed_over(p);
 	}
+	report_no_e820_equivalent(p);
+	/*
+	 * efi_info: the map ExitBootServices accepted, unchanged (descriptor
+	 * size, version and attributes as the firmware wrote them), in our
+	 * LoaderData pages, which the kernel reserves before it allocates;
+	 * with the system table it calls SetVirtualAddressMap itself.
+	 */
+	efi = (struct lb_efi){
+		.systab_pa = (uint64_t)(uintptr_t)ST,
+		.memmap_pa = (uint64_t)(uintptr_t)p->exit.final_map.buf,
+		.memmap_bytes = p->exit.final_map.size,
+		.desc_size = (uint32_t)p->exit.final_map.desc_size,
+		.desc_version = p->exit.final_map.version,
+		.secure_boot = fw_info.secure_boot && !fw_info.setup_mode ? LB_SECURE_BOOT_ENABLED :
+			       LB_SECURE_BOOT_DISABLED,
+	};
 	ld = (struct lb_load){
 		.cmdline_pa = k->cmdline_pa,
 		.initrd_pa = k->initrd_pa,
 		.initrd_bytes = k->initrd_bytes,
 		.acpi_rsdp = k->acpi_rsdp,
 		.setup_data_pa = k->ext_pa,
+		.efi = &efi,
 	};
 	if (p->fb.ok) {
 		fb = (struct lb_fb){
@@ -512,6 +616,10 @@ static int linux_prepare_jump(struct ptlab *p)
 	lb_fill_params((uint8_t *)(uintptr_t)k->zero_page_pa, k->setup, &k->hdr, &ld, k->e820,
 		       (unsigned)n, (uint8_t *)(uintptr_t)k->ext_pa);
 	report_e820(p, k->e820, (unsigned)n);
+	report_fact(p->rep, "linux-efi", "systab=0x%llx memmap=0x%llx memmap_size=%llu "
+		    "desc_size=%u desc_version=%u secure_boot=%u", (unsigned long long)efi.systab_pa,
+		    (unsigned long long)efi.memmap_pa, (unsigned long long)efi.memmap_bytes,
+		    efi.desc_size, efi.desc_version, efi.secure_boot);
 	k->e820_n = (unsigned)n;
 	return p->rep->failed || p->aborted ? not_handed_over(p) : PT_OK;
 }

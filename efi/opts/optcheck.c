@@ -27,7 +27,7 @@ int opts_validate(const struct opts *o, char *err, size_t errlen)
 		      "scattered runtime pages could not be given back";
 	else if (o->kernel[0] && o->mode != OPTS_MODE_HANDOFF)
 		why = "--kernel needs --mode=handoff: a kernel runs after ExitBootServices";
-	else if (!o->kernel[0] && (o->initrd[0] || o->cmdline[0]))
+	else if (!o->kernel[0] && (o->ninitrd || o->cmdline[0]))
 		why = "--initrd and --cmdline go with --kernel";
 	else if (o->kernel[0] && (o->hold || o->raise))
 		why = "--kernel does not go with --hold or --raise: the run must end in the kernel";

@@ -405,10 +405,22 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 	case O_WRONG_RESTORE:
 		o->wrong_restore = true;
 		break;
-	case O_KERNEL:
 	case O_INITRD:
+		/* repeatable: the initrds are concatenated in the order given */
+		if (o->ninitrd == OPTS_INITRD_MAX) {
+			set_err(err, errlen, "--initrd: more than %u", OPTS_INITRD_MAX);
+			return false;
+		}
+		if (!copy_str(o->initrd[o->ninitrd], sizeof(o->initrd[0]), val)) {
+			set_err(err, errlen, "--%s: longer than %u characters", d->name,
+				(unsigned)sizeof(o->initrd[0]) - 1);
+			return false;
+		}
+		o->ninitrd++;
+		break;
+	case O_KERNEL:
 	case O_CMDLINE: {
-		char *dst = id == O_KERNEL ? o->kernel : id == O_INITRD ? o->initrd : o->cmdline;
+		char *dst = id == O_KERNEL ? o->kernel : o->cmdline;
 		size_t size = id == O_CMDLINE ? sizeof(o->cmdline) : sizeof(o->kernel);
 
 		if (!copy_str(dst, size, val)) {
@@ -439,7 +451,8 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 	for (;;) {
 		char tok[TOKEN_MAX];
 		size_t len = 0;
-		bool quoted = false, any = false;
+		unsigned int quote = 0;   /* the quote character a quoted part began with */
+		bool any = false;
 
 		while (i < s->n && (is_blank(unit(s, i)) ||
 				    (comments && unit(s, i) == '#'))) {
@@ -454,12 +467,17 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 		for (; i < s->n; i++) {
 			unsigned int c = unit(s, i);
 
-			if (c == '"') {
-				quoted = !quoted;
+			/*
+			 * "..." and '...' quote blanks; each keeps the other kind
+			 * inside, so '--cmdline=acpi_osi="!Windows 2015"' passes
+			 * the double quotes on to the kernel.
+			 */
+			if ((!quote && (c == '"' || c == '\'')) || c == quote) {
+				quote = quote ? 0 : c;
 				any = true;
 				continue;
 			}
-			if (!quoted && (is_blank(c) || (comments && c == '#')))
+			if (!quote && (is_blank(c) || (comments && c == '#')))
 				break;
 			if (len + 1 >= sizeof(tok)) {
 				tok[len] = '\0';
@@ -470,8 +488,8 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 			tok[len++] = (char)c;
 			any = true;
 		}
-		if (quoted) {
-			set_err(err, errlen, "unterminated quote");
+		if (quote) {
+			set_err(err, errlen, "unterminated quote (%c)", (char)quote);
 			return OPTS_ERROR;
 		}
 		tok[len] = '\0';
@@ -495,7 +513,8 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 static bool has_dashdash_word(const struct src *s)
 {
 	for (size_t i = 0; i + 1 < s->n; i++)
-		if ((i == 0 || is_blank(unit(s, i - 1)) || unit(s, i - 1) == '"') &&
+		if ((i == 0 || is_blank(unit(s, i - 1)) || unit(s, i - 1) == '"' ||
+		     unit(s, i - 1) == '\'') &&
 		    unit(s, i) == '-' && unit(s, i + 1) == '-')
 			return true;
 	return false;
@@ -699,8 +718,11 @@ const char *opts_usage(void)
 	       "                         entry-state test to catch\n"
 	       "  --kernel=PATH          with --mode=handoff: after the checks, boot the\n"
 	       "                         Linux bzImage PATH (boot volume) on the tables\n"
-	       "  --initrd=PATH          its initial ramdisk\n"
-	       "  --cmdline=TEXT         its command line (quote it when it has blanks)\n";
+	       "  --initrd=PATH          an initial ramdisk; repeatable: concatenated in\n"
+	       "                         order (microcode first, then the initramfs)\n"
+	       "  --cmdline=TEXT         its command line, up to the kernel's cmdline_size;\n"
+	       "                         quote it when it has blanks, with '...' to keep\n"
+	       "                         \"...\" inside: '--cmdline=acpi_osi=\"!Windows 2015\"'\n";
 }
 
 int opts_describe(const struct opts *o, char *buf, size_t size)
@@ -739,8 +761,22 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 	if (w < 0 || !o->kernel[0])
 		return w;
 	/* the whole length, as fmt_snprintf() says it, also when the buffer is full */
-	return w + fmt_snprintf((size_t)w < size ? buf + w : full,
-				(size_t)w < size ? size - (size_t)w : sizeof(full),
-				" kernel=%s initrd=%s cmdline=\"%s\"", o->kernel,
-				o->initrd[0] ? o->initrd : "none", o->cmdline);
+	{
+		char rds[OPTS_INITRD_MAX * OPTS_PATH_MAX];
+		size_t r = 0;
+
+		rds[0] = '\0';
+		for (unsigned i = 0; i < o->ninitrd; i++) {
+			int k = fmt_snprintf(rds + r, sizeof(rds) - r, "%s%s", i ? "," : "",
+					     o->initrd[i]);
+
+			if (k < 0 || (size_t)k >= sizeof(rds) - r)
+				break;
+			r += (size_t)k;
+		}
+		return w + fmt_snprintf((size_t)w < size ? buf + w : full,
+					(size_t)w < size ? size - (size_t)w : sizeof(full),
+					" kernel=%s initrd=%s cmdline=\"%s\"", o->kernel,
+					r ? rds : "none", o->cmdline);
+	}
 }

@@ -20,7 +20,12 @@
 #define OPTS_ERROR	(-1)	/* unknown or malformed option; message in err */
 
 #define OPTS_PATH_MAX    128u	/* --kernel=, --initrd=: bytes with the NUL */
-#define OPTS_CMDLINE_MAX 1024u	/* --cmdline=: bytes with the NUL */
+#define OPTS_INITRD_MAX  8u	/* --initrd= options one run may give */
+/*
+ * --cmdline=: bytes with the NUL; above any x86 kernel's cmdline_size
+ * (2047 for Debian's), so the kernel's own limit is the one that refuses.
+ */
+#define OPTS_CMDLINE_MAX 4096u
 
 enum opts_end {
 	OPTS_END_WAIT,		/* wait for a key (or 60 s), then shut down */
@@ -108,7 +113,8 @@ struct opts {
 	bool wrong_restore;	/* test-only: leave CR0.WP flipped at the end */
 	/* hand-off mode ending in a Linux kernel ("" when not given) */
 	char kernel[OPTS_PATH_MAX];	/* --kernel=PATH on the boot volume */
-	char initrd[OPTS_PATH_MAX];	/* --initrd=PATH */
+	char initrd[OPTS_INITRD_MAX][OPTS_PATH_MAX];	/* --initrd=PATH, in the order given */
+	unsigned ninitrd;
 	char cmdline[OPTS_CMDLINE_MAX];	/* --cmdline=TEXT, the kernel's command line */
 };
 

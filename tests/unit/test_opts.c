@@ -293,7 +293,7 @@ static void test_opts_errors_name_the_problem(void **state)
 	expect_error("x --Help", "unknown option '--Help'");
 	expect_error("x --", "unexpected argument '--'");
 	expect_error("x -h", "unexpected argument '-h'");
-	expect_error("x \"--seed=1", "unterminated quote");
+	expect_error("x \"--seed=1", "unterminated quote (\")");
 }
 
 static void test_opts_quotes_and_extra_spaces(void **state)
@@ -454,11 +454,11 @@ static void test_opts_all_single_units(void **state)
 		int rc = opts_parse_ucs2(&u, 1, &o, err, sizeof(err));
 
 		if (v == 0 || v == ' ' || v == '\t' || v == '\r' || v == '\n' ||
-		    (v > ' ' && v <= 0x7e && v != '-' && v != '"'))
+		    (v > ' ' && v <= 0x7e && v != '-' && v != '"' && v != '\''))
 			assert_int_equal(rc, OPTS_EMPTY);	/* argv[0] only */
 		else if (v == '-')
 			assert_int_equal(rc, OPTS_ERROR);
-		else if (v == '"')
+		else if (v == '"' || v == '\'')
 			assert_int_equal(rc, OPTS_ERROR);	/* unterminated */
 		else
 			assert_int_equal(rc, OPTS_BINARY);
@@ -566,7 +566,8 @@ static void test_opts_kernel_initrd_cmdline_from_config_file(void **state)
 	(void)state;
 	assert_int_equal(opts_parse_ascii(cfg, strlen(cfg), &o, err, sizeof(err)), OPTS_OK);
 	assert_string_equal(o.kernel, "\\EFI\\linux\\vmlinuz");
-	assert_string_equal(o.initrd, "\\EFI\\linux\\initrd.img");
+	assert_int_equal(o.ninitrd, 1);
+	assert_string_equal(o.initrd[0], "\\EFI\\linux\\initrd.img");
 	assert_string_equal(o.cmdline, "console=ttyS0 quiet");
 	assert_int_equal(o.mode, OPTS_MODE_HANDOFF);
 	assert_int_equal(o.end, OPTS_END_QEMU);
@@ -575,7 +576,7 @@ static void test_opts_kernel_initrd_cmdline_from_config_file(void **state)
 					  err, sizeof(err)), OPTS_OK);
 	assert_string_equal(o.cmdline, "root=/dev/vda1\tro  init=/init");
 	assert_string_equal(o.kernel, "");
-	assert_string_equal(o.initrd, "");
+	assert_int_equal(o.ninitrd, 0);
 	/* '#' inside quotes is text, not a comment */
 	assert_int_equal(ascii("\"--cmdline=a #b\" --hold", &o, err, sizeof(err)),
 			 OPTS_OK);
@@ -600,14 +601,15 @@ static void test_opts_kernel_initrd_cmdline_from_ucs2(void **state)
 				       "--initrd=initrd.img \"--cmdline=root=/dev/sda1 ro quiet\"",
 				       &o, err, sizeof(err)), OPTS_OK);
 	assert_string_equal(o.kernel, "vmlinuz");
-	assert_string_equal(o.initrd, "initrd.img");
+	assert_int_equal(o.ninitrd, 1);
+	assert_string_equal(o.initrd[0], "initrd.img");
 	assert_string_equal(o.cmdline, "root=/dev/sda1 ro quiet");
 	assert_string_equal(err, "");
 	/* a boot manager's text with no argv[0] */
 	assert_int_equal(parse_cmdline("--kernel=\\vmlinuz-6.1 --cmdline=console=ttyS0,115200", &o,
 				       err, sizeof(err)), OPTS_OK);
 	assert_string_equal(o.kernel, "\\vmlinuz-6.1");
-	assert_string_equal(o.initrd, "");
+	assert_int_equal(o.ninitrd, 0);
 	assert_string_equal(o.cmdline, "console=ttyS0,115200");
 }
 
@@ -644,7 +646,7 @@ static void expect_value_length(const char *name, size_t fits, const char *msg)
 	const char *got;
 
 	assert_int_equal(parse_long_value(name, fits, &o, err, sizeof(err)), OPTS_OK);
-	got = name[0] == 'k' ? o.kernel : name[0] == 'i' ? o.initrd : o.cmdline;
+	got = name[0] == 'k' ? o.kernel : name[0] == 'i' ? o.initrd[0] : o.cmdline;
 	assert_int_equal(strlen(got), fits);
 	for (size_t i = 0; i < fits; i++)
 		assert_int_equal(got[i], 'k');
@@ -663,7 +665,7 @@ static void test_opts_kernel_initrd_cmdline_longer_than_the_buffer_refused(void 
 	(void)state;
 	expect_value_length("kernel", 127, "--kernel: longer than 127 characters");
 	expect_value_length("initrd", 127, "--initrd: longer than 127 characters");
-	expect_value_length("cmdline", 1023, "--cmdline: longer than 1023 characters");
+	expect_value_length("cmdline", 4095, "--cmdline: longer than 4095 characters");
 	/* the same from UCS-2 */
 	snprintf(line, sizeof(line), "x --kernel=%0128d", 0);
 	memset(&o, 0x55, sizeof(o));
@@ -672,7 +674,7 @@ static void test_opts_kernel_initrd_cmdline_longer_than_the_buffer_refused(void 
 	assert_defaults(&o);
 	snprintf(line, sizeof(line), "x --initrd=%0127d", 0);
 	assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_OK);
-	assert_int_equal(strlen(o.initrd), 127);
+	assert_int_equal(strlen(o.initrd[0]), 127);
 }
 
 static void test_opts_describe_names_the_kernel_only_when_given(void **state)
@@ -715,16 +717,17 @@ static void test_opts_describe_names_the_kernel_only_when_given(void **state)
 static void test_opts_describe_longest_kernel_line_cut_at_the_buffer(void **state)
 {
 	struct opts o;
-	char full[2048], cut[300];
+	char full[8192], cut[300];
 	size_t want;
 	int w;
 
 	(void)state;
 	opts_defaults(&o);
 	memset(o.kernel, 'k', sizeof(o.kernel) - 1);
-	memset(o.initrd, 'i', sizeof(o.initrd) - 1);
+	memset(o.initrd[0], 'i', sizeof(o.initrd[0]) - 1);
+	o.ninitrd = 1;
 	memset(o.cmdline, 'c', sizeof(o.cmdline) - 1);
-	want = strlen(DEFAULT_DESCRIBE) + strlen(" kernel= initrd= cmdline=\"\"") + 127 + 127 + 1023;
+	want = strlen(DEFAULT_DESCRIBE) + strlen(" kernel= initrd= cmdline=\"\"") + 127 + 127 + 4095;
 	w = opts_describe(&o, full, sizeof(full));
 	assert_int_equal(w, want);
 	assert_int_equal(strlen(full), want);
@@ -740,6 +743,65 @@ static void test_opts_describe_longest_kernel_line_cut_at_the_buffer(void **stat
 	assert_int_equal(w, want);
 	assert_int_equal(strlen(cut), 63);
 	assert_memory_equal(cut, full, 63);
+}
+
+/* --initrd repeats: every path kept in order, up to OPTS_INITRD_MAX; describe lists them. */
+static void test_opts_initrd_repeatable_in_order(void **state)
+{
+	struct opts o;
+	char err[128] = "", line[2048], buf[4096];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(ascii("--mode=handoff --kernel=k --initrd=\\boot\\ucode.img "
+			       "--initrd=\\boot\\initrd.img", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.ninitrd, 2);
+	assert_string_equal(o.initrd[0], "\\boot\\ucode.img");
+	assert_string_equal(o.initrd[1], "\\boot\\initrd.img");
+	opts_describe(&o, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " initrd=\\boot\\ucode.img,\\boot\\initrd.img cmdline="));
+	for (unsigned i = 0; i < OPTS_INITRD_MAX; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "--initrd=r%u ", i);
+	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.ninitrd, OPTS_INITRD_MAX);
+	assert_string_equal(o.initrd[OPTS_INITRD_MAX - 1], "r7");
+	snprintf(line + n, sizeof(line) - n, "--initrd=one-too-many");
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "--initrd: more than 8");
+	assert_defaults(&o);
+}
+
+/*
+ * Single quotes keep double quotes inside (a kernel parameter's quoted
+ * value with blanks), double quotes keep single ones; from \ptlab.cfg and
+ * from LoadOptions (UCS-2) alike.  An unterminated one names itself.
+ */
+static void test_opts_single_quotes_keep_double_quotes(void **state)
+{
+	struct opts o;
+	char err[128] = "";
+
+	(void)state;
+	assert_int_equal(ascii("--kernel=k '--cmdline=quiet acpi_osi=\"!Windows 2015\" x'", &o, err,
+			       sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "quiet acpi_osi=\"!Windows 2015\" x");
+	assert_int_equal(ascii("--kernel=k --cmdline='acpi_osi=\"!Windows 2015\"' --hold", &o, err,
+			       sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "acpi_osi=\"!Windows 2015\"");
+	assert_true(o.hold);
+	assert_int_equal(ascii("\"--cmdline=it's\"", &o, err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "it's");
+	assert_int_equal(parse_cmdline("x.efi --kernel=k '--cmdline=a=\"b c\"'", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "a=\"b c\"");
+	/* a boot manager's text starting with a quoted option is still ours */
+	assert_int_equal(parse_cmdline("'--cmdline=a b' --kernel=k", &o, err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "a b");
+	assert_int_equal(ascii("--kernel=k '--cmdline=a", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "unterminated quote (')");
+	assert_int_equal(ascii("--kernel=k \"--cmdline=a", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "unterminated quote (\")");
 }
 
 int main(void)
@@ -764,6 +826,8 @@ int main(void)
 		cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_ucs2),
 		cmocka_unit_test(test_opts_kernel_and_initrd_need_a_path),
 		cmocka_unit_test(test_opts_kernel_initrd_cmdline_longer_than_the_buffer_refused),
+		cmocka_unit_test(test_opts_initrd_repeatable_in_order),
+		cmocka_unit_test(test_opts_single_quotes_keep_double_quotes),
 		cmocka_unit_test(test_opts_describe_names_the_kernel_only_when_given),
 		cmocka_unit_test(test_opts_describe_longest_kernel_line_cut_at_the_buffer),
 	};
