@@ -451,9 +451,12 @@ $(LINUX_DIR)/init: tests/linux/init.c | deps
 	@mkdir -p $(@D)
 	$(Q)$(CC) -static -O2 $(WARNFLAGS) -o $@ $<
 
+# the cloud kernel's efivarfs module: /init loads it to read an EFI variable
+EFIVARFS_KO ?= $(lastword $(sort $(wildcard /lib/modules/*-cloud-amd64/kernel/fs/efivarfs/efivarfs.ko)))
+
 $(LINUX_INITRD): $(LINUX_DIR)/init mk/initramfs.sh | deps
 	$(call msg,CPIO,$@)
-	$(Q)mk/initramfs.sh $@ $< $(BUSYBOX)
+	$(Q)mk/initramfs.sh $@ $< $(BUSYBOX) $(EFIVARFS_KO)
 
 # ---- image and QEMU ----
 

@@ -10,7 +10,12 @@
 # "# linux:" facts and "ptlab: handing over to Linux"; every e820 range the
 # kernel lists in /sys/firmware/memmap is ptlab's "# e820:" line for line;
 # the RAM the kernel counts is what ptlab reported less the kernel's own
-# reservations; efifb took the framebuffer exactly when ptlab passed one.
+# reservations; efifb took the framebuffer exactly when ptlab passed one;
+# the kernel found through efi_info's system table what ptlab read before
+# ExitBootServices (the SMBIOS manufacturer, PlatformLang through
+# efivarfs, Secure Boot off) and lists /sys/firmware/efi/systab.  The
+# first boot gets two initrds (a marker cpio, then the initramfs) and a
+# 2000-byte command line with a quoted value holding blanks.
 #
 # Boots: OVMF -cpu max with -smp 1 (--levels=4, 2 GiB) and -smp 4
 # (--levels=5, 8 GiB); -cpu qemu64 (no 1 GiB pages, no LA57) with -smp 4;
@@ -61,17 +66,32 @@ cmdline_of()
 # linux_boot TAG CPU MEM SMP LEVELS LA57 PARAMS [boot_run options]: the
 # hand-off with the kernel; LA57 is whether the kernel will run 5-level
 # paging (it switches to it by itself on a CPU with LA57, whatever ptlab's
-# levels); PARAMS are more kernel parameters ("" for none).
+# levels); PARAMS are more kernel parameters ("" for none), taken as one
+# string.  INITRDS: the --initrd options (default: the initramfs alone).
+# The command line is single-quoted in \ptlab.cfg: double quotes in it
+# reach the kernel.
 linux_boot()
 {
 	local tag=$1 cpu=$2 mem=$3 smp=$4 levels=$5 la57=$6 params=$7 cmd
 	shift 7
-	cmd=$(cmdline_of "$tag" "$smp" "$la57" $params)
-	echo "$cmd" >"$BOOT_DIR/$tag.cmdline"
+	cmd=$(cmdline_of "$tag" "$smp" "$la57" "$params")
+	[ -n "$params" ] || cmd=$(cmdline_of "$tag" "$smp" "$la57")
+	printf '%s\n' "$cmd" >"$BOOT_DIR/$tag.cmdline"
 	echo "$levels" >"$BOOT_DIR/$tag.levels"
 	boot_bg "$tag" --img "$img" --cpu "$cpu" --mem "$mem" --smp "$smp" \
 		--timeout "$LINUX_TIMEOUT" --cfg "--mode=handoff --end=qemu --iterations=2000 \
---levels=$levels --kernel=\\boot\\vmlinuz --initrd=\\boot\\initrd.img \"--cmdline=$cmd\"" "$@"
+--levels=$levels --kernel=\\boot\\vmlinuz ${INITRDS:---initrd=\\boot\\initrd.img} '--cmdline=$cmd'" "$@"
+}
+
+# fnv1a TEXT: the 64-bit FNV-1a hash /init prints of /proc/cmdline
+fnv1a()
+{
+	python3 -c '
+import sys
+h = 0xcbf29ce484222325
+for b in sys.argv[1].encode():
+    h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+print("0x%016x" % h)' "$1"
 }
 
 # init_lines LOG: what /init printed through the kernel log, cleaned
@@ -132,10 +152,46 @@ judge_init()
 	else
 		fail "$tag: /init: ${bad:-no closing line}"
 	fi
-	if [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: cmdline: //p')" = "$(cat "$BOOT_DIR/$tag.cmdline")" ]; then
-		pass "$tag: /proc/cmdline is the command line ptlab passed"
+	local want got
+	want=$(cat "$BOOT_DIR/$tag.cmdline")
+	got=$(init_lines "$BOOT_LOG" | sed -n 's/^init: cmdline-bytes: //p')
+	if [ "$got" = "${#want} fnv1a: $(fnv1a "$want")" ] &&
+	   [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: cmdline: //p')" = "${want:0:800}" ]; then
+		pass "$tag: /proc/cmdline is the command line ptlab passed (${#want} bytes, by FNV-1a)"
 	else
-		fail "$tag: /proc/cmdline '$(init_lines "$BOOT_LOG" | sed -n 's/^init: cmdline: //p')' != '$(cat "$BOOT_DIR/$tag.cmdline")'"
+		fail "$tag: /proc/cmdline '$got' / '$(init_lines "$BOOT_LOG" | sed -n 's/^init: cmdline: //p' | head -c 200)' != ${#want} bytes '${want:0:200}'"
+	fi
+}
+
+# judge_efi TAG: what the kernel found through efi_info is what ptlab read
+# before ExitBootServices
+judge_efi()
+{
+	local tag=$1 vendor var
+	if init_lines "$BOOT_LOG" | grep -q '^init: ok - /sys/firmware/efi/systab lists the configuration tables' &&
+	   [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: efi-runtime: //p')" = 1 ]; then
+		pass "$tag: /sys/firmware/efi/systab and /sys/firmware/efi/runtime exist: the kernel took the system table from efi_info and kept runtime services"
+	else
+		fail "$tag: no /sys/firmware/efi/systab with ACPI20= or no runtime services: $(init_lines "$BOOT_LOG" | grep 'efi/systab\|efi-runtime' | head -n 2)"
+	fi
+	vendor=$(log_clean "$BOOT_LOG" | sed -n 's/^# linux-firmware: .* sys_vendor="\([^"]*\)" .*/\1/p' | head -n 1)
+	if [ -n "$vendor" ] && [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: sys_vendor: //p')" = "$vendor" ]; then
+		pass "$tag: /sys/class/dmi/id/sys_vendor is the SMBIOS type-1 manufacturer ptlab read ('$vendor')"
+	else
+		fail "$tag: sys_vendor '$(init_lines "$BOOT_LOG" | sed -n 's/^init: sys_vendor: //p')', ptlab read '$vendor'"
+	fi
+	var=$(fact "$BOOT_LOG" linux-firmware efivar_bytes)
+	if [ -n "$var" ] && [ "$var" != none ] &&
+	   [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: efivar-PlatformLang: //p')" = "$var" ]; then
+		pass "$tag: PlatformLang through efivarfs (runtime services) is the value ptlab read ($var)"
+	else
+		fail "$tag: PlatformLang through efivarfs '$(init_lines "$BOOT_LOG" | sed -n 's/^init: efivar-PlatformLang: //p')', ptlab read '$var'"
+	fi
+	if [ "$(fact "$BOOT_LOG" linux-efi secure_boot)" = 2 ] &&
+	   log_clean "$BOOT_LOG" | grep -q 'Secure boot disabled$'; then
+		pass "$tag: secure_boot=2 in the zero page, the kernel says 'Secure boot disabled'"
+	else
+		fail "$tag: secure_boot='$(fact "$BOOT_LOG" linux-efi secure_boot)', the kernel's Secure boot line: $(log_clean "$BOOT_LOG" | grep -o 'Secure boot.*' | head -n 1)"
 	fi
 }
 
@@ -158,6 +214,7 @@ judge_linux()
 		fail "$tag: # linux: levels='$levels' cpus_parked='$parked' (want $(cat "$BOOT_DIR/$tag.levels"), $((smp - 1)))"
 	fi
 	judge_init "$tag"
+	judge_efi "$tag"
 	ptlab_e820 "$BOOT_LOG" >"$BOOT_DIR/$tag.e820"
 	kernel_memmap "$BOOT_LOG" >"$BOOT_DIR/$tag.memmap"
 	if [ -s "$BOOT_DIR/$tag.e820" ] && diff "$BOOT_DIR/$tag.e820" "$BOOT_DIR/$tag.memmap" >"$BOOT_DIR/$tag.diff"; then
@@ -201,10 +258,33 @@ printf '@echo -off\nfs0:\n\\boot\\vmlinuz initrd=\\boot\\initrd.img %s\n' \
 	"$(cat "$BOOT_DIR/stub.cmdline")" >"$BOOT_DIR/stub.nsh"
 put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
 
-linux_boot max-smp1 max 2G 1 4 1 ""
+cmdline_base=$(cmdline_of max-smp1 1 1)
+# two initrds: a cpio with a marker file first, then the initramfs; a
+# command line of 2000 bytes with a quoted value holding blanks
+first=$BOOT_DIR/first
+mkdir -p "$first"
+echo "ptlab-first-$$" >"$first/ptlab-first-initrd"
+(cd "$first" && echo ptlab-first-initrd | cpio --quiet -o -H newc) >"$BOOT_DIR/first.cpio"
+put "$img" "$BOOT_DIR/first.cpio" /boot/first.cpio
+long_params='ptlab.osi="!Windows 2015"'
+pad=$((2000 - ${#long_params} - 1 - ${#cmdline_base} - 1 - 10))
+long_params="$long_params ptlab.pad=$(head -c "$pad" /dev/zero | tr '\0' 'p')"
+INITRDS='--initrd=\boot\first.cpio --initrd=\boot\initrd.img' \
+	linux_boot max-smp1 max 2G 1 4 1 "$long_params"
 boot_bg stub --img "$stub" --cpu max --mem 2G --smp 1 --timeout "$LINUX_TIMEOUT"
 boot_wait
 judge_linux max-smp1 1
+if [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: first-initrd: //p')" = "ptlab-first-$$" ] &&
+   init_lines "$BOOT_LOG" | grep -q '^init: ok - user space reached'; then
+	pass "max-smp1: both initrds reached the kernel: the first's marker file and the second's /init"
+else
+	fail "max-smp1: first initrd's marker '$(init_lines "$BOOT_LOG" | sed -n 's/^init: first-initrd: //p')', want ptlab-first-$$"
+fi
+if [ "$(wc -c <"$BOOT_DIR/max-smp1.cmdline")" -ge 2000 ] && grep -q 'ptlab.osi="!Windows 2015"' "$BOOT_DIR/max-smp1.cmdline"; then
+	pass "max-smp1: the command line judged above had $(($(wc -c <"$BOOT_DIR/max-smp1.cmdline") - 1)) bytes and a quoted value with blanks"
+else
+	fail "max-smp1: the test's command line is not what it should be"
+fi
 ref_usable=$(usable_bytes <"$BOOT_DIR/max-smp1.e820")
 boot_result stub
 st=$?
@@ -267,7 +347,9 @@ patched "$bad/k4" 0x236 2 'v & ~(1 << 5)'
 # init_size (0x260): 3 GiB, more than any free range of a 1 GiB machine
 patched "$bad/huge" 0x260 4 '0xc0000000'
 # initrd_addr_max (0x22c): 2 MiB, below any free range the initrd fits
+# and XLF_CAN_BE_LOADED_ABOVE_4G (bit 1) cleared: no other place is allowed
 patched "$bad/lowrd" 0x22c 4 '0x1fffff'
+KERNEL=$bad/lowrd patched "$bad/lowrd" 0x236 2 'v & ~2'
 # four whole kernels do not fit the usual image: one of its own, larger
 bimg=$BOOT_DIR/bad.img
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -285,6 +367,7 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 	printf '%s --kernel=\\boot\\lowrd --initrd=\\boot\\initrd.img\n' "$run"
 	printf '%s --kernel=\\boot\\initrd.img\n' "$run"
 	printf '%s --kernel=\\boot\\missing\n' "$run"
+	printf '%s --kernel=\\boot\n' "$run"
 	printf '%s --levels=5 --kernel=\\boot\\k4\n' "$run"
 	printf '%s --kernel=\\boot\\huge\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
@@ -335,14 +418,16 @@ check_log '^not ok [0-9]+ - linux: initrd \\boot\\initrd.img \([0-9]+ bytes\) do
 	"$BOOT_LOG" "bad: an initrd that does not fit under initrd_addr_max refused"
 check_log '^not ok [0-9]+ - linux: kernel \\boot\\missing cannot be opened: status 0x800000000000000e \(not found\)' \
 	"$BOOT_LOG" "bad: a missing kernel refused with the firmware's status"
+check_log '^not ok [0-9]+ - linux: kernel \\boot is a directory, not a file' \
+	"$BOOT_LOG" "bad: a directory as the kernel refused as a directory"
 refused k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
 	"5 levels asked of a kernel without XLF_5LEVEL"
 check_log '^not ok [0-9]+ - linux: kernel \\boot\\huge: no free RAM holds init_size 0xc0000000 at pref_address 0x1000000 or at any kernel_alignment-aligned address' \
 	"$BOOT_LOG" "bad: an init_size that does not fit refused"
-if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 7 ]; then
-	pass "bad: all 7 runs kept boot services"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 8 ]; then
+	pass "bad: all 8 runs kept boot services"
 else
-	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 7 runs kept boot services"
+	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 8 runs kept boot services"
 fi
 check_no_log 'handoff: leaving boot services' "$BOOT_LOG" "bad: no run left boot services"
 check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "bad: the firmware went on after the last refusal"

@@ -17,7 +17,14 @@
  * Expectations arrive on the kernel command line: ptlab.cpus=N (QEMU's
  * -smp), ptlab.la57=0|1 (5-level paging expected).  Whether efifb took a
  * framebuffer is printed ("init: efifb: 1"), for the host to compare with
- * what ptlab passed.  The end: isa-debug-exit with 0x20 (all
+ * what ptlab passed.  What the kernel found through the EFI system table
+ * ptlab passed in efi_info is printed for the host to compare with what
+ * ptlab read before ExitBootServices: the SMBIOS manufacturer
+ * (/sys/class/dmi/id/sys_vendor), the PlatformLang variable's bytes
+ * through efivarfs (runtime services kept); /sys/firmware/efi/systab is
+ * checked here.  The command line's length and FNV-1a hash are printed
+ * too (a long one does not fit a log line), and the marker file a first
+ * initrd may add (/ptlab-first-initrd).  The end: isa-debug-exit with 0x20 (all
  * passed) or 0x21, so QEMU exits with 65 or 67; without the device,
  * poweroff.
  */
@@ -35,6 +42,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -234,6 +242,54 @@ static void check_log(void)
 	say("efifb: %d", strstr(log, "efifb: framebuffer at") != NULL);
 }
 
+/* FNV-1a, 64 bits, of @s: the host computes the same of what ptlab passed. */
+static unsigned long long fnv1a(const char *s)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* What the kernel found through efi_info: the system table, EFI variables, SMBIOS. */
+static void print_efi(void)
+{
+	static const char var[] =
+		"/sys/firmware/efi/efivars/PlatformLang-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+	unsigned char b[256];
+	char hex[2 * sizeof(b) + 1] = "";
+	struct stat st;
+	char *v;
+	ssize_t n;
+	int fd;
+
+	v = slurp("/sys/firmware/efi/systab");
+	check(v != NULL && strstr(v, "ACPI20=") != NULL,
+	      "/sys/firmware/efi/systab lists the configuration tables (%.60s)", v ? v : "absent");
+	say("efi-runtime: %d", stat("/sys/firmware/efi/runtime", &st) == 0);
+	/* efivarfs is a module in Debian's kernel: the initramfs carries it */
+	fd = open("/efivarfs.ko", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		syscall(SYS_finit_module, fd, "", 0);
+		close(fd);
+	}
+	mount("efivarfs", "/sys/firmware/efi/efivars", "efivarfs", 0, NULL);
+	fd = open(var, O_RDONLY);
+	n = fd >= 0 ? read(fd, b, sizeof(b)) : -1;
+	if (fd >= 0)
+		close(fd);
+	/* efivarfs: 4 bytes of attributes, then the data */
+	for (ssize_t i = 4; i < n; i++)
+		snprintf(hex + 2 * (i - 4), 3, "%02x", b[i]);
+	say("efivar-PlatformLang: %s", n > 4 ? hex : "none");
+	v = slurp("/sys/class/dmi/id/sys_vendor");
+	say("sys_vendor: %s", v ? v : "none");
+	v = slurp("/ptlab-first-initrd");
+	if (v)
+		say("first-initrd: %s", v);
+}
+
 int main(void)
 {
 	long cpus, la57, online;
@@ -264,7 +320,8 @@ int main(void)
 	if (!cmd)
 		cmd = "";
 	cmd = strdup(cmd);
-	say("cmdline: %s", cmd);
+	say("cmdline: %.800s", cmd);
+	say("cmdline-bytes: %zu fnv1a: 0x%016llx", strlen(cmd), fnv1a(cmd));
 	cpus = param(cmd, "ptlab.cpus");
 	la57 = param(cmd, "ptlab.la57");
 
@@ -277,6 +334,7 @@ int main(void)
 	if (v && (v = strstr(v, "MemTotal:")))
 		say("memtotal-kib: %lld", strtoll(v + 9, NULL, 10));
 	print_memmap();
+	print_efi();
 
 	/* a hint above 2^47 is honoured only with 57-bit addresses (LA57) */
 	hi = mmap((void *)(UINT64_C(1) << 48), 4096, PROT_READ | PROT_WRITE,
