@@ -41,9 +41,9 @@ mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$BOOT_DIR/zeros.img" ::/boot/zeros.img
 rm -f "$BOOT_DIR/zeros.img"
 echo "# initrds: $rd + $zeros bytes = $total of $MEM_MIB MiB"
 
-# nosoftlockup: under TCG the unpacker's skip over 400 MiB of zeros runs
-# long without a reschedule, which the watchdog would log as a BUG
-cmd="console=ttyS0 panic=-1 printk.devkmsg=on nosoftlockup ptlab.cpus=1 ptlab.la57=1 ptlab.boot=big"
+# nosoftlockup, no RCU stall warnings: under TCG the unpacker's skip over 400 MiB of zeros runs
+# long without a reschedule, which the watchdogs would log with a call trace
+cmd="console=ttyS0 panic=-1 printk.devkmsg=on nosoftlockup rcupdate.rcu_cpu_stall_suppress=1 ptlab.cpus=1 ptlab.la57=1 ptlab.boot=big"
 boot_bg big --img "$img" --cpu max --mem ${MEM_MIB}M --smp 1 --timeout "$LINUX_TIMEOUT" \
 	--cfg "--mode=handoff --end=qemu --iterations=2000 --kernel=\\boot\\vmlinuz \
 --initrd=\\boot\\initrd.img --initrd=\\boot\\zeros.img '--cmdline=$cmd'"
