@@ -163,6 +163,7 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples' \
 	'layers=$(MAKE) BUILD=$(BUILD) V=$(V) check-layers' \
 	'report=python3 tests/tools/test_report.py' \
+	'view-hostile=python3 tests/tools/test_view.py' \
 	'docs=python3 tests/check-links.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
@@ -615,8 +616,11 @@ VIEW_DIR := $(BUILD)/view
 
 .PHONY: view
 
+# REPORT reaches the recipe as data, through the environment, never as
+# shell text: any file name works.
+view: export PTLAB_VIEW_REPORT = $(value REPORT)
 view: | deps
-	$(Q)rep='$(REPORT)'; \
+	$(Q)rep=$$PTLAB_VIEW_REPORT; \
 	if [ -z "$$rep" ]; then \
 		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \
 		elif [ -f '$(RUN_IMAGE)' ] && mcopy -o -i '$(RUN_IMAGE)@@1M' ::/PTLAB.TXT \
