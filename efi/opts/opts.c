@@ -91,13 +91,21 @@ void opts_defaults(struct opts *o)
 {
 	*o = (struct opts){
 		.seed = 1,
-		.iterations = 20000,
+		.iterations = OPTS_ITERATIONS,
 		.end = OPTS_END_WAIT,
 		.mode = OPTS_MODE_FIRMWARE,
 		.inject = OPTS_INJECT_NONE,
 		.raise = OPTS_RAISE_NONE,
 		.serial = OPTS_SERIAL_AUTO,
 	};
+}
+
+void opts_handoff_defaults(struct opts *o)
+{
+	if (!o->end_given)
+		o->end = OPTS_END_SHUTDOWN;
+	if (!o->iterations_given)
+		o->iterations = OPTS_HANDOFF_ITERATIONS;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -711,7 +719,8 @@ const char *opts_usage(void)
 	return "usage: BOOTX64.EFI [options]   (or the same options in \\ptlab.cfg)\n"
 	       "  --help                 this text\n"
 	       "  --seed=N               random seed, decimal or 0x hex (default 1)\n"
-	       "  --iterations=N         random operations per run (default 20000)\n"
+	       "  --iterations=N         random operations per run (default 20000;\n"
+	       "                         50000 in hand-off mode)\n"
 	       "  --end=wait|return|shutdown|reboot|halt|qemu\n"
 	       "                         what to do at the end (default wait)\n"
 	       "  --mode=firmware|handoff\n"

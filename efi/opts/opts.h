@@ -21,6 +21,8 @@
 
 #define OPTS_PATH_MAX    128u	/* --kernel=, --initrd=: bytes with the NUL */
 #define OPTS_CMDLINE_MAX 1024u	/* --cmdline=: bytes with the NUL */
+#define OPTS_ITERATIONS         20000u	/* the churn's operations by default */
+#define OPTS_HANDOFF_ITERATIONS 50000u	/* ... in hand-off mode: all of RAM is ours */
 
 enum opts_end {
 	OPTS_END_WAIT,		/* wait for a key (or 60 s), then shut down */
@@ -85,7 +87,7 @@ enum opts_serial {
 struct opts {
 	bool help;
 	uint64_t seed;		/* default 1 */
-	uint64_t iterations;	/* default 20000 */
+	uint64_t iterations;	/* default OPTS_ITERATIONS (hand-off: OPTS_HANDOFF_ITERATIONS) */
 	bool iterations_given;	/* --iterations was given */
 	enum opts_end end;
 	bool end_given;		/* --end was on the command line or in the file */
@@ -134,6 +136,14 @@ const char *opts_inject_name(enum opts_inject v);
  * else off.
  */
 void opts_defaults(struct opts *o);
+
+/**
+ * opts_handoff_defaults() - the defaults hand-off mode changes, on parsed @o
+ *
+ * --end shutdown (nothing to return to) unless given, the churn
+ * OPTS_HANDOFF_ITERATIONS long unless --iterations was given.
+ */
+void opts_handoff_defaults(struct opts *o);
 
 /**
  * opts_parse_ucs2() - parse a UCS-2 command line (LoadOptions)

@@ -838,6 +838,51 @@ static void test_opts_config_encodings(void **state)
 	assert_defaults(&o);
 }
 
+/* The number after @key in @text and, through @next, the one after the ';' behind it. */
+static long number_after(const char *text, const char *key, long *next)
+{
+	const char *p = strstr(text, key);
+	char *end;
+	long v;
+
+	*next = -1;
+	if (!p)
+		return -1;
+	v = strtol(p + strlen(key), &end, 10);
+	if (*end == ';')
+		*next = strtol(end + 1, NULL, 10);	/* strtol skips the blanks */
+	return v;
+}
+
+/*
+ * --help says the churn's defaults the code has: opts_defaults() and, in
+ * hand-off mode, opts_handoff_defaults() (what the mode's option_defaults
+ * runs); docs/options.md and README are compared with --help by the docs
+ * suite (tests/check-links.py).
+ */
+static void test_opts_help_says_the_iteration_defaults(void **state)
+{
+	const char *line = strstr(opts_usage(), "--iterations=N");
+	struct opts o;
+	char err[128];
+	long handoff;
+
+	(void)state;
+	assert_non_null(line);
+	opts_defaults(&o);
+	assert_int_equal(number_after(line, "(default ", &handoff), (long)o.iterations);
+	opts_handoff_defaults(&o);
+	assert_int_equal(handoff, (long)o.iterations);
+	assert_non_null(strstr(line, "in hand-off mode)"));
+	assert_int_equal(o.end, OPTS_END_SHUTDOWN);
+	/* what was given stays */
+	assert_int_equal(parse_cmdline("--iterations=7 --end=qemu --mode=handoff", &o, err,
+				       sizeof(err)), OPTS_OK);
+	opts_handoff_defaults(&o);
+	assert_int_equal(o.iterations, 7);
+	assert_int_equal(o.end, OPTS_END_QEMU);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -854,6 +899,7 @@ int main(void)
 		cmocka_unit_test(test_opts_all_single_units),
 		cmocka_unit_test(test_opts_config_file),
 		cmocka_unit_test(test_opts_escaped_quotes),
+		cmocka_unit_test(test_opts_help_says_the_iteration_defaults),
 		cmocka_unit_test(test_opts_stray_word_says_how_to_quote),
 		cmocka_unit_test(test_opts_config_encodings),
 		cmocka_unit_test(test_opts_long_token_and_small_err_buffer),
