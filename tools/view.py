@@ -218,14 +218,17 @@ def svg_defs():
     out = ["<defs>"]
     for perm, c in PERM_COLOUR.items():
         out.append(tag('<pattern id="p-%s-pud" width="4" height="4" patternUnits="userSpaceOnUse">'
-                   '<rect width="4" height="4" fill="%s"/></pattern>', perm, c))
+                       '<rect width="4" height="4" fill="%s"/></pattern>',
+                       perm, c))
         out.append(tag('<pattern id="p-%s-pmd" width="6" height="6" patternUnits="userSpaceOnUse">'
-                   '<rect width="6" height="6" fill="%s"/>'
-                   '<circle cx="3" cy="3" r="1.2" fill="#ffffff" fill-opacity="0.55"/></pattern>', perm, c))
+                       '<rect width="6" height="6" fill="%s"/>'
+                       '<circle cx="3" cy="3" r="1.2" fill="#ffffff" fill-opacity="0.55"/></pattern>',
+                       perm, c))
         out.append(tag('<pattern id="p-%s-pte" width="5" height="5" patternUnits="userSpaceOnUse" '
-                   'patternTransform="rotate(45)"><rect width="5" height="5" fill="%s"/>'
-                   '<line x1="0" y1="0" x2="0" y2="5" stroke="#ffffff" stroke-opacity="0.6" '
-                   'stroke-width="1.5"/></pattern>', perm, c))
+                       'patternTransform="rotate(45)"><rect width="5" height="5" fill="%s"/>'
+                       '<line x1="0" y1="0" x2="0" y2="5" stroke="#ffffff" stroke-opacity="0.6" '
+                       'stroke-width="1.5"/></pattern>',
+                       perm, c))
     out.append('<pattern id="hole" width="8" height="8" patternUnits="userSpaceOnUse" '
                'patternTransform="rotate(45)"><rect width="8" height="8" fill="#eeeeee"/>'
                '<line x1="0" y1="0" x2="0" y2="8" stroke="#bbbbbb" stroke-width="3"/></pattern>')
@@ -242,7 +245,8 @@ def build_svg(r, phys, finds):
     body = []
     y = 10
     body.append(tag('<text x="%d" y="%d" class="title">ptlab: virtual address space '
-                '(compressed scale; colour = permission, pattern = leaf size)</text>', LEFT, y + 12))
+                    '(compressed scale; colour = permission, pattern = leaf size)</text>',
+                    LEFT, y + 12))
     y += 30
 
     # the physical map on top
@@ -259,11 +263,13 @@ def build_svg(r, phys, finds):
         for pa, ln, t in phys:
             x0, x1 = phys_scale.x(pa), phys_scale.x(pa + ln)
             body.append(tag('<rect class="phys" x="%.2f" y="%d" width="%.2f" height="%d" fill="%s">'
-                        '<title>%s-%s %s %s</title></rect>', LEFT + x0, y, max(x1 - x0, 0.8), ROW_H - 6, TYPE_COLOUR.get(t, "#000"),
-                         hx(pa), hx(pa + ln), human(ln),
-                         EFI_TYPES[t] if t < len(EFI_TYPES) else "type %d" % t))
+                            '<title>%s-%s %s %s</title></rect>',
+                            LEFT + x0, y, max(x1 - x0, 0.8), ROW_H - 6, TYPE_COLOUR.get(t, "#000"),
+                            hx(pa), hx(pa + ln), human(ln),
+                            EFI_TYPES[t] if t < len(EFI_TYPES) else "type %d" % t))
         body.append(tag('<text x="%d" y="%d" class="tick">0</text>', LEFT, y + ROW_H + 6))
-        body.append(tag('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>', LEFT + W, y + ROW_H + 6, hx(hi)))
+        body.append(tag('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>',
+                        LEFT + W, y + ROW_H + 6, hx(hi)))
         y += ROW_H + 40
     band_at = len(body)
 
@@ -288,17 +294,20 @@ def build_svg(r, phys, finds):
         sc = Scale(lo, hi, pts, mapped, W)
         body.append(tag('<text x="4" y="%d" class="half">%s</text>', y + 4, hname))
         body.append(tag('<text x="%d" y="%d" class="tick">%s</text>', LEFT, y + 4, hx(lo)))
-        body.append(tag('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>', LEFT + W, y + 4, hx(hi - 1)))
+        body.append(tag('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>',
+                        LEFT + W, y + 4, hx(hi - 1)))
         y += 10
         # PML4 slot boundaries that are on the scale
         for p in sorted(pts):
             if p % SLOT == 0 and lo < p < hi:
                 x = LEFT + sc.x(p)
-                body.append(tag('<line class="slot" x1="%.2f" x2="%.2f" y1="%d" y2="%d"/>', x, x, y, y + len(dumps) * (ROW_H + 4)))
+                body.append(tag('<line class="slot" x1="%.2f" x2="%.2f" y1="%d" y2="%d"/>',
+                                x, x, y, y + len(dumps) * (ROW_H + 4)))
         for name, d in dumps:
             rows[(hi_idx, name)] = (y, sc)
             body.append(tag('<text x="4" y="%d" class="lbl">%s</text>', y + 20, name))
-            body.append(tag('<rect x="%d" y="%d" width="%d" height="%d" class="empty"/>', LEFT, y, W, ROW_H - 6))
+            body.append(tag('<rect x="%d" y="%d" width="%d" height="%d" class="empty"/>',
+                            LEFT, y, W, ROW_H - 6))
             for run in d.runs:
                 if not lo <= run.start < hi:
                     continue
@@ -306,10 +315,12 @@ def build_svg(r, phys, finds):
                 lvl = run.level_name if run.level_name in ("pte", "pmd", "pud") else "pud"
                 cls = "run viol" if run.perm == "RWX" else "run"
                 body.append(tag('<rect class="%s" data-tables="%s" data-start="%s" x="%.2f" y="%d" '
-                            'width="%.2f" height="%d" fill="url(#p-%s-%s)"><title>%s %s-%s %s %s %s'
-                            '</title></rect>', cls, name, hx(run.start), LEFT + x0, y, max(x1 - x0, 0.8), ROW_H - 6,
-                             run.perm, lvl, name, hx(run.start), hx(run.end), human(run.size),
-                             " ".join(sorted(run.flags)) or "ro", run.level_name))
+                                'width="%.2f" height="%d" fill="url(#p-%s-%s)"><title>%s %s-%s %s %s %s'
+                                '</title></rect>',
+                                cls, name, hx(run.start), LEFT + x0, y, max(x1 - x0, 0.8),
+                                ROW_H - 6, run.perm, lvl, name, hx(run.start), hx(run.end),
+                                human(run.size), " ".join(sorted(run.flags)) or "ro",
+                                run.level_name))
             y += ROW_H + 4
         # region brackets of ptlab's listing
         for name, d in dumps[:1]:
@@ -321,13 +332,16 @@ def build_svg(r, phys, finds):
             for reg, (a, b) in regs.items():
                 x0, x1 = LEFT + sc.x(a), LEFT + sc.x(min(b, hi))
                 body.append(tag('<path class="region" d="M%.2f %d v6 H%.2f v-6"/>', x0, y, x1))
-                body.append(tag('<text class="regionlbl" x="%.2f" y="%d">%s</text>', x0, y + 18, reg))
+                body.append(tag('<text class="regionlbl" x="%.2f" y="%d">%s</text>',
+                                x0, y + 18, reg))
         y += 30
         if hi_idx == 0:
-            body.append(tag('<rect x="%d" y="%d" width="%d" height="22" fill="url(#hole)"/>', LEFT, y, W))
+            body.append(tag('<rect x="%d" y="%d" width="%d" height="22" fill="url(#hole)"/>',
+                            LEFT, y, W))
             body.append(tag('<text x="%d" y="%d" class="holelbl" text-anchor="middle">'
-                        'non-canonical hole %s-%s (%s)</text>', LEFT + W // 2, y + 15, hx(half), hx(TOP - half - 1),
-                           human(TOP - 2 * half)))
+                            'non-canonical hole %s-%s (%s)</text>',
+                            LEFT + W // 2, y + 15, hx(half), hx(TOP - half - 1),
+                            human(TOP - 2 * half)))
             y += 40
 
     # identity and HHDM bands from the physical map to the virtual rows
@@ -342,8 +356,9 @@ def build_svg(r, phys, finds):
                 px0, px1 = LEFT + phys_scale.x(e["pa"]), LEFT + phys_scale.x(e["pa"] + e["len"])
                 vx0, vx1 = LEFT + sc.x(e["va"]), LEFT + sc.x(e["va"] + e["len"])
                 bands.append(tag('<polygon class="band %s" points="%.2f,%d %.2f,%d %.2f,%d %.2f,%d" '
-                            'fill="%s"><title>%s: pa %s -> va %s (%s)</title></polygon>', kind, px0, phys_y + ROW_H - 6, px1, phys_y + ROW_H - 6, vx1, vy,
-                             vx0, vy, colour, kind, hx(e["pa"]), hx(e["va"]), human(e["len"])))
+                                 'fill="%s"><title>%s: pa %s -> va %s (%s)</title></polygon>',
+                                 kind, px0, phys_y + ROW_H - 6, px1, phys_y + ROW_H - 6, vx1, vy,
+                                 vx0, vy, colour, kind, hx(e["pa"]), hx(e["va"]), human(e["len"])))
 
     body[band_at:band_at] = bands
 
@@ -357,14 +372,17 @@ def build_svg(r, phys, finds):
         x = LEFT + sc.x(f["start"]) + 6 if f["kind"] == "page 0" else \
             LEFT + (sc.x(f["start"]) + sc.x(min(f["end"], TOP - 1))) / 2
         body.append(tag('<g class="finding" data-n="%d"><circle cx="%.2f" cy="%d" r="7"/>'
-                    '<text x="%.2f" y="%d" text-anchor="middle">%d</text><title>%d: %s %s-%s</title></g>', i, x, fy - 2, x, fy + 2, i, i, f["kind"], hx(f["start"]), hx(f["end"])))
+                        '<text x="%.2f" y="%d" text-anchor="middle">%d</text><title>%d: %s %s-%s</title></g>',
+                        i, x, fy - 2, x, fy + 2, i, i, f["kind"], hx(f["start"]), hx(f["end"])))
 
     # legend
     lx = LEFT
     for perm in ("R", "RX", "RW", "RWX"):
         for lvl in ("pte", "pmd", "pud"):
-            body.append(tag('<rect x="%d" y="%d" width="22" height="12" fill="url(#p-%s-%s)"/>', lx, y, perm, lvl))
-            body.append(tag('<text x="%d" y="%d" class="tick">%s %s</text>', lx + 25, y + 10, perm, LEVEL_NAMES[lvl]))
+            body.append(tag('<rect x="%d" y="%d" width="22" height="12" fill="url(#p-%s-%s)"/>',
+                            lx, y, perm, lvl))
+            body.append(tag('<text x="%d" y="%d" class="tick">%s %s</text>',
+                            lx + 25, y + 10, perm, LEVEL_NAMES[lvl]))
             lx += 80
     y += 24
     head = ['<svg xmlns="http://www.w3.org/2000/svg" id="map" width="%d" height="%d" '
@@ -536,7 +554,8 @@ def build_html(r, svg, phys, finds, fw):
                '<th>start</th><th>end</th><th>what</th></tr></thead><tbody></tbody></table>')
     for name in sorted(r.dumps, key=lambda n: n != "ptlab"):
         d = r.dumps[name]
-        out.append(tag('<section id="dump-%s"><h2>%s tables (%s, %d-level, CR3 %s)</h2>', name, name, d.format, d.levels,
+        out.append(tag('<section id="dump-%s"><h2>%s tables (%s, %d-level, CR3 %s)</h2>',
+                       name, name, d.format, d.levels,
                        hx(d.cr3) if isinstance(d.cr3, int) else str(d.cr3)))
         for note in d.notes:
             out.append(tag('<p class="note">%s</p>', note))
@@ -560,8 +579,9 @@ def build_html(r, svg, phys, finds, fw):
                    '<th>end</th><th>size</th><th>type</th></tr></thead><tbody>')
         for pa, ln, t in phys:
             out.append(tag('<tr><td class="mono">%s</td><td class="mono">%s</td><td>%s</td>'
-                       '<td><span style="background:%s">&nbsp;&nbsp;&nbsp;</span> %s</td></tr>', hx(pa), hx(pa + ln), human(ln), TYPE_COLOUR.get(t, "#000"),
-                          EFI_TYPES[t] if t < len(EFI_TYPES) else t))
+                           '<td><span style="background:%s">&nbsp;&nbsp;&nbsp;</span> %s</td></tr>',
+                           hx(pa), hx(pa + ln), human(ln), TYPE_COLOUR.get(t, "#000"),
+                           EFI_TYPES[t] if t < len(EFI_TYPES) else t))
         out.append('</tbody></table></div>')
     out.append('<h2>Checks</h2><table id="checks"><thead><tr><th>#</th><th>result</th>'
                '<th>check</th><th>reason</th></tr></thead><tbody></tbody></table>')
