@@ -469,16 +469,18 @@ $(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps
 # What "make run" boots: the image with ARGS as \ptlab.cfg and, when ARGS
 # names no --end, --end=shutdown added, so QEMU ends as soon as the run has
 # ended (the stick image, "make image", keeps --end=wait as its default).
-# Its \startup.nsh (the UEFI shell's fallback after a refused or failed
-# run) shuts down after that run too.  With an --end in ARGS, the image is
-# the stick's own, startup.nsh included.
+# Its \startup.nsh (the UEFI shell's fallback when the run returned, e.g.
+# refused its options) never runs a second run over the first one's
+# \PTLAB.TXT (mk/run-startup.sed) and, without an --end in ARGS, shuts
+# down.
 RUN_IMAGE ?= $(RUN_DIR)/run.img
 RUN_END := $(if $(filter --end=%,$(ARGS)),,--end=shutdown)
 RUN_NSH := $(RUN_DIR)/run-startup.nsh
 
-$(RUN_NSH): startup.nsh FORCE
+$(RUN_NSH): startup.nsh mk/run-startup.sed FORCE
 	@mkdir -p $(@D)
-	$(Q)sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') startup.nsh >$@
+	$(Q)sed -f mk/run-startup.sed startup.nsh | \
+		sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') >$@
 
 $(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps
 	$(call msg,IMAGE,$@)
@@ -618,7 +620,9 @@ VIEW_DIR := $(BUILD)/view
 .PHONY: view
 
 # REPORT reaches the recipe as data, through the environment, never as
-# shell text: any file name works.
+# shell text: any file name works (not exported as itself: make would
+# expand it to do so).
+unexport REPORT
 view: export PTLAB_VIEW_REPORT = $(value REPORT)
 view: | deps
 	$(Q)rep=$$PTLAB_VIEW_REPORT; \
