@@ -21,8 +21,6 @@
 
 #define OPTS_PATH_MAX    128u	/* --kernel=, --initrd=: bytes with the NUL */
 #define OPTS_CMDLINE_MAX 1024u	/* --cmdline=: bytes with the NUL */
-#define OPTS_ITERATIONS         20000u	/* the churn's operations by default */
-#define OPTS_HANDOFF_ITERATIONS 50000u	/* ... in hand-off mode: all of RAM is ours */
 
 enum opts_end {
 	OPTS_END_WAIT,		/* wait for a key (or 60 s), then shut down */
@@ -128,6 +126,9 @@ bool opts_fault_given(const struct opts *o, const char *name);
  * ("none" out of range)
  */
 const char *opts_inject_name(enum opts_inject v);
+
+#define OPTS_ITERATIONS         20000u	/* the churn's operations by default */
+#define OPTS_HANDOFF_ITERATIONS 50000u	/* ... in hand-off mode: all of RAM is ours */
 
 /**
  * opts_defaults() - fill @o with the defaults
