@@ -200,7 +200,8 @@ help:
 	@echo '  check-undefined     libptlab.a: no undefined symbols but the documented ones'
 	@echo '  install             headers, libptlab.a, libptlab-efi.a, pkg-config files (PREFIX, DESTDIR)'
 	@echo '  check-install       install into a scratch directory, build examples/handoff.c against it'
-	@echo '  install-esp         ESP=DIR: DIR/EFI/ptlab/ptlab.efi with a systemd-boot and a GRUB entry (MENU_ARGS, DESTDIR)'
+	@echo '  install-esp         ESP=DIR: DIR/EFI/ptlab/ptlab.efi with a systemd-boot and a GRUB entry (MENU_ARGS, DESTDIR;'
+	@echo '                      KERNEL= INITRD= CMDLINE= for a Linux entry; FORCE=1 replaces edited entries)'
 	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
 	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
 	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=)'
@@ -474,16 +475,18 @@ $(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps-run
 # What "make run" boots: the image with ARGS as \ptlab.cfg and, when ARGS
 # names no --end, --end=shutdown added, so QEMU ends as soon as the run has
 # ended (the stick image, "make image", keeps --end=wait as its default).
-# Its \startup.nsh (the UEFI shell's fallback after a refused or failed
-# run) shuts down after that run too.  With an --end in ARGS, the image is
-# the stick's own, startup.nsh included.
+# Its \startup.nsh (the UEFI shell's fallback when the run returned, e.g.
+# refused its options) never runs a second run over the first one's
+# \PTLAB.TXT (mk/run-startup.sed) and, without an --end in ARGS, shuts
+# down.
 RUN_IMAGE ?= $(RUN_DIR)/run.img
 RUN_END := $(if $(filter --end=%,$(ARGS)),,--end=shutdown)
 RUN_NSH := $(RUN_DIR)/run-startup.nsh
 
-$(RUN_NSH): startup.nsh FORCE
+$(RUN_NSH): startup.nsh mk/run-startup.sed FORCE
 	@mkdir -p $(@D)
-	$(Q)sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') startup.nsh >$@
+	$(Q)sed -f mk/run-startup.sed startup.nsh | \
+		sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') >$@
 
 $(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps-run
 	$(call msg,IMAGE,$@)
@@ -619,11 +622,18 @@ $(eval $(call efi-app-rule,$(CHAIN_EFI),CHAIN_OBJS,CHAIN_LIBS))
 
 REPORT ?=
 VIEW_DIR := $(BUILD)/view
+# a hostile report's page judged in headless Chromium (tests/tools/test_view.py)
+TEST_SUITES += 'view-hostile=python3 tests/tools/test_view.py'
 
 .PHONY: view
 
+# REPORT reaches the recipe as data, through the environment, never as
+# shell text: any file name works (not exported as itself: make would
+# expand it to do so).
+unexport REPORT
+view: export PTLAB_VIEW_REPORT = $(value REPORT)
 view: | deps-build
-	$(Q)rep='$(REPORT)'; \
+	$(Q)rep=$$PTLAB_VIEW_REPORT; \
 	if [ -z "$$rep" ]; then \
 		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \
 		elif [ -f '$(RUN_IMAGE)' ] && mcopy -o -i '$(RUN_IMAGE)@@1M' ::/PTLAB.TXT \
