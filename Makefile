@@ -290,7 +290,7 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject.c \
-	checks/registry.c core/verdict.c lib/model.c \
+	checks/registry.c core/verdict.c lib/model.c lib/sha256.c lib/trust.c \
 	cpu/gdt.c cpu/la57plan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	smp/smpcore.c)
@@ -564,16 +564,46 @@ check-undefined: $(EFI_LIBPTLAB) $(HOST_LIBPTLAB) | deps
 # checked with sbverify) and $(BUILD)/ptlab-signed.img around it.  KEY and
 # CERT default to Debian's OVMF test key, which the firmware file
 # OVMF_VARS_4M.snakeoil.fd trusts; mk/sign.sh says loudly that it is one.
+# TRUST="FILE..." builds the SHA-256 digests of those files into the image
+# that is signed ($(BUILD)/signed/ptlab.efi: the app with its own copy of
+# efi/lib/trustlist.c): under Secure Boot it runs what no firmware can
+# judge (an initrd, an ELF kernel, a module) only by those digests.  The
+# default build's list ($(BUILD)/gen/trust.inc) is empty.
 KEY ?= /usr/share/ovmf/PkKek-1-snakeoil.key
 CERT ?= /usr/share/ovmf/PkKek-1-snakeoil.pem
+TRUST ?=
 SIGNED_EFI := $(BUILD)/ptlab-signed.efi
 SIGNED_IMAGE := $(BUILD)/ptlab-signed.img
+SIGNED_APP := $(BUILD)/signed/ptlab.efi
+TRUST_INC := $(BUILD)/gen/trust.inc
+SIGNED_TRUST_INC := $(BUILD)/gen/signed/trust.inc
+TRUSTLIST_OBJ := $(BUILD)/efi/efi/lib/trustlist.c.o
+SIGNED_TRUSTLIST_OBJ := $(BUILD)/signed/efi/lib/trustlist.c.o
+SIGNED_APP_OBJS := $(filter-out $(TRUSTLIST_OBJ),$(EFI_APP_OBJS)) $(SIGNED_TRUSTLIST_OBJ)
+
+$(TRUST_INC): mk/trust.sh | deps
+	$(call msg,GEN,$@)
+	$(Q)mk/trust.sh $@
+
+# rewritten only when TRUST or a file it names changes (mk/trust.sh)
+$(SIGNED_TRUST_INC): mk/trust.sh FORCE | deps
+	$(Q)mk/trust.sh $@ $(TRUST)
+
+$(TRUSTLIST_OBJ): $(TRUST_INC)
+
+$(SIGNED_TRUSTLIST_OBJ): efi/lib/trustlist.c $(SIGNED_TRUST_INC) | deps
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) -iquote $(BUILD)/gen/signed $(DEPFLAGS) -c $< -o $@
+
+$(eval $(call efi-app-rule,$(SIGNED_APP),SIGNED_APP_OBJS,EFI_APP_LIBS))
+$(SIGNED_APP:.efi=.so): $(BUILD)/lists/efi.list
 
 .PHONY: signed-image
 signed-image: $(SIGNED_IMAGE)
 
-$(SIGNED_EFI): $(EFI_APP) mk/sign.sh FORCE | deps
-	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(EFI_APP) $@ $(BUILD)/sign
+$(SIGNED_EFI): $(SIGNED_APP) mk/sign.sh FORCE | deps
+	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(SIGNED_APP) $@ $(BUILD)/sign
 
 $(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps
 	$(call msg,IMAGE,$@)

@@ -18,7 +18,7 @@
  * linux_jump().
  *
  * Firmware calls (before ExitBootServices only): the file protocols
- * (fsfile.c), AllocatePages (AllocateAddress, AllocateMaxAddress),
+ * (fsfile.c), Secure Boot's verification (verify.c), AllocatePages (AllocateAddress, AllocateMaxAddress),
  * FreePages, the configuration table (ACPI RSDP).
  */
 #include <efi.h>
@@ -32,6 +32,7 @@
 #include "checks/inject.h"
 #include "cpu/la57plan.h"
 #include "fw/owned.h"
+#include "fw/verify.h"
 #include "report/report.h"
 #include "core/run.h"
 #include "cpu/trap.h"
@@ -169,15 +170,35 @@ static bool read_whole(struct ptlab *p, EFI_LOADED_IMAGE *li, const char *what,
 }
 
 /*
+ * Secure Boot's judgement of the @what read from @path (verify.c): true
+ * when it may be run; false after a failure line naming the file, the
+ * reason and the firmware's status.
+ */
+static bool verified(struct ptlab *p, const struct verify_src *src, const char *what,
+		     const char *path, const char *buf, UINTN len, enum verify_kind kind)
+{
+	char why[256];
+
+	if (verify_image(src, buf, len, path, kind, why, sizeof(why)) == 0)
+		return true;
+	report_fail(p->rep, "linux: %s %s refused: %s", what, path, why);
+	return false;
+}
+
+/*
  * Before ExitBootServices, after the memory map was normalized: read the
  * kernel and the initrd from the boot volume, judge the setup header,
  * place the kernel, the initrd, the zero page and the command line in
- * pages of ours.  @map_cap: memory-map ranges the final map may have.
+ * pages of ours.  Under Secure Boot the kernel (a PE image) and the initrd
+ * (by the built-in digests) are verified as read, and placed from the
+ * bytes verified.  @self: our image handle.  @map_cap: memory-map ranges
+ * the final map may have.
  * Returns PT_OK, or an error after a failure line naming the file and the
  * reason; then nothing stays allocated and p->kern.on is false.
  */
-static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
+static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE self, unsigned map_cap)
 {
+	const struct verify_src src = { self, li->DeviceHandle, p->rep };
 	struct ptlab_kernel *k = &p->kern;
 	const struct opts *o = &p->opts;
 	char *file = NULL, *rd = NULL, why[256];
@@ -187,7 +208,8 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 	uint64_t pa;
 
 	*k = (struct ptlab_kernel){ 0 };
-	if (!read_whole(p, li, "kernel", o->kernel, KERNEL_MAX, &file, &len))
+	if (!read_whole(p, li, "kernel", o->kernel, KERNEL_MAX, &file, &len) ||
+	    !verified(p, &src, "kernel", o->kernel, file, len, VERIFY_PE))
 		goto fail;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
 	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
@@ -195,7 +217,8 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 		goto fail;
 	}
 	if (o->initrd[0]) {
-		if (!read_whole(p, li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len))
+		if (!read_whole(p, li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len) ||
+		    !verified(p, &src, "initrd", o->initrd, rd, rd_len, VERIFY_DIGEST))
 			goto fail;
 	}
 
@@ -553,7 +576,7 @@ static __attribute__((noreturn)) void linux_jump(struct ptlab *p)
 /* Before ExitBootServices: the files read and placed, or boot services kept. */
 static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsigned map_cap)
 {
-	if (linux_load(p, b->li, map_cap) == PT_OK)
+	if (linux_load(p, b->li, b->image, map_cap) == PT_OK)
 		return PT_OK;
 	report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
 		    "ExitBootServices, nothing of it stays allocated");
