@@ -201,7 +201,9 @@ help:
 	@echo '  install-esp         ESP=DIR: DIR/EFI/ptlab/ptlab.efi with a systemd-boot and a GRUB entry (MENU_ARGS, DESTDIR)'
 	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
 	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
-	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=)'
+	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=,'
+	@echo '                      TRUST="FILE...": digests of initrds/modules it may boot)'
+	@echo '  linux-signed        $(BUILD)/linux/vmlinuz-signed: Debian'"'"'s kernel signed with KEY (Secure Boot test)'
 	@echo '  chain               $(BUILD)/tests/chain.efi: the entry-state chainloader (test only)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
@@ -382,10 +384,12 @@ check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps
 
 # Builds what the suites need first; a failing build is reported by the
 # suites that need it (their output is missing), never hidden by a stale
-# image.
+# image.  The signed image holds the test initramfs's digest (TRUST=), so
+# the secureboot suite can boot it under Secure Boot.
 test: | deps
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image linux-initrd
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain linux-initrd linux-signed
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) signed-image TRUST='$(LINUX_INITRD)'
 	$(Q)JOBS='$(JOBS)' TEST_LOGS='$(TEST_LOGS)' tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
@@ -454,6 +458,17 @@ $(LINUX_DIR)/init: tests/linux/init.c | deps
 $(LINUX_INITRD): $(LINUX_DIR)/init mk/initramfs.sh | deps
 	$(call msg,CPIO,$@)
 	$(Q)mk/initramfs.sh $@ $< $(BUSYBOX)
+
+# The same kernel signed with KEY (Debian's signature replaced), for the
+# Secure Boot suite: the signed ptlab boots it on firmware that trusts KEY.
+LINUX_KERNEL ?= $(lastword $(sort $(wildcard /boot/vmlinuz-*-cloud-amd64)))
+LINUX_SIGNED := $(LINUX_DIR)/vmlinuz-signed
+
+.PHONY: linux-signed
+linux-signed: $(LINUX_SIGNED)
+
+$(LINUX_SIGNED): $(LINUX_KERNEL) mk/sign.sh | deps
+	$(Q)mk/sign.sh --kernel '$(KEY)' '$(CERT)' $< $@ $(LINUX_DIR)/sign
 
 # ---- image and QEMU ----
 
@@ -586,7 +601,7 @@ $(TRUST_INC): mk/trust.sh | deps
 	$(Q)mk/trust.sh $@
 
 # rewritten only when TRUST or a file it names changes (mk/trust.sh)
-$(SIGNED_TRUST_INC): mk/trust.sh FORCE | deps
+$(SIGNED_TRUST_INC): mk/trust.sh $(TRUST) FORCE | deps
 	$(Q)mk/trust.sh $@ $(TRUST)
 
 $(TRUSTLIST_OBJ): $(TRUST_INC)

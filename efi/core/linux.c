@@ -18,8 +18,9 @@
  * linux_jump().
  *
  * Firmware calls (before ExitBootServices only): the file protocols
- * (fsfile.c), Secure Boot's verification (verify.c), AllocatePages (AllocateAddress, AllocateMaxAddress),
- * FreePages, the configuration table (ACPI RSDP).
+ * (fsfile.c), Secure Boot's verification (verify.c), AllocatePages
+ * (AllocateAddress, AllocateMaxAddress), FreePages, the configuration
+ * table (ACPI RSDP).
  */
 #include <efi.h>
 #include <efilib.h>

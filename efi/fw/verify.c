@@ -71,15 +71,15 @@ static int by_shim(struct shim_lock *shim, const void *buf, size_t len, char *wh
 	EFI_STATUS st;
 
 	if (len > UINT32_MAX) {
-		fmt_snprintf(why, whylen, "%llu bytes is more than shim's Verify takes",
+		fmt_snprintf(why, whylen, "Secure Boot: %llu bytes is more than shim's Verify takes",
 			     (unsigned long long)len);
 		return -1;
 	}
 	st = uefi_call_wrapper(shim->verify, 2, (void *)buf, (UINT32)len);
 	if (st == EFI_SUCCESS)
 		return 0;
-	fmt_snprintf(why, whylen, "Secure Boot: shim refuses it (SHIM_LOCK Verify): status 0x%llx%s",
-		     (unsigned long long)st, status_name(st));
+	fmt_snprintf(why, whylen, "Secure Boot: shim refuses it (SHIM_LOCK Verify): "
+		     "status 0x%llx%s", (unsigned long long)st, status_name(st));
 	return -1;
 }
 
