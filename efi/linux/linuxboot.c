@@ -151,6 +151,32 @@ bool lb_next_slot(const struct pt_memmap *map, uint64_t from, uint64_t size, uin
 	return false;
 }
 
+int lb_low_ram(const struct pt_memmap *map, struct pt_range *out, unsigned cap)
+{
+	unsigned n = 0;
+	bool over = false;
+
+	for (unsigned i = 0; i < map->n && map->range[i].pa < LB_LOW_RAM_END; i++) {
+		const struct pt_mem_range *r = &map->range[i];
+		uint64_t a = r->pa < PT_PAGE_SIZE ? PT_PAGE_SIZE : r->pa;
+		uint64_t b = r->len < LB_LOW_RAM_END - r->pa ? r->pa + r->len : LB_LOW_RAM_END;
+
+		if (lb_e820_type(r->type) != LB_E820_RAM || a >= b)
+			continue;
+		/* a range that continues the last piece belongs to it */
+		if (n && out[n - 1].va + out[n - 1].len == a) {
+			out[n - 1].len = b - out[n - 1].va;
+			continue;
+		}
+		if (n == cap) {
+			over = true;
+			continue;
+		}
+		out[n++] = (struct pt_range){ a, b - a };
+	}
+	return over ? -1 : (int)n;
+}
+
 uint32_t lb_e820_type(uint32_t efi_type)
 {
 	switch (efi_type) {

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <ptlab/memmap.h>
+#include <ptlab/pt.h>
 
 #define LB_ZERO_PAGE_BYTES   4096u
 #define LB_SECTOR            512u
@@ -118,6 +119,25 @@ struct lb_e820 {
 
 /** lb_e820_type() - the e820 type of a memory-map range of EFI type @type */
 uint32_t lb_e820_type(uint32_t efi_type);
+
+/* 640 KiB: the end of the RAM real mode reaches. */
+#define LB_LOW_RAM_END 0xa0000u
+
+/**
+ * lb_low_ram() - the RAM below 640 KiB, piece by piece
+ * @map: the normalized memory map
+ * @out: the pieces: each a run of contiguous RAM pages (lb_e820_type RAM)
+ *       between page 1 and LB_LOW_RAM_END, in address order; a hole or a
+ *       range of another type (reserved, ACPI, ...) ends a piece
+ * @cap: room in @out
+ *
+ * The decompressor puts its 32-bit trampoline in RAM there (it picks it from
+ * the e820 table and the BIOS data area); only RAM may be made RWX for it.
+ *
+ * Return: the number of pieces, or -1 when there are more than @cap (@out
+ * then holds the first @cap).
+ */
+int lb_low_ram(const struct pt_memmap *map, struct pt_range *out, unsigned cap);
 
 /**
  * lb_e820_build() - the e820 table of the final memory map

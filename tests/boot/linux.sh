@@ -14,6 +14,8 @@
 #
 # Boots: OVMF -cpu max with -smp 1 (--levels=4, 2 GiB) and -smp 4
 # (--levels=5, 8 GiB); -cpu qemu64 (no 1 GiB pages, no LA57) with -smp 4;
+# OVMF's SMM build with Secure Boot off, whose map reserves 0x30000+0x20000
+# below 640 KiB (the W^X exemptions there are the RAM around it, by name);
 # U-Boot's UEFI.  The same kernel through its own EFI stub (no ptlab) is
 # the reference for the usable RAM.  Bad kernels and initrds are refused
 # before ExitBootServices, each with its own reason, and the firmware goes
@@ -25,6 +27,7 @@ set -uo pipefail
 boot_init linux
 
 UBOOT_ROM=${UBOOT_ROM:-/usr/lib/u-boot/qemu-x86_64/u-boot.rom}
+SMM_CODE=${OVMF_SB_CODE:-/usr/share/OVMF/OVMF_CODE_4M.secboot.fd}
 KERNEL=${LINUX_KERNEL:-$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n 1)}
 INITRD=${LINUX_INITRD:-$PTLAB_BUILD/linux/initrd.img}
 INIT_PASSED=65      # isa-debug-exit 0x20 from /init
@@ -203,8 +206,18 @@ put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
 
 linux_boot max-smp1 max 2G 1 4 1 ""
 boot_bg stub --img "$stub" --cpu max --mem 2G --smp 1 --timeout "$LINUX_TIMEOUT"
+# the SMM build with the plain variables (Secure Boot off)
+linux_boot smm max 2G 1 4 1 "" --machine q35,smm=on --code "$SMM_CODE" -- \
+	-global driver=cfi.pflash01,property=secure,value=on
 boot_wait
 judge_linux max-smp1 1
+judge_linux smm 1
+# the map has the reserved hole below 640 KiB, and the W^X exemptions are
+# exactly the RAM around it, each mapped RWX whole (the audit's bytes)
+check_log '^# e820: 0x30000-0x4ffff type=2$' "$BOOT_LOG" \
+	"smm: the firmware reserves 0x30000+0x20000 below 640 KiB"
+check_log '^# audit: [0-9]+ bytes mapped RWX under the run'"'"'s 3 W\^X exemptions; exempt: 0x[0-9a-f]+\+0x([0-9a-f]+) Linux init_size range \(0x\1 RWX\); 0x1000\+0x2f000 RAM below 640 KiB \(0x2f000 RWX\); 0x50000\+0x4f000 RAM below 640 KiB \(0x4f000 RWX\)$' \
+	"$BOOT_LOG" "smm: the audit names the exemptions: the init_size range and the two pieces of RAM below 640 KiB, each all RWX"
 ref_usable=$(usable_bytes <"$BOOT_DIR/max-smp1.e820")
 boot_result stub
 st=$?
