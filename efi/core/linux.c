@@ -189,7 +189,8 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 	if (!read_whole(p, li, "kernel", o->kernel, KERNEL_MAX, &file, &len))
 		goto fail;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
-	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
+	    lb_check_run(&k->hdr, p->opts.levels ? p->opts.levels : p->build.levels,
+			 p->cpu.caps.la57, cmdline, why, sizeof(why)) != LB_OK) {
 		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);
 		goto fail;
 	}

@@ -112,13 +112,19 @@ int lb_parse(const uint8_t *f, uint64_t len, struct lb_kernel *k, char *why, siz
 	return LB_OK;
 }
 
-int lb_check_run(const struct lb_kernel *k, unsigned levels, size_t cmdline, char *why,
-		 size_t whylen)
+int lb_check_run(const struct lb_kernel *k, unsigned levels, bool la57, size_t cmdline,
+		 char *why, size_t whylen)
 {
 	if (levels == 5 && !(k->xloadflags & LB_XLF_5LEVEL)) {
 		fmt_snprintf(why, whylen, "--levels=5, but the kernel cannot be entered in 5-level "
 			     "mode (xloadflags 0x%x has no XLF_5LEVEL): boot it with --levels=4",
 			     k->xloadflags);
+		return LB_ELEVELS;
+	}
+	if (levels == 5 && !la57) {
+		fmt_snprintf(why, whylen, "--levels=5, but the CPU has no LA57 "
+			     "(CPUID.(EAX=7,ECX=0):ECX[16]): it would be handed over at 4 levels; "
+			     "boot it with --levels=4");
 		return LB_ELEVELS;
 	}
 	if (cmdline > k->cmdline_size) {

@@ -17,9 +17,10 @@
 # OVMF's SMM build with Secure Boot off, whose map reserves 0x30000+0x20000
 # below 640 KiB (the W^X exemptions there are the RAM around it, by name);
 # U-Boot's UEFI.  The same kernel through its own EFI stub (no ptlab) is
-# the reference for the usable RAM.  Bad kernels and initrds are refused
-# before ExitBootServices, each with its own reason, and the firmware goes
-# on: the UEFI shell runs the next case and finally shuts down.
+# the reference for the usable RAM.  Bad kernels and initrds, and
+# --levels=5 on a CPU without LA57 (-cpu qemu64), are refused before
+# ExitBootServices, each with its own reason, and the firmware goes on: the
+# UEFI shell runs the next case and finally shuts down.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -299,12 +300,14 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 	printf '%s --kernel=\\boot\\initrd.img\n' "$run"
 	printf '%s --kernel=\\boot\\missing\n' "$run"
 	printf '%s --levels=5 --kernel=\\boot\\k4\n' "$run"
+	printf '%s --levels=5 --kernel=\\boot\\vmlinuz\n' "$run"
 	printf '%s --kernel=\\boot\\huge\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
 } >"$bad/startup.nsh"
 put "$bimg" "$bad/startup.nsh" /startup.nsh
+# -cpu qemu64: no LA57, so --levels=5 with a good kernel is refused too
 boot_bg bad --img "$bimg" --cfg "--mode=handoff --end=return --kernel=\\boot\\trunc" \
-	--cpu max --mem 1G --timeout "$LINUX_TIMEOUT"
+	--cpu qemu64 --mem 1G --timeout "$LINUX_TIMEOUT"
 boot_wait
 # each check of the tables handed over fails for its own fault, and then
 # nothing is handed over
@@ -350,12 +353,14 @@ check_log '^not ok [0-9]+ - linux: kernel \\boot\\missing cannot be opened: stat
 	"$BOOT_LOG" "bad: a missing kernel refused with the firmware's status"
 refused k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
 	"5 levels asked of a kernel without XLF_5LEVEL"
+refused vmlinuz '--levels=5, but the CPU has no LA57 \(CPUID\.\(EAX=7,ECX=0\):ECX\[16\]\): it would be handed over at 4 levels; boot it with --levels=4' \
+	"5 levels asked on a CPU without LA57 (not handed over at 4 levels)"
 check_log '^not ok [0-9]+ - linux: kernel \\boot\\huge: no free RAM holds init_size 0xc0000000 at pref_address 0x1000000 or at any kernel_alignment-aligned address' \
 	"$BOOT_LOG" "bad: an init_size that does not fit refused"
-if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 7 ]; then
-	pass "bad: all 7 runs kept boot services"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 8 ]; then
+	pass "bad: all 8 runs kept boot services"
 else
-	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 7 runs kept boot services"
+	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 8 runs kept boot services"
 fi
 check_no_log 'handoff: leaving boot services' "$BOOT_LOG" "bad: no run left boot services"
 check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "bad: the firmware went on after the last refusal"
