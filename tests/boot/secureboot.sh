@@ -209,7 +209,13 @@ judge_kernel()
 	local tag=$1 st
 	boot_result "$tag"
 	st=$?
-	check_status "$st" "$INIT_PASSED" "$tag: the kernel reached /init, which passed (status 0x20)"
+	# a kernel locked down by Secure Boot refuses /init the exit port:
+	# it powers off instead (status 0), and the kernel says why
+	if log_has 'Lockdown: init: ioperm is restricted' "$BOOT_LOG"; then
+		check_status "$st" 0 "$tag: the kernel reached /init, locked down: it powered off (status 0)"
+	else
+		check_status "$st" "$INIT_PASSED" "$tag: the kernel reached /init, which passed (status 0x20)"
+	fi
 	check_log '^ptlab: handing over to Linux$' "$BOOT_LOG" "$tag: ptlab handed over"
 	check_log '^\[ *[0-9]+\.[0-9]+\] Linux version ' "$BOOT_LOG" "$tag: the kernel's own log on serial"
 	check_log '^\[ *[0-9]+\.[0-9]+\] init: [1-9][0-9]* passed, 0 failed$' "$BOOT_LOG" \
@@ -221,6 +227,18 @@ check_log '^# verify: file=\\boot\\vmlinuz kind=pe bytes='"$(stat -c %s "$SIGNED
 	"$BOOT_LOG" "sb-linux: the signed kernel, all its bytes, accepted by the firmware (LoadImage)"
 check_log '^# verify: file=\\boot\\initrd.img kind=digest bytes='"$(stat -c %s "$INITRD")"' by=digest entry=initrd.img \(one of [0-9]+ built in\)$' \
 	"$BOOT_LOG" "sb-linux: the initrd accepted by its built-in digest"
+# kernel_sb TAG STATE: with EFI information in the zero page (the kernel's
+# "efi: EFI v..." line) the kernel reports Secure Boot as STATE
+kernel_sb()
+{
+	if log_has '^\[ *[0-9]+\.[0-9]+\] efi: EFI v' "$BOOT_LOG"; then
+		check_log "^\\[ *[0-9]+\\.[0-9]+\\] (secureboot: )?Secure boot $2\$" "$BOOT_LOG" \
+			"$1: the kernel, booted with EFI information, finds Secure Boot $2"
+	else
+		echo "# $1: the kernel had no EFI information from ptlab: its Secure Boot state is not checked"
+	fi
+}
+kernel_sb sb-linux enabled
 [ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
 judge_kernel nosb-linux
 check_log '^# firmware: .*secure_boot=off ' "$BOOT_LOG" "nosb-linux: the same firmware, Secure Boot off"
@@ -228,6 +246,7 @@ check_log '^# verify: file=\\boot\\unsigned kind=pe bytes=[0-9]+ by=none: Secure
 	"$BOOT_LOG" "nosb-linux: the kernel not verified, and said so"
 check_log '^# verify: file=\\boot\\other.img kind=digest bytes=[0-9]+ by=none: Secure Boot is off' \
 	"$BOOT_LOG" "nosb-linux: the initrd not verified, and said so"
+kernel_sb nosb-linux disabled
 [ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
 
 boot_done
