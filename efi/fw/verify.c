@@ -132,9 +132,10 @@ int verify_image(const struct verify_src *src, const void *buf, size_t len, cons
 
 	if (!verify_enforced()) {
 		report_fact(src->rep, "verify", "file=%s kind=%s bytes=%llu by=none: Secure Boot "
-			    "is off (SecureBoot=%d SetupMode=%d), nothing is verified", path,
-			    kind_name(kind), (unsigned long long)len, fw_info.secure_boot,
-			    fw_info.setup_mode);
+			    "is %s (SecureBoot=%d SetupMode=%d), nothing is verified", path,
+			    kind_name(kind), (unsigned long long)len,
+			    fw_info.secure_boot ? "not enforced in setup mode" : "off",
+			    fw_info.secure_boot, fw_info.setup_mode);
 		return 0;
 	}
 	if (kind == VERIFY_DIGEST) {

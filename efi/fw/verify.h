@@ -46,8 +46,9 @@ bool verify_enforced(void);
  * Boot services must be alive.  With Secure Boot off nothing is judged and
  * a "# verify:" line says so.  Return: 0 when the bytes may be run (a
  * "# verify:" line says by whom); -1 when they are refused.  Either way
- * nothing it allocated stays allocated and no image handle stays loaded;
- * @buf is only read.
+ * nothing it allocated stays allocated and no image it loaded stays loaded
+ * (one the firmware would not unload again is refused for that); @buf is
+ * only read.
  */
 int verify_image(const struct verify_src *src, const void *buf, size_t len, const char *path,
 		 enum verify_kind kind, char *why, size_t whylen);
