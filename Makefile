@@ -204,7 +204,9 @@ help:
 	@echo '                      KERNEL= INITRD= CMDLINE= for a Linux entry; FORCE=1 replaces edited entries)'
 	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
 	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
-	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=)'
+	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=,'
+	@echo '                      TRUST="FILE...": digests of initrds/modules it may boot)'
+	@echo '  linux-signed        $(BUILD)/linux/vmlinuz-signed: Debian'"'"'s kernel signed with KEY (Secure Boot test)'
 	@echo '  chain               $(BUILD)/tests/chain.efi: the entry-state chainloader (test only)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
@@ -298,7 +300,7 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject.c \
-	checks/registry.c core/verdict.c lib/model.c \
+	checks/registry.c core/verdict.c lib/model.c lib/sha256.c lib/trust.c \
 	cpu/gdt.c cpu/la57plan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	smp/smpcore.c)
@@ -390,10 +392,12 @@ check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps-build
 
 # Builds what the suites need first; a failing build is reported by the
 # suites that need it (their output is missing), never hidden by a stale
-# image.
+# image.  The signed image holds the test initramfs's digest (TRUST=), so
+# the secureboot suite can boot it under Secure Boot.
 test: | deps-test
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image linux-initrd
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain linux-initrd linux-signed
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) signed-image TRUST='$(LINUX_INITRD)'
 	$(Q)JOBS='$(JOBS)' TEST_LOGS='$(TEST_LOGS)' tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
@@ -462,6 +466,17 @@ $(LINUX_DIR)/init: tests/linux/init.c | deps-test
 $(LINUX_INITRD): $(LINUX_DIR)/init mk/initramfs.sh | deps-test
 	$(call msg,CPIO,$@)
 	$(Q)mk/initramfs.sh $@ $< $(BUSYBOX)
+
+# The same kernel signed with KEY (Debian's signature replaced), for the
+# Secure Boot suite: the signed ptlab boots it on firmware that trusts KEY.
+LINUX_KERNEL ?= $(lastword $(sort $(wildcard /boot/vmlinuz-*-cloud-amd64)))
+LINUX_SIGNED := $(LINUX_DIR)/vmlinuz-signed
+
+.PHONY: linux-signed
+linux-signed: $(LINUX_SIGNED)
+
+$(LINUX_SIGNED): $(LINUX_KERNEL) mk/sign.sh | deps-test
+	$(Q)mk/sign.sh --kernel '$(KEY)' '$(CERT)' $< $@ $(LINUX_DIR)/sign
 
 # ---- image and QEMU ----
 
@@ -574,16 +589,46 @@ check-undefined: $(EFI_LIBPTLAB) $(HOST_LIBPTLAB) | deps-build
 # checked with sbverify) and $(BUILD)/ptlab-signed.img around it.  KEY and
 # CERT default to Debian's OVMF test key, which the firmware file
 # OVMF_VARS_4M.snakeoil.fd trusts; mk/sign.sh says loudly that it is one.
+# TRUST="FILE..." builds the SHA-256 digests of those files into the image
+# that is signed ($(BUILD)/signed/ptlab.efi: the app with its own copy of
+# efi/lib/trustlist.c): under Secure Boot it runs what no firmware can
+# judge (an initrd, an ELF kernel, a module) only by those digests.  The
+# default build's list ($(BUILD)/gen/trust.inc) is empty.
 KEY ?= /usr/share/ovmf/PkKek-1-snakeoil.key
 CERT ?= /usr/share/ovmf/PkKek-1-snakeoil.pem
+TRUST ?=
 SIGNED_EFI := $(BUILD)/ptlab-signed.efi
 SIGNED_IMAGE := $(BUILD)/ptlab-signed.img
+SIGNED_APP := $(BUILD)/signed/ptlab.efi
+TRUST_INC := $(BUILD)/gen/trust.inc
+SIGNED_TRUST_INC := $(BUILD)/gen/signed/trust.inc
+TRUSTLIST_OBJ := $(BUILD)/efi/efi/lib/trustlist.c.o
+SIGNED_TRUSTLIST_OBJ := $(BUILD)/signed/efi/lib/trustlist.c.o
+SIGNED_APP_OBJS := $(filter-out $(TRUSTLIST_OBJ),$(EFI_APP_OBJS)) $(SIGNED_TRUSTLIST_OBJ)
+
+$(TRUST_INC): mk/trust.sh | deps-build
+	$(call msg,GEN,$@)
+	$(Q)mk/trust.sh $@
+
+# rewritten only when TRUST or a file it names changes (mk/trust.sh)
+$(SIGNED_TRUST_INC): mk/trust.sh $(TRUST) FORCE | deps-test
+	$(Q)mk/trust.sh $@ $(TRUST)
+
+$(TRUSTLIST_OBJ): $(TRUST_INC)
+
+$(SIGNED_TRUSTLIST_OBJ): efi/lib/trustlist.c $(SIGNED_TRUST_INC) | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) -iquote $(BUILD)/gen/signed $(DEPFLAGS) -c $< -o $@
+
+$(eval $(call efi-app-rule,$(SIGNED_APP),SIGNED_APP_OBJS,EFI_APP_LIBS))
+$(SIGNED_APP:.efi=.so): $(BUILD)/lists/efi.list
 
 .PHONY: signed-image
 signed-image: $(SIGNED_IMAGE)
 
-$(SIGNED_EFI): $(EFI_APP) mk/sign.sh FORCE | deps-test
-	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(EFI_APP) $@ $(BUILD)/sign
+$(SIGNED_EFI): $(SIGNED_APP) mk/sign.sh FORCE | deps-test
+	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(SIGNED_APP) $@ $(BUILD)/sign
 
 $(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps-test
 	$(call msg,IMAGE,$@)

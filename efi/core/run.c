@@ -125,6 +125,8 @@ int run_plan(struct ptlab *p)
 	};
 	int err;
 
+	/* a new plan has none of the old one's W^X exemptions */
+	p->wx.n = 0;
 	/* the framebuffer, when the map does not describe it: write-combining */
 	if (p->fb.extra) {
 		caps.extra[0] = (struct pt_plan_extra){ p->fb.info.base_pa, p->fb.len,
