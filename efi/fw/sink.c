@@ -414,13 +414,8 @@ void sink_close(struct report *r)
 	size_t len = 0;
 	uint64_t lost = 0;
 
-	sink_emit(r);
+	sink_emit(r);   /* also makes @r the report the cursors follow */
 	report_finish_lost(r, direct_serial ? serial_lost() : 0);
-	if (r != emit_report) {
-		emit_report = r;
-		console_cursor = 0;
-		file_cursor = 0;
-	}
 	/* the finish lines, the closing line last: what COM1 lost of it is known */
 	while (report_next_line(r, &console_cursor, &line, &len)) {
 		uint64_t before = serial_lost();
