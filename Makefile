@@ -303,6 +303,7 @@ APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject
 	checks/registry.c core/verdict.c lib/model.c lib/sha256.c lib/trust.c \
 	cpu/gdt.c cpu/la57plan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
+	report/serline.c \
 	smp/smpcore.c)
 APP_HOST_OBJS := $(APP_HOST_SRCS:%=$(BUILD)/host/%.o)
 HOST_LIBAPP := $(BUILD)/host/libptlab-app.a

@@ -16,6 +16,8 @@ tests/bench/runs.sh read reports only through these):
     report.py counts FILE            the same as shell assignments: tests= passed=
                                      failed= skipped= plan= closing_passed=
                                      closing_failed= closing_skipped= closings=
+                                     serial_lost= (bytes the closing line says
+                                     COM1 lost, 0 when it says nothing)
     report.py fact [--first] [--raw] FILE KEY FIELD
                                      one fact's value: of the last line with KEY
                                      that has FIELD (--first: the first), as a
@@ -57,10 +59,15 @@ import sys
 ANSI = re.compile(r"\x1b\[[0-9;?=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78cDEHM]")
 TEST = re.compile(r"^(ok|not ok) (\d+)(?: - (.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
-CLOSING = re.compile(r"^ptlab: (\d+) passed, (\d+) failed, (\d+) skipped$")
+# a closing line may end in " (serial lost N bytes)": COM1 could not send all
+# of the report (that many bytes are missing from a serial log)
+LOST = r"(?: \(serial lost (\d+) bytes\))?"
+CLOSING = re.compile(r"^ptlab: (\d+) passed, (\d+) failed, (\d+) skipped" + LOST + "$")
 # every way a run can close: counted, checked nothing, or refused its options
-CLOSING_ANY = re.compile(r"^ptlab: (?:\d+ passed, \d+ failed, \d+ skipped|nothing checked .*|refused: .*)$")
-NOTHING = re.compile(r"^ptlab: nothing checked \((\d+) passed, (\d+) failed, (\d+) skipped\)$")
+CLOSING_ANY = re.compile(r"^ptlab: (?:\d+ passed, \d+ failed, \d+ skipped" + LOST +
+                         r"|nothing checked .*|refused: .*)$")
+NOTHING = re.compile(r"^ptlab: nothing checked \((\d+) passed, (\d+) failed, (\d+) skipped\)" +
+                     LOST + "$")
 # what the application writes as its report: everything else on a serial log
 # is the firmware's
 REPORT_LINE = re.compile(r"^(?:ok \d|not ok \d|# |1\.\.\d+$|ptlab: \d+ passed, |ptlab: nothing checked \()")
@@ -201,6 +208,7 @@ class Report:
         self.closing = None       # (passed, failed, skipped) of the last run
         self.nothing = False      # ... which closed with "nothing checked"
         self.closings = []        # every closing line, one per run, in order
+        self.serial_lost = 0      # bytes the last closing line says COM1 lost
         self.report_lines = []    # the application's own lines (REPORT_LINE)
         self.key_lines = {}       # "# key:" lines per key, of every kind
         self.facts = []           # (key, text, dict) in order
@@ -317,7 +325,8 @@ def parse(text):
             continue
         m = CLOSING.match(line) or NOTHING.match(line)
         if m:
-            r.closing = tuple(int(x) for x in m.groups())
+            r.closing = tuple(int(x) for x in m.groups()[:3])
+            r.serial_lost = int(m.group(4) or 0)
             r.nothing = line.startswith("ptlab: nothing")
             continue
         if not line.startswith("# "):
@@ -491,9 +500,10 @@ def command(argv):
     if cmd == "counts":
         c = r.closing or ("", "", "")
         print("tests=%d passed=%d failed=%d skipped=%d plan=%s closing_passed=%s "
-              "closing_failed=%s closing_skipped=%s closings=%d" %
+              "closing_failed=%s closing_skipped=%s closings=%d serial_lost=%d" %
               (len(r.tests), r.passed, r.failed, r.skipped,
-               "" if r.plan is None else r.plan, c[0], c[1], c[2], len(r.closings)))
+               "" if r.plan is None else r.plan, c[0], c[1], c[2], len(r.closings),
+               r.serial_lost))
         return 0
     if cmd == "summary":
         print("passed=%d failed=%d skipped=%d plan=%s closing=%s" %

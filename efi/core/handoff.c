@@ -308,8 +308,7 @@ void handoff_emit_final(struct ptlab *p)
 	const char *line;
 	size_t len;
 
-	report_finish(p->rep);
-	sink_emit(p->rep);
+	sink_close(p->rep);
 	if (p->fb.ok) {
 		/* the whole report on the screen, as the host renders it */
 		char buf[256];
@@ -352,8 +351,7 @@ static void fatal_report(void *ctx, const struct trap_fault *f)
 	p->aborted = true;
 	report_exception(p->rep, &(struct report_exc){ .who = "handoff",
 			 .where = " outside the checks" }, f);
-	report_finish(p->rep);
-	sink_emit(p->rep);
+	sink_close(p->rep);
 	if (p->opts.end == OPTS_END_QEMU)
 		verdict_debug_exit(p, verdict_of(p));
 }

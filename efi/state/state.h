@@ -183,8 +183,10 @@ struct ptlab_kernel {
  * and executable on purpose (va -> pa for len bytes), with why.  The
  * feature that edits the plan records the range in the same step
  * (checks/checkkit.h: ptlab_wx_identity, ptlab_wx_add); the coverage check
- * and the W^X audit read this list and nothing else, and name every entry.
- * Reset with the plan (run_plan).  A feature that needs more entries than
+ * and the W^X audit know such ranges only from this list, and the audit
+ * names every entry.  (Runtime code the firmware leaves RWX is a rule of
+ * its memory class, not a range of the run: checks.c's wx_exempt.)  Reset
+ * with the plan (run_plan).  A feature that needs more entries than
  * PTLAB_WX_EXEMPT_MAX is refused (PT_ECAPACITY), nothing recorded.
  */
 #define PTLAB_WX_EXEMPT_MAX 32u

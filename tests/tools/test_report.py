@@ -141,8 +141,17 @@ def main():
     rc, out = cli("counts", serial)
     check(rc == 0 and out.split() == ["tests=3", "passed=2", "failed=0", "skipped=1", "plan=3",
                                       "closing_passed=2", "closing_failed=0",
-                                      "closing_skipped=1", "closings=1"],
+                                      "closing_skipped=1", "closings=1", "serial_lost=0"],
           "counts: shell assignments of the counts", out)
+
+    # a closing line that says COM1 lost bytes is still the closing line, with the loss read
+    lost = write(d, "lost.log", serial_of(REPORT[:-1] + [REPORT[-1] + " (serial lost 1234 bytes)"]))
+    rl = report.parse_file(lost)
+    rc, out = cli("counts", lost)
+    check(rl.closing == (2, 0, 1) and rl.serial_lost == 1234 and len(rl.closings) == 1 and
+          rl.check() == [] and "serial_lost=1234" in out.split(),
+          "a closing line with '(serial lost N bytes)' is read, N as serial_lost",
+          repr((rl.closing, rl.serial_lost, rl.closings, out)))
 
     # closings: every run's closing line, and only those
     multi = write(d, "multi.log", "\r\n".join([
