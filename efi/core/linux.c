@@ -18,10 +18,10 @@
  * linux_jump().
  *
  * Firmware calls (before ExitBootServices only): the file protocols
- * (fsfile.c), AllocatePages (AllocateAddress, AllocateMaxAddress),
- * FreePages, the configuration table (fw_config_table: the ACPI RSDP;
- * fw_smbios_vendor), GetVariable (fw_variable) for the facts the kernel's
- * view is compared with.
+ * (fsfile.c), Secure Boot's verification (verify.c), AllocatePages
+ * (AllocateAddress, AllocateMaxAddress), FreePages, the configuration
+ * table (fw_config_table: the ACPI RSDP; fw_smbios_vendor), GetVariable
+ * (fw_variable) for the facts the kernel's view is compared with.
  */
 #include <efi.h>
 #include <efilib.h>
@@ -32,8 +32,9 @@
 #include "report/fmt.h"
 #include "fw/fsfile.h"
 #include "checks/inject.h"
-#include "cpu/la57plan.h"
+#include "checks/checkkit.h"
 #include "fw/owned.h"
+#include "fw/verify.h"
 #include "report/report.h"
 #include "core/run.h"
 #include "cpu/trap.h"
@@ -47,7 +48,6 @@
 #define EFIVAR_MAX      64u                   /* bytes of the EFI variable the facts show */
 #define LOW_LIMIT       (UINT64_C(1) << 20)   /* the kernel goes above real-mode memory */
 #define BELOW_4G        UINT64_C(0xffffffff)
-#define LOW_RAM_END     UINT64_C(0xa0000)     /* 640 KiB: the end of real-mode RAM */
 #define RET_OPCODE      0xc3u
 #define BDA_BASE_MEM_KIB 0x413u               /* BIOS data area: base memory size in KiB */
 
@@ -142,13 +142,30 @@ static void unload(struct ptlab *p, uint64_t file_pa, uint64_t file_len)
 }
 
 /*
+ * Secure Boot's judgement of the @what read from @path (verify.c): true
+ * when it may be run; false after a failure line naming the file, the
+ * reason and the firmware's status.
+ */
+static bool verified(struct ptlab *p, const struct verify_src *src, const char *what,
+		     const char *path, const char *buf, UINTN len, enum verify_kind kind)
+{
+	char why[256];
+
+	if (verify_image(src, buf, len, path, kind, why, sizeof(why)) == 0)
+		return true;
+	report_fail(p->rep, "linux: %s %s refused: %s", what, path, why);
+	return false;
+}
+
+/*
  * The initrds, each 4-byte aligned, concatenated in the order given into
  * one run of pages of exactly their total size: below initrd_addr_max, or
- * anywhere when that fails and the kernel takes an initrd above 4 GiB.
+ * anywhere when that fails and the kernel takes an initrd above 4 GiB;
+ * under Secure Boot each verified (built-in digests) where it was read.
  * False after a failure line naming the file; then nothing stays open or
  * allocated here.
  */
-static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li)
+static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li, const struct verify_src *src)
 {
 	struct ptlab_kernel *k = &p->kern;
 	const struct opts *o = &p->opts;
@@ -203,6 +220,9 @@ static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li)
 			report_fail(p->rep, "linux: initrd %s", why);
 			goto close;
 		}
+		if (!verified(p, src, "initrd", o->initrd[i], (const char *)(uintptr_t)(pa + at[i]),
+			      f[i].size, VERIFY_DIGEST))
+			goto close;
 	}
 	if (n > 1)
 		for (unsigned i = 0; i < n; i++)
@@ -242,12 +262,16 @@ static void report_firmware_view(struct ptlab *p)
  * Before ExitBootServices, after the memory map was normalized: read the
  * kernel and the initrd from the boot volume, judge the setup header,
  * place the kernel, the initrd, the zero page and the command line in
- * pages of ours.  @map_cap: memory-map ranges the final map may have.
+ * pages of ours.  Under Secure Boot the kernel (a PE image) and the initrd
+ * (by the built-in digests) are verified as read, and placed from the
+ * bytes verified.  @self: our image handle.  @map_cap: memory-map ranges
+ * the final map may have.
  * Returns PT_OK, or an error after a failure line naming the file and the
  * reason; then nothing stays allocated and p->kern.on is false.
  */
-static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
+static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE self, unsigned map_cap)
 {
+	const struct verify_src src = { self, li->DeviceHandle, p->rep };
 	struct ptlab_kernel *k = &p->kern;
 	const struct opts *o = &p->opts;
 	char why[256];
@@ -267,8 +291,11 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 		goto fail;
 	}
 	file = (const char *)(uintptr_t)file_pa;
+	if (!verified(p, &src, "kernel", o->kernel, file, len, VERIFY_PE))
+		goto fail;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
-	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
+	    lb_check_run(&k->hdr, p->opts.levels ? p->opts.levels : p->build.levels,
+			 p->cpu.caps.la57, cmdline, why, sizeof(why)) != LB_OK) {
 		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);
 		goto fail;
 	}
@@ -294,7 +321,7 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 	CopyMem(k->setup, (void *)file, LB_SETUP_COPY);
 	fsfile_unload(file_pa, len);
 	file_pa = len = 0;
-	if (o->ninitrd && !load_initrds(p, li))
+	if (o->ninitrd && !load_initrds(p, li, &src))
 		goto fail;
 
 	/* the zero page, then the command line (cmd_line_ptr has 32 bits) */
@@ -344,37 +371,35 @@ fail:
 }
 
 /*
- * The exemption: the init_size range, and the RAM between page 1 and
- * 640 KiB (the decompressor picks its trampoline's two pages there from
- * the e820 table and the BIOS data area, and runs them on these tables).
+ * After run_plan(): the kernel's W^X exemptions, each made RWX in the
+ * identity map and recorded in the run's list (ptlab_wx_identity): its
+ * init_size range (the decompressor runs and writes there), and each piece
+ * of RAM between page 1 and 640 KiB on its own (the decompressor copies its
+ * 32-bit trampoline to RAM there, picked from the e820 table and the BIOS
+ * data area, and runs it on these tables), never a reserved range between
+ * them.  Returns PT_OK, or the first error after a failure line.
  */
-/* After run_plan(): the kernel's init_size range RWX in the identity map. */
 static int linux_plan_exempt(struct ptlab *p)
 {
 	struct ptlab_kernel *k = &p->kern;
-	const struct pt_memmap *m = &p->build.map;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	int err;
+	struct pt_range low[PTLAB_WX_EXEMPT_MAX - 1];
+	int n, err;
 
 	if (!k->on)
 		return PT_OK;
-	k->wx[0] = (struct pt_range){ k->load_pa, k->init_bytes };
-	err = plan_identity_perm(&p->build.plan, k->load_pa, k->init_bytes,
-				 PT_WRITE | PT_EXEC | PT_ALLOW_WX, p->build.levels, p->cpu.caps.pdpe1gb);
-	for (unsigned i = 0; !err && i < m->n && m->range[i].pa < LOW_RAM_END; i++) {
-		const struct pt_mem_range *r = &m->range[i];
-		uint64_t a = r->pa < PT_PAGE_SIZE ? PT_PAGE_SIZE : r->pa;
-		uint64_t b = r->pa + r->len < LOW_RAM_END ? r->pa + r->len : LOW_RAM_END;
-
-		if (lb_e820_type(r->type) != LB_E820_RAM || a >= b)
-			continue;
-		err = plan_identity_perm(&p->build.plan, a, b - a, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
-					 p->build.levels, p->cpu.caps.pdpe1gb);
-		lo = a < lo ? a : lo;
-		hi = b;
+	n = lb_low_ram(&p->build.map, low, PTLAB_WX_EXEMPT_MAX - 1);
+	if (n < 0) {
+		report_fail(p->rep, "linux: the RAM below 640 KiB is in more than %u pieces, more "
+			    "W^X exemptions than the run keeps (%u)", PTLAB_WX_EXEMPT_MAX - 1,
+			    PTLAB_WX_EXEMPT_MAX);
+		return PT_ECAPACITY;
 	}
-	if (hi)
-		k->wx[1] = (struct pt_range){ lo, hi - lo };
+	err = ptlab_wx_identity(p, k->load_pa, k->init_bytes, "Linux init_size range");
+	for (int i = 0; !err && i < n; i++)
+		err = ptlab_wx_identity(p, low[i].va, low[i].len, "RAM below 640 KiB");
+	if (err)
+		report_fail(p->rep, "linux: the kernel's W^X exemptions (%u recorded): %s", p->wx.n,
+			    pt_strerror(err));
 	return err;
 }
 
@@ -661,7 +686,7 @@ static __attribute__((noreturn)) void linux_jump(struct ptlab *p)
 /* Before ExitBootServices: the files read and placed, or boot services kept. */
 static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsigned map_cap)
 {
-	if (linux_load(p, b->li, map_cap) == PT_OK)
+	if (linux_load(p, b->li, b->image, map_cap) == PT_OK)
 		return PT_OK;
 	report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
 		    "ExitBootServices, nothing of it stays allocated");

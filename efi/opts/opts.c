@@ -91,13 +91,21 @@ void opts_defaults(struct opts *o)
 {
 	*o = (struct opts){
 		.seed = 1,
-		.iterations = 20000,
+		.iterations = OPTS_ITERATIONS,
 		.end = OPTS_END_WAIT,
 		.mode = OPTS_MODE_FIRMWARE,
 		.inject = OPTS_INJECT_NONE,
 		.raise = OPTS_RAISE_NONE,
 		.serial = OPTS_SERIAL_AUTO,
 	};
+}
+
+void opts_handoff_defaults(struct opts *o)
+{
+	if (!o->end_given)
+		o->end = OPTS_END_SHUTDOWN;
+	if (!o->iterations_given)
+		o->iterations = OPTS_HANDOFF_ITERATIONS;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -289,7 +297,14 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 	uint64_t num = 0, mask = 0;
 	int id, c = 0;
 
-	if (tok[0] != '-' || tok[1] != '-' || !tok[2]) {
+	if (tok[0] != '-') {
+		/* most often the rest of a value whose quotes a boot manager ate */
+		set_err(err, errlen, "unexpected argument '%.40s': a value with blanks is one "
+			"quoted word, \"--cmdline=a b\"; GRUB strips quotes: write "
+			"'\"--cmdline=a b\"'", tok);
+		return false;
+	}
+	if (tok[1] != '-' || !tok[2]) {
 		set_err(err, errlen, "unexpected argument '%.60s'", tok);
 		return false;
 	}
@@ -451,8 +466,7 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 	for (;;) {
 		char tok[TOKEN_MAX];
 		size_t len = 0;
-		unsigned int quote = 0;   /* the quote character a quoted part began with */
-		bool any = false;
+		bool quoted = false, any = false;
 
 		while (i < s->n && (is_blank(unit(s, i)) ||
 				    (comments && unit(s, i) == '#'))) {
@@ -466,18 +480,23 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 			break;
 		for (; i < s->n; i++) {
 			unsigned int c = unit(s, i);
+			bool escaped = false;
 
 			/*
-			 * "..." and '...' quote blanks; each keeps the other kind
-			 * inside, so '--cmdline=acpi_osi="!Windows 2015"' passes
-			 * the double quotes on to the kernel.
+			 * \" is a quote that is text, in quotes or not: the one
+			 * escape, so that a Linux command line can hold quotes.
+			 * Any other backslash is text (UEFI path separators).
 			 */
-			if ((!quote && (c == '"' || c == '\'')) || c == quote) {
-				quote = quote ? 0 : c;
+			if (c == '\\' && i + 1 < s->n && unit(s, i + 1) == '"') {
+				c = unit(s, ++i);
+				escaped = true;
+			}
+			if (c == '"' && !escaped) {
+				quoted = !quoted;
 				any = true;
 				continue;
 			}
-			if (!quote && (is_blank(c) || (comments && c == '#')))
+			if (!quoted && (is_blank(c) || (comments && c == '#')))
 				break;
 			if (len + 1 >= sizeof(tok)) {
 				tok[len] = '\0';
@@ -488,8 +507,8 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 			tok[len++] = (char)c;
 			any = true;
 		}
-		if (quote) {
-			set_err(err, errlen, "unterminated quote (%c)", (char)quote);
+		if (quoted) {
+			set_err(err, errlen, "unterminated quote");
 			return OPTS_ERROR;
 		}
 		tok[len] = '\0';
@@ -513,8 +532,7 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 static bool has_dashdash_word(const struct src *s)
 {
 	for (size_t i = 0; i + 1 < s->n; i++)
-		if ((i == 0 || is_blank(unit(s, i - 1)) || unit(s, i - 1) == '"' ||
-		     unit(s, i - 1) == '\'') &&
+		if ((i == 0 || is_blank(unit(s, i - 1)) || unit(s, i - 1) == '"') &&
 		    unit(s, i) == '-' && unit(s, i + 1) == '-')
 			return true;
 	return false;
@@ -666,14 +684,44 @@ int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
 		     size_t errlen)
 {
 	struct src src = { (const uint8_t *)s, s ? n : 0, 1 };
+	size_t skip = 0;
 
-	for (size_t i = 0; i < src.n; i++) {
-		if (!is_text(src.b[i])) {
+	/* what editors put first: a UTF-8 BOM is skipped, UTF-16LE read as such */
+	if (src.n >= 3 && src.b[0] == 0xef && src.b[1] == 0xbb && src.b[2] == 0xbf) {
+		skip = 3;
+	} else if (src.n >= 2 && src.b[0] == 0xff && src.b[1] == 0xfe) {
+		if (src.n & 1) {
 			opts_defaults(o);
-			set_err(err, errlen, "bad byte 0x%02x at offset %zu in config",
-				src.b[i], i);
+			set_err(err, errlen, "config starts as UTF-16LE (byte-order mark 0xff 0xfe) "
+				"but has an odd number of bytes");
 			return OPTS_ERROR;
 		}
+		src.width = 2;
+		skip = 2;
+	} else if (src.n >= 2 && src.b[0] == 0xfe && src.b[1] == 0xff) {
+		opts_defaults(o);
+		set_err(err, errlen, "config is UTF-16 big-endian (byte-order mark 0xfe 0xff): "
+			"save it as ASCII, UTF-8 or UTF-16LE");
+		return OPTS_ERROR;
+	}
+	src.b += skip;
+	src.n = (src.n - skip) / src.width;
+	for (size_t i = 0; i < src.n; i++) {
+		unsigned int c = unit(&src, i);
+
+		if (is_text(c))
+			continue;
+		opts_defaults(o);
+		if (src.width == 2)
+			set_err(err, errlen, "character U+%04X at offset %zu of the UTF-16 config "
+				"is not ASCII: options are ASCII only", c, skip + 2 * i);
+		else if (c == 0 && i == 1)
+			set_err(err, errlen, "bad byte 0x00 at offset 1 in config: UTF-16 without "
+				"a byte-order mark? save it as ASCII or UTF-8");
+		else
+			set_err(err, errlen, "bad byte 0x%02x at offset %zu in config%s", c,
+				skip + i, c >= 0x80 ? ": not ASCII (options are ASCII only)" : "");
+		return OPTS_ERROR;
 	}
 	return parse(&src, true, false, o, err, errlen);
 }
@@ -683,7 +731,8 @@ const char *opts_usage(void)
 	return "usage: BOOTX64.EFI [options]   (or the same options in \\ptlab.cfg)\n"
 	       "  --help                 this text\n"
 	       "  --seed=N               random seed, decimal or 0x hex (default 1)\n"
-	       "  --iterations=N         random operations per run (default 20000)\n"
+	       "  --iterations=N         random operations per run (default 20000;\n"
+	       "                         50000 in hand-off mode)\n"
 	       "  --end=wait|return|shutdown|reboot|halt|qemu\n"
 	       "                         what to do at the end (default wait)\n"
 	       "  --mode=firmware|handoff\n"
@@ -721,8 +770,8 @@ const char *opts_usage(void)
 	       "  --initrd=PATH          an initial ramdisk; repeatable: concatenated in\n"
 	       "                         order (microcode first, then the initramfs)\n"
 	       "  --cmdline=TEXT         its command line, up to the kernel's cmdline_size;\n"
-	       "                         quote it when it has blanks, with '...' to keep\n"
-	       "                         \"...\" inside: '--cmdline=acpi_osi=\"!Windows 2015\"'\n";
+	       "                         quote it when it has blanks, \\\" is a quote inside:\n"
+	       "                         \"--cmdline=acpi_osi=\\\"!Windows 2015\\\"\"\n";
 }
 
 int opts_describe(const struct opts *o, char *buf, size_t size)

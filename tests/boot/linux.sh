@@ -15,14 +15,18 @@
 # ExitBootServices (the SMBIOS manufacturer, PlatformLang through
 # efivarfs, Secure Boot off) and lists /sys/firmware/efi/systab.  The
 # first boot gets two initrds (a marker cpio, then the initramfs) and a
-# 2000-byte command line with a quoted value holding blanks.
+# 2000-byte command line with a quoted value holding blanks (\" in
+# \ptlab.cfg).
 #
 # Boots: OVMF -cpu max with -smp 1 (--levels=4, 2 GiB) and -smp 4
 # (--levels=5, 8 GiB); -cpu qemu64 (no 1 GiB pages, no LA57) with -smp 4;
+# OVMF's SMM build with Secure Boot off, whose map reserves 0x30000+0x20000
+# below 640 KiB (the W^X exemptions there are the RAM around it, by name);
 # U-Boot's UEFI.  The same kernel through its own EFI stub (no ptlab) is
-# the reference for the usable RAM.  Bad kernels and initrds are refused
-# before ExitBootServices, each with its own reason, and the firmware goes
-# on: the UEFI shell runs the next case and finally shuts down.
+# the reference for the usable RAM.  Bad kernels and initrds, and
+# --levels=5 on a CPU without LA57 (-cpu qemu64), are refused before
+# ExitBootServices, each with its own reason, and the firmware goes on: the
+# UEFI shell runs the next case and finally shuts down.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +34,7 @@ set -uo pipefail
 boot_init linux
 
 UBOOT_ROM=${UBOOT_ROM:-/usr/lib/u-boot/qemu-x86_64/u-boot.rom}
+SMM_CODE=${OVMF_SB_CODE:-/usr/share/OVMF/OVMF_CODE_4M.secboot.fd}
 KERNEL=${LINUX_KERNEL:-$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n 1)}
 INITRD=${LINUX_INITRD:-$PTLAB_BUILD/linux/initrd.img}
 INIT_PASSED=65      # isa-debug-exit 0x20 from /init
@@ -68,8 +73,8 @@ cmdline_of()
 # paging (it switches to it by itself on a CPU with LA57, whatever ptlab's
 # levels); PARAMS are more kernel parameters ("" for none), taken as one
 # string.  INITRDS: the --initrd options (default: the initramfs alone).
-# The command line is single-quoted in \ptlab.cfg: double quotes in it
-# reach the kernel.
+# The command line is quoted in \ptlab.cfg, a double quote in it written
+# \" so that it reaches the kernel.
 linux_boot()
 {
 	local tag=$1 cpu=$2 mem=$3 smp=$4 levels=$5 la57=$6 params=$7 cmd
@@ -80,7 +85,7 @@ linux_boot()
 	echo "$levels" >"$BOOT_DIR/$tag.levels"
 	boot_bg "$tag" --img "$img" --cpu "$cpu" --mem "$mem" --smp "$smp" \
 		--timeout "$LINUX_TIMEOUT" --cfg "--mode=handoff --end=qemu --iterations=2000 \
---levels=$levels --kernel=\\boot\\vmlinuz ${INITRDS:---initrd=\\boot\\initrd.img} '--cmdline=$cmd'" "$@"
+--levels=$levels --kernel=\\boot\\vmlinuz ${INITRDS:---initrd=\\boot\\initrd.img} \"--cmdline=${cmd//\"/\\\"}\"" "$@"
 }
 
 # fnv1a TEXT: the 64-bit FNV-1a hash /init prints of /proc/cmdline
@@ -278,6 +283,9 @@ long_params="$long_params ptlab.pad=$(head -c "$pad" /dev/zero | tr '\0' 'p')"
 INITRDS='--initrd=\boot\first.cpio --initrd=\boot\initrd.img' \
 	linux_boot max-smp1 max 2G 1 4 1 "$long_params"
 boot_bg stub --img "$stub" --cpu max --mem 2G --smp 1 --timeout "$LINUX_TIMEOUT"
+# the SMM build with the plain variables (Secure Boot off)
+linux_boot smm max 2G 1 4 1 "" --machine q35,smm=on --code "$SMM_CODE" -- \
+	-global driver=cfi.pflash01,property=secure,value=on
 boot_wait
 judge_linux max-smp1 1
 if [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: first-initrd: //p')" = "ptlab-first-$$" ] &&
@@ -291,6 +299,13 @@ if [ "$(wc -c <"$BOOT_DIR/max-smp1.cmdline")" -ge 2000 ] && grep -q 'ptlab.osi="
 else
 	fail "max-smp1: the test's command line is not what it should be"
 fi
+judge_linux smm 1
+# the map has the reserved hole below 640 KiB, and the W^X exemptions are
+# exactly the RAM around it, each mapped RWX whole (the audit's bytes)
+check_log '^# e820: 0x30000-0x4ffff type=2$' "$BOOT_LOG" \
+	"smm: the firmware reserves 0x30000+0x20000 below 640 KiB"
+check_log '^# audit: [0-9]+ bytes mapped RWX under the run'"'"'s 3 W\^X exemptions; exempt: 0x[0-9a-f]+\+0x([0-9a-f]+) Linux init_size range \(0x\1 RWX\); 0x1000\+0x2f000 RAM below 640 KiB \(0x2f000 RWX\); 0x50000\+0x4f000 RAM below 640 KiB \(0x4f000 RWX\)$' \
+	"$BOOT_LOG" "smm: the audit names the exemptions: the init_size range and the two pieces of RAM below 640 KiB, each all RWX"
 ref_usable=$(usable_bytes <"$BOOT_DIR/max-smp1.e820")
 boot_result stub
 st=$?
@@ -377,12 +392,14 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 	printf '%s --kernel=\\boot\\missing\n' "$run"
 	printf '%s --kernel=\\boot\n' "$run"
 	printf '%s --levels=5 --kernel=\\boot\\k4\n' "$run"
+	printf '%s --levels=5 --kernel=\\boot\\vmlinuz\n' "$run"
 	printf '%s --kernel=\\boot\\huge\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
 } >"$bad/startup.nsh"
 put "$bimg" "$bad/startup.nsh" /startup.nsh
+# -cpu qemu64: no LA57, so --levels=5 with a good kernel is refused too
 boot_bg bad --img "$bimg" --cfg "--mode=handoff --end=return --kernel=\\boot\\trunc" \
-	--cpu max --mem 1G --timeout "$LINUX_TIMEOUT"
+	--cpu qemu64 --mem 1G --timeout "$LINUX_TIMEOUT"
 boot_wait
 # each check of the tables handed over fails for its own fault, and then
 # nothing is handed over
@@ -430,6 +447,8 @@ check_log '^not ok [0-9]+ - linux: kernel \\boot is a directory, not a file' \
 	"$BOOT_LOG" "bad: a directory as the kernel refused as a directory"
 refused k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
 	"5 levels asked of a kernel without XLF_5LEVEL"
+refused vmlinuz '--levels=5, but the CPU has no LA57 \(CPUID\.\(EAX=7,ECX=0\):ECX\[16\]\): it would be handed over at 4 levels; boot it with --levels=4' \
+	"5 levels asked on a CPU without LA57 (not handed over at 4 levels)"
 check_log '^not ok [0-9]+ - linux: kernel \\boot\\huge: no free RAM holds init_size 0xc0000000 at pref_address 0x1000000 or at any kernel_alignment-aligned address' \
 	"$BOOT_LOG" "bad: an init_size that does not fit refused"
 if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 8 ]; then

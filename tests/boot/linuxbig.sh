@@ -46,7 +46,7 @@ echo "# initrds: $rd + $zeros bytes = $total of $MEM_MIB MiB"
 cmd="console=ttyS0 panic=-1 printk.devkmsg=on nosoftlockup rcupdate.rcu_cpu_stall_suppress=1 ptlab.cpus=1 ptlab.la57=1 ptlab.boot=big"
 boot_bg big --img "$img" --cpu max --mem ${MEM_MIB}M --smp 1 --timeout "$LINUX_TIMEOUT" \
 	--cfg "--mode=handoff --end=qemu --iterations=2000 --kernel=\\boot\\vmlinuz \
---initrd=\\boot\\initrd.img --initrd=\\boot\\zeros.img '--cmdline=$cmd'"
+--initrd=\\boot\\initrd.img --initrd=\\boot\\zeros.img \"--cmdline=$cmd\""
 boot_wait
 boot_result big
 st=$?
