@@ -9,7 +9,8 @@ set -euo pipefail
 PKGS=(make gcc libc6-dev binutils gnu-efi ovmf qemu-system-x86 mtools fdisk
       dosfstools libcmocka-dev clang libclang-rt-14-dev sbsigntool python3 pkgconf
       chromium librsvg2-bin xfonts-terminus u-boot-qemu openssl grub-efi-amd64-bin
-      grub-common systemd-boot-efi linux-image-cloud-amd64 busybox-static cpio)
+      grub-common systemd-boot-efi linux-image-cloud-amd64 busybox-static cpio
+      initramfs-tools memtest86+)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "ptlab: dpkg-query not found, not checking packages (need: ${PKGS[*]})" >&2

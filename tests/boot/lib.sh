@@ -132,7 +132,7 @@ boot_done()
 
 # boot_run [--img IMG] [--log LOG] [--cpu CPU] [--mem MEM] [--smp N]
 #          [--cfg ARGS] [--timeout S] [--usb] [--machine M] [--bios ROM]
-#          [--code CODE --vars VARS] [--serial-sock SOCK] [-- QEMU_ARGS...]
+#          [--code CODE --vars VARS] [--serial-pipe PIPE] [-- QEMU_ARGS...]
 #
 # Boot a private copy of IMG (default $PTLAB_IMG) with a fresh copy of the
 # firmware variables, serial output to LOG (default $BOOT_DIR/serial.log).
@@ -142,15 +142,16 @@ boot_done()
 # a SATA disk, the way it boots from a stick on a PC.  --machine replaces
 # q35 (e.g. pc); --bios boots a firmware ROM (U-Boot) instead of OVMF's
 # flash; --code/--vars use other OVMF flash files (Secure Boot, 2 MiB).
-# --serial-sock makes COM1 a unix socket SOCK that QEMU listens on and
-# waits for before it starts the machine: tests/boot/serialchat.py reads
-# and types there and keeps the log (--log LOG names that file; QEMU's own
-# logfile= would repeat the bytes it had to send again).
+# --serial-pipe makes COM1 the FIFOs PIPE.in and PIPE.out (made here):
+# tests/boot/serialchat.py reads and types there and keeps the log (--log
+# LOG names that file).  A FIFO, not a socket: a socket takes a few hundred
+# of the UART's one-byte writes before the sender must wait, and firmware
+# waiting on a busy transmitter gives up and drops what it writes.
 boot_run()
 {
 	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
 	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0 pid
-	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS sock=
+	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS pipe=
 	local -a disk fw serial
 
 	while [ $# -gt 0 ]; do
@@ -167,7 +168,7 @@ boot_run()
 		--bios) bios=$2; shift 2 ;;
 		--code) code=$2; shift 2 ;;
 		--vars) vars=$2; shift 2 ;;
-		--serial-sock) sock=$2; shift 2 ;;
+		--serial-pipe) pipe=$2; shift 2 ;;
 		--) shift; break ;;
 		*) echo "boot_run: unknown option $1" >&2; return 2 ;;
 		esac
@@ -198,9 +199,10 @@ boot_run()
 			::/ptlab.cfg || return 2
 	fi
 
-	if [ -n "$sock" ]; then
-		serial=(-chardev socket,id=com1,path="$sock",server=on,wait=on
-			-serial chardev:com1)
+	if [ -n "$pipe" ]; then
+		rm -f -- "$pipe.in" "$pipe.out"
+		mkfifo -- "$pipe.in" "$pipe.out" || return 2
+		serial=(-chardev pipe,id=com1,path="$pipe" -serial chardev:com1)
 	else
 		serial=(-serial file:"$log")
 	fi

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Drive a guest's serial console over a QEMU unix-socket chardev.
+"""Drive a guest's serial console over a QEMU pipe chardev.
 
-    serialchat.py [--wait-socket S] [--log FILE] [--qmp QMP] SOCKET STEP...
+    serialchat.py [--wait S] [--log FILE] QMP PIPE STEP...
 
-connects to SOCKET (QEMU's "-chardev socket,path=SOCKET,server=on"; it is
-waited for up to --wait-socket seconds, default 60) and runs the steps in
-order:
+QEMU runs with "-chardev pipe,path=PIPE" (the FIFOs PIPE.in and PIPE.out)
+as the serial port and "-qmp unix:QMP,server=on,wait=off".  serialchat
+connects to QMP (waited for up to --wait seconds, default 60), keeps that
+connection to know when QEMU has gone, reads PIPE.out (its buffer made
+1 MiB: a guest's UART must never find it full, QEMU would then keep the
+transmitter busy and a guest may drop what it writes) and runs the steps
+in order:
 
     expect:SECONDS:REGEX   wait at most SECONDS for a line of the cleaned
                            output (no ANSI sequences, CRs, NULs; a cursor
@@ -16,22 +20,23 @@ order:
     send:TEXT              type TEXT followed by a carriage return, one
                            character at a time, as a terminal would
 
-Prints one "serialchat: ..." line per step; exits 0 when every step was
-done, 1 at the first expect that timed out or when the guest closed the
-socket first (the last cleaned lines are printed), 2 on bad usage or no
-socket.  --log FILE: every byte read, as read (QEMU's own logfile= of a
-socket chardev may repeat bytes it had to send again).  --qmp QMP: once
-the steps are over (done or not), QEMU is told to quit through its QMP
-socket (qmon.py) and the serial port is read until QEMU closes it.
+Once the steps are over (done or not) it tells QEMU to quit and reads the
+serial port until QEMU has gone.  Prints one "serialchat: ..." line per
+step; exits 0 when every step was done, 1 at the first expect that timed
+out or when QEMU ended first (the last cleaned lines are printed), 2 on
+bad usage or no QEMU.  --log FILE: every byte read, as read.
 """
 
+import fcntl
+import json
 import os
 import re
-import subprocess
 import select
 import socket
 import sys
 import time
+
+F_SETPIPE_SZ = 1031     # fcntl.h
 
 # a cursor position or movement: what follows is a line of its own (a full
 # screen program draws its fields this way)
@@ -62,22 +67,25 @@ def connect(path, wait):
             time.sleep(0.2)
 
 
+def qmp_send(q, cmd):
+    """Send one QMP command; its answer is not waited for."""
+    q.sendall(json.dumps({"execute": cmd}).encode() + b"\n")
+
+
 def main(argv):
     wait = 60.0
-    log = qmp = None
-    while len(argv) > 2 and argv[1] in ("--wait-socket", "--log", "--qmp"):
-        if argv[1] == "--wait-socket":
+    log = None
+    while len(argv) > 2 and argv[1] in ("--wait", "--log"):
+        if argv[1] == "--wait":
             wait = float(argv[2])
-        elif argv[1] == "--log":
-            log = argv[2]
         else:
-            qmp = argv[2]
+            log = argv[2]
         argv = argv[:1] + argv[3:]
-    if len(argv) < 3:
+    if len(argv) < 4:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     steps = []
-    for arg in argv[2:]:
+    for arg in argv[3:]:
         kind, _, rest = arg.partition(":")
         if kind == "expect":
             secs, _, rx = rest.partition(":")
@@ -92,76 +100,122 @@ def main(argv):
             print(f"serialchat: unknown step '{arg}'", file=sys.stderr)
             return 2
 
-    s = connect(argv[1], wait)
-    if s is None:
-        print(f"serialchat: no socket {argv[1]} after {wait:g} s")
+    # QMP answers once QEMU has opened its chardevs, the pipes included
+    q = connect(argv[1], wait)
+    if q is None:
+        print(f"serialchat: no QMP socket {argv[1]} after {wait:g} s")
         return 2
-    got = Reader(s, log)
+    qmp_send(q, "qmp_capabilities")
+    try:
+        rd = os.open(argv[2] + ".out", os.O_RDONLY | os.O_NONBLOCK)
+        wr = os.open(argv[2] + ".in", os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as e:
+        print(f"serialchat: pipe {argv[2]}: {e}")
+        return 2
+    try:
+        fcntl.fcntl(rd, F_SETPIPE_SZ, 1 << 20)
+    except OSError as e:
+        print(f"serialchat: note: pipe buffer not enlarged: {e}")
+    got = Reader(rd, wr, q, log)
     st = chat(got, steps)
-    if qmp:
-        subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "qmon.py"),
-                        "--timeout", "10", qmp, "quit"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False)
-        end = time.monotonic() + 20
-        while not got.closed and time.monotonic() < end:
-            got.read(0.5)
-    s.close()
+    try:
+        qmp_send(q, "quit")
+    except OSError:
+        pass
+    end = time.monotonic() + 20
+    while not got.closed and time.monotonic() < end:
+        got.read(0.5)
+    got.drain()
+    os.close(rd)
+    os.close(wr)
+    q.close()
     if got.log:
         got.log.close()
     return st
 
 
 class Reader:
-    """The bytes of a socket so far (raw), also appended to a log file."""
+    """The serial port's bytes as cleaned lines (the last one may still
+    grow), also appended, as read, to a log file.  Each byte is cleaned
+    once, so the reader keeps up with a guest that writes fast.  closed:
+    QEMU has gone (its QMP connection or the pipe's write end closed)."""
 
-    def __init__(self, s, log):
-        self.s = s
-        self.raw = b""
+    def __init__(self, rd, wr, q, log):
+        self.rd, self.wr, self.q = rd, wr, q
+        self.lines = [""]
+        self.pending = b""  # bytes not cleaned yet: an escape sequence may go on
         self.closed = False
         self.log = open(log, "wb") if log else None
 
-    def read(self, secs):
-        """Wait at most secs for more bytes; closed once the peer closed."""
-        r, _, _ = select.select([self.s], [], [], secs)
-        if not r:
-            return
-        try:
-            data = self.s.recv(65536)
-        except OSError:
-            data = b""
-        if not data:
-            self.closed = True
-        self.raw += data
-        if self.log:
+    def feed(self, data, final=False):
+        """Clean what of pending+data cannot be part of an unfinished sequence."""
+        self.pending += data
+        k = self.pending.rfind(b"\x1b")
+        cut = k if k >= 0 and len(self.pending) - k < 32 and not final else len(self.pending)
+        done, self.pending = self.pending[:cut], self.pending[cut:]
+        parts = clean(done)
+        self.lines[-1] += parts[0]
+        self.lines.extend(parts[1:])
+        if self.log and data:
             self.log.write(data)
             self.log.flush()
+
+    def drain(self):
+        """Read whatever the pipe holds now."""
+        while True:
+            try:
+                data = os.read(self.rd, 1 << 20)
+            except BlockingIOError:
+                return
+            if not data:
+                self.closed = True
+                self.feed(b"", final=True)
+                return
+            self.feed(data)
+
+    def read(self, secs):
+        """Wait at most secs for more bytes or for QEMU to go."""
+        r, _, _ = select.select([self.rd, self.q], [], [], secs)
+        if self.q in r:
+            try:
+                gone = not self.q.recv(65536)   # QMP's greeting, answers, events
+            except OSError:
+                gone = True
+            if gone:
+                self.closed = True
+        self.drain()
+
+    def type(self, text):
+        """Write text to the guest's serial input."""
+        os.write(self.wr, text.encode("latin-1"))
 
 
 def chat(got, steps):
     """Run the steps over got; 0 when all were done, 1 at the first missed."""
-    s = got.s
     done = 0          # lines already matched or passed over
     for kind, arg, rx in steps:
         if kind == "send":
             for ch in arg + "\r":
-                s.sendall(ch.encode("latin-1"))
+                got.type(ch)
                 time.sleep(0.02)
             print(f"serialchat: typed {arg!r}")
             continue
         end = time.monotonic() + arg
         found = None
-        while found is None:
-            lines = clean(got.raw)
+        scan = done   # lines before scan were searched and are complete
+        while True:
+            lines = got.lines
             # the last line may be incomplete: a prompt is matched as it is
-            for i in range(done, len(lines)):
+            for i in range(scan, len(lines)):
                 if rx.search(lines[i]):
                     found = i
                     break
             if found is not None:
                 break
+            scan = max(scan, len(lines) - 1)
             left = end - time.monotonic()
             if left <= 0 or got.closed:
-                why = "the guest closed the serial port" if got.closed else f"{arg:g} s passed"
+                why = "QEMU ended" if got.closed else f"{arg:g} s passed"
                 print(f"serialchat: no line matching /{rx.pattern}/: {why}; last lines:")
                 for line in lines[-15:]:
                     print(f"serialchat: | {line}")
