@@ -163,6 +163,7 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples' \
 	'layers=$(MAKE) BUILD=$(BUILD) V=$(V) check-layers' \
 	'report=python3 tests/tools/test_report.py' \
+	'view-hostile=python3 tests/tools/test_view.py' \
 	'docs=python3 tests/check-links.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
@@ -199,7 +200,8 @@ help:
 	@echo '  check-undefined     libptlab.a: no undefined symbols but the documented ones'
 	@echo '  install             headers, libptlab.a, libptlab-efi.a, pkg-config files (PREFIX, DESTDIR)'
 	@echo '  check-install       install into a scratch directory, build examples/handoff.c against it'
-	@echo '  install-esp         ESP=DIR: DIR/EFI/ptlab/ptlab.efi with a systemd-boot and a GRUB entry (MENU_ARGS, DESTDIR)'
+	@echo '  install-esp         ESP=DIR: DIR/EFI/ptlab/ptlab.efi with a systemd-boot and a GRUB entry (MENU_ARGS, DESTDIR;'
+	@echo '                      KERNEL= INITRD= CMDLINE= for a Linux entry; FORCE=1 replaces edited entries)'
 	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
 	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
 	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=)'
@@ -632,8 +634,11 @@ VIEW_DIR := $(BUILD)/view
 
 .PHONY: view
 
+# REPORT reaches the recipe as data, through the environment, never as
+# shell text: any file name works.
+view: export PTLAB_VIEW_REPORT = $(value REPORT)
 view: | deps
-	$(Q)rep='$(REPORT)'; \
+	$(Q)rep=$$PTLAB_VIEW_REPORT; \
 	if [ -z "$$rep" ]; then \
 		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \
 		elif [ -f '$(RUN_IMAGE)' ] && mcopy -o -i '$(RUN_IMAGE)@@1M' ::/PTLAB.TXT \

@@ -48,7 +48,6 @@
 #define MAP_EXTRA_DESC   64u
 #define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
 #define PREPARE_REPORTED 1                     /* prepare() failed and said why */
-#define HANDOFF_ITERATIONS 50000u              /* the churn's default: all of RAM is ours */
 
 static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
 			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
@@ -522,13 +521,10 @@ void handoff_run(struct ptlab *p, const struct mode_boot *b)
 
 /* ---- the mode ---------------------------------------------------------------------- */
 
-/* --end defaults to shutdown (nothing to return to), a longer churn. */
+/* --end defaults to shutdown (nothing to return to), a longer churn: opts/ says. */
 void handoff_option_defaults(struct opts *o)
 {
-	if (!o->end_given)
-		o->end = OPTS_END_SHUTDOWN;
-	if (!o->iterations_given)
-		o->iterations = HANDOFF_ITERATIONS;
+	opts_handoff_defaults(o);
 }
 
 /* Our GDT and IDT stay installed for good after ExitBootServices: nothing to enter. */
