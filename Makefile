@@ -484,22 +484,19 @@ $(RUN_NSH): startup.nsh FORCE
 # make run KERNEL=PATH [INITRD="A B"] [CMDLINE="..."]: the kernel and the
 # initrds go onto the run image and \ptlab.cfg boots them on the checked
 # tables (--mode=handoff --kernel=... --initrd=... "--cmdline=...", the
-# command line quoted for the option tokenizer: mk/image.sh).  CMDLINE
+# command line one word of the option tokenizer: mk/image.sh).  CMDLINE
 # defaults to console=ttyS0 here, so the kernel talks on the serial port
-# "make run" shows; CMDLINE= passes an empty one.  The values are taken
-# as written ($(value ...)): a '$' in a command line stays a '$'.
-KERNEL ?=
-INITRD ?=
+# "make run" shows; CMDLINE= passes an empty one.  The values reach the
+# script through the environment as written ($(value ...): make expands
+# nothing in them), never as shell text.
 RUN_CMDLINE_GIVEN := $(if $(filter undefined,$(origin CMDLINE)),,1)
-# $(call run-quote,VAR): variable VAR's text, unexpanded, in single quotes
-run-quote = '$(subst ','\'',$(value $(1)))'
-RUN_LINUX_ARGS = $(if $(strip $(KERNEL)$(INITRD)),$(call run-quote,KERNEL) $(call run-quote,INITRD) \
-	$(if $(RUN_CMDLINE_GIVEN),$(call run-quote,CMDLINE),console=ttyS0))
 
+$(RUN_IMAGE): export PTLAB_RUN_KERNEL = $(value KERNEL)
+$(RUN_IMAGE): export PTLAB_RUN_INITRD = $(value INITRD)
+$(RUN_IMAGE): export PTLAB_RUN_CMDLINE = $(if $(RUN_CMDLINE_GIVEN),$(value CMDLINE),console=ttyS0)
 $(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps
 	$(call msg,IMAGE,$@)
-	$(Q)mk/image.sh $@ $(EFI_APP) $(RUN_NSH) '$(subst ','\'',$(strip $(ARGS) $(RUN_END)))' \
-		$(RUN_LINUX_ARGS)
+	$(Q)mk/image.sh $@ $(EFI_APP) $(RUN_NSH) '$(subst ','\'',$(strip $(ARGS) $(RUN_END)))'
 
 # The verdict comes from what the application said on the serial port (a
 # copy of it in $(RUN_DIR)/serial.log) and the report files on the image,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# mk/image.sh OUT APP STARTUP_NSH [ARGS [KERNEL [INITRDS [CMDLINE]]]]
+# mk/image.sh OUT APP STARTUP_NSH [ARGS]
 # mk/image.sh --tree OUT DIR
 #
 # Build a GPT disk image holding one FAT32 EFI System partition at 1 MiB
@@ -11,30 +11,47 @@
 # directory DIR holds (an ESP laid out as on a disk).  No root, no loop
 # devices.
 #
-# With a KERNEL (make run KERNEL=... INITRD=... CMDLINE=...): the kernel
-# goes to \linux\vmlinuz, each of the blank-separated INITRDS to
-# \linux\initrd1, \linux\initrd2, ... and \ptlab.cfg gets, after ARGS,
-# --mode=handoff (unless ARGS names a mode), --kernel, one --initrd per file
-# and "--cmdline=CMDLINE", quoted for the option tokenizer (efi/opts/opts.c:
-# a double quote groups, nothing escapes).  The image grows to hold them.
-# A missing file, a kernel option already in ARGS, or a command line the
-# tokenizer cannot carry (a double quote, a character outside printable
-# ASCII) is refused before anything is written.
+# With a kernel in PTLAB_RUN_KERNEL (make run KERNEL=... INITRD=...
+# CMDLINE=..., whose values come through the environment as written): the
+# kernel goes to \linux\vmlinuz, each of the blank-separated files of
+# PTLAB_RUN_INITRD to \linux\initrd1, \linux\initrd2, ... and \ptlab.cfg
+# gets, after ARGS, --mode=handoff (unless ARGS names a mode), --kernel,
+# one --initrd per file and --cmdline=PTLAB_RUN_CMDLINE as one word of the
+# option tokenizer (efi/opts/opts.c).  The image grows to hold them.  A
+# missing file, a kernel option already in ARGS, or a command line ptlab
+# cannot take (a newline, a control character, one beyond ASCII) is
+# refused before anything is written.
 set -euo pipefail
 export LC_ALL=C     # character ranges are byte ranges
 
-tree= kernel= initrds= cmdline=
+tree=
+kernel=${PTLAB_RUN_KERNEL-} initrds=${PTLAB_RUN_INITRD-} cmdline=${PTLAB_RUN_CMDLINE-}
 if [ "${1-}" = --tree ]; then
 	out=$2 tree=$3
 else
-	out=$1 app=$2 nsh=$3 args=${4-} kernel=${5-} initrds=${6-} cmdline=${7-}
+	out=$1 app=$2 nsh=$3 args=${4-}
 fi
 
-# refuse NAME TEXT: a refusal of the Linux options, nothing written
+# refuse TEXT: a refusal of the Linux options, nothing written
 refuse()
 {
 	echo "image: $1" >&2
 	exit 2
+}
+
+# word TEXT: TEXT as one word of ptlab's options (efi/opts/opts.c): in
+# double quotes, so blanks and '#' are text; each quote as \" (the one
+# escape); backslashes at the end after the closing quote, where no quote
+# follows them (a \" there would be a quote that is text)
+word()
+{
+	local w=$1 tail=
+
+	while [ "${w%\\}" != "$w" ]; do
+		tail=$tail'\'
+		w=${w%\\}
+	done
+	printf '"%s"%s' "${w//\"/\\\"}" "$tail"
 }
 
 SIZE_MIB=${PTLAB_IMG_MIB:-64}
@@ -52,13 +69,10 @@ else
 			refuse "ARGS already has $o: give the kernel with KERNEL=, INITRD=, CMDLINE= only" ;;
 		esac
 	done
-	# The tokenizer takes printable ASCII and blanks; inside the quotes a
-	# blank or a '#' is text, but a double quote always toggles quoting.
-	if [[ $cmdline == *[^\ -~]* ]]; then
-		refuse "CMDLINE has a character outside printable ASCII (tabs and newlines included): '$cmdline'"
-	fi
+	# one line of printable ASCII; a tab inside the quotes is text
 	case $cmdline in
-	*\"*) refuse "CMDLINE has a double quote, which \\ptlab.cfg cannot carry (its quotes only group): '$cmdline'" ;;
+	*[!\ -~$'\t']*)
+		refuse "CMDLINE holds a character ptlab cannot take (a newline, a control or a character beyond ASCII): $(printf '%q' "$cmdline")" ;;
 	esac
 	need=$(( $(cat -- "$kernel" "${rds[@]}" | wc -c) / 1048576 + 48 ))
 	[ "$need" -le "$SIZE_MIB" ] || SIZE_MIB=$need
@@ -70,7 +84,7 @@ else
 	for i in "${!rds[@]}"; do
 		args="$args --initrd=\\linux\\initrd$((i + 1))"
 	done
-	args="$args \"--cmdline=$cmdline\""
+	args="$args $(word "--cmdline=$cmdline")"
 fi
 SECTOR=512
 START=2048                                  # 1 MiB

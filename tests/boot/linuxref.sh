@@ -7,7 +7,7 @@
 #   mkrun    "make run KERNEL=... CMDLINE=..." from a fresh build directory,
 #            no initrd: handed over, the kernel's banner and the command
 #            line byte for byte, its panic for want of a root (panic=-1 and
-#            -no-reboot end QEMU); a command line with a double quote is
+#            -no-reboot end QEMU); a command line with a newline is
 #            refused and the run image left as it was
 #   initramfs  Debian's own initramfs with break=premount through ptlab:
 #            at the (initramfs) prompt on the serial port, "echo
@@ -18,6 +18,10 @@
 #            boot but for docs/handoff.md's allowed differences
 #   memtest  Debian's unmodified memtest86+x64.bin: test #0 running with 0
 #            errors on its serial screen
+#   grub, sdboot  GRUB (grub-mkstandalone) and systemd-boot start the Linux
+#            entry "make install-esp KERNEL=... CMDLINE=..." wrote: ptlab
+#            gets its options from the menu, hands over, and the kernel has
+#            the command line byte for byte
 #
 # All boots run at once in the background; the serial consoles are FIFOs
 # driven by tests/boot/serialchat.py, which ends QEMU (QMP quit) once it
@@ -41,7 +45,27 @@ WAIT=$((REF_TIMEOUT - 60))
 for f in "$KERNEL" "$DEBIAN_INITRD" "$MEMTEST"; do
 	if [ -z "$f" ] || [ ! -f "$f" ]; then
 		fail "no file '$f' (packages linux-image-cloud-amd64, initramfs-tools, memtest86+)"
-		boot_done
+		# ---- judge the menus ---------------------------------------------------------------------------
+
+for menu in $menus; do
+	boot_result "$menu"
+	st=$?
+	check_status "$st" 0 "$menu: QEMU ended with the kernel's panic (panic=-1, -no-reboot)"
+	check_log '^# options: .* mode=handoff .* kernel=\\EFI\\ptlab\\linux\\vmlinuz-[^ ]* initrd=none .* from=boot-manager$' \
+		"$BOOT_LOG" "$menu: ptlab got the entry's hand-off options from the boot manager"
+	check_report "$BOOT_LOG" "$menu" nofile
+	check_log '^ptlab: handing over to Linux$' "$BOOT_LOG" "$menu: ptlab handed over"
+	got=$(log_clean "$BOOT_LOG" | sed -n 's/^\[ *[0-9.]*\] Kernel command line: //p')
+	if [ "$got" = "$MENU_CMDLINE" ]; then
+		pass "$menu: the kernel's command line is the entry's CMDLINE byte for byte ($got)"
+	else
+		fail "$menu: the kernel's command line '$got', CMDLINE '$MENU_CMDLINE'"
+	fi
+	check_log 'Kernel panic - not syncing: VFS: Unable to mount root fs' "$BOOT_LOG" \
+		"$menu: the kernel ran to its panic for a root file system"
+done
+
+boot_done
 		exit
 	fi
 done
@@ -97,10 +121,11 @@ judge_chat()
 # ---- make run KERNEL=... from a fresh build directory --------------------------
 
 # The command line carries what a tokenizer or a shell could take apart:
-# '#', '\', '$', a single quote and a double blank.  no_timer_check: on
-# a loaded host TCG's timer can fail the kernel's IO-APIC timer check,
-# which then panics (every kernel boot here has it, the stub's included).
-MKRUN_CMDLINE="console=ttyS0 panic=-1 no_timer_check ptlab.text=a#b\\c\$HOME'd  e"
+# '#', '\', '$', a single quote, a double blank, quotes, a backslash before
+# a quote and one at the end.  no_timer_check: on a loaded host TCG's timer
+# can fail the kernel's IO-APIC timer check, which then panics (every
+# kernel boot here has it, the stub's included).
+MKRUN_CMDLINE='console=ttyS0 panic=-1 no_timer_check ptlab.text=a#b\c$HOME'"'"'d  e ptlab.q="u v" ptlab.bq="w\" ptlab.end=z\'
 mkrun=$BOOT_DIR/mkrun
 mkdir -p "$mkrun"
 # timeout(1) leads a process group of its own: its id, recorded, lets an
@@ -141,6 +166,51 @@ chat_bg memtest --img "$img" --cpu max --mem 2G --cfg "--mode=handoff --end=qemu
 
 wait "$mkpid"
 mkst=$?
+# ---- GRUB and systemd-boot chain to the Linux entry of make install-esp ---------------
+
+SDBOOT=${SDBOOT:-/usr/lib/systemd/boot/efi/systemd-bootx64.efi}
+GRUB_MODULES="part_gpt fat chain echo halt search search_fs_file configfile normal test"
+MENU_CMDLINE='console=ttyS0 panic=-1 no_timer_check ptlab.menu="from a menu"'
+ESP=/ptlab-esp-$$-$RANDOM
+esp=$BOOT_DIR/esp
+menus=
+if (cd "$ROOT" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s install-esp \
+	BUILD="$PTLAB_BUILD" DEPS_CHECK=0 ESP="$ESP" DESTDIR="$esp" KERNEL="$KERNEL" \
+	CMDLINE="$MENU_CMDLINE" MENU_ARGS=--iterations=2000) >"$BOOT_DIR/install.out" 2>&1; then
+	pass "menus: make install-esp KERNEL=... CMDLINE=... wrote its entries"
+	menus="grub sdboot"
+else
+	fail "menus: make install-esp KERNEL=... failed: $(tr '\n' ' ' <"$BOOT_DIR/install.out")"
+fi
+for menu in $menus; do
+	tree=$BOOT_DIR/$menu
+	cp -r "$esp$ESP" "$tree"
+	mkdir -p "$tree/EFI/BOOT"
+	if [ "$menu" = grub ]; then
+		# the standalone GRUB finds the ESP that holds ptlab and reads its
+		# grub.cfg: the entry update-grub takes from 40_custom
+		printf 'search --no-floppy --file --set=root /EFI/ptlab/ptlab.efi\nconfigfile ($root)/boot/grub/grub.cfg\n' \
+			>"$BOOT_DIR/embed.cfg"
+		grub-mkstandalone -O x86_64-efi -o "$tree/EFI/BOOT/BOOTX64.EFI" \
+			--install-modules="$GRUB_MODULES" --modules="$GRUB_MODULES" --locales= --fonts= \
+			--themes= "boot/grub/grub.cfg=$BOOT_DIR/embed.cfg" >"$BOOT_DIR/grub.out" 2>&1 ||
+			fail "menus: grub-mkstandalone: $(tr '\n' ' ' <"$BOOT_DIR/grub.out")"
+		mkdir -p "$tree/boot/grub"
+		{
+			printf 'set timeout=0\nset default=0\n'
+			cat /etc/grub.d/40_custom "$tree/EFI/ptlab/grub.40_custom" | sh
+		} >"$tree/boot/grub/grub.cfg"
+	else
+		mkdir -p "$tree/loader/entries"
+		cp "$SDBOOT" "$tree/EFI/BOOT/BOOTX64.EFI"
+		cp "$tree/EFI/ptlab/ptlab.conf" "$tree/loader/entries/ptlab.conf"
+		printf 'default ptlab.conf\ntimeout 0\n' >"$tree/loader/loader.conf"
+	fi
+	"$ROOT/mk/image.sh" --tree "$BOOT_DIR/$menu.img" "$tree"
+	boot_bg "$menu" --img "$BOOT_DIR/$menu.img" --log "$BOOT_DIR/$menu.log" --mem 1G \
+		--timeout "$REF_TIMEOUT"
+done
+
 boot_wait
 
 # ---- judge make run --------------------------------------------------------------------
@@ -183,15 +253,15 @@ if [ -f "$mkrun/build/run.img" ]; then
 	before=$(md5sum <"$mkrun/build/run.img")
 	touch "$mkrun/build/serial.log"
 	(cd "$ROOT" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS timeout 120 \
-		make BUILD="$mkrun/build" run KERNEL="$KERNEL" 'CMDLINE=console=ttyS0 a="b c"' \
+		make BUILD="$mkrun/build" run KERNEL="$KERNEL" CMDLINE=$'console=ttyS0\nquiet' \
 		</dev/null >"$mkrun/refused" 2>&1)
 	st=$?
-	if [ "$st" != 0 ] && grep -q "image: CMDLINE has a double quote" "$mkrun/refused" &&
+	if [ "$st" != 0 ] && grep -q "image: CMDLINE holds a character ptlab cannot take (a newline" "$mkrun/refused" &&
 	   [ "$(md5sum <"$mkrun/build/run.img")" = "$before" ] && [ -f "$mkrun/build/serial.log" ] &&
 	   ! grep -q qemu-system "$mkrun/refused"; then
-		pass "mkrun: a double quote in CMDLINE refused with its reason (status $st), the run image unchanged, nothing booted"
+		pass "mkrun: a newline in CMDLINE refused with its reason (status $st), the run image unchanged, nothing booted"
 	else
-		fail "mkrun: CMDLINE with a double quote: status $st, run image $( [ "$(md5sum <"$mkrun/build/run.img")" = "$before" ] && echo unchanged || echo changed)"
+		fail "mkrun: CMDLINE with a newline: status $st, run image $( [ "$(md5sum <"$mkrun/build/run.img")" = "$before" ] && echo unchanged || echo changed)"
 		tail -n 5 "$mkrun/refused" | sed 's/^/# /'
 	fi
 else
@@ -245,5 +315,25 @@ else
 	fail "memtest: $(cat "$BOOT_DIR/memtest.errs")"
 fi
 [ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 10
+
+# ---- judge the menus ---------------------------------------------------------------------------
+
+for menu in $menus; do
+	boot_result "$menu"
+	st=$?
+	check_status "$st" 0 "$menu: QEMU ended with the kernel's panic (panic=-1, -no-reboot)"
+	check_log '^# options: .* mode=handoff .* kernel=\\EFI\\ptlab\\linux\\vmlinuz-[^ ]* initrd=none .* from=boot-manager$' \
+		"$BOOT_LOG" "$menu: ptlab got the entry's hand-off options from the boot manager"
+	check_report "$BOOT_LOG" "$menu" nofile
+	check_log '^ptlab: handing over to Linux$' "$BOOT_LOG" "$menu: ptlab handed over"
+	got=$(log_clean "$BOOT_LOG" | sed -n 's/^\[ *[0-9.]*\] Kernel command line: //p')
+	if [ "$got" = "$MENU_CMDLINE" ]; then
+		pass "$menu: the kernel's command line is the entry's CMDLINE byte for byte ($got)"
+	else
+		fail "$menu: the kernel's command line '$got', CMDLINE '$MENU_CMDLINE'"
+	fi
+	check_log 'Kernel panic - not syncing: VFS: Unable to mount root fs' "$BOOT_LOG" \
+		"$menu: the kernel ran to its panic for a root file system"
+done
 
 boot_done
