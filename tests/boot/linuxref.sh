@@ -195,11 +195,15 @@ for menu in $menus; do
 			--install-modules="$GRUB_MODULES" --modules="$GRUB_MODULES" --locales= --fonts= \
 			--themes= "boot/grub/grub.cfg=$BOOT_DIR/embed.cfg" >"$BOOT_DIR/grub.out" 2>&1 ||
 			fail "menus: grub-mkstandalone: $(tr '\n' ' ' <"$BOOT_DIR/grub.out")"
+		# /etc/grub.d/40_custom prints what follows its own first lines
 		mkdir -p "$tree/boot/grub"
+		cat /etc/grub.d/40_custom "$tree/EFI/ptlab/grub.40_custom" >"$BOOT_DIR/40_custom"
 		{
 			printf 'set timeout=0\nset default=0\n'
-			cat /etc/grub.d/40_custom "$tree/EFI/ptlab/grub.40_custom" | sh
+			sh "$BOOT_DIR/40_custom"
 		} >"$tree/boot/grub/grub.cfg"
+		grep -q '^menuentry ' "$tree/boot/grub/grub.cfg" ||
+			fail "menus: no menuentry in the GRUB menu made from 40_custom"
 	else
 		mkdir -p "$tree/loader/entries"
 		cp "$SDBOOT" "$tree/EFI/BOOT/BOOTX64.EFI"
