@@ -2,52 +2,26 @@
 /*
  * The Linux/x86 boot protocol's data (see linuxboot.h).
  *
- * No firmware calls (firmware-free: in the host archive).  Every field is
- * read and written bytewise, little-endian, at the offsets boot.rst gives:
- * the file is not trusted to be aligned or long enough until checked.
+ * No firmware calls (firmware-free: in the host archive).  The file is
+ * not trusted to be aligned or long enough until checked: its setup header
+ * is copied out whole (struct lb_setup_header, packed) once the length is
+ * known; the zero page is written through struct lb_boot_params, whose
+ * offsets linuxboot.h asserts.
  */
 #include "linux/linuxboot.h"
 #include "report/fmt.h"
 
-/* setup header fields: offsets in the file and in the zero page alike */
-#define H_SETUP_SECTS     0x1f1u
-#define H_SYSSIZE         0x1f4u
-#define H_BOOT_FLAG       0x1feu
-#define H_JUMP_LEN        0x201u   /* second byte of the jump: header length - 0x202 + 0x200 */
-#define H_MAGIC           0x202u
-#define H_VERSION         0x206u
-#define H_LOADFLAGS       0x211u
-#define H_INITRD_ADDR_MAX 0x22cu
-#define H_KERNEL_ALIGN    0x230u
-#define H_RELOCATABLE     0x234u
-#define H_XLOADFLAGS      0x236u
-#define H_CMDLINE_SIZE    0x238u
-#define H_PREF_ADDRESS    0x258u
-#define H_INIT_SIZE       0x260u
-#define ZP_HDR_LIMIT      0x290u   /* the zero page's room for the setup header ends here */
+#include <string.h>
 
 #define BOOT_FLAG         0xaa55u
 #define HDRS_MAGIC        UINT32_C(0x53726448)   /* "HdrS" */
 #define PAGE_BYTES        4096u
-
-static uint64_t get(const uint8_t *b, unsigned off, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | b[off + i];
-	return v;
-}
-
-static void put(uint8_t *b, unsigned off, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++, v >>= 8)
-		b[off + i] = (uint8_t)v;
-}
+#define PARAGRAPH         16u                    /* syssize's unit */
 
 int lb_parse(const uint8_t *f, uint64_t len, struct lb_kernel *k, char *why, size_t whylen)
 {
-	uint64_t sys_bytes;
+	struct lb_setup_header h;
+	uint64_t sys_bytes, have;
 	unsigned sects;
 
 	if (len < LB_MIN_FILE) {
@@ -55,45 +29,50 @@ int lb_parse(const uint8_t *f, uint64_t len, struct lb_kernel *k, char *why, siz
 			     "(0x%x)", (unsigned long long)len, LB_MIN_FILE);
 		return LB_ETRUNCATED;
 	}
-	if (get(f, H_BOOT_FLAG, 2) != BOOT_FLAG || get(f, H_MAGIC, 4) != HDRS_MAGIC) {
-		fmt_snprintf(why, whylen, "not a bzImage: boot_flag 0x%04llx (wants 0xaa55), "
-			     "header magic 0x%08llx (wants \"HdrS\")",
-			     (unsigned long long)get(f, H_BOOT_FLAG, 2),
-			     (unsigned long long)get(f, H_MAGIC, 4));
+	memcpy(&h, f + LB_HDR_OFF, sizeof(h));
+	if (h.boot_flag != BOOT_FLAG || h.header != HDRS_MAGIC) {
+		fmt_snprintf(why, whylen, "not a bzImage: boot_flag 0x%04x (wants 0xaa55), "
+			     "header magic 0x%08x (wants \"HdrS\")", h.boot_flag, h.header);
 		return LB_EMAGIC;
 	}
-	k->version = (uint16_t)get(f, H_VERSION, 2);
+	k->version = h.version;
 	if (k->version < LB_MIN_VERSION) {
 		fmt_snprintf(why, whylen, "boot protocol %u.%02u: 2.12 or later is needed for the "
 			     "64-bit entry", k->version >> 8, k->version & 0xff);
 		return LB_EVERSION;
 	}
-	k->hdr_end = 0x202u + f[H_JUMP_LEN];
-	if (k->hdr_end > ZP_HDR_LIMIT) {
+	k->hdr_end = (uint32_t)offsetof(struct lb_boot_params, hdr.header) + h.jump[1];
+	if (k->hdr_end > LB_SETUP_COPY) {
 		fmt_snprintf(why, whylen, "not a bzImage: setup header ends at 0x%x, past the "
-			     "zero page's 0x%x", k->hdr_end, ZP_HDR_LIMIT);
+			     "zero page's 0x%x", k->hdr_end, LB_SETUP_COPY);
 		return LB_EMAGIC;
 	}
-	k->setup_sects = f[H_SETUP_SECTS];
+	k->setup_sects = h.setup_sects;
 	sects = k->setup_sects ? k->setup_sects : 4u;
 	k->pm_offset = (uint64_t)(sects + 1) * LB_SECTOR;
-	sys_bytes = get(f, H_SYSSIZE, 4) * 16;
-	if (sys_bytes == 0 || len < k->pm_offset || len - k->pm_offset < sys_bytes) {
+	/*
+	 * syssize counts 16-byte paragraphs, rounded up: the file may end up to
+	 * 15 bytes before syssize * 16 (memtest86+ does), never earlier.
+	 */
+	sys_bytes = (uint64_t)h.syssize * PARAGRAPH;
+	have = len > k->pm_offset ? len - k->pm_offset : 0;
+	if (sys_bytes == 0 || have + (PARAGRAPH - 1) < sys_bytes) {
 		fmt_snprintf(why, whylen, "truncated: %llu bytes, the header says %llu (%u setup "
-			     "sectors and a %llu-byte kernel)", (unsigned long long)len,
+			     "sectors and a %llu-byte kernel, syssize %u paragraphs)",
+			     (unsigned long long)len,
 			     (unsigned long long)(k->pm_offset + sys_bytes), sects + 1,
-			     (unsigned long long)sys_bytes);
+			     (unsigned long long)sys_bytes, h.syssize);
 		return LB_ETRUNCATED;
 	}
-	k->pm_bytes = sys_bytes;
-	k->loadflags = f[H_LOADFLAGS];
-	k->xloadflags = (uint16_t)get(f, H_XLOADFLAGS, 2);
-	k->relocatable = f[H_RELOCATABLE];
-	k->kernel_alignment = (uint32_t)get(f, H_KERNEL_ALIGN, 4);
-	k->pref_address = get(f, H_PREF_ADDRESS, 8);
-	k->init_size = (uint32_t)get(f, H_INIT_SIZE, 4);
-	k->initrd_addr_max = (uint32_t)get(f, H_INITRD_ADDR_MAX, 4);
-	k->cmdline_size = (uint32_t)get(f, H_CMDLINE_SIZE, 4);
+	k->pm_bytes = have < sys_bytes ? have : sys_bytes;
+	k->loadflags = h.loadflags;
+	k->xloadflags = h.xloadflags;
+	k->relocatable = h.relocatable_kernel;
+	k->kernel_alignment = h.kernel_alignment;
+	k->pref_address = h.pref_address;
+	k->init_size = h.init_size;
+	k->initrd_addr_max = h.initrd_addr_max;
+	k->cmdline_size = h.cmdline_size;
 	if (!(k->xloadflags & LB_XLF_KERNEL_64)) {
 		fmt_snprintf(why, whylen, "a 32-bit-only kernel: xloadflags 0x%x has no "
 			     "XLF_KERNEL_64, so there is no 64-bit entry", k->xloadflags);
@@ -173,13 +152,25 @@ uint32_t lb_e820_type(uint32_t efi_type)
 	}
 }
 
+uint32_t lb_e820_of(const struct pt_mem_range *r)
+{
+	uint32_t t = lb_e820_type(r->type);
+
+	return t == LB_E820_RAM && (r->attr & LB_EFI_MEMORY_SP) ? LB_E820_SOFT_RESERVED : t;
+}
+
+bool lb_e820_exact(uint32_t efi_type)
+{
+	return efi_type < PT_EFI_UNACCEPTED;
+}
+
 int lb_e820_build(const struct pt_memmap *map, struct lb_e820 *out, unsigned cap)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < map->n; i++) {
 		const struct pt_mem_range *r = &map->range[i];
-		uint32_t t = lb_e820_type(r->type);
+		uint32_t t = lb_e820_of(r);
 
 		if (n && out[n - 1].type == t && out[n - 1].addr + out[n - 1].size == r->pa) {
 			out[n - 1].size += r->len;
@@ -192,70 +183,85 @@ int lb_e820_build(const struct pt_memmap *map, struct lb_e820 *out, unsigned cap
 	return (int)n;
 }
 
-static void put_e820(uint8_t *b, unsigned off, const struct lb_e820 *e)
+/* struct screen_info for an EFI framebuffer of 32-bit pixels. */
+static void put_screen(struct lb_screen_info *si, const struct lb_fb *fb)
 {
-	put(b, off, 8, e->addr);
-	put(b, off + 8, 8, e->size);
-	put(b, off + 16, 4, e->type);
+	si->orig_video_isVGA = LB_VIDEO_TYPE_EFI;
+	si->lfb_width = (uint16_t)fb->width;
+	si->lfb_height = (uint16_t)fb->height;
+	si->lfb_depth = 32;
+	si->lfb_base = (uint32_t)fb->base;
+	si->lfb_size = (uint32_t)fb->size;
+	si->lfb_linelength = (uint16_t)fb->stride_bytes;
+	si->red_size = 8;
+	si->red_pos = fb->bgr ? 16 : 0;
+	si->green_size = 8;
+	si->green_pos = 8;
+	si->blue_size = 8;
+	si->blue_pos = fb->bgr ? 0 : 16;
+	si->rsvd_size = 8;
+	si->rsvd_pos = 24;
+	si->pages = 1;
+	if (fb->base >> 32) {
+		si->capabilities = LB_VIDEO_CAP_64BIT_BASE;
+		si->ext_lfb_base = (uint32_t)(fb->base >> 32);
+	}
 }
 
-/* struct screen_info for an EFI framebuffer of 32-bit pixels, at zero-page offset 0. */
-static void put_screen(uint8_t *zp, const struct lb_fb *fb)
+/* efi_info for a 64-bit EFI loader: each address split into its 32-bit halves. */
+static void put_efi(struct lb_boot_params *bp, const struct lb_efi *e)
 {
-	put(zp, 0x0f, 1, LB_VIDEO_TYPE_EFI);        /* orig_video_isVGA */
-	put(zp, 0x12, 2, fb->width);                /* lfb_width */
-	put(zp, 0x14, 2, fb->height);               /* lfb_height */
-	put(zp, 0x16, 2, 32);                       /* lfb_depth */
-	put(zp, 0x18, 4, (uint32_t)fb->base);       /* lfb_base */
-	put(zp, 0x1c, 4, (uint32_t)fb->size);       /* lfb_size */
-	put(zp, 0x24, 2, fb->stride_bytes);         /* lfb_linelength */
-	put(zp, 0x26, 1, 8);                        /* red_size */
-	put(zp, 0x27, 1, fb->bgr ? 16 : 0);         /* red_pos */
-	put(zp, 0x28, 1, 8);                        /* green_size */
-	put(zp, 0x29, 1, 8);                        /* green_pos */
-	put(zp, 0x2a, 1, 8);                        /* blue_size */
-	put(zp, 0x2b, 1, fb->bgr ? 0 : 16);         /* blue_pos */
-	put(zp, 0x2c, 1, 8);                        /* rsvd_size */
-	put(zp, 0x2d, 1, 24);                       /* rsvd_pos */
-	put(zp, 0x32, 2, 1);                        /* pages */
-	if (fb->base >> 32) {
-		put(zp, 0x36, 4, LB_VIDEO_CAP_64BIT_BASE);  /* capabilities */
-		put(zp, 0x3a, 4, fb->base >> 32);           /* ext_lfb_base */
-	}
+	bp->efi_info.loader_signature = LB_EFI_SIGNATURE_64;
+	bp->efi_info.systab = (uint32_t)e->systab_pa;
+	bp->efi_info.systab_hi = (uint32_t)(e->systab_pa >> 32);
+	bp->efi_info.memmap = (uint32_t)e->memmap_pa;
+	bp->efi_info.memmap_hi = (uint32_t)(e->memmap_pa >> 32);
+	bp->efi_info.memmap_size = (uint32_t)e->memmap_bytes;
+	bp->efi_info.memdesc_size = e->desc_size;
+	bp->efi_info.memdesc_version = e->desc_version;
+	bp->secure_boot = e->secure_boot;
 }
 
 void lb_fill_params(uint8_t *zp, const uint8_t *file, const struct lb_kernel *k,
 		    const struct lb_load *ld, const struct lb_e820 *e820, unsigned n, uint8_t *ext)
 {
+	struct lb_boot_params *bp = (struct lb_boot_params *)zp;
 	unsigned in_zp = n < LB_E820_IN_PARAMS ? n : LB_E820_IN_PARAMS;
+	struct lb_setup_data_hdr node;
 
-	for (unsigned i = 0; i < LB_ZERO_PAGE_BYTES; i++)
-		zp[i] = 0;
-	for (unsigned off = LB_HDR_OFF; off < k->hdr_end; off++)
-		zp[off] = file[off];
-	zp[LB_ZP_TYPE_OF_LOADER] = LB_LOADER_UNDEFINED;
-	put(zp, LB_ZP_CMDLINE, 4, (uint32_t)ld->cmdline_pa);
-	put(zp, LB_ZP_EXT_CMDLINE, 4, ld->cmdline_pa >> 32);
+	memset(bp, 0, sizeof(*bp));
+	memcpy(zp + LB_HDR_OFF, file + LB_HDR_OFF, k->hdr_end - LB_HDR_OFF);
+	bp->hdr.type_of_loader = LB_LOADER_UNDEFINED;
+	bp->hdr.cmd_line_ptr = (uint32_t)ld->cmdline_pa;
+	bp->ext_cmd_line_ptr = (uint32_t)(ld->cmdline_pa >> 32);
 	if (ld->initrd_bytes) {
-		put(zp, LB_ZP_RAMDISK, 4, (uint32_t)ld->initrd_pa);
-		put(zp, LB_ZP_EXT_RAMDISK, 4, ld->initrd_pa >> 32);
-		put(zp, LB_ZP_RAMDISK_SIZE, 4, (uint32_t)ld->initrd_bytes);
-		put(zp, LB_ZP_EXT_RAMDISK_SIZE, 4, ld->initrd_bytes >> 32);
+		bp->hdr.ramdisk_image = (uint32_t)ld->initrd_pa;
+		bp->ext_ramdisk_image = (uint32_t)(ld->initrd_pa >> 32);
+		bp->hdr.ramdisk_size = (uint32_t)ld->initrd_bytes;
+		bp->ext_ramdisk_size = (uint32_t)(ld->initrd_bytes >> 32);
 	}
-	put(zp, LB_ZP_ACPI_RSDP, 8, ld->acpi_rsdp);
+	if (k->version >= LB_RSDP_VERSION)
+		bp->acpi_rsdp_addr = ld->acpi_rsdp;
 	if (ld->fb)
-		put_screen(zp, ld->fb);
-	zp[LB_ZP_E820_ENTRIES] = (uint8_t)in_zp;
+		put_screen(&bp->screen_info, ld->fb);
+	if (ld->efi)
+		put_efi(bp, ld->efi);
+	bp->e820_entries = (uint8_t)in_zp;
 	for (unsigned i = 0; i < in_zp; i++)
-		put_e820(zp, LB_ZP_E820_TABLE + i * LB_E820_ENTRY, &e820[i]);
+		bp->e820_table[i] = (struct lb_e820_entry){ e820[i].addr, e820[i].size, e820[i].type };
 	if (n > LB_E820_IN_PARAMS && ext) {
 		/* the rest in a SETUP_E820_EXT node, ahead of any list the header had */
-		put(ext, 0, 8, get(zp, LB_ZP_SETUP_DATA, 8));
-		put(ext, 8, 4, LB_SETUP_E820_EXT);
-		put(ext, 12, 4, (uint64_t)(n - LB_E820_IN_PARAMS) * LB_E820_ENTRY);
-		for (unsigned i = LB_E820_IN_PARAMS; i < n; i++)
-			put_e820(ext, LB_SETUP_DATA_HDR + (i - LB_E820_IN_PARAMS) * LB_E820_ENTRY,
-				 &e820[i]);
-		put(zp, LB_ZP_SETUP_DATA, 8, ld->setup_data_pa);
+		node = (struct lb_setup_data_hdr){
+			.next = bp->hdr.setup_data,
+			.type = LB_SETUP_E820_EXT,
+			.len = (n - LB_E820_IN_PARAMS) * LB_E820_ENTRY,
+		};
+		memcpy(ext, &node, sizeof(node));
+		for (unsigned i = LB_E820_IN_PARAMS; i < n; i++) {
+			struct lb_e820_entry e = { e820[i].addr, e820[i].size, e820[i].type };
+
+			memcpy(ext + sizeof(node) + (i - LB_E820_IN_PARAMS) * sizeof(e), &e, sizeof(e));
+		}
+		bp->hdr.setup_data = ld->setup_data_pa;
 	}
 }

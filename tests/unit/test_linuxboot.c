@@ -54,7 +54,9 @@
 #define O_EXT_RAMDISK   0x0c0u
 #define O_EXT_RAMDISK_SIZE 0x0c4u
 #define O_EXT_CMDLINE   0x0c8u
+#define O_EFI_INFO      0x1c0u   /* struct efi_info: 8 u32 fields */
 #define O_E820_ENTRIES  0x1e8u
+#define O_SECURE_BOOT   0x1ecu
 #define O_E820_TABLE    0x2d0u
 #define ZP_BYTES        4096u
 #define E820_ENTRY      20u
@@ -274,10 +276,10 @@ static void test_linuxboot_setup_sects_0_means_4(void **state)
 	assert_int_equal(k.setup_sects, 0);
 	assert_int_equal(k.pm_offset, 5 * 512);
 	assert_int_equal(k.pm_bytes, T_PM_BYTES);
-	/* one byte short: the message gives both lengths and 4 + 1 sectors */
+	/* a paragraph short: the message gives both lengths and 4 + 1 sectors */
 	snprintf(want, sizeof(want), "truncated: %llu bytes, the header says %llu (5 setup sectors",
-		 (unsigned long long)(exact - 1), (unsigned long long)exact);
-	expect_parse(f, exact - 1, LB_ETRUNCATED, want);
+		 (unsigned long long)(exact - 16), (unsigned long long)exact);
+	expect_parse(f, exact - 16, LB_ETRUNCATED, want);
 	free(f);
 }
 
@@ -290,8 +292,9 @@ static void test_linuxboot_file_shorter_than_setup_and_kernel_refused(void **sta
 	expect_parse(f, T_FILE_BYTES, LB_OK, NULL);
 	expect_parse(f, T_FILE_BYTES + 1, LB_OK, NULL);       /* trailing bytes are fine */
 	snprintf(want, sizeof(want), "truncated: %u bytes, the header says %u (%u setup sectors and "
-		 "a %u-byte kernel)", T_FILE_BYTES - 1, T_FILE_BYTES, T_SETUP_SECTS + 1, T_PM_BYTES);
-	expect_parse(f, T_FILE_BYTES - 1, LB_ETRUNCATED, want);
+		 "a %u-byte kernel, syssize %u paragraphs)", T_FILE_BYTES - 16, T_FILE_BYTES,
+		 T_SETUP_SECTS + 1, T_PM_BYTES, T_SYSSIZE);
+	expect_parse(f, T_FILE_BYTES - 16, LB_ETRUNCATED, want);
 	/* shorter than the setup sectors alone */
 	expect_parse(f, T_PM_OFFSET - 1, LB_ETRUNCATED, "the header says");
 	/* no kernel at all (syssize 0) */
@@ -354,6 +357,41 @@ static void test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused
 }
 
 /* Several faults at once: the first of enum lb_err's order in the header is reported. */
+/*
+ * syssize counts 16-byte paragraphs rounded up: a file ending 1 to 15 bytes
+ * before syssize * 16 holds the whole kernel (memtest86+x64.bin ends 8
+ * bytes early), and pm_bytes is what the file has; 16 bytes short is
+ * a paragraph missing.
+ */
+static void test_linuxboot_syssize_rounded_up_to_a_paragraph(void **state)
+{
+	uint8_t *f = image(T_FILE_BYTES);
+	struct lb_kernel k;
+	char why[256] = "";
+
+	(void)state;
+	for (unsigned short_by = 1; short_by < 16; short_by++) {
+		memset(&k, 0, sizeof(k));
+		if (lb_parse(f, T_FILE_BYTES - short_by, &k, why, sizeof(why)) != LB_OK)
+			fail_msg("%u bytes short of syssize * 16 refused: %s", short_by, why);
+		assert_int_equal(k.pm_bytes, T_PM_BYTES - short_by);
+	}
+	expect_parse(f, T_FILE_BYTES - 16, LB_ETRUNCATED, "the header says");
+	/* a longer file: pm_bytes stays syssize * 16 */
+	assert_int_equal(lb_parse(f, T_FILE_BYTES, &k, why, sizeof(why)), LB_OK);
+	assert_int_equal(k.pm_bytes, T_PM_BYTES);
+	/* memtest86+'s numbers: 2 setup sectors, syssize 8924, 144312 bytes */
+	free(f);
+	f = image(144312);
+	f[O_SETUP_SECTS] = 2;
+	wr(f, O_SYSSIZE, 4, 8924);
+	wr(f, O_INIT_SIZE, 4, 0x6acf8);
+	assert_int_equal(lb_parse(f, 144312, &k, why, sizeof(why)), LB_OK);
+	assert_int_equal(k.pm_offset, 3 * 512);
+	assert_int_equal(k.pm_bytes, 144312 - 3 * 512);
+	free(f);
+}
+
 static void test_linuxboot_first_fault_in_header_order_reported(void **state)
 {
 	uint8_t *f = image(T_FILE_BYTES);
@@ -364,11 +402,11 @@ static void test_linuxboot_first_fault_in_header_order_reported(void **state)
 	expect_parse(f, T_FILE_BYTES, LB_EINITSIZE, NULL);
 	wr(f, O_XLOADFLAGS, 2, 0);
 	expect_parse(f, T_FILE_BYTES, LB_E32BIT, NULL);
-	expect_parse(f, T_FILE_BYTES - 1, LB_ETRUNCATED, NULL);
+	expect_parse(f, T_FILE_BYTES - 16, LB_ETRUNCATED, NULL);
 	wr(f, O_VERSION, 2, 0x0200);
-	expect_parse(f, T_FILE_BYTES - 1, LB_EVERSION, NULL);
+	expect_parse(f, T_FILE_BYTES - 16, LB_EVERSION, NULL);
 	memcpy(f + O_MAGIC, "HdrX", 4);
-	expect_parse(f, T_FILE_BYTES - 1, LB_EMAGIC, NULL);
+	expect_parse(f, T_FILE_BYTES - 16, LB_EMAGIC, NULL);
 	free(f);
 }
 
@@ -585,6 +623,50 @@ static void test_linuxboot_e820_type_of_every_efi_type(void **state)
 	assert_int_equal(lb_e820_type(16), 2);
 	assert_int_equal(lb_e820_type(0x70000000), 2);
 	assert_int_equal(lb_e820_type(UINT32_MAX), 2);
+}
+
+/*
+ * EFI_MEMORY_SP on RAM makes it soft-reserved (0xefffffff), on other
+ * types nothing; soft-reserved neighbours merge like any type, not with RAM.
+ */
+static void test_linuxboot_e820_specific_purpose_memory_soft_reserved(void **state)
+{
+	const uint64_t sp = UINT64_C(1) << 18, wb = 0x8;
+	struct pt_mem_range r[] = {
+		{ 0x100000, 0x100000, PT_EFI_CONVENTIONAL, wb },
+		{ 0x200000, 0x100000, PT_EFI_CONVENTIONAL, wb | sp },
+		{ 0x300000, 0x100000, PT_EFI_BS_DATA, wb | sp },         /* touching: merged */
+		{ 0x400000, 0x100000, PT_EFI_CONVENTIONAL, wb },
+		{ 0x500000, 0x100000, PT_EFI_ACPI_RECLAIM, wb | sp },    /* not RAM: stays ACPI */
+		{ 0x600000, 0x100000, PT_EFI_RT_DATA, wb | sp },         /* stays reserved */
+	};
+	struct lb_e820 out[8];
+	struct pt_memmap m;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.range = r;
+	m.n = m.cap = NR(r);
+	assert_int_equal(lb_e820_of(&r[1]), 0xefffffffu);
+	assert_int_equal(lb_e820_of(&r[0]), 1);
+	assert_int_equal(lb_e820_build(&m, out, 8), 5);
+	assert_int_equal(out[0].type, 1);
+	assert_true(out[1].addr == 0x200000 && out[1].size == 0x200000 && out[1].type == 0xefffffffu);
+	assert_int_equal(out[2].type, 1);
+	assert_int_equal(out[3].type, 3);
+	assert_int_equal(out[4].type, 2);
+}
+
+/* Unaccepted memory and undefined types have no e820 equivalent; the rest do. */
+static void test_linuxboot_e820_exact_equivalents(void **state)
+{
+	(void)state;
+	for (uint32_t t = 0; t <= 14; t++)
+		if (!lb_e820_exact(t))
+			fail_msg("EFI type %u said to have no e820 equivalent", t);
+	assert_false(lb_e820_exact(15));
+	assert_false(lb_e820_exact(16));
+	assert_false(lb_e820_exact(0x80000000u));
 }
 
 /* One range of each EFI type, none touching: one e820 entry each, in order. */
@@ -1047,6 +1129,76 @@ static void test_linuxboot_params_without_framebuffer_screen_info_is_zero(void *
 	free(f);
 }
 
+/*
+ * efi_info as a 64-bit EFI loader fills it: "EL64", the system table and
+ * memory map split into halves, descriptor size and version as given; and
+ * secure_boot.  Read back at zero-page.rst's offsets.
+ */
+static void test_linuxboot_params_efi_info(void **state)
+{
+	struct lb_kernel k;
+	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
+	struct lb_load ld;
+	struct lb_efi efi = {
+		.systab_pa = UINT64_C(0x17fbee018),
+		.memmap_pa = UINT64_C(0x27e5a3000),
+		.memmap_bytes = 0x1b30,
+		.desc_size = 48,
+		.desc_version = 1,
+		.secure_boot = 3,
+	};
+
+	(void)state;
+	memset(&ld, 0, sizeof(ld));
+	ld.efi = &efi;
+	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
+	assert_memory_equal(zp + O_EFI_INFO, "EL64", 4);
+	assert_int_equal(rd(zp, O_EFI_INFO + 0x04, 4), 0x7fbee018);    /* efi_systab */
+	assert_int_equal(rd(zp, O_EFI_INFO + 0x08, 4), 48);            /* efi_memdesc_size */
+	assert_int_equal(rd(zp, O_EFI_INFO + 0x0c, 4), 1);             /* efi_memdesc_version */
+	assert_int_equal(rd(zp, O_EFI_INFO + 0x10, 4), 0x7e5a3000);    /* efi_memmap */
+	assert_int_equal(rd(zp, O_EFI_INFO + 0x14, 4), 0x1b30);        /* efi_memmap_size */
+	assert_int_equal(rd(zp, O_EFI_INFO + 0x18, 4), 1);             /* efi_systab_hi */
+	assert_int_equal(rd(zp, O_EFI_INFO + 0x1c, 4), 2);             /* efi_memmap_hi */
+	assert_int_equal(rd(zp, O_SECURE_BOOT, 1), 3);
+	/* nothing else outside the header */
+	expect_zero(zp, 0, O_EFI_INFO);
+	expect_zero(zp, O_EFI_INFO + 0x20, O_SECURE_BOOT);
+	expect_zero(zp, O_SECURE_BOOT + 1, O_SETUP_SECTS);
+
+	efi.secure_boot = 2;
+	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
+	assert_int_equal(rd(zp, O_SECURE_BOOT, 1), 2);
+
+	/* without efi_info: no signature, no secure_boot */
+	ld.efi = NULL;
+	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
+	expect_zero(zp, O_EFI_INFO, O_SETUP_SECTS);
+	free(zp);
+	free(f);
+}
+
+/* Protocol 2.12 and 2.13 have no acpi_rsdp_addr: it stays zero there. */
+static void test_linuxboot_params_acpi_rsdp_from_protocol_2_14(void **state)
+{
+	struct lb_kernel k;
+	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
+	struct lb_load ld;
+
+	(void)state;
+	memset(&ld, 0, sizeof(ld));
+	ld.acpi_rsdp = UINT64_C(0x7fb7e014);
+	for (uint16_t v = 0x020c; v <= 0x020f; v++) {
+		k.version = v;
+		lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
+		if (rd(zp, O_ACPI_RSDP, 8) != (v >= 0x020e ? ld.acpi_rsdp : 0))
+			fail_msg("protocol 0x%04x: acpi_rsdp_addr 0x%llx", v,
+				 (unsigned long long)rd(zp, O_ACPI_RSDP, 8));
+	}
+	free(zp);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1062,6 +1214,7 @@ int main(void)
 		cmocka_unit_test(test_linuxboot_kernel_without_64_bit_entry_refused),
 		cmocka_unit_test(test_linuxboot_init_size_smaller_than_kernel_refused),
 		cmocka_unit_test(test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused),
+		cmocka_unit_test(test_linuxboot_syssize_rounded_up_to_a_paragraph),
 		cmocka_unit_test(test_linuxboot_first_fault_in_header_order_reported),
 		cmocka_unit_test(test_linuxboot_five_levels_need_xlf_5level),
 		cmocka_unit_test(test_linuxboot_cmdline_up_to_cmdline_size),
@@ -1072,6 +1225,8 @@ int main(void)
 		cmocka_unit_test(test_linuxboot_slot_must_end_at_or_below_limit),
 		cmocka_unit_test(test_linuxboot_slot_none_found),
 		cmocka_unit_test(test_linuxboot_e820_type_of_every_efi_type),
+		cmocka_unit_test(test_linuxboot_e820_specific_purpose_memory_soft_reserved),
+		cmocka_unit_test(test_linuxboot_e820_exact_equivalents),
 		cmocka_unit_test(test_linuxboot_e820_build_maps_every_type),
 		cmocka_unit_test(test_linuxboot_e820_build_merges_touching_ranges_of_one_type),
 		cmocka_unit_test(test_linuxboot_e820_build_cap_counts_entries_not_ranges),
@@ -1085,6 +1240,8 @@ int main(void)
 		cmocka_unit_test(test_linuxboot_params_screen_info_for_an_rgb_framebuffer),
 		cmocka_unit_test(test_linuxboot_params_screen_info_base_above_4g),
 		cmocka_unit_test(test_linuxboot_params_without_framebuffer_screen_info_is_zero),
+		cmocka_unit_test(test_linuxboot_params_efi_info),
+		cmocka_unit_test(test_linuxboot_params_acpi_rsdp_from_protocol_2_14),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
