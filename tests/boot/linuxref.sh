@@ -303,6 +303,7 @@ fi
 # ---- judge memtest86+ ----------------------------------------------------------------------
 
 boot_result memtest
+fails=$BOOT_FAIL
 judge_chat memtest "memtest86+x64.bin started on ptlab's hand-off and runs test #0 with 0 errors"
 check_log '^ptlab: handing over to Linux$' "$BOOT_LOG" "memtest: ptlab handed over"
 if python3 -c '
@@ -318,7 +319,14 @@ sys.exit(1 if bad or not errs else 0)' "$HERE" "$BOOT_LOG" >"$BOOT_DIR/memtest.e
 else
 	fail "memtest: $(cat "$BOOT_DIR/memtest.errs")"
 fi
-[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 10
+# its screen, cleaned as serialchat reads it (a cursor move starts a line)
+if [ "$BOOT_FAIL" -gt "$fails" ]; then
+	python3 -c 'import sys
+sys.path.insert(0, sys.argv[1])
+import serialchat
+for l in serialchat.clean(open(sys.argv[2], "rb").read())[-15:]:
+    print("# " + l)' "$HERE" "$BOOT_LOG"
+fi
 
 # ---- judge the menus ---------------------------------------------------------------------------
 
