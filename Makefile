@@ -185,6 +185,7 @@ help:
 	@echo '  run                 boot $(RUN_DIR)/run.img under QEMU/OVMF (ends with the run), serial on stdio and in $(RUN_DIR)/serial.log;'
 	@echo '                      verdict from the serial log and the report files'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
+	@echo '                      KERNEL=PATH [INITRD="A B"] [CMDLINE="..."]: boot that kernel on the checked tables'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
 	@echo '  check-layers        prove efi/'"'"'s folders depend on each other as mk/layers.txt says,'
@@ -507,6 +508,19 @@ $(RUN_NSH): startup.nsh mk/run-startup.sed FORCE
 	$(Q)sed -f mk/run-startup.sed startup.nsh | \
 		sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') >$@
 
+# make run KERNEL=PATH [INITRD="A B"] [CMDLINE="..."]: the kernel and the
+# initrds go onto the run image and \ptlab.cfg boots them on the checked
+# tables (--mode=handoff --kernel=... --initrd=... "--cmdline=...", the
+# command line one word of the option tokenizer: mk/image.sh).  CMDLINE
+# defaults to console=ttyS0 here, so the kernel talks on the serial port
+# "make run" shows; CMDLINE= passes an empty one.  The values reach the
+# script through the environment as written ($(value ...): make expands
+# nothing in them), never as shell text.
+RUN_CMDLINE_GIVEN := $(if $(filter undefined,$(origin CMDLINE)),,1)
+
+$(RUN_IMAGE): export PTLAB_RUN_KERNEL = $(value KERNEL)
+$(RUN_IMAGE): export PTLAB_RUN_INITRD = $(value INITRD)
+$(RUN_IMAGE): export PTLAB_RUN_CMDLINE = $(if $(RUN_CMDLINE_GIVEN),$(value CMDLINE),console=ttyS0)
 $(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps-run
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(EFI_APP) $(RUN_NSH) '$(subst ','\'',$(strip $(ARGS) $(RUN_END)))'

@@ -14,6 +14,9 @@
 #   fail        a run failed, aborted, checked nothing or was refused
 #   no verdict  no closing line at all (exit status 2)
 #
+# A run that handed over to Linux is said to have done so, with the number
+# of lines the kernel wrote after it (the verdict is still ptlab's own).
+#
 # Prints "ptlab: verdict: ..." as its last line; exits 0 only on a pass.
 set -uo pipefail
 
@@ -33,6 +36,13 @@ if [ -f "$img" ] && command -v mdir >/dev/null 2>&1; then
 		echo "ptlab: report file \\$f: ${last:-(no closing line)}"
 		[ -n "$last" ] && files+=("$last")
 	done
+fi
+
+# a hand-off run that booted a kernel (make run KERNEL=...): what followed
+handed=$(python3 "$report_py" clean "$log" 2>/dev/null |
+	sed -n '/^ptlab: handing over to Linux$/,$p' | wc -l)
+if [ "$handed" -gt 0 ]; then
+	echo "ptlab: handed over to Linux; the kernel wrote $((handed - 1)) line(s) on the serial port after it"
 fi
 
 if [ "${#lines[@]}" -eq 0 ]; then

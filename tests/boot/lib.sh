@@ -132,7 +132,8 @@ boot_done()
 
 # boot_run [--img IMG] [--log LOG] [--cpu CPU] [--mem MEM] [--smp N]
 #          [--cfg ARGS] [--timeout S] [--usb] [--machine M] [--bios ROM]
-#          [--code CODE --vars VARS] [--serial SPEC] [-- QEMU_ARGS...]
+#          [--code CODE --vars VARS] [--serial SPEC] [--serial-pipe PIPE]
+#          [-- QEMU_ARGS...]
 #
 # Boot a private copy of IMG (default $PTLAB_IMG) with a fresh copy of the
 # firmware variables, serial output to LOG (default $BOOT_DIR/serial.log).
@@ -144,12 +145,17 @@ boot_done()
 # flash; --code/--vars use other OVMF flash files (Secure Boot, 2 MiB);
 # --serial gives COM1 another QEMU backend than the file LOG (which then
 # stays empty), e.g. unix:SOCKET.
+# --serial-pipe makes COM1 the FIFOs PIPE.in and PIPE.out (made here):
+# tests/boot/serialchat.py reads and types there and keeps the log (--log
+# LOG names that file).  A FIFO, not a socket: a socket takes a few hundred
+# of the UART's one-byte writes before the sender must wait, and firmware
+# waiting on a busy transmitter gives up and drops what it writes.
 boot_run()
 {
 	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
 	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0 pid
-	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS serial=
-	local -a disk fw
+	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS serial= pipe=
+	local -a disk fw serial_args
 
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -166,6 +172,7 @@ boot_run()
 		--code) code=$2; shift 2 ;;
 		--vars) vars=$2; shift 2 ;;
 		--serial) serial=$2; shift 2 ;;
+		--serial-pipe) pipe=$2; shift 2 ;;
 		--) shift; break ;;
 		*) echo "boot_run: unknown option $1" >&2; return 2 ;;
 		esac
@@ -197,6 +204,13 @@ boot_run()
 			::/ptlab.cfg || return 2
 	fi
 
+	if [ -n "$pipe" ]; then
+		rm -f -- "$pipe.in" "$pipe.out"
+		mkfifo -- "$pipe.in" "$pipe.out" || return 2
+		serial_args=(-chardev pipe,id=com1,path="$pipe" -serial chardev:com1)
+	else
+		serial_args=(-serial "$serial")
+	fi
 	if [ "$usb" = 1 ]; then
 		disk=(-device qemu-xhci -drive if=none,id=stick,format=raw,file="$BOOT_IMG_COPY"
 		      -device usb-storage,drive=stick)
@@ -207,7 +221,7 @@ boot_run()
 	timeout -k 10 "$tmo" "$QEMU" \
 		-machine "$machine",accel=tcg -cpu "$cpu" -m "$mem" -smp "$smp" \
 		"${fw[@]}" "${disk[@]}" \
-		-serial "$serial" -display none -monitor none \
+		"${serial_args[@]}" -display none -monitor none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot "$@" </dev/null >"$run/qemu.out" 2>&1 &
 	pid=$!
