@@ -176,7 +176,7 @@ judge_efi()
 	local tag=$1 rt=${2:-} vendor var
 	if init_lines "$BOOT_LOG" | grep -q '^init: ok - /sys/firmware/efi/systab lists the configuration tables' &&
 	   { [ -n "$rt" ] || [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: efi-runtime: //p')" = 1 ]; }; then
-		pass "$tag: /sys/firmware/efi/systab and /sys/firmware/efi/runtime exist: the kernel took the system table from efi_info and kept runtime services"
+		pass "$tag: /sys/firmware/efi/systab exists: the kernel took the system table from efi_info (runtime services: ${rt:-kept, /sys/firmware/efi/runtime})"
 	else
 		fail "$tag: no /sys/firmware/efi/systab with ACPI20= or no runtime services: $(init_lines "$BOOT_LOG" | grep 'efi/systab\|efi-runtime' | head -n 2)"
 	fi
