@@ -336,7 +336,7 @@ static void ap_checks(struct smp_cpu *c)
 {
 	struct smp_shared *sh = c->sh;
 	uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(uintptr_t)
-		(PT_IMAGE_BASE + ((uint64_t)(uintptr_t)smp_alias_callee - sh->image_base));
+		(sh->image_va + ((uint64_t)(uintptr_t)smp_alias_callee - sh->image_base));
 	volatile uint64_t *e = (volatile uint64_t *)(uintptr_t)c->ad_pte_pa;
 	struct smp_obs o;
 
@@ -1009,7 +1009,7 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 			    (unsigned long long)pattern_of(c->own_pa), (unsigned long long)c->alias_write);
 	if (c->call_got == (uint64_t)c->apic * 5 + 7)
 		report_ok(p->rep, "smp %s: a call through the image alias at 0x%llx returned", n,
-			  (unsigned long long)PT_IMAGE_BASE);
+			  (unsigned long long)c->sh->image_va);
 	else
 		report_fail(p->rep, "smp %s: the image alias call returned 0x%llx, expected 0x%llx", n,
 			    (unsigned long long)c->call_got, (unsigned long long)c->apic * 5 + 7);

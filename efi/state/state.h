@@ -78,6 +78,11 @@ struct ptlab_build {
 	unsigned levels;             /* of the hierarchies built (4 or 5) */
 	struct pt_memmap map;
 	struct pt_image image;
+	/*
+	 * Where the plan maps the image again: PT_IMAGE_BASE, unless the
+	 * kernel hand-off needs that range for the kernel (core/limine.c).
+	 */
+	uint64_t image_va;
 	struct pt_mat mat;           /* the Memory Attributes Table (n = 0: none; hand-off) */
 	struct pt_plan plan;
 	/* The frame pool: AllocatePages'd pages handed to pt_frames. */
