@@ -139,7 +139,7 @@ extern const uint64_t lm_req_ids[LM_REQ_COUNT][2];
 /*
  * Responses.  Every one starts with its revision; the revisions ptlab
  * gives are LM_RESP_REV_* below (the framebuffer's 1 carries video modes,
- * the module's 1 honours internal modules, the paging mode's 0).
+ * the module's stays 0: a 1 would say internal modules were loaded).
  */
 struct lm_resp_bootloader_info {
 	uint64_t revision;
@@ -322,7 +322,7 @@ struct lm_resp_kernel_address {
 /* The response revisions ptlab gives. */
 #define LM_RESP_REV_DEFAULT      0u
 #define LM_RESP_REV_FRAMEBUFFER  1u
-#define LM_RESP_REV_MODULE       1u
+#define LM_RESP_REV_MODULE       0u   /* internal modules are not loaded */
 #define LM_FILE_REV              0u
 
 _Static_assert(sizeof(struct lm_resp_bootloader_info) == 24, "bootloader info");

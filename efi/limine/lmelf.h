@@ -74,11 +74,15 @@ struct lm_elf {
  * bytes inside the file, p_filesz <= p_memsz, p_vaddr == p_offset modulo
  * the page, no two segments overlapping in memory, powers of two for
  * p_align, and after the slide no segment below LM_KERNEL_MIN_VA nor
- * past the top of the address space, a span within @max_span, the entry
- * inside an executable segment; for ET_DYN every relocation is
+ * past the top of the address space, no page shared by two segments of
+ * different permissions (W^X page by page), a span within @max_span; for
+ * ET_DYN every relocation is
  * R_X86_64_RELATIVE (or a DT_RELR word) and targets 8 bytes inside a
  * segment.  A position-independent kernel linked below LM_KERNEL_MIN_VA
- * gets the minimum slide LM_KERNEL_MIN_VA (plus @kaslr).
+ * gets the minimum slide LM_KERNEL_MIN_VA (plus @kaslr).  The entry is
+ * not judged here: the caller checks the one it uses (e_entry or the
+ * entry point request's) with lm_elf_seg_of().  Writable and executable
+ * segments are reported (flags), not refused: that is the caller's policy.
  *
  * Returns 0, or -1 with @e's content undefined and the reason in @why.
  */

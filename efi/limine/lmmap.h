@@ -69,7 +69,7 @@ unsigned lm_map_bound(const struct lm_map_in *in);
  *
  * Returns 0, or -1 with @why set and *@n undefined: a list range empty or
  * wrapping, a reclaimable or kernel range on a page the firmware map does
- * not give as RAM (usable, reclaimable or ACPI-reclaimable by the table),
+ * not give as RAM (usable or bootloader-reclaimable by the table),
  * two list ranges overlapping, @cap too small.
  */
 int lm_map_build(const struct lm_map_in *in, struct lm_memmap_entry *out, unsigned cap,

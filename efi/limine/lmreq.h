@@ -20,8 +20,10 @@
 
 #include "limine/limine.h"
 
-/* The base revisions ptlab honours: all the specification defines. */
-#define LM_BASE_REV_LOWEST   0u
+/*
+ * The base revisions ptlab honours: all the specification defines, 0 to
+ * 2.  None has been dropped, so no revision is ever refused.
+ */
 #define LM_BASE_REV_HIGHEST  2u
 
 /* One request found. */
@@ -64,7 +66,7 @@ const char *lm_req_name(unsigned kind);
  * and before the first end marker following it.  A base revision above
  * LM_BASE_REV_HIGHEST is not honoured: the hand-off follows
  * LM_BASE_REV_HIGHEST and the tag stays as it is, as the specification
- * says; one below LM_BASE_REV_LOWEST would be refused.
+ * says.
  *
  * Returns 0, or -1 with the reason in @why: the same request twice, two
  * base revision tags, a request cut by the end of the area.  The block is

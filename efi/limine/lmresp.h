@@ -24,6 +24,8 @@
 #define LM_MAX_CPUS     1024u
 #define LM_MAX_MODULES  64u
 #define LM_MAX_FBS      8u
+#define LM_MAX_MODES    1024u   /* video modes per framebuffer */
+#define LM_MAX_EDID     65536u
 
 /* A file the loader read and placed (the kernel's, or a module). */
 struct lm_file_in {
@@ -104,9 +106,13 @@ struct lm_answer {
  * withdrawn terminal are left unanswered, as unknown requests are.
  * Every lm_smp_info's goto_address is 0.
  *
+ * The module response is of revision 0: internal modules are not loaded.
  * The buffer is filled first; the image is written only when everything
- * fitted.  Returns 0, or -1 with @why set (buffer too small, a count
- * above its LM_MAX_*, a string missing) and the image unchanged.
+ * fitted: each answered request's response pointer, then the base
+ * revision tag's answer (lm_base_rev_commit()).  Returns 0, or -1 with
+ * @why set (buffer too small or not 8-byte aligned, a count above its
+ * LM_MAX_*, a string missing, the BSP not among the CPUs, a memory map
+ * asked for and none given) and the image unchanged.
  */
 int lm_respond(const struct lm_machine *m, const struct lm_requests *r, uint8_t *img,
 	uint8_t *buf, uint64_t buf_pa, uint64_t buf_len, struct lm_answer *a,
