@@ -430,19 +430,17 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 		e->slide += kaslr & ~(e->align - 1);
 	}
 	e->va = lo + e->slide;
-	if (e->va < lo)
-		return refuse(why, whylen, "slide 0x%llx takes the block at 0x%llx past the top of the address space",
-			(ull)e->slide, (ull)lo);
+	if (e->va < lo || e->va + e->span - 1 < e->va)
+		return refuse(why, whylen, "load block at 0x%llx (+0x%llx) slid by 0x%llx runs past the top of the address space",
+			(ull)lo, (ull)e->span, (ull)e->slide);
 	for (unsigned i = 0; i < e->nseg; i++) {
 		e->seg[i].va += e->slide;
+		/* the block's va is the lowest segment's page: at or above it too */
 		if (e->seg[i].va < LM_KERNEL_MIN_VA)
 			return refuse(why, whylen, "segment at 0x%llx is below 0xffffffff80000000 (lower-half kernels are not supported)",
 				(ull)e->seg[i].va);
 		e->seg[i].off = e->seg[i].va - e->va;
 	}
-	if (e->va < LM_KERNEL_MIN_VA || e->va + e->span - 1 < e->va)
-		return refuse(why, whylen, "load block [0x%llx, +0x%llx) does not fit between 0xffffffff80000000 and the top of the address space",
-			(ull)e->va, (ull)e->span);
 	e->entry = lm_ld64(file + E_ENTRY) + e->slide;
 	if (e->type == LM_ET_DYN && dyn)
 		return plan_relocs(file, size, dyn_off, dyn_len, e, why, whylen);
