@@ -5,7 +5,7 @@
  *
  *  1. before ExitBootServices: the file read whole from the boot volume,
  *     its protocol recognised from its bytes (a bzImage's "HdrS" at 0x202:
- *     Linux, linux.c; an ELF file: the Limine protocol (not yet); anything
+ *     Linux, linux.c; an ELF file: the Limine protocol, limine.c; anything
  *     else refused, saying what it looked like), the protocol's load
  *     placing everything in pages from kernel_alloc() (owned by the
  *     application and recorded, so a refusal gives back every one);
@@ -51,8 +51,8 @@ static const struct kernel_proto *recognise(const uint8_t *b, uint64_t len, char
 	if (len >= HDRS_OFF + 4 && le32(b + HDRS_OFF) == HDRS_MAGIC)
 		return &kernel_linux;
 	if (len >= 4 && le32(b) == ELF_MAGIC)
-		fmt_snprintf(why, n, "an ELF file: no Limine-protocol loader in this build");
-	else if (len >= 2 && b[0] == 'M' && b[1] == 'Z')
+		return &kernel_limine;
+	if (len >= 2 && b[0] == 'M' && b[1] == 'Z')
 		fmt_snprintf(why, n, "a PE/COFF image without a Linux setup header (no \"HdrS\" at "
 			     "0x202): neither a bzImage nor an ELF file");
 	else if (len >= 6 && b[0] == '0' && b[1] == '7' && b[2] == '0' && b[3] == '7' &&

@@ -192,6 +192,17 @@ unsigned smp_handoff_init_aps(struct ptlab *p);
 int smp_handoff_live(struct ptlab *p);
 
 /*
+ * A kernel that takes its APs parked (the Limine protocol), after
+ * smp_handoff_init_aps(): SIPI-SIPI CPU @index (an AP) through the
+ * trampoline onto @cr3 (below 4 GiB), to call entry(@arg) on @stack_top;
+ * true once *@arrived became non-zero (the entry's first word of life),
+ * within 10 s.  Else the AP is sent INIT again and false returned.  One
+ * AP at a time: the trampoline's data page is shared.
+ */
+bool smp_handoff_start_at(struct ptlab *p, unsigned index, uint64_t cr3, uint64_t stack_top,
+			  uint64_t arg, uint64_t entry, const volatile uint32_t *arrived);
+
+/*
  * Every CPU on the built tables (smp_fw.c): per-CPU checks on each AP,
  * shootdowns by IPI, a churn read by the APs.  smp_run: the firmware
  * mode's, through MP services (boot services needed).  smp_handoff_run:

@@ -175,6 +175,7 @@ struct ptlab_kernel {
 	const struct kernel_proto *proto;   /* core/kernel.h: the file's protocol */
 	struct pt_range alloc[PTLAB_KERNEL_ALLOC_MAX];   /* every page taken for it (va = pa) */
 	unsigned nalloc;
+	void *priv;                  /* the protocol's own state, in pages of ours (limine.c) */
 	uint64_t load_pa;            /* the protected-mode kernel, kernel_alignment aligned */
 	uint64_t init_bytes;         /* init_size, page-rounded */
 	/*
