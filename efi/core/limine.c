@@ -1036,6 +1036,16 @@ static void park_aps(struct ptlab *p, struct lim *l)
 			    "in 32-bit mode", (unsigned long long)p->build.our_cr3);
 		return;
 	}
+	/*
+	 * The trampoline's code page executable while the APs pass through
+	 * it, no-execute again after: the tables handed over stay the
+	 * checked plan.
+	 */
+	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_EXEC, NULL)) {
+		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not be made "
+			    "executable", (unsigned long long)sh->tramp_pa);
+		return;
+	}
 	smp_handoff_init_aps(p);
 	for (unsigned i = 0; i < l->ncpu; i++) {
 		unsigned c = 0;
@@ -1069,6 +1079,9 @@ static void park_aps(struct ptlab *p, struct lim *l)
 		if (b->cr3 != p->build.our_cr3 || (inject_on(p, &check_limine_aps) && aps == 1))
 			wrong++;
 	}
+	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_WRITE, NULL))
+		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not be made "
+			    "no-execute again", (unsigned long long)sh->tramp_pa);
 	l->parked = aps - lost - wrong;
 	if (!lost && !wrong)
 		report_ok(p->rep, "limine: %u AP(s) parked on the tables handed over (CR3 0x%llx), "
