@@ -12,6 +12,9 @@
  *  4 the base revision tag answered (word 3 = 0)     return address 0)
  *  5 HHDM response, offset in the higher half     9 the kernel address
  *  6 memory map response with entries                response names our va
+ *                                                 10 a pointer in the data (a
+ *                                                    relocation when linked
+ *                                                    -pie) holds _start's address
  */
 	.section .text, "ax"
 	.globl	_start
@@ -48,6 +51,9 @@ _start:
 	andq	$~0xfff, %rbx
 	cmpq	%rbx, 16(%rax)
 	jne	fail9
+	leaq	_start(%rip), %rbx
+	cmpq	%rbx, self_ptr(%rip)
+	jne	fail10
 	/* every AP to ap_entry, then wait for all of them */
 	movq	smp_req+40(%rip), %rax
 	testq	%rax, %rax
@@ -119,6 +125,8 @@ fail7:	movb	$0x47, %al
 fail8:	movb	$0x48, %al
 	jmp	out
 fail9:	movb	$0x49, %al
+	jmp	out
+fail10:	movb	$0x4a, %al
 out:	outb	%al, $0xf4
 halt:	cli
 	hlt
@@ -141,5 +149,7 @@ kaddr_req:
 	.quad	0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x71ba76863cc55f63, 0xb2644a48c516a487, 0, 0
 ap_count:
 	.quad	0
+self_ptr:
+	.quad	_start
 
 	.section .note.GNU-stack, "", @progbits
