@@ -19,7 +19,7 @@
  *   3. add the buffer to in->reclaim, lm_map_build() the map (n entries
  *      at most), then lm_respond() for real with it.
  *
- * Counting reads no entry of the lists, only their counts and strings.
+ * Counting reads no memory map entry, only their count.
  */
 #ifndef PTLAB_EFI_LMRESP_H
 #define PTLAB_EFI_LMRESP_H

@@ -415,6 +415,24 @@ static void test_limine_resp_newer_base_revision_not_answered(void **state)
 	assert_true(rd(img, 0x3010, 8) == 7);
 }
 
+static void test_limine_resp_count_with_a_bound_on_the_map(void **state)
+{
+	struct lm_requests r;
+	struct lm_machine m;
+	struct lm_answer three, ten;
+	static const struct lm_memmap_entry junk[1];
+
+	(void)state;
+	image(&r);
+	machine(&m);
+	assert_int_equal(lm_respond(&m, &r, NULL, NULL, BUF_PA, 0, &three, why, sizeof(why)), 0);
+	m.map = junk;         /* counting reads no entry: a bound of 10 over 1 entry */
+	m.nmap = 10;
+	assert_int_equal(lm_respond(&m, &r, NULL, NULL, BUF_PA, 0, &ten, why, sizeof(why)), 0);
+	/* each entry more: one pointer and one 24-byte entry */
+	assert_true(ten.used == three.used + 7 * (8 + 24));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_limine_resp_missing_data_left_unanswered),
 		cmocka_unit_test(test_limine_resp_refusals_change_nothing),
 		cmocka_unit_test(test_limine_resp_newer_base_revision_not_answered),
+		cmocka_unit_test(test_limine_resp_count_with_a_bound_on_the_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
