@@ -542,6 +542,11 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 	}
 	l = (struct lim *)(uintptr_t)pa;
 	p->kern.priv = l;
+	if (p->opts.initrd[0]) {
+		report_fail(p->rep, "limine: kernel %s refused: --initrd is the Linux protocol's; a "
+			    "Limine-protocol kernel takes --module", f->path);
+		return PT_EINVAL;
+	}
 	slash_path(l->kpath, sizeof(l->kpath), f->path);
 	if (!load_kernel(p, l, f) || !load_modules(p, l, b->li))
 		return PT_EINVAL;

@@ -14,6 +14,8 @@
 #         (the APs reached it), and writes its line to the debug console
 #  pie    -smp 2 --kaslr: the position-independent kernel slid by a random
 #         amount above the minimum slide, its relocation applied
+#  five   -cpu max -smp 2 --levels=5: the kernel asking for 5-level paging
+#         entered with CR4.LA57, as the paging mode response says
 #  faults --inject=limine-digest,limine-segment,limine-entry: each fails
 #         exactly its check, nothing is handed over
 #  park   --inject=limine-park, -smp 2: the AP check fails, nothing handed over
@@ -40,7 +42,9 @@ mkdir -p "$k"
 if ! as --64 -o "$k/mini.o" "$MINI/mini.S" ||
    ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini.elf" "$k/mini.o" ||
    ! ld -nostdlib -pie --no-dynamic-linker -z max-page-size=0x1000 -z text -T "$MINI/pie.ld" \
-	-o "$k/pie.elf" "$k/mini.o"; then
+	-o "$k/pie.elf" "$k/mini.o" ||
+   ! as --64 --defsym PAGING5=1 -o "$k/mini5.o" "$MINI/mini.S" ||
+   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini5.elf" "$k/mini5.o"; then
 	fail "the minimal kernel could not be assembled and linked (binutils)"
 	boot_done
 	exit
@@ -58,7 +62,7 @@ put()
 img=$BOOT_DIR/limine.img
 cp -- "$PTLAB_IMG" "$img"
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
-for f in mini.elf pie.elf $CASES; do
+for f in mini.elf pie.elf mini5.elf $CASES; do
 	put "$img" "$k/$f" "/boot/$f"
 done
 run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
@@ -69,6 +73,7 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 	done
 	printf '%s --kernel=\\boot\\mini.elf --module=\\boot\\nothere,text\n' "$run"
 	printf '%s --levels=5 --kernel=\\boot\\mini.elf\n' "$run"
+	printf '%s --kernel=\\boot\\mini.elf --initrd=\\boot\\pie.elf\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
 } >"$k/startup.nsh"
 rimg=$BOOT_DIR/refuse.img
@@ -81,11 +86,12 @@ boot_bg good --img "$img" --cpu max --smp 4 --timeout "$T" \
 	-- -debugcon "file:$BOOT_DIR/good.debugcon"
 boot_bg pie --img "$img" --smp 2 --timeout "$T" --cfg "$base --kaslr --kernel=\\boot\\pie.elf"
 boot_wait
+boot_bg five --img "$img" --cpu max --smp 2 --timeout "$T" --cfg "$base --levels=5 --kernel=\\boot\\mini5.elf"
 boot_bg faults --img "$img" --smp 2 --timeout "$T" \
 	--cfg "$base --inject=limine-digest,limine-segment,limine-entry --kernel=\\boot\\mini.elf"
+boot_wait
 boot_bg park --img "$img" --smp 2 --timeout "$T" \
 	--cfg "$base --inject=limine-park --kernel=\\boot\\mini.elf"
-boot_wait
 boot_bg refuse --img "$rimg" --cpu max --mem 512M --timeout "$T" \
 	--cfg "--mode=handoff --end=return --kernel=\\boot\\arm"
 boot_wait
@@ -121,6 +127,15 @@ check_status "$st" 99 "pie: the slid kernel ran, its relocation applied (isa-deb
 check_log '^# limine-load: kernel=\\boot\\pie.elf type=dyn load=0x[0-9a-f]+\+0x[0-9a-f]+ va=0xffffffff[89a-f][0-9a-f]{7} slide=0xffffffff[89a-f][0-9a-f]{7} from (rdseed|rdrand|EFI_RNG_PROTOCOL)' \
 	"$BOOT_LOG" "pie: slid from the minimum slide by a random amount, the source named"
 check_log "$HANDED" "$BOOT_LOG" "pie: handed over"
+
+# ---- five ----
+boot_result five
+st=$?
+check_status "$st" 99 "five: the kernel ran on 5-level paging, as its paging mode response says (isa-debug-exit 0x31)"
+check_log '^# limine-load: kernel=\\boot\\mini5.elf .* levels=5 ' "$BOOT_LOG" "five: loaded for 5 levels"
+check_log '^ok [0-9]+ - limine: 1 AP\(s\) parked on the tables handed over' "$BOOT_LOG" \
+	"five: the AP parked on the 5-level tables"
+check_log "$HANDED" "$BOOT_LOG" "five: handed over"
 
 # ---- faults ----
 boot_result faults
@@ -173,10 +188,12 @@ check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: sta
 	"$BOOT_LOG" "refuse: a missing module refused with the firmware's status"
 refused mini.elf 'the run has 5-level paging \(--levels\) and the kernel has no paging mode request \(4 levels only\)' \
 	"5 levels asked of a kernel that allows 4"
-if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 9 ]; then
-	pass "refuse: all 9 runs kept boot services"
+refused mini.elf "--initrd is the Linux protocol's; a Limine-protocol kernel takes --module" \
+	"an initrd given to a Limine-protocol kernel"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 10 ]; then
+	pass "refuse: all 10 runs kept boot services"
 else
-	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 9 runs kept boot services"
+	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 10 runs kept boot services"
 fi
 check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "refuse: the firmware went on after the last refusal"
 check_no_log "$HANDED" "$BOOT_LOG" "refuse: nothing handed over"
