@@ -144,7 +144,7 @@ check_status "$st" 35 "faults: the run ended with a failure (status 0x11)"
 check_log '^not ok [0-9]+ - limine: the tables to hand over differ from the checked build' \
 	"$BOOT_LOG" "faults: limine-digest (page 0 mapped before the comparison) fails the digest check"
 check_log "^not ok [0-9]+ - limine: 1 of [0-9]+ pages of the kernel's segments are not mapped as the file says" \
-	"$BOOT_LOG" "faults: limine-segment (a page's W flipped) fails the segment check"
+	"$BOOT_LOG" "faults: limine-segment (a page's X flipped) fails the segment check"
 check_log "^not ok [0-9]+ - limine: the kernel's entry 0xffffffff80000000 reads 15 of 16 bytes as in the file" \
 	"$BOOT_LOG" "faults: limine-entry (an expected entry byte flipped) fails the read-back"
 if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 3 ]; then
