@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel hand-off (kernel.c), shared by every boot protocol: the
+ * The kernel hand-off (kernel.c, with kalloc.c), shared by every boot protocol: the
  * --kernel file read and its format recognised from its bytes, every page
  * a protocol places things in taken from one allocator that records it,
  * the checked plan built again after the checks and compared by digest,
@@ -62,6 +62,9 @@ extern const struct kernel_proto kernel_limine;   /* limine.c */
  * gives every one back.  The firmware's status; *@pa set on success.
  */
 EFI_STATUS kernel_alloc(struct ptlab *p, EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa);
+
+/* Every page kernel_alloc() took given back, and the kernel's state cleared. */
+void kernel_unload(struct ptlab *p);
 
 /*
  * All of @path (the @what: "kernel", "initrd", "module") into *@buf, at
