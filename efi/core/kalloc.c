@@ -11,6 +11,7 @@
 #include "core/kernel.h"
 #include "fw/fsfile.h"
 #include "fw/owned.h"
+#include "fw/verify.h"
 #include "report/report.h"
 
 #include <ptlab/pte.h>
@@ -74,3 +75,16 @@ int kernel_not_handed_over(struct ptlab *p)
 	return PT_EINVAL;
 }
 
+
+bool kernel_verified(struct ptlab *p, const struct mode_boot *b, const char *what,
+		     const char *path, const void *buf, uint64_t len, enum verify_kind kind)
+{
+	const struct verify_src src = { b->image, b->li->DeviceHandle, p->rep };
+	const char *proto = p->kern.proto ? p->kern.proto->name : "kernel";
+	char why[256];
+
+	if (verify_image(&src, buf, (size_t)len, path, kind, why, sizeof(why)) == 0)
+		return true;
+	report_fail(p->rep, "%s: %s %s refused: %s", proto, what, path, why);
+	return false;
+}

@@ -88,7 +88,10 @@ static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsign
 			p->kern.proto = proto;
 			f.buf = (uint8_t *)buf;
 			f.len = len;
-			err = proto->load(p, &f, b, map_cap);
+			/* a bzImage is a PE image (its EFI stub); an ELF kernel is judged by digest */
+			if (kernel_verified(p, b, "kernel", o->kernel, buf, len,
+					    proto == &kernel_linux ? VERIFY_PE : VERIFY_DIGEST))
+				err = proto->load(p, &f, b, map_cap);
 		}
 	}
 	owned_pool_free(buf);

@@ -15,6 +15,7 @@
 
 #include "core/mode.h"
 #include "checks/registry.h"
+#include "fw/verify.h"
 
 /* The --kernel file as read: @len bytes in a pool buffer of ours. */
 struct kernel_file {
@@ -73,6 +74,14 @@ void kernel_unload(struct ptlab *p);
  */
 bool kernel_read(struct ptlab *p, EFI_LOADED_IMAGE *li, const char *what, const char *path,
 		 uint64_t max, char **buf, UINTN *len);
+
+/*
+ * Secure Boot's judgement (verify.c) of the @what read from @path: true
+ * when it may be run (with Secure Boot off, always); false after a
+ * failure line "PROTOCOL: WHAT PATH refused: WHY".  Boot services needed.
+ */
+bool kernel_verified(struct ptlab *p, const struct mode_boot *b, const char *what,
+		     const char *path, const void *buf, uint64_t len, enum verify_kind kind);
 
 /* The protocol's "not handed over" note; returns PT_EINVAL. */
 int kernel_not_handed_over(struct ptlab *p);

@@ -405,7 +405,7 @@ static void slash_path(char *dst, size_t cap, const char *src)
 }
 
 /* Every --module read into pages of ours; false after a failure line. */
-static bool load_modules(struct ptlab *p, struct lim *l, EFI_LOADED_IMAGE *li)
+static bool load_modules(struct ptlab *p, struct lim *l, const struct mode_boot *b)
 {
 	const struct opts *o = &p->opts;
 
@@ -424,8 +424,12 @@ static bool load_modules(struct ptlab *p, struct lim *l, EFI_LOADED_IMAGE *li)
 		file[k] = 0;
 		CopyMem(s->cmdline, (void *)(given[k] == ',' ? given + k + 1 : ""),
 			str_len(given[k] == ',' ? given + k + 1 : "") + 1);
-		if (!kernel_read(p, li, "module", file, FILE_MAX, &buf, &len))
+		if (!kernel_read(p, b->li, "module", file, FILE_MAX, &buf, &len))
 			return false;
+		if (!kernel_verified(p, b, "module", file, buf, len, VERIFY_DIGEST)) {
+			owned_pool_free(buf);
+			return false;
+		}
 		pa = alloc_any(p, len);
 		if (!pa) {
 			report_fail(p->rep, "limine: module %s (%llu bytes): no memory for it", file,
@@ -547,7 +551,7 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 		return PT_EINVAL;
 	}
 	slash_path(l->kpath, sizeof(l->kpath), f->path);
-	if (!load_kernel(p, l, f) || !load_modules(p, l, b->li))
+	if (!load_kernel(p, l, f) || !load_modules(p, l, b))
 		return PT_EINVAL;
 	l->kfile_len = f->len;
 	l->kfile_pa = alloc_any(p, f->len);
