@@ -643,3 +643,4 @@ $(BUILD)/host/tests/unit/test_fbcon.c.o: $(FONT_INC)
 
 # Installation (make install, check-install) and mutation testing (make mutants).
 include mk/install.mk mk/mutants.mk
+include mk/limine.mk
