@@ -51,3 +51,21 @@ $(LIMINE_DIR)/kernel-static.elf: $(LIMINE_SRCS) $(LIMINE_HDRS) tests/limine/kern
 $(LIMINE_DIR)/kernel-rev0.elf: $(LIMINE_SRCS) $(LIMINE_HDRS) tests/limine/kernel.ld \
 		tests/limine/check-elf.py mk/limine.mk | deps
 	$(call limine_link,static,$(LIMINE_STATIC) -DVARIANT='"static"' -DBASE_REVISION=0,-DKBASE=0xffffffff80000000)
+
+# The library's SHA-256, CRC-32 and formatting, on the host, against
+# sha256sum, zlib and printf(1) (tests/limine/selftest.c).
+$(LIMINE_DIR)/selftest: tests/limine/selftest.c tests/limine/lib.c $(LIMINE_HDRS) | deps
+	$(call msg,CCLD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(WARNFLAGS) -O2 -fno-builtin -Wno-builtin-declaration-mismatch \
+		-Itests/limine -o $@ tests/limine/selftest.c tests/limine/lib.c
+
+$(LIMINE_DIR)/selftest.ok: $(LIMINE_DIR)/selftest $(LIMINE_DIR)/kernel-pie.elf
+	$(call msg,TEST,$<)
+	$(Q)f=$(LIMINE_DIR)/kernel-pie.elf; \
+	want="$$(sha256sum $$f | cut -d' ' -f1) $$(python3 -c 'import sys,zlib; print("%08x" % zlib.crc32(open(sys.argv[1],"rb").read()))' $$f)"; \
+	want="$$want$$(printf '\n%d %u %x %x %s %05d 0x%x %d' -5 7 255 0xffffffff80000000 str 42 16 -9)"; \
+	got="$$($<  $$f)"; \
+	if [ "$$got" = "$$want" ]; then touch $@; else echo "selftest: got '$$got', want '$$want'"; exit 1; fi
+
+limine: $(LIMINE_DIR)/selftest.ok

@@ -115,7 +115,7 @@ struct trapframe {
 };
 
 /* a bss array the loader must have zeroed (memsz beyond filesz) */
-static u8 bss_probe[8192];
+static volatile u8 bss_probe[8192];
 
 static u64 hhdm;
 static struct lp_memmap_entry **mm;
@@ -516,8 +516,8 @@ static int fb_overlaps(u64 lo, u64 hi)
 }
 
 struct scan {
-	u64 pages, bad, badcache;
-	char first[200], firstcache[200];
+	u64 pages, bad, badx, badcache;
+	char first[200], firstx[120], firstcache[200];
 };
 
 /* scan_map: physical [lo, hi) must be mapped at va_off + pa to pa,
@@ -542,13 +542,16 @@ static void scan_map(u64 lo, u64 hi, u64 va_off, struct scan *s)
 		if (step > hi - pa && hi - pa >= PAGE)
 			step = (hi - pa + PAGE - 1) & ~(PAGE - 1);
 		s->pages += (step + PAGE - 1) / PAGE;
-		if (x.pa != pa || x.user || !x.writable || x.nx) {
+		if (x.pa != pa || x.user || !x.writable) {
 			if (!s->bad++)
 				fmt(s->first, sizeof(s->first),
-				    "va 0x%llx maps pa 0x%llx (want 0x%llx) user=%d writable=%d nx=%d",
+				    "va 0x%llx maps pa 0x%llx (want 0x%llx) user=%d writable=%d",
 				    (unsigned long long)va, (unsigned long long)x.pa,
-				    (unsigned long long)pa, x.user, x.writable, x.nx);
+				    (unsigned long long)pa, x.user, x.writable);
 		}
+		if (x.nx && !s->badx++)
+			fmt(s->firstx, sizeof(s->firstx), "va 0x%llx (pa 0x%llx) is no-execute",
+			    (unsigned long long)va, (unsigned long long)x.pa);
 		leaf_lo = x.pa - (va & (x.size - 1));
 		leaf_hi = leaf_lo + x.size;
 		got = pat_type(x.pat);
@@ -586,7 +589,7 @@ static void check_hhdm_map(void)
 			if (mm[i]->base < 4 * GIB && ((mapped_types >> mm[i]->type) & 1))
 				scan_map(mm[i]->base, mm[i]->base + mm[i]->length, hhdm, &below);
 	}
-	check(!below.bad, "HHDM maps %s below 4 GiB at 0x%llx+pa, supervisor rwx (%llu pages)%s%s",
+	check(!below.bad, "HHDM maps %s below 4 GiB at 0x%llx+pa, supervisor, writable (%llu pages)%s%s",
 	      BASE_REVISION <= 2 ? "all memory" : "the complying regions", (unsigned long long)hhdm,
 	      (unsigned long long)below.pages, below.bad ? ": " : "", below.first);
 	for (i = 0; i < mm_count; i++) {
@@ -627,6 +630,10 @@ static void check_hhdm_map(void)
 	if (BASE_REVISION >= 1)
 		check(!unmapped_bad, "HHDM leaves reserved and bad memory above 4 GiB unmapped (%llu pages looked at)%s",
 		      (unsigned long long)reserved_checked, what);
+	check(!below.badx && !above.badx,
+	      "HHDM mappings executable, as the spec's -rwx says (%llu pages not)%s%s%s",
+	      (unsigned long long)(below.badx + above.badx), below.badx || above.badx ? ": " : "",
+	      below.firstx, above.firstx);
 	check(!below.badcache && !above.badcache,
 	      "HHDM caching: WB everywhere, WC on the framebuffer, through the PAT%s%s%s",
 	      below.badcache || above.badcache ? ": " : "", below.firstcache, above.firstcache);
@@ -1449,13 +1456,13 @@ void kmain(struct frame *f, int how)
 
 	idt_load();
 	say("# Limine protocol test kernel, %s build, base revision %d", VARIANT, BASE_REVISION);
-	check_entry(f, how);
-
+	/* the walk reads the tables through the HHDM: nothing goes without it */
 	h = req_hhdm.response;
 	if (!h)
 		die("HHDM: a response");
 	hhdm = h->offset;
 	walk_init(hhdm);
+	check_entry(f, how);
 	say("# hhdm: 0x%llx, CR3 0x%llx, CR4 0x%llx", (unsigned long long)hhdm, (unsigned long long)cr3,
 	    (unsigned long long)cr4);
 	check(hhdm == ((cr4 & CR4_LA57) ? HHDM_5LVL : HHDM_4LVL),
@@ -1509,12 +1516,12 @@ void kmain(struct frame *f, int how)
 			struct xlate x;
 			int t, bad = 0;
 
-			for (t = 0; t < 5; t++) {
-				walk((u64)kmain, &x);
-				if (t < x.levels && !inside(x.tables[t], PAGE, M(LP_MEM_BOOTLOADER_RECLAIMABLE)))
+			walk((u64)kmain, &x);
+			for (t = 0; t < x.levels; t++)
+				if (!inside(x.tables[t], PAGE, M(LP_MEM_BOOTLOADER_RECLAIMABLE)))
 					bad++;
-			}
-			check(!bad, "page tables on the walk of the entry point in bootloader-reclaimable memory");
+			check(!bad, "the %d page tables on the walk of kmain in bootloader-reclaimable memory (%d not)",
+			      x.levels, bad);
 		}
 		check_fb();
 		check_hhdm_map();
