@@ -5,7 +5,8 @@
 # below $(BUILD)/limine/:
 #   kernel-pie.elf     position independent, linked at 0 (-fPIE); only
 #                      R_X86_64_RELATIVE relocations
-#   kernel-static.elf  linked at 0xffffffff80000000 (-mcmodel=kernel)
+#   kernel-static.elf  linked at 0xffffffff80000000 (-mcmodel=kernel), its
+#                      firmware type request a decoy after the end marker
 #   kernel-rev0.elf    the static build asking for base revision 0
 # Each is checked as it is linked (tests/limine/check-elf.py: segments,
 # relocations, the request markers and a plain scan for every request);
@@ -29,14 +30,14 @@ LIMINE_STATIC := -fno-pic -mcmodel=kernel -static -no-pie
 .PHONY: limine
 limine: $(LIMINE_KERNELS)
 
-# limine_link KIND FLAGS LDS-DEFINES: the linker script through the
+# limine_link KIND FLAGS LDS-DEFINES [decoy]: the linker script through the
 # preprocessor, then compile and link in one step, then check-elf.py
 define limine_link
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -E -P -x c $(3) tests/limine/kernel.ld -o $@.ld
 	$(Q)$(CC) $(LIMINE_CFLAGS) $(2) -o $@.tmp $(LIMINE_SRCS) $(LIMINE_LDFLAGS) -Wl,-T,$@.ld
-	$(Q)python3 tests/limine/check-elf.py $(1) $@.tmp >$@.check || { cat $@.check; rm -f $@.tmp; exit 1; }
+	$(Q)python3 tests/limine/check-elf.py $(1) $@.tmp $(4) >$@.check || { cat $@.check; rm -f $@.tmp; exit 1; }
 	$(Q)mv $@.tmp $@
 endef
 
@@ -46,7 +47,7 @@ $(LIMINE_DIR)/kernel-pie.elf: $(LIMINE_SRCS) $(LIMINE_HDRS) tests/limine/kernel.
 
 $(LIMINE_DIR)/kernel-static.elf: $(LIMINE_SRCS) $(LIMINE_HDRS) tests/limine/kernel.ld \
 		tests/limine/check-elf.py mk/limine.mk | deps
-	$(call limine_link,static,$(LIMINE_STATIC) -DVARIANT='"static"' -DBASE_REVISION=2,-DKBASE=0xffffffff80000000)
+	$(call limine_link,static,$(LIMINE_STATIC) -DVARIANT='"static"' -DBASE_REVISION=2 -DDECOY=1,-DKBASE=0xffffffff80000000,decoy)
 
 $(LIMINE_DIR)/kernel-rev0.elf: $(LIMINE_SRCS) $(LIMINE_HDRS) tests/limine/kernel.ld \
 		tests/limine/check-elf.py mk/limine.mk | deps

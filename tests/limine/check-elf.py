@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Check a built Limine test kernel before anything boots it.
 
-    check-elf.py pie|static KERNEL.elf
+    check-elf.py pie|static KERNEL.elf [decoy]
 
 - readelf: ELF64 x86-64, type DYN (pie, linked at 0) or EXEC (static,
   linked at 0xffffffff80000000); exactly 3 PT_LOAD segments, page aligned,
@@ -12,7 +12,9 @@
   marker and ends with the end marker, every request between them 8-byte
   aligned; a plain scan of the whole file (8-byte steps, as a loader
   without the section would scan) finds every request identifier exactly
-  once, and only inside that section; the base revision tag too.
+  once, and only inside that section; the base revision tag too.  With
+  "decoy", the firmware type request must be outside the section, after
+  the end marker (a loader honouring the delimiters ignores it).
 
 Prints what it checked; exits 1 on the first class of failure.
 """
@@ -68,6 +70,7 @@ def find_all(data, seq):
 
 def main():
     kind, path = sys.argv[1], sys.argv[2]
+    decoy = sys.argv[3:] == ["decoy"]
     data = open(path, "rb").read()
     if data[:4] != b"\x7fELF" or data[4] != 2 or struct.unpack_from("<H", data, 18)[0] != 62:
         fail("not an ELF64 x86-64 file")
@@ -124,20 +127,22 @@ def main():
         fail(".limine_requests does not run from the start marker to the end marker")
     print(f"check-elf: .limine_requests at file offset {off:#x}, {size} bytes, "
           "start and end markers at its ends")
-    for name, (a, b) in REQUESTS.items():
-        hits = find_all(data, COMMON + (a, b))
-        if len(hits) != 1 or not off < hits[0] < off + size - 16:
-            fail(f"request '{name}' found {len(hits)} times at {[hex(h) for h in hits]} "
-                 "by the plain scan (want once, inside .limine_requests)")
     tags = find_all(data, BASE_REV)
     if len(tags) != 1 or not off < tags[0] < off + size - 16:
         fail(f"base revision tag found at {[hex(t) for t in tags]}")
     rev = words(data, tags[0] + 16, 1)[0]
+    for name, (a, b) in REQUESTS.items():
+        hits = find_all(data, COMMON + (a, b))
+        inside = not (name == "firmware type" and decoy)
+        if len(hits) != 1 or (off < hits[0] < off + size - 16) != inside:
+            fail(f"request '{name}' found {len(hits)} times at {[hex(h) for h in hits]} "
+                 f"by the plain scan (want once, {'in' if inside else 'out'}side .limine_requests)")
     for seq in (START, END):
         if len(find_all(data, seq)) != 1:
             fail("a marker appears more than once")
     print(f"check-elf: {len(REQUESTS)} requests and the base revision tag (revision {rev}) "
-          "found once each by the plain scan, between the markers")
+          "found once each by the plain scan, between the markers"
+          f"{' but the firmware type decoy after them' if decoy else ''}")
 
 
 if __name__ == "__main__":

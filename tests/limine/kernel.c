@@ -68,7 +68,23 @@ static volatile u64 end_marker[2]
 static volatile u64 base_revision[3] REQ = { LP_BASE_REV0, LP_BASE_REV1, BASE_REVISION };
 
 static volatile struct lp_req req_info REQ = { LP_ID_BOOTLOADER_INFO, 0, NULL };
+/*
+ * From base revision 2 on the loader must honour the delimiters: with
+ * DECOY (the static build), the firmware type request is put after the end
+ * marker (still 8-byte aligned, found by a plain scan) as a decoy that
+ * must stay unanswered; the PIE build asks for it between the markers.
+ * For older revisions the markers are only hints.
+ */
+#if !defined(DECOY) || BASE_REVISION < 2
+#undef DECOY
+#define DECOY 0
+#endif
+#if DECOY
+static volatile struct lp_req req_fwtype
+	__attribute__((used, section(".data.decoy"), aligned(8))) = { LP_ID_FIRMWARE_TYPE, 0, NULL };
+#else
 static volatile struct lp_req req_fwtype REQ = { LP_ID_FIRMWARE_TYPE, 0, NULL };
+#endif
 static volatile struct lp_stack_size_req req_stack REQ = {
 	{ LP_ID_STACK_SIZE, 0, NULL }, STACK_SIZE,
 };
@@ -1433,9 +1449,52 @@ static void check_placement(void)
 	if (mm)
 		check(!bad, "every response (%llu) in bootloader-reclaimable memory (%llu not, the first of request %llu)",
 		      (unsigned long long)n, (unsigned long long)bad, (unsigned long long)first);
-	if (mm && mm_count)
-		check(in_reclaimable(mm, mm_count * 8) && in_reclaimable(mm[0], sizeof(*mm[0])),
-		      "memory map array and entries in bootloader-reclaimable memory");
+	if (!mm)
+		return;
+	bad = 0;
+	for (i = 0; i < mm_count; i++)
+		bad += !in_reclaimable(mm[i], sizeof(*mm[i]));
+	check(in_reclaimable(mm, mm_count * 8) && !bad,
+	      "memory map array and its %llu entries in bootloader-reclaimable memory (%llu not)",
+	      (unsigned long long)mm_count, (unsigned long long)bad);
+	{
+		struct lp_bootloader_info *bi = req_info.response;
+		struct lp_executable_file_resp *ef = req_file.response;
+		struct lp_module_resp *mr = req_modules.head.response;
+		struct lp_mp_resp *mp = req_mp.head.response;
+		struct lp_framebuffer_resp *fr = req_fb.response;
+		u64 k, n2 = 0;
+
+		bad = 0;
+#define PLACED(p, len) do { n2++; bad += !in_reclaimable((p), (len)); } while (0)
+		if (bi) {
+			PLACED(bi->name, strlen(bi->name) + 1);
+			PLACED(bi->version, strlen(bi->version) + 1);
+		}
+		if (ef && ef->executable_file) {
+			PLACED(ef->executable_file, sizeof(struct lp_file));
+			PLACED(ef->executable_file->path, strlen(ef->executable_file->path) + 1);
+			PLACED(ef->executable_file->cmdline, strlen(ef->executable_file->cmdline) + 1);
+		}
+		if (mr && mapped((u64)mr->modules, mr->module_count * 8)) {
+			PLACED(mr->modules, mr->module_count * 8);
+			for (k = 0; k < mr->module_count; k++)
+				PLACED(mr->modules[k], sizeof(struct lp_file));
+		}
+		if (mp && cpus) {
+			PLACED(mp->cpus, ncpus * 8);
+			for (k = 0; k < ncpus; k++)
+				PLACED(mp->cpus[k], sizeof(struct lp_mp_info));
+		}
+		if (fr && fb_n) {
+			PLACED(fr->framebuffers, fr->framebuffer_count * 8);
+			for (k = 0; k < fr->framebuffer_count; k++)
+				PLACED(fr->framebuffers[k], sizeof(struct lp_framebuffer));
+		}
+#undef PLACED
+		check(!bad, "the responses' structures, arrays and strings (%llu) in bootloader-reclaimable memory (%llu not)",
+		      (unsigned long long)n2, (unsigned long long)bad);
+	}
 }
 
 /* ---- the BSP ---- */
@@ -1496,10 +1555,17 @@ void kmain(struct frame *f, int how)
 	if (bi && check(readable_str(bi->name, 256) && readable_str(bi->version, 256) && bi->name[0] &&
 			bi->version[0], "bootloader info: name and version are strings"))
 		say("# bootloader: name=\"%s\" version=\"%s\"", bi->name, bi->version);
-	ft = resp(&req_fwtype, "firmware type", sizeof(*ft));
-	if (ft)
-		check(ft->firmware_type == LP_FIRMWARE_UEFI64, "firmware type %llu is 64-bit UEFI",
-		      (unsigned long long)ft->firmware_type);
+	if (DECOY) {
+		check(!req_fwtype.response,
+		      "base revision %d: the firmware type request after the end marker got no response (%p)",
+		      BASE_REVISION, req_fwtype.response);
+	} else {
+		ft = resp(&req_fwtype, "firmware type", sizeof(*ft));
+		if (ft)
+			check(ft->firmware_type == LP_FIRMWARE_UEFI64, "firmware type %llu is 64-bit UEFI",
+			      (unsigned long long)ft->firmware_type);
+	}
+	check(inb(0x92) & 2, "A20 open (port 0x92 bit 1)");
 	check(req_stack.head.response && mapped((u64)req_stack.head.response, 8), "stack size: a response");
 	check(req_entry.head.response && mapped((u64)req_entry.head.response, 8), "entry point: a response");
 
@@ -1535,7 +1601,7 @@ void kmain(struct frame *f, int how)
 	check_efi_memmap();
 	check_boot_time();
 	check_irqs();
-	check_placement();
 	check_smp(cr3, cr4);
+	check_placement();
 	finish();
 }
