@@ -385,7 +385,7 @@ check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps
 # image.
 test: | deps
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image linux-initrd
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image linux-initrd limine
 	$(Q)JOBS='$(JOBS)' TEST_LOGS='$(TEST_LOGS)' tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
