@@ -412,6 +412,9 @@ static int desc_is(u64 d, u64 want_limit, int code, int bits)
 	return base == 0 && limit == want_limit && l == 0 && db == (bits == 32);
 }
 
+/* the GDT's place, judged once the memory map is known */
+static u64 gdt_base, gdt_size;
+
 static void check_gdt(void)
 {
 	struct dtr g;
@@ -440,8 +443,8 @@ static void check_gdt(void)
 	check(ds == 0x30 && es == 0x30 && ss == 0x30 && fs == 0x30 && gs == 0x30,
 	      "DS ES SS FS GS are the 64-bit data descriptor 0x30 (0x%x 0x%x 0x%x 0x%x 0x%x)",
 	      ds, es, ss, fs, gs);
-	check(in_reclaimable((void *)g.base, (u64)g.limit + 1),
-	      "GDT in bootloader-reclaimable memory (pa 0x%llx)", (unsigned long long)phys((void *)g.base));
+	gdt_base = g.base;
+	gdt_size = (u64)g.limit + 1;
 }
 
 /* ---- the memory map ---- */
@@ -641,7 +644,7 @@ static void check_hhdm_map(void)
 	}
 	check(!above.bad, "HHDM maps every %s region above 4 GiB (%llu pages)%s%s",
 	      BASE_REVISION >= 3 ? "usable, reclaimable, executable/modules and framebuffer" :
-	      BASE_REVISION >= 1 ? "non-reserved, non-bad" : "", (unsigned long long)above.pages,
+	      BASE_REVISION >= 1 ? "non-reserved, non-bad" : "(base revision 0: any)", (unsigned long long)above.pages,
 	      above.bad ? ": " : "", above.first);
 	if (BASE_REVISION >= 1)
 		check(!unmapped_bad, "HHDM leaves reserved and bad memory above 4 GiB unmapped (%llu pages looked at)%s",
@@ -1569,12 +1572,18 @@ void kmain(struct frame *f, int how)
 	check(req_stack.head.response && mapped((u64)req_stack.head.response, 8), "stack size: a response");
 	check(req_entry.head.response && mapped((u64)req_entry.head.response, 8), "entry point: a response");
 
+	/* the memory map first: the placement checks below need it */
+	if (!check_memmap())
+		mm_count = 0;
 	ef = resp(&req_file, "executable file", sizeof(*ef));
 	if (ef && file_ok("executable file", ef->executable_file))
 		cmdline = ef->executable_file->cmdline;
 	say("# cmdline: %s", cmdline);
+	if (gdt_size)
+		check(in_reclaimable((void *)gdt_base, gdt_size), "GDT in bootloader-reclaimable memory (pa 0x%llx)",
+		      (unsigned long long)phys((void *)gdt_base));
 
-	if (check_memmap()) {
+	if (mm) {
 		check(in_reclaimable((void *)(stack_top - STACK_SIZE), STACK_SIZE),
 		      "stack: the %llu KiB below RSP 0x%llx in bootloader-reclaimable memory",
 		      (unsigned long long)(STACK_SIZE >> 10), (unsigned long long)f->rsp);
