@@ -32,6 +32,7 @@ boot_init limine
 UBOOT_ROM=${UBOOT_ROM:-/usr/lib/u-boot/qemu-x86_64/u-boot.rom}
 LIMINE_DIR=$PTLAB_BUILD/limine
 KERNEL_PASSED=65    # isa-debug-exit 0x20 from the kernel
+LIMINE_TIMEOUT=${LIMINE_TIMEOUT:-300}
 
 for k in kernel-pie.elf kernel-static.elf; do
 	if [ ! -f "$LIMINE_DIR/$k" ]; then
@@ -80,7 +81,7 @@ limine_boot()
 	echo "$levels" >"$BOOT_DIR/$tag.levels"
 	echo "$smp" >"$BOOT_DIR/$tag.smp"
 	cp -- "$kernel" "$BOOT_DIR/$tag.kernel"
-	boot_bg "$tag" --img "$img" --cpu "$cpu" --mem "$mem" --smp "$smp" \
+	boot_bg "$tag" --img "$img" --cpu "$cpu" --mem "$mem" --smp "$smp" --timeout "$LIMINE_TIMEOUT" \
 		--cfg "--mode=handoff --kernel=\\boot\\kernel.elf \
 --module=\\boot\\mod1.bin,sha256=$(sha "$BOOT_DIR/mod1.bin") \
 --module=\\boot\\mod2.bin,sha256=$(sha "$BOOT_DIR/mod2.bin") \
