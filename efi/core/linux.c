@@ -1,34 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel mode: the hand-off ending in a Linux kernel (--kernel, --initrd,
- * --cmdline; mode_kernel at the end of this file).
+ * The Linux boot protocol below the kernel pipeline (kernel.c; --kernel
+ * with a bzImage, --initrd, --cmdline).
  *
- * Before ExitBootServices: the kernel and the initrd are read whole from
- * the boot volume, the setup header judged (linuxboot.c), the protected-
- * mode kernel placed at pref_address when that range is free, else at the
- * lowest kernel_alignment-aligned free range that holds init_size; the
- * initrd below initrd_addr_max; the zero page and the command line below
- * 4 GiB.  Every page is ours and recorded (owned.c), so the frame
- * allocator after hand-off never hands one out.
+ * Before ExitBootServices: the setup header judged (linuxboot.c), the
+ * initrd read whole from the boot volume, the protected-mode kernel
+ * placed at pref_address when that range is free, else at the lowest
+ * kernel_alignment-aligned free range that holds init_size; the initrd
+ * below initrd_addr_max; the zero page and the command line below 4 GiB.
+ * Every page comes from kernel_alloc(), so the frame allocator after
+ * hand-off never hands one out and a refusal gives each back.
  *
- * After the checks: the checked plan is applied again to fresh frames and
- * the result compared leaf for leaf (by digest) with the build the checks
- * ran on; the CPU reads the kernel's entry and executes in its range
- * through it; the e820 table comes from the final memory map.  Then
+ * After the checks and the pipeline's rebuild by digest: the CPU reads
+ * the kernel's entry and executes in its range through the tables to hand
+ * over; the e820 table comes from the final memory map.  Then
  * linux_jump().
  *
- * Firmware calls (before ExitBootServices only): the file protocols
- * (fsfile.c), AllocatePages (AllocateAddress, AllocateMaxAddress),
- * FreePages, the configuration table (ACPI RSDP).
+ * Firmware calls (before ExitBootServices only): through kernel.c the
+ * file protocols and AllocatePages; the configuration table (ACPI RSDP).
  */
 #include <efi.h>
 #include <efilib.h>
 
 #include "core/end.h"
 #include "core/handoff.h"
+#include "core/kernel.h"
 #include "fw/firmware.h"
 #include "report/fmt.h"
-#include "fw/fsfile.h"
 #include "checks/inject.h"
 #include "cpu/la57plan.h"
 #include "fw/owned.h"
@@ -39,7 +37,6 @@
 
 #include <ptlab/pte.h>
 
-#define KERNEL_MAX      (256u << 20)          /* a larger --kernel is refused */
 #define INITRD_MAX      (UINT64_C(1) << 30)   /* a larger --initrd is refused */
 #define LOW_LIMIT       (UINT64_C(1) << 20)   /* the kernel goes above real-mode memory */
 #define BELOW_4G        UINT64_C(0xffffffff)
@@ -52,31 +49,6 @@ static EFI_GUID acpi20_guid = { 0x8868e871, 0xe4f1, 0x11d3,
 static EFI_GUID acpi10_guid = { 0xeb9d2d30, 0x2d88, 0x11d3,
 				{ 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
 
-static UINTN pages_of(uint64_t bytes)
-{
-	return (UINTN)(pt_align_up(bytes, PT_PAGE_SIZE) / PT_PAGE_SIZE);
-}
-
-/* AllocatePages of @type at *@pa for @bytes; recorded as ours on success. */
-static EFI_STATUS alloc_pages(EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa)
-{
-	EFI_PHYSICAL_ADDRESS a = *pa;
-	EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, type, EfiLoaderData,
-					  pages_of(bytes), &a);
-
-	if (st == EFI_SUCCESS) {
-		owned_add(a, pt_align_up(bytes, PT_PAGE_SIZE));
-		*pa = a;
-	}
-	return st;
-}
-
-static void free_pages(uint64_t pa, uint64_t bytes)
-{
-	if (pa)
-		uefi_call_wrapper(BS->FreePages, 2, pa, pages_of(bytes));
-}
-
 /*
  * pref_address when [pref, pref + bytes) can be had; else, for a
  * relocatable kernel, the lowest aligned slot of free conventional memory
@@ -88,7 +60,7 @@ static uint64_t place_kernel(struct ptlab *p, const struct lb_kernel *k, uint64_
 	uint64_t align = k->kernel_alignment, pa = k->pref_address, from, limit;
 
 	if (pa >= LOW_LIMIT && !(pa & (PT_PAGE_SIZE - 1)) &&
-	    alloc_pages(AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
+	    kernel_alloc(p, AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
 		p->kern.how = "pref_address";
 		return pa;
 	}
@@ -100,7 +72,7 @@ static uint64_t place_kernel(struct ptlab *p, const struct lb_kernel *k, uint64_
 	     from = pa + align) {
 		uint64_t at = pa;
 
-		if (alloc_pages(AllocateAddress, bytes, &at) == EFI_SUCCESS) {
+		if (kernel_alloc(p, AllocateAddress, bytes, &at) == EFI_SUCCESS) {
 			p->kern.how = "lowest fit";
 			return at;
 		}
@@ -132,42 +104,6 @@ static size_t str_len(const char *s)
 	return n;
 }
 
-/* Undo every allocation of a linux_load() that failed. */
-static void unload(struct ptlab *p, char *file, char *initrd)
-{
-	struct ptlab_kernel *k = &p->kern;
-
-	owned_pool_free(file);
-	owned_pool_free(initrd);
-	free_pages(k->load_pa, k->init_bytes);
-	free_pages(k->initrd_pa, k->initrd_bytes);
-	free_pages(k->zero_page_pa, 2 * PT_PAGE_SIZE);
-	free_pages(k->ext_pa, k->ext_cap);
-	free_pages((uint64_t)(uintptr_t)k->e820, k->e820_cap * sizeof(struct lb_e820));
-	free_pages((uint64_t)(uintptr_t)k->setup, LB_SETUP_COPY);
-	*k = (struct ptlab_kernel){ 0 };
-}
-
-/*
- * All of @path (the @what, "kernel" or "initrd") into *@buf; false after a
- * failure line naming it (an empty file too: nothing to boot).
- */
-static bool read_whole(struct ptlab *p, EFI_LOADED_IMAGE *li, const char *what,
-		       const char *path, uint64_t max, char **buf, UINTN *len)
-{
-	char why[256];
-
-	if (fsfile_read(li->DeviceHandle, path, max, buf, len, why, sizeof(why)) != EFI_SUCCESS) {
-		report_fail(p->rep, "linux: %s %s", what, why);
-		return false;
-	}
-	if (*len == 0) {
-		report_fail(p->rep, "linux: %s %s is empty", what, path);
-		return false;
-	}
-	return true;
-}
-
 /*
  * Before ExitBootServices, after the memory map was normalized: read the
  * kernel and the initrd from the boot volume, judge the setup header,
@@ -176,26 +112,25 @@ static bool read_whole(struct ptlab *p, EFI_LOADED_IMAGE *li, const char *what,
  * Returns PT_OK, or an error after a failure line naming the file and the
  * reason; then nothing stays allocated and p->kern.on is false.
  */
-static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
+static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct mode_boot *b,
+		      unsigned map_cap)
 {
 	struct ptlab_kernel *k = &p->kern;
 	const struct opts *o = &p->opts;
-	char *file = NULL, *rd = NULL, why[256];
-	UINTN len = 0, rd_len = 0;
+	const char *file = (const char *)f->buf;
+	char *rd = NULL, why[256];
+	UINTN len = f->len, rd_len = 0;
 	size_t cmdline = str_len(o->cmdline);
 	EFI_STATUS st;
 	uint64_t pa;
 
-	*k = (struct ptlab_kernel){ 0 };
-	if (!read_whole(p, li, "kernel", o->kernel, KERNEL_MAX, &file, &len))
-		goto fail;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
 	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
 		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);
 		goto fail;
 	}
 	if (o->initrd[0]) {
-		if (!read_whole(p, li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len))
+		if (!kernel_read(p, b->li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len))
 			goto fail;
 	}
 
@@ -210,20 +145,19 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 		goto fail;
 	}
 	k->pm_bytes = k->hdr.pm_bytes;
-	CopyMem((void *)(uintptr_t)k->load_pa, file + k->hdr.pm_offset, k->pm_bytes);
-	CopyMem(k->entry_bytes, file + k->hdr.pm_offset + LB_ENTRY64_OFF, sizeof(k->entry_bytes));
+	CopyMem((void *)(uintptr_t)k->load_pa, (void *)(file + k->hdr.pm_offset), k->pm_bytes);
+	CopyMem(k->entry_bytes, (void *)(file + k->hdr.pm_offset + LB_ENTRY64_OFF),
+		sizeof(k->entry_bytes));
 	pa = 0;
-	if (alloc_pages(AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(p, AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->setup = (uint8_t *)(uintptr_t)pa;
-	CopyMem(k->setup, file, LB_SETUP_COPY);
-	owned_pool_free(file);
-	file = NULL;
+	CopyMem(k->setup, (void *)file, LB_SETUP_COPY);
 
 	if (rd) {
 		pa = k->hdr.initrd_addr_max;
 		k->initrd_bytes = rd_len;
-		st = alloc_pages(AllocateMaxAddress, rd_len, &pa);
+		st = kernel_alloc(p, AllocateMaxAddress, rd_len, &pa);
 		if (st != EFI_SUCCESS) {
 			k->initrd_bytes = 0;
 			report_fail(p->rep, "linux: initrd %s (%llu bytes) does not fit below the "
@@ -240,7 +174,7 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 
 	/* the zero page, then the command line (cmd_line_ptr has 32 bits) */
 	pa = BELOW_4G;
-	if (alloc_pages(AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(p, AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->zero_page_pa = pa;
 	k->cmdline_pa = pa + PT_PAGE_SIZE;
@@ -250,16 +184,15 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, unsigned map_cap)
 	/* the e820 table and the room for entries past the zero page's 128 */
 	k->e820_cap = map_cap;
 	pa = 0;
-	if (alloc_pages(AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
+	if (kernel_alloc(p, AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->e820 = (void *)(uintptr_t)pa;
 	k->ext_cap = lb_e820_ext_bytes(map_cap);
 	pa = 0;
-	if (k->ext_cap && alloc_pages(AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
+	if (k->ext_cap && kernel_alloc(p, AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->ext_pa = pa;
 	k->acpi_rsdp = find_rsdp();
-	k->on = true;
 	report_fact(p->rep, "linux-load", "kernel=%s protocol=%u.%02u xloadflags=0x%x load=0x%llx "
 		    "(%s) init_size=0x%x pref_address=0x%llx kernel_alignment=0x%x initrd=0x%llx+0x%llx "
 		    "boot_params=0x%llx cmdline_bytes=%llu acpi_rsdp=0x%llx", o->kernel,
@@ -275,7 +208,7 @@ nomem:
 	report_fail(p->rep, "linux: no memory for the kernel's zero page, command line, e820 "
 		    "table or setup header copy");
 fail:
-	unload(p, file, rd);
+	owned_pool_free(rd);   /* kernel.c gives back every page */
 	return PT_EINVAL;
 }
 
@@ -292,8 +225,6 @@ static int linux_plan_exempt(struct ptlab *p)
 	uint64_t lo = UINT64_MAX, hi = 0;
 	int err;
 
-	if (!k->on)
-		return PT_OK;
 	k->wx[0] = (struct pt_range){ k->load_pa, k->init_bytes };
 	err = plan_identity_perm(&p->build.plan, k->load_pa, k->init_bytes,
 				 PT_WRITE | PT_EXEC | PT_ALLOW_WX, p->build.levels, p->cpu.caps.pdpe1gb);
@@ -397,55 +328,29 @@ static void report_e820(struct ptlab *p, const struct lb_e820 *e, unsigned n)
 			    (unsigned long long)(e[i].addr + e[i].size - 1), e[i].type);
 }
 
-static int not_handed_over(struct ptlab *p)
+/* --inject=linux-digest: page 0 mapped before the comparison. */
+static bool plant_digest(struct ptlab *p)
 {
-	report_note(p->rep, "linux: not handed over: %u check(s) failed%s", p->rep->failed,
-		    p->aborted ? ", the run was aborted" : "");
-	return PT_EINVAL;
+	if (map_page0(p) != PT_OK)
+		return false;
+	report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
+	return true;
 }
 
 /*
- * After the checks (no boot services): the hierarchy built again from the
- * checked plan and compared with the checked build, the CPU reading and
- * executing through it, the e820 table and the zero page.  PT_OK when the
- * jump may follow (every line reported), an error otherwise.
+ * After the checks and the rebuild (no boot services): page 0 added, the
+ * CPU reading and executing through the tables to hand over, the e820
+ * table and the zero page.  PT_OK when the jump may follow (every line
+ * reported), an error otherwise.
  */
 static int linux_prepare_jump(struct ptlab *p)
 {
 	struct ptlab_kernel *k = &p->kern;
 	struct ptlab_build *b = &p->build;
-	uint64_t leaves, digest;
 	struct lb_load ld;
 	struct lb_fb fb;
 	int err, n;
 
-	if (p->rep->failed || p->aborted)
-		return not_handed_over(p);
-	/* the checked plan again, on the frames the checks gave back */
-	err = pt_create(&b->space, &b->env, b->levels);
-	if (!err)
-		err = pt_plan_apply(&b->space, &b->plan);
-	if (err) {
-		report_fail(p->rep, "linux: the tables to hand over could not be built: %s",
-			    pt_strerror(err));
-		if (b->space.root_pa)
-			pt_destroy(&b->space);
-		return not_handed_over(p);
-	}
-	b->our_cr3 = b->space.root_pa;
-	if (inject_on(p, &check_linux_digest) && map_page0(p) == PT_OK)
-		report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
-	digest = run_digest(&b->space, &leaves);
-	if (digest == b->digest && leaves == b->digest_leaves)
-		report_ok(p->rep, "linux: the tables handed over (root 0x%llx) are the checked plan "
-			  "built again: %llu leaves, the same digest 0x%llx as the build the checks "
-			  "ran on", (unsigned long long)b->our_cr3, (unsigned long long)leaves,
-			  (unsigned long long)digest);
-	else
-		report_fail(p->rep, "linux: the tables to hand over differ from the checked build: "
-			    "%llu leaves digest 0x%llx, checked %llu leaves digest 0x%llx",
-			    (unsigned long long)leaves, (unsigned long long)digest,
-			    (unsigned long long)b->digest_leaves, (unsigned long long)b->digest);
 	/*
 	 * Page 0, left out of every checked build as a null guard, is mapped
 	 * RW+NX now: the decompressor reads the BIOS data area (0x40e, 0x413)
@@ -456,7 +361,7 @@ static int linux_prepare_jump(struct ptlab *p)
 		if (err) {
 			report_fail(p->rep, "linux: page 0 (the BIOS data area) could not be mapped: %s",
 				    pt_strerror(err));
-			return not_handed_over(p);
+			return PT_EINVAL;
 		}
 	}
 	if (inject_on(p, &check_linux_mapped)) {
@@ -489,7 +394,7 @@ static int linux_prepare_jump(struct ptlab *p)
 	n = lb_e820_build(&b->map, k->e820, k->e820_cap);
 	if (n < 0 || lb_e820_ext_bytes((unsigned)n) > k->ext_cap) {
 		report_fail(p->rep, "linux: the e820 table needs more than %u entries", k->e820_cap);
-		return not_handed_over(p);
+		return PT_EINVAL;
 	}
 	ld = (struct lb_load){
 		.cmdline_pa = k->cmdline_pa,
@@ -513,7 +418,7 @@ static int linux_prepare_jump(struct ptlab *p)
 		       (unsigned)n, (uint8_t *)(uintptr_t)k->ext_pa);
 	report_e820(p, k->e820, (unsigned)n);
 	k->e820_n = (unsigned)n;
-	return p->rep->failed || p->aborted ? not_handed_over(p) : PT_OK;
+	return p->rep->failed || p->aborted ? PT_EINVAL : PT_OK;
 }
 
 /* linux_asm.S */
@@ -548,17 +453,7 @@ static __attribute__((noreturn)) void linux_jump(struct ptlab *p)
 		       cr4, &gdtr);
 }
 
-/* ---- the mode ---------------------------------------------------------------------- */
-
-/* Before ExitBootServices: the files read and placed, or boot services kept. */
-static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsigned map_cap)
-{
-	if (linux_load(p, b->li, map_cap) == PT_OK)
-		return PT_OK;
-	report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
-		    "ExitBootServices, nothing of it stays allocated");
-	return PT_EINVAL;
-}
+/* ---- the protocol ------------------------------------------------------------------ */
 
 /*
  * Every check passed on the tables handed over: the APs back to
@@ -580,27 +475,12 @@ static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
 	linux_jump(p);
 }
 
-/* After the checks: the jump when the tables may be handed over; else the hand-off's end. */
-static void kernel_after_checks(struct ptlab *p)
-{
-	if (p->kern.on && linux_prepare_jump(p) == PT_OK)
-		hand_to_linux(p);
-}
-
-/*
- * The kernel mode: the hand-off mode with the kernel placed before
- * ExitBootServices, its W^X exemption in the plan, and the jump after the
- * checks instead of the --end action.
- */
-const struct mode mode_kernel = {
-	.boot_services_gone = true,
-	.option_defaults = handoff_option_defaults,
-	.run = handoff_run,
-	.live_enter = handoff_live_enter,
-	.live_leave = handoff_live_leave,
-	.smp = smp_handoff_run,
-	.own_checks = handoff_ram_sweep,
-	.before_exit = kernel_before_exit,
+const struct kernel_proto kernel_linux = {
+	.name = "linux",
+	.load = linux_load,
 	.plan = linux_plan_exempt,
-	.after_checks = kernel_after_checks,
+	.digest_check = &check_linux_digest,
+	.digest_plant = plant_digest,
+	.prepare = linux_prepare_jump,
+	.enter = hand_to_linux,
 };

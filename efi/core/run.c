@@ -131,6 +131,7 @@ int run_plan(struct ptlab *p)
 							PT_WRITE | PT_CACHE(PT_CACHE_WC) };
 		caps.nextra = 1;
 	}
+	p->build.image_va = PT_IMAGE_BASE;
 	err = pt_plan_build(&p->build.map, &p->build.image, &caps, &p->build.plan);
 	/* the LA57 trampoline's code page: RX in the identity map */
 	return err ? err : la57_plan_fixup(p);

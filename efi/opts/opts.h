@@ -21,6 +21,8 @@
 
 #define OPTS_PATH_MAX    128u	/* --kernel=, --initrd=: bytes with the NUL */
 #define OPTS_CMDLINE_MAX 1024u	/* --cmdline=: bytes with the NUL */
+#define OPTS_MODULES_MAX 16u	/* --module= given at most this often */
+#define OPTS_MODULE_MAX  256u	/* --module=PATH[,STRING]: bytes with the NUL */
 
 enum opts_end {
 	OPTS_END_WAIT,		/* wait for a key (or 60 s), then shut down */
@@ -110,6 +112,10 @@ struct opts {
 	char kernel[OPTS_PATH_MAX];	/* --kernel=PATH on the boot volume */
 	char initrd[OPTS_PATH_MAX];	/* --initrd=PATH */
 	char cmdline[OPTS_CMDLINE_MAX];	/* --cmdline=TEXT, the kernel's command line */
+	/* Limine-protocol kernels: --module=PATH[,STRING] as given, in order */
+	char module[OPTS_MODULES_MAX][OPTS_MODULE_MAX];
+	unsigned nmodules;
+	bool kaslr;		/* --kaslr: a random slide for a relocatable kernel */
 };
 
 /* Whether --inject named the churn's fault @v (in any list). */
