@@ -11,9 +11,12 @@
 #
 # Boots (in parallel, two at a time):
 #   max5     OVMF -cpu max -smp 4, 4 GiB, --levels=5, the PIE kernel
+#            slid by --kaslr
 #   qemu64   OVMF -cpu qemu64 -smp 2 (no LA57, no 1 GiB pages), the static
 #            kernel at 0xffffffff80000000
-#   uboot    U-Boot's UEFI, -cpu max -smp 2, --levels=5, the PIE kernel
+#   uboot    U-Boot's UEFI, -cpu max, one CPU (U-Boot lists the CPUs
+#            neither in an MADT nor through EFI_MP_SERVICES_PROTOCOL, so no
+#            AP could be started), --levels=5, the PIE kernel
 # Each with two modules on \boot (their SHA-256 on their strings) and the
 # kernel's internal module \boot\imod.bin.
 #
@@ -68,13 +71,13 @@ image()
 	echo "$img"
 }
 
-# limine_boot TAG KERNEL CPU MEM SMP LEVELS FB [boot_run options]: the
+# limine_boot TAG KERNEL CPU MEM SMP LEVELS FB OPTS [boot_run options]: the
 # hand-off of KERNEL; FB is fb=1 when a framebuffer must be passed, "" when
-# the firmware may have none
+# the firmware may have none; OPTS more ptlab options ("" for none)
 limine_boot()
 {
-	local tag=$1 kernel=$2 cpu=$3 mem=$4 smp=$5 levels=$6 fb=$7 img cmd
-	shift 7
+	local tag=$1 kernel=$2 cpu=$3 mem=$4 smp=$5 levels=$6 fb=$7 opts=$8 img cmd
+	shift 8
 	img=$(image "$tag" "$kernel") || { fail "$tag: could not make its image"; return; }
 	cmd="limtest modules=2 cpus=$smp${fb:+ $fb} boot=$tag"
 	echo "$cmd" >"$BOOT_DIR/$tag.cmdline"
@@ -85,7 +88,7 @@ limine_boot()
 		--cfg "--mode=handoff --kernel=\\boot\\kernel.elf \
 --module=\\boot\\mod1.bin,sha256=$(sha "$BOOT_DIR/mod1.bin") \
 --module=\\boot\\mod2.bin,sha256=$(sha "$BOOT_DIR/mod2.bin") \
-\"--cmdline=$cmd\" --levels=$levels --end=qemu" "$@" \
+\"--cmdline=$cmd\" --levels=$levels${opts:+ $opts} --end=qemu" "$@" \
 		-- -debugcon file:"$BOOT_DIR/$tag.e9"
 }
 
@@ -139,6 +142,11 @@ judge_limine()
 	else
 		fail "$tag: mp '$(kfact "$BOOT_LOG" 'mp: cpu_count=')', $n APs arrived, -smp $smp"
 	fi
+	if [ "$(kfact "$BOOT_LOG" 'bootloader: ' | sed -n 's/^name="\([^"]*\)".*/\1/p')" = ptlab ]; then
+		pass "$tag: the bootloader info names ptlab"
+	else
+		fail "$tag: bootloader info '$(kfact "$BOOT_LOG" 'bootloader: ')'"
+	fi
 	levels=$(cat "$BOOT_DIR/$tag.levels")
 	mode=$(kfact "$BOOT_LOG" 'paging mode: ' | cut -d, -f1)
 	if [ "$mode" = $((levels - 4)) ]; then
@@ -165,14 +173,14 @@ judge_limine()
 	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 40
 }
 
-limine_boot max5 "$LIMINE_DIR/kernel-pie.elf" max 4G 4 5 fb=1
-limine_boot qemu64 "$LIMINE_DIR/kernel-static.elf" qemu64 2G 2 4 fb=1
+limine_boot max5 "$LIMINE_DIR/kernel-pie.elf" max 4G 4 5 fb=1 --kaslr
+limine_boot qemu64 "$LIMINE_DIR/kernel-static.elf" qemu64 2G 2 4 fb=1 ""
 boot_wait
 judge_limine max5
 judge_limine qemu64
 
 if [ -f "$UBOOT_ROM" ]; then
-	limine_boot uboot "$LIMINE_DIR/kernel-pie.elf" max 1G 2 5 "" --bios "$UBOOT_ROM"
+	limine_boot uboot "$LIMINE_DIR/kernel-pie.elf" max 1G 1 5 "" "" --bios "$UBOOT_ROM"
 	boot_wait
 	judge_limine uboot
 else

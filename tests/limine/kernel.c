@@ -271,24 +271,38 @@ static void *resp(volatile struct lp_req *r, const char *name, u64 size)
 	return p;
 }
 
-/* arg: the number after "NAME=" on the kernel command line, -1 if none */
-static long arg(const char *name)
+static int hexval(char c);
+
+/* arg_u64: the number (decimal, or hex after 0x) after "NAME=" on the
+ * kernel command line in *v; 0 when the line has no NAME= */
+static int arg_u64(const char *name, u64 *v)
 {
 	const char *p = cmdline;
 	size_t n = strlen(name);
-	long v = -1;
 
 	while ((p = strstr(p, name))) {
 		if ((p == cmdline || p[-1] == ' ') && p[n] == '=') {
 			p += n + 1;
-			v = 0;
-			while (*p >= '0' && *p <= '9')
-				v = v * 10 + (*p++ - '0');
-			return v;
+			*v = 0;
+			if (p[0] == '0' && p[1] == 'x')
+				for (p += 2; hexval(*p) >= 0; p++)
+					*v = *v * 16 + (u64)hexval(*p);
+			else
+				while (*p >= '0' && *p <= '9')
+					*v = *v * 10 + (u64)(*p++ - '0');
+			return 1;
 		}
 		p += n;
 	}
-	return v;
+	return 0;
+}
+
+/* arg: a small number NAME= on the command line, -1 if none */
+static long arg(const char *name)
+{
+	u64 v;
+
+	return arg_u64(name, &v) ? (long)v : -1;
 }
 
 static u64 lapic_id(void)
@@ -608,9 +622,9 @@ static void check_hhdm_map(void)
 			if (mm[i]->base < 4 * GIB && ((mapped_types >> mm[i]->type) & 1))
 				scan_map(mm[i]->base, mm[i]->base + mm[i]->length, hhdm, &below);
 	}
-	check(!below.bad, "HHDM maps %s below 4 GiB at 0x%llx+pa, supervisor, writable (%llu pages)%s%s",
+	check(!below.bad, "HHDM maps %s below 4 GiB at 0x%llx+pa, supervisor, writable (%llu pages, %llu leaves not)%s%s",
 	      BASE_REVISION <= 2 ? "all memory" : "the complying regions", (unsigned long long)hhdm,
-	      (unsigned long long)below.pages, below.bad ? ": " : "", below.first);
+	      (unsigned long long)below.pages, (unsigned long long)below.bad, below.bad ? ": " : "", below.first);
 	for (i = 0; i < mm_count; i++) {
 		u64 b = mm[i]->base, e = b + mm[i]->length;
 
@@ -642,20 +656,22 @@ static void check_hhdm_map(void)
 			}
 		}
 	}
-	check(!above.bad, "HHDM maps every %s region above 4 GiB (%llu pages)%s%s",
+	check(!above.bad, "HHDM maps every %s region above 4 GiB, supervisor, writable (%llu pages, %llu leaves not)%s%s",
 	      BASE_REVISION >= 3 ? "usable, reclaimable, executable/modules and framebuffer" :
 	      BASE_REVISION >= 1 ? "non-reserved, non-bad" : "(base revision 0: any)", (unsigned long long)above.pages,
-	      above.bad ? ": " : "", above.first);
+	      (unsigned long long)above.bad, above.bad ? ": " : "", above.first);
 	if (BASE_REVISION >= 1)
 		check(!unmapped_bad, "HHDM leaves reserved and bad memory above 4 GiB unmapped (%llu pages looked at)%s",
 		      (unsigned long long)reserved_checked, what);
 	check(!below.badx && !above.badx,
-	      "HHDM mappings executable, as the spec's -rwx says (%llu pages not)%s%s%s",
+	      "HHDM mappings executable, as the spec's -rwx says (%llu pages not)%s%s%s%s",
 	      (unsigned long long)(below.badx + above.badx), below.badx || above.badx ? ": " : "",
-	      below.firstx, above.firstx);
+	      below.firstx, below.badx && above.badx ? "; " : "", above.firstx);
 	check(!below.badcache && !above.badcache,
-	      "HHDM caching: WB everywhere, WC on the framebuffer, through the PAT%s%s%s",
-	      below.badcache || above.badcache ? ": " : "", below.firstcache, above.firstcache);
+	      "HHDM caching: WB everywhere, WC on the framebuffer, through the PAT (%llu leaves not)%s%s%s%s",
+	      (unsigned long long)(below.badcache + above.badcache),
+	      below.badcache || above.badcache ? ": " : "", below.firstcache,
+	      below.badcache && above.badcache ? "; " : "", above.firstcache);
 	if (BASE_REVISION == 0) {
 		scan_map(PAGE, 4 * GIB, 0, &ident);
 		for (i = 0; i < mm_count; i++)
@@ -1527,9 +1543,8 @@ void kmain(struct frame *f, int how)
 	check_entry(f, how);
 	say("# hhdm: 0x%llx, CR3 0x%llx, CR4 0x%llx", (unsigned long long)hhdm, (unsigned long long)cr3,
 	    (unsigned long long)cr4);
-	check(hhdm == ((cr4 & CR4_LA57) ? HHDM_5LVL : HHDM_4LVL),
-	      "HHDM offset 0x%llx is the one for %d levels", (unsigned long long)hhdm,
-	      (cr4 & CR4_LA57) ? 5 : 4);
+	check(hhdm >= (1ULL << 63) && hhdm % GIB == 0,
+	      "HHDM offset 0x%llx in the higher half, 1 GiB aligned", (unsigned long long)hhdm);
 	check(base_revision[2] == 0, "base revision %d supported: the tag's third word set to 0 (%llu)",
 	      BASE_REVISION, (unsigned long long)base_revision[2]);
 	check(base_revision[1] == LP_BASE_REV1 || base_revision[1] == BASE_REVISION,
@@ -1579,6 +1594,17 @@ void kmain(struct frame *f, int how)
 	if (ef && file_ok("executable file", ef->executable_file))
 		cmdline = ef->executable_file->cmdline;
 	say("# cmdline: %s", cmdline);
+	{
+		/* the offset the command line names (hhdm4=, hhdm5=), else
+		 * 0xffff800000000000 at 4 levels, 0xff00000000000000 at 5 */
+		u64 want = (cr4 & CR4_LA57) ? HHDM_5LVL : HHDM_4LVL;
+		const char *from = "default";
+
+		if (arg_u64((cr4 & CR4_LA57) ? "hhdm5" : "hhdm4", &want))
+			from = "command line";
+		check(hhdm == want, "HHDM offset 0x%llx is the one for %d levels (0x%llx, %s)",
+		      (unsigned long long)hhdm, (cr4 & CR4_LA57) ? 5 : 4, (unsigned long long)want, from);
+	}
 	if (gdt_size)
 		check(in_reclaimable((void *)gdt_base, gdt_size), "GDT in bootloader-reclaimable memory (pa 0x%llx)",
 		      (unsigned long long)phys((void *)gdt_base));
