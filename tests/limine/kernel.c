@@ -1200,6 +1200,26 @@ static void check_irqs(void)
 		check(!bad, "I/O APIC: fixed and lowest-priority entries masked (%d of %d not)", bad, entries);
 }
 
+/* A20 open: a word of our own written with the 1 MiB bit of its physical
+ * address flipped read back through the HHDM must not change with it
+ * (port 0x92 alone does not say: the keyboard controller gates A20 too) */
+static volatile u64 a20_probe;
+
+static void check_a20(void)
+{
+	u64 pa = phys(&a20_probe), before;
+	volatile u64 *alias = (volatile u64 *)(hhdm + (pa ^ (1ULL << 20)));
+
+	if (pa == ~0ULL || !mapped((u64)alias, 8))
+		return (void)check(0, "A20: our probe word (pa 0x%llx) and its 1 MiB alias mapped",
+				   (unsigned long long)pa);
+	before = *alias;
+	a20_probe = ~before;
+	check(*alias == before && a20_probe == ~before,
+	      "A20 open: a write to pa 0x%llx leaves pa 0x%llx alone", (unsigned long long)pa,
+	      (unsigned long long)(pa ^ (1ULL << 20)));
+}
+
 /* ---- framebuffer ---- */
 
 static int mask_ok(u16 bpp, u8 rs, u8 rsh, u8 gs, u8 gsh, u8 bs, u8 bsh)
@@ -1583,7 +1603,7 @@ void kmain(struct frame *f, int how)
 			check(ft->firmware_type == LP_FIRMWARE_UEFI64, "firmware type %llu is 64-bit UEFI",
 			      (unsigned long long)ft->firmware_type);
 	}
-	check(inb(0x92) & 2, "A20 open (port 0x92 bit 1)");
+	check_a20();
 	check(req_stack.head.response && mapped((u64)req_stack.head.response, 8), "stack size: a response");
 	check(req_entry.head.response && mapped((u64)req_entry.head.response, 8), "entry point: a response");
 
