@@ -1503,9 +1503,14 @@ static void check_placement(void)
 		struct lp_mp_resp *mp = req_mp.head.response;
 		struct lp_framebuffer_resp *fr = req_fb.response;
 		u64 k, n2 = 0;
+		const char *what = "";
 
 		bad = 0;
-#define PLACED(p, len) do { n2++; bad += !in_reclaimable((p), (len)); } while (0)
+#define PLACED(p, len) do { \
+		n2++; \
+		if (!in_reclaimable((p), (len)) && !bad++) \
+			what = #p; \
+	} while (0)
 		if (bi) {
 			PLACED(bi->name, strlen(bi->name) + 1);
 			PLACED(bi->version, strlen(bi->version) + 1);
@@ -1515,7 +1520,7 @@ static void check_placement(void)
 			PLACED(ef->executable_file->path, strlen(ef->executable_file->path) + 1);
 			PLACED(ef->executable_file->cmdline, strlen(ef->executable_file->cmdline) + 1);
 		}
-		if (mr && mapped((u64)mr->modules, mr->module_count * 8)) {
+		if (mr && mr->module_count && mapped((u64)mr->modules, mr->module_count * 8)) {
 			PLACED(mr->modules, mr->module_count * 8);
 			for (k = 0; k < mr->module_count; k++)
 				PLACED(mr->modules[k], sizeof(struct lp_file));
@@ -1531,8 +1536,8 @@ static void check_placement(void)
 				PLACED(fr->framebuffers[k], sizeof(struct lp_framebuffer));
 		}
 #undef PLACED
-		check(!bad, "the responses' structures, arrays and strings (%llu) in bootloader-reclaimable memory (%llu not)",
-		      (unsigned long long)n2, (unsigned long long)bad);
+		check(!bad, "the responses' structures, arrays and strings (%llu) in bootloader-reclaimable memory (%llu not%s%s)",
+		      (unsigned long long)n2, (unsigned long long)bad, bad ? ", the first " : "", what);
 	}
 }
 
