@@ -14,6 +14,9 @@
 #            slid by --kaslr
 #   qemu64   OVMF -cpu qemu64 -smp 2 (no LA57, no 1 GiB pages), the static
 #            kernel at 0xffffffff80000000
+#   rev0     OVMF -cpu max -smp 2, the static kernel asking for base
+#            revision 0 (identity map of the first 4 GiB), no --levels:
+#            its paging mode request alone asks for 5 levels
 #   uboot    U-Boot's UEFI, -cpu max, one CPU (U-Boot lists the CPUs
 #            neither in an MADT nor through EFI_MP_SERVICES_PROTOCOL, so no
 #            AP could be started), --levels=5, the PIE kernel
@@ -37,7 +40,7 @@ LIMINE_DIR=$PTLAB_BUILD/limine
 KERNEL_PASSED=65    # isa-debug-exit 0x20 from the kernel
 LIMINE_TIMEOUT=${LIMINE_TIMEOUT:-300}
 
-for k in kernel-pie.elf kernel-static.elf; do
+for k in kernel-pie.elf kernel-static.elf kernel-rev0.elf; do
 	if [ ! -f "$LIMINE_DIR/$k" ]; then
 		fail "no $LIMINE_DIR/$k (make limine)"
 		boot_done
@@ -72,12 +75,16 @@ image()
 }
 
 # limine_boot TAG KERNEL CPU MEM SMP LEVELS FB OPTS [boot_run options]: the
-# hand-off of KERNEL; FB is fb=1 when a framebuffer must be passed, "" when
-# the firmware may have none; OPTS more ptlab options ("" for none)
+# hand-off of KERNEL; LEVELS the paging levels expected, given as
+# --levels=LEVELS unless written "autoN" (no --levels: the kernel's paging
+# mode request alone asks for 5); FB is fb=1 when a framebuffer must be
+# passed, "" when the firmware may have none; OPTS more ptlab options
 limine_boot()
 {
-	local tag=$1 kernel=$2 cpu=$3 mem=$4 smp=$5 levels=$6 fb=$7 opts=$8 img cmd
+	local tag=$1 kernel=$2 cpu=$3 mem=$4 smp=$5 levels=$6 fb=$7 opts=$8 img cmd lv
 	shift 8
+	lv=" --levels=$levels"
+	case $levels in auto*) levels=${levels#auto}; lv= ;; esac
 	img=$(image "$tag" "$kernel") || { fail "$tag: could not make its image"; return; }
 	cmd="limtest modules=2 cpus=$smp${fb:+ $fb} boot=$tag"
 	echo "$cmd" >"$BOOT_DIR/$tag.cmdline"
@@ -88,7 +95,7 @@ limine_boot()
 		--cfg "--mode=handoff --kernel=\\boot\\kernel.elf \
 --module=\\boot\\mod1.bin,sha256=$(sha "$BOOT_DIR/mod1.bin") \
 --module=\\boot\\mod2.bin,sha256=$(sha "$BOOT_DIR/mod2.bin") \
-\"--cmdline=$cmd\" --levels=$levels${opts:+ $opts} --end=qemu" "$@" \
+\"--cmdline=$cmd\"$lv${opts:+ $opts} --end=qemu" "$@" \
 		-- -debugcon file:"$BOOT_DIR/$tag.e9"
 }
 
@@ -179,12 +186,14 @@ boot_wait
 judge_limine max5
 judge_limine qemu64
 
+limine_boot rev0 "$LIMINE_DIR/kernel-rev0.elf" max 2G 2 auto5 fb=1 ""
 if [ -f "$UBOOT_ROM" ]; then
 	limine_boot uboot "$LIMINE_DIR/kernel-pie.elf" max 1G 1 5 "" "" --bios "$UBOOT_ROM"
-	boot_wait
-	judge_limine uboot
 else
 	fail "no U-Boot ROM at $UBOOT_ROM (package u-boot-qemu)"
 fi
+boot_wait
+judge_limine rev0
+[ -f "$UBOOT_ROM" ] && judge_limine uboot
 
 boot_done
