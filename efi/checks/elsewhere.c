@@ -135,7 +135,7 @@ const struct ptlab_check check_limine_digest = {
 const struct ptlab_check check_limine_segments = {
 	"limine: the kernel's segments mapped at their addresses with their permissions",
 	PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "limine-segment", "the last page of the kernel's first segment made writable",
+	{ "limine-segment", "the W (or else X) bit of the last page of the kernel's first segment flipped",
 	  PTLAB_FAULT_HOOK, NULL, NULL },
 };
 

@@ -542,6 +542,11 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 	}
 	l = (struct lim *)(uintptr_t)pa;
 	p->kern.priv = l;
+	if (p->opts.initrd[0]) {
+		report_fail(p->rep, "limine: kernel %s refused: --initrd is the Linux protocol's; a "
+			    "Limine-protocol kernel takes --module", f->path);
+		return PT_EINVAL;
+	}
 	slash_path(l->kpath, sizeof(l->kpath), f->path);
 	if (!load_kernel(p, l, f) || !load_modules(p, l, b->li))
 		return PT_EINVAL;
@@ -891,10 +896,13 @@ static void check_segments(struct ptlab *p, struct lim *l)
 		const struct lm_seg *s = &l->elf.seg[0];
 		uint64_t va = pt_align_down(s->va + s->memsz - 1, PT_PAGE_SIZE);
 
-		if (pt_protect(&p->build.space, va, PT_PAGE_SIZE, seg_flags(s->flags) ^ PT_WRITE,
+		/* W taken from a writable segment, else X flipped: never W and X at once */
+		unsigned flip = s->flags & LM_SEG_W ? PT_WRITE : PT_EXEC;
+
+		if (pt_protect(&p->build.space, va, PT_PAGE_SIZE, seg_flags(s->flags) ^ flip,
 			       &(struct pt_flushlist){ 0 }) == PT_OK)
-			report_note(p->rep, "inject: limine-segment planted (page 0x%llx's W flipped)",
-				    (unsigned long long)va);
+			report_note(p->rep, "inject: limine-segment planted (page 0x%llx's %s flipped)",
+				    (unsigned long long)va, flip == PT_WRITE ? "W" : "X");
 	}
 	for (unsigned i = 0; i < l->elf.nseg; i++) {
 		const struct lm_seg *s = &l->elf.seg[i];

@@ -124,6 +124,11 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	EFI_STATUS st;
 	uint64_t pa;
 
+	if (o->nmodules || o->kaslr) {
+		report_fail(p->rep, "linux: kernel %s refused: --module and --kaslr are the Limine "
+			    "protocol's; a bzImage takes --initrd", o->kernel);
+		goto fail;
+	}
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
 	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
 		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);

@@ -4,7 +4,7 @@
  *
  * No firmware calls (firmware-free: in the host archive).  The map is
  * made by a sweep over every boundary of the inputs: between two
- * consecutive boundaries one type holds (the lists' over the firmware's),
+ * consecutive boundaries one type holds (a list's over the firmware's),
  * so the output is sorted and overlap-free by construction, and every
  * boundary is a page boundary because the lists are rounded outwards
  * and the normalized map is page-aligned already.
@@ -99,12 +99,6 @@ static bool item(const struct lm_map_in *in, unsigned i, struct item *it)
 	return true;
 }
 
-/* Returns the rank of a list type: the framebuffer over the kernel over reclaimable. */
-static unsigned rank(unsigned type)
-{
-	return type == LM_MEM_FRAMEBUFFER ? 3 : type == LM_MEM_KERNEL_AND_MODULES ? 2 : 1;
-}
-
 /* Returns whether [a, b) is wholly covered by firmware ranges of RAM (usable or loader). */
 static bool on_ram(const struct pt_memmap *fw, uint64_t a, uint64_t b)
 {
@@ -152,16 +146,15 @@ static int check_lists(const struct lm_map_in *in, char *why, size_t whylen)
  */
 static int type_at(const struct lm_map_in *in, uint64_t p)
 {
-	unsigned n = nitems(in), best = 0;
+	unsigned n = nitems(in);
 	int t = -1;
 	struct item it;
 
-	for (unsigned i = 0; i < n; i++) {
+	/* the lists never overlap one another (check_lists): one holds @p at most */
+	for (unsigned i = 0; i < n && t < 0; i++) {
 		item(in, i, &it);
-		if (p >= it.a && p < it.b && rank(it.type) > best) {
-			best = rank(it.type);
+		if (p >= it.a && p < it.b)
 			t = (int)it.type;
-		}
 	}
 	if (t < 0)
 		for (unsigned i = 0; i < in->fw->n; i++) {

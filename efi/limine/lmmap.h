@@ -17,8 +17,8 @@
  * ACPI reclaim -> ACPI reclaimable; ACPI NVS -> ACPI NVS; unusable ->
  * bad memory; every other type (reserved, runtime code and data, MMIO,
  * PAL code, persistent, unaccepted) -> reserved.  On the lists' pages
- * the lists win: framebuffer over kernel/modules over bootloader-
- * reclaimable over the firmware's type.
+ * the lists' types win over the firmware's; the lists may not overlap one
+ * another.
  */
 #ifndef PTLAB_EFI_LMMAP_H
 #define PTLAB_EFI_LMMAP_H

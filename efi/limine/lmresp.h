@@ -9,7 +9,17 @@
  *
  * The buffer's pages are bootloader-reclaimable: the caller lists them in
  * lm_map_in.reclaim before building the memory map this takes.  Sizes
- * first: lm_respond() with a NULL buffer only counts the bytes.
+ * first: lm_respond() with a NULL buffer only counts the bytes.  The
+ * circle (the map holds the buffer, the buffer holds the map) is broken
+ * by a bound, as the sizes only grow with the counts:
+ *
+ *   1. n = lm_map_bound(in) with one more reclaimable range than known;
+ *   2. lm_respond(m with nmap = n, map any non-NULL, img NULL, buf NULL)
+ *      counts the bytes; allocate that many (whole pages);
+ *   3. add the buffer to in->reclaim, lm_map_build() the map (n entries
+ *      at most), then lm_respond() for real with it.
+ *
+ * Counting reads no memory map entry, only their count.
  */
 #ifndef PTLAB_EFI_LMRESP_H
 #define PTLAB_EFI_LMRESP_H

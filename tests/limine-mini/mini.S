@@ -12,6 +12,13 @@
  *  4 the base revision tag answered (word 3 = 0)     return address 0)
  *  5 HHDM response, offset in the higher half     9 the kernel address
  *  6 memory map response with entries                response names our va
+ *                                                 10 a pointer in the data (a
+ *                                                    relocation when linked
+ *                                                    -pie) holds _start's address
+ * Assembled with --defsym PAGING5=1 it also asks for 5-level paging
+ * (paging mode request revision 1: mode 5 levels, max 5, min 4) and
+ * checks:                                         11 the paging mode response
+ *                                                    names the mode CR4.LA57 has
  */
 	.section .text, "ax"
 	.globl	_start
@@ -48,6 +55,19 @@ _start:
 	andq	$~0xfff, %rbx
 	cmpq	%rbx, 16(%rax)
 	jne	fail9
+	leaq	_start(%rip), %rbx
+	cmpq	%rbx, self_ptr(%rip)
+	jne	fail10
+.ifdef PAGING5
+	movq	paging_req+40(%rip), %rax
+	testq	%rax, %rax
+	jz	fail11
+	movq	%cr4, %rbx
+	shrq	$12, %rbx		/* LA57 */
+	andq	$1, %rbx
+	cmpq	%rbx, 8(%rax)
+	jne	fail11
+.endif
 	/* every AP to ap_entry, then wait for all of them */
 	movq	smp_req+40(%rip), %rax
 	testq	%rax, %rax
@@ -119,6 +139,10 @@ fail7:	movb	$0x47, %al
 fail8:	movb	$0x48, %al
 	jmp	out
 fail9:	movb	$0x49, %al
+	jmp	out
+fail10:	movb	$0x4a, %al
+	jmp	out
+fail11:	movb	$0x4b, %al
 out:	outb	%al, $0xf4
 halt:	cli
 	hlt
@@ -141,5 +165,12 @@ kaddr_req:
 	.quad	0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x71ba76863cc55f63, 0xb2644a48c516a487, 0, 0
 ap_count:
 	.quad	0
+self_ptr:
+	.quad	_start
+.ifdef PAGING5
+paging_req:
+	.quad	0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x95c1a0edab0944cb, 0xa4e5cb3842f7488a, 1, 0
+	.quad	1, 1, 0
+.endif
 
 	.section .note.GNU-stack, "", @progbits
