@@ -28,7 +28,9 @@
 # and "kernel: N passed, 0 failed" agreeing with the test points, QEMU
 # status 65; the same lines on port 0xE9 as on COM1; the facts it prints
 # against what the test passed: its command line, the modules' paths and
-# sizes, the CPU count, the paging mode, its own file's size.
+# sizes, the CPU count, the paging mode, its own file's size; and ptlab's
+# facts of the hand-off (where it loaded the kernel, the memory map's
+# entries, the stack) against what the kernel found.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -167,6 +169,32 @@ judge_limine()
 		pass "$tag: executable file size $got is the kernel's"
 	else
 		fail "$tag: executable file size '$got', the kernel has $want_size bytes"
+	fi
+	# ptlab's own facts of the hand-off against what the kernel saw
+	local va load mm stack rsp kva kpa kmm
+	va=$(fact "$BOOT_LOG" limine-load va)
+	load=$(fact "$BOOT_LOG" limine-load load)
+	mm=$(fact "$BOOT_LOG" limine memmap)
+	stack=$(fact "$BOOT_LOG" limine stack)
+	kva=$(kfact "$BOOT_LOG" 'executable address: ' | sed -n 's/.*virtual_base=\(0x[0-9a-f]*\).*/\1/p')
+	kpa=$(kfact "$BOOT_LOG" 'executable address: ' | sed -n 's/.*physical_base=\(0x[0-9a-f]*\).*/\1/p')
+	kmm=$(sed -n 's/^ok [0-9]* - memory map: \([0-9]*\) entries, array mapped$/\1/p' "$BOOT_DIR/$tag.kernel.txt")
+	rsp=$(sed -n 's/^ok [0-9]* - RSP+8 16-byte aligned at entry (RSP=\(0x[0-9a-f]*\))$/\1/p' "$BOOT_DIR/$tag.kernel.txt")
+	if [ -n "$va" ] && [ -n "$kva" ] && [ $((va)) = $((kva)) ] && [ $((${load%%+*})) = $((kpa)) ]; then
+		pass "$tag: the kernel runs where ptlab said it loaded it (va $va, pa ${load%%+*})"
+	else
+		fail "$tag: ptlab loaded va='$va' load='$load', the kernel's executable address va='$kva' pa='$kpa'"
+	fi
+	if [ -n "$mm" ] && [ "$mm" = "$kmm" ]; then
+		pass "$tag: the kernel's memory map has the $mm entries ptlab reported"
+	else
+		fail "$tag: ptlab reported memmap='$mm', the kernel got '$kmm' entries"
+	fi
+	# "stack=TOP+SIZE": the kernel's RSP+8 (above the return address) is TOP
+	if [ -n "$stack" ] && [ -n "$rsp" ] && [ $((rsp + 8)) = $((${stack%%+*})) ]; then
+		pass "$tag: the kernel's entry RSP+8 is the top of ptlab's stack $stack"
+	else
+		fail "$tag: ptlab's stack '$stack', the kernel's entry RSP '$rsp'"
 	fi
 	for i in 1 2; do
 		want_size=$(stat -c %s "$BOOT_DIR/mod$i.bin")
