@@ -299,7 +299,7 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject.c \
 	checks/registry.c core/verdict.c lib/model.c \
 	cpu/gdt.c cpu/la57plan.c limine/elf.c limine/lmmap.c limine/requests.c \
-	limine/responses.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
+	limine/responses.c limine/lmplan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	smp/smpcore.c)
 APP_HOST_OBJS := $(APP_HOST_SRCS:%=$(BUILD)/host/%.o)

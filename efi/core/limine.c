@@ -17,8 +17,8 @@
  * the protocol's layout, so the whole run's tables encode their memory
  * types for it.
  *
- * After the final plan: ptlab's image alias moves down to
- * LIMINE_IMAGE_VA (the kernel owns PT_IMAGE_BASE and above), the
+ * After the final plan (lmplan.c): ptlab's image alias moves down to
+ * LM_IMAGE_ALIAS_VA (the kernel owns PT_IMAGE_BASE and above), the
  * kernel's segments are added at their virtual addresses with their own
  * permissions, and the first 4 GiB are completed in the HHDM (and in the
  * identity map for base revision 0) with uncached, no-execute entries
@@ -49,6 +49,7 @@
 #include "limine/limine.h"
 #include "limine/lmelf.h"
 #include "limine/lmmap.h"
+#include "limine/lmplan.h"
 #include "limine/lmreq.h"
 #include "limine/lmresp.h"
 #include "report/fmt.h"
@@ -59,8 +60,6 @@
 
 #define FILE_MAX        (256u << 20)            /* a larger module is refused */
 #define FOUR_GIB        (UINT64_C(1) << 32)
-/* ptlab's image alias in a Limine hand-off: PML4 slot 511's first GiB */
-#define LIMINE_IMAGE_VA UINT64_C(0xffffff8000000000)
 #define KASLR_RANGE     (UINT64_C(1) << 30)     /* a slide below 1 GiB */
 #define MAX_CPUS        SMP_MAX_CPUS
 #define MAX_IOAPICS     8u
@@ -642,130 +641,18 @@ nomem:
 
 /* ---- after ExitBootServices: the plan ------------------------------------------------ */
 
-/* Insert @e into the plan, kept sorted by va; PT_ECAPACITY or PT_EEXIST (overlap). */
-static int plan_insert(struct pt_plan *pl, const struct pt_plan_entry *e)
-{
-	unsigned i = 0;
-
-	if (pl->n == pl->cap)
-		return PT_ECAPACITY;
-	while (i < pl->n && pl->entry[i].va < e->va)
-		i++;
-	if ((i < pl->n && e->va + e->len > pl->entry[i].va) ||
-	    (i > 0 && pl->entry[i - 1].va + pl->entry[i - 1].len > e->va))
-		return PT_EEXIST;
-	for (unsigned k = pl->n; k > i; k--)
-		pl->entry[k] = pl->entry[k - 1];
-	pl->entry[i] = *e;
-	pl->n++;
-	return PT_OK;
-}
-
-/*
- * ptlab's image alias moved from PT_IMAGE_BASE to LIMINE_IMAGE_VA: the
- * kernel owns the top 2 GiB.  The image entries are the last of the plan
- * (the highest addresses) and stay so.
- */
-static void move_alias(struct ptlab *p)
-{
-	struct pt_plan *pl = &p->build.plan;
-
-	for (unsigned i = 0; i < pl->n; i++)
-		if (pl->entry[i].kind == PT_PLAN_IMAGE)
-			pl->entry[i].va = pl->entry[i].va - PT_IMAGE_BASE + LIMINE_IMAGE_VA;
-	p->build.image_va = LIMINE_IMAGE_VA;
-}
-
-static unsigned seg_flags(uint32_t f)
-{
-	return (f & LM_SEG_W ? PT_WRITE : 0) | (f & LM_SEG_X ? PT_EXEC : 0);
-}
-
-/* The kernel's segments at their va, page by page with their own permissions. */
-static int plan_segments(struct ptlab *p, struct lim *l)
-{
-	for (unsigned i = 0; i < l->elf.nseg; i++) {
-		const struct lm_seg *s = &l->elf.seg[i];
-		uint64_t a = pt_align_down(s->va, PT_PAGE_SIZE);
-		uint64_t b = pt_align_up(s->va + s->memsz, PT_PAGE_SIZE);
-		struct pt_plan_entry e;
-		int err;
-
-		/* a page the previous segment (same permissions: lm_elf_parse says so) mapped */
-		if (i && a < pt_align_up(l->elf.seg[i - 1].va + l->elf.seg[i - 1].memsz, PT_PAGE_SIZE))
-			a += PT_PAGE_SIZE;
-		if (a >= b)
-			continue;
-		e = (struct pt_plan_entry){ .va = a, .pa = l->block_pa + (a - l->elf.va), .len = b - a,
-					    .flags = seg_flags(s->flags), .max_size = PT_PAGE_2M,
-					    .kind = PT_PLAN_IMAGE, .efi_type = PT_EFI_LOADER_DATA };
-		err = plan_insert(&p->build.plan, &e);
-		if (err)
-			return err;
-	}
-	return PT_OK;
-}
-
-/*
- * [from, 4 GiB) completed in the mapping of @kind (va = @base + pa):
- * every gap between its entries gets an uncached, no-execute entry.
- */
-static int plan_fill_low(struct ptlab *p, enum pt_plan_kind kind, uint64_t base, uint64_t from)
-{
-	struct pt_plan *pl = &p->build.plan;
-	uint64_t at = from;
-	unsigned i = 0;
-	int err;
-
-	while (at < FOUR_GIB) {
-		uint64_t next = FOUR_GIB;
-		struct pt_plan_entry e;
-
-		/* the first entry of @kind that ends above @at */
-		for (i = 0; i < pl->n; i++) {
-			const struct pt_plan_entry *x = &pl->entry[i];
-
-			if (x->kind != kind || x->va - base + x->len <= at || x->va < base)
-				continue;
-			if (x->va - base <= at) {
-				at = x->va - base + x->len;
-				break;
-			}
-			if (x->va - base < next)
-				next = x->va - base;
-		}
-		if (i < pl->n)
-			continue;   /* @at moved past a covering entry: look again */
-		e = (struct pt_plan_entry){ .va = base + at, .pa = at, .len = next - at,
-					    .flags = PT_WRITE | PT_CACHE(PT_CACHE_UC),
-					    .max_size = p->cpu.caps.pdpe1gb ? PT_PAGE_1G : PT_PAGE_2M,
-					    .kind = kind, .efi_type = PT_EFI_RESERVED };
-		err = plan_insert(pl, &e);
-		if (err)
-			return err;
-		at = next;
-	}
-	return PT_OK;
-}
-
-/* After run_plan(): the alias moved, the segments, the first 4 GiB completed. */
+/* After run_plan(): the alias moved, the segments, the first 4 GiB completed (lmplan.c). */
 static int limine_plan(struct ptlab *p)
 {
 	struct lim *l = lim_of(p);
-	struct pt_plan *pl = &p->build.plan;
-	int err;
+	struct lm_plan_in in = { .elf = &l->elf, .block_pa = l->block_pa,
+				 .identity_low = lm_identity_mapped(l->req.base_rev),
+				 .levels = p->build.levels, .has_1g = p->cpu.caps.pdpe1gb };
+	int err = lm_plan_add(&p->build.plan, &in);
 
-	move_alias(p);
-	err = plan_segments(p, l);
 	if (!err)
-		err = plan_fill_low(p, PT_PLAN_HHDM, PT_HHDM_BASE, 0);
-	if (!err && lm_identity_mapped(l->req.base_rev))
-		err = plan_fill_low(p, PT_PLAN_IDENTITY, 0, PT_PAGE_SIZE);
-	if (err)
-		return err;
-	pl->min_total = pt_plan_min_tables(pl->entry, pl->n, p->build.levels, p->cpu.caps.pdpe1gb,
-					   pl->min_tables);
-	return PT_OK;
+		p->build.image_va = LM_IMAGE_ALIAS_VA;
+	return err;
 }
 
 /* ---- after the checks: the data, the checks on the tables to hand over ------------------- */
@@ -779,6 +666,12 @@ static bool plant_digest(struct ptlab *p)
 		return false;
 	report_note(p->rep, "inject: limine-digest planted (page 0 mapped before the comparison)");
 	return true;
+}
+
+/* The page attributes a segment's ELF flags give. */
+static unsigned seg_flags(uint32_t f)
+{
+	return (f & LM_SEG_W ? PT_WRITE : 0) | (f & LM_SEG_X ? PT_EXEC : 0);
 }
 
 /* The frames the tables to hand over (and nothing else of ours) use: bootloader-reclaimable. */
