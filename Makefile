@@ -200,10 +200,13 @@ help:
 	@echo '  check-undefined     libptlab.a: no undefined symbols but the documented ones'
 	@echo '  install             headers, libptlab.a, libptlab-efi.a, pkg-config files (PREFIX, DESTDIR)'
 	@echo '  check-install       install into a scratch directory, build examples/handoff.c against it'
-	@echo '  install-esp         ESP=DIR: DIR/EFI/ptlab/ptlab.efi with a systemd-boot and a GRUB entry (MENU_ARGS, DESTDIR)'
+	@echo '  install-esp         ESP=DIR: DIR/EFI/ptlab/ptlab.efi with a systemd-boot and a GRUB entry (MENU_ARGS, DESTDIR;'
+	@echo '                      KERNEL= INITRD= CMDLINE= for a Linux entry; FORCE=1 replaces edited entries)'
 	@echo '  mutants             mutation testing of paging/ (MUTANTS=N, MUTANTS_SEED=S; not in test)'
 	@echo '  view                $(BUILD)/view/index.html and map.svg from REPORT= (default: the last run)'
-	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=)'
+	@echo '  signed-image        $(BUILD)/ptlab-signed.img: the app signed for Secure Boot (KEY=, CERT=,'
+	@echo '                      TRUST="FILE...": digests of initrds/modules it may boot)'
+	@echo '  linux-signed        $(BUILD)/linux/vmlinuz-signed: Debian'"'"'s kernel signed with KEY (Secure Boot test)'
 	@echo '  chain               $(BUILD)/tests/chain.efi: the entry-state chainloader (test only)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
@@ -297,10 +300,11 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject.c \
-	checks/registry.c core/verdict.c lib/model.c \
+	checks/registry.c core/verdict.c lib/model.c lib/sha256.c lib/trust.c \
 	cpu/gdt.c cpu/la57plan.c limine/elf.c limine/lmmap.c limine/requests.c \
 	limine/responses.c limine/lmplan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
+	report/serline.c \
 	smp/smpcore.c)
 APP_HOST_OBJS := $(APP_HOST_SRCS:%=$(BUILD)/host/%.o)
 HOST_LIBAPP := $(BUILD)/host/libptlab-app.a
@@ -390,10 +394,12 @@ check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps-build
 
 # Builds what the suites need first; a failing build is reported by the
 # suites that need it (their output is missing), never hidden by a stale
-# image.
+# image.  The signed image holds the test initramfs's digest (TRUST=), so
+# the secureboot suite can boot it under Secure Boot.
 test: | deps-test
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image linux-initrd limine
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain linux-initrd linux-signed limine
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) signed-image TRUST='$(LINUX_INITRD)'
 	$(Q)JOBS='$(JOBS)' TEST_LOGS='$(TEST_LOGS)' tests/run-suites.sh $(TEST_SUITES)
 
 # ---- fuzzing and reliability ----
@@ -463,6 +469,17 @@ $(LINUX_INITRD): $(LINUX_DIR)/init mk/initramfs.sh | deps-test
 	$(call msg,CPIO,$@)
 	$(Q)mk/initramfs.sh $@ $< $(BUSYBOX)
 
+# The same kernel signed with KEY (Debian's signature replaced), for the
+# Secure Boot suite: the signed ptlab boots it on firmware that trusts KEY.
+LINUX_KERNEL ?= $(lastword $(sort $(wildcard /boot/vmlinuz-*-cloud-amd64)))
+LINUX_SIGNED := $(LINUX_DIR)/vmlinuz-signed
+
+.PHONY: linux-signed
+linux-signed: $(LINUX_SIGNED)
+
+$(LINUX_SIGNED): $(LINUX_KERNEL) mk/sign.sh | deps-test
+	$(Q)mk/sign.sh --kernel '$(KEY)' '$(CERT)' $< $@ $(LINUX_DIR)/sign
+
 # ---- image and QEMU ----
 
 # Rebuilt every time: it is cheap and \ptlab.cfg follows ARGS.
@@ -475,16 +492,18 @@ $(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps-run
 # What "make run" boots: the image with ARGS as \ptlab.cfg and, when ARGS
 # names no --end, --end=shutdown added, so QEMU ends as soon as the run has
 # ended (the stick image, "make image", keeps --end=wait as its default).
-# Its \startup.nsh (the UEFI shell's fallback after a refused or failed
-# run) shuts down after that run too.  With an --end in ARGS, the image is
-# the stick's own, startup.nsh included.
+# Its \startup.nsh (the UEFI shell's fallback when the run returned, e.g.
+# refused its options) never runs a second run over the first one's
+# \PTLAB.TXT (mk/run-startup.sed) and, without an --end in ARGS, shuts
+# down.
 RUN_IMAGE ?= $(RUN_DIR)/run.img
 RUN_END := $(if $(filter --end=%,$(ARGS)),,--end=shutdown)
 RUN_NSH := $(RUN_DIR)/run-startup.nsh
 
-$(RUN_NSH): startup.nsh FORCE
+$(RUN_NSH): startup.nsh mk/run-startup.sed FORCE
 	@mkdir -p $(@D)
-	$(Q)sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') startup.nsh >$@
+	$(Q)sed -f mk/run-startup.sed startup.nsh | \
+		sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') >$@
 
 $(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps-run
 	$(call msg,IMAGE,$@)
@@ -572,16 +591,46 @@ check-undefined: $(EFI_LIBPTLAB) $(HOST_LIBPTLAB) | deps-build
 # checked with sbverify) and $(BUILD)/ptlab-signed.img around it.  KEY and
 # CERT default to Debian's OVMF test key, which the firmware file
 # OVMF_VARS_4M.snakeoil.fd trusts; mk/sign.sh says loudly that it is one.
+# TRUST="FILE..." builds the SHA-256 digests of those files into the image
+# that is signed ($(BUILD)/signed/ptlab.efi: the app with its own copy of
+# efi/lib/trustlist.c): under Secure Boot it runs what no firmware can
+# judge (an initrd, an ELF kernel, a module) only by those digests.  The
+# default build's list ($(BUILD)/gen/trust.inc) is empty.
 KEY ?= /usr/share/ovmf/PkKek-1-snakeoil.key
 CERT ?= /usr/share/ovmf/PkKek-1-snakeoil.pem
+TRUST ?=
 SIGNED_EFI := $(BUILD)/ptlab-signed.efi
 SIGNED_IMAGE := $(BUILD)/ptlab-signed.img
+SIGNED_APP := $(BUILD)/signed/ptlab.efi
+TRUST_INC := $(BUILD)/gen/trust.inc
+SIGNED_TRUST_INC := $(BUILD)/gen/signed/trust.inc
+TRUSTLIST_OBJ := $(BUILD)/efi/efi/lib/trustlist.c.o
+SIGNED_TRUSTLIST_OBJ := $(BUILD)/signed/efi/lib/trustlist.c.o
+SIGNED_APP_OBJS := $(filter-out $(TRUSTLIST_OBJ),$(EFI_APP_OBJS)) $(SIGNED_TRUSTLIST_OBJ)
+
+$(TRUST_INC): mk/trust.sh | deps-build
+	$(call msg,GEN,$@)
+	$(Q)mk/trust.sh $@
+
+# rewritten only when TRUST or a file it names changes (mk/trust.sh)
+$(SIGNED_TRUST_INC): mk/trust.sh $(TRUST) FORCE | deps-test
+	$(Q)mk/trust.sh $@ $(TRUST)
+
+$(TRUSTLIST_OBJ): $(TRUST_INC)
+
+$(SIGNED_TRUSTLIST_OBJ): efi/lib/trustlist.c $(SIGNED_TRUST_INC) | deps-test
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(EFI_APP_CFLAGS) -iquote $(BUILD)/gen/signed $(DEPFLAGS) -c $< -o $@
+
+$(eval $(call efi-app-rule,$(SIGNED_APP),SIGNED_APP_OBJS,EFI_APP_LIBS))
+$(SIGNED_APP:.efi=.so): $(BUILD)/lists/efi.list
 
 .PHONY: signed-image
 signed-image: $(SIGNED_IMAGE)
 
-$(SIGNED_EFI): $(EFI_APP) mk/sign.sh FORCE | deps-test
-	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(EFI_APP) $@ $(BUILD)/sign
+$(SIGNED_EFI): $(SIGNED_APP) mk/sign.sh FORCE | deps-test
+	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(SIGNED_APP) $@ $(BUILD)/sign
 
 $(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps-test
 	$(call msg,IMAGE,$@)
@@ -620,11 +669,18 @@ $(eval $(call efi-app-rule,$(CHAIN_EFI),CHAIN_OBJS,CHAIN_LIBS))
 
 REPORT ?=
 VIEW_DIR := $(BUILD)/view
+# a hostile report's page judged in headless Chromium (tests/tools/test_view.py)
+TEST_SUITES += 'view-hostile=python3 tests/tools/test_view.py'
 
 .PHONY: view
 
+# REPORT reaches the recipe as data, through the environment, never as
+# shell text: any file name works (not exported as itself: make would
+# expand it to do so).
+unexport REPORT
+view: export PTLAB_VIEW_REPORT = $(value REPORT)
 view: | deps-build
-	$(Q)rep='$(REPORT)'; \
+	$(Q)rep=$$PTLAB_VIEW_REPORT; \
 	if [ -z "$$rep" ]; then \
 		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \
 		elif [ -f '$(RUN_IMAGE)' ] && mcopy -o -i '$(RUN_IMAGE)@@1M' ::/PTLAB.TXT \

@@ -283,8 +283,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		app.mode->run(&app, &boot);   /* returns with boot services only */
 
 	tss_page_put(tss_page);
-	report_finish(app.rep);
-	sink_emit(app.rep);
+	sink_close(app.rep);
 	sink_file_close();
 	verdict_line(&app, verdict, sizeof(verdict));
 	runs_end(verdict);

@@ -63,14 +63,29 @@ TEST_SUITES += 'install=$(MAKE) BUILD=$(BUILD) V=$(V) check-install'
 
 -include $(wildcard $(RELEASE_PAGING_OBJS:%.o=%.d))
 
-# make install-esp ESP=DIR [DESTDIR=] [MENU_ARGS="--end=return"]: the
-# application on an EFI System Partition, $(DESTDIR)DIR/EFI/ptlab/ptlab.efi,
+# make install-esp ESP=DIR [DESTDIR=] [MENU_ARGS="--end=return"]
+#                  [KERNEL=bzImage [INITRD="initrd..."] [CMDLINE="..."]] [FORCE=1]:
+# the application on an EFI System Partition, $(DESTDIR)/DIR/EFI/ptlab/ptlab.efi,
 # with a systemd-boot entry (ptlab.conf) and a GRUB entry for
 # /etc/grub.d/40_custom (grub.40_custom) beside it, both starting it with
-# MENU_ARGS (mk/install-esp.sh).  tests/boot/menus.sh installs into a
-# scratch DESTDIR and boots what it wrote under GRUB and systemd-boot.
+# MENU_ARGS, or with KERNEL: booting that kernel in hand-off mode
+# (mk/install-esp.sh).  The values reach the script as data, through the
+# environment ($(value ...): not even make expands them), never as shell
+# text.  tests/install.sh checks the entries and refusals on the host;
+# tests/boot/menus.sh installs into a scratch DESTDIR and boots what it
+# wrote under GRUB and systemd-boot.
 ESP ?=
-MENU_ARGS ?= --end=return
+MENU_ARGS ?=
+# Not exported as they are: make would expand them to do so (a $(shell)
+# in a value would run); the PTLAB_ESP_* copies below are their raw values.
+unexport ESP DESTDIR MENU_ARGS KERNEL INITRD CMDLINE FORCE
 
+install-esp: export PTLAB_ESP_DIR = $(value ESP)
+install-esp: export PTLAB_ESP_DESTDIR = $(value DESTDIR)
+install-esp: export PTLAB_ESP_MENU_ARGS = $(value MENU_ARGS)
+install-esp: export PTLAB_ESP_KERNEL = $(value KERNEL)
+install-esp: export PTLAB_ESP_INITRD = $(value INITRD)
+install-esp: export PTLAB_ESP_CMDLINE = $(value CMDLINE)
+install-esp: export PTLAB_ESP_FORCE = $(value FORCE)
 install-esp: $(EFI_APP) mk/install-esp.sh
-	$(Q)mk/install-esp.sh '$(if $(ESP),$(DESTDIR)$(ESP))' $(EFI_APP) '$(MENU_ARGS)'
+	$(Q)mk/install-esp.sh $(EFI_APP)

@@ -1,17 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# mk/sign.sh KEY CERT IN OUT WORKDIR
+# mk/sign.sh [--kernel] KEY CERT IN OUT WORKDIR
 #
 # Sign the UEFI application IN for Secure Boot with sbsign into OUT and
 # check the result with sbverify.  The PE is stripped first: the symbol
 # table objcopy leaves after the last section is what sbsign would warn
 # about ("gaps between PE/COFF sections"), and any sbsign warning fails
-# the build.  An encrypted KEY (Debian's OVMF test key, password
+# the build.  With --kernel, IN is a Linux bzImage (a PE through its EFI
+# stub): not stripped (it has no symbol table, and objcopy does not know
+# its layout), its own signatures removed first, so OUT carries KEY's
+# signature only.  An encrypted KEY (Debian's OVMF test key, password
 # "snakeoil", or KEY_PASS) is decrypted into WORKDIR with mode 0600, since
 # sbsign cannot ask for a password without a terminal.
 set -euo pipefail
 
+kernel=0
+if [ "${1-}" = --kernel ]; then
+	kernel=1
+	shift
+fi
 key=$1 cert=$2 in=$3 out=$4 work=$5
 SNAKEOIL_KEY=/usr/share/ovmf/PkKek-1-snakeoil.key
 SNAKEOIL_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
@@ -42,7 +50,15 @@ if grep -q 'ENCRYPTED' "$key"; then
 	key=$plain
 fi
 
-objcopy --strip-all "$in" "$work/unsigned.efi"
+if [ "$kernel" = 1 ]; then
+	cp -- "$in" "$work/unsigned.efi"
+	chmod u+w "$work/unsigned.efi"
+	while sbverify --list "$work/unsigned.efi" 2>/dev/null | grep -q '^signature [0-9]'; do
+		sbattach --remove "$work/unsigned.efi" >/dev/null
+	done
+else
+	objcopy --strip-all "$in" "$work/unsigned.efi"
+fi
 if ! sbsign --key "$key" --cert "$cert" --output "$out.tmp" "$work/unsigned.efi" \
 	>"$work/sbsign.log" 2>&1; then
 	cat "$work/sbsign.log" >&2

@@ -39,10 +39,11 @@ if [ "${#lines[@]}" -eq 0 ]; then
 	echo "ptlab: verdict: none - no closing line on the serial port (qemu exit status $status)"
 	exit 2
 fi
-# a pass: "ptlab: P passed, 0 failed, S skipped" with P > 0
+# a pass: "ptlab: P passed, 0 failed, S skipped" with P > 0 (and perhaps
+# " (serial lost N bytes)": the run passed, its serial log is incomplete)
 passes()
 {
-	[[ $1 =~ ^ptlab:\ ([0-9]+)\ passed,\ 0\ failed,\ [0-9]+\ skipped$ ]] &&
+	[[ $1 =~ ^ptlab:\ ([0-9]+)\ passed,\ 0\ failed,\ [0-9]+\ skipped(\ \(serial\ lost\ [0-9]+\ bytes\))?$ ]] &&
 		[ "${BASH_REMATCH[1]}" -gt 0 ]
 }
 

@@ -12,7 +12,11 @@ blocks and code spans do not count.  Every docs/*.md must be linked from
 README.md, so the index stays whole.  The module table of
 docs/architecture.md names every source file of efi/ and paging/, and
 nothing else: a row's first cell names a file by its path, and the files
-after it in the same cell by name, in the same folder.
+after it in the same cell by name, in the same folder.  The churn's
+default operation counts (firmware and hand-off mode) in the option
+tables of README.md and docs/options.md are those --help says (the text
+of opts_usage() in efi/opts/opts.c, which tests/unit/test_opts.c compares
+with the code's defaults).
 
   check-links.py [ROOT]    ROOT: the top of the tree (default: this file's ../)
 
@@ -146,6 +150,38 @@ def sources(root):
     return found
 
 
+def usage_text(root):
+    """The text of opts_usage() in efi/opts/opts.c: its string literals, joined."""
+    with open(os.path.join(root, "efi", "opts", "opts.c")) as f:
+        src = f.read()
+    m = re.search(r"const char \*opts_usage\(void\)\s*\{\s*return(.*?);\s*\}", src, re.S)
+    if not m:
+        return ""
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
+    return "".join(p.encode().decode("unicode_escape") for p in parts)
+
+
+ITER_DEFAULTS = re.compile(r"\(default (\d+);\s+(\d+) in hand-off mode\)")
+
+
+def iteration_defaults(root):
+    """(--help's (firmware, hand-off) defaults of --iterations, {doc: the
+    same from its table row, or None})."""
+    text = usage_text(root)
+    i = text.find("--iterations=N")
+    m = ITER_DEFAULTS.search(text[i:]) if i >= 0 else None
+    helps = m.groups() if m else None
+    docs = {}
+    for rel in ("README.md", os.path.join("docs", "options.md")):
+        docs[rel] = None
+        with open(os.path.join(root, rel)) as f:
+            for line in f:
+                if line.startswith("|") and "`--iterations=N`" in line:
+                    d = ITER_DEFAULTS.search(line)
+                    docs[rel] = d.groups() if d else None
+    return helps, docs
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else
                            os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -187,6 +223,13 @@ def main(argv):
           " ".join(missing))
     stale = sorted(named - found)
     check(not stale, "every file docs/architecture.md's module table names exists", " ".join(stale))
+    helps, docs = iteration_defaults(root)
+    check(helps is not None, "--help (opts_usage) gives --iterations' defaults as "
+          "(default N; M in hand-off mode)")
+    for rel, got in docs.items():
+        check(helps is not None and got == helps,
+              "%s's --iterations row says the defaults --help says" % rel,
+              "%s says %r, --help %r" % (rel, got, helps))
     print("docs: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -46,6 +46,128 @@ else
 	ok "installed archives carry no sanitizer instrumentation"
 fi
 
+# ---- make install-esp: values as data, DESTDIR kept, edits kept ----
+
+# esp TAG VAR=VALUE...: make install-esp into $work/TAG, its output in
+# $work/TAG.out; the make's exit status
+esp()
+{
+	local tag=$1
+	shift
+	mkdir -p "$work/$tag"
+	(cd "$work/$tag" && $MAKE -C "$root" -s BUILD="$BUILD" DEPS_CHECK=0 install-esp "$@") \
+		>"$work/$tag.out" 2>&1
+}
+
+# entry_opts DIR: the options the systemd-boot entry and, unquoted as GRUB
+# reads its script, the GRUB entry pass; one line each
+entry_opts()
+{
+	sed -n 's/^options //p' "$1/ptlab.conf"
+	python3 -c 'import shlex, sys
+for l in open(sys.argv[1]):
+    w = shlex.split(l)
+    if w and w[0] == "chainloader":
+        print(" ".join(w[2:]) if len(w) == 3 else "more than one word: %r" % w[2:])' \
+		"$1/grub.40_custom"
+}
+
+# Whatever MENU_ARGS holds runs nothing: the entries carry it as written
+# (ptlab refuses what it cannot read), or make refuses it.
+marker=$work/X
+for args in "--end=return'; touch $marker; echo '" "--end=return\"; touch $marker; echo \"" \
+	'--seed=1 $(shell touch '"$marker"') `touch '"$marker"'` $$(touch '"$marker"')'; do
+	rm -rf "$work/hostile"
+	esp hostile DESTDIR="$work/hostile/d" ESP=/esp MENU_ARGS="$args"
+	st=$?
+	dir=$work/hostile/d/esp/EFI/ptlab
+	if [ -e "$marker" ]; then
+		not_ok "install-esp MENU_ARGS=$args ran a command (created $marker)"
+	elif [ "$st" -eq 0 ] && [ "$(entry_opts "$dir")" = "$(printf '%s\n%s' "$args" "$args")" ]; then
+		ok "install-esp MENU_ARGS=$args: nothing ran, both entries pass it as written"
+	elif [ "$st" -ne 0 ] && grep -q '^install-esp: ' "$work/hostile.out" && [ ! -e "$work/hostile/d" ]; then
+		ok "install-esp MENU_ARGS=$args: nothing ran, refused: $(head -n 1 "$work/hostile.out")"
+	else
+		not_ok "install-esp MENU_ARGS=$args: exit $st, entries: $(entry_opts "$dir" 2>&1 | tr '\n' '|')"
+	fi
+	rm -f "$marker"
+done
+
+# A newline would start a new line of the entry (another efi line): refused,
+# nothing written.
+if ! esp nl DESTDIR="$work/nl/d" ESP=/esp MENU_ARGS=$'--end=return\nefi /other.efi' &&
+	grep -q 'newline' "$work/nl.out" && [ ! -e "$work/nl/d" ]; then
+	ok "install-esp refuses a newline in MENU_ARGS and writes nothing"
+else
+	not_ok "install-esp with a newline in MENU_ARGS: $(cat "$work/nl.out")"
+fi
+
+# DESTDIR with a relative ESP: below DESTDIR (DESTDIR/ESP), not DESTDIRESP
+if esp rel DESTDIR="$work/rel/d" ESP=esp && [ -f "$work/rel/d/esp/EFI/ptlab/ptlab.efi" ] &&
+	[ ! -e "$work/rel/desp" ] && [ "$(cd "$work/rel" && find . -type f | sort | tr '\n' ' ')" = \
+	"./d/esp/EFI/ptlab/grub.40_custom ./d/esp/EFI/ptlab/ptlab.conf ./d/esp/EFI/ptlab/ptlab.efi " ]; then
+	ok "install-esp DESTDIR=D ESP=esp writes below D/esp and nowhere else"
+else
+	not_ok "install-esp DESTDIR=D ESP=esp: $(cd "$work/rel" && find . -type f | tr '\n' ' ') $(cat "$work/rel.out")"
+fi
+if ! esp dots DESTDIR="$work/dots/d" ESP=../../out && [ ! -e "$work/out" ] && [ ! -e "$work/dots/d" ]; then
+	ok "install-esp refuses an ESP with '..' under DESTDIR and writes nothing"
+else
+	not_ok "install-esp DESTDIR=D ESP=../../out: $(cat "$work/dots.out")"
+fi
+
+# An edited entry is never replaced silently: refused (nothing written);
+# FORCE=1 replaces it and keeps the edited one as .bak.  An entry as it was
+# written is replaced freely.
+dir=$work/ed/d/esp/EFI/ptlab
+esp ed DESTDIR="$work/ed/d" ESP=/esp MENU_ARGS="--seed=1 --end=return"
+if esp ed DESTDIR="$work/ed/d" ESP=/esp MENU_ARGS="--seed=2 --end=return" &&
+	[ "$(sed -n 's/^options //p' "$dir/ptlab.conf")" = "--seed=2 --end=return" ]; then
+	ok "install-esp replaces its own unedited entries"
+else
+	not_ok "install-esp did not replace its own entries: $(cat "$work/ed.out")"
+fi
+echo "sort-key  z-ptlab" >>"$dir/ptlab.conf"
+cp "$dir/ptlab.conf" "$work/edited.conf"
+cp "$dir/grub.40_custom" "$work/grub.before"
+if ! esp ed DESTDIR="$work/ed/d" ESP=/esp MENU_ARGS="--seed=3 --end=return" &&
+	grep -q 'ptlab.conf changed.*FORCE=1' "$work/ed.out" && cmp -s "$dir/ptlab.conf" "$work/edited.conf" &&
+	cmp -s "$dir/grub.40_custom" "$work/grub.before"; then
+	ok "install-esp refuses to replace an edited ptlab.conf, says FORCE=1, changes nothing"
+else
+	not_ok "install-esp over an edited ptlab.conf: $(cat "$work/ed.out")"
+fi
+if esp ed DESTDIR="$work/ed/d" ESP=/esp MENU_ARGS="--seed=3 --end=return" FORCE=1 &&
+	cmp -s "$dir/ptlab.conf.bak" "$work/edited.conf" && grep -q 'kept as ptlab.conf.bak' "$work/ed.out" &&
+	[ "$(sed -n 's/^options //p' "$dir/ptlab.conf")" = "--seed=3 --end=return" ]; then
+	ok "install-esp FORCE=1 replaces the edited entry and keeps it as ptlab.conf.bak"
+else
+	not_ok "install-esp FORCE=1: $(cat "$work/ed.out")"
+fi
+
+# A Linux entry: the kernel and initrds copied, one --initrd each, the
+# command line quoted for ptlab (tests/unit/test_opts.c reads this very
+# form back) and the whole for GRUB
+printf 'kernel' >"$work/vmlinuz-test" && printf 'rd1' >"$work/initrd-a" && printf 'rd2' >"$work/initrd-b"
+cmdline='acpi_osi="!Windows 2015" quiet #1'
+want='--mode=handoff --kernel=\EFI\ptlab\linux\vmlinuz-test --initrd=\EFI\ptlab\linux\initrd-a'
+want+=' --initrd=\EFI\ptlab\linux\initrd-b "--cmdline=acpi_osi=\"!Windows 2015\" quiet #1" --seed=4'
+dir=$work/lx/d/esp/EFI/ptlab
+if esp lx DESTDIR="$work/lx/d" ESP=/esp KERNEL="$work/vmlinuz-test" \
+	INITRD="$work/initrd-a $work/initrd-b" CMDLINE="$cmdline" MENU_ARGS=--seed=4 &&
+	cmp -s "$dir/linux/vmlinuz-test" "$work/vmlinuz-test" && cmp -s "$dir/linux/initrd-a" "$work/initrd-a" &&
+	cmp -s "$dir/linux/initrd-b" "$work/initrd-b" &&
+	[ "$(entry_opts "$dir")" = "$(printf '%s\n%s' "$want" "$want")" ]; then
+	ok "install-esp KERNEL= INITRD= CMDLINE=: files copied, both entries pass: $want"
+else
+	not_ok "install-esp KERNEL=...: $(cat "$work/lx.out") entries: $(entry_opts "$dir" 2>&1 | tr '\n' '|')"
+fi
+if ! esp nok DESTDIR="$work/nok/d" ESP=/esp KERNEL="$work/no-such-kernel" && [ ! -e "$work/nok/d" ]; then
+	ok "install-esp refuses a KERNEL= that is no file and writes nothing"
+else
+	not_ok "install-esp KERNEL=<missing>: $(cat "$work/nok.out")"
+fi
+
 # Builds against the installed copy only: the example copied out, pkg-config
 # told to look only in the scratch tree (and to prefix its paths with it).
 cp "$root/examples/handoff.c" "$work/"

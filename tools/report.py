@@ -16,6 +16,8 @@ tests/bench/runs.sh read reports only through these):
     report.py counts FILE            the same as shell assignments: tests= passed=
                                      failed= skipped= plan= closing_passed=
                                      closing_failed= closing_skipped= closings=
+                                     serial_lost= (bytes the closing line says
+                                     COM1 lost, 0 when it says nothing)
     report.py fact [--first] [--raw] FILE KEY FIELD
                                      one fact's value: of the last line with KEY
                                      that has FIELD (--first: the first), as a
@@ -36,11 +38,19 @@ tests/bench/runs.sh read reports only through these):
                                      if absent
     report.py runs FILE TABLES       the ranges listing of TABLES (ptlab|firmware)
     report.py check FILE             consistency of the dumps with the facts;
-                                     exit 1 and a reason per problem
+                                     exit 1 and a reason per problem; exit 2
+                                     when a line the page draws from is
+                                     malformed (see FIELDS)
     report.py bench-summary FILE...  the goal lines ("bench: NAME value=X goal=G
                                      met=yes|no") of several `make bench` outputs:
                                      per goal the median, the values in order and
                                      in how many runs it was met
+
+A file that cannot be read, an unknown command, and for check, runs and
+dump-end a malformed line (a listing's, a plan entry's or a raw memory
+descriptor's field missing or not a number in range, a leaf size that is
+no page size, paging levels other than 4 or 5) end the command with exit
+status 2 and "report: FILE:LINE: ..." naming the line and the field.
 """
 
 import re
@@ -49,10 +59,15 @@ import sys
 ANSI = re.compile(r"\x1b\[[0-9;?=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78cDEHM]")
 TEST = re.compile(r"^(ok|not ok) (\d+)(?: - (.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
-CLOSING = re.compile(r"^ptlab: (\d+) passed, (\d+) failed, (\d+) skipped$")
+# a closing line may end in " (serial lost N bytes)": COM1 could not send all
+# of the report (that many bytes are missing from a serial log)
+LOST = r"(?: \(serial lost (\d+) bytes\))?"
+CLOSING = re.compile(r"^ptlab: (\d+) passed, (\d+) failed, (\d+) skipped" + LOST + "$")
 # every way a run can close: counted, checked nothing, or refused its options
-CLOSING_ANY = re.compile(r"^ptlab: (?:\d+ passed, \d+ failed, \d+ skipped|nothing checked .*|refused: .*)$")
-NOTHING = re.compile(r"^ptlab: nothing checked \((\d+) passed, (\d+) failed, (\d+) skipped\)$")
+CLOSING_ANY = re.compile(r"^ptlab: (?:\d+ passed, \d+ failed, \d+ skipped" + LOST +
+                         r"|nothing checked .*|refused: .*)$")
+NOTHING = re.compile(r"^ptlab: nothing checked \((\d+) passed, (\d+) failed, (\d+) skipped\)" +
+                     LOST + "$")
 # what the application writes as its report: everything else on a serial log
 # is the firmware's
 REPORT_LINE = re.compile(r"^(?:ok \d|not ok \d|# |1\.\.\d+$|ptlab: \d+ passed, |ptlab: nothing checked \()")
@@ -63,6 +78,44 @@ RANGE = re.compile(
     r"^# 0x([0-9a-f]{16})-0x([0-9a-f]{16}) +(\d+)([KMGT]) (USR|   ) (RW|ro) (PWT|   ) "
     r"(PCD|   ) (PAT|   ) (GLB|   ) (NX|x ) (pte|pmd|pud|p4d|pgd)$")
 KV = re.compile(r"([A-Za-z0-9_]+)=(\S*)")
+
+# The fields the readers compute with, per line kind: those named here must
+# be numbers in [0, 2^64) (decimal or 0x hex); "need" ones must be present.
+# A line that breaks this is not used and is an error naming its line.
+FIELDS = {
+    "ptdump": {"need": ("tables", "format", "levels"), "num": ("levels", "cr3"),
+               "choices": {"levels": (4, 5)}},
+    "ptdump-end": {"need": ("tables",), "num": ("lines", "leaves_4k", "leaves_2m", "leaves_1g",
+                                                "listed", "unlisted", "complete")},
+    "leaf": {"need": ("va", "pa", "size"), "num": ("va", "pa", "size"),
+             "choices": {"size": (1 << 12, 1 << 21, 1 << 30)}},
+    "plan-entry": {"need": ("va", "pa", "len", "kind", "type"), "num": ("va", "pa", "len", "type")},
+    "memmap-raw": {"need": ("type", "pa", "pages"), "num": ("type", "pa", "pages")},
+}
+FIELDS["firmware-leaf"] = FIELDS["leaf"]
+
+
+def malformed(key, d, raw):
+    """Why the fields @d (read from the text @raw) of a "# @key:" line
+    cannot be used, naming the field; None when they can."""
+    spec = FIELDS.get(key)
+    if not spec:
+        return None
+    given = dict(KV.findall(raw))
+    for f in spec["need"]:
+        if f not in given:
+            return "field %s missing" % f
+    for f in spec["num"]:
+        if f not in given:
+            continue
+        v = d[f]
+        if not isinstance(v, int) or not 0 <= v < 1 << 64:
+            return "field %s=%s is not a number in [0, 2^64)" % (f, given[f][:40])
+    for f, ok in spec.get("choices", {}).items():
+        if d[f] not in ok:
+            return "field %s=%s is none of %s" % (f, given[f][:40],
+                                                   ", ".join(hex(x) if x > 9 else str(x) for x in ok))
+    return None
 
 LEVEL_OF = {"pte": 0, "pmd": 1, "pud": 2}
 LEVEL_SIZE = {0: 1 << 12, 1: 1 << 21, 2: 1 << 30}
@@ -155,6 +208,7 @@ class Report:
         self.closing = None       # (passed, failed, skipped) of the last run
         self.nothing = False      # ... which closed with "nothing checked"
         self.closings = []        # every closing line, one per run, in order
+        self.serial_lost = 0      # bytes the last closing line says COM1 lost
         self.report_lines = []    # the application's own lines (REPORT_LINE)
         self.key_lines = {}       # "# key:" lines per key, of every kind
         self.facts = []           # (key, text, dict) in order
@@ -163,7 +217,8 @@ class Report:
         self.plan_entries = []
         self.leaves = []          # "# leaf:" lines (--dump=leaves of ptlab's tables)
         self.memmap_raw = []
-        self.problems = []        # malformed lines seen
+        self.problems = []        # inconsistent lines seen
+        self.errors = []          # "LINE: why" of lines not used (FIELDS)
 
     # facts
     def fact(self, key):
@@ -243,7 +298,7 @@ def parse(text):
     r = Report()
     dump = None
     region = None
-    for line in clean(text):
+    for lineno, line in enumerate(clean(text), 1):
         line = line.rstrip()
         r.lines.append(line)
         if REPORT_LINE.match(line):
@@ -270,7 +325,8 @@ def parse(text):
             continue
         m = CLOSING.match(line) or NOTHING.match(line)
         if m:
-            r.closing = tuple(int(x) for x in m.groups())
+            r.closing = tuple(int(x) for x in m.groups()[:3])
+            r.serial_lost = int(m.group(4) or 0)
             r.nothing = line.startswith("ptlab: nothing")
             continue
         if not line.startswith("# "):
@@ -302,6 +358,12 @@ def parse(text):
         key, rest = m.groups()
         r.key_lines[key] = r.key_lines.get(key, 0) + 1
         d = kv(rest)
+        why = malformed(key, d, rest)
+        if why:
+            r.errors.append("%d: # %s: %s" % (lineno, key, why))
+            if key == "ptdump":
+                dump = None     # its lines belong to no listing the page can draw
+            continue
         if key in ("leaf", "firmware-leaf"):
             lf = {"va": d.get("va"), "pa": d.get("pa"), "size": d.get("size"),
                   "flags": d.get("flags"), "cache": d.get("cache"), "region": region}
@@ -369,8 +431,30 @@ def bench_summary(paths):
     return out
 
 
+# command -> the number of arguments after it, FILE included
+COMMANDS = {"summary": 1, "counts": 1, "fact": 3, "clean": 1, "lines": 1, "closings": 1,
+            "count": 2, "dump-end": 3, "runs": 2, "check": 1}
+# the commands that read the listings, and so refuse a report with errors
+STRICT = ("check", "runs", "dump-end")
+
+
+def usage(why):
+    print("report: %s\n%s" % (why, __doc__.strip()), file=sys.stderr)
+    return 2
+
+
 def main(argv):
-    if len(argv) >= 3 and argv[1] == "bench-summary":
+    try:
+        return command(argv)
+    except OSError as e:
+        print("report: cannot read %s: %s" % (e.filename, e.strerror or e), file=sys.stderr)
+        return 2
+
+
+def command(argv):
+    if len(argv) >= 2 and argv[1] == "bench-summary":
+        if len(argv) < 3:
+            return usage("bench-summary needs at least one FILE")
         for line in bench_summary(argv[2:]):
             print(line)
         return 0
@@ -383,12 +467,17 @@ def main(argv):
             raw = True
         else:
             args.append(a)
-    if len(args) < 2 or ((first or raw) and args[0] != "fact"):
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    argv = [argv[0]] + args
-    cmd, path = argv[1], argv[2]
-    if cmd == "clean" and len(argv) == 3:
+    if not args:
+        return usage("no command")
+    cmd = args[0]
+    if cmd not in COMMANDS:
+        return usage("unknown command %r" % cmd[:40])
+    if len(args) - 1 != COMMANDS[cmd]:
+        return usage("%s takes %d argument(s), not %d" % (cmd, COMMANDS[cmd], len(args) - 1))
+    if (first or raw) and cmd != "fact":
+        return usage("--first and --raw go with fact only")
+    path = args[1]
+    if cmd == "clean":
         # bytes in, the same bytes out (but the sequences removed), whatever
         # the encoding of the firmware's chatter
         with open(path, "rb") as f:
@@ -396,56 +485,58 @@ def main(argv):
         sys.stdout.buffer.write("\n".join(clean(text)).encode("utf-8", "surrogateescape"))
         return 0
     r = parse_file(path)
-    if cmd == "lines" and len(argv) == 3:
+    if cmd in STRICT and r.errors:
+        for e in r.errors:
+            print("report: %s:%s" % (path, e), file=sys.stderr)
+        return 2
+    if cmd == "lines":
         for line in r.report_lines:
             print(line)
         return 0
-    if cmd == "closings" and len(argv) == 3:
+    if cmd == "closings":
         for line in r.closings:
             print(line)
         return 0
-    if cmd == "counts" and len(argv) == 3:
+    if cmd == "counts":
         c = r.closing or ("", "", "")
         print("tests=%d passed=%d failed=%d skipped=%d plan=%s closing_passed=%s "
-              "closing_failed=%s closing_skipped=%s closings=%d" %
+              "closing_failed=%s closing_skipped=%s closings=%d serial_lost=%d" %
               (len(r.tests), r.passed, r.failed, r.skipped,
-               "" if r.plan is None else r.plan, c[0], c[1], c[2], len(r.closings)))
+               "" if r.plan is None else r.plan, c[0], c[1], c[2], len(r.closings),
+               r.serial_lost))
         return 0
     if cmd == "summary":
         print("passed=%d failed=%d skipped=%d plan=%s closing=%s" %
               (r.passed, r.failed, r.skipped, r.plan, r.closing))
         return 0
-    if cmd == "fact" and len(argv) == 5:
-        v = r.value(argv[3], argv[4], first=first, raw=raw)
+    if cmd == "fact":
+        v = r.value(args[2], args[3], first=first, raw=raw)
         if v is None:
             return 1
         print(v)
         return 0
-    if cmd == "count" and len(argv) == 4:
-        print(r.key_lines.get(argv[3], 0))
+    if cmd == "count":
+        print(r.key_lines.get(args[2], 0))
         return 0
-    if cmd == "dump-end" and len(argv) == 5:
-        d = r.dumps.get(argv[3])
-        v = d.end.get(argv[4]) if d is not None and d.end else None
+    if cmd == "dump-end":
+        d = r.dumps.get(args[2])
+        v = d.end.get(args[3]) if d is not None and d.end else None
         if v is None:
             return 1
         print(v)
         return 0
-    if cmd == "runs" and len(argv) == 4:
-        d = r.dumps.get(argv[3])
+    if cmd == "runs":
+        d = r.dumps.get(args[2])
         if d is None:
             return 1
         for run in d.runs:
             print("0x%016x-0x%016x %s %s %s" % (run.start, run.end % (1 << 64),
                                                 run.perm, run.level_name, run.region))
         return 0
-    if cmd == "check":
-        probs = r.check()
-        for p in probs:
-            print("report: " + p)
-        return 1 if probs else 0
-    print(__doc__.strip(), file=sys.stderr)
-    return 2
+    probs = r.check()
+    for p in probs:
+        print("report: " + p)
+    return 1 if probs else 0
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import html
 import json
 import math
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
@@ -43,6 +44,48 @@ LEVEL_NAMES = {"pte": "4K", "pmd": "2M", "pud": "1G"}
 W = 1400            # drawing width of each half
 LEFT = 110          # label column
 ROW_H = 34
+
+
+# ---- escaping ----
+#
+# Every string that came from the report (table names, formats, regions,
+# notes, facts, test names) reaches the page and the SVG through one of two
+# contexts, each with one helper:
+#   - markup text and attribute values (HTML, and the XML of map.svg):
+#     tag(), which escapes every string argument of its template (& < > "
+#     ') and drops what XML cannot hold; a fragment tag() already built is
+#     a Markup and goes in as it is;
+#   - the JSON the page's script reads, inside <script>: script_json(),
+#     which leaves no "<" (so no "</script>" or "<!--") in the script data.
+# Numbers are formatted by the template (%d, %x, %.2f) and need nothing.
+
+XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+class Markup(str):
+    """Text that is already markup: tag() puts it in unescaped."""
+
+
+def esc(v):
+    """@v as markup text or an attribute value (quoted with " or ')."""
+    if isinstance(v, Markup):
+        return v
+    if isinstance(v, str):
+        return html.escape(XML_BAD.sub("\ufffd", v), quote=True)
+    if isinstance(v, (int, float)):
+        return v
+    raise TypeError("tag(): %r is neither text nor a number" % (v,))
+
+
+def tag(template, *args):
+    """@template % @args with every string argument escaped: a Markup."""
+    return Markup(template % tuple(esc(a) for a in args))
+
+
+def script_json(data):
+    """@data as JSON safe inside <script>...</script>."""
+    return Markup(json.dumps(data).replace("&", "\\u0026").replace("<", "\\u003c")
+                  .replace(">", "\\u003e"))
 
 
 def hx(v):
@@ -174,16 +217,18 @@ def slots(d):
 def svg_defs():
     out = ["<defs>"]
     for perm, c in PERM_COLOUR.items():
-        out.append('<pattern id="p-%s-pud" width="4" height="4" patternUnits="userSpaceOnUse">'
-                   '<rect width="4" height="4" fill="%s"/></pattern>' % (perm, c))
-        out.append('<pattern id="p-%s-pmd" width="6" height="6" patternUnits="userSpaceOnUse">'
-                   '<rect width="6" height="6" fill="%s"/>'
-                   '<circle cx="3" cy="3" r="1.2" fill="#ffffff" fill-opacity="0.55"/></pattern>'
-                   % (perm, c))
-        out.append('<pattern id="p-%s-pte" width="5" height="5" patternUnits="userSpaceOnUse" '
-                   'patternTransform="rotate(45)"><rect width="5" height="5" fill="%s"/>'
-                   '<line x1="0" y1="0" x2="0" y2="5" stroke="#ffffff" stroke-opacity="0.6" '
-                   'stroke-width="1.5"/></pattern>' % (perm, c))
+        out.append(tag('<pattern id="p-%s-pud" width="4" height="4" patternUnits="userSpaceOnUse">'
+                       '<rect width="4" height="4" fill="%s"/></pattern>',
+                       perm, c))
+        out.append(tag('<pattern id="p-%s-pmd" width="6" height="6" patternUnits="userSpaceOnUse">'
+                       '<rect width="6" height="6" fill="%s"/>'
+                       '<circle cx="3" cy="3" r="1.2" fill="#ffffff" fill-opacity="0.55"/></pattern>',
+                       perm, c))
+        out.append(tag('<pattern id="p-%s-pte" width="5" height="5" patternUnits="userSpaceOnUse" '
+                       'patternTransform="rotate(45)"><rect width="5" height="5" fill="%s"/>'
+                       '<line x1="0" y1="0" x2="0" y2="5" stroke="#ffffff" stroke-opacity="0.6" '
+                       'stroke-width="1.5"/></pattern>',
+                       perm, c))
     out.append('<pattern id="hole" width="8" height="8" patternUnits="userSpaceOnUse" '
                'patternTransform="rotate(45)"><rect width="8" height="8" fill="#eeeeee"/>'
                '<line x1="0" y1="0" x2="0" y2="8" stroke="#bbbbbb" stroke-width="3"/></pattern>')
@@ -199,9 +244,9 @@ def build_svg(r, phys, finds):
     halves = [("Lower half", 0, half), ("Upper half", TOP - half, TOP)]
     body = []
     y = 10
-    body.append('<text x="%d" y="%d" class="title">ptlab: virtual address space '
-                '(compressed scale; colour = permission, pattern = leaf size)</text>'
-                % (LEFT, y + 12))
+    body.append(tag('<text x="%d" y="%d" class="title">ptlab: virtual address space '
+                    '(compressed scale; colour = permission, pattern = leaf size)</text>',
+                    LEFT, y + 12))
     y += 30
 
     # the physical map on top
@@ -214,17 +259,17 @@ def build_svg(r, phys, finds):
         hi = max(pts)
         phys_scale = Scale(0, hi, pts, lambda a, b: any(pa <= a < pa + ln for pa, ln, _ in phys), W)
         phys_y = y
-        body.append('<text x="4" y="%d" class="lbl">physical</text>' % (y + 20))
+        body.append(tag('<text x="4" y="%d" class="lbl">physical</text>', y + 20))
         for pa, ln, t in phys:
             x0, x1 = phys_scale.x(pa), phys_scale.x(pa + ln)
-            body.append('<rect class="phys" x="%.2f" y="%d" width="%.2f" height="%d" fill="%s">'
-                        '<title>%s-%s %s %s</title></rect>' %
-                        (LEFT + x0, y, max(x1 - x0, 0.8), ROW_H - 6, TYPE_COLOUR.get(t, "#000"),
-                         hx(pa), hx(pa + ln), human(ln),
-                         EFI_TYPES[t] if t < len(EFI_TYPES) else "type %d" % t))
-        body.append('<text x="%d" y="%d" class="tick">0</text>' % (LEFT, y + ROW_H + 6))
-        body.append('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>'
-                    % (LEFT + W, y + ROW_H + 6, hx(hi)))
+            body.append(tag('<rect class="phys" x="%.2f" y="%d" width="%.2f" height="%d" fill="%s">'
+                            '<title>%s-%s %s %s</title></rect>',
+                            LEFT + x0, y, max(x1 - x0, 0.8), ROW_H - 6, TYPE_COLOUR.get(t, "#000"),
+                            hx(pa), hx(pa + ln), human(ln),
+                            EFI_TYPES[t] if t < len(EFI_TYPES) else "type %d" % t))
+        body.append(tag('<text x="%d" y="%d" class="tick">0</text>', LEFT, y + ROW_H + 6))
+        body.append(tag('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>',
+                        LEFT + W, y + ROW_H + 6, hx(hi)))
         y += ROW_H + 40
     band_at = len(body)
 
@@ -247,34 +292,35 @@ def build_svg(r, phys, finds):
             return i >= 0 and spans[i][0] <= a < spans[i][1]
 
         sc = Scale(lo, hi, pts, mapped, W)
-        body.append('<text x="4" y="%d" class="half">%s</text>' % (y + 4, hname))
-        body.append('<text x="%d" y="%d" class="tick">%s</text>' % (LEFT, y + 4, hx(lo)))
-        body.append('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>'
-                    % (LEFT + W, y + 4, hx(hi - 1)))
+        body.append(tag('<text x="4" y="%d" class="half">%s</text>', y + 4, hname))
+        body.append(tag('<text x="%d" y="%d" class="tick">%s</text>', LEFT, y + 4, hx(lo)))
+        body.append(tag('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>',
+                        LEFT + W, y + 4, hx(hi - 1)))
         y += 10
         # PML4 slot boundaries that are on the scale
         for p in sorted(pts):
             if p % SLOT == 0 and lo < p < hi:
                 x = LEFT + sc.x(p)
-                body.append('<line class="slot" x1="%.2f" x2="%.2f" y1="%d" y2="%d"/>'
-                            % (x, x, y, y + len(dumps) * (ROW_H + 4)))
+                body.append(tag('<line class="slot" x1="%.2f" x2="%.2f" y1="%d" y2="%d"/>',
+                                x, x, y, y + len(dumps) * (ROW_H + 4)))
         for name, d in dumps:
             rows[(hi_idx, name)] = (y, sc)
-            body.append('<text x="4" y="%d" class="lbl">%s</text>' % (y + 20, html.escape(name)))
-            body.append('<rect x="%d" y="%d" width="%d" height="%d" class="empty"/>'
-                        % (LEFT, y, W, ROW_H - 6))
+            body.append(tag('<text x="4" y="%d" class="lbl">%s</text>', y + 20, name))
+            body.append(tag('<rect x="%d" y="%d" width="%d" height="%d" class="empty"/>',
+                            LEFT, y, W, ROW_H - 6))
             for run in d.runs:
                 if not lo <= run.start < hi:
                     continue
                 x0, x1 = sc.x(run.start), sc.x(min(run.end, hi))
                 lvl = run.level_name if run.level_name in ("pte", "pmd", "pud") else "pud"
                 cls = "run viol" if run.perm == "RWX" else "run"
-                body.append('<rect class="%s" data-tables="%s" data-start="%s" x="%.2f" y="%d" '
-                            'width="%.2f" height="%d" fill="url(#p-%s-%s)"><title>%s %s-%s %s %s %s'
-                            '</title></rect>' %
-                            (cls, name, hx(run.start), LEFT + x0, y, max(x1 - x0, 0.8), ROW_H - 6,
-                             run.perm, lvl, name, hx(run.start), hx(run.end), human(run.size),
-                             " ".join(sorted(run.flags)) or "ro", run.level_name))
+                body.append(tag('<rect class="%s" data-tables="%s" data-start="%s" x="%.2f" y="%d" '
+                                'width="%.2f" height="%d" fill="url(#p-%s-%s)"><title>%s %s-%s %s %s %s'
+                                '</title></rect>',
+                                cls, name, hx(run.start), LEFT + x0, y, max(x1 - x0, 0.8),
+                                ROW_H - 6, run.perm, lvl, name, hx(run.start), hx(run.end),
+                                human(run.size), " ".join(sorted(run.flags)) or "ro",
+                                run.level_name))
             y += ROW_H + 4
         # region brackets of ptlab's listing
         for name, d in dumps[:1]:
@@ -285,17 +331,17 @@ def build_svg(r, phys, finds):
                     regs[run.region] = (min(a, run.start), max(b, run.end))
             for reg, (a, b) in regs.items():
                 x0, x1 = LEFT + sc.x(a), LEFT + sc.x(min(b, hi))
-                body.append('<path class="region" d="M%.2f %d v6 H%.2f v-6"/>' % (x0, y, x1))
-                body.append('<text class="regionlbl" x="%.2f" y="%d">%s</text>'
-                            % (x0, y + 18, html.escape(reg)))
+                body.append(tag('<path class="region" d="M%.2f %d v6 H%.2f v-6"/>', x0, y, x1))
+                body.append(tag('<text class="regionlbl" x="%.2f" y="%d">%s</text>',
+                                x0, y + 18, reg))
         y += 30
         if hi_idx == 0:
-            body.append('<rect x="%d" y="%d" width="%d" height="22" fill="url(#hole)"/>'
-                        % (LEFT, y, W))
-            body.append('<text x="%d" y="%d" class="holelbl" text-anchor="middle">'
-                        'non-canonical hole %s-%s (%s)</text>'
-                        % (LEFT + W // 2, y + 15, hx(half), hx(TOP - half - 1),
-                           human(TOP - 2 * half)))
+            body.append(tag('<rect x="%d" y="%d" width="%d" height="22" fill="url(#hole)"/>',
+                            LEFT, y, W))
+            body.append(tag('<text x="%d" y="%d" class="holelbl" text-anchor="middle">'
+                            'non-canonical hole %s-%s (%s)</text>',
+                            LEFT + W // 2, y + 15, hx(half), hx(TOP - half - 1),
+                            human(TOP - 2 * half)))
             y += 40
 
     # identity and HHDM bands from the physical map to the virtual rows
@@ -309,10 +355,10 @@ def build_svg(r, phys, finds):
             for e in merge_plan(r.plan_entries, kind):
                 px0, px1 = LEFT + phys_scale.x(e["pa"]), LEFT + phys_scale.x(e["pa"] + e["len"])
                 vx0, vx1 = LEFT + sc.x(e["va"]), LEFT + sc.x(e["va"] + e["len"])
-                bands.append('<polygon class="band %s" points="%.2f,%d %.2f,%d %.2f,%d %.2f,%d" '
-                            'fill="%s"><title>%s: pa %s -> va %s (%s)</title></polygon>' %
-                            (kind, px0, phys_y + ROW_H - 6, px1, phys_y + ROW_H - 6, vx1, vy,
-                             vx0, vy, colour, kind, hx(e["pa"]), hx(e["va"]), human(e["len"])))
+                bands.append(tag('<polygon class="band %s" points="%.2f,%d %.2f,%d %.2f,%d %.2f,%d" '
+                                 'fill="%s"><title>%s: pa %s -> va %s (%s)</title></polygon>',
+                                 kind, px0, phys_y + ROW_H - 6, px1, phys_y + ROW_H - 6, vx1, vy,
+                                 vx0, vy, colour, kind, hx(e["pa"]), hx(e["va"]), human(e["len"])))
 
     body[band_at:band_at] = bands
 
@@ -325,18 +371,18 @@ def build_svg(r, phys, finds):
         fy, sc = row
         x = LEFT + sc.x(f["start"]) + 6 if f["kind"] == "page 0" else \
             LEFT + (sc.x(f["start"]) + sc.x(min(f["end"], TOP - 1))) / 2
-        body.append('<g class="finding" data-n="%d"><circle cx="%.2f" cy="%d" r="7"/>'
-                    '<text x="%.2f" y="%d" text-anchor="middle">%d</text><title>%d: %s %s-%s</title></g>'
-                    % (i, x, fy - 2, x, fy + 2, i, i, f["kind"], hx(f["start"]), hx(f["end"])))
+        body.append(tag('<g class="finding" data-n="%d"><circle cx="%.2f" cy="%d" r="7"/>'
+                        '<text x="%.2f" y="%d" text-anchor="middle">%d</text><title>%d: %s %s-%s</title></g>',
+                        i, x, fy - 2, x, fy + 2, i, i, f["kind"], hx(f["start"]), hx(f["end"])))
 
     # legend
     lx = LEFT
     for perm in ("R", "RX", "RW", "RWX"):
         for lvl in ("pte", "pmd", "pud"):
-            body.append('<rect x="%d" y="%d" width="22" height="12" fill="url(#p-%s-%s)"/>'
-                        % (lx, y, perm, lvl))
-            body.append('<text x="%d" y="%d" class="tick">%s %s</text>'
-                        % (lx + 25, y + 10, perm, LEVEL_NAMES[lvl]))
+            body.append(tag('<rect x="%d" y="%d" width="22" height="12" fill="url(#p-%s-%s)"/>',
+                            lx, y, perm, lvl))
+            body.append(tag('<text x="%d" y="%d" class="tick">%s %s</text>',
+                            lx + 25, y + 10, perm, LEVEL_NAMES[lvl]))
             lx += 80
     y += 24
     head = ['<svg xmlns="http://www.w3.org/2000/svg" id="map" width="%d" height="%d" '
@@ -348,7 +394,7 @@ def build_svg(r, phys, finds):
             ".regionlbl{font-size:10px}.holelbl{font-size:12px;fill:#555}"
             ".band{fill-opacity:0.10}.finding circle{fill:#fff;stroke:#d9534f;stroke-width:2}"
             ".finding text{font-size:9px;fill:#d9534f;font-weight:bold}</style>"]
-    return "\n".join(head + svg_defs() + body + ["</svg>"])
+    return Markup("\n".join(head + svg_defs() + body + ["</svg>"]))
 
 
 # ---- HTML ----
@@ -480,22 +526,22 @@ def build_html(r, svg, phys, finds, fw):
         "findings": [{"tables": f["tables"], "kind": f["kind"], "start": hx(f["start"]),
                       "end": hx(f["end"]), "text": f["text"]} for f in finds],
     }
-    js_data = json.dumps(data).replace("</", "<\\/")
+    js_data = script_json(data)
     out = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
            '<title>ptlab report</title><style>%s</style></head><body>' % CSS,
            '<h1>ptlab report</h1>',
-           '<p class="summary"><span id="passed">%d passed</span><span id="failed">%d failed'
-           '</span><span id="skipped">%d skipped</span><span>plan 1..%s</span></p>'
-           % (r.passed, r.failed, r.skipped, r.plan)]
+           tag('<p class="summary"><span id="passed">%d passed</span><span id="failed">%d failed'
+               '</span><span id="skipped">%d skipped</span><span>plan 1..%s</span></p>',
+               r.passed, r.failed, r.skipped, "" if r.plan is None else r.plan)]
     cpu = r.fact("cpu")
     if cpu:
-        out.append('<p class="mono">cpu: %s</p>' % html.escape(
-            " ".join("%s=%s" % kv for kv in cpu.items())))
+        out.append(tag('<p class="mono">cpu: %s</p>',
+                       " ".join("%s=%s" % kv for kv in cpu.items())))
     out.append('<h2>Address space</h2>')
     if not any(d.format == "ranges" for d in r.dumps.values()):
         out.append('<p>No ranges listing in this report: run with '
                    '<code>--dump=ranges</code> (and <code>--dump-firmware=ranges</code>).</p>')
-    out.append('<div id="mapbox">%s</div>' % svg)
+    out.append(tag('<div id="mapbox">%s</div>', svg))
     out.append('<p>R blue, RX orange, RW green, RWX red (a W^X violation, outlined); '
                'hatched = 4 KiB leaves, dotted = 2 MiB, solid = 1 GiB. Dashed lines: '
                '512 GiB PML4 slot boundaries. Bands: identity (blue) and HHDM (purple) '
@@ -503,16 +549,16 @@ def build_html(r, svg, phys, finds, fw):
     out.append('<h2>Findings</h2>')
     if fw:
         raw = [t for k, t, _ in r.facts if k == "firmware-tables"]
-        out.append('<p class="mono" id="fwaudit">firmware-tables: %s</p>' % html.escape(raw[-1]))
+        out.append(tag('<p class="mono" id="fwaudit">firmware-tables: %s</p>', raw[-1]))
     out.append('<table id="findings"><thead><tr><th>#</th><th>tables</th><th>finding</th>'
                '<th>start</th><th>end</th><th>what</th></tr></thead><tbody></tbody></table>')
     for name in sorted(r.dumps, key=lambda n: n != "ptlab"):
         d = r.dumps[name]
-        out.append('<section id="dump-%s"><h2>%s tables (%s, %d-level, CR3 %s)</h2>'
-                   % (name, html.escape(name), d.format, d.levels, html.escape(str(
-                       hx(d.cr3) if isinstance(d.cr3, int) else d.cr3))))
+        out.append(tag('<section id="dump-%s"><h2>%s tables (%s, %d-level, CR3 %s)</h2>',
+                       name, name, d.format, d.levels,
+                       hx(d.cr3) if isinstance(d.cr3, int) else str(d.cr3)))
         for note in d.notes:
-            out.append('<p class="note">%s</p>' % html.escape(note))
+            out.append(tag('<p class="note">%s</p>', note))
         out.append('<table class="counts"><thead><tr><th>4K leaves</th><th>2M leaves</th>'
                    '<th>1G leaves</th><th>bytes</th><th>runs</th></tr></thead><tbody></tbody>'
                    '</table>')
@@ -532,29 +578,38 @@ def build_html(r, svg, phys, finds, fw):
         out.append('<h2>Physical memory map</h2><div class="scroll"><table id="physmap"><thead><tr><th>start</th>'
                    '<th>end</th><th>size</th><th>type</th></tr></thead><tbody>')
         for pa, ln, t in phys:
-            out.append('<tr><td class="mono">%s</td><td class="mono">%s</td><td>%s</td>'
-                       '<td><span style="background:%s">&nbsp;&nbsp;&nbsp;</span> %s</td></tr>'
-                       % (hx(pa), hx(pa + ln), human(ln), TYPE_COLOUR.get(t, "#000"),
-                          EFI_TYPES[t] if t < len(EFI_TYPES) else t))
+            out.append(tag('<tr><td class="mono">%s</td><td class="mono">%s</td><td>%s</td>'
+                           '<td><span style="background:%s">&nbsp;&nbsp;&nbsp;</span> %s</td></tr>',
+                           hx(pa), hx(pa + ln), human(ln), TYPE_COLOUR.get(t, "#000"),
+                           EFI_TYPES[t] if t < len(EFI_TYPES) else t))
         out.append('</tbody></table></div>')
     out.append('<h2>Checks</h2><table id="checks"><thead><tr><th>#</th><th>result</th>'
                '<th>check</th><th>reason</th></tr></thead><tbody></tbody></table>')
     out.append('<h2>Facts</h2><table id="facts"><thead><tr><th>key</th><th>values</th></tr>'
                '</thead><tbody></tbody></table>')
-    out.append('<script type="application/json" id="data">%s</script>' % js_data)
-    out.append('<script>%s</script></body></html>' % JS)
+    out.append(tag('<script type="application/json" id="data">%s</script>', js_data))
+    out.append(tag('<script>%s</script></body></html>', Markup(JS)))
     return "\n".join(out)
 
 
 def main(argv):
+    """0: the page was written; 2: usage, a report that cannot be read or
+    has a line the page cannot draw (named with its line number and
+    field), an OUTDIR that cannot be written; 1: no report in the file."""
     if len(argv) != 3:
         print("usage: view.py REPORT OUTDIR", file=sys.stderr)
         return 2
     try:
         r = report.parse_file(argv[1])
     except OSError as e:
-        print("view: cannot read the report: %s" % e, file=sys.stderr)
-        return 1
+        print("view: cannot read the report %s: %s" % (argv[1], e.strerror or e), file=sys.stderr)
+        return 2
+    if r.errors:
+        for e in r.errors:
+            print("view: %s:%s" % (argv[1], e), file=sys.stderr)
+        print("view: %s: %d line(s) the page cannot draw; nothing written"
+              % (argv[1], len(r.errors)), file=sys.stderr)
+        return 2
     if not r.tests and not r.dumps:
         print("view: %s holds no ptlab report (no test point, no listing)" % argv[1],
               file=sys.stderr)
@@ -565,11 +620,17 @@ def main(argv):
     phys = phys_ranges(r)
     finds, fw = findings(r, phys)
     svg = build_svg(r, phys, finds)
-    os.makedirs(argv[2], exist_ok=True)
-    with open(os.path.join(argv[2], "map.svg"), "w") as f:
-        f.write('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n")
-    with open(os.path.join(argv[2], "index.html"), "w") as f:
-        f.write(build_html(r, svg, phys, finds, fw) + "\n")
+    page = build_html(r, svg, phys, finds, fw)
+    try:
+        os.makedirs(argv[2], exist_ok=True)
+        with open(os.path.join(argv[2], "map.svg"), "w") as f:
+            f.write('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n")
+        with open(os.path.join(argv[2], "index.html"), "w") as f:
+            f.write(page + "\n")
+    except OSError as e:
+        print("view: cannot write %s: %s" % (e.filename or argv[2], e.strerror or e),
+              file=sys.stderr)
+        return 2
     n = sum(len(d.runs) for d in r.dumps.values())
     print("view: %s -> %s/index.html, %s/map.svg (%d runs, %d findings)"
           % (argv[1], argv[2], argv[2], n, len(finds)))

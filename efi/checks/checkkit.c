@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What the check modules share (see checkkit.h).  No firmware calls. */
 #include "checks/checkkit.h"
+#include "cpu/la57plan.h"
+#include "report/fmt.h"
 #include "state/state.h"
 
 
@@ -26,8 +28,8 @@ void ptlab_wx_judge(struct ptlab_wx_tally *t, uint64_t va, uint64_t pa, uint64_t
 {
 	if ((flags & PT_WRITE) && (flags & PT_EXEC)) {
 		switch (t->exempt ? t->exempt(t->ctx, va, pa, size) : PTLAB_WX_FORBIDDEN) {
-		case PTLAB_WX_KERNEL:
-			t->wx_kernel += size;
+		case PTLAB_WX_LISTED:
+			t->wx_listed += size;
 			break;
 		case PTLAB_WX_RUNTIME:
 			t->wx_exempt += size;
@@ -65,4 +67,85 @@ int ptlab_lint(struct ptlab_build *b, bool in_use, struct pt_lint *l)
 {
 	return pt_lint(&b->space, b->lint_scratch, PTLAB_LINT_SCRATCH, in_use ? allocated : in_pool,
 		       (void *)&b->frames, l);
+}
+
+/* ---- the W^X exemption list ---- */
+
+int ptlab_wx_add(struct ptlab_wx *w, uint64_t va, uint64_t pa, uint64_t len, const char *why)
+{
+	if (!len || ((va | pa | len) & (PT_PAGE_SIZE - 1)) || va + len < va || pa + len < pa)
+		return PT_EINVAL;
+	if (w->n >= PTLAB_WX_EXEMPT_MAX)
+		return PT_ECAPACITY;
+	w->e[w->n++] = (struct wx_exempt){ .va = va, .pa = pa, .len = len, .why = why };
+	return PT_OK;
+}
+
+const struct wx_exempt *ptlab_wx_find(const struct ptlab_wx *w, uint64_t va, uint64_t pa,
+				      uint64_t len)
+{
+	for (unsigned i = 0; i < w->n; i++) {
+		const struct wx_exempt *e = &w->e[i];
+		uint64_t off = va - e->va;
+
+		if (va >= e->va && off < e->len && len <= e->len - off && pa - e->pa == off &&
+		    pa >= e->pa)
+			return e;
+	}
+	return NULL;
+}
+
+int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *why)
+{
+	int err = ptlab_wx_add(&p->wx, pa, pa, len, why);
+
+	if (err)
+		return err;
+	err = plan_identity_perm(&p->build.plan, pa, len, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
+				 p->build.levels, p->cpu.caps.pdpe1gb);
+	if (err)
+		p->wx.n--;
+	return err;
+}
+
+unsigned ptlab_wx_expect(const struct ptlab_wx *w, uint64_t va, uint64_t pa, unsigned flags)
+{
+	return ptlab_wx_find(w, va, pa, PT_PAGE_SIZE) ? flags | PT_WRITE | PT_EXEC : flags;
+}
+
+size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *buf, size_t cap)
+{
+	size_t at = 0;
+
+	if (!cap)
+		return 0;
+	buf[0] = 0;
+	if (!w->n)
+		return (size_t)fmt_snprintf(buf, cap, "none");
+	for (unsigned i = 0; i < w->n; i++) {
+		const struct wx_exempt *e = &w->e[i];
+		char one[160], rwx[40] = "";
+		int k;
+
+		if (bytes)
+			fmt_snprintf(rwx, sizeof(rwx), " (0x%llx RWX)", (unsigned long long)bytes[i]);
+		if (e->va == e->pa)
+			k = fmt_snprintf(one, sizeof(one), "%s0x%llx+0x%llx %s%s", i ? "; " : "",
+					 (unsigned long long)e->pa, (unsigned long long)e->len, e->why, rwx);
+		else
+			k = fmt_snprintf(one, sizeof(one), "%s0x%llx->0x%llx+0x%llx %s%s",
+					 i ? "; " : "", (unsigned long long)e->va,
+					 (unsigned long long)e->pa, (unsigned long long)e->len, e->why, rwx);
+		/* room for this entry and, unless it is the last, for a later "..." */
+		if (k < 0 || (size_t)k >= sizeof(one) ||
+		    at + (size_t)k + (i + 1 < w->n ? 4 : 1) > cap) {
+			k = fmt_snprintf(buf + at, cap - at, "...");
+			at += (size_t)k;
+			return at < cap ? at : cap - 1;
+		}
+		for (int j = 0; j <= k; j++)
+			buf[at + (size_t)j] = one[j];
+		at += (size_t)k;
+	}
+	return at;
 }

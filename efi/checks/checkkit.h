@@ -13,7 +13,10 @@
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
 
+struct ptlab;
 struct ptlab_build;
+struct ptlab_wx;
+struct wx_exempt;
 
 /* A 64-bit value that differs for every (@pa, @salt) pair in practice. */
 uint64_t ptlab_pattern(uint64_t pa, uint64_t salt);
@@ -39,7 +42,7 @@ uint64_t ptlab_mmio_exec_bytes(const struct pt_memmap *map, uint64_t pa, uint64_
 enum ptlab_wx_exemption {
 	PTLAB_WX_FORBIDDEN,     /* counted in wx_bytes: the audit fails */
 	PTLAB_WX_RUNTIME,       /* runtime code the firmware left RWX (wx_exempt) */
-	PTLAB_WX_KERNEL,        /* a range --kernel maps RWX for Linux (wx_kernel) */
+	PTLAB_WX_LISTED,        /* in the run's exemption list, struct ptlab_wx (wx_listed) */
 };
 
 /*
@@ -52,15 +55,16 @@ struct ptlab_wx_tally {
 	const struct pt_memmap *map;   /* what is MMIO */
 	/*
 	 * Asked only for a W+X leaf: may it stand, and why.  The exemptions
-	 * depend on the run (mode, Memory Attributes Table, --kernel), which
-	 * the caller knows and this file does not.  NULL: none may.
+	 * depend on the run (its exemption list, the Memory Attributes
+	 * Table), which the caller knows and this function does not.  NULL:
+	 * none may.
 	 */
 	enum ptlab_wx_exemption (*exempt)(const void *ctx, uint64_t va, uint64_t pa, uint64_t size);
 	const void *ctx;
 	uint64_t wx_bytes;             /* W+X bytes no exemption covers */
 	uint64_t wx_first;             /* VA of the first such leaf */
 	uint64_t wx_exempt;            /* W+X bytes of runtime code (PTLAB_WX_RUNTIME) */
-	uint64_t wx_kernel;            /* W+X bytes for Linux (PTLAB_WX_KERNEL) */
+	uint64_t wx_listed;            /* W+X bytes the exemption list covers (PTLAB_WX_LISTED) */
 	uint64_t mmio_x_bytes;         /* executable MMIO bytes (ptlab_mmio_exec_bytes) */
 	bool page0;                    /* a leaf maps VA 0 */
 };
@@ -71,5 +75,47 @@ void ptlab_wx_judge(struct ptlab_wx_tally *t, uint64_t va, uint64_t pa, uint64_t
 
 /* ptlab_wx_judge as a pt_visit_fn: @arg is the struct ptlab_wx_tally.  Returns 0. */
 int ptlab_wx_visit(void *arg, const struct pt_leaf *l);
+
+/* ---- the run's W^X exemption list (struct ptlab_wx, state.h) ---- */
+
+/*
+ * Record that [va, va + len) -> [pa, pa + len) is mapped writable and
+ * executable on purpose, for @why (a static string, named by the checks).
+ * Returns PT_OK; PT_EINVAL for a length of 0, an address or length not
+ * page aligned, or a range that wraps; PT_ECAPACITY when the list is full.
+ * On failure nothing is recorded.
+ */
+int ptlab_wx_add(struct ptlab_wx *w, uint64_t va, uint64_t pa, uint64_t len, const char *why);
+
+/*
+ * The entry whose range holds all of [va, va + len) mapped to pa the
+ * same way (pa - entry's pa == va - entry's va), or NULL.
+ */
+const struct wx_exempt *ptlab_wx_find(const struct ptlab_wx *w, uint64_t va, uint64_t pa,
+				      uint64_t len);
+
+/*
+ * The identity map of [pa, pa + len) made RWX in @p's plan (every other
+ * attribute kept) and recorded in @p's list for @why, in one step, so the
+ * plan and the list cannot differ.  Returns PT_OK, or ptlab_wx_add's or
+ * plan_identity_perm's error; then the list and the plan are as before.
+ */
+int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *why);
+
+/*
+ * What the coverage check expects of the page va -> pa whose memory-map
+ * class gives it @flags: @flags with PT_WRITE and PT_EXEC added when the
+ * list holds that page mapped that way, else @flags unchanged.
+ */
+unsigned ptlab_wx_expect(const struct ptlab_wx *w, uint64_t va, uint64_t pa, unsigned flags);
+
+/*
+ * The list as "0x1000+0x2f000 RAM below 640 KiB; 0x50000+0x4f000 ..." (an
+ * entry whose va is not its pa as "VA->PA+LEN WHY"; with @bytes, entry i
+ * followed by " (0xN RWX)" for bytes[i]), "none" when empty,
+ * NUL-terminated in @buf, cut short with "..." when @cap is too small.
+ * Returns the length written.
+ */
+size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *buf, size_t cap);
 
 #endif

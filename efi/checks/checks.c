@@ -184,10 +184,7 @@ static int coverage_point(struct ptlab *p, uint64_t va, uint64_t pa, unsigned fl
 	/* the LA57 trampoline's code page is RX there */
 	if (!hhdm && la57_is_code_page(p, pa))
 		return leaf.flags != ((flags & ~PT_WRITE) | PT_EXEC);
-	/* the ranges --kernel maps RWX */
-	if (!hhdm && kern_wx_exempt(&p->kern, pa, PT_PAGE_SIZE))
-		return leaf.flags != (flags | PT_WRITE | PT_EXEC);
-	return leaf.flags != flags;
+	return leaf.flags != ptlab_wx_expect(&p->wx, va, pa, flags);
 }
 
 static void check_memmap_coverage(struct ptlab *p, const struct ptlab_check *self)
@@ -233,6 +230,7 @@ struct audit {
 	const struct ptlab *p;
 	uint64_t leaves[3];
 	struct ptlab_wx_tally wx;   /* the judgement of every leaf (checkkit.h) */
+	uint64_t listed[PTLAB_WX_EXEMPT_MAX];   /* W+X bytes under each exemption */
 };
 
 /* Memory-map type of @pa, or -1 outside the map. */
@@ -246,7 +244,9 @@ static int pa_type(const struct ptlab *p, uint64_t pa)
 /*
  * After hand-off, runtime code without a Memory Attributes Table (or with
  * an entry the table leaves RWX) is mapped RWX on purpose: runtime drivers
- * keep data in code ranges.  The one exemption from W^X.
+ * keep data in code ranges.  A rule of the memory class, for the
+ * firmware's tables as for ours; the ranges a feature of the run maps RWX
+ * are in the run's list (p->wx) instead.
  */
 static bool wx_exempt(const struct ptlab *p, uint64_t pa)
 {
@@ -260,37 +260,39 @@ static bool wx_exempt(const struct ptlab *p, uint64_t pa)
 	return m && m->rwx;
 }
 
-/* The identity leaf lies inside a range --kernel maps RWX. */
-static bool wx_kernel(const struct ptlab *p, uint64_t va, uint64_t pa, uint64_t size)
-{
-	return va == pa && kern_wx_exempt(&p->kern, pa, size);
-}
-
-/* Our tables' W+X exemptions: --kernel's ranges first, then runtime code. */
+/*
+ * Our tables' W+X exemptions: the run's list first (the bytes counted
+ * under their entry), then runtime code.
+ */
 static enum ptlab_wx_exemption own_wx_exemption(const void *ctx, uint64_t va, uint64_t pa,
 						uint64_t size)
 {
-	const struct ptlab *p = ctx;
+	struct audit *a = (struct audit *)ctx;
+	const struct ptlab *p = a->p;
+	const struct wx_exempt *e = ptlab_wx_find(&p->wx, va, pa, size);
 
-	if (wx_kernel(p, va, pa, size))
-		return PTLAB_WX_KERNEL;
+	if (e) {
+		a->listed[e - p->wx.e] += size;
+		return PTLAB_WX_LISTED;
+	}
 	return wx_exempt(p, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
 }
 
-/* The firmware's tables: --kernel's ranges are ours, so only runtime code. */
+/* The firmware's tables: the list names ranges of our plan, so only runtime code. */
 static enum ptlab_wx_exemption fw_wx_exemption(const void *ctx, uint64_t va, uint64_t pa,
 					       uint64_t size)
 {
+	const struct audit *a = ctx;
+
 	(void)va;
 	(void)size;
-	return wx_exempt(ctx, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
+	return wx_exempt(a->p, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
 }
 
 static void audit_init(const struct ptlab *p, struct audit *a,
 		       enum ptlab_wx_exemption (*exempt)(const void *, uint64_t, uint64_t, uint64_t))
 {
-	*a = (struct audit){ .p = p,
-			     .wx = { .map = &p->build.map, .exempt = exempt, .ctx = p } };
+	*a = (struct audit){ .p = p, .wx = { .map = &p->build.map, .exempt = exempt, .ctx = a } };
 }
 
 static int audit_leaf(void *arg, const struct pt_leaf *l)
@@ -308,6 +310,19 @@ static void audit_space(const struct ptlab *p, const struct pt_space *s, struct 
 	pt_visit(s, 0, 0, audit_leaf, a);
 }
 
+/*
+ * The exemption list as the audit found it: the W+X bytes under it, then
+ * every entry by range and reason with the W+X bytes the tables have in it.
+ */
+static void note_listed(struct ptlab *p, const struct audit *a)
+{
+	char line[2048];
+
+	ptlab_wx_describe(&p->wx, a->listed, line, sizeof(line));
+	report_note(p->rep, "audit: %llu bytes mapped RWX under the run's %u W^X exemptions; "
+		    "exempt: %s", (unsigned long long)a->wx.wx_listed, p->wx.n, line);
+}
+
 static void check_audit(struct ptlab *p, const struct ptlab_check *self)
 {
 	struct audit a;
@@ -316,15 +331,10 @@ static void check_audit(struct ptlab *p, const struct ptlab_check *self)
 	audit_space(p, &p->build.space, &a);
 	if (a.wx.wx_exempt)
 		report_note(p->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
-			    "Attributes Table for them): the one exemption",
+			    "Attributes Table for them): exempt after the hand-off",
 			    (unsigned long long)a.wx.wx_exempt);
-	if (a.wx.wx_kernel)
-		report_note(p->rep, "audit: %llu bytes mapped RWX in the identity map for Linux, "
-			    "--kernel's one exemption: its init_size range 0x%llx+0x%llx (the "
-			    "decompressor runs and writes there) and RAM below 640 KiB in 0x%llx+0x%llx "
-			    "(its 32-bit paging trampoline)", (unsigned long long)a.wx.wx_kernel,
-			    (unsigned long long)p->kern.wx[0].va, (unsigned long long)p->kern.wx[0].len,
-			    (unsigned long long)p->kern.wx[1].va, (unsigned long long)p->kern.wx[1].len);
+	if (p->wx.n)
+		note_listed(p, &a);
 	if (!a.wx.wx_bytes && !a.wx.page0 && !a.wx.mmio_x_bytes)
 		report_ok(p->rep, "audit: no writable+executable page, page 0 not present, MMIO NX");
 	else

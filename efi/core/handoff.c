@@ -48,7 +48,6 @@
 #define MAP_EXTRA_DESC   64u
 #define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
 #define PREPARE_REPORTED 1                     /* prepare() failed and said why */
-#define HANDOFF_ITERATIONS 50000u              /* the churn's default: all of RAM is ours */
 
 static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
 			     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
@@ -309,8 +308,7 @@ void handoff_emit_final(struct ptlab *p)
 	const char *line;
 	size_t len;
 
-	report_finish(p->rep);
-	sink_emit(p->rep);
+	sink_close(p->rep);
 	if (p->fb.ok) {
 		/* the whole report on the screen, as the host renders it */
 		char buf[256];
@@ -353,8 +351,7 @@ static void fatal_report(void *ctx, const struct trap_fault *f)
 	p->aborted = true;
 	report_exception(p->rep, &(struct report_exc){ .who = "handoff",
 			 .where = " outside the checks" }, f);
-	report_finish(p->rep);
-	sink_emit(p->rep);
+	sink_close(p->rep);
 	if (p->opts.end == OPTS_END_QEMU)
 		verdict_debug_exit(p, verdict_of(p));
 }
@@ -522,13 +519,10 @@ void handoff_run(struct ptlab *p, const struct mode_boot *b)
 
 /* ---- the mode ---------------------------------------------------------------------- */
 
-/* --end defaults to shutdown (nothing to return to), a longer churn. */
+/* --end defaults to shutdown (nothing to return to), a longer churn: opts/ says. */
 void handoff_option_defaults(struct opts *o)
 {
-	if (!o->end_given)
-		o->end = OPTS_END_SHUTDOWN;
-	if (!o->iterations_given)
-		o->iterations = HANDOFF_ITERATIONS;
+	opts_handoff_defaults(o);
 }
 
 /* Our GDT and IDT stay installed for good after ExitBootServices: nothing to enter. */

@@ -17,7 +17,8 @@
  * linux_jump().
  *
  * Firmware calls (before ExitBootServices only): through kernel.c the
- * file protocols and AllocatePages; the configuration table (ACPI RSDP).
+ * file protocols and AllocatePages; Secure Boot's verification
+ * (verify.c); the configuration table (ACPI RSDP).
  */
 #include <efi.h>
 #include <efilib.h>
@@ -28,8 +29,9 @@
 #include "fw/firmware.h"
 #include "report/fmt.h"
 #include "checks/inject.h"
-#include "cpu/la57plan.h"
+#include "checks/checkkit.h"
 #include "fw/owned.h"
+#include "fw/verify.h"
 #include "report/report.h"
 #include "core/run.h"
 #include "cpu/trap.h"
@@ -40,7 +42,6 @@
 #define INITRD_MAX      (UINT64_C(1) << 30)   /* a larger --initrd is refused */
 #define LOW_LIMIT       (UINT64_C(1) << 20)   /* the kernel goes above real-mode memory */
 #define BELOW_4G        UINT64_C(0xffffffff)
-#define LOW_RAM_END     UINT64_C(0xa0000)     /* 640 KiB: the end of real-mode RAM */
 #define RET_OPCODE      0xc3u
 #define BDA_BASE_MEM_KIB 0x413u               /* BIOS data area: base memory size in KiB */
 
@@ -105,16 +106,37 @@ static size_t str_len(const char *s)
 }
 
 /*
+ * Secure Boot's judgement of the @what read from @path (verify.c): true
+ * when it may be run; false after a failure line naming the file, the
+ * reason and the firmware's status.
+ */
+static bool verified(struct ptlab *p, const struct verify_src *src, const char *what,
+		     const char *path, const char *buf, UINTN len, enum verify_kind kind)
+{
+	char why[256];
+
+	if (verify_image(src, buf, len, path, kind, why, sizeof(why)) == 0)
+		return true;
+	report_fail(p->rep, "linux: %s %s refused: %s", what, path, why);
+	return false;
+}
+
+/*
  * Before ExitBootServices, after the memory map was normalized: read the
  * kernel and the initrd from the boot volume, judge the setup header,
  * place the kernel, the initrd, the zero page and the command line in
- * pages of ours.  @map_cap: memory-map ranges the final map may have.
+ * pages of ours.  Under Secure Boot the kernel (a PE image) and the initrd
+ * (by the built-in digests) are verified as read, and placed from the
+ * bytes verified.  @f: the kernel's file (kernel.c), @b: our image and its
+ * handle.  @map_cap: memory-map ranges
+ * the final map may have.
  * Returns PT_OK, or an error after a failure line naming the file and the
  * reason; then nothing stays allocated and p->kern.on is false.
  */
 static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct mode_boot *b,
 		      unsigned map_cap)
 {
+	const struct verify_src src = { b->image, b->li->DeviceHandle, p->rep };
 	struct ptlab_kernel *k = &p->kern;
 	const struct opts *o = &p->opts;
 	const char *file = (const char *)f->buf;
@@ -129,13 +151,17 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 			    "protocol's; a bzImage takes --initrd", o->kernel);
 		goto fail;
 	}
+	if (!verified(p, &src, "kernel", o->kernel, file, len, VERIFY_PE))
+		goto fail;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
-	    lb_check_run(&k->hdr, p->build.levels, cmdline, why, sizeof(why)) != LB_OK) {
+	    lb_check_run(&k->hdr, p->opts.levels ? p->opts.levels : p->build.levels,
+			 p->cpu.caps.la57, cmdline, why, sizeof(why)) != LB_OK) {
 		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);
 		goto fail;
 	}
 	if (o->initrd[0]) {
-		if (!kernel_read(p, b->li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len))
+		if (!kernel_read(p, b->li, "initrd", o->initrd, INITRD_MAX, &rd, &rd_len) ||
+		    !verified(p, &src, "initrd", o->initrd, rd, rd_len, VERIFY_DIGEST))
 			goto fail;
 	}
 
@@ -218,35 +244,35 @@ fail:
 }
 
 /*
- * The exemption: the init_size range, and the RAM between page 1 and
- * 640 KiB (the decompressor picks its trampoline's two pages there from
- * the e820 table and the BIOS data area, and runs them on these tables).
+ * After run_plan(): the kernel's W^X exemptions, each made RWX in the
+ * identity map and recorded in the run's list (ptlab_wx_identity): its
+ * init_size range (the decompressor runs and writes there), and each piece
+ * of RAM between page 1 and 640 KiB on its own (the decompressor copies its
+ * 32-bit trampoline to RAM there, picked from the e820 table and the BIOS
+ * data area, and runs it on these tables), never a reserved range between
+ * them.  Returns PT_OK, or the first error after a failure line.
  */
-/* After run_plan(): the kernel's init_size range RWX in the identity map. */
 static int linux_plan_exempt(struct ptlab *p)
 {
 	struct ptlab_kernel *k = &p->kern;
-	const struct pt_memmap *m = &p->build.map;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	int err;
+	struct pt_range low[PTLAB_WX_EXEMPT_MAX - 1];
+	int n, err;
 
-	k->wx[0] = (struct pt_range){ k->load_pa, k->init_bytes };
-	err = plan_identity_perm(&p->build.plan, k->load_pa, k->init_bytes,
-				 PT_WRITE | PT_EXEC | PT_ALLOW_WX, p->build.levels, p->cpu.caps.pdpe1gb);
-	for (unsigned i = 0; !err && i < m->n && m->range[i].pa < LOW_RAM_END; i++) {
-		const struct pt_mem_range *r = &m->range[i];
-		uint64_t a = r->pa < PT_PAGE_SIZE ? PT_PAGE_SIZE : r->pa;
-		uint64_t b = r->pa + r->len < LOW_RAM_END ? r->pa + r->len : LOW_RAM_END;
-
-		if (lb_e820_type(r->type) != LB_E820_RAM || a >= b)
-			continue;
-		err = plan_identity_perm(&p->build.plan, a, b - a, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
-					 p->build.levels, p->cpu.caps.pdpe1gb);
-		lo = a < lo ? a : lo;
-		hi = b;
+	if (!k->on)
+		return PT_OK;
+	n = lb_low_ram(&p->build.map, low, PTLAB_WX_EXEMPT_MAX - 1);
+	if (n < 0) {
+		report_fail(p->rep, "linux: the RAM below 640 KiB is in more than %u pieces, more "
+			    "W^X exemptions than the run keeps (%u)", PTLAB_WX_EXEMPT_MAX - 1,
+			    PTLAB_WX_EXEMPT_MAX);
+		return PT_ECAPACITY;
 	}
-	if (hi)
-		k->wx[1] = (struct pt_range){ lo, hi - lo };
+	err = ptlab_wx_identity(p, k->load_pa, k->init_bytes, "Linux init_size range");
+	for (int i = 0; !err && i < n; i++)
+		err = ptlab_wx_identity(p, low[i].va, low[i].len, "RAM below 640 KiB");
+	if (err)
+		report_fail(p->rep, "linux: the kernel's W^X exemptions (%u recorded): %s", p->wx.n,
+			    pt_strerror(err));
 	return err;
 }
 

@@ -22,6 +22,7 @@
 #include "opts/optcheck.h"
 #include "fw/owned.h"
 #include "report/report.h"
+#include "report/serial.h"
 #include "fw/sink.h"
 
 #include <ptlab/pte.h>
@@ -110,6 +111,8 @@ static void calibrate_tsc(struct ptlab *p)
 
 	uefi_call_wrapper(BS->Stall, 1, 10000);
 	p->t.tsc_per_us = (rdtsc() - t0) / 10000;
+	/* COM1's wait per line is a time, not a number of polls */
+	serial_set_clock(p->t.tsc_per_us);
 }
 
 /* ---- building ---------------------------------------------------------------------------- */
@@ -125,6 +128,8 @@ int run_plan(struct ptlab *p)
 	};
 	int err;
 
+	/* a new plan has none of the old one's W^X exemptions */
+	p->wx.n = 0;
 	/* the framebuffer, when the map does not describe it: write-combining */
 	if (p->fb.extra) {
 		caps.extra[0] = (struct pt_plan_extra){ p->fb.info.base_pa, p->fb.len,

@@ -33,7 +33,7 @@ void run_dump_raw_map(struct ptlab *p, const struct rawmap *m);
 int run_normalize(struct ptlab *p, const struct rawmap *m);
 /* p->build.image from the loaded image and the linker's section symbols. */
 void run_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li);
-/* The plan for p->build.map with the run's capabilities. */
+/* The plan for p->build.map with the run's capabilities; the W^X exemption list emptied. */
 int run_plan(struct ptlab *p);
 /* The frame pool for the plan's tables and the checks (boot services). */
 int run_setup_pool(struct ptlab *p);

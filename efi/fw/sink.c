@@ -401,6 +401,33 @@ void sink_emit(const struct report *r)
 	}
 }
 
+/*
+ * Times the closing line is sent again when COM1 lost part of it, each with
+ * the full budget per line: the verdict is worth waiting for (at most ten
+ * budgets) when no other line is.
+ */
+#define CLOSING_TRIES 10u
+
+void sink_close(struct report *r)
+{
+	const char *line = NULL;
+	size_t len = 0;
+	uint64_t lost = 0;
+
+	sink_emit(r);   /* also makes @r the report the cursors follow */
+	report_finish_lost(r, direct_serial ? serial_lost() : 0);
+	/* the finish lines, the closing line last: what COM1 lost of it is known */
+	while (report_next_line(r, &console_cursor, &line, &len)) {
+		uint64_t before = serial_lost();
+
+		line_out(line, len);
+		lost = serial_lost() - before;
+	}
+	for (unsigned t = 0; direct_serial && line && lost && t < CLOSING_TRIES; t++)
+		lost = serial_write_line_again(line, len);
+	sink_emit(r);   /* the file */
+}
+
 void sink_framebuffer(struct fbcon *c)
 {
 	fb = c;

@@ -99,6 +99,17 @@ EFI_STATUS sink_file_close(void);
 void sink_emit(const struct report *r);
 
 /**
+ * sink_close() - close @r and send the rest of it to each active sink
+ *
+ * What is pending goes out first; then report_finish_lost() with the bytes
+ * COM1 lost so far (when it is written directly), so the closing line says
+ * when the serial log is incomplete; then the finish lines.  When COM1 lost
+ * part of the closing line itself, the line is sent again (up to ten
+ * times, each with the full budget per line).
+ */
+void sink_close(struct report *r);
+
+/**
  * sink_firmware_gone() - after ExitBootServices: COM1 only
  *
  * ConOut and the file are forgotten (not closed: that needs boot services)

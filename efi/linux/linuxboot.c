@@ -112,13 +112,19 @@ int lb_parse(const uint8_t *f, uint64_t len, struct lb_kernel *k, char *why, siz
 	return LB_OK;
 }
 
-int lb_check_run(const struct lb_kernel *k, unsigned levels, size_t cmdline, char *why,
-		 size_t whylen)
+int lb_check_run(const struct lb_kernel *k, unsigned levels, bool la57, size_t cmdline,
+		 char *why, size_t whylen)
 {
 	if (levels == 5 && !(k->xloadflags & LB_XLF_5LEVEL)) {
 		fmt_snprintf(why, whylen, "--levels=5, but the kernel cannot be entered in 5-level "
 			     "mode (xloadflags 0x%x has no XLF_5LEVEL): boot it with --levels=4",
 			     k->xloadflags);
+		return LB_ELEVELS;
+	}
+	if (levels == 5 && !la57) {
+		fmt_snprintf(why, whylen, "--levels=5, but the CPU has no LA57 "
+			     "(CPUID.(EAX=7,ECX=0):ECX[16]): it would be handed over at 4 levels; "
+			     "boot it with --levels=4");
 		return LB_ELEVELS;
 	}
 	if (cmdline > k->cmdline_size) {
@@ -149,6 +155,32 @@ bool lb_next_slot(const struct pt_memmap *map, uint64_t from, uint64_t size, uin
 		return true;
 	}
 	return false;
+}
+
+int lb_low_ram(const struct pt_memmap *map, struct pt_range *out, unsigned cap)
+{
+	unsigned n = 0;
+	bool over = false;
+
+	for (unsigned i = 0; i < map->n && map->range[i].pa < LB_LOW_RAM_END; i++) {
+		const struct pt_mem_range *r = &map->range[i];
+		uint64_t a = r->pa < PT_PAGE_SIZE ? PT_PAGE_SIZE : r->pa;
+		uint64_t b = r->len < LB_LOW_RAM_END - r->pa ? r->pa + r->len : LB_LOW_RAM_END;
+
+		if (lb_e820_type(r->type) != LB_E820_RAM || a >= b)
+			continue;
+		/* a range that continues the last piece belongs to it */
+		if (n && out[n - 1].va + out[n - 1].len == a) {
+			out[n - 1].len = b - out[n - 1].va;
+			continue;
+		}
+		if (n == cap) {
+			over = true;
+			continue;
+		}
+		out[n++] = (struct pt_range){ a, b - a };
+	}
+	return over ? -1 : (int)n;
 }
 
 uint32_t lb_e820_type(uint32_t efi_type)

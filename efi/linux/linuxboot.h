@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <ptlab/memmap.h>
+#include <ptlab/pt.h>
 
 #define LB_ZERO_PAGE_BYTES   4096u
 #define LB_SECTOR            512u
@@ -71,7 +72,7 @@ enum lb_err {
 	LB_E32BIT = -4,       /* no 64-bit entry (XLF_KERNEL_64 clear) */
 	LB_EINITSIZE = -5,    /* init_size smaller than the kernel it must hold */
 	LB_EALIGN = -6,       /* kernel_alignment not a power of two of at least 4 KiB */
-	LB_ELEVELS = -7,      /* 5 levels asked, the kernel cannot enter in 5-level mode */
+	LB_ELEVELS = -7,      /* 5 levels asked, the kernel or the CPU cannot have them */
 	LB_ECMDLINE = -8,     /* command line longer than cmdline_size */
 };
 
@@ -87,14 +88,21 @@ enum lb_err {
 int lb_parse(const uint8_t *file, uint64_t len, struct lb_kernel *k, char *why, size_t whylen);
 
 /**
- * lb_check_run() - what this run asks of the kernel
- * @levels:  paging levels at the jump (4 or 5)
+ * lb_check_run() - what this run asks of the kernel, and of the CPU for it
+ * @levels:  paging levels asked for the jump (4 or 5: --levels, or the
+ *           firmware's when not given)
+ * @la57:    the CPU has LA57 (CPUID.(EAX=7,ECX=0):ECX[16])
  * @cmdline: length of the command line without its NUL
+ *
+ * One policy for 5 levels: the kernel is handed over at the levels asked or
+ * not at all.  A kernel without XLF_5LEVEL, and a CPU without LA57 (the run
+ * would build 4 levels), are both refused for --levels=5, never dropped to
+ * 4 levels.  The kernel is judged first.
  *
  * Return: LB_OK, LB_ELEVELS or LB_ECMDLINE, with @why set.
  */
-int lb_check_run(const struct lb_kernel *k, unsigned levels, size_t cmdline, char *why,
-		 size_t whylen);
+int lb_check_run(const struct lb_kernel *k, unsigned levels, bool la57, size_t cmdline,
+		 char *why, size_t whylen);
 
 /**
  * lb_next_slot() - the lowest place for @size bytes at or above @from
@@ -118,6 +126,25 @@ struct lb_e820 {
 
 /** lb_e820_type() - the e820 type of a memory-map range of EFI type @type */
 uint32_t lb_e820_type(uint32_t efi_type);
+
+/* 640 KiB: the end of the RAM real mode reaches. */
+#define LB_LOW_RAM_END 0xa0000u
+
+/**
+ * lb_low_ram() - the RAM below 640 KiB, piece by piece
+ * @map: the normalized memory map
+ * @out: the pieces: each a run of contiguous RAM pages (lb_e820_type RAM)
+ *       between page 1 and LB_LOW_RAM_END, in address order; a hole or a
+ *       range of another type (reserved, ACPI, ...) ends a piece
+ * @cap: room in @out
+ *
+ * The decompressor puts its 32-bit trampoline in RAM there (it picks it from
+ * the e820 table and the BIOS data area); only RAM may be made RWX for it.
+ *
+ * Return: the number of pieces, or -1 when there are more than @cap (@out
+ * then holds the first @cap).
+ */
+int lb_low_ram(const struct pt_memmap *map, struct pt_range *out, unsigned cap);
 
 /**
  * lb_e820_build() - the e820 table of the final memory map

@@ -91,13 +91,21 @@ void opts_defaults(struct opts *o)
 {
 	*o = (struct opts){
 		.seed = 1,
-		.iterations = 20000,
+		.iterations = OPTS_ITERATIONS,
 		.end = OPTS_END_WAIT,
 		.mode = OPTS_MODE_FIRMWARE,
 		.inject = OPTS_INJECT_NONE,
 		.raise = OPTS_RAISE_NONE,
 		.serial = OPTS_SERIAL_AUTO,
 	};
+}
+
+void opts_handoff_defaults(struct opts *o)
+{
+	if (!o->end_given)
+		o->end = OPTS_END_SHUTDOWN;
+	if (!o->iterations_given)
+		o->iterations = OPTS_HANDOFF_ITERATIONS;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -291,7 +299,14 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 	uint64_t num = 0, mask = 0;
 	int id, c = 0;
 
-	if (tok[0] != '-' || tok[1] != '-' || !tok[2]) {
+	if (tok[0] != '-') {
+		/* most often the rest of a value whose quotes a boot manager ate */
+		set_err(err, errlen, "unexpected argument '%.40s': a value with blanks is one "
+			"quoted word, \"--cmdline=a b\"; GRUB strips quotes: write "
+			"'\"--cmdline=a b\"'", tok);
+		return false;
+	}
+	if (tok[1] != '-' || !tok[2]) {
 		set_err(err, errlen, "unexpected argument '%.60s'", tok);
 		return false;
 	}
@@ -470,8 +485,18 @@ static int parse(const struct src *s, bool comments, bool skip_argv0,
 			break;
 		for (; i < s->n; i++) {
 			unsigned int c = unit(s, i);
+			bool escaped = false;
 
-			if (c == '"') {
+			/*
+			 * \" is a quote that is text, in quotes or not: the one
+			 * escape, so that a Linux command line can hold quotes.
+			 * Any other backslash is text (UEFI path separators).
+			 */
+			if (c == '\\' && i + 1 < s->n && unit(s, i + 1) == '"') {
+				c = unit(s, ++i);
+				escaped = true;
+			}
+			if (c == '"' && !escaped) {
 				quoted = !quoted;
 				any = true;
 				continue;
@@ -664,14 +689,44 @@ int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
 		     size_t errlen)
 {
 	struct src src = { (const uint8_t *)s, s ? n : 0, 1 };
+	size_t skip = 0;
 
-	for (size_t i = 0; i < src.n; i++) {
-		if (!is_text(src.b[i])) {
+	/* what editors put first: a UTF-8 BOM is skipped, UTF-16LE read as such */
+	if (src.n >= 3 && src.b[0] == 0xef && src.b[1] == 0xbb && src.b[2] == 0xbf) {
+		skip = 3;
+	} else if (src.n >= 2 && src.b[0] == 0xff && src.b[1] == 0xfe) {
+		if (src.n & 1) {
 			opts_defaults(o);
-			set_err(err, errlen, "bad byte 0x%02x at offset %zu in config",
-				src.b[i], i);
+			set_err(err, errlen, "config starts as UTF-16LE (byte-order mark 0xff 0xfe) "
+				"but has an odd number of bytes");
 			return OPTS_ERROR;
 		}
+		src.width = 2;
+		skip = 2;
+	} else if (src.n >= 2 && src.b[0] == 0xfe && src.b[1] == 0xff) {
+		opts_defaults(o);
+		set_err(err, errlen, "config is UTF-16 big-endian (byte-order mark 0xfe 0xff): "
+			"save it as ASCII, UTF-8 or UTF-16LE");
+		return OPTS_ERROR;
+	}
+	src.b += skip;
+	src.n = (src.n - skip) / src.width;
+	for (size_t i = 0; i < src.n; i++) {
+		unsigned int c = unit(&src, i);
+
+		if (is_text(c))
+			continue;
+		opts_defaults(o);
+		if (src.width == 2)
+			set_err(err, errlen, "character U+%04X at offset %zu of the UTF-16 config "
+				"is not ASCII: options are ASCII only", c, skip + 2 * i);
+		else if (c == 0 && i == 1)
+			set_err(err, errlen, "bad byte 0x00 at offset 1 in config: UTF-16 without "
+				"a byte-order mark? save it as ASCII or UTF-8");
+		else
+			set_err(err, errlen, "bad byte 0x%02x at offset %zu in config%s", c,
+				skip + i, c >= 0x80 ? ": not ASCII (options are ASCII only)" : "");
+		return OPTS_ERROR;
 	}
 	return parse(&src, true, false, o, err, errlen);
 }
@@ -681,7 +736,8 @@ const char *opts_usage(void)
 	return "usage: BOOTX64.EFI [options]   (or the same options in \\ptlab.cfg)\n"
 	       "  --help                 this text\n"
 	       "  --seed=N               random seed, decimal or 0x hex (default 1)\n"
-	       "  --iterations=N         random operations per run (default 20000)\n"
+	       "  --iterations=N         random operations per run (default 20000;\n"
+	       "                         50000 in hand-off mode)\n"
 	       "  --end=wait|return|shutdown|reboot|halt|qemu\n"
 	       "                         what to do at the end (default wait)\n"
 	       "  --mode=firmware|handoff\n"

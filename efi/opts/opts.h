@@ -87,7 +87,7 @@ enum opts_serial {
 struct opts {
 	bool help;
 	uint64_t seed;		/* default 1 */
-	uint64_t iterations;	/* default 20000 */
+	uint64_t iterations;	/* default OPTS_ITERATIONS (hand-off: OPTS_HANDOFF_ITERATIONS) */
 	bool iterations_given;	/* --iterations was given */
 	enum opts_end end;
 	bool end_given;		/* --end was on the command line or in the file */
@@ -133,6 +133,9 @@ bool opts_fault_given(const struct opts *o, const char *name);
  */
 const char *opts_inject_name(enum opts_inject v);
 
+#define OPTS_ITERATIONS         20000u	/* the churn's operations by default */
+#define OPTS_HANDOFF_ITERATIONS 50000u	/* ... in hand-off mode: all of RAM is ours */
+
 /**
  * opts_defaults() - fill @o with the defaults
  *
@@ -142,6 +145,14 @@ const char *opts_inject_name(enum opts_inject v);
 void opts_defaults(struct opts *o);
 
 /**
+ * opts_handoff_defaults() - the defaults hand-off mode changes, on parsed @o
+ *
+ * --end shutdown (nothing to return to) unless given, the churn
+ * OPTS_HANDOFF_ITERATIONS long unless --iterations was given.
+ */
+void opts_handoff_defaults(struct opts *o);
+
+/**
  * opts_parse_ucs2() - parse a UCS-2 command line (LoadOptions)
  * @s:      the text, @nchars 16-bit units; need not be NUL-terminated
  * @nchars: number of units in @s
@@ -149,7 +160,9 @@ void opts_defaults(struct opts *o);
  * @err:    message buffer for OPTS_ERROR (may be NULL when @errlen is 0)
  * @errlen: bytes in @err
  *
- * Tokens are separated by blanks; double quotes group and are removed.  The
+ * Tokens are separated by blanks; double quotes group and are removed;
+ * \" is a quote that is text, in quotes or not (the one escape: any other
+ * backslash is text, as in UEFI paths).  The
  * UEFI shell puts argv[0] first, so a first token that does not start with
  * '-' is skipped.  Text is 0x20..0x7e plus tab/CR/LF, ended by the end of
  * the buffer or by NULs that run to the end; anything else means the data
@@ -196,8 +209,11 @@ int opts_parse_boot_options(const void *data, size_t bytes, bool from_shell,
  * @s: the bytes, @n of them
  *
  * The same options separated by blanks or newlines; '#' starts a comment
- * that runs to the end of the line.  No argv[0].  A byte outside text is
- * an error.
+ * that runs to the end of the line.  No argv[0].  A UTF-8 byte-order mark
+ * is skipped; a file starting with the UTF-16LE one (0xff 0xfe) is read
+ * as UTF-16LE.  A byte (character) outside ASCII text is an error naming
+ * it and its offset, and UTF-16 big-endian or without a byte-order mark
+ * is named as such.
  *
  * Return: OPTS_OK, OPTS_EMPTY or OPTS_ERROR (@o holds the defaults then).
  */

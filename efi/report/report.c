@@ -200,20 +200,30 @@ static void finish_line(struct report *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-void report_finish(struct report *r)
+void report_finish_lost(struct report *r, uint64_t serial_lost)
 {
+	char tail[48] = "";
+
 	if (r->finished)
 		return;
 	r->finished = true;
+	if (serial_lost)
+		fmt_snprintf(tail, sizeof(tail), " (serial lost %llu bytes)",
+			     (unsigned long long)serial_lost);
 	if (r->dropped)
 		finish_line(r, "# report truncated: %u lines dropped", r->dropped);
 	finish_line(r, "1..%u", r->tests);
 	if (!r->passed && !r->failed)
-		finish_line(r, "ptlab: nothing checked (0 passed, 0 failed, %u skipped)",
-			    r->skipped);
+		finish_line(r, "ptlab: nothing checked (0 passed, 0 failed, %u skipped)%s",
+			    r->skipped, tail);
 	else
-		finish_line(r, "ptlab: %u passed, %u failed, %u skipped", r->passed,
-			    r->failed, r->skipped);
+		finish_line(r, "ptlab: %u passed, %u failed, %u skipped%s", r->passed,
+			    r->failed, r->skipped, tail);
+}
+
+void report_finish(struct report *r)
+{
+	report_finish_lost(r, 0);
 }
 
 bool report_next_line(const struct report *r, size_t *cursor,

@@ -21,9 +21,10 @@ struct trap_fault;
 
 /*
  * Space kept back for the lines report_finish() writes: the truncation note,
- * the plan line and the closing line, with 10-digit counters.
+ * the plan line and the closing line, with 10-digit counters and a serial
+ * loss of 20 digits.
  */
-#define REPORT_RESERVE 160
+#define REPORT_RESERVE 192
 
 struct report {
 	char *buf;
@@ -129,6 +130,15 @@ int report_exception(struct report *r, const struct report_exc *how, const struc
  * nothing the second time.
  */
 void report_finish(struct report *r);
+
+/**
+ * report_finish_lost() - report_finish(), saying what the serial port lost
+ * @serial_lost: bytes of the report COM1 could not send (0: none)
+ *
+ * When @serial_lost is not 0 the closing line ends in " (serial lost N
+ * bytes)": the serial log is incomplete, and the closing line says so.
+ */
+void report_finish_lost(struct report *r, uint64_t serial_lost);
 
 /**
  * report_next_line() - next line not yet seen through @cursor

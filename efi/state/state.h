@@ -178,13 +178,6 @@ struct ptlab_kernel {
 	void *priv;                  /* the protocol's own state, in pages of ours (limine.c) */
 	uint64_t load_pa;            /* the protected-mode kernel, kernel_alignment aligned */
 	uint64_t init_bytes;         /* init_size, page-rounded */
-	/*
-	 * The identity-map ranges mapped RWX for the kernel, this mode's W^X
-	 * exemption: [0] its init_size range (the decompressor runs and
-	 * writes there), [1] RAM below 640 KiB (it copies a 32-bit trampoline
-	 * there and runs it, to set its paging mode).  len 0: none.
-	 */
-	struct pt_range wx[2];
 	uint64_t pm_bytes;           /* bytes of it copied from the file */
 	uint64_t zero_page_pa;       /* boot_params, then the command line, below 4 GiB */
 	uint64_t cmdline_pa;
@@ -199,15 +192,28 @@ struct ptlab_kernel {
 	const char *how;             /* "pref_address" or "lowest fit" */
 };
 
-/* [pa, pa + len) lies inside one of the ranges --kernel maps RWX. */
-static inline bool kern_wx_exempt(const struct ptlab_kernel *k, uint64_t pa, uint64_t len)
-{
-	for (unsigned i = 0; k->on && i < 2; i++)
-		if (k->wx[i].len && pa >= k->wx[i].va && pa - k->wx[i].va < k->wx[i].len &&
-		    len <= k->wx[i].len - (pa - k->wx[i].va))
-			return true;
-	return false;
-}
+/*
+ * The run's W^X exemptions: every range a feature of the run maps writable
+ * and executable on purpose (va -> pa for len bytes), with why.  The
+ * feature that edits the plan records the range in the same step
+ * (checks/checkkit.h: ptlab_wx_identity, ptlab_wx_add); the coverage check
+ * and the W^X audit know such ranges only from this list, and the audit
+ * names every entry.  (Runtime code the firmware leaves RWX is a rule of
+ * its memory class, not a range of the run: checks.c's wx_exempt.)  Reset
+ * with the plan (run_plan).  A feature that needs more entries than
+ * PTLAB_WX_EXEMPT_MAX is refused (PT_ECAPACITY), nothing recorded.
+ */
+#define PTLAB_WX_EXEMPT_MAX 32u
+
+struct wx_exempt {
+	uint64_t va, pa, len;
+	const char *why;             /* a static string: "RAM below 640 KiB", ... */
+};
+
+struct ptlab_wx {
+	struct wx_exempt e[PTLAB_WX_EXEMPT_MAX];
+	unsigned n;
+};
 
 /* The churn's shadow model holds at most this many runs. */
 #define PTLAB_CHURN_MODEL_CAP 2048u
@@ -279,6 +285,7 @@ struct ptlab {
 	struct ptlab_fb fb;
 	struct ptlab_exit exit;
 	struct ptlab_kernel kern;
+	struct ptlab_wx wx;          /* the W^X exemptions of this run's plan */
 	struct ptlab_time t;
 	struct ptlab_churn churn;
 	/*

@@ -132,7 +132,7 @@ boot_done()
 
 # boot_run [--img IMG] [--log LOG] [--cpu CPU] [--mem MEM] [--smp N]
 #          [--cfg ARGS] [--timeout S] [--usb] [--machine M] [--bios ROM]
-#          [--code CODE --vars VARS] [-- QEMU_ARGS...]
+#          [--code CODE --vars VARS] [--serial SPEC] [-- QEMU_ARGS...]
 #
 # Boot a private copy of IMG (default $PTLAB_IMG) with a fresh copy of the
 # firmware variables, serial output to LOG (default $BOOT_DIR/serial.log).
@@ -141,12 +141,14 @@ boot_done()
 # --usb attaches the image as a USB stick on an xHCI controller instead of
 # a SATA disk, the way it boots from a stick on a PC.  --machine replaces
 # q35 (e.g. pc); --bios boots a firmware ROM (U-Boot) instead of OVMF's
-# flash; --code/--vars use other OVMF flash files (Secure Boot, 2 MiB).
+# flash; --code/--vars use other OVMF flash files (Secure Boot, 2 MiB);
+# --serial gives COM1 another QEMU backend than the file LOG (which then
+# stays empty), e.g. unix:SOCKET.
 boot_run()
 {
 	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
 	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0 pid
-	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS
+	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS serial=
 	local -a disk fw
 
 	while [ $# -gt 0 ]; do
@@ -163,6 +165,7 @@ boot_run()
 		--bios) bios=$2; shift 2 ;;
 		--code) code=$2; shift 2 ;;
 		--vars) vars=$2; shift 2 ;;
+		--serial) serial=$2; shift 2 ;;
 		--) shift; break ;;
 		*) echo "boot_run: unknown option $1" >&2; return 2 ;;
 		esac
@@ -171,6 +174,7 @@ boot_run()
 	[ -n "$BOOT_DIR" ] || boot_init "$BOOT_NAME"
 	run=$(mktemp -d "$BOOT_DIR/run.XXXXXX") || return 2
 	[ -n "$log" ] || log=$run/serial.log
+	[ -n "$serial" ] || serial=file:$log
 	BOOT_LOG=$log
 	BOOT_IMG_COPY=$run/disk.img
 	: >"$log"
@@ -203,7 +207,7 @@ boot_run()
 	timeout -k 10 "$tmo" "$QEMU" \
 		-machine "$machine",accel=tcg -cpu "$cpu" -m "$mem" -smp "$smp" \
 		"${fw[@]}" "${disk[@]}" \
-		-serial file:"$log" -display none -monitor none \
+		-serial "$serial" -display none -monitor none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-net none -no-reboot "$@" </dev/null >"$run/qemu.out" 2>&1 &
 	pid=$!
@@ -296,7 +300,7 @@ fact()
 
 # report_counts LOG: the report's counts as shell assignments, to eval:
 # tests passed failed skipped plan closing_passed closing_failed
-# closing_skipped closings (see tools/report.py counts).
+# closing_skipped closings serial_lost (see tools/report.py counts).
 report_counts()
 {
 	python3 "$BOOT_REPORT_PY" counts "$1"
@@ -311,7 +315,7 @@ check_report()
 {
 	local log=$1 d=${2:-run} nofile=${3:-} total minimum leaked fw built file
 	local tests=0 passed=0 failed=0 skipped=0 plan= closing_passed= closing_failed=
-	local closing_skipped= closings=0
+	local closing_skipped= closings=0 serial_lost=0
 	eval "$(report_counts "$log")"
 	if [ "$closings" -ge 1 ] && [ "$closing_failed" = 0 ] && [ "$closing_passed" = "$passed" ] &&
 	   [ "$closing_skipped" = "$skipped" ] && [ "$passed" -gt 0 ]; then

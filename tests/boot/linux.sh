@@ -14,10 +14,13 @@
 #
 # Boots: OVMF -cpu max with -smp 1 (--levels=4, 2 GiB) and -smp 4
 # (--levels=5, 8 GiB); -cpu qemu64 (no 1 GiB pages, no LA57) with -smp 4;
+# OVMF's SMM build with Secure Boot off, whose map reserves 0x30000+0x20000
+# below 640 KiB (the W^X exemptions there are the RAM around it, by name);
 # U-Boot's UEFI.  The same kernel through its own EFI stub (no ptlab) is
-# the reference for the usable RAM.  Bad kernels and initrds are refused
-# before ExitBootServices, each with its own reason, and the firmware goes
-# on: the UEFI shell runs the next case and finally shuts down.
+# the reference for the usable RAM.  Bad kernels and initrds, and
+# --levels=5 on a CPU without LA57 (-cpu qemu64), are refused before
+# ExitBootServices, each with its own reason, and the firmware goes on: the
+# UEFI shell runs the next case and finally shuts down.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +28,7 @@ set -uo pipefail
 boot_init linux
 
 UBOOT_ROM=${UBOOT_ROM:-/usr/lib/u-boot/qemu-x86_64/u-boot.rom}
+SMM_CODE=${OVMF_SB_CODE:-/usr/share/OVMF/OVMF_CODE_4M.secboot.fd}
 KERNEL=${LINUX_KERNEL:-$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n 1)}
 INITRD=${LINUX_INITRD:-$PTLAB_BUILD/linux/initrd.img}
 INIT_PASSED=65      # isa-debug-exit 0x20 from /init
@@ -203,8 +207,18 @@ put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
 
 linux_boot max-smp1 max 2G 1 4 1 ""
 boot_bg stub --img "$stub" --cpu max --mem 2G --smp 1 --timeout "$LINUX_TIMEOUT"
+# the SMM build with the plain variables (Secure Boot off)
+linux_boot smm max 2G 1 4 1 "" --machine q35,smm=on --code "$SMM_CODE" -- \
+	-global driver=cfi.pflash01,property=secure,value=on
 boot_wait
 judge_linux max-smp1 1
+judge_linux smm 1
+# the map has the reserved hole below 640 KiB, and the W^X exemptions are
+# exactly the RAM around it, each mapped RWX whole (the audit's bytes)
+check_log '^# e820: 0x30000-0x4ffff type=2$' "$BOOT_LOG" \
+	"smm: the firmware reserves 0x30000+0x20000 below 640 KiB"
+check_log '^# audit: [0-9]+ bytes mapped RWX under the run'"'"'s 3 W\^X exemptions; exempt: 0x[0-9a-f]+\+0x([0-9a-f]+) Linux init_size range \(0x\1 RWX\); 0x1000\+0x2f000 RAM below 640 KiB \(0x2f000 RWX\); 0x50000\+0x4f000 RAM below 640 KiB \(0x4f000 RWX\)$' \
+	"$BOOT_LOG" "smm: the audit names the exemptions: the init_size range and the two pieces of RAM below 640 KiB, each all RWX"
 ref_usable=$(usable_bytes <"$BOOT_DIR/max-smp1.e820")
 boot_result stub
 st=$?
@@ -286,12 +300,14 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 	printf '%s --kernel=\\boot\\initrd.img\n' "$run"
 	printf '%s --kernel=\\boot\\missing\n' "$run"
 	printf '%s --levels=5 --kernel=\\boot\\k4\n' "$run"
+	printf '%s --levels=5 --kernel=\\boot\\vmlinuz\n' "$run"
 	printf '%s --kernel=\\boot\\huge\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
 } >"$bad/startup.nsh"
 put "$bimg" "$bad/startup.nsh" /startup.nsh
+# -cpu qemu64: no LA57, so --levels=5 with a good kernel is refused too
 boot_bg bad --img "$bimg" --cfg "--mode=handoff --end=return --kernel=\\boot\\trunc" \
-	--cpu max --mem 1G --timeout "$LINUX_TIMEOUT"
+	--cpu qemu64 --mem 1G --timeout "$LINUX_TIMEOUT"
 boot_wait
 # each check of the tables handed over fails for its own fault, and then
 # nothing is handed over
@@ -338,12 +354,14 @@ check_log '^not ok [0-9]+ - kernel: \\boot\\missing cannot be opened: status 0x8
 	"$BOOT_LOG" "bad: a missing kernel refused with the firmware's status"
 refused k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
 	"5 levels asked of a kernel without XLF_5LEVEL"
+refused vmlinuz '--levels=5, but the CPU has no LA57 \(CPUID\.\(EAX=7,ECX=0\):ECX\[16\]\): it would be handed over at 4 levels; boot it with --levels=4' \
+	"5 levels asked on a CPU without LA57 (not handed over at 4 levels)"
 check_log '^not ok [0-9]+ - linux: kernel \\boot\\huge: no free RAM holds init_size 0xc0000000 at pref_address 0x1000000 or at any kernel_alignment-aligned address' \
 	"$BOOT_LOG" "bad: an init_size that does not fit refused"
-if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 7 ]; then
-	pass "bad: all 7 runs kept boot services"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 8 ]; then
+	pass "bad: all 8 runs kept boot services"
 else
-	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 7 runs kept boot services"
+	fail "bad: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 8 runs kept boot services"
 fi
 check_no_log 'handoff: leaving boot services' "$BOOT_LOG" "bad: no run left boot services"
 check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "bad: the firmware went on after the last refusal"

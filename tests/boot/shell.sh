@@ -10,8 +10,9 @@
 # wrote it.  OVMF mirrors the console to the serial port, so the serial log
 # is what the user saw on the screen.  Three boots:
 #   fail      --fail-alloc=1 --end=return: a failing run, then the shell's
-#   bom       a \ptlab.cfg starting with a UTF-8 byte-order mark: refused,
-#             then the shell's run
+#   bom       a \ptlab.cfg as an editor saves it: a UTF-8 byte-order mark
+#             (skipped) and typographic quotes: refused naming the first
+#             byte beyond ASCII, then the shell's run
 #   handoff   --mode=handoff --end=return: refused; the shell then runs a
 #             \startup.nsh whose command line holds a non-ASCII character,
 #             refused naming it
@@ -74,7 +75,7 @@ nsh=$BOOT_DIR/wide.nsh
 } >"$nsh"
 
 start fail "--fail-alloc=1 --end=return --iterations=2000"
-start bom "$(printf '\xef\xbb\xbf--end=qemu')"
+start bom "$(printf '\xef\xbb\xbf--end=qemu \xe2\x80\x9c--seed=5\xe2\x80\x9d')"
 start handoff "--mode=handoff --end=return" "$nsh"
 settle fail '^ptlab: an earlier run of this boot \(\\PTLAB\.TXT\) ended: '
 settle bom '^ptlab: an earlier run of this boot \(\\PTLAB\.TXT\) ended: '
@@ -108,15 +109,15 @@ fi
 # ---- a rejected \ptlab.cfg, then the shell's run ----
 boot_result bom >/dev/null
 log=$BOOT_LOG
-check_log '^ptlab: bad byte 0xef at offset 0 in config' "$log" "bom: the config was refused with the reason"
+check_log '^ptlab: bad byte 0xe2 at offset 14 in config: not ASCII' "$log" "bom: the config was refused with the reason"
 one=$(file bom PTLAB.TXT)
 has "$one" '^ptlab: refused: the options were not accepted, nothing was run$' "bom: \\PTLAB.TXT says the run was refused"
-has "$one" '^ptlab: bad byte 0xef at offset 0 in config' "bom: \\PTLAB.TXT names the reason"
+has "$one" '^ptlab: bad byte 0xe2 at offset 14 in config: not ASCII' "bom: \\PTLAB.TXT names the reason"
 two=$(file bom PTLAB-2.TXT)
-has "$two" '^# earlier-run: run=1 file=PTLAB\.TXT verdict=refused: bad byte 0xef' \
+has "$two" '^# earlier-run: run=1 file=PTLAB\.TXT verdict=refused: bad byte 0xe2' \
 	"bom: \\PTLAB-2.TXT names the refused run"
 last=$(log_clean "$log" | grep -E '^ptlab: ' | tail -n 1)
-has "$last" '^ptlab: an earlier run of this boot \(\\PTLAB\.TXT\) ended: refused: bad byte 0xef' \
+has "$last" '^ptlab: an earlier run of this boot \(\\PTLAB\.TXT\) ended: refused: bad byte 0xe2' \
 	"bom: last on screen: the earlier run was refused"
 
 # ---- hand-off with a refused end action, then a non-ASCII shell line ----

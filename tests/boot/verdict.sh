@@ -66,7 +66,23 @@ make_run()
 
 make_run inject ARGS="--end=shutdown --inject=wrong-frame --iterations=2000"
 make_run reboot ARGS="--end=reboot --iterations=2000"
+make_run refused ARGS="--iterations=2000 --bogus"
 boot_wait
+# a refused option: the run returns, the shell's \startup.nsh finds this
+# boot's \PTLAB.TXT and shuts down without a second, default run
+st=$(cat "$BOOT_DIR/refused/make.status")
+rlog=$BOOT_DIR/refused/serial.log
+closings=$(python3 "$BOOT_REPORT_PY" closings "$rlog" 2>/dev/null)
+if [ "$st" -ne 0 ] && [ "$closings" = "ptlab: refused: the options were not accepted, nothing was run (\PTLAB.TXT)" ] &&
+   tail -n 3 "$BOOT_DIR/refused/make.out" | grep '^ptlab: verdict: fail .*refused' >/dev/null; then
+	pass "make run ARGS=--bogus: refused, one closing line, make fails on it"
+else
+	fail "make run ARGS=--bogus: make status $st, closing lines: $(tr '\n' '|' <<<"$closings")"
+	sed 's/^/# /' "$BOOT_DIR/refused/make.out" | tail -n 5
+fi
+check_log "^ptlab: .PTLAB.TXT is there: this boot's run has ended, not run again" "$rlog" \
+	"make run ARGS=--bogus: the shell's startup.nsh saw this boot's report and ran nothing"
+check_no_log '^# options: ' "$rlog" "make run ARGS=--bogus: no run at all (no # options: line)"
 st=$(cat "$BOOT_DIR/inject/make.status")
 if [ "$st" -ne 0 ] && tail -n 3 "$BOOT_DIR/inject/make.out" | grep '^ptlab: verdict: fail - 1 of 1 run(s) did not pass, 1 of 1 report file(s); first: [0-9]* passed, 1 failed, [0-9]* skipped (qemu exit status 0)' >/dev/null; then
 	pass "make run --end=shutdown --inject=wrong-frame: QEMU exit 0, make fails on the serial verdict"

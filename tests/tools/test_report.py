@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import report  # noqa: E402
 
 REPORT_PY = os.path.join(ROOT, "tools", "report.py")
+VIEW_PY = os.path.join(ROOT, "tools", "view.py")
 LIB_SH = os.path.join(ROOT, "tests", "boot", "lib.sh")
 VERDICT_SH = os.path.join(ROOT, "mk", "verdict.sh")
 
@@ -140,8 +141,17 @@ def main():
     rc, out = cli("counts", serial)
     check(rc == 0 and out.split() == ["tests=3", "passed=2", "failed=0", "skipped=1", "plan=3",
                                       "closing_passed=2", "closing_failed=0",
-                                      "closing_skipped=1", "closings=1"],
+                                      "closing_skipped=1", "closings=1", "serial_lost=0"],
           "counts: shell assignments of the counts", out)
+
+    # a closing line that says COM1 lost bytes is still the closing line, with the loss read
+    lost = write(d, "lost.log", serial_of(REPORT[:-1] + [REPORT[-1] + " (serial lost 1234 bytes)"]))
+    rl = report.parse_file(lost)
+    rc, out = cli("counts", lost)
+    check(rl.closing == (2, 0, 1) and rl.serial_lost == 1234 and len(rl.closings) == 1 and
+          rl.check() == [] and "serial_lost=1234" in out.split(),
+          "a closing line with '(serial lost N bytes)' is read, N as serial_lost",
+          repr((rl.closing, rl.serial_lost, rl.closings, out)))
 
     # closings: every run's closing line, and only those
     multi = write(d, "multi.log", "\r\n".join([
@@ -179,6 +189,95 @@ def main():
     lie = write(d, "lie.log", file_of(REPORT[:-1] + ["ptlab: 3 passed, 0 failed, 0 skipped"]))
     rc, out = cli("check", lie)
     check(rc == 1 and "closing line" in out, "check: a closing line that disagrees is reported", out)
+
+    # malformed lines: report.py check and view.py refuse them with the
+    # line number and the field, exit 2, no traceback; view writes nothing
+    good = REPORT[:2] + [
+        "# ptdump: tables=ptlab format=ranges levels=4 cr3=0x1000",
+        "# ---[ Identity map ]---",
+        "# 0x0000000000001000-0x0000000000003000         8K     RW                 NX pte",
+        "# ptdump-end: tables=ptlab lines=1 leaves_4k=2 leaves_2m=0 leaves_1g=0 complete=1",
+        "# ptdump: tables=firmware format=leaves levels=4 cr3=0x2000",
+        "# firmware-leaf: va=0x0 pa=0x0 size=0x1000 flags=rw-x cache=0",
+        "# ptdump-end: tables=firmware lines=1 listed=1 leaves_4k=1 leaves_2m=0 leaves_1g=0 complete=1",
+        "# plan-entry: va=0x1000 pa=0x1000 len=0x2000 kind=identity flags=w-- cache=0 max=4K type=7",
+        "# memmap-raw: type=7 pa=0x1000 pages=0x2 attr=0xf",
+    ] + REPORT[2:]
+    goodp = write(d, "good-dump.txt", file_of(good))
+    rc, out = cli("check", goodp)
+    rv = run([sys.executable, VIEW_PY, goodp, os.path.join(d, "view-good")])
+    check(rc == 0 and rv.returncode == 0, "check and view.py take the well-formed listing",
+          out + rv.stderr)
+    # (what, line index in good, the line, the field the message names)
+    malformed = [
+        ("non-numeric levels=", 2, "# ptdump: tables=ptlab format=ranges levels=four cr3=0x1000",
+         "levels"),
+        ("levels=6", 2, "# ptdump: tables=ptlab format=ranges levels=6 cr3=0x1000", "levels"),
+        ("a ptdump line without levels=", 2, "# ptdump: tables=ptlab format=ranges cr3=0x1000",
+         "levels"),
+        ("non-numeric type= in a plan line", 9,
+         "# plan-entry: va=0x1000 pa=0x1000 len=0x2000 kind=identity flags=w-- cache=0 max=4K "
+         "type=RAM", "type"),
+        ("non-numeric pa= in a plan line", 9,
+         "# plan-entry: va=0x1000 pa=zz len=0x2000 kind=identity flags=w-- cache=0 max=4K type=7",
+         "pa"),
+        ("a plan line missing pa= and len=", 9, "# plan-entry: va=0x1000 kind=identity type=7",
+         "pa"),
+        ("non-numeric pa= in a memory descriptor", 10, "# memmap-raw: type=7 pa=0x1g00 pages=0x2",
+         "pa"),
+        ("a negative pages=", 10, "# memmap-raw: type=7 pa=0x1000 pages=-2", "pages"),
+        ("a leaf of size 0x3000", 7, "# firmware-leaf: va=0x0 pa=0x0 size=0x3000 flags=rw cache=0",
+         "size"),
+        ("a leaf address beyond 64 bits", 7,
+         "# firmware-leaf: va=0x10000000000000000 pa=0x0 size=0x1000 flags=rw cache=0", "va"),
+        ("non-numeric leaves_4k= on a ptdump-end line", 5,
+         "# ptdump-end: tables=ptlab lines=1 leaves_4k=two leaves_2m=0 leaves_1g=0 complete=1",
+         "leaves_4k"),
+    ]
+    for what, idx, line, field in malformed:
+        bad = list(good)
+        bad[idx] = line
+        path = write(d, "malformed.txt", file_of(bad))
+        where = "%s:%d: " % (path, idx + 1)
+        rc = run([sys.executable, REPORT_PY, "check", path])
+        outdir = os.path.join(d, "view-bad")
+        subprocess.run(["rm", "-rf", outdir])
+        rv = run([sys.executable, VIEW_PY, path, outdir])
+        msgs = rc.stdout + rc.stderr + rv.stdout + rv.stderr
+        check(rc.returncode == 2 and where in rc.stderr and "field " + field in rc.stderr and
+              rv.returncode == 2 and where in rv.stderr and "field " + field in rv.stderr and
+              "Traceback" not in msgs and not os.path.exists(outdir),
+              "check and view.py refuse %s: line %d, field %s named, exit 2, nothing written"
+              % (what, idx + 1, field),
+              "check %d, view %d: %s" % (rc.returncode, rv.returncode, msgs.strip()[-300:]))
+    rr = run([sys.executable, REPORT_PY, "runs", path, "ptlab"])
+    check(rr.returncode == 2 and where in rr.stderr, "runs refuses a malformed report too",
+          rr.stderr)
+
+    # files that are not there or no file, unknown commands: a message, exit 2
+    for what, args in (("a missing file", ["check", os.path.join(d, "nosuch.txt")]),
+                       ("a directory", ["check", d]),
+                       ("a missing file for counts", ["counts", os.path.join(d, "nosuch.txt")]),
+                       ("an unknown command", ["frobnicate", serial]),
+                       ("an unknown command and a missing file",
+                        ["frobnicate", os.path.join(d, "nosuch.txt")]),
+                       ("a command without its file", ["check"]),
+                       ("bench-summary without files", ["bench-summary"]),
+                       ("bench-summary of a missing file",
+                        ["bench-summary", os.path.join(d, "nosuch.txt")])):
+        rr = run([sys.executable, REPORT_PY] + args)
+        check(rr.returncode == 2 and "Traceback" not in rr.stderr and
+              rr.stderr.startswith("report: "),
+              "report.py refuses %s: exit 2, a message, no traceback" % what,
+              "exit %d: %s" % (rr.returncode, rr.stderr.strip()[-200:]))
+    for what, args in (("a missing file", [os.path.join(d, "nosuch.txt"), os.path.join(d, "v1")]),
+                       ("a directory", [d, os.path.join(d, "v2")]),
+                       ("an OUTDIR that is a file", [goodp, goodp]),
+                       ("a missing OUTDIR argument", [goodp])):
+        rv = run([sys.executable, VIEW_PY] + args)
+        check(rv.returncode == 2 and "Traceback" not in rv.stderr and rv.stderr.strip() != "",
+              "view.py refuses %s: exit 2, a message, no traceback" % what,
+              "exit %d: %s" % (rv.returncode, rv.stderr.strip()[-200:]))
 
     # the lib.sh judges, on the good report and on one broken in each way
     p, f, out = judge(d, 'check_report "%s" x nofile' % serial)

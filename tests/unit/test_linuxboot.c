@@ -392,19 +392,40 @@ static void test_linuxboot_five_levels_need_xlf_5level(void **state)
 	char why[256] = "";
 
 	(void)state;
-	assert_int_equal(lb_check_run(&k, 5, 0, why, sizeof(why)), LB_ELEVELS);
+	assert_int_equal(lb_check_run(&k, 5, true, 0, why, sizeof(why)), LB_ELEVELS);
 	assert_non_null(strstr(why, "xloadflags 0x3 "));
 	assert_non_null(strstr(why, "--levels=4"));
-	assert_int_equal(lb_check_run(&k, 4, 0, why, sizeof(why)), LB_OK);
+	assert_int_equal(lb_check_run(&k, 4, true, 0, why, sizeof(why)), LB_OK);
 	k.xloadflags = 0x0003 | (1u << 5);
-	assert_int_equal(lb_check_run(&k, 5, 0, why, sizeof(why)), LB_OK);
-	assert_int_equal(lb_check_run(&k, 4, 0, why, sizeof(why)), LB_OK);
+	assert_int_equal(lb_check_run(&k, 5, true, 0, why, sizeof(why)), LB_OK);
+	assert_int_equal(lb_check_run(&k, 4, true, 0, why, sizeof(why)), LB_OK);
 	/* bit 6 (5-level enabled) is not bit 5 */
 	k.xloadflags = 0x0003 | (1u << 6);
-	assert_int_equal(lb_check_run(&k, 5, 0, why, sizeof(why)), LB_ELEVELS);
+	assert_int_equal(lb_check_run(&k, 5, true, 0, why, sizeof(why)), LB_ELEVELS);
 	/* 4 levels even without KERNEL_64's neighbours */
 	k.xloadflags = 0;
-	assert_int_equal(lb_check_run(&k, 4, 0, why, sizeof(why)), LB_OK);
+	assert_int_equal(lb_check_run(&k, 4, true, 0, why, sizeof(why)), LB_OK);
+}
+
+/* --levels=5 on a CPU without LA57: refused, not handed over at 4 levels; 4 levels still go. */
+static void test_linuxboot_5level_needs_la57(void **state)
+{
+	struct lb_kernel k = kernel_with(0x0003 | (1u << 5), 2047);
+	char why[256] = "";
+
+	(void)state;
+	assert_int_equal(lb_check_run(&k, 5, true, 0, why, sizeof(why)), LB_OK);
+	assert_int_equal(lb_check_run(&k, 5, false, 0, why, sizeof(why)), LB_ELEVELS);
+	assert_string_equal(why, "--levels=5, but the CPU has no LA57 (CPUID.(EAX=7,ECX=0):ECX[16]): "
+			    "it would be handed over at 4 levels; boot it with --levels=4");
+	assert_int_equal(lb_check_run(&k, 4, false, 0, why, sizeof(why)), LB_OK);
+	/* the kernel is judged first: without XLF_5LEVEL that is the reason given */
+	k.xloadflags = 0x0003;
+	assert_int_equal(lb_check_run(&k, 5, false, 0, why, sizeof(why)), LB_ELEVELS);
+	assert_non_null(strstr(why, "has no XLF_5LEVEL"));
+	/* and before the command line */
+	k.xloadflags = 0x0003 | (1u << 5);
+	assert_int_equal(lb_check_run(&k, 5, false, 4096, why, sizeof(why)), LB_ELEVELS);
 }
 
 static void test_linuxboot_cmdline_up_to_cmdline_size(void **state)
@@ -413,18 +434,18 @@ static void test_linuxboot_cmdline_up_to_cmdline_size(void **state)
 	char why[256] = "";
 
 	(void)state;
-	assert_int_equal(lb_check_run(&k, 5, 2047, why, sizeof(why)), LB_OK);
-	assert_int_equal(lb_check_run(&k, 4, 0, why, sizeof(why)), LB_OK);
-	assert_int_equal(lb_check_run(&k, 4, 2048, why, sizeof(why)), LB_ECMDLINE);
+	assert_int_equal(lb_check_run(&k, 5, true, 2047, why, sizeof(why)), LB_OK);
+	assert_int_equal(lb_check_run(&k, 4, true, 0, why, sizeof(why)), LB_OK);
+	assert_int_equal(lb_check_run(&k, 4, true, 2048, why, sizeof(why)), LB_ECMDLINE);
 	assert_non_null(strstr(why, "2048 bytes"));
 	assert_non_null(strstr(why, "cmdline_size=2047"));
 	k.cmdline_size = 0;
-	assert_int_equal(lb_check_run(&k, 4, 0, why, sizeof(why)), LB_OK);
-	assert_int_equal(lb_check_run(&k, 4, 1, why, sizeof(why)), LB_ECMDLINE);
+	assert_int_equal(lb_check_run(&k, 4, true, 0, why, sizeof(why)), LB_OK);
+	assert_int_equal(lb_check_run(&k, 4, true, 1, why, sizeof(why)), LB_ECMDLINE);
 	assert_non_null(strstr(why, "cmdline_size=0"));
 	/* the levels are judged first */
 	k.xloadflags = 0x0003;
-	assert_int_equal(lb_check_run(&k, 5, 1, why, sizeof(why)), LB_ELEVELS);
+	assert_int_equal(lb_check_run(&k, 5, true, 1, why, sizeof(why)), LB_ELEVELS);
 }
 
 /* ---- lb_next_slot -------------------------------------------------------- */
@@ -1065,6 +1086,7 @@ int main(void)
 		cmocka_unit_test(test_linuxboot_first_fault_in_header_order_reported),
 		cmocka_unit_test(test_linuxboot_five_levels_need_xlf_5level),
 		cmocka_unit_test(test_linuxboot_cmdline_up_to_cmdline_size),
+		cmocka_unit_test(test_linuxboot_5level_needs_la57),
 		cmocka_unit_test(test_linuxboot_slot_is_lowest_in_conventional_memory),
 		cmocka_unit_test(test_linuxboot_slot_skips_a_range_too_small),
 		cmocka_unit_test(test_linuxboot_slot_honours_alignment),

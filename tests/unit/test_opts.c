@@ -16,6 +16,10 @@
 #include "../../efi/report/fmt.h"
 #include "../../efi/opts/opts.h"
 
+/* what the refusal of a stray word adds: how to quote through a boot manager */
+#define STRAY_HINT ": a value with blanks is one quoted word, \"--cmdline=a b\"; " \
+	"GRUB strips quotes: write '\"--cmdline=a b\"'"
+
 /* ASCII → UCS-2 with the terminating NUL, as LoadOptions carries it. */
 static size_t ucs2(const char *s, uint16_t *out, size_t max)
 {
@@ -65,7 +69,7 @@ static void test_opts_defaults(void **state)
 static void test_opts_shell_argv0_is_skipped(void **state)
 {
 	struct opts o;
-	char err[128] = "";
+	char err[200] = "";
 
 	(void)state;
 	assert_int_equal(parse_cmdline("\\EFI\\BOOT\\BOOTX64.EFI --seed=7", &o, err,
@@ -81,7 +85,7 @@ static void test_opts_shell_argv0_is_skipped(void **state)
 	assert_int_equal(o.seed, 9);
 	/* argv[0] is only ever the first token. */
 	assert_int_equal(parse_cmdline("a.efi b", &o, err, sizeof(err)), OPTS_ERROR);
-	assert_string_equal(err, "unexpected argument 'b'");
+	assert_string_equal(err, "unexpected argument 'b'" STRAY_HINT);
 }
 
 static void test_opts_every_option(void **state)
@@ -242,7 +246,7 @@ static void test_opts_numbers(void **state)
 static void expect_error(const char *cmdline, const char *msg)
 {
 	struct opts o;
-	char err[128] = "";
+	char err[200] = "";
 
 	memset(&o, 0x55, sizeof(o));
 	assert_int_equal(parse_cmdline(cmdline, &o, err, sizeof(err)), OPTS_ERROR);
@@ -476,7 +480,7 @@ static void test_opts_config_file(void **state)
 		"# --hold is commented out\n"
 		"--dump";
 	struct opts o;
-	char err[128];
+	char err[200];
 
 	(void)state;
 	assert_int_equal(opts_parse_ascii(cfg, strlen(cfg), &o, err, sizeof(err)),
@@ -490,7 +494,7 @@ static void test_opts_config_file(void **state)
 	assert_int_equal(opts_parse_ascii("--hold", 6, &o, err, sizeof(err)), OPTS_OK);
 	assert_true(o.hold);
 	assert_int_equal(opts_parse_ascii("hold", 4, &o, err, sizeof(err)), OPTS_ERROR);
-	assert_string_equal(err, "unexpected argument 'hold'");
+	assert_string_equal(err, "unexpected argument 'hold'" STRAY_HINT);
 	assert_int_equal(opts_parse_ascii("# nothing\n\n", 11, &o, err, sizeof(err)),
 			 OPTS_EMPTY);
 	assert_int_equal(opts_parse_ascii("", 0, &o, err, sizeof(err)), OPTS_EMPTY);
@@ -742,6 +746,143 @@ static void test_opts_describe_longest_kernel_line_cut_at_the_buffer(void **stat
 	assert_memory_equal(cut, full, 63);
 }
 
+/* \" is a quote that is text; every other backslash is text too. */
+static void test_opts_escaped_quotes(void **state)
+{
+	struct opts o;
+	char err[200] = "";
+
+	(void)state;
+	/* what make install-esp writes for CMDLINE='acpi_osi="!Windows 2015" quiet' */
+	assert_int_equal(ascii("--mode=handoff --kernel=\\EFI\\ptlab\\vmlinuz "
+			       "\"--cmdline=acpi_osi=\\\"!Windows 2015\\\" quiet\"", &o, err,
+			       sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "acpi_osi=\"!Windows 2015\" quiet");
+	assert_string_equal(o.kernel, "\\EFI\\ptlab\\vmlinuz");
+	/* the same from a boot manager's LoadOptions */
+	assert_int_equal(parse_cmdline("--kernel=\\vmlinuz \"--cmdline=a=\\\"b c\\\"\"", &o, err,
+				       sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "a=\"b c\"");
+	/* outside quotes too; a backslash before anything else stays */
+	assert_int_equal(ascii("--cmdline=x\\\"y\\z\\\\", &o, err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "x\"y\\z\\\\");
+	/* a backslash before the escape is text: \\\" is \ then a quote */
+	assert_int_equal(ascii("\"--cmdline=a\\\\\"b\"", &o, err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "a\\\"b");
+	/* a trailing backslash closes no quote: written after the quotes */
+	assert_int_equal(ascii("\"--cmdline=a b\"\\", &o, err, sizeof(err)), OPTS_OK);
+	assert_string_equal(o.cmdline, "a b\\");
+	/* an escaped quote does not close one: still unterminated */
+	assert_int_equal(ascii("\"--cmdline=a\\\"", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "unterminated quote");
+}
+
+/* A stray word says how to quote a value with blanks through a boot manager. */
+static void test_opts_stray_word_says_how_to_quote(void **state)
+{
+	struct opts o;
+	char err[200] = "";
+
+	(void)state;
+	/* "--cmdline=console=ttyS0 quiet" after GRUB took the quotes away */
+	assert_int_equal(parse_cmdline("--mode=handoff --kernel=vmlinuz --cmdline=console=ttyS0 quiet",
+				       &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "unexpected argument 'quiet'" STRAY_HINT);
+	assert_defaults(&o);
+	/* a dash that is no option is named alone */
+	expect_error("x -h", "unexpected argument '-h'");
+}
+
+/* \ptlab.cfg as editors save it: a BOM, UTF-16, characters beyond ASCII. */
+static void test_opts_config_encodings(void **state)
+{
+	static const char utf8_bom[] = "\xef\xbb\xbf--seed=7 --hold\r\n";
+	/* "--seed=9 # c\r\n" as UTF-16LE with its byte-order mark */
+	static const char utf16le[] = "\xff\xfe-\0-\0s\0e\0e\0d\0=\0" "9\0 \0#\0 \0c\0\r\0\n\0";
+	static const char utf16be[] = "\xfe\xff\0-\0-\0s";
+	static const char no_bom[] = "-\0-\0h\0o\0l\0d\0";
+	struct opts o;
+	char err[200] = "";
+
+	(void)state;
+	assert_int_equal(opts_parse_ascii(utf8_bom, sizeof(utf8_bom) - 1, &o, err, sizeof(err)),
+			 OPTS_OK);
+	assert_int_equal(o.seed, 7);
+	assert_true(o.hold);
+	assert_int_equal(opts_parse_ascii(utf16le, sizeof(utf16le) - 1, &o, err, sizeof(err)),
+			 OPTS_OK);
+	assert_int_equal(o.seed, 9);
+	/* an odd length after the UTF-16LE mark */
+	assert_int_equal(opts_parse_ascii(utf16le, sizeof(utf16le) - 2, &o, err, sizeof(err)),
+			 OPTS_ERROR);
+	assert_string_equal(err, "config starts as UTF-16LE (byte-order mark 0xff 0xfe) but has an "
+			    "odd number of bytes");
+	assert_defaults(&o);
+	/* UTF-16LE with a character beyond ASCII: named with its byte offset */
+	assert_int_equal(opts_parse_ascii("\xff\xfe-\0\xe9\0", 6, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "character U+00E9 at offset 4 of the UTF-16 config is not ASCII: "
+			    "options are ASCII only");
+	assert_int_equal(opts_parse_ascii(utf16be, sizeof(utf16be) - 1, &o, err, sizeof(err)),
+			 OPTS_ERROR);
+	assert_string_equal(err, "config is UTF-16 big-endian (byte-order mark 0xfe 0xff): save it "
+			    "as ASCII, UTF-8 or UTF-16LE");
+	assert_int_equal(opts_parse_ascii(no_bom, sizeof(no_bom) - 1, &o, err, sizeof(err)),
+			 OPTS_ERROR);
+	assert_string_equal(err, "bad byte 0x00 at offset 1 in config: UTF-16 without a byte-order "
+			    "mark? save it as ASCII or UTF-8");
+	/* UTF-8 beyond ASCII (a typographic quote), after a BOM: offset in the file */
+	assert_int_equal(opts_parse_ascii("\xef\xbb\xbf--cmdline=\xe2\x80\x9cx", 17, &o, err,
+					  sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "bad byte 0xe2 at offset 13 in config: not ASCII (options are "
+			    "ASCII only)");
+	assert_defaults(&o);
+}
+
+/* The number after @key in @text and, through @next, the one after the ';' behind it. */
+static long number_after(const char *text, const char *key, long *next)
+{
+	const char *p = strstr(text, key);
+	char *end;
+	long v;
+
+	*next = -1;
+	if (!p)
+		return -1;
+	v = strtol(p + strlen(key), &end, 10);
+	if (*end == ';')
+		*next = strtol(end + 1, NULL, 10);	/* strtol skips the blanks */
+	return v;
+}
+
+/*
+ * --help says the churn's defaults the code has: opts_defaults() and, in
+ * hand-off mode, opts_handoff_defaults() (what the mode's option_defaults
+ * runs); docs/options.md and README are compared with --help by the docs
+ * suite (tests/check-links.py).
+ */
+static void test_opts_help_says_the_iteration_defaults(void **state)
+{
+	const char *line = strstr(opts_usage(), "--iterations=N");
+	struct opts o;
+	char err[128];
+	long handoff;
+
+	(void)state;
+	assert_non_null(line);
+	opts_defaults(&o);
+	assert_int_equal(number_after(line, "(default ", &handoff), (long)o.iterations);
+	opts_handoff_defaults(&o);
+	assert_int_equal(handoff, (long)o.iterations);
+	assert_non_null(strstr(line, "in hand-off mode)"));
+	assert_int_equal(o.end, OPTS_END_SHUTDOWN);
+	/* what was given stays */
+	assert_int_equal(parse_cmdline("--iterations=7 --end=qemu --mode=handoff", &o, err,
+				       sizeof(err)), OPTS_OK);
+	opts_handoff_defaults(&o);
+	assert_int_equal(o.iterations, 7);
+	assert_int_equal(o.end, OPTS_END_QEMU);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +898,10 @@ int main(void)
 		cmocka_unit_test(test_opts_non_ascii_shell_line_is_refused),
 		cmocka_unit_test(test_opts_all_single_units),
 		cmocka_unit_test(test_opts_config_file),
+		cmocka_unit_test(test_opts_escaped_quotes),
+		cmocka_unit_test(test_opts_help_says_the_iteration_defaults),
+		cmocka_unit_test(test_opts_stray_word_says_how_to_quote),
+		cmocka_unit_test(test_opts_config_encodings),
 		cmocka_unit_test(test_opts_long_token_and_small_err_buffer),
 		cmocka_unit_test(test_opts_usage_and_describe),
 		cmocka_unit_test(test_opts_dump_formats),

@@ -98,6 +98,49 @@ static void test_report_ignores_lines_after_finish(void **state)
 	assert_int_equal(r.passed, 1);
 }
 
+/* The closing line says what COM1 lost, and nothing when it lost nothing. */
+static void test_report_closing_line_names_serial_loss(void **state)
+{
+	char buf[512];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	report_ok(&r, "a");
+	report_finish_lost(&r, 4545);
+	assert_string_equal(buf, "ok 1 - a\n1..1\nptlab: 1 passed, 0 failed, 0 skipped "
+			    "(serial lost 4545 bytes)\n");
+	report_init(&r, buf, sizeof(buf));
+	report_skip(&r, "b", "why");
+	report_finish_lost(&r, 7);
+	assert_string_equal(buf, "ok 1 - b # SKIP why\n1..1\nptlab: nothing checked (0 passed, 0 failed, "
+			    "1 skipped) (serial lost 7 bytes)\n");
+	report_init(&r, buf, sizeof(buf));
+	report_ok(&r, "a");
+	report_finish_lost(&r, 0);
+	assert_string_equal(buf, "ok 1 - a\n1..1\nptlab: 1 passed, 0 failed, 0 skipped\n");
+}
+
+/* A full buffer still takes the longest finish lines, loss included. */
+static void test_report_reserve_holds_longest_finish(void **state)
+{
+	/* room for one line of 25 bytes and its NUL: the finish lines have the reserve alone */
+	enum { SIZE = REPORT_RESERVE + 26 };
+	char buf[SIZE];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, SIZE);
+	for (unsigned i = 0; i < 100; i++)
+		report_skip(&r, "x", "reason %u", i);
+	assert_int_equal(r.len, strlen("ok 1 - x # SKIP reason 0\n"));
+	r.tests = r.skipped = 4294967295u;
+	r.dropped = 4294967295u;
+	report_finish_lost(&r, UINT64_MAX);
+	assert_non_null(strstr(buf, "(serial lost 18446744073709551615 bytes)\n"));
+	assert_non_null(strstr(buf, "1..4294967295\n"));
+}
+
 /* Many lines into a small buffer: counting goes on, closing line stays. */
 static void test_report_truncation_keeps_counts_and_closing_line(void **state)
 {
@@ -310,6 +353,8 @@ int main(void)
 		cmocka_unit_test(test_report_newlines_in_text_become_spaces),
 		cmocka_unit_test(test_report_ignores_lines_after_finish),
 		cmocka_unit_test(test_report_truncation_keeps_counts_and_closing_line),
+		cmocka_unit_test(test_report_closing_line_names_serial_loss),
+		cmocka_unit_test(test_report_reserve_holds_longest_finish),
 		cmocka_unit_test(test_report_never_stores_partial_lines),
 		cmocka_unit_test(test_report_tiny_buffer_never_overflows),
 		cmocka_unit_test(test_report_cursor_delivers_each_line_once),

@@ -215,7 +215,7 @@ static void test_space_leaves_judged_whole(void **state)
 	assert_int_equal(t.wx_bytes, leaves[WX_LEAF].len);
 	assert_int_equal(t.wx_first, leaves[WX_LEAF].va);
 	assert_int_equal(t.wx_exempt, 0);
-	assert_int_equal(t.wx_kernel, 0);
+	assert_int_equal(t.wx_listed, 0);
 	assert_false(t.page0);
 }
 
@@ -239,7 +239,7 @@ static void test_space_each_leaf_alone(void **state)
 static void test_space_wx_exemptions(void **state)
 {
 	const struct arena_space *f = *state;
-	static const enum ptlab_wx_exemption runtime = PTLAB_WX_RUNTIME, kernel = PTLAB_WX_KERNEL,
+	static const enum ptlab_wx_exemption runtime = PTLAB_WX_RUNTIME, listed = PTLAB_WX_LISTED,
 					     none = PTLAB_WX_FORBIDDEN;
 	struct ptlab_wx_tally t = { .map = &map, .exempt = exempt_as, .ctx = &runtime };
 
@@ -249,13 +249,13 @@ static void test_space_wx_exemptions(void **state)
 	assert_int_equal(exempt_va, leaves[WX_LEAF].va);
 	assert_int_equal(t.wx_exempt, leaves[WX_LEAF].len);
 	assert_int_equal(t.wx_bytes, 0);
-	assert_int_equal(t.wx_kernel, 0);
+	assert_int_equal(t.wx_listed, 0);
 	/* an exemption from W^X is none from the MMIO test */
 	assert_int_equal(t.mmio_x_bytes, want_mmio_exec());
 
-	t = (struct ptlab_wx_tally){ .map = &map, .exempt = exempt_as, .ctx = &kernel };
+	t = (struct ptlab_wx_tally){ .map = &map, .exempt = exempt_as, .ctx = &listed };
 	assert_int_equal(pt_visit(&f->s, 0, 0, ptlab_wx_visit, &t), 0);
-	assert_int_equal(t.wx_kernel, leaves[WX_LEAF].len);
+	assert_int_equal(t.wx_listed, leaves[WX_LEAF].len);
 	assert_int_equal(t.wx_bytes + t.wx_exempt, 0);
 
 	t = (struct ptlab_wx_tally){ .map = &map, .exempt = exempt_as, .ctx = &none };
