@@ -42,6 +42,7 @@
 #include "core/kernel.h"
 #include "core/limine_park.h"
 #include "core/run.h"
+#include "checks/checkkit.h"
 #include "checks/inject.h"
 #include "cpu/trap.h"
 #include "fw/firmware.h"
@@ -641,17 +642,58 @@ nomem:
 
 /* ---- after ExitBootServices: the plan ------------------------------------------------ */
 
-/* After run_plan(): the alias moved, the segments, the first 4 GiB completed (lmplan.c). */
+static const char rwx_why[] = "the Limine protocol maps the HHDM (identity map) RWX";
+
+/*
+ * The RWX ranges lm_plan_add() made, in the run's W^X exemption list: the
+ * framebuffer's (WC) before the window's (WB) that holds it, as the first
+ * entry holding a page names it.  @base: the window's va of pa 0.
+ */
+static int exempt_window(struct ptlab *p, uint64_t base, uint64_t from, uint64_t end,
+			 uint64_t fb_pa, uint64_t fb_len)
+{
+	int err = PT_OK;
+
+	if (fb_len)
+		err = ptlab_wx_add_cache(&p->wx, base + fb_pa, fb_pa, fb_len,
+					 PT_CACHE(PT_CACHE_WC), rwx_why);
+	if (!err && end > from)
+		err = ptlab_wx_add_cache(&p->wx, base + from, from, end - from,
+					 PT_CACHE(PT_CACHE_WB), rwx_why);
+	return err;
+}
+
+/*
+ * After run_plan(): the alias moved, the segments, the first 4 GiB
+ * completed, the HHDM (and for base revision 0 the identity map) RWX WB
+ * with the framebuffer WC (lmplan.c); those ranges recorded as the run's
+ * W^X exemptions.  Returns PT_OK, or the error after a failure line.
+ */
 static int limine_plan(struct ptlab *p)
 {
 	struct lim *l = lim_of(p);
+	uint64_t fb_pa = p->fb.ok ? p->fb.info.base_pa & ~(PT_PAGE_SIZE - 1) : 0;
+	uint64_t fb_len = p->fb.ok ? pt_align_up(p->fb.info.base_pa + p->fb.len, PT_PAGE_SIZE) -
+				     fb_pa : 0;
 	struct lm_plan_in in = { .elf = &l->elf, .block_pa = l->block_pa,
 				 .identity_low = lm_identity_mapped(l->req.base_rev),
-				 .levels = p->build.levels, .has_1g = p->cpu.caps.pdpe1gb };
+				 .levels = p->build.levels, .has_1g = p->cpu.caps.pdpe1gb,
+				 .fb_pa = fb_pa, .fb_len = fb_len };
 	int err = lm_plan_add(&p->build.plan, &in);
 
-	if (!err)
-		p->build.image_va = LM_IMAGE_ALIAS_VA;
+	if (err) {
+		report_fail(p->rep, "limine: the plan's entries: %s", pt_strerror(err));
+		return err;
+	}
+	p->build.image_va = LM_IMAGE_ALIAS_VA;
+	err = exempt_window(p, PT_HHDM_BASE, 0, lm_plan_end(&p->build.plan, PT_PLAN_HHDM),
+			    fb_pa, fb_len);
+	if (!err && in.identity_low)
+		err = exempt_window(p, 0, PT_PAGE_SIZE,
+				    lm_plan_end(&p->build.plan, PT_PLAN_IDENTITY), fb_pa, fb_len);
+	if (err)
+		report_fail(p->rep, "limine: the HHDM's W^X exemptions (%u recorded): %s", p->wx.n,
+			    pt_strerror(err));
 	return err;
 }
 

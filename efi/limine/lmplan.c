@@ -8,6 +8,10 @@
 
 #define FOUR_GIB (UINT64_C(1) << 32)
 
+/* The protocol's HHDM and identity map: supervisor RWX, WB at the table level. */
+#define PROTOCOL_WB (PT_WRITE | PT_EXEC | PT_ALLOW_WX | PT_CACHE(PT_CACHE_WB))
+#define PROTOCOL_WC (PT_WRITE | PT_EXEC | PT_ALLOW_WX | PT_CACHE(PT_CACHE_WC))
+
 /* Insert @e into @pl, kept sorted by va; PT_ECAPACITY, or PT_EEXIST on an overlap. */
 static int insert(struct pt_plan *pl, const struct pt_plan_entry *e)
 {
@@ -102,7 +106,7 @@ static int fill_low(struct pt_plan *pl, enum pt_plan_kind kind, uint64_t base, u
 		if (moved)
 			continue;
 		x = (struct pt_plan_entry){ .va = base + at, .pa = at, .len = next - at,
-					    .flags = PT_WRITE | PT_CACHE(PT_CACHE_UC),
+					    .flags = PROTOCOL_WB,
 					    .max_size = has_1g ? PT_PAGE_1G : PT_PAGE_2M,
 					    .kind = kind, .efi_type = PT_EFI_RESERVED };
 		err = insert(pl, &x);
@@ -113,11 +117,62 @@ static int fill_low(struct pt_plan *pl, enum pt_plan_kind kind, uint64_t base, u
 	return PT_OK;
 }
 
+/*
+ * Every entry of @kind given the protocol's attributes: PROTOCOL_WC where
+ * it maps the framebuffer [@fb_pa, @fb_pa + @fb_len), else PROTOCOL_WB;
+ * an entry crossing an end of the framebuffer is split there first.
+ */
+static int protocol_attrs(struct pt_plan *pl, enum pt_plan_kind kind, uint64_t fb_pa,
+			  uint64_t fb_len)
+{
+	uint64_t fb_end = fb_pa + fb_len;
+
+	for (unsigned i = 0; i < pl->n; i++) {
+		struct pt_plan_entry *e = &pl->entry[i];
+		uint64_t end = e->pa + e->len, cut = 0;
+
+		if (e->kind != kind)
+			continue;
+		if (fb_len && e->pa < fb_pa && fb_pa < end)
+			cut = fb_pa;
+		else if (fb_len && e->pa < fb_end && fb_end < end)
+			cut = fb_end;
+		if (cut) {
+			/* the tail goes right after @e: the next turn of the loop */
+			struct pt_plan_entry tail = *e;
+			int err;
+
+			tail.va += cut - e->pa;
+			tail.pa = cut;
+			tail.len = end - cut;
+			e->len = cut - e->pa;
+			err = insert(pl, &tail);
+			if (err)
+				return err;
+			e = &pl->entry[i];
+		}
+		e->flags = fb_len && e->pa < fb_end && fb_pa < e->pa + e->len ? PROTOCOL_WC :
+			   PROTOCOL_WB;
+	}
+	return PT_OK;
+}
+
+uint64_t lm_plan_end(const struct pt_plan *pl, enum pt_plan_kind kind)
+{
+	uint64_t end = 0;
+
+	for (unsigned i = 0; pl && i < pl->n; i++)
+		if (pl->entry[i].kind == kind && pl->entry[i].pa + pl->entry[i].len > end)
+			end = pl->entry[i].pa + pl->entry[i].len;
+	return end;
+}
+
 int lm_plan_add(struct pt_plan *pl, const struct lm_plan_in *in)
 {
 	int err;
 
-	if (!pl || !in || !in->elf || (in->levels != 4 && in->levels != 5))
+	if (!pl || !in || !in->elf || (in->levels != 4 && in->levels != 5) ||
+	    ((in->fb_pa | in->fb_len) & (PT_PAGE_SIZE - 1)) || in->fb_pa + in->fb_len < in->fb_pa)
 		return PT_EINVAL;
 	move_alias(pl);
 	err = add_segments(pl, in);
@@ -125,6 +180,10 @@ int lm_plan_add(struct pt_plan *pl, const struct lm_plan_in *in)
 		err = fill_low(pl, PT_PLAN_HHDM, PT_HHDM_BASE, 0, in->has_1g);
 	if (!err && in->identity_low)
 		err = fill_low(pl, PT_PLAN_IDENTITY, 0, PT_PAGE_SIZE, in->has_1g);
+	if (!err)
+		err = protocol_attrs(pl, PT_PLAN_HHDM, in->fb_pa, in->fb_len);
+	if (!err && in->identity_low)
+		err = protocol_attrs(pl, PT_PLAN_IDENTITY, in->fb_pa, in->fb_len);
 	if (err)
 		return err;
 	pl->min_total = pt_plan_min_tables(pl->entry, pl->n, in->levels, in->has_1g, pl->min_tables);

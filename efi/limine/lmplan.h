@@ -4,8 +4,12 @@
  * (host-tested): ptlab's image alias moved out of the kernel's top 2 GiB,
  * the kernel's segments at their virtual addresses with their own
  * permissions, and the first 4 GiB completed in the HHDM (and, for base
- * revision 0, in the identity map) with uncached, no-execute entries over
- * what the plan does not map there.  The plan stays sorted by va with no
+ * revision 0, in the identity map) over what the plan does not map there;
+ * then every HHDM entry (and for revision 0 every identity entry) mapped
+ * as the protocol's "Entry memory layout" says: supervisor read, write
+ * and execute, write-back at the table level, the framebuffer
+ * write-combining (through the protocol's PAT layout, which the caller
+ * programs).  The plan stays sorted by va with no
  * two entries overlapping, and its table minimum is computed again.
  */
 #ifndef PTLAB_EFI_LMPLAN_H
@@ -28,6 +32,7 @@ struct lm_plan_in {
 	bool identity_low;           /* base revision 0: [4 KiB, 4 GiB) identity mapped too */
 	unsigned levels;             /* 4 or 5 */
 	bool has_1g;                 /* 1 GiB leaves allowed */
+	uint64_t fb_pa, fb_len;      /* the framebuffer, page aligned; fb_len 0: none */
 };
 
 /**
@@ -42,13 +47,24 @@ struct lm_plan_in {
  * refuses pages shared by different permissions), as PT_PLAN_IMAGE
  * entries of at most 2 MiB leaves; every gap of the HHDM entries in
  * [0, 4 GiB), and with @in->identity_low of the identity entries in
- * [4 KiB, 4 GiB), gets a PT_WRITE | PT_CACHE(PT_CACHE_UC) entry.
+ * [4 KiB, 4 GiB), gets an entry; then every HHDM entry, and with
+ * @in->identity_low every identity entry, gets PT_WRITE | PT_EXEC |
+ * PT_ALLOW_WX and PT_CACHE_WB, PT_CACHE_WC where it maps the framebuffer
+ * (an entry crossing its ends split there).  The caller records these
+ * ranges as W^X exemptions (lm_plan_end() gives their extent).
  *
- * Returns PT_OK; PT_EINVAL for a W+X segment or missing arguments,
+ * Returns PT_OK; PT_EINVAL for a W+X segment, a framebuffer not page
+ * aligned or missing arguments,
  * PT_ECAPACITY when the plan has no room, PT_EEXIST when a new entry
  * would overlap one there (the kernel over the moved alias).  On error
  * the plan is unspecified.
  */
 int lm_plan_add(struct pt_plan *pl, const struct lm_plan_in *in);
+
+/*
+ * lm_plan_end - the end of the highest physical range the entries of
+ * @kind map (0 when none, or @pl NULL): [0, end) holds all they map.
+ */
+uint64_t lm_plan_end(const struct pt_plan *pl, enum pt_plan_kind kind);
 
 #endif

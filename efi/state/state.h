@@ -208,7 +208,11 @@ struct ptlab_kernel {
 struct wx_exempt {
 	uint64_t va, pa, len;
 	const char *why;             /* a static string: "RAM below 640 KiB", ... */
+	unsigned cache;              /* PT_CACHE() the range is mapped with, or PTLAB_WX_CACHE_KEEP */
 };
+
+/* An exemption that leaves each page the cache type of its memory-map class. */
+#define PTLAB_WX_CACHE_KEEP (~0u)
 
 struct ptlab_wx {
 	struct wx_exempt e[PTLAB_WX_EXEMPT_MAX];

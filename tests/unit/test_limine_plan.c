@@ -30,6 +30,9 @@
 #define GIB   (UINT64_C(1) << 30)
 #define BLOCK UINT64_C(0x00200000)     /* the kernel's load block (in the RAM below) */
 #define KVA   UINT64_C(0xffffffff80000000)
+/* the protocol's HHDM and identity map: RWX, WB (the framebuffer WC) */
+#define RWX_WB (PT_WRITE | PT_EXEC | PT_ALLOW_WX | PT_CACHE(PT_CACHE_WB))
+#define RWX_WC (PT_WRITE | PT_EXEC | PT_ALLOW_WX | PT_CACHE(PT_CACHE_WC))
 
 static const struct pt_mem_range ranges[] = {
 	{ 0x00000000, 0x000a0000, PT_EFI_CONVENTIONAL, 0 },
@@ -160,13 +163,13 @@ static void test_first_4g_completed(void **state)
 	before.plan.entry = before.e;
 	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_OK);
 	assert_low_complete(&x.plan, PT_PLAN_HHDM, PT_HHDM_BASE, 0);
-	/* a hole (640 KiB to 1 MiB) and the MMIO page: uncached, writable, no-execute */
+	/* a hole (640 KiB to 1 MiB) and the MMIO page: the protocol's RWX WB */
 	e = pt_plan_find(&x.plan, PT_HHDM_BASE + 0xa0000);
-	assert_int_equal(e->flags, PT_WRITE | PT_CACHE(PT_CACHE_UC));
+	assert_int_equal(e->flags, RWX_WB);
 	assert_int_equal(e->len, 0x60000);
 	e = pt_plan_find(&x.plan, PT_HHDM_BASE + 0xfec00000);
-	assert_int_equal(e->flags, PT_WRITE | PT_CACHE(PT_CACHE_UC));
-	/* RAM keeps the entry the plan gave it, with its attributes */
+	assert_int_equal(e->flags, RWX_WB);
+	/* RAM keeps the range the plan gave it, now RWX WB (runtime code, once RX, too) */
 	for (unsigned i = 0; i < before.plan.n; i++) {
 		const struct pt_plan_entry *b = &before.plan.entry[i];
 
@@ -175,14 +178,55 @@ static void test_first_4g_completed(void **state)
 		e = pt_plan_find(&x.plan, b->va);
 		assert_int_equal(e->va, b->va);
 		assert_int_equal(e->len, b->len);
-		assert_int_equal(e->flags, b->flags);
+		assert_int_equal(e->flags, RWX_WB);
 	}
-	/* above 4 GiB nothing new: the RAM there as before, no entry past it */
-	assert_int_equal(pt_plan_find(&x.plan, PT_HHDM_BASE + 0x100000000)->flags, PT_WRITE);
+	/* above 4 GiB nothing new: the RAM there as before (RWX WB), no entry past it */
+	assert_int_equal(pt_plan_find(&x.plan, PT_HHDM_BASE + 0x100000000)->flags, RWX_WB);
+	assert_int_equal(lm_plan_end(&x.plan, PT_PLAN_HHDM), 0x140000000);
 	assert_null(pt_plan_find(&x.plan, PT_HHDM_BASE + 0x140000000));
 	/* revision 1 and 2: the identity map keeps its holes (page 0, the hole) */
 	assert_null(pt_plan_find(&x.plan, 0));
 	assert_null(pt_plan_find(&x.plan, 0xa0000));
+	/* and its attributes, ptlab's own, W^X: RAM writable, no-execute */
+	assert_int_equal(pt_plan_find(&x.plan, 0x100000000)->flags, PT_WRITE);
+}
+
+/* The framebuffer's pages WC, split out of the entries crossing its ends. */
+static void test_framebuffer_wc(void **state)
+{
+	static const uint64_t fb[][2] = {
+		{ 0x01000000, 0x00300000 },   /* inside conventional RAM */
+		{ 0xc0000000, 0x00400000 },   /* in the hole the plan completes */
+		{ 0x3fff0000, 0x00030000 },   /* across RAM, runtime code and data */
+	};
+
+	(void)state;
+	for (unsigned k = 0; k < sizeof(fb) / sizeof(fb[0]); k++) {
+		uint64_t lo = fb[k][0], hi = fb[k][0] + fb[k][1];
+		struct fx x;
+
+		fx_init(&x, true);
+		x.in.identity_low = true;
+		x.in.fb_pa = lo;
+		x.in.fb_len = hi - lo;
+		assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_OK);
+		assert_sorted(&x.plan);
+		assert_low_complete(&x.plan, PT_PLAN_HHDM, PT_HHDM_BASE, 0);
+		for (unsigned w = 0; w < 2; w++) {
+			uint64_t base = w ? 0 : PT_HHDM_BASE;
+			const struct pt_plan_entry *e;
+
+			for (uint64_t pa = lo; pa < hi; pa += K4) {
+				e = pt_plan_find(&x.plan, base + pa);
+				assert_non_null(e);
+				assert_int_equal(e->flags, RWX_WC);
+				/* no WC entry reaches past the framebuffer */
+				assert_true(e->pa >= lo && e->pa + e->len <= hi);
+			}
+			assert_int_equal(pt_plan_find(&x.plan, base + lo - K4)->flags, RWX_WB);
+			assert_int_equal(pt_plan_find(&x.plan, base + hi)->flags, RWX_WB);
+		}
+	}
 }
 
 static void test_identity_for_revision_0(void **state)
@@ -196,7 +240,11 @@ static void test_identity_for_revision_0(void **state)
 	assert_sorted(&x.plan);
 	assert_low_complete(&x.plan, PT_PLAN_IDENTITY, 0, K4);
 	assert_null(pt_plan_find(&x.plan, 0));     /* page 0 stays the null guard */
-	assert_int_equal(pt_plan_find(&x.plan, 0xa0000)->flags, PT_WRITE | PT_CACHE(PT_CACHE_UC));
+	assert_int_equal(pt_plan_find(&x.plan, 0xa0000)->flags, RWX_WB);
+	/* every identity entry the protocol's, ptlab's image and the RAM above 4 GiB too */
+	for (unsigned i = 0; i < x.plan.n; i++)
+		if (x.plan.entry[i].kind == PT_PLAN_IDENTITY)
+			assert_int_equal(x.plan.entry[i].flags, RWX_WB);
 	assert_int_equal(pt_plan_find(&x.plan, 0xa0000)->max_size, PT_PAGE_2M);
 }
 
@@ -222,7 +270,8 @@ static void test_built_with_its_minimum(void **state)
 		assert_int_equal(l.pa, BLOCK + 0x4000);
 		assert_int_equal(l.flags & (PT_WRITE | PT_EXEC), PT_WRITE);
 		assert_int_equal(pt_translate(&s, PT_HHDM_BASE + 0xfec00000, &l), PT_OK);
-		assert_int_equal(l.flags & (PT_WRITE | PT_EXEC), PT_WRITE);
+		assert_int_equal(l.flags & (PT_WRITE | PT_EXEC), PT_WRITE | PT_EXEC);
+		assert_int_equal(PT_CACHE_OF(l.flags), PT_CACHE_WB);
 		pt_destroy(&s);
 		arena_fini(&a);
 	}
@@ -269,6 +318,11 @@ static void test_refusals(void **state)
 	assert_int_equal(lm_plan_add(NULL, &x.in), PT_EINVAL);
 	x.in.levels = 3;
 	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_EINVAL);
+	/* a framebuffer not page aligned */
+	fx_init(&x, true);
+	x.in.fb_pa = 0xc0000800;
+	x.in.fb_len = 0x1000;
+	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_EINVAL);
 }
 
 int main(void)
@@ -277,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_alias_moved_and_segments_mapped),
 		cmocka_unit_test(test_first_4g_completed),
 		cmocka_unit_test(test_identity_for_revision_0),
+		cmocka_unit_test(test_framebuffer_wc),
 		cmocka_unit_test(test_built_with_its_minimum),
 		cmocka_unit_test(test_shared_page),
 		cmocka_unit_test(test_refusals),
