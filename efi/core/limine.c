@@ -665,7 +665,7 @@ static int exempt_window(struct ptlab *p, uint64_t base, uint64_t from, uint64_t
 
 /*
  * After run_plan(): the alias moved, the segments, the first 4 GiB
- * completed, the HHDM (and for base revision 0 the identity map) RWX WB
+ * completed, the HHDM RWX WB
  * with the framebuffer WC (lmplan.c); those ranges recorded as the run's
  * W^X exemptions.  Returns PT_OK, or the error after a failure line.
  */
@@ -688,9 +688,6 @@ static int limine_plan(struct ptlab *p)
 	p->build.image_va = LM_IMAGE_ALIAS_VA;
 	err = exempt_window(p, PT_HHDM_BASE, 0, lm_plan_end(&p->build.plan, PT_PLAN_HHDM),
 			    fb_pa, fb_len);
-	if (!err && in.identity_low)
-		err = exempt_window(p, 0, PT_PAGE_SIZE,
-				    lm_plan_end(&p->build.plan, PT_PLAN_IDENTITY), fb_pa, fb_len);
 	if (err)
 		report_fail(p->rep, "limine: the HHDM's W^X exemptions (%u recorded): %s", p->wx.n,
 			    pt_strerror(err));

@@ -79,7 +79,7 @@ static int add_segments(struct pt_plan *pl, const struct lm_plan_in *in)
 
 /* [from, 4 GiB) completed in the entries of @kind (va = @base + pa). */
 static int fill_low(struct pt_plan *pl, enum pt_plan_kind kind, uint64_t base, uint64_t from,
-		    bool has_1g)
+		    unsigned flags, bool has_1g)
 {
 	uint64_t at = from;
 
@@ -106,7 +106,7 @@ static int fill_low(struct pt_plan *pl, enum pt_plan_kind kind, uint64_t base, u
 		if (moved)
 			continue;
 		x = (struct pt_plan_entry){ .va = base + at, .pa = at, .len = next - at,
-					    .flags = PROTOCOL_WB,
+					    .flags = flags,
 					    .max_size = has_1g ? PT_PAGE_1G : PT_PAGE_2M,
 					    .kind = kind, .efi_type = PT_EFI_RESERVED };
 		err = insert(pl, &x);
@@ -177,13 +177,16 @@ int lm_plan_add(struct pt_plan *pl, const struct lm_plan_in *in)
 	move_alias(pl);
 	err = add_segments(pl, in);
 	if (!err)
-		err = fill_low(pl, PT_PLAN_HHDM, PT_HHDM_BASE, 0, in->has_1g);
+		err = fill_low(pl, PT_PLAN_HHDM, PT_HHDM_BASE, 0, PROTOCOL_WB, in->has_1g);
 	if (!err && in->identity_low)
-		err = fill_low(pl, PT_PLAN_IDENTITY, 0, PT_PAGE_SIZE, in->has_1g);
+		err = fill_low(pl, PT_PLAN_IDENTITY, 0, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
+			       in->has_1g);
 	if (!err)
 		err = protocol_attrs(pl, PT_PLAN_HHDM, in->fb_pa, in->fb_len);
-	if (!err && in->identity_low)
-		err = protocol_attrs(pl, PT_PLAN_IDENTITY, in->fb_pa, in->fb_len);
+	/*
+	 * The identity map keeps ptlab's attributes (its own checks fault
+	 * through it); its holes below 4 GiB are writable, uncached, NX.
+	 */
 	if (err)
 		return err;
 	pl->min_total = pt_plan_min_tables(pl->entry, pl->n, in->levels, in->has_1g, pl->min_tables);

@@ -5,7 +5,7 @@
  * the kernel's segments at their virtual addresses with their own
  * permissions, and the first 4 GiB completed in the HHDM (and, for base
  * revision 0, in the identity map) over what the plan does not map there;
- * then every HHDM entry (and for revision 0 every identity entry) mapped
+ * then every HHDM entry mapped
  * as the protocol's "Entry memory layout" says: supervisor read, write
  * and execute, write-back at the table level, the framebuffer
  * write-combining (through the protocol's PAT layout, which the caller
@@ -47,8 +47,9 @@ struct lm_plan_in {
  * refuses pages shared by different permissions), as PT_PLAN_IMAGE
  * entries of at most 2 MiB leaves; every gap of the HHDM entries in
  * [0, 4 GiB), and with @in->identity_low of the identity entries in
- * [4 KiB, 4 GiB), gets an entry; then every HHDM entry, and with
- * @in->identity_low every identity entry, gets PT_WRITE | PT_EXEC |
+ * [4 KiB, 4 GiB), gets an entry (identity: PT_WRITE | PT_CACHE_UC, NX;
+ * ptlab's own identity entries keep their attributes); then every HHDM
+ * entry gets PT_WRITE | PT_EXEC |
  * PT_ALLOW_WX and PT_CACHE_WB, PT_CACHE_WC where it maps the framebuffer
  * (an entry crossing its ends split there).  The caller records these
  * ranges as W^X exemptions (lm_plan_end() gives their extent).
