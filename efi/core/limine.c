@@ -40,12 +40,14 @@
 #include "core/end.h"
 #include "core/handoff.h"
 #include "core/kernel.h"
+#include "core/limine.h"
 #include "core/limine_park.h"
 #include "core/run.h"
 #include "checks/checkkit.h"
 #include "checks/inject.h"
 #include "cpu/trap.h"
 #include "fw/firmware.h"
+#include "fw/fsfile.h"
 #include "fw/owned.h"
 #include "limine/limine.h"
 #include "limine/lmelf.h"
@@ -369,6 +371,47 @@ static void describe_fb(struct ptlab *p, struct lim *l)
 				     .green_mask_size = 8, .green_mask_shift = 8,
 				     .blue_mask_size = 8, .blue_mask_shift = l->fb.blue_shift };
 	l->nfb = 1;
+}
+
+/* ---- before the run: the paging levels the kernel asks for ------------------------------ */
+
+/* The largest file and load block the early look reads and lays out (as kernel.c reads). */
+#define PEEK_MAX (UINT64_C(256) << 20)
+
+unsigned limine_levels(struct ptlab *p, EFI_LOADED_IMAGE *li)
+{
+	const char *path = p->opts.kernel;
+	struct lm_requests req;
+	struct lm_elf elf;
+	uint8_t *block = NULL;
+	char *buf = NULL, why[200];
+	uint64_t mode = 0;
+	unsigned levels = 0;
+	UINTN len = 0;
+
+	/* silent on failure: the kernel's load says why, with the whole pipeline's words */
+	if (fsfile_read(li->DeviceHandle, path, PEEK_MAX, &buf, &len, why, sizeof(why)) !=
+	    EFI_SUCCESS)
+		return 0;
+	if (len < 4 || (uint8_t)buf[0] != 0x7f || buf[1] != 'E' || buf[2] != 'L' || buf[3] != 'F' ||
+	    lm_elf_parse((const uint8_t *)buf, len, 0, 0, &elf, why, sizeof(why)) ||
+	    elf.span > PEEK_MAX)
+		goto out;
+	block = owned_pool(elf.span);
+	if (!block ||
+	    lm_elf_load((const uint8_t *)buf, len, &elf, block, elf.span, why, sizeof(why)) ||
+	    lm_scan(block, elf.span, &req, why, sizeof(why)) ||
+	    lm_paging_choose(&req, p->cpu.caps.la57, &mode, why, sizeof(why)))
+		goto out;
+	levels = mode == LM_PAGING_5LVL ? 5 : 4;
+	report_fact(p->rep, "limine-levels", "kernel=%s request=%s la57=%u levels=%u (no --levels: "
+		    "the kernel's paging mode request, as the CPU allows)", path,
+		    lm_has(&req, LM_REQ_PAGING_MODE) ? "yes" : "none", p->cpu.caps.la57 ? 1u : 0u,
+		    levels);
+out:
+	owned_pool_free(block);
+	owned_pool_free(buf);
+	return levels;
 }
 
 /* ---- before ExitBootServices: the kernel and its modules ------------------------------- */
