@@ -20,7 +20,9 @@
 
 #include <cmocka.h>
 
+#include "../../efi/lib/prng.h"
 #include "../../efi/limine/lmelf.h"
+#include "../../efi/limine/lmreq.h"
 
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 #define MIN_VA UINT64_C(0xffffffff80000000)
@@ -416,6 +418,14 @@ static void test_limine_elf_refusals_of_relocations(void **state)
 	refused(&kf, 0, 0, "RELA relocation 2: target 0xffffffff80006000 outside every segment");
 
 	pie(&kf);
+	rela(&kf, PIE_RELA, 2, 0x5ffc, 8, 0);   /* its 8 bytes straddle the block's end */
+	refused(&kf, 0, 0, "RELA relocation 2: target 0xffffffff80005ffc outside every segment");
+
+	pie(&kf);
+	rela(&kf, PIE_RELA, 2, 0x17fc, 8, 0);   /* straddles the text's end into a gap */
+	refused(&kf, 0, 0, "target 0xffffffff800017fc outside every segment");
+
+	pie(&kf);
 	dyn(&kf, PIE_DYN, 3, 17, 0x3500);       /* DT_REL */
 	dyn(&kf, PIE_DYN, 4, 18, 16);           /* DT_RELSZ */
 	refused(&kf, 0, 0, "REL relocations (DT_REL) are not supported");
@@ -464,6 +474,104 @@ static void test_limine_elf_load_into_short_block_writes_nothing(void **state)
 		assert_int_equal(dst[i], 0x5a);
 }
 
+/*
+ * What an accepted file's plan must satisfy whatever its bytes: the block
+ * aligned, at or above -2 GiB, not wrapping, within the limit; every
+ * segment inside the block and its file bytes inside the file, sorted
+ * and disjoint; the relocation tables inside the file.
+ */
+static void check_plan(const struct lm_elf *e, uint64_t size, uint64_t max)
+{
+	assert_true(e->span % 0x1000 == 0 && e->span > 0 && e->span <= max);
+	assert_true(e->va % 0x1000 == 0 && e->va >= MIN_VA && e->va + e->span - 1 > e->va);
+	assert_true(e->nseg > 0 && e->nseg <= LM_ELF_MAX_SEGS);
+	for (unsigned i = 0; i < e->nseg; i++) {
+		const struct lm_seg *g = &e->seg[i];
+
+		assert_true(g->filesz <= g->memsz && g->off + g->memsz <= e->span);
+		assert_true(g->va == e->va + g->off);
+		assert_true(g->file_off <= size && g->filesz <= size - g->file_off);
+		if (i)
+			assert_true(e->seg[i - 1].off + e->seg[i - 1].memsz <= g->off);
+	}
+	assert_true(e->rela_count <= size / 24 && e->rela_off <= size - 24 * e->rela_count);
+	assert_true(e->relr_count <= size / 8 && e->relr_off <= size - 8 * e->relr_count);
+}
+
+/*
+ * Corrupts the headers, dynamic section and relocation tables of the
+ * kernels above at random, thousands of times (seeded): every file is
+ * either refused with a message or planned soundly, then loaded into a
+ * block of exactly its span and scanned, in exactly-sized heap buffers so
+ * that the sanitizers catch any byte read or written outside them.
+ */
+static void test_limine_elf_corrupted_files_refused_or_sound(void **state)
+{
+	static const uint64_t special[] = {
+		0, 1, 7, 8, 24, 0x1000, 0x7fffffff, UINT64_C(0xffffffff80000000),
+		UINT64_MAX, UINT64_MAX - 7, UINT64_C(0x8000000000000000),
+	};
+	const uint64_t max = 0x100000;
+	unsigned accepted = 0, refusals = 0;
+	struct prng rng;
+
+	(void)state;
+	prng_seed(&rng, 0x11e1f);
+	for (unsigned it = 0; it < 6000; it++) {
+		unsigned base = it % 3, flips = 1 + (unsigned)prng_below(&rng, 3);
+		struct lm_elf e;
+		struct lm_requests r;
+		uint8_t *file, *dst;
+
+		if (base == 0)
+			pie(&kf);
+		else if (base == 1)
+			exec_kernel(&kf);
+		else {
+			pie(&kf);
+			dyn(&kf, PIE_DYN, 0, 36, PIE_RELR);
+			dyn(&kf, PIE_DYN, 1, 35, 2 * 8);
+			dyn(&kf, PIE_DYN, 2, 37, 8);
+			wr(kf.b, PIE_RELR, 8, 0x3010);
+			wr(kf.b, PIE_RELR + 8, 8, 0x15);
+		}
+		for (unsigned f = 0; f < flips; f++) {
+			/* the ELF header and program headers, or the dynamic section and tables */
+			uint64_t at = prng_below(&rng, 2) ? prng_below(&rng, 64 + 4 * PHDR) :
+				PIE_DYN + prng_below(&rng, 0x300);
+			unsigned w = 1u << prng_below(&rng, 4);
+			uint64_t v = prng_below(&rng, 2) ? prng_next(&rng) :
+				special[prng_below(&rng, NR(special))] + prng_below(&rng, 3);
+
+			at &= ~(uint64_t)(w - 1);
+			if (at + w <= kf.size)
+				wr(kf.b, at, w, v);
+		}
+		if (prng_below(&rng, 8) == 0)
+			kf.size -= prng_below(&rng, kf.size);      /* truncated */
+		file = malloc(kf.size ? kf.size : 1);
+		assert_non_null(file);
+		memcpy(file, kf.b, kf.size);
+		why[0] = 0;
+		if (lm_elf_parse(file, kf.size, prng_next(&rng), max, &e, why, sizeof(why))) {
+			assert_true(why[0] != 0);
+			refusals++;
+			free(file);
+			continue;
+		}
+		accepted++;
+		check_plan(&e, kf.size, max);
+		dst = malloc(e.span);
+		assert_non_null(dst);
+		assert_int_equal(lm_elf_load(file, kf.size, &e, dst, e.span, why, sizeof(why)), 0);
+		(void)lm_scan(dst, e.span, &r, why, sizeof(why));
+		free(dst);
+		free(file);
+	}
+	/* both outcomes happen often: the corruption neither always nor never breaks the file */
+	assert_true(accepted > 500 && refusals > 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_limine_elf_refusals_of_relocations),
 		cmocka_unit_test(test_limine_elf_kaslr_past_the_top_refused),
 		cmocka_unit_test(test_limine_elf_load_into_short_block_writes_nothing),
+		cmocka_unit_test(test_limine_elf_corrupted_files_refused_or_sound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
