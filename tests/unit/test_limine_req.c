@@ -18,9 +18,11 @@
 
 #include <cmocka.h>
 
+#include "../../efi/lib/prng.h"
 #include "../../efi/limine/lmreq.h"
 
 #define IMG 0x4000u
+#define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
 static uint8_t img[IMG], copy[IMG];
 static char why[256];
@@ -347,6 +349,74 @@ static void test_limine_req_ids_of_the_other_requests(void **state)
 	assert_int_equal(r.unknown, 0);
 }
 
+/*
+ * Images of random length made of random words, the magics, markers, tag
+ * and identifiers among them at random: every scan is refused with a
+ * message or finds requests only inside the area, aligned and whole, and
+ * never reads outside the exactly-sized heap image (the sanitizers).
+ */
+static void test_limine_req_random_images_refused_or_sound(void **state)
+{
+	/* whole structures: hhdm, paging mode (rev 1), stack size, tag, start, end */
+	static const uint64_t shapes[6][9] = {
+		{ 6, 0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x48dcf1cb8ad2b852, 0x63984e959a98244b, 0, 0 },
+		{ 8, 0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x95c1a0edab0944cb, 0xa4e5cb3842f7488a, 1, 0, 1, 0 },
+		{ 7, 0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x224ef0460a8e8926, 0xe1cb0fc25f46ea3d, 0, 0, 0x9000 },
+		{ 3, 0xf9562b2d5c95a6c8, 0x6a7b384944536bdc, 2 },
+		{ 4, 0xf6b8f4b39de7d1ae, 0xfab91a6940fcb9cf, 0x785c6ed015d3e316, 0x181e920a7852b9d9 },
+		{ 2, 0xadc0e0531bb10d03, 0x9572709f31764c62 },
+	};
+	unsigned found = 0, refusals = 0;
+	struct prng rng;
+
+	(void)state;
+	prng_seed(&rng, 0x5ca1);
+	for (unsigned it = 0; it < 4000; it++) {
+		uint64_t len = prng_below(&rng, 0x400);
+		uint8_t *b = malloc(len ? len : 1);
+		unsigned n = (unsigned)prng_below(&rng, 7);
+		struct lm_requests r;
+
+		assert_non_null(b);
+		for (uint64_t o = 0; o < len; o++)
+			b[o] = (uint8_t)prng_next(&rng);
+		for (unsigned k = 0; k < n && len >= 8; k++) {
+			const uint64_t *sh = shapes[prng_below(&rng, NR(shapes))];
+			uint64_t o = prng_below(&rng, len / 8) * 8;
+
+			for (uint64_t w = 0; w < sh[0] && o + 8 * w + 8 <= len; w++) {
+				uint64_t v = sh[1 + w];
+
+				if (sh[0] == 3 && w == 2)
+					v = prng_below(&rng, 5);     /* the tag's revision */
+				memcpy(b + o + 8 * w, &v, 8);
+			}
+		}
+		why[0] = 0;
+		if (lm_scan(b, len, &r, why, sizeof(why))) {
+			assert_true(why[0] != 0);
+			refusals++;
+			free(b);
+			continue;
+		}
+		assert_true(r.lo <= r.hi && r.hi <= len);
+		for (unsigned k = 0; k < LM_REQ_COUNT; k++) {
+			if (!lm_has(&r, k))
+				continue;
+			found++;
+			assert_true(r.req[k].off % 8 == 0 && r.req[k].off >= r.lo);
+			assert_true(r.req[k].off + 48 <= r.hi);
+		}
+		if (r.tag)
+			assert_true(r.tag_off % 8 == 0 && r.tag_off >= r.lo && r.tag_off + 24 <= r.hi);
+		assert_true(r.base_rev <= LM_BASE_REV_HIGHEST);
+		assert_true(r.honoured == (r.asked <= LM_BASE_REV_HIGHEST));
+		free(b);
+	}
+	/* both outcomes happen often */
+	assert_true(found > 300 && refusals > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_limine_req_paging_mode_choice),
 		cmocka_unit_test(test_limine_req_stack_size),
 		cmocka_unit_test(test_limine_req_ids_of_the_other_requests),
+		cmocka_unit_test(test_limine_req_random_images_refused_or_sound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
