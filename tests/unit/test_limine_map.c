@@ -24,6 +24,7 @@
 #include <ptlab/ptlab.h>
 
 #include "samples.h"
+#include "../../efi/lib/prng.h"
 #include "../../efi/limine/lmmap.h"
 
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
@@ -380,6 +381,69 @@ static void test_limine_map_hhdm_per_revision(void **state)
 			assert_true(lm_hhdm_maps(2, t));
 }
 
+/*
+ * Seeded random firmware maps (sorted, disjoint, page-aligned, as the
+ * normalized map is, with holes and every type) and random lists: the
+ * kernel's and reclaimable ranges on RAM pages, unaligned, framebuffers
+ * anywhere; each list range kept only when it overlaps none before it.
+ * Every map is judged by check_map() against the inputs.
+ */
+static void test_limine_map_random_maps_and_lists(void **state)
+{
+	struct prng rng;
+
+	(void)state;
+	prng_seed(&rng, 0x3e3);
+	for (unsigned it = 0; it < 300; it++) {
+		struct pt_mem_range r[40];
+		struct lm_range rec[6], ker[6], fbs[2], *lists[3] = { rec, ker, fbs };
+		unsigned nr = 0, cnt[3] = { 0, 0, 0 }, n;
+		uint64_t pa = prng_below(&rng, 3) * PAGE;
+		struct lm_map_in mi;
+
+		while (nr < NR(r)) {
+			uint64_t len = (1 + prng_below(&rng, 64)) * PAGE;
+
+			r[nr++] = (struct pt_mem_range){ pa, len, (uint32_t)prng_below(&rng, PT_EFI_TYPE_COUNT), 0 };
+			pa += len + (prng_below(&rng, 3) ? 0 : (1 + prng_below(&rng, 8)) * PAGE);
+		}
+		hand(r, nr);
+		for (unsigned tries = 0; tries < 40; tries++) {
+			unsigned l = (unsigned)prng_below(&rng, 3);
+			struct lm_range x;
+			bool ok = cnt[l] < (l == 2 ? 2u : 6u);
+
+			if (l == 2) {
+				x.pa = prng_below(&rng, pa + 8 * PAGE);
+			} else {
+				/* inside one RAM range of the map */
+				const struct pt_mem_range *g = &r[prng_below(&rng, nr)];
+				unsigned t = want_type[g->type];
+
+				ok = ok && (t == LM_MEM_USABLE || t == LM_MEM_BOOTLOADER_RECLAIMABLE);
+				x.pa = g->pa + prng_below(&rng, g->len);
+				x.len = 1 + prng_below(&rng, g->pa + g->len - x.pa);
+			}
+			if (l == 2)
+				x.len = 1 + prng_below(&rng, 6 * PAGE);
+			for (unsigned a = 0; a < 3 && ok; a++)
+				for (unsigned i = 0; i < cnt[a] && ok; i++) {
+					uint64_t xa = x.pa & ~(PAGE - 1), xb = (x.pa + x.len + PAGE - 1) & ~(PAGE - 1);
+					uint64_t ya = lists[a][i].pa & ~(PAGE - 1);
+					uint64_t yb = (lists[a][i].pa + lists[a][i].len + PAGE - 1) & ~(PAGE - 1);
+
+					ok = xb <= ya || yb <= xa;
+				}
+			if (ok)
+				lists[l][cnt[l]++] = x;
+		}
+		mi = (struct lm_map_in){ &fw, rec, cnt[0], ker, cnt[1], fbs, cnt[2] };
+		if (lm_map_build(&mi, out, lm_map_bound(&mi), &n, why, sizeof(why)))
+			fail_msg("iteration %u refused: %s", it, why);
+		check_map(&mi, n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_limine_map_refusals),
 		cmocka_unit_test(test_limine_map_type_table),
 		cmocka_unit_test(test_limine_map_hhdm_per_revision),
+		cmocka_unit_test(test_limine_map_random_maps_and_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
