@@ -163,6 +163,7 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples' \
 	'layers=$(MAKE) BUILD=$(BUILD) V=$(V) check-layers' \
 	'report=python3 tests/tools/test_report.py' \
+	'packages=tests/packages.sh' \
 	'docs=python3 tests/check-links.py'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
@@ -178,7 +179,8 @@ all: $(EFI_APP) $(HOST_LIBPTLAB)
 help:
 	@echo 'ptlab targets:'
 	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
-	@echo '  deps                check the Debian packages, install missing ones (as root)'
+	@echo '  deps                check the Debian packages of every group (mk/packages.txt), install missing ones (as root);'
+	@echo '                      deps-build, deps-run, deps-test: one group and those below it'
 	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
 	@echo '  run                 boot $(RUN_DIR)/run.img under QEMU/OVMF (ends with the run), serial on stdio and in $(RUN_DIR)/serial.log;'
 	@echo '                      verdict from the serial log and the report files'
@@ -206,13 +208,18 @@ help:
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
-# Package check.  Order-only prerequisite of every compile, so it runs once
-# per make invocation and never forces a rebuild; it calls apt-get only
-# when something is missing.
+# Package checks (mk/packages.txt, mk/deps.sh): deps-build before any
+# compile, deps-run before an image or QEMU, deps-test before the test
+# suites; each group includes the ones it builds on.  Order-only
+# prerequisites, so each runs once per make invocation and never forces a
+# rebuild; apt-get is called only when something is missing.  "make" and
+# "make run" never ask for a test package.
 DEPS_CHECK ?= 1
-deps:
+.PHONY: deps deps-build deps-run deps-test
+deps: deps-test
+deps-build deps-run deps-test:
 ifeq ($(DEPS_CHECK),1)
-	$(Q)mk/deps.sh
+	$(Q)mk/deps.sh $(@:deps-%=%)
 endif
 
 # ---- firmware build ----
@@ -221,7 +228,7 @@ endif
 # compiled into $(BUILD)/OUT/DIR/%.EXT.o by the compiler in variable CC with
 # the flags in variable FLAGS (both by name, so later additions count).
 define compile-rule
-$$(BUILD)/$(1)/$(2)%.$(3).o: $(2)%.$(3) | deps
+$$(BUILD)/$(1)/$(2)%.$(3).o: $(2)%.$(3) | deps-build
 	$$(call msg,$(6),$$<)
 	@mkdir -p $$(@D)
 	$$(Q)$$($(4)) $$($(5)) $$(DEPFLAGS) -c $$< -o $$@
@@ -320,7 +327,7 @@ $(BUILD)/host/tests/test_catalog: $(BUILD)/host/tests/unit/test_catalog.c.o $(CA
 # Every test binary is relinked, so that one test file that does not build
 # is reported as a failure (run-unit.sh counts a missing binary) without a
 # stale binary standing in for it or hiding the other tests' results.
-unit: | deps
+unit: | deps-test
 	$(Q)rm -f $(UNIT_BINS)
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) unit-build
 	$(Q)tests/run-unit.sh $(UNIT_BINS)
@@ -367,7 +374,7 @@ bench-runs: $(BENCH_BIN) $(BENCH_SCALAR_BIN)
 # ---- checks ----
 
 # The header scan covers efi/'s firmware-free modules (APP_HOST_SRCS) too.
-check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps
+check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps-build
 	$(Q)CC='$(EFI_CC)' CFLAGS='$(PAGING_EFI_CFLAGS) -Iefi -I$(BUILD)/gen' NM='$(NM)' \
 		ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' EFI_INC='$(EFI_INC)' \
 		SRCS='$(PAGING_SRCS) $(APP_HOST_SRCS)' \
@@ -378,13 +385,13 @@ check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps
 # mk/statics.txt lists with a reason, and both checks refuse every kind of
 # wrong arrow or new variable (tests/layers.sh).
 .PHONY: check-layers
-check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps
+check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps-build
 	$(Q)tests/layers.sh $(BUILD)
 
 # Builds what the suites need first; a failing build is reported by the
 # suites that need it (their output is missing), never hidden by a stale
 # image.
-test: | deps
+test: | deps-test
 	$(Q)rm -f $(IMAGE)
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain signed-image linux-initrd
 	$(Q)JOBS='$(JOBS)' TEST_LOGS='$(TEST_LOGS)' tests/run-suites.sh $(TEST_SUITES)
@@ -413,23 +420,23 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 .PHONY: fuzz fuzz-build fuzz-replay reliability
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(PAGING_SRCS) $(FUZZ_SUPPORT) \
-		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) efi/lib/model.h | deps
+		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) efi/lib/model.h | deps-test
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
 
 fuzz-build: $(FUZZ_BINS)
 
-fuzz: | deps
+fuzz: | deps-test
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) fuzz-build
 	$(Q)FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run.sh fuzz $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-fuzz-replay: | deps
+fuzz-replay: | deps-test
 	$(Q)rm -f $(FUZZ_BINS)
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) fuzz-build
 	$(Q)tests/fuzz/run.sh replay $(FUZZ_DIR) $(FUZZ_TARGETS)
 
-reliability: | deps
+reliability: | deps-test
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) $(BUILD)/host/tests/test_bad_input \
 		$(BUILD)/host/tests/test_alloc_fail
 	$(Q)tests/reliability-summary.sh $(BUILD)/host/tests/test_bad_input \
@@ -447,12 +454,12 @@ BUSYBOX ?= /bin/busybox
 .PHONY: linux-initrd
 linux-initrd: $(LINUX_INITRD)
 
-$(LINUX_DIR)/init: tests/linux/init.c | deps
+$(LINUX_DIR)/init: tests/linux/init.c | deps-test
 	$(call msg,CCLD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -static -O2 $(WARNFLAGS) -o $@ $<
 
-$(LINUX_INITRD): $(LINUX_DIR)/init mk/initramfs.sh | deps
+$(LINUX_INITRD): $(LINUX_DIR)/init mk/initramfs.sh | deps-test
 	$(call msg,CPIO,$@)
 	$(Q)mk/initramfs.sh $@ $< $(BUSYBOX)
 
@@ -461,7 +468,7 @@ $(LINUX_INITRD): $(LINUX_DIR)/init mk/initramfs.sh | deps
 # Rebuilt every time: it is cheap and \ptlab.cfg follows ARGS.
 image: $(IMAGE)
 
-$(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps
+$(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps-run
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(EFI_APP) startup.nsh '$(subst ','\'',$(ARGS))'
 
@@ -479,14 +486,14 @@ $(RUN_NSH): startup.nsh FORCE
 	@mkdir -p $(@D)
 	$(Q)sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') startup.nsh >$@
 
-$(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps
+$(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps-run
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(EFI_APP) $(RUN_NSH) '$(subst ','\'',$(strip $(ARGS) $(RUN_END)))'
 
 # The verdict comes from what the application said on the serial port (a
 # copy of it in $(RUN_DIR)/serial.log) and the report files on the image,
 # never from QEMU's exit status alone: mk/verdict.sh.
-run: $(RUN_IMAGE) | deps
+run: $(RUN_IMAGE) | deps-run
 	$(Q)mkdir -p $(RUN_DIR) && cp $(OVMF_VARS) $(RUN_DIR)/OVMF_VARS.fd
 	$(Q)rm -f $(RUN_DIR)/serial.log; status=0; \
 	$(QEMU) -machine q35,accel=tcg -cpu $(QEMU_CPU) -m $(QEMU_MEM) \
@@ -551,10 +558,10 @@ $(BUILD)/host/examples/%: $(BUILD)/host/examples/%.c.o $(HOST_LIBPTLAB)
 	$(Q)$(HOSTCC) $(HOST_LDFLAGS) $^ -o $@
 
 # Each example prints its own "NAME: N passed, M failed" line.
-check-examples: $(EXAMPLE_EFI_OBJS) $(EXAMPLE_HOST_BINS) | deps
+check-examples: $(EXAMPLE_EFI_OBJS) $(EXAMPLE_HOST_BINS) | deps-build
 	$(Q)st=0; for bin in $(EXAMPLE_HOST_BINS); do $$bin || st=1; done; exit $$st
 
-check-undefined: $(EFI_LIBPTLAB) $(HOST_LIBPTLAB) | deps
+check-undefined: $(EFI_LIBPTLAB) $(HOST_LIBPTLAB) | deps-build
 	$(Q)NM='$(NM)' ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' \
 		tests/check-undefined.sh --prefixes '' $(EFI_LIBPTLAB) \
 		--prefixes '$(HOST_SANITIZER_PREFIXES)' $(HOST_LIBPTLAB)
@@ -573,10 +580,10 @@ SIGNED_IMAGE := $(BUILD)/ptlab-signed.img
 .PHONY: signed-image
 signed-image: $(SIGNED_IMAGE)
 
-$(SIGNED_EFI): $(EFI_APP) mk/sign.sh FORCE | deps
+$(SIGNED_EFI): $(EFI_APP) mk/sign.sh FORCE | deps-test
 	$(Q)mk/sign.sh '$(KEY)' '$(CERT)' $(EFI_APP) $@ $(BUILD)/sign
 
-$(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps
+$(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps-test
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(SIGNED_EFI) startup.nsh '$(subst ','\'',$(ARGS))'
 
@@ -616,7 +623,7 @@ VIEW_DIR := $(BUILD)/view
 
 .PHONY: view
 
-view: | deps
+view: | deps-build
 	$(Q)rep='$(REPORT)'; \
 	if [ -z "$$rep" ]; then \
 		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \
@@ -634,7 +641,7 @@ view: | deps
 # converted from its PCF by tools/pcf2c.py.
 
 
-$(FONT_INC): tools/pcf2c.py | deps
+$(FONT_INC): tools/pcf2c.py | deps-build
 	$(call msg,GEN,$@)
 	@mkdir -p $(@D)
 	$(Q)python3 tools/pcf2c.py $(FONT_PCF) $@.tmp && mv $@.tmp $@

@@ -17,6 +17,9 @@ Two graphs are read, independently of each other:
   calls     every undefined symbol of every object, resolved to the object
             that defines it
 An arrow from folder A to folder B (A != B) must be one LAYERS allows.
+The calls between files must have no cycle either, inside a folder as
+across folders (a FILE.c and its FILE_asm.S count as one module: the
+assembly half of the same code, each calling the other by nature).
 A folder not marked "firmware" may not include a gnu-efi header and its
 objects may need nothing but efi/'s own objects, the library and what the
 compiler emits calls to (memset, memcpy, memmove, the GOT).  LAYERS itself
@@ -91,6 +94,66 @@ def find_cycle(layers):
             if cyc:
                 return cyc
     return None
+
+
+def module_of(rel):
+    """A source file's module: FILE.c and FILE_asm.S are one."""
+    stem = rel.rsplit(".", 1)[0]
+    return stem[:-len("_asm")] if stem.endswith("_asm") else stem
+
+
+def find_call_cycle(edges):
+    """One cycle of the module graph {module: {callee, ...}} as a list
+    ending where it starts, or None; the cycles found first are the
+    shortest of their strongly connected part."""
+    index, low, stack, on, comps = {}, {}, [], set(), []
+    counter = [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(comp)
+
+    for v in sorted(edges):
+        if v not in index:
+            strong(v)
+    if not comps:
+        return None
+    comp = min(comps, key=lambda c: sorted(c))
+    start = min(comp)
+    # breadth-first from start back to start inside the component
+    prev, frontier = {start: None}, [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in sorted(edges.get(v, ())):
+                if w == start:
+                    path = [v]
+                    while prev[path[-1]] is not None:
+                        path.append(prev[path[-1]])
+                    return path[::-1] + [start]
+                if w in comp and w not in prev:
+                    prev[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    return sorted(comp) + [min(comp)]
 
 
 def folder_of(rel):
@@ -205,10 +268,13 @@ def main(argv):
         for sym in d:
             defined_by.setdefault(sym, rel)
     call_bad = {name: [] for name in layers}
+    module_calls = {}
     for rel, undefined in sorted(needs.items()):
         home = folder_of(rel)
         for sym in sorted(undefined):
             owner = defined_by.get(sym)
+            if owner is not None and module_of(owner) != module_of(rel):
+                module_calls.setdefault(module_of(rel), set()).add(module_of(owner))
             if owner is not None:
                 used = folder_of(owner)
                 if used != home and used not in layers[home][0]:
@@ -225,6 +291,10 @@ def main(argv):
         if not fw:
             check(not fw_bad[name], "%s: no firmware header, nothing from gnu-efi" % name,
                   fw_bad[name])
+
+    cyc = find_call_cycle(module_calls)
+    check(cyc is None, "no cycle of calls between the files of %s (FILE.c and FILE_asm.S "
+          "one module)" % src, ["calls go round: " + " -> ".join(cyc)] if cyc else [])
 
     return CHECKS.summary()
 

@@ -30,7 +30,7 @@ PC_EFI_CFLAGS := -ffreestanding -mno-red-zone -mno-sse -mno-mmx -mno-80387
 
 .PHONY: install check-install install-esp
 
-$(BUILD)/release/%.c.o: %.c | deps
+$(BUILD)/release/%.c.o: %.c | deps-build
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(RELEASE_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -55,7 +55,7 @@ install: $(RELEASE_LIBPTLAB) $(EFI_LIBPTLAB) mk/ptlab.pc.in
 	$(Q)$(call pc_file,ptlab-efi,ptlab-efi,freestanding firmware/kernel build,$(PC_EFI_CFLAGS)) \
 		>'$(DESTDIR)$(PKGCONFIGDIR)/ptlab-efi.pc'
 
-check-install: | deps
+check-install: | deps-test
 	$(Q)MAKE='$(MAKE)' BUILD='$(BUILD)' EFI_CC='$(EFI_CC)' HOSTCC='$(HOSTCC)' NM='$(NM)' \
 		tests/install.sh
 

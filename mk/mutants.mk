@@ -17,7 +17,7 @@ MUTANTS_SINCE ?=
 
 .PHONY: mutants
 
-mutants: | deps
+mutants: | deps-test
 	$(Q)python3 tests/mutants/mutants.py --build '$(abspath $(BUILD))/mutants' \
 		--count '$(MUTANTS)' --seed '$(MUTANTS_SEED)' \
 		$(if $(MUTANTS_SINCE),--since '$(MUTANTS_SINCE)')

@@ -7,7 +7,7 @@
 # wrong arrow must make it fail, naming the arrow: an include against the
 # layers, a call against them, a firmware header or a gnu-efi symbol in a
 # folder without firmware, a cycle or an undeclared folder in the layers
-# file.  Likewise mk/check-statics.py: it passes on the tree, and refuses
+# file, a cycle of calls between files of one folder.  Likewise mk/check-statics.py: it passes on the tree, and refuses
 # a new file-scope variable, a stale line of mk/statics.txt and a kind it
 # does not know.  Prints ok/not ok lines and "layers: N passed, M failed".
 set -uo pipefail
@@ -117,6 +117,23 @@ expect_fail "a gnu-efi symbol in cpu/" "cpu/extra.c needs BS from outside"
 fresh
 sed -i 's/^report:.*/report: core/' "$work/t/layers.txt"
 expect_fail "a cycle in the layers file" "report -> core"
+
+fresh
+compile lib/cyca.c "void cyc_b(void); void cyc_a(void); void cyc_a(void) { cyc_b(); }"
+compile lib/cycb.c "void cyc_c(void); void cyc_b(void); void cyc_b(void) { cyc_c(); }"
+compile lib/cycc.c "void cyc_a(void); void cyc_c(void); void cyc_c(void) { cyc_a(); }"
+expect_fail "a cycle of calls between three files of one folder" \
+	"calls go round: lib/cyca -> lib/cycb -> lib/cycc -> lib/cyca"
+
+fresh
+compile lib/cyca.c "void cyc_b(void); void cyc_a(void); void cyc_a(void) { cyc_b(); }"
+compile lib/cycb.c "void cyc_b(void); void cyc_b(void) { }"
+if python3 "$check" "$work/t/layers.txt" "$work/t/src" "$work/t/obj" "$lib" >"$work/t.out" 2>&1; then
+	ok "control: a call one way between two files of one folder is allowed"
+else
+	not_ok "control: a call one way between two files was refused"
+	grep -A 3 '^not ok' "$work/t.out" | sed 's/^/# /'
+fi
 
 fresh
 mkdir -p "$work/t/src/extra"

@@ -18,42 +18,6 @@
 
 #include <ptlab/pte.h>
 
-/* Above this many pages a CR3 reload is cheaper than invlpg per page. */
-#define FLUSH_INVLPG_MAX 64u
-
-void ptlab_invlpg(uint64_t va)
-{
-	invlpg(va);
-}
-
-void ptlab_wbinvd(void)
-{
-	wbinvd();
-}
-
-void ptlab_flush(const struct pt_flushlist *fl)
-{
-	if (fl->all || fl->global) {
-		/* a CR3 reload keeps global translations; a PGE toggle drops them */
-		if (fl->global && (read_cr4() & CR4_PGE))
-			cpu_flush_tlb_all();
-		else
-			cpu_flush_tlb();
-		return;
-	}
-	for (unsigned i = 0; i < fl->n; i++) {
-		uint64_t pages = fl->r[i].len >> PT_PAGE_SHIFT;
-
-		if (pages > FLUSH_INVLPG_MAX) {
-			cpu_flush_tlb();
-			return;
-		}
-	}
-	for (unsigned i = 0; i < fl->n; i++)
-		for (uint64_t off = 0; off < fl->r[i].len; off += PT_PAGE_SIZE)
-			invlpg(fl->r[i].va + off);
-}
-
 static void env_flush(void *ctx, const struct pt_flushlist *fl)
 {
 	struct ptlab *p = ctx;

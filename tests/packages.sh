@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tests/packages.sh: the one package list (mk/packages.txt) and who asks
+# for which group.  "make" needs only the build group, "make run" the run
+# group too, and neither ever asks for a test package (a kernel, a boot
+# manager, U-Boot, a browser); "make test" asks for every group; .ci/run
+# installs the list mk/deps.sh prints and names no package itself.  The
+# group's effect is observed through mk/deps.sh with a stand-in dpkg-query
+# (every package installed but the ones named missing) and apt-get (which
+# records what it was asked to install).
+# Prints one ok/not ok line per check and "packages: N passed, M failed".
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+ok()     { pass=$((pass + 1)); echo "ok - packages: $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - packages: $*"; }
+check()  { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+
+cd "$root" || exit 1
+build=$(mk/deps.sh --list build) run=$(mk/deps.sh --list run) test=$(mk/deps.sh --list test)
+words() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -u; }
+subset() { [ -z "$(comm -23 <(words "$1") <(words "$2"))" ]; }
+TEST_ONLY='chromium u-boot-qemu grub-efi-amd64-bin grub-common systemd-boot-efi linux-image-cloud-amd64 busybox-static libcmocka-dev'
+
+check "the build group is within the run group" subset "$build" "$run"
+check "the run group is within the test group" subset "$run" "$test"
+check "the build group: gcc, make, gnu-efi" subset "gcc make gnu-efi" "$build"
+check "the run group: qemu-system-x86, ovmf, mtools" subset "qemu-system-x86 ovmf mtools" "$run"
+check "the test group: every package only the tests use ($TEST_ONLY)" subset "$TEST_ONLY" "$test"
+none_of() { [ -z "$(comm -12 <(words "$1") <(words "$2"))" ]; }
+check "the run group has none of them" none_of "$TEST_ONLY" "$run"
+mk/deps.sh --list nosuch >/dev/null 2>"$work/err"; st=$?
+check "an unknown group is refused (status $st): $(head -n 1 "$work/err")" [ "$st" -eq 2 ]
+
+# Stand-ins on PATH: dpkg-query says installed but for $MISSING, apt-get
+# records its arguments.
+mkdir -p "$work/bin"
+cat >"$work/bin/dpkg-query" <<'SH'
+#!/bin/bash
+for m in $MISSING; do [ "$m" = "${!#}" ] && { echo -n not-installed; exit 0; }; done
+echo -n installed
+SH
+cat >"$work/bin/apt-get" <<'SH'
+#!/bin/bash
+echo "$*" >>"$APT_LOG"
+SH
+cat >"$work/bin/id" <<'SH'
+#!/bin/bash
+echo 0
+SH
+chmod +x "$work/bin/"*
+asked() {  # asked GROUP MISSING: the packages apt-get was asked to install
+	rm -f "$work/apt.log"
+	PATH=$work/bin:$PATH MISSING=$2 APT_LOG=$work/apt.log mk/deps.sh "$1" >/dev/null 2>&1
+	grep '^install' "$work/apt.log" 2>/dev/null | tr ' ' '\n' | grep -v '^-' | sed 1d | sort | tr '\n' ' '
+}
+got=$(asked run "chromium ovmf")
+check "deps for run, chromium and ovmf missing: installs ovmf alone ('$got')" [ "$got" = "ovmf " ]
+got=$(asked build "chromium gnu-efi qemu-system-x86")
+check "deps for build: installs gnu-efi alone ('$got')" [ "$got" = "gnu-efi " ]
+got=$(asked test "chromium gnu-efi")
+check "deps for test: installs chromium and gnu-efi ('$got')" [ "$got" = "chromium gnu-efi " ]
+got=$(asked test "")
+check "nothing missing: apt-get is not called ('$got')" [ -z "$got" ]
+
+# Which group each target asks for, from make's own plan (-n: nothing runs).
+groups() { make -n -C "$root" BUILD="$work/b" "$@" 2>/dev/null | grep -o 'mk/deps.sh [a-z]*' | sort -u | tr '\n' ' '; }
+got=$(groups all)
+check "make asks for the build group alone ('$got')" [ "$got" = "mk/deps.sh build " ]
+got=$(groups run)
+check "make run asks for build and run, no test ('$got')" [ "$got" = "mk/deps.sh build mk/deps.sh run " ]
+got=$(groups -k test TEST_SUITES=)
+case "$got" in *"mk/deps.sh test"*) ok "make test asks for the test group";;
+	*) not_ok "make test asks for '$got'";; esac
+
+# .ci/run installs exactly the list, and lists no package of its own.
+check ".ci/run installs what mk/deps.sh --list test prints" grep -q 'mk/deps.sh --list test' .ci/run
+own=$(for p in $test; do [ "$p" = make ] && continue; grep -qw -- "$p" .ci/run && echo "$p"; done | tr '\n' ' ')
+check ".ci/run names no package itself ('$own')" [ -z "$own" ]
+own=$(for p in $TEST_ONLY; do grep -qw -- "$p" README.md && echo "$p"; done | tr '\n' ' ')
+check "README points to mk/packages.txt and repeats no list ('$own')" \
+	bash -c "grep -q 'mk/packages.txt' README.md && [ -z '$own' ]"
+
+echo "packages: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
