@@ -41,7 +41,7 @@
 struct lm_file_in {
 	uint64_t pa;               /* where its bytes are, 4 KiB aligned */
 	uint64_t size;
-	const char *path;          /* with a leading slash */
+	const char *path;          /* on its volume; given with a leading slash and '/' (UEFI '\\' turned) */
 	const char *cmdline;       /* NULL: "" */
 	uint32_t partition_index;  /* 1-based, 0 unknown */
 };

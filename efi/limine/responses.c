@@ -77,6 +77,31 @@ static uint64_t str(struct bump *b, const char *s)
 }
 
 /*
+ * Copies a file's path as the protocol spells it, with a leading slash
+ * and slashes between its parts (a UEFI path's backslashes turned);
+ * returns its kernel address.
+ */
+static uint64_t path(struct bump *b, const char *s)
+{
+	bool lead = s[0] != '/' && s[0] != '\\';
+	uint64_t n = 1 + lead, off;
+
+	for (const char *c = s; *c; c++)
+		n++;
+	off = take(b, n);
+	if (b->buf) {
+		uint8_t *d = b->buf + off;
+
+		if (lead)
+			*d++ = '/';
+		for (const char *c = s; *c; c++)
+			*d++ = *c == '\\' ? '/' : (uint8_t)*c;
+		*d = 0;
+	}
+	return ptr(b, off);
+}
+
+/*
  * Takes an array of @n pointers followed by @n objects of @size bytes;
  * points each at its object.  Returns the array's offset and sets *@objs
  * to the first object's.
@@ -101,7 +126,7 @@ static uint64_t file(struct bump *b, const struct lm_machine *m, const struct lm
 	x.revision = LM_FILE_REV;
 	x.address = m->hhdm + f->pa;
 	x.size = f->size;
-	x.path = str(b, f->path);
+	x.path = path(b, f->path);
 	x.cmdline = str(b, f->cmdline ? f->cmdline : "");
 	x.media_type = LM_MEDIA_GENERIC;
 	x.partition_index = f->partition_index;

@@ -128,7 +128,7 @@ static const struct lm_memmap_entry map[3] = {
 };
 static const struct lm_file_in mods[2] = {
 	{ 0x900000, 0x1234, "/boot/initrd", "root=/dev/x", 1 },
-	{ 0xa00000, 0x10, "/boot/second", NULL, 2 },
+	{ 0xa00000, 0x10, "\\EFI\\second.bin", NULL, 2 },
 };
 
 static void machine(struct lm_machine *m)
@@ -147,7 +147,7 @@ static void machine(struct lm_machine *m)
 	m->smp_flags = 1;
 	m->map = map;
 	m->nmap = 3;
-	m->kernel = (struct lm_file_in){ 0x200000, 0x54321, "/boot/kernel.elf", "quiet", 3 };
+	m->kernel = (struct lm_file_in){ 0x200000, 0x54321, "boot/kernel.elf", "quiet", 3 };
 	m->mod = mods;
 	m->nmod = 2;
 	m->rsdp_pa = 0x7fe0000;
@@ -173,12 +173,12 @@ static uint64_t resp(unsigned i, uint64_t n)
 	return at(p, n);
 }
 
-/* A struct limine_file at buffer offset @f matches @in. */
-static void check_file(uint64_t f, const struct lm_file_in *in)
+/* A struct limine_file at buffer offset @f matches @in, its path given as @want. */
+static void check_file(uint64_t f, const struct lm_file_in *in, const char *want)
 {
 	assert_true(rd(buf, f + 8, 8) == HHDM + in->pa);
 	assert_true(rd(buf, f + 16, 8) == in->size);
-	assert_string_equal(str_at(rd(buf, f + 24, 8)), in->path);
+	assert_string_equal(str_at(rd(buf, f + 24, 8)), want);
 	assert_string_equal(str_at(rd(buf, f + 32, 8)), in->cmdline ? in->cmdline : "");
 	assert_int_equal(rd(buf, f + 40, 4), LM_MEDIA_GENERIC);
 	assert_int_equal(rd(buf, f + 56, 4), in->partition_index);
@@ -286,14 +286,14 @@ static void test_limine_resp_every_response_laid_out(void **state)
 			}
 			break;
 		case LM_REQ_KERNEL_FILE:
-			check_file(at(rd(buf, resp(i, 16) + 8, 8), 112), &m.kernel);
+			check_file(at(rd(buf, resp(i, 16) + 8, 8), 112), &m.kernel, "/boot/kernel.elf");
 			break;
 		case LM_REQ_MODULE:
 			o = resp(i, 24);
 			assert_true(rd(buf, o, 8) == 0 && rd(buf, o + 8, 8) == 2);
 			arr = at(rd(buf, o + 16, 8), 16);
-			for (unsigned k = 0; k < 2; k++)
-				check_file(at(rd(buf, arr + 8 * k, 8), 112), &mods[k]);
+			check_file(at(rd(buf, arr, 8), 112), &mods[0], "/boot/initrd");
+			check_file(at(rd(buf, arr + 8, 8), 112), &mods[1], "/EFI/second.bin");
 			break;
 		case LM_REQ_RSDP:
 			assert_true(rd(buf, resp(i, 16) + 8, 8) == HHDM + 0x7fe0000);
