@@ -108,6 +108,31 @@ void lm_base_rev_commit(uint8_t *img, const struct lm_requests *r);
 int lm_paging_choose(const struct lm_requests *r, bool la57, uint64_t *mode,
 	char *why, size_t whylen);
 
+/* A module the kernel's module request (revision >= 1) lists. */
+struct lm_internal {
+	uint64_t path_off;     /* offset in the load block of its NUL-terminated path */
+	uint64_t cmdline_off;  /* likewise its command line; UINT64_MAX: none given */
+	uint64_t flags;        /* LM_INTERNAL_MODULE_* */
+};
+
+/**
+ * lm_internal_modules - the modules the kernel names in its module request
+ * @img, @len: the load block (loaded and relocated)
+ * @va: its virtual address (struct lm_elf.va): the request's pointers are
+ *      kernel addresses
+ * @r: its requests
+ * @out, @cap: receive the modules, in the kernel's order
+ * @n: receives their count (0 without a module request of revision >= 1)
+ *
+ * Every pointer is followed inside the block only: the array, each
+ * structure, each string (NUL-terminated before the block's end).
+ * Returns 0, or -1 with @why (something outside the block, a path
+ * missing, more than @cap modules); the block is never written.
+ */
+int lm_internal_modules(const uint8_t *img, uint64_t len, uint64_t va,
+	const struct lm_requests *r, struct lm_internal *out, unsigned cap, unsigned *n,
+	char *why, size_t whylen);
+
 /**
  * lm_stack_bytes - the stack each CPU gets
  * Returns the stack size request's value rounded up to 4 KiB, at least

@@ -237,6 +237,70 @@ void lm_base_rev_commit(uint8_t *img, const struct lm_requests *r)
 		lm_st64(img + r->tag_off + 16, 0);
 }
 
+/*
+ * Returns the block offset of the @bytes at kernel address @p, or
+ * UINT64_MAX when they are not all inside the block.
+ */
+static uint64_t in_block(uint64_t p, uint64_t bytes, uint64_t va, uint64_t len)
+{
+	if (p < va || p - va > len || bytes > len - (p - va))
+		return UINT64_MAX;
+	return p - va;
+}
+
+/* Returns the block offset of the string at kernel address @p, or UINT64_MAX (outside, unterminated). */
+static uint64_t string_at(const uint8_t *img, uint64_t p, uint64_t va, uint64_t len)
+{
+	uint64_t off = in_block(p, 1, va, len);
+
+	if (off == UINT64_MAX)
+		return off;
+	for (uint64_t i = off; i < len; i++)
+		if (!img[i])
+			return off;
+	return UINT64_MAX;
+}
+
+int lm_internal_modules(const uint8_t *img, uint64_t len, uint64_t va,
+	const struct lm_requests *r, struct lm_internal *out, unsigned cap, unsigned *n,
+	char *why, size_t whylen)
+{
+	const struct lm_request *q = &r->req[LM_REQ_MODULE];
+	uint64_t count, arr;
+
+	*n = 0;
+	if (!lm_has(r, LM_REQ_MODULE) || q->revision < 1 || !q->extra[0])
+		return 0;
+	count = q->extra[0];
+	if (count > cap)
+		return refuse(why, whylen, "the module request lists %llu internal modules, more than %u",
+			(ull)count, cap);
+	arr = in_block(q->extra[1], 8 * count, va, len);
+	if (arr == UINT64_MAX)
+		return refuse(why, whylen, "the module request's array at 0x%llx (%llu pointers) is outside the kernel's image",
+			(ull)q->extra[1], (ull)count);
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t p = lm_ld64(img + arr + 8 * i);
+		uint64_t s = in_block(p, 24, va, len), cmd;
+
+		if (s == UINT64_MAX)
+			return refuse(why, whylen, "internal module %llu: its structure at 0x%llx is outside the kernel's image",
+				(ull)i, (ull)p);
+		out[i].path_off = string_at(img, lm_ld64(img + s), va, len);
+		if (out[i].path_off == UINT64_MAX)
+			return refuse(why, whylen, "internal module %llu: its path at 0x%llx is missing, outside the kernel's image or unterminated",
+				(ull)i, (ull)lm_ld64(img + s));
+		cmd = lm_ld64(img + s + 8);
+		out[i].cmdline_off = cmd ? string_at(img, cmd, va, len) : UINT64_MAX;
+		if (cmd && out[i].cmdline_off == UINT64_MAX)
+			return refuse(why, whylen, "internal module %llu: its command line at 0x%llx is outside the kernel's image or unterminated",
+				(ull)i, (ull)cmd);
+		out[i].flags = lm_ld64(img + s + 16);
+	}
+	*n = (unsigned)count;
+	return 0;
+}
+
 /* Returns whether the CPU can run paging mode @m. */
 static bool available(uint64_t m, bool la57)
 {

@@ -349,6 +349,81 @@ static void test_limine_req_ids_of_the_other_requests(void **state)
 	assert_int_equal(r.unknown, 0);
 }
 
+#define KVA UINT64_C(0xffffffff80000000)
+
+/* A module request of revision 1 naming two modules, the block at KVA. */
+static void internal_image(void)
+{
+	const uint64_t two[] = { 2, KVA + 0x200 };
+
+	memset(img, 0, IMG);
+	req(0x100, MODULE_ID, 1, two, 2);
+	wr64(0x200, KVA + 0x300);
+	wr64(0x208, KVA + 0x340);
+	wr64(0x300, KVA + 0x400);
+	wr64(0x308, KVA + 0x420);
+	wr64(0x310, 1);
+	wr64(0x340, KVA + 0x440);
+	wr64(0x348, 0);
+	wr64(0x350, 0);
+	memcpy(img + 0x400, "mods/a.bin", 11);
+	memcpy(img + 0x420, "x=1", 4);
+	memcpy(img + 0x440, "b", 2);
+}
+
+static void internal_refused(unsigned cap, const char *needle)
+{
+	struct lm_requests r;
+	struct lm_internal m[4];
+	unsigned n = 99;
+
+	scan_ok(&r);
+	why[0] = 0;
+	assert_int_equal(lm_internal_modules(img, IMG, KVA, &r, m, cap, &n, why, sizeof(why)), -1);
+	if (!strstr(why, needle))
+		fail_msg("refusal \"%s\" does not say \"%s\"", why, needle);
+	assert_memory_equal(img, copy, IMG);
+}
+
+static void test_limine_req_internal_modules(void **state)
+{
+	struct lm_requests r;
+	struct lm_internal m[4];
+	unsigned n = 99;
+
+	(void)state;
+	internal_image();
+	scan_ok(&r);
+	assert_int_equal(lm_internal_modules(img, IMG, KVA, &r, m, 4, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal((const char *)img + m[0].path_off, "mods/a.bin");
+	assert_string_equal((const char *)img + m[0].cmdline_off, "x=1");
+	assert_true(m[0].flags == 1);
+	assert_string_equal((const char *)img + m[1].path_off, "b");
+	assert_true(m[1].cmdline_off == UINT64_MAX && m[1].flags == 0);
+
+	internal_refused(1, "lists 2 internal modules, more than 1");
+	internal_image();
+	wr64(0x100 + 56, KVA + IMG - 8);                 /* the array's second pointer past the end */
+	internal_refused(4, "array at 0xffffffff80003ff8 (2 pointers) is outside");
+	internal_image();
+	wr64(0x208, 0x1234);
+	internal_refused(4, "internal module 1: its structure at 0x1234 is outside");
+	internal_image();
+	memset(img + IMG - 3, 'z', 3);
+	wr64(0x340, KVA + IMG - 3);                      /* runs to the end unterminated */
+	internal_refused(4, "internal module 1: its path at 0xffffffff80003ffd is missing, outside the kernel's image or unterminated");
+	internal_image();
+	wr64(0x308, KVA + IMG);
+	internal_refused(4, "internal module 0: its command line at 0xffffffff80004000 is outside");
+
+	internal_image();
+	wr64(0x100 + 32, 0);                             /* revision 0: no internal modules */
+	scan_ok(&r);
+	assert_int_equal(lm_internal_modules(img, IMG, KVA, &r, m, 4, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 0);
+}
+
 /*
  * Images of random length made of random words, the magics, markers, tag
  * and identifiers among them at random: every scan is refused with a
@@ -432,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_limine_req_stack_size),
 		cmocka_unit_test(test_limine_req_ids_of_the_other_requests),
 		cmocka_unit_test(test_limine_req_random_images_refused_or_sound),
+		cmocka_unit_test(test_limine_req_internal_modules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
