@@ -211,7 +211,7 @@ judge_kernel()
 	st=$?
 	# a kernel locked down by Secure Boot refuses /init the exit port:
 	# it powers off instead (status 0), and the kernel says why
-	if log_has 'Lockdown: init: ioperm is restricted' "$BOOT_LOG"; then
+	if log_has 'Lockdown: init: (ioperm|raw io port access) is restricted' "$BOOT_LOG"; then
 		check_status "$st" 0 "$tag: the kernel reached /init, locked down: it powered off (status 0)"
 	else
 		check_status "$st" "$INIT_PASSED" "$tag: the kernel reached /init, which passed (status 0x20)"
