@@ -302,7 +302,8 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # reaching one of these modules fails to compile here.
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject.c \
 	checks/registry.c core/verdict.c lib/model.c lib/sha256.c lib/trust.c \
-	cpu/gdt.c cpu/la57plan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
+	cpu/gdt.c cpu/la57plan.c limine/elf.c limine/lmmap.c limine/requests.c \
+	limine/responses.c limine/lmplan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	report/serline.c \
 	smp/smpcore.c)
@@ -398,7 +399,7 @@ check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps-build
 # the secureboot suite can boot it under Secure Boot.
 test: | deps-test
 	$(Q)rm -f $(IMAGE)
-	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain linux-initrd linux-signed
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) all image fbrender chain linux-initrd linux-signed limine
 	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) signed-image TRUST='$(LINUX_INITRD)'
 	$(Q)JOBS='$(JOBS)' TEST_LOGS='$(TEST_LOGS)' tests/run-suites.sh $(TEST_SUITES)
 
@@ -723,3 +724,4 @@ $(BUILD)/host/tests/unit/test_fbcon.c.o: $(FONT_INC)
 
 # Installation (make install, check-install) and mutation testing (make mutants).
 include mk/install.mk mk/mutants.mk
+include mk/limine.mk

@@ -23,6 +23,7 @@
 #include "fw/fsfile.h"
 #include "checks/registry.h"
 #include "core/end.h"
+#include "core/limine.h"
 #include "core/mode.h"
 #include "opts/optcheck.h"
 #include "fw/owned.h"
@@ -279,7 +280,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		report_note(app.rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
 			    "ignored, %s", src.foreign,
 			    src.cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
-	if (run_start(&app, boot.t0))
+	/* a Limine-protocol kernel's paging mode request may choose the run's levels */
+	if (run_start(&app, boot.t0, li, limine_levels))
 		app.mode->run(&app, &boot);   /* returns with boot services only */
 
 	tss_page_put(tss_page);

@@ -29,8 +29,11 @@ void ptlab_wx_judge(struct ptlab_wx_tally *t, uint64_t va, uint64_t pa, uint64_t
 	if ((flags & PT_WRITE) && (flags & PT_EXEC)) {
 		switch (t->exempt ? t->exempt(t->ctx, va, pa, size) : PTLAB_WX_FORBIDDEN) {
 		case PTLAB_WX_LISTED:
+			/* mapped RWX on purpose as a whole, the MMIO it holds included */
 			t->wx_listed += size;
-			break;
+			if (va == 0)
+				t->page0 = true;
+			return;
 		case PTLAB_WX_RUNTIME:
 			t->wx_exempt += size;
 			break;
@@ -73,11 +76,19 @@ int ptlab_lint(struct ptlab_build *b, bool in_use, struct pt_lint *l)
 
 int ptlab_wx_add(struct ptlab_wx *w, uint64_t va, uint64_t pa, uint64_t len, const char *why)
 {
-	if (!len || ((va | pa | len) & (PT_PAGE_SIZE - 1)) || va + len < va || pa + len < pa)
+	return ptlab_wx_add_cache(w, va, pa, len, PTLAB_WX_CACHE_KEEP, why);
+}
+
+int ptlab_wx_add_cache(struct ptlab_wx *w, uint64_t va, uint64_t pa, uint64_t len,
+		       unsigned cache, const char *why)
+{
+	if ((cache != PTLAB_WX_CACHE_KEEP && (cache & ~PT_CACHE_MASK)) || !len ||
+	    ((va | pa | len) & (PT_PAGE_SIZE - 1)) || va + len < va || pa + len < pa)
 		return PT_EINVAL;
 	if (w->n >= PTLAB_WX_EXEMPT_MAX)
 		return PT_ECAPACITY;
-	w->e[w->n++] = (struct wx_exempt){ .va = va, .pa = pa, .len = len, .why = why };
+	w->e[w->n++] = (struct wx_exempt){ .va = va, .pa = pa, .len = len, .why = why,
+					   .cache = cache };
 	return PT_OK;
 }
 
@@ -110,7 +121,13 @@ int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *wh
 
 unsigned ptlab_wx_expect(const struct ptlab_wx *w, uint64_t va, uint64_t pa, unsigned flags)
 {
-	return ptlab_wx_find(w, va, pa, PT_PAGE_SIZE) ? flags | PT_WRITE | PT_EXEC : flags;
+	const struct wx_exempt *e = ptlab_wx_find(w, va, pa, PT_PAGE_SIZE);
+
+	if (!e)
+		return flags;
+	if (e->cache != PTLAB_WX_CACHE_KEEP)
+		flags = (flags & ~PT_CACHE_MASK) | e->cache;
+	return flags | PT_WRITE | PT_EXEC;
 }
 
 size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *buf, size_t cap)

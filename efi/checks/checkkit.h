@@ -88,6 +88,15 @@ int ptlab_wx_visit(void *arg, const struct pt_leaf *l);
 int ptlab_wx_add(struct ptlab_wx *w, uint64_t va, uint64_t pa, uint64_t len, const char *why);
 
 /*
+ * ptlab_wx_add() for a range mapped with its own cache type @cache (a
+ * PT_CACHE() value, the same for every page; PTLAB_WX_CACHE_KEEP: each
+ * page's class's), as a boot protocol that fixes the type maps it.  Same
+ * returns; PT_EINVAL too for @cache with bits outside PT_CACHE_MASK.
+ */
+int ptlab_wx_add_cache(struct ptlab_wx *w, uint64_t va, uint64_t pa, uint64_t len,
+		       unsigned cache, const char *why);
+
+/*
  * The entry whose range holds all of [va, va + len) mapped to pa the
  * same way (pa - entry's pa == va - entry's va), or NULL.
  */
@@ -104,8 +113,9 @@ int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *wh
 
 /*
  * What the coverage check expects of the page va -> pa whose memory-map
- * class gives it @flags: @flags with PT_WRITE and PT_EXEC added when the
- * list holds that page mapped that way, else @flags unchanged.
+ * class gives it @flags: @flags with PT_WRITE and PT_EXEC added (and the
+ * cache type replaced by the entry's own, when it has one) when the list
+ * holds that page mapped that way, else @flags unchanged.
  */
 unsigned ptlab_wx_expect(const struct ptlab_wx *w, uint64_t va, uint64_t pa, unsigned flags);
 

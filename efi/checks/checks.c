@@ -733,7 +733,7 @@ static const uint64_t alias_const = UINT64_C(0x50544c4142210000);
 /* The image alias of @addr, an address in the image. */
 static uint64_t image_alias_of(const struct ptlab *p, const void *addr)
 {
-	return PT_IMAGE_BASE + ((uint64_t)(uintptr_t)addr - p->build.image.base);
+	return p->build.image_va + ((uint64_t)(uintptr_t)addr - p->build.image.base);
 }
 
 static void check_image_alias(struct ptlab *p, const struct ptlab_check *self)
@@ -758,7 +758,7 @@ static void check_image_alias(struct ptlab *p, const struct ptlab_check *self)
 			    (unsigned long long)fn_va, (unsigned long long)r);
 	else
 		report_ok(p->rep, "image alias: function called and constant read at 0x%llx",
-			  (unsigned long long)PT_IMAGE_BASE);
+			  (unsigned long long)p->build.image_va);
 }
 
 static void check_faults(struct ptlab *p, const struct ptlab_check *self)

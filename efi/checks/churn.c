@@ -680,13 +680,28 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
 	return true;
 }
 
+/*
+ * The flags to map [va, va + len) -> pa with again: @flags as they were,
+ * with PT_ALLOW_WX when they are W+X and the run's exemption list holds
+ * that range (a boot protocol's RWX window); anything else W+X stays
+ * refused by pt_map.
+ */
+static unsigned again_flags(const struct ptlab *p, uint64_t va, uint64_t pa, uint64_t len,
+			    unsigned flags)
+{
+	if ((flags & PT_WRITE) && (flags & PT_EXEC) && ptlab_wx_find(&p->wx, va, pa, len))
+		return flags | PT_ALLOW_WX;
+	return flags;
+}
+
 static void typed_put_back(struct ptlab *p, uint64_t va, uint64_t len,
 			   const struct ptlab_churn_typed *o)
 {
+	uint64_t pa = va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va;
 	struct pt_flushlist fl;
 
-	if (o->mapped && pt_map(&p->build.space, va, va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va, len,
-				o->flags, PT_PAGE_4K, &fl) != PT_OK)
+	if (o->mapped && pt_map(&p->build.space, va, pa, len, again_flags(p, va, pa, len, o->flags),
+				PT_PAGE_4K, &fl) != PT_OK)
 		fail(p, "typed window: identity or HHDM alias not restored", va, 0, 0);
 }
 
@@ -700,7 +715,8 @@ static void typed_merge(struct ptlab *p, const struct ptlab_churn_typed *o)
 	if (!o->mapped || !l->level)
 		return;
 	if (pt_unmap(&p->build.space, va, l->size, 0, &fl) != PT_OK ||
-	    pt_map(&p->build.space, va, pa, l->size, o->flags, (enum pt_page_size)l->level, &fl) != PT_OK)
+	    pt_map(&p->build.space, va, pa, l->size, again_flags(p, va, pa, l->size, o->flags),
+		   (enum pt_page_size)l->level, &fl) != PT_OK)
 		report_fail(p->rep, "churn: the %s leaf 0x%llx around the typed window was not "
 			    "restored", l->level == 2 ? "1 GiB" : "2 MiB", (unsigned long long)va);
 }

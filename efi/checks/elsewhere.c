@@ -126,11 +126,38 @@ const struct ptlab_check check_linux_entry = {
 		NULL, NULL },
 };
 
+const struct ptlab_check check_limine_digest = {
+	"limine: the tables handed over are the checked plan built again", PTLAB_PHASE_ELSEWHERE,
+	NULL, { "limine-digest", "page 0 mapped before the comparison with the checked build",
+		PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+const struct ptlab_check check_limine_segments = {
+	"limine: the kernel's segments mapped at their addresses with their permissions",
+	PTLAB_PHASE_ELSEWHERE, NULL,
+	{ "limine-segment", "the W (or else X) bit of the last page of the kernel's first segment flipped",
+	  PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+const struct ptlab_check check_limine_read = {
+	"limine: the CPU reads the responses through the HHDM and the entry as in the file",
+	PTLAB_PHASE_ELSEWHERE, NULL,
+	{ "limine-entry", "the entry bytes expected with one byte flipped", PTLAB_FAULT_HOOK,
+	  NULL, NULL },
+};
+
+const struct ptlab_check check_limine_aps = {
+	"limine: every AP parked on the tables handed over", PTLAB_PHASE_ELSEWHERE, NULL,
+	{ "limine-park", "the first AP's CR3 as it reported it taken for wrong",
+	  PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
 ptlab_check_table elsewhere_table = {
 	&check_frames_returned, &check_memory_types, &check_smp_madt, &check_smp_aps_on_tables,
 	&check_smp_ap_alias, &check_smp_ap_call, &check_smp_ap_pf, &check_smp_ap_ad,
 	&check_smp_shootdowns, &check_la57_preconditions, &check_la57_back_to_4,
-	&check_linux_digest, &check_linux_mapped, &check_linux_entry, NULL,
+	&check_linux_digest, &check_linux_mapped, &check_linux_entry, &check_limine_digest,
+	&check_limine_segments, &check_limine_read, &check_limine_aps, NULL,
 };
 
 

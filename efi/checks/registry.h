@@ -162,5 +162,9 @@ extern const struct ptlab_check check_la57_back_to_4;
 extern const struct ptlab_check check_linux_digest;
 extern const struct ptlab_check check_linux_mapped;
 extern const struct ptlab_check check_linux_entry;
+extern const struct ptlab_check check_limine_digest;
+extern const struct ptlab_check check_limine_segments;
+extern const struct ptlab_check check_limine_read;
+extern const struct ptlab_check check_limine_aps;
 
 #endif

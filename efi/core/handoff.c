@@ -17,7 +17,7 @@
  * identity mapped) or isa-debug-exit; there is nothing to return to.  What
  * is prepared before for after lives in the run's state (p->exit).
  *
- * mode_handoff at the end; the kernel mode (linux.c) is this run with
+ * mode_handoff at the end; the kernel mode (kernel.c) is this run with
  * hooks of its own (struct mode's before_exit, plan, after_checks).
  *
  * Calls down into the shared pipeline (run.c).  Firmware calls before the

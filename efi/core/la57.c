@@ -17,12 +17,17 @@
 
 #define BELOW_4G        UINT64_C(0x100000000)
 
-bool la57_setup(struct ptlab *p)
+bool la57_setup(struct ptlab *p, EFI_LOADED_IMAGE *li,
+		unsigned (*kernel_levels)(struct ptlab *p, EFI_LOADED_IMAGE *li))
 {
 	EFI_PHYSICAL_ADDRESS pa = BELOW_4G - 1;
+	unsigned asked;
 
 	p->cpu.fw_levels = p->cpu.caps.la57_enabled ? 5 : 4;
 	p->build.levels = p->opts.levels ? p->opts.levels : p->cpu.fw_levels;
+	/* no --levels: a Limine-protocol kernel's paging mode request decides */
+	if (!p->opts.levels && p->opts.kernel[0] && kernel_levels && (asked = kernel_levels(p, li)))
+		p->build.levels = asked;
 	if (p->build.levels == 5 && !p->cpu.caps.la57) {
 		report_skip(p->rep, "5-level phase", "--levels=5 but the CPU has no LA57 "
 			    "(CPUID.(EAX=7,ECX=0):ECX[16]=0); the 4-level suite runs instead");

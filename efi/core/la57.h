@@ -10,15 +10,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <efi.h>
+
 struct ptlab;
 
 /*
  * Decide the run's paging levels from --levels, the firmware's mode and
  * CPUID, and allocate the trampoline when a switch is needed (boot services
  * required).  A 5-level request without LA57 becomes a SKIP of the 5-level
- * phase and a 4-level run.  Returns false when the run cannot go on.
+ * phase and a 4-level run.  With --kernel and no --levels,
+ * @kernel_levels(p, @li) when it answers 4 or 5 (main.c passes
+ * limine_levels: a Limine-protocol kernel's paging mode request; given by
+ * the caller, as limine.c calls up into the pipeline that calls this).
+ * Returns false when the run cannot go on.
  */
-bool la57_setup(struct ptlab *p);
+bool la57_setup(struct ptlab *p, EFI_LOADED_IMAGE *li,
+		unsigned (*kernel_levels)(struct ptlab *p, EFI_LOADED_IMAGE *li));
 
 /* Free the trampoline at the end of a firmware-mode run (boot services required). */
 void la57_release(struct ptlab *p);

@@ -1,33 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel mode: the hand-off ending in a Linux kernel (--kernel, --initrd,
- * --cmdline; mode_kernel at the end of this file).
+ * The Linux boot protocol below the kernel pipeline (kernel.c; --kernel
+ * with a bzImage, --initrd, --cmdline).
  *
- * Before ExitBootServices: the kernel and the initrd are read whole from
- * the boot volume, the setup header judged (linuxboot.c), the protected-
- * mode kernel placed at pref_address when that range is free, else at the
- * lowest kernel_alignment-aligned free range that holds init_size; the
- * initrd below initrd_addr_max; the zero page and the command line below
- * 4 GiB.  Every page is ours and recorded (owned.c), so the frame
- * allocator after hand-off never hands one out.
+ * Before ExitBootServices: the setup header judged (linuxboot.c), the
+ * protected-mode kernel placed at pref_address when that range is free,
+ * else at the lowest kernel_alignment-aligned free range that holds
+ * init_size; the initrds read at their size below initrd_addr_max; the
+ * zero page and the command line below 4 GiB.  Every page comes from
+ * kernel_alloc(), so the frame allocator after hand-off never hands one
+ * out and a refusal gives each back.
  *
- * After the checks: the checked plan is applied again to fresh frames and
- * the result compared leaf for leaf (by digest) with the build the checks
- * ran on; the CPU reads the kernel's entry and executes in its range
- * through it; the e820 table comes from the final memory map.  Then
+ * After the checks and the pipeline's rebuild by digest: the CPU reads
+ * the kernel's entry and executes in its range through the tables to hand
+ * over; the e820 table comes from the final memory map.  Then
  * linux_jump().
  *
  * Firmware calls (before ExitBootServices only): the file protocols
  * (fsfile.c), Secure Boot's verification (verify.c), AllocatePages
- * (AllocateAddress, AllocateMaxAddress), FreePages, the configuration
- * table (fw_config_table: the ACPI RSDP; fw_smbios_vendor), GetVariable
- * (fw_variable) for the facts the kernel's view is compared with.
+ * through kernel_alloc(), the configuration table (fw_config_table: the
+ * ACPI RSDP; fw_smbios_vendor), GetVariable (fw_variable) for the facts
+ * the kernel's view is compared with.
  */
 #include <efi.h>
 #include <efilib.h>
 
 #include "core/end.h"
 #include "core/handoff.h"
+#include "core/kalloc.h"
+#include "core/kernel.h"
 #include "fw/firmware.h"
 #include "report/fmt.h"
 #include "fw/fsfile.h"
@@ -42,7 +43,6 @@
 
 #include <ptlab/pte.h>
 
-#define KERNEL_MAX      (256u << 20)          /* a larger --kernel is refused */
 #define INITRD_MAX      (UINT64_C(1) << 40)   /* larger --initrd files together are refused */
 #define INITRD_ALIGN    4u                    /* each initrd starts 4-byte aligned (cpio) */
 #define EFIVAR_MAX      64u                   /* bytes of the EFI variable the facts show */
@@ -50,31 +50,6 @@
 #define BELOW_4G        UINT64_C(0xffffffff)
 #define RET_OPCODE      0xc3u
 #define BDA_BASE_MEM_KIB 0x413u               /* BIOS data area: base memory size in KiB */
-
-static UINTN pages_of(uint64_t bytes)
-{
-	return (UINTN)(pt_align_up(bytes, PT_PAGE_SIZE) / PT_PAGE_SIZE);
-}
-
-/* AllocatePages of @type at *@pa for @bytes; recorded as ours on success. */
-static EFI_STATUS alloc_pages(EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa)
-{
-	EFI_PHYSICAL_ADDRESS a = *pa;
-	EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, type, EfiLoaderData,
-					  pages_of(bytes), &a);
-
-	if (st == EFI_SUCCESS) {
-		owned_add(a, pt_align_up(bytes, PT_PAGE_SIZE));
-		*pa = a;
-	}
-	return st;
-}
-
-static void free_pages(uint64_t pa, uint64_t bytes)
-{
-	if (pa)
-		uefi_call_wrapper(BS->FreePages, 2, pa, pages_of(bytes));
-}
 
 /*
  * pref_address when [pref, pref + bytes) can be had; else, for a
@@ -87,7 +62,7 @@ static uint64_t place_kernel(struct ptlab *p, const struct lb_kernel *k, uint64_
 	uint64_t align = k->kernel_alignment, pa = k->pref_address, from, limit;
 
 	if (pa >= LOW_LIMIT && !(pa & (PT_PAGE_SIZE - 1)) &&
-	    alloc_pages(AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
+	    kernel_alloc(p, AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
 		p->kern.how = "pref_address";
 		return pa;
 	}
@@ -99,7 +74,7 @@ static uint64_t place_kernel(struct ptlab *p, const struct lb_kernel *k, uint64_
 	     from = pa + align) {
 		uint64_t at = pa;
 
-		if (alloc_pages(AllocateAddress, bytes, &at) == EFI_SUCCESS) {
+		if (kernel_alloc(p, AllocateAddress, bytes, &at) == EFI_SUCCESS) {
 			p->kern.how = "lowest fit";
 			return at;
 		}
@@ -124,21 +99,6 @@ static size_t str_len(const char *s)
 	while (s[n])
 		n++;
 	return n;
-}
-
-/* Undo every allocation of a linux_load() that failed. */
-static void unload(struct ptlab *p, uint64_t file_pa, uint64_t file_len)
-{
-	struct ptlab_kernel *k = &p->kern;
-
-	fsfile_unload(file_pa, file_len);
-	free_pages(k->load_pa, k->init_bytes);
-	free_pages(k->initrd_pa, k->initrd_bytes);
-	free_pages(k->zero_page_pa, 2 * PT_PAGE_SIZE);
-	free_pages(k->ext_pa, k->ext_cap);
-	free_pages((uint64_t)(uintptr_t)k->e820, k->e820_cap * sizeof(struct lb_e820));
-	free_pages((uint64_t)(uintptr_t)k->setup, LB_SETUP_COPY);
-	*k = (struct ptlab_kernel){ 0 };
 }
 
 /*
@@ -197,10 +157,10 @@ static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li, const struct ver
 		total += f[n].size;
 	}
 	pa = k->hdr.initrd_addr_max;
-	st = alloc_pages(AllocateMaxAddress, total, &pa);
+	st = kernel_alloc(p, AllocateMaxAddress, total, &pa);
 	if (st != EFI_SUCCESS && (k->hdr.xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G)) {
 		pa = (UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1;
-		st = alloc_pages(AllocateMaxAddress, total, &pa);
+		st = kernel_alloc(p, AllocateMaxAddress, total, &pa);
 	}
 	if (st != EFI_SUCCESS) {
 		report_fail(p->rep, "linux: initrd %s%s (%llu bytes) does not fit below the "
@@ -259,45 +219,40 @@ static void report_firmware_view(struct ptlab *p)
 }
 
 /*
- * Before ExitBootServices, after the memory map was normalized: read the
- * kernel and the initrd from the boot volume, judge the setup header,
- * place the kernel, the initrd, the zero page and the command line in
- * pages of ours.  Under Secure Boot the kernel (a PE image) and the initrd
- * (by the built-in digests) are verified as read, and placed from the
- * bytes verified.  @self: our image handle.  @map_cap: memory-map ranges
- * the final map may have.
+ * Before ExitBootServices, after the memory map was normalized: judge the
+ * setup header of the kernel file @f (kernel.c read it at its size), read
+ * the initrds, place the kernel, the initrds, the zero page and the
+ * command line in pages of kernel_alloc().  Under Secure Boot the kernel
+ * (a PE image) and the initrds (by the built-in digests) are verified as
+ * read, and placed from the bytes verified.  @b: our image and its
+ * handle.  @map_cap: memory-map ranges the final map may have.
  * Returns PT_OK, or an error after a failure line naming the file and the
- * reason; then nothing stays allocated and p->kern.on is false.
+ * reason (kernel.c then gives back every page).
  */
-static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE self, unsigned map_cap)
+static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct mode_boot *b,
+		      unsigned map_cap)
 {
-	const struct verify_src src = { self, li->DeviceHandle, p->rep };
+	const struct verify_src src = { b->image, b->li->DeviceHandle, p->rep };
 	struct ptlab_kernel *k = &p->kern;
 	const struct opts *o = &p->opts;
-	char why[256];
-	uint64_t file_pa = 0, len = 0;
-	const char *file;
+	const char *file = (const char *)f->buf;
+	uint64_t len = f->len;
 	size_t cmdline = str_len(o->cmdline);
+	char why[256];
 	uint64_t pa;
 
-	*k = (struct ptlab_kernel){ 0 };
-	if (fsfile_load(li->DeviceHandle, o->kernel, KERNEL_MAX, UINT64_MAX, &file_pa, &len, why,
-			sizeof(why)) != EFI_SUCCESS) {
-		report_fail(p->rep, "linux: kernel %s", why);
-		goto fail;
+	if (o->nmodules || o->kaslr) {
+		report_fail(p->rep, "linux: kernel %s refused: --module and --kaslr are the Limine "
+			    "protocol's; a bzImage takes --initrd", o->kernel);
+		return PT_EINVAL;
 	}
-	if (len == 0) {
-		report_fail(p->rep, "linux: kernel %s is empty", o->kernel);
-		goto fail;
-	}
-	file = (const char *)(uintptr_t)file_pa;
 	if (!verified(p, &src, "kernel", o->kernel, file, len, VERIFY_PE))
-		goto fail;
+		return PT_EINVAL;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
 	    lb_check_run(&k->hdr, p->opts.levels ? p->opts.levels : p->build.levels,
 			 p->cpu.caps.la57, cmdline, why, sizeof(why)) != LB_OK) {
 		report_fail(p->rep, "linux: kernel %s refused: %s", o->kernel, why);
-		goto fail;
+		return PT_EINVAL;
 	}
 
 	k->init_bytes = pt_align_up(k->hdr.init_size, PT_PAGE_SIZE);
@@ -308,25 +263,23 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE self, un
 			    (unsigned long long)k->hdr.pref_address,
 			    k->hdr.relocatable ? " or at any kernel_alignment-aligned address" :
 			    " (not relocatable)");
-		goto fail;
+		return PT_EINVAL;
 	}
 	k->pm_bytes = k->hdr.pm_bytes;
 	CopyMem((void *)(uintptr_t)k->load_pa, (void *)(file + k->hdr.pm_offset), k->pm_bytes);
 	CopyMem(k->entry_bytes, (void *)(file + k->hdr.pm_offset + LB_ENTRY64_OFF),
 		sizeof(k->entry_bytes));
 	pa = 0;
-	if (alloc_pages(AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(p, AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->setup = (uint8_t *)(uintptr_t)pa;
 	CopyMem(k->setup, (void *)file, LB_SETUP_COPY);
-	fsfile_unload(file_pa, len);
-	file_pa = len = 0;
-	if (o->ninitrd && !load_initrds(p, li, &src))
-		goto fail;
+	if (o->ninitrd && !load_initrds(p, b->li, &src))
+		return PT_EINVAL;
 
 	/* the zero page, then the command line (cmd_line_ptr has 32 bits) */
 	pa = BELOW_4G;
-	if (alloc_pages(AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(p, AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->zero_page_pa = pa;
 	k->cmdline_pa = pa + PT_PAGE_SIZE;
@@ -336,12 +289,12 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE self, un
 	/* the e820 table and the room for entries past the zero page's 128 */
 	k->e820_cap = map_cap;
 	pa = 0;
-	if (alloc_pages(AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
+	if (kernel_alloc(p, AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->e820 = (void *)(uintptr_t)pa;
 	k->ext_cap = lb_e820_ext_bytes(map_cap);
 	pa = 0;
-	if (k->ext_cap && alloc_pages(AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
+	if (k->ext_cap && kernel_alloc(p, AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->ext_pa = pa;
 	k->acpi_rsdp = find_rsdp();
@@ -350,7 +303,6 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE self, un
 			    "kernel finds ACPI through efi_info's system table", k->hdr.version >> 8,
 			    k->hdr.version & 0xff);
 	report_firmware_view(p);
-	k->on = true;
 	report_fact(p->rep, "linux-load", "kernel=%s protocol=%u.%02u xloadflags=0x%x load=0x%llx "
 		    "(%s) init_size=0x%x pref_address=0x%llx kernel_alignment=0x%x initrd=0x%llx+0x%llx "
 		    "boot_params=0x%llx cmdline_bytes=%llu acpi_rsdp=0x%llx", o->kernel,
@@ -365,8 +317,6 @@ static int linux_load(struct ptlab *p, EFI_LOADED_IMAGE *li, EFI_HANDLE self, un
 nomem:
 	report_fail(p->rep, "linux: no memory for the kernel's zero page, command line, e820 "
 		    "table or setup header copy");
-fail:
-	unload(p, file_pa, len);
 	return PT_EINVAL;
 }
 
@@ -508,56 +458,30 @@ static void report_no_e820_equivalent(struct ptlab *p)
 			    m->quirk_count[PT_QUIRK_UNKNOWN_TYPE]);
 }
 
-static int not_handed_over(struct ptlab *p)
+/* --inject=linux-digest: page 0 mapped before the comparison. */
+static bool plant_digest(struct ptlab *p)
 {
-	report_note(p->rep, "linux: not handed over: %u check(s) failed%s", p->rep->failed,
-		    p->aborted ? ", the run was aborted" : "");
-	return PT_EINVAL;
+	if (map_page0(p) != PT_OK)
+		return false;
+	report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
+	return true;
 }
 
 /*
- * After the checks (no boot services): the hierarchy built again from the
- * checked plan and compared with the checked build, the CPU reading and
- * executing through it, the e820 table and the zero page.  PT_OK when the
- * jump may follow (every line reported), an error otherwise.
+ * After the checks and the rebuild (no boot services): page 0 added, the
+ * CPU reading and executing through the tables to hand over, the e820
+ * table and the zero page.  PT_OK when the jump may follow (every line
+ * reported), an error otherwise.
  */
 static int linux_prepare_jump(struct ptlab *p)
 {
 	struct ptlab_kernel *k = &p->kern;
 	struct ptlab_build *b = &p->build;
-	uint64_t leaves, digest;
 	struct lb_load ld;
 	struct lb_efi efi;
 	struct lb_fb fb;
 	int err, n;
 
-	if (p->rep->failed || p->aborted)
-		return not_handed_over(p);
-	/* the checked plan again, on the frames the checks gave back */
-	err = pt_create(&b->space, &b->env, b->levels);
-	if (!err)
-		err = pt_plan_apply(&b->space, &b->plan);
-	if (err) {
-		report_fail(p->rep, "linux: the tables to hand over could not be built: %s",
-			    pt_strerror(err));
-		if (b->space.root_pa)
-			pt_destroy(&b->space);
-		return not_handed_over(p);
-	}
-	b->our_cr3 = b->space.root_pa;
-	if (inject_on(p, &check_linux_digest) && map_page0(p) == PT_OK)
-		report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
-	digest = run_digest(&b->space, &leaves);
-	if (digest == b->digest && leaves == b->digest_leaves)
-		report_ok(p->rep, "linux: the tables handed over (root 0x%llx) are the checked plan "
-			  "built again: %llu leaves, the same digest 0x%llx as the build the checks "
-			  "ran on", (unsigned long long)b->our_cr3, (unsigned long long)leaves,
-			  (unsigned long long)digest);
-	else
-		report_fail(p->rep, "linux: the tables to hand over differ from the checked build: "
-			    "%llu leaves digest 0x%llx, checked %llu leaves digest 0x%llx",
-			    (unsigned long long)leaves, (unsigned long long)digest,
-			    (unsigned long long)b->digest_leaves, (unsigned long long)b->digest);
 	/*
 	 * Page 0, left out of every checked build as a null guard, is mapped
 	 * RW+NX now: the decompressor reads the BIOS data area (0x40e, 0x413)
@@ -568,7 +492,7 @@ static int linux_prepare_jump(struct ptlab *p)
 		if (err) {
 			report_fail(p->rep, "linux: page 0 (the BIOS data area) could not be mapped: %s",
 				    pt_strerror(err));
-			return not_handed_over(p);
+			return PT_EINVAL;
 		}
 	}
 	if (inject_on(p, &check_linux_mapped)) {
@@ -601,7 +525,7 @@ static int linux_prepare_jump(struct ptlab *p)
 	n = lb_e820_build(&b->map, k->e820, k->e820_cap);
 	if (n < 0 || lb_e820_ext_bytes((unsigned)n) > k->ext_cap) {
 		report_fail(p->rep, "linux: the e820 table needs more than %u entries", k->e820_cap);
-		return not_handed_over(p);
+		return PT_EINVAL;
 	}
 	report_no_e820_equivalent(p);
 	/*
@@ -646,7 +570,7 @@ static int linux_prepare_jump(struct ptlab *p)
 		    (unsigned long long)efi.memmap_pa, (unsigned long long)efi.memmap_bytes,
 		    efi.desc_size, efi.desc_version, efi.secure_boot);
 	k->e820_n = (unsigned)n;
-	return p->rep->failed || p->aborted ? not_handed_over(p) : PT_OK;
+	return p->rep->failed || p->aborted ? PT_EINVAL : PT_OK;
 }
 
 /* linux_asm.S */
@@ -681,17 +605,7 @@ static __attribute__((noreturn)) void linux_jump(struct ptlab *p)
 		       cr4, &gdtr);
 }
 
-/* ---- the mode ---------------------------------------------------------------------- */
-
-/* Before ExitBootServices: the files read and placed, or boot services kept. */
-static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsigned map_cap)
-{
-	if (linux_load(p, b->li, b->image, map_cap) == PT_OK)
-		return PT_OK;
-	report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
-		    "ExitBootServices, nothing of it stays allocated");
-	return PT_EINVAL;
-}
+/* ---- the protocol ------------------------------------------------------------------ */
 
 /*
  * Every check passed on the tables handed over: the APs back to
@@ -713,27 +627,12 @@ static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
 	linux_jump(p);
 }
 
-/* After the checks: the jump when the tables may be handed over; else the hand-off's end. */
-static void kernel_after_checks(struct ptlab *p)
-{
-	if (p->kern.on && linux_prepare_jump(p) == PT_OK)
-		hand_to_linux(p);
-}
-
-/*
- * The kernel mode: the hand-off mode with the kernel placed before
- * ExitBootServices, its W^X exemption in the plan, and the jump after the
- * checks instead of the --end action.
- */
-const struct mode mode_kernel = {
-	.boot_services_gone = true,
-	.option_defaults = handoff_option_defaults,
-	.run = handoff_run,
-	.live_enter = handoff_live_enter,
-	.live_leave = handoff_live_leave,
-	.smp = smp_handoff_run,
-	.own_checks = handoff_ram_sweep,
-	.before_exit = kernel_before_exit,
+const struct kernel_proto kernel_linux = {
+	.name = "linux",
+	.load = linux_load,
 	.plan = linux_plan_exempt,
-	.after_checks = kernel_after_checks,
+	.digest_check = &check_linux_digest,
+	.digest_plant = plant_digest,
+	.prepare = linux_prepare_jump,
+	.enter = hand_to_linux,
 };

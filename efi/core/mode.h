@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The modes (state/mode.h's struct mode): the firmware mode (fwmode.c),
- * the hand-off mode (handoff.c) and the kernel mode (linux.c: a hand-off
- * that ends in a Linux kernel), and which one a run's options choose.
+ * the hand-off mode (handoff.c) and the kernel mode (kernel.c: a hand-off
+ * that ends in a kernel), and which one a run's options choose.
  */
 #ifndef PTLAB_EFI_CORE_MODE_H
 #define PTLAB_EFI_CORE_MODE_H

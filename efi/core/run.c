@@ -136,6 +136,7 @@ int run_plan(struct ptlab *p)
 							PT_WRITE | PT_CACHE(PT_CACHE_WC) };
 		caps.nextra = 1;
 	}
+	p->build.image_va = PT_IMAGE_BASE;
 	err = pt_plan_build(&p->build.map, &p->build.image, &caps, &p->build.plan);
 	/* the LA57 trampoline's code page: RX in the identity map */
 	return err ? err : la57_plan_fixup(p);
@@ -496,7 +497,8 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	p->t.teardown = rdtsc() - t;
 }
 
-bool run_start(struct ptlab *p, uint64_t t0)
+bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
+	       unsigned (*kernel_levels)(struct ptlab *p, EFI_LOADED_IMAGE *li))
 {
 	cpu_caps_read(&p->cpu.caps);
 	p->cpu.fw_cr3 = read_cr3();
@@ -508,7 +510,7 @@ bool run_start(struct ptlab *p, uint64_t t0)
 		return false;
 	}
 	/* the paging levels of the run (and the LA57 trampoline when it switches) */
-	return la57_setup(p);
+	return la57_setup(p, li, kernel_levels);
 }
 
 void run_release(struct ptlab *p)

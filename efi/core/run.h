@@ -21,10 +21,12 @@
 
 /*
  * CPU facts, the environment, the TSC (Stall: boot services needed) and the
- * deadline from @t0; the NX requirement and the paging levels.  False when
- * the run cannot go on (reported).
+ * deadline from @t0; the NX requirement and the paging levels (with
+ * --kernel and no --levels, @kernel_levels(p, @li) may choose them: see
+ * la57_setup).  False when the run cannot go on (reported).
  */
-bool run_start(struct ptlab *p, uint64_t t0);
+bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
+	       unsigned (*kernel_levels)(struct ptlab *p, EFI_LOADED_IMAGE *li));
 /* GetMemoryMap into @m, growing its buffer on EFI_BUFFER_TOO_SMALL (boot services). */
 EFI_STATUS run_get_map(struct rawmap *m);
 /* --dump-memmap: the raw descriptors of @m as "# memmap-raw:" notes. */

@@ -394,6 +394,7 @@ void smp_handoff_run(struct ptlab *p)
 	}
 	sh->our_cr3 = p->build.our_cr3;
 	sh->image_base = p->build.image.base;
+	sh->image_va = p->build.image_va;
 	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
 	if (!sh->x2apic) {
 		apic_mapped = map_apic(p, sh->apic_pa);
@@ -489,6 +490,7 @@ void smp_run(struct ptlab *p)
 	sh->ncpu = sh->table.n;
 	sh->our_cr3 = p->build.our_cr3;
 	sh->image_base = p->build.image.base;
+	sh->image_va = p->build.image_va;
 	sh->tsc_per_us = p->t.tsc_per_us;
 	if (!sh->x2apic) {
 		apic_mapped = map_apic(p, apic_pa);

@@ -29,6 +29,8 @@ int opts_validate(const struct opts *o, char *err, size_t errlen)
 		why = "--kernel needs --mode=handoff: a kernel runs after ExitBootServices";
 	else if (!o->kernel[0] && (o->ninitrd || o->cmdline[0]))
 		why = "--initrd and --cmdline go with --kernel";
+	else if (!o->kernel[0] && (o->nmodules || o->kaslr))
+		why = "--module and --kaslr go with --kernel (a Limine-protocol kernel)";
 	else if (o->kernel[0] && (o->hold || o->raise))
 		why = "--kernel does not go with --hold or --raise: the run must end in the kernel";
 	if (!why)

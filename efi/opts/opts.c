@@ -261,7 +261,7 @@ struct opt_def {
 enum {
 	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
 	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_DUMPFW,
-	O_SERIAL, O_WRONG_RESTORE, O_KERNEL, O_INITRD, O_CMDLINE, O_COUNT
+	O_SERIAL, O_WRONG_RESTORE, O_KERNEL, O_INITRD, O_CMDLINE, O_MODULE, O_KASLR, O_COUNT
 };
 
 static const struct opt_def defs[O_COUNT] = {
@@ -287,6 +287,8 @@ static const struct opt_def defs[O_COUNT] = {
 	[O_KERNEL] = { "kernel", OPT_PATH, NULL, 0, NULL },
 	[O_INITRD] = { "initrd", OPT_PATH, NULL, 0, NULL },
 	[O_CMDLINE] = { "cmdline", OPT_TEXT, NULL, 0, NULL },
+	[O_MODULE] = { "module", OPT_PATH, NULL, 0, NULL },
+	[O_KASLR] = { "kaslr", OPT_FLAG, NULL, 0, NULL },
 };
 
 /* Apply one token "--name[=value]" to @o; false with a message on error. */
@@ -445,6 +447,21 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 		}
 		break;
 	}
+	case O_MODULE:
+		if (o->nmodules == OPTS_MODULES_MAX) {
+			set_err(err, errlen, "--module: at most %u modules", OPTS_MODULES_MAX);
+			return false;
+		}
+		if (!copy_str(o->module[o->nmodules], sizeof(o->module[0]), val)) {
+			set_err(err, errlen, "--module: longer than %u characters",
+				(unsigned)sizeof(o->module[0]) - 1);
+			return false;
+		}
+		o->nmodules++;
+		break;
+	case O_KASLR:
+		o->kaslr = true;
+		break;
 	}
 	return true;
 }
@@ -771,7 +788,10 @@ const char *opts_usage(void)
 	       "                         order (microcode first, then the initramfs)\n"
 	       "  --cmdline=TEXT         its command line, up to the kernel's cmdline_size;\n"
 	       "                         quote it when it has blanks, \\\" is a quote inside:\n"
-	       "                         \"--cmdline=acpi_osi=\\\"!Windows 2015\\\"\"\n";
+	       "                         \"--cmdline=acpi_osi=\\\"!Windows 2015\\\"\"\n"
+	       "  --module=PATH[,TEXT]   a Limine-protocol kernel's module (up to 16), with\n"
+	       "                         its string\n"
+	       "  --kaslr                a random slide for a relocatable Limine kernel\n";
 }
 
 int opts_describe(const struct opts *o, char *buf, size_t size)
@@ -805,10 +825,13 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 			    levels_names[o->levels == 4 ? 1 : o->levels == 5 ? 2 : 0],
 			    serial_names[o->serial], o->wrong_restore);
 
-	char full[1];
+	char full[1], lim[40] = "";
 
 	if (w < 0 || !o->kernel[0])
 		return w;
+	/* a Limine kernel's options, only when given */
+	if (o->nmodules || o->kaslr)
+		fmt_snprintf(lim, sizeof(lim), " modules=%u kaslr=%d", o->nmodules, o->kaslr);
 	/* the whole length, as fmt_snprintf() says it, also when the buffer is full */
 	{
 		char rds[OPTS_INITRD_MAX * OPTS_PATH_MAX];
@@ -825,7 +848,7 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 		}
 		return w + fmt_snprintf((size_t)w < size ? buf + w : full,
 					(size_t)w < size ? size - (size_t)w : sizeof(full),
-					" kernel=%s initrd=%s cmdline=\"%s\"", o->kernel,
-					r ? rds : "none", o->cmdline);
+					" kernel=%s initrd=%s cmdline=\"%s\"%s", o->kernel,
+					r ? rds : "none", o->cmdline, lim);
 	}
 }

@@ -26,6 +26,8 @@
  * (2047 for Debian's), so the kernel's own limit is the one that refuses.
  */
 #define OPTS_CMDLINE_MAX 4096u
+#define OPTS_MODULES_MAX 16u	/* --module= given at most this often */
+#define OPTS_MODULE_MAX  256u	/* --module=PATH[,STRING]: bytes with the NUL */
 
 enum opts_end {
 	OPTS_END_WAIT,		/* wait for a key (or 60 s), then shut down */
@@ -116,6 +118,10 @@ struct opts {
 	char initrd[OPTS_INITRD_MAX][OPTS_PATH_MAX];	/* --initrd=PATH, in the order given */
 	unsigned ninitrd;
 	char cmdline[OPTS_CMDLINE_MAX];	/* --cmdline=TEXT, the kernel's command line */
+	/* Limine-protocol kernels: --module=PATH[,STRING] as given, in order */
+	char module[OPTS_MODULES_MAX][OPTS_MODULE_MAX];
+	unsigned nmodules;
+	bool kaslr;		/* --kaslr: a random slide for a relocatable kernel */
 };
 
 /* Whether --inject named the churn's fault @v (in any list). */

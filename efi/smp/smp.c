@@ -336,7 +336,7 @@ static void ap_checks(struct smp_cpu *c)
 {
 	struct smp_shared *sh = c->sh;
 	uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(uintptr_t)
-		(PT_IMAGE_BASE + ((uint64_t)(uintptr_t)smp_alias_callee - sh->image_base));
+		(sh->image_va + ((uint64_t)(uintptr_t)smp_alias_callee - sh->image_base));
 	volatile uint64_t *e = (volatile uint64_t *)(uintptr_t)c->ad_pte_pa;
 	struct smp_obs o;
 
@@ -1009,7 +1009,7 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 			    (unsigned long long)pattern_of(c->own_pa), (unsigned long long)c->alias_write);
 	if (c->call_got == (uint64_t)c->apic * 5 + 7)
 		report_ok(p->rep, "smp %s: a call through the image alias at 0x%llx returned", n,
-			  (unsigned long long)PT_IMAGE_BASE);
+			  (unsigned long long)c->sh->image_va);
 	else
 		report_fail(p->rep, "smp %s: the image alias call returned 0x%llx, expected 0x%llx", n,
 			    (unsigned long long)c->call_got, (unsigned long long)c->apic * 5 + 7);
@@ -1209,4 +1209,37 @@ int smp_handoff_live(struct ptlab *p)
 			report_fail(p->rep, "smp: %s did not park", cpu_name(c));
 	}
 	return 0;
+}
+
+bool smp_handoff_start_at(struct ptlab *p, unsigned index, uint64_t cr3, uint64_t stack_top,
+			  uint64_t arg, uint64_t entry, const volatile uint32_t *arrived)
+{
+	struct smp_shared *sh = p->smp;
+	struct smp_tramp_data *d;
+	uint32_t cr4 = (uint32_t)(CR4_PAE | (p->build.levels == 5 ? CR4_LA57 : 0));
+	uint64_t end;
+
+	if (!sh || !sh->tramp_pa || index >= sh->ncpu || sh->cpu[index]->bsp)
+		return false;
+	d = (struct smp_tramp_data *)(uintptr_t)(sh->tramp_pa + TD_PAGE_OFF);
+	if (!smp_tramp_fill(d, sh->tramp_pa, (uint32_t)(smp_tramp_pm32 - smp_tramp_start),
+			    (uint32_t)(smp_tramp_lm64 - smp_tramp_start), cr3, cr4, stack_top, arg,
+			    entry))
+		return false;
+	barrier();
+	while (rdtsc() < sh->init_tsc + INIT_DELAY_US * sh->tsc_per_us)
+		cpu_pause();
+	send_icr(sh, sh->cpu[index]->apic, APIC_ICR_STARTUP | APIC_ICR_ASSERT |
+		 (uint32_t)(sh->tramp_pa >> 12));
+	delay_us(sh, SIPI_DELAY_US);
+	if (!*arrived)
+		send_icr(sh, sh->cpu[index]->apic, APIC_ICR_STARTUP | APIC_ICR_ASSERT |
+			 (uint32_t)(sh->tramp_pa >> 12));
+	end = deadline_us(sh, SIPI_WAIT_US);
+	while (!*arrived && rdtsc() < end)
+		cpu_pause();
+	if (*arrived)
+		return true;
+	send_init(sh, sh->cpu[index]->apic);   /* so a late start cannot take the next AP's stack */
+	return false;
 }

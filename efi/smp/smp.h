@@ -115,6 +115,7 @@ struct smp_shared {
 	uint64_t blocks, block_pages; /* the per-CPU blocks as allocated */
 	uint64_t our_cr3;
 	uint64_t image_base;
+	uint64_t image_va;            /* where the plan maps the image again */
 	uint64_t deadline;            /* TSC: every AP leaves by then */
 	uint64_t tsc_per_us;
 	uint16_t sel_cs, sel_ss;      /* the BSP's selectors, which every AP must share */
@@ -189,6 +190,17 @@ void smp_send_exit(struct smp_shared *sh);
  */
 unsigned smp_handoff_init_aps(struct ptlab *p);
 int smp_handoff_live(struct ptlab *p);
+
+/*
+ * A kernel that takes its APs parked (the Limine protocol), after
+ * smp_handoff_init_aps(): SIPI-SIPI CPU @index (an AP) through the
+ * trampoline onto @cr3 (below 4 GiB), to call entry(@arg) on @stack_top;
+ * true once *@arrived became non-zero (the entry's first word of life),
+ * within 10 s.  Else the AP is sent INIT again and false returned.  One
+ * AP at a time: the trampoline's data page is shared.
+ */
+bool smp_handoff_start_at(struct ptlab *p, unsigned index, uint64_t cr3, uint64_t stack_top,
+			  uint64_t arg, uint64_t entry, const volatile uint32_t *arrived);
 
 /*
  * Every CPU on the built tables (smp_fw.c): per-CPU checks on each AP,

@@ -11,7 +11,7 @@
  * What differs by who started a thing (how an AP's end reads, whether the
  * fatal path switches paging levels back) is passed or installed by the
  * caller that knows.  The shared code never tests which mode it is.  The
- * implementations: core/fwmode.c, core/handoff.c, core/linux.c
+ * implementations: core/fwmode.c, core/handoff.c, core/kernel.c
  * (core/mode.h picks one from the options).  The end of a run is not an
  * operation: core/end.c is the one --end path for every mode, and what
  * differs there is only whether boot services are still there; the

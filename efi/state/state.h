@@ -31,6 +31,7 @@
 
 struct report;
 struct smp_shared;
+struct kernel_proto;
 
 /* Where the checks put test mappings: PML4 slots the plan never uses. */
 #define PTLAB_SCRATCH_LOW   UINT64_C(0x0000010000000000)   /* 1 TiB, slot 2 */
@@ -77,6 +78,11 @@ struct ptlab_build {
 	unsigned levels;             /* of the hierarchies built (4 or 5) */
 	struct pt_memmap map;
 	struct pt_image image;
+	/*
+	 * Where the plan maps the image again: PT_IMAGE_BASE, unless the
+	 * kernel hand-off needs that range for the kernel (core/limine.c).
+	 */
+	uint64_t image_va;
 	struct pt_mat mat;           /* the Memory Attributes Table (n = 0: none; hand-off) */
 	struct pt_plan plan;
 	/* The frame pool: AllocatePages'd pages handed to pt_frames. */
@@ -155,13 +161,21 @@ struct ptlab_exit {
 	uint64_t stack_top;          /* our own stack from ExitBootServices on */
 };
 
+/* Page allocations a kernel's protocol may make (core/kernel.c records them). */
+#define PTLAB_KERNEL_ALLOC_MAX 64u
+
 /*
- * Hand-off mode ending in a Linux kernel (--kernel): where its pieces were
- * placed before ExitBootServices, all in pages of ours (recorded, never
- * handed to the frame allocator).  on == false: no kernel.
+ * Hand-off mode ending in a kernel (--kernel): its protocol and where its
+ * pieces were placed before ExitBootServices, all in pages of ours
+ * (recorded, never handed to the frame allocator).  on == false: no
+ * kernel.  The fields after @nalloc are the Linux protocol's.
  */
 struct ptlab_kernel {
 	bool on;
+	const struct kernel_proto *proto;   /* core/kernel.h: the file's protocol */
+	struct pt_range alloc[PTLAB_KERNEL_ALLOC_MAX];   /* every page taken for it (va = pa) */
+	unsigned nalloc;
+	void *priv;                  /* the protocol's own state, in pages of ours (limine.c) */
 	uint64_t load_pa;            /* the protected-mode kernel, kernel_alignment aligned */
 	uint64_t init_bytes;         /* init_size, page-rounded */
 	uint64_t pm_bytes;           /* bytes of it copied from the file */
@@ -194,7 +208,11 @@ struct ptlab_kernel {
 struct wx_exempt {
 	uint64_t va, pa, len;
 	const char *why;             /* a static string: "RAM below 640 KiB", ... */
+	unsigned cache;              /* PT_CACHE() the range is mapped with, or PTLAB_WX_CACHE_KEEP */
 };
+
+/* An exemption that leaves each page the cache type of its memory-map class. */
+#define PTLAB_WX_CACHE_KEEP (~0u)
 
 struct ptlab_wx {
 	struct wx_exempt e[PTLAB_WX_EXEMPT_MAX];

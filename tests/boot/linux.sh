@@ -438,12 +438,13 @@ refused()
 }
 refused trunc 'truncated: 4000000 bytes, the header says' "a truncated file"
 refused k32 'a 32-bit-only kernel: xloadflags 0x7e has no XLF_KERNEL_64' "no 64-bit entry"
-refused initrd.img 'not a bzImage' "a file that is not a bzImage"
+check_log '^not ok [0-9]+ - kernel: \\boot\\initrd.img refused: a cpio archive \(an initramfs\?\): neither a bzImage nor an ELF file' \
+	"$BOOT_LOG" "bad: a file that is neither a bzImage nor an ELF file refused, named for what it is"
 check_log '^not ok [0-9]+ - linux: initrd \\boot\\initrd.img \([0-9]+ bytes\) does not fit below the kernel'"'"'s initrd_addr_max 0x1fffff' \
 	"$BOOT_LOG" "bad: an initrd that does not fit under initrd_addr_max refused"
-check_log '^not ok [0-9]+ - linux: kernel \\boot\\missing cannot be opened: status 0x800000000000000e \(not found\)' \
+check_log '^not ok [0-9]+ - kernel: \\boot\\missing cannot be opened: status 0x800000000000000e \(not found\)' \
 	"$BOOT_LOG" "bad: a missing kernel refused with the firmware's status"
-check_log '^not ok [0-9]+ - linux: kernel \\boot is a directory, not a file' \
+check_log '^not ok [0-9]+ - kernel: \\boot is a directory, not a file' \
 	"$BOOT_LOG" "bad: a directory as the kernel refused as a directory"
 refused k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
 	"5 levels asked of a kernel without XLF_5LEVEL"

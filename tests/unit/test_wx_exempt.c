@@ -271,6 +271,56 @@ static void test_list_find_add_and_full(void **state)
 	assert_string_equal(text, "none");
 }
 
+/* The listed range in the HHDM, as the Limine hand-off records it (limine.c). */
+static enum ptlab_wx_exemption hhdm_listed(const void *ctx, uint64_t va, uint64_t pa,
+					   uint64_t size)
+{
+	return ptlab_wx_find(ctx, va, pa, size) ? PTLAB_WX_LISTED : PTLAB_WX_FORBIDDEN;
+}
+
+/*
+ * A range with its own cache type: the coverage expectation takes it (the
+ * first entry holding the page names it), one without keeps the class's;
+ * the audit counts the listed RWX leaves, MMIO among them, as listed only.
+ */
+static void test_cache_of_a_listed_range(void **state)
+{
+	const unsigned mmio = PT_WRITE | PT_CACHE(PT_CACHE_UC), rwx = PT_WRITE | PT_EXEC;
+	struct pt_mem_range r[2] = {
+		{ 0x00100000, 0x00100000, PT_EFI_CONVENTIONAL, 0 },
+		{ 0xfec00000, 0x00001000, PT_EFI_MMIO, 0 },
+	};
+	struct pt_memmap map = { .range = r, .cap = 2, .n = 2 };
+	struct ptlab_wx w = { .n = 0 };
+	struct ptlab_wx_tally t;
+
+	(void)state;
+	assert_int_equal(ptlab_wx_add_cache(&w, PT_HHDM_BASE + 0x80000000, 0x80000000, 0x400000,
+					    PT_CACHE(PT_CACHE_WC), "fb"), PT_OK);
+	assert_int_equal(ptlab_wx_add_cache(&w, PT_HHDM_BASE, 0, UINT64_C(1) << 32,
+					    PT_CACHE(PT_CACHE_WB), "hhdm"), PT_OK);
+	assert_int_equal(ptlab_wx_add(&w, 0x1000, 0x1000, 0x1000, "keep"), PT_OK);
+	assert_int_equal(ptlab_wx_add_cache(&w, 0x2000, 0x2000, 0x1000, 1u, "bad"), PT_EINVAL);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(ptlab_wx_expect(&w, PT_HHDM_BASE + 0x80001000, 0x80001000, mmio),
+			 rwx | PT_CACHE(PT_CACHE_WC));
+	assert_int_equal(ptlab_wx_expect(&w, PT_HHDM_BASE + 0xfec00000, 0xfec00000, mmio), rwx);
+	assert_int_equal(ptlab_wx_expect(&w, 0x1000, 0x1000, mmio), mmio | rwx);
+	assert_int_equal(ptlab_wx_expect(&w, 0xfec00000, 0xfec00000, mmio), mmio);
+
+	t = (struct ptlab_wx_tally){ .map = &map, .exempt = hhdm_listed, .ctx = &w };
+	ptlab_wx_judge(&t, PT_HHDM_BASE + 0xfec00000, 0xfec00000, PT_PAGE_SIZE, rwx);
+	assert_int_equal(t.wx_listed, PT_PAGE_SIZE);
+	assert_int_equal(t.mmio_x_bytes, 0);
+	/* the same MMIO page executable outside the list: counted */
+	ptlab_wx_judge(&t, 0xfec00000, 0xfec00000, PT_PAGE_SIZE, PT_EXEC);
+	assert_int_equal(t.mmio_x_bytes, PT_PAGE_SIZE);
+	ptlab_wx_judge(&t, 0xfec00000, 0xfec00000, PT_PAGE_SIZE, rwx);
+	assert_int_equal(t.wx_bytes, PT_PAGE_SIZE);
+	assert_int_equal(t.mmio_x_bytes, 2 * PT_PAGE_SIZE);
+	assert_int_equal(t.wx_listed, PT_PAGE_SIZE);
+}
+
 /* A refused identity exemption leaves the list and the plan as they were. */
 static void test_identity_refused_changes_nothing(void **state)
 {
@@ -301,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_low_ram_pieces_by_type),
 		cmocka_unit_test(test_list_find_add_and_full),
 		cmocka_unit_test(test_identity_refused_changes_nothing),
+		cmocka_unit_test(test_cache_of_a_listed_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

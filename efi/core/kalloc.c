@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one allocator of the kernel hand-off (kalloc.h): every page a boot
+ * protocol places something in, recorded as the application's (owned.c)
+ * and in the kernel's own list, so that a refused kernel gives back every
+ * one; and files read at their size into such pages.
+ *
+ * Firmware calls (before ExitBootServices only): AllocatePages,
+ * FreePages, the file protocols (fsfile.c).
+ */
+#include "core/kalloc.h"
+#include "core/kernel.h"
+#include "fw/fsfile.h"
+#include "fw/owned.h"
+#include "report/report.h"
+
+#include <ptlab/pte.h>
+
+EFI_STATUS kernel_alloc(struct ptlab *p, EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa)
+{
+	struct ptlab_kernel *k = &p->kern;
+	EFI_PHYSICAL_ADDRESS a = *pa;
+	uint64_t len = pt_align_up(bytes, PT_PAGE_SIZE);
+	EFI_STATUS st;
+
+	if (!bytes)
+		return EFI_INVALID_PARAMETER;
+	if (k->nalloc == PTLAB_KERNEL_ALLOC_MAX)
+		return EFI_OUT_OF_RESOURCES;   /* it could not be given back: not taken */
+	if (type == AllocateAnyPages)
+		a = 0;
+	st = uefi_call_wrapper(BS->AllocatePages, 4, type, EfiLoaderData, len / PT_PAGE_SIZE, &a);
+	if (st != EFI_SUCCESS)
+		return st;
+	owned_add(a, len);
+	k->alloc[k->nalloc++] = (struct pt_range){ a, len };
+	*pa = a;
+	return EFI_SUCCESS;
+}
+
+/* Every page kernel_alloc() took, given back; the kernel's state cleared. */
+void kernel_free_all(struct ptlab *p)
+{
+	struct ptlab_kernel *k = &p->kern;
+
+	for (unsigned i = 0; i < k->nalloc; i++)
+		uefi_call_wrapper(BS->FreePages, 2, k->alloc[i].va, k->alloc[i].len / PT_PAGE_SIZE);
+	*k = (struct ptlab_kernel){ 0 };
+}
+
+EFI_STATUS kernel_load_file(struct ptlab *p, EFI_HANDLE device, const char *what,
+			    const char *path, uint64_t max, uint64_t *pa, uint64_t *len)
+{
+	const char *proto = p->kern.proto ? p->kern.proto->name : "kernel";
+	struct fsfile f;
+	char why[256];
+	EFI_STATUS st;
+
+	*pa = *len = 0;
+	st = fsfile_open(device, path, &f, why, sizeof(why));
+	if (st != EFI_SUCCESS) {
+		report_fail(p->rep, "%s: %s %s", proto, what, why);
+		return st;
+	}
+	if (f.size == 0) {
+		report_fail(p->rep, "%s: %s %s is empty", proto, what, path);
+		st = EFI_LOAD_ERROR;
+	} else if (f.size > max) {
+		report_fail(p->rep, "%s: %s %s is %llu bytes, more than the %llu read", proto, what,
+			    path, (unsigned long long)f.size, (unsigned long long)max);
+		st = EFI_BAD_BUFFER_SIZE;
+	} else if ((st = kernel_alloc(p, AllocateAnyPages, f.size, pa)) != EFI_SUCCESS) {
+		report_fail(p->rep, "%s: %s %s (%llu bytes): no memory for it: status 0x%llx", proto,
+			    what, path, (unsigned long long)f.size, (unsigned long long)st);
+	} else if ((st = fsfile_read_all(&f, (void *)(uintptr_t)*pa, why, sizeof(why))) !=
+		   EFI_SUCCESS) {
+		report_fail(p->rep, "%s: %s %s", proto, what, why);
+	} else {
+		/* the page's tail past the file, zero */
+		ZeroMem((void *)(uintptr_t)(*pa + f.size),
+			pt_align_up(f.size, PT_PAGE_SIZE) - f.size);
+		*len = f.size;
+	}
+	fsfile_close(&f);
+	return st;
+}

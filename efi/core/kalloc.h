@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel hand-off's allocator (kalloc.c): pages of ours that a
+ * refused kernel gives back, and files read at their size into them.
+ * Boot services needed.
+ */
+#ifndef PTLAB_EFI_CORE_KALLOC_H
+#define PTLAB_EFI_CORE_KALLOC_H
+
+#include <efi.h>
+#include <efilib.h>
+
+#include "state/state.h"
+
+/*
+ * @bytes of pages (rounded up) of ours: AllocatePages(@type, EfiLoaderData)
+ * at *@pa (the address for AllocateAddress, the limit for
+ * AllocateMaxAddress, ignored for AllocateAnyPages), recorded as the
+ * application's (owned.c) and as the kernel's, so that a refused kernel
+ * gives every one back.  The firmware's status; *@pa set on success.
+ */
+EFI_STATUS kernel_alloc(struct ptlab *p, EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa);
+
+/*
+ * All of @path (the @what: "initrd", "module") on the volume @device into
+ * pages of kernel_alloc() of exactly its size (the size asked first, one
+ * read; the last page's tail zero), at most @max bytes.  EFI_SUCCESS with
+ * *@pa and *@len set; else an error after a failure line naming the file
+ * and why (an empty file too), *@pa 0.
+ */
+EFI_STATUS kernel_load_file(struct ptlab *p, EFI_HANDLE device, const char *what,
+			    const char *path, uint64_t max, uint64_t *pa, uint64_t *len);
+
+/* Every page kernel_alloc() took, given back; p->kern cleared. */
+void kernel_free_all(struct ptlab *p);
+
+#endif

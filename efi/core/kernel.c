@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel mode: the hand-off ending in a kernel (--kernel), the same
+ * pipeline for every boot protocol (kernel.h):
+ *
+ *  1. before ExitBootServices: the file read from the boot volume at its
+ *     size (asked first, one read into pages of exactly that size), its
+ *     protocol recognised from its bytes (a bzImage's "HdrS" at 0x202:
+ *     Linux, linux.c; an ELF file: the Limine protocol, limine.c; anything
+ *     else refused, saying what it looked like), the protocol's load
+ *     placing everything in pages from kernel_alloc() (kalloc.c: owned by
+ *     the application and recorded, so a refusal gives back every one);
+ *  2. after the final plan: the protocol's additions to it;
+ *  3. after the checks: nothing is handed over unless every check passed;
+ *     the checked plan is applied again to fresh frames and compared leaf
+ *     for leaf (by digest) with the build the checks ran on; then the
+ *     protocol's own checks on the tables to hand over, and its jump.
+ *
+ * Firmware calls (before ExitBootServices only): the file protocols
+ * (fsfile.c); AllocatePages and FreePages through kalloc.c.
+ */
+#include "core/end.h"
+#include "core/handoff.h"
+#include "core/kalloc.h"
+#include "core/kernel.h"
+#include "core/run.h"
+#include "fw/fsfile.h"
+#include "checks/inject.h"
+#include "report/fmt.h"
+#include "report/report.h"
+#include "smp/smp.h"
+
+#include <ptlab/pte.h>
+
+#define KERNEL_MAX      (256u << 20)          /* a larger --kernel is refused */
+#define ELF_MAGIC       0x464c457fu           /* "\x7fELF" */
+#define HDRS_OFF        0x202u
+#define HDRS_MAGIC      0x53726448u           /* "HdrS" */
+
+static uint32_t le32(const uint8_t *b)
+{
+	return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/*
+ * The protocol of the file's bytes, or NULL with what they looked like in
+ * @why: the bzImage's "HdrS" first (an EFI-stub kernel is a PE file too).
+ */
+static const struct kernel_proto *recognise(const uint8_t *b, uint64_t len, char *why,
+					    size_t n)
+{
+	if (len >= HDRS_OFF + 4 && le32(b + HDRS_OFF) == HDRS_MAGIC)
+		return &kernel_linux;
+	if (len >= 4 && le32(b) == ELF_MAGIC)
+		return &kernel_limine;
+	if (len >= 2 && b[0] == 'M' && b[1] == 'Z')
+		fmt_snprintf(why, n, "a PE/COFF image without a Linux setup header (no \"HdrS\" at "
+			     "0x202): neither a bzImage nor an ELF file");
+	else if (len >= 6 && b[0] == '0' && b[1] == '7' && b[2] == '0' && b[3] == '7' &&
+		 b[4] == '0' && (b[5] == '1' || b[5] == '2'))
+		fmt_snprintf(why, n, "a cpio archive (an initramfs?): neither a bzImage nor an "
+			     "ELF file");
+	else if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		fmt_snprintf(why, n, "a gzip stream: neither a bzImage nor an ELF file "
+			     "(decompress it first)");
+	else
+		fmt_snprintf(why, n, "%llu bytes beginning %02x %02x %02x %02x: neither a bzImage "
+			     "(\"HdrS\" at 0x202) nor an ELF file (\\x7fELF)", (unsigned long long)len,
+			     len > 0 ? b[0] : 0, len > 1 ? b[1] : 0, len > 2 ? b[2] : 0,
+			     len > 3 ? b[3] : 0);
+	return NULL;
+}
+
+/* The protocol's "not handed over" note. */
+static void kernel_not_handed_over(struct ptlab *p)
+{
+	report_note(p->rep, "%s: not handed over: %u check(s) failed%s", p->kern.proto->name,
+		    p->rep->failed, p->aborted ? ", the run was aborted" : "");
+}
+
+/* Before ExitBootServices: the file read, recognised and loaded, or boot services kept. */
+static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsigned map_cap)
+{
+	const struct opts *o = &p->opts;
+	const struct kernel_proto *proto;
+	struct kernel_file f = { .path = o->kernel };
+	uint64_t pa = 0, len = 0;
+	char why[256];
+	int err = PT_EINVAL;
+
+	p->kern = (struct ptlab_kernel){ 0 };
+	if (fsfile_load(b->li->DeviceHandle, o->kernel, KERNEL_MAX, UINT64_MAX, &pa, &len, why,
+			sizeof(why)) != EFI_SUCCESS) {
+		report_fail(p->rep, "kernel: %s", why);
+	} else if (len == 0) {
+		report_fail(p->rep, "kernel: %s is empty", o->kernel);
+	} else {
+		const uint8_t *buf = (const uint8_t *)(uintptr_t)pa;
+
+		proto = recognise(buf, len, why, sizeof(why));
+		if (!proto) {
+			report_fail(p->rep, "kernel: %s refused: %s", o->kernel, why);
+		} else {
+			p->kern.proto = proto;
+			f.buf = buf;
+			f.len = len;
+			err = proto->load(p, &f, b, map_cap);
+		}
+	}
+	fsfile_unload(pa, len);
+	if (err == PT_OK) {
+		p->kern.on = true;
+		return PT_OK;
+	}
+	kernel_free_all(p);
+	report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
+		    "ExitBootServices, nothing of it stays allocated");
+	return PT_EINVAL;
+}
+
+/* After run_plan(): the protocol's entries and exemptions. */
+static int kernel_plan(struct ptlab *p)
+{
+	if (!p->kern.on || !p->kern.proto->plan)
+		return PT_OK;
+	return p->kern.proto->plan(p);
+}
+
+/*
+ * The checked plan again, on the frames the checks gave back, compared
+ * leaf for leaf (by digest) with the build the checks ran on.  PT_OK when
+ * built (the comparison reported either way), an error after a failure
+ * line when it could not be built.
+ */
+static int rebuild(struct ptlab *p)
+{
+	const struct kernel_proto *proto = p->kern.proto;
+	struct ptlab_build *b = &p->build;
+	uint64_t leaves, digest;
+	int err;
+
+	err = pt_create(&b->space, &b->env, b->levels);
+	if (!err)
+		err = pt_plan_apply(&b->space, &b->plan);
+	if (err) {
+		report_fail(p->rep, "%s: the tables to hand over could not be built: %s", proto->name,
+			    pt_strerror(err));
+		if (b->space.root_pa)
+			pt_destroy(&b->space);
+		return err;
+	}
+	b->our_cr3 = b->space.root_pa;
+	if (inject_on(p, proto->digest_check))
+		proto->digest_plant(p);
+	digest = run_digest(&b->space, &leaves);
+	if (digest == b->digest && leaves == b->digest_leaves)
+		report_ok(p->rep, "%s: the tables handed over (root 0x%llx) are the checked plan "
+			  "built again: %llu leaves, the same digest 0x%llx as the build the checks "
+			  "ran on", proto->name, (unsigned long long)b->our_cr3,
+			  (unsigned long long)leaves, (unsigned long long)digest);
+	else
+		report_fail(p->rep, "%s: the tables to hand over differ from the checked build: "
+			    "%llu leaves digest 0x%llx, checked %llu leaves digest 0x%llx", proto->name,
+			    (unsigned long long)leaves, (unsigned long long)digest,
+			    (unsigned long long)b->digest_leaves, (unsigned long long)b->digest);
+	return PT_OK;
+}
+
+/* After the checks: the jump when the tables may be handed over; else the hand-off's end. */
+static void kernel_after_checks(struct ptlab *p)
+{
+	const struct kernel_proto *proto = p->kern.proto;
+
+	if (!p->kern.on)
+		return;
+	if (p->rep->failed || p->aborted) {
+		kernel_not_handed_over(p);
+		return;
+	}
+	if (rebuild(p) != PT_OK) {
+		kernel_not_handed_over(p);
+		return;
+	}
+	if (proto->prepare(p) == PT_OK && !p->rep->failed && !p->aborted)
+		proto->enter(p);
+	kernel_not_handed_over(p);
+}
+
+/*
+ * The kernel mode: the hand-off mode with the kernel placed before
+ * ExitBootServices, its protocol's plan, and the jump after the checks
+ * instead of the --end action.
+ */
+const struct mode mode_kernel = {
+	.boot_services_gone = true,
+	.option_defaults = handoff_option_defaults,
+	.run = handoff_run,
+	.live_enter = handoff_live_enter,
+	.live_leave = handoff_live_leave,
+	.smp = smp_handoff_run,
+	.own_checks = handoff_ram_sweep,
+	.before_exit = kernel_before_exit,
+	.plan = kernel_plan,
+	.after_checks = kernel_after_checks,
+};

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel hand-off (kernel.c), shared by every boot protocol: the
+ * --kernel file read and its format recognised from its bytes, every page
+ * a protocol places things in taken from one allocator that records it,
+ * the checked plan built again after the checks and compared by digest,
+ * then the protocol's own checks and its jump.  A protocol (linux.c,
+ * limine.c) is a struct kernel_proto below it.
+ */
+#ifndef PTLAB_EFI_CORE_KERNEL_H
+#define PTLAB_EFI_CORE_KERNEL_H
+
+#include <efi.h>
+#include <efilib.h>
+
+#include "core/mode.h"
+#include "checks/registry.h"
+
+/* The --kernel file as read: @len bytes in pages of ours, given back after the load. */
+struct kernel_file {
+	const char *path;
+	const uint8_t *buf;
+	uint64_t len;
+};
+
+struct kernel_proto {
+	const char *name;            /* the report's prefix: "linux", "limine" */
+	/*
+	 * Before ExitBootServices, after the map was normalized: judge the
+	 * file and place what the kernel needs, every page through
+	 * kernel_alloc().  PT_OK, or an error after a failure line naming the
+	 * file and the reason (kernel.c then gives back every page).
+	 */
+	int (*load)(struct ptlab *p, const struct kernel_file *f, const struct mode_boot *b,
+		    unsigned map_cap);
+	/* After the final plan: what the protocol adds to it or exempts (NULL: nothing). */
+	int (*plan)(struct ptlab *p);
+	/*
+	 * The digest check's fault (--inject), planted in the tables to hand
+	 * over before the comparison: returns true when it was planted.
+	 */
+	const struct ptlab_check *digest_check;
+	bool (*digest_plant)(struct ptlab *p);
+	/*
+	 * After the tables were built again and compared: the protocol's own
+	 * checks on them and the data the kernel reads.  PT_OK when the jump
+	 * may follow (every line reported), an error otherwise.
+	 */
+	int (*prepare)(struct ptlab *p);
+	/* The report closed and the jump; never returns. */
+	__attribute__((noreturn)) void (*enter)(struct ptlab *p);
+};
+
+extern const struct kernel_proto kernel_linux;    /* linux.c */
+extern const struct kernel_proto kernel_limine;   /* limine.c */
+
+#endif

@@ -1,0 +1,1123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Limine boot protocol below the kernel pipeline (kernel.c; --kernel
+ * with an ELF64 x86-64 file, --module, --kaslr, --cmdline as the kernel
+ * file's command line).  The protocol's data, the ELF loading, the
+ * request scan, the memory map and the responses are efi/limine/'s; this
+ * file places, plans, checks and jumps.
+ *
+ * Before ExitBootServices: the file judged and its load block (every
+ * PT_LOAD segment, physically contiguous) placed in pages of ours with
+ * the slide applied (--kaslr: RDSEED, RDRAND or EFI_RNG_PROTOCOL), the
+ * requests scanned, the paging mode judged against the run's levels, the
+ * modules read, and every page the hand-off needs taken: the responses'
+ * buffer, the stacks, the GDT, the APs' park blocks.  The firmware's
+ * answers (RSDP, SMBIOS, system table, time of boot, the framebuffer, the
+ * CPUs and I/O APICs of the MADT) are taken now.  The run's PAT becomes
+ * the protocol's layout, so the whole run's tables encode their memory
+ * types for it.
+ *
+ * After the final plan (lmplan.c): ptlab's image alias moves down to
+ * LM_IMAGE_ALIAS_VA (the kernel owns PT_IMAGE_BASE and above), the
+ * kernel's segments are added at their virtual addresses with their own
+ * permissions, and the first 4 GiB are completed in the HHDM (and in the
+ * identity map for base revision 0) with uncached, no-execute entries
+ * over what is not RAM.  W^X stays strict: a writable and executable
+ * segment is refused, the HHDM and identity map are no-execute.
+ *
+ * After the checks and the rebuild: the Limine memory map from the final
+ * map (the tables' frames bootloader-reclaimable), the responses, the
+ * APs parked on the handed-over tables, the legacy PIC and the I/O APICs
+ * masked, each checked; then the jump (limine_asm.S).
+ *
+ * Firmware calls (before ExitBootServices only): through kernel.c the
+ * file protocols and AllocatePages; the configuration table, GetTime,
+ * EFI_RNG_PROTOCOL.
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "core/end.h"
+#include "core/handoff.h"
+#include "core/kalloc.h"
+#include "core/kernel.h"
+#include "core/limine.h"
+#include "core/limine_park.h"
+#include "core/run.h"
+#include "checks/checkkit.h"
+#include "checks/inject.h"
+#include "cpu/trap.h"
+#include "fw/firmware.h"
+#include "fw/fsfile.h"
+#include "fw/owned.h"
+#include "fw/verify.h"
+#include "limine/limine.h"
+#include "limine/lmelf.h"
+#include "limine/lmmap.h"
+#include "limine/lmplan.h"
+#include "limine/lmreq.h"
+#include "limine/lmresp.h"
+#include "report/fmt.h"
+#include "report/report.h"
+#include "smp/smp.h"
+
+#include <ptlab/pte.h>
+
+#define FILE_MAX        (256u << 20)            /* a larger module is refused */
+#define FOUR_GIB        (UINT64_C(1) << 32)
+#define KASLR_RANGE     (UINT64_C(1) << 30)     /* a slide below 1 GiB */
+#define MAX_CPUS        SMP_MAX_CPUS
+#define MAX_IOAPICS     8u
+#define RECLAIM_MAX     1024u                   /* runs of table frames in the memory map */
+#define MAP_EXTRA       (2 * RECLAIM_MAX + 2 * (OPTS_MODULES_MAX + 4) + 16)
+#define MODE_MAX        64u                     /* video modes listed */
+#define PIC1_DATA       0x21
+#define PIC2_DATA       0xa1
+#define IOAPIC_REDTBL   0x10u
+#define IOAPIC_MASK     (1u << 16)
+#define ENTRY_BYTES     16u
+#define MSR_APIC_BASE   0x1bu
+#define APIC_BASE_X2    (UINT64_C(1) << 10)
+#define APIC_BASE_EN    (UINT64_C(1) << 11)
+
+static EFI_GUID rng_guid = { 0x3152bca5, 0xeade, 0x433d,
+			     { 0x86, 0x2e, 0xc0, 0x1c, 0xdc, 0x29, 0x1f, 0x44 } };
+
+/* EFI_RNG_PROTOCOL (UEFI 2.x, 37.5): GetInfo, then GetRNG. */
+typedef struct rng_protocol {
+	EFI_STATUS (EFIAPI *get_info)(struct rng_protocol *self, UINTN *size, EFI_GUID *list);
+	EFI_STATUS (EFIAPI *get_rng)(struct rng_protocol *self, EFI_GUID *alg, UINTN len,
+				     UINT8 *out);
+} rng_protocol;
+
+/* The protocol's GDT: null, 16-bit code and data, 32-bit code and data, 64-bit code and data. */
+static const uint64_t limine_gdt[7] = {
+	0,
+	UINT64_C(0x00009a000000ffff),   /* 16-bit code: base 0, limit 0xffff, readable */
+	UINT64_C(0x000092000000ffff),   /* 16-bit data: writable */
+	UINT64_C(0x00cf9a000000ffff),   /* 32-bit code: limit 4 GiB, readable */
+	UINT64_C(0x00cf92000000ffff),   /* 32-bit data: writable */
+	UINT64_C(0x00af9b000000ffff),   /* 64-bit code (0x28): L=1, readable */
+	UINT64_C(0x00cf93000000ffff),   /* 64-bit data (0x30): writable */
+};
+
+/* The protocol's PAT: WB WT UC- UC WP WC, then UC- UC in the two it leaves open. */
+static const uint8_t limine_pat[8] = { PT_PAT_WB, PT_PAT_WT, PT_PAT_UCM, PT_PAT_UC,
+				       PT_PAT_WP, PT_PAT_WC, PT_PAT_UCM, PT_PAT_UC };
+
+/* limine_asm.S */
+__attribute__((noreturn)) void limine_jump_asm(uint64_t entry, uint64_t stack_top, uint64_t cr3,
+					       uint64_t cr4, const struct desc_ptr *gdtr);
+void limine_ap_park(void);
+void limine_ap_loop(void);
+
+/* A module as given: its path and its string, split at the first ','. */
+struct lim_module {
+	char path[OPTS_MODULE_MAX];
+	char cmdline[OPTS_MODULE_MAX];
+};
+
+/* The hand-off's state, in pages of ours (p->kern.priv). */
+struct lim {
+	struct lm_elf elf;
+	uint64_t block_pa;                 /* the load block, elf.span bytes at elf.va */
+	uint64_t entry;                    /* the entry's va (e_entry or the entry point request's) */
+	uint8_t entry_bytes[ENTRY_BYTES];  /* what the file has there */
+	unsigned entry_len;
+	struct lm_requests req;
+	uint64_t paging_mode;
+	uint64_t stack_bytes;              /* each CPU's */
+	uint64_t kaslr;                    /* the random slide asked for, before rounding */
+	const char *rng;                   /* where it came from */
+
+	char kpath[OPTS_PATH_MAX + 1];     /* the kernel's path, with a leading slash */
+	struct lim_module mod_str[OPTS_MODULES_MAX];
+	struct lm_file_in mod[OPTS_MODULES_MAX];
+	unsigned nmod;
+	uint64_t kfile_pa, kfile_len;      /* the kernel file's copy */
+
+	struct lm_fb_in fb;
+	struct lm_video_mode modes[MODE_MAX];
+	unsigned nfb;
+
+	struct lm_cpu_in cpu[MAX_CPUS];
+	unsigned ncpu;
+	uint32_t bsp_apic;
+	bool x2apic;                       /* x2APIC mode at the jump (asked for and present) */
+	uint64_t ioapic[MAX_IOAPICS];
+	unsigned nioapic;
+
+	uint64_t rsdp, smbios32, smbios64, st;
+	bool have_time;
+	int64_t boot_time;
+
+	uint64_t resp_pa, resp_len;        /* the responses' buffer */
+	uint64_t map_pa;                   /* the memory map entries lm_map_build() fills */
+	unsigned map_cap, nmap;
+	struct lm_answer answer;
+	uint64_t stacks_pa;                /* ncpu stacks, the BSP's first */
+	uint64_t gdt_pa;                   /* the GDT and, after it, the park blocks */
+	struct lm_range reclaim[RECLAIM_MAX];
+	unsigned nreclaim;
+	unsigned parked;                   /* APs that reported in on the handed-over tables */
+	struct desc_ptr gdtr;
+};
+
+static struct lim *lim_of(struct ptlab *p)
+{
+	return p->kern.priv;
+}
+
+static uint64_t hhdm(uint64_t pa)
+{
+	return PT_HHDM_BASE + pa;
+}
+
+static size_t str_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* ---- before ExitBootServices: what the firmware knows ----------------------------------- */
+
+static void find_tables(struct lim *l)
+{
+	l->rsdp = (uint64_t)(uintptr_t)fw_config_table(&fw_guid_acpi20);
+	if (!l->rsdp)
+		l->rsdp = (uint64_t)(uintptr_t)fw_config_table(&fw_guid_acpi10);
+	l->smbios32 = (uint64_t)(uintptr_t)fw_config_table(&fw_guid_smbios);
+	l->smbios64 = (uint64_t)(uintptr_t)fw_config_table(&fw_guid_smbios3);
+	l->st = (uint64_t)(uintptr_t)ST;
+}
+
+static uint32_t rd32(const uint8_t *b)
+{
+	return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *b)
+{
+	return rd32(b) | (uint64_t)rd32(b + 4) << 32;
+}
+
+/* The ACPI table with @sig through the RSDP's XSDT (or RSDT), or NULL. */
+static const uint8_t *acpi_table(uint64_t rsdp, const char *sig)
+{
+	const uint8_t *r = (const uint8_t *)(uintptr_t)rsdp, *sdt;
+	bool x;
+	uint32_t len;
+
+	if (!r || CompareMem((void *)r, "RSD PTR ", 8) != 0)
+		return NULL;
+	x = r[15] >= 2 && rd64(r + 24);
+	sdt = (const uint8_t *)(uintptr_t)(x ? rd64(r + 24) : rd32(r + 16));
+	if (!sdt)
+		return NULL;
+	len = rd32(sdt + 4);
+	for (uint32_t off = 36; off + (x ? 8 : 4) <= len; off += x ? 8 : 4) {
+		const uint8_t *t = (const uint8_t *)(uintptr_t)(x ? rd64(sdt + off) : rd32(sdt + off));
+
+		if (t && CompareMem((void *)t, (void *)sig, 4) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * The enabled CPUs of the MADT (ACPI processor UID, APIC ID), the BSP
+ * among them, and the I/O APICs.  Without an MADT: the BSP alone.
+ */
+static void find_cpus(struct lim *l)
+{
+	const uint8_t *m = acpi_table(l->rsdp, "APIC");
+	uint32_t len = m ? rd32(m + 4) : 0;
+	bool bsp = false;
+
+	l->bsp_apic = smp_apic_id();
+	l->ncpu = 0;
+	for (uint32_t off = 44; m && off + 2 <= len && m[off + 1] >= 2; off += m[off + 1]) {
+		const uint8_t *e = m + off;
+		uint32_t uid, apic, flags;
+
+		if (e[0] == 0 && e[1] >= 8) {
+			uid = e[2];
+			apic = e[3];
+			flags = rd32(e + 4);
+		} else if (e[0] == 9 && e[1] >= 16) {
+			apic = rd32(e + 4);
+			flags = rd32(e + 8);
+			uid = rd32(e + 12);
+		} else {
+			if (e[0] == 1 && e[1] >= 12 && l->nioapic < MAX_IOAPICS)
+				l->ioapic[l->nioapic++] = rd32(e + 4);
+			continue;
+		}
+		if (!(flags & 1) || l->ncpu == MAX_CPUS)
+			continue;
+		bsp |= apic == l->bsp_apic;
+		l->cpu[l->ncpu++] = (struct lm_cpu_in){ uid, apic };
+	}
+	if (!bsp) {
+		/* no MADT, or one without the BSP: the BSP alone */
+		l->ncpu = 1;
+		l->cpu[0] = (struct lm_cpu_in){ 0, l->bsp_apic };
+	}
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t days_of(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void boot_time(struct lim *l)
+{
+	EFI_TIME t;
+
+	if (uefi_call_wrapper(RT->GetTime, 2, &t, NULL) != EFI_SUCCESS || t.Month < 1 ||
+	    t.Month > 12 || t.Day < 1 || t.Day > 31)
+		return;
+	l->boot_time = days_of(t.Year, t.Month, t.Day) * 86400 + t.Hour * 3600 + t.Minute * 60 +
+		       t.Second;
+	/* the RTC's local time, made UTC when the firmware knows its offset */
+	if (t.TimeZone != EFI_UNSPECIFIED_TIMEZONE && t.TimeZone >= -1440 && t.TimeZone <= 1440)
+		l->boot_time -= (int64_t)t.TimeZone * 60;
+	l->have_time = true;
+}
+
+static bool rdrand64(uint64_t *v, bool seed)
+{
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned char ok;
+
+		if (seed)
+			__asm__ volatile("rdseed %0; setc %1" : "=r"(*v), "=qm"(ok));
+		else
+			__asm__ volatile("rdrand %0; setc %1" : "=r"(*v), "=qm"(ok));
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/* 64 random bits for the slide: RDSEED, RDRAND, else EFI_RNG_PROTOCOL; NULL when none. */
+static const char *random64(uint64_t *v)
+{
+	uint32_t r[4];
+	rng_protocol *rng = NULL;
+
+	cpuid(7, 0, r);
+	if ((r[1] & (1u << 18)) && rdrand64(v, true))
+		return "rdseed";
+	cpuid(1, 0, r);
+	if ((r[2] & (1u << 30)) && rdrand64(v, false))
+		return "rdrand";
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &rng_guid, NULL, (void **)&rng) == EFI_SUCCESS &&
+	    rng && uefi_call_wrapper(rng->get_rng, 4, rng, NULL, sizeof(*v), (UINT8 *)v) ==
+	    EFI_SUCCESS)
+		return "EFI_RNG_PROTOCOL";
+	return NULL;
+}
+
+/* The GOP framebuffer as the protocol describes it, with its one mode. */
+static void describe_fb(struct ptlab *p, struct lim *l)
+{
+	const struct fb_info *f = &p->fb.info;
+	bool bgr = f->format == FB_FORMAT_BGRX;
+	struct lm_video_mode *m = &l->modes[0];
+
+	if (!p->fb.ok)
+		return;
+	l->fb = (struct lm_fb_in){
+		.pa = f->base_pa, .width = f->width, .height = f->height,
+		.pitch = (uint64_t)f->stride * 4, .bpp = 32,
+		.red_size = 8, .red_shift = bgr ? 16 : 0,
+		.green_size = 8, .green_shift = 8,
+		.blue_size = 8, .blue_shift = bgr ? 0 : 16,
+		.modes = l->modes, .nmodes = 1,
+	};
+	*m = (struct lm_video_mode){ .pitch = l->fb.pitch, .width = f->width, .height = f->height,
+				     .bpp = 32, .memory_model = LM_FB_RGB,
+				     .red_mask_size = 8, .red_mask_shift = l->fb.red_shift,
+				     .green_mask_size = 8, .green_mask_shift = 8,
+				     .blue_mask_size = 8, .blue_mask_shift = l->fb.blue_shift };
+	l->nfb = 1;
+}
+
+/* ---- before the run: the paging levels the kernel asks for ------------------------------ */
+
+/* The largest file and load block the early look reads and lays out (as kernel.c reads). */
+#define PEEK_MAX (UINT64_C(256) << 20)
+
+unsigned limine_levels(struct ptlab *p, EFI_LOADED_IMAGE *li)
+{
+	const char *path = p->opts.kernel;
+	struct lm_requests req;
+	struct lm_elf elf;
+	uint8_t *block = NULL;
+	char *buf = NULL, why[200];
+	uint64_t mode = 0;
+	unsigned levels = 0;
+	UINTN len = 0;
+
+	/* silent on failure: the kernel's load says why, with the whole pipeline's words */
+	if (fsfile_read(li->DeviceHandle, path, PEEK_MAX, &buf, &len, why, sizeof(why)) !=
+	    EFI_SUCCESS)
+		return 0;
+	if (len < 4 || (uint8_t)buf[0] != 0x7f || buf[1] != 'E' || buf[2] != 'L' || buf[3] != 'F' ||
+	    lm_elf_parse((const uint8_t *)buf, len, 0, 0, &elf, why, sizeof(why)) ||
+	    elf.span > PEEK_MAX)
+		goto out;
+	block = owned_pool(elf.span);
+	if (!block ||
+	    lm_elf_load((const uint8_t *)buf, len, &elf, block, elf.span, why, sizeof(why)) ||
+	    lm_scan(block, elf.span, &req, why, sizeof(why)) ||
+	    lm_paging_choose(&req, p->cpu.caps.la57, &mode, why, sizeof(why)))
+		goto out;
+	levels = mode == LM_PAGING_5LVL ? 5 : 4;
+	report_fact(p->rep, "limine-levels", "kernel=%s request=%s la57=%u levels=%u (no --levels: "
+		    "the kernel's paging mode request, as the CPU allows)", path,
+		    lm_has(&req, LM_REQ_PAGING_MODE) ? "yes" : "none", p->cpu.caps.la57 ? 1u : 0u,
+		    levels);
+out:
+	owned_pool_free(block);
+	owned_pool_free(buf);
+	return levels;
+}
+
+/* ---- before ExitBootServices: the kernel and its modules ------------------------------- */
+
+/* Pages for @bytes aligned to @align (a power of two), from kernel_alloc(); 0 when none. */
+static uint64_t alloc_aligned(struct ptlab *p, uint64_t bytes, uint64_t align)
+{
+	uint64_t pa = 0, extra = align > PT_PAGE_SIZE ? align - PT_PAGE_SIZE : 0;
+
+	if (kernel_alloc(p, AllocateAnyPages, bytes + extra, &pa) != EFI_SUCCESS)
+		return 0;
+	return pt_align_up(pa, align);
+}
+
+static uint64_t alloc_any(struct ptlab *p, uint64_t bytes)
+{
+	uint64_t pa = 0;
+
+	if (kernel_alloc(p, AllocateAnyPages, bytes, &pa) != EFI_SUCCESS)
+		return 0;
+	ZeroMem((void *)(uintptr_t)pa, pt_align_up(bytes, PT_PAGE_SIZE));
+	return pa;
+}
+
+/* "/PATH" with '\' made '/', for the protocol's file structure. */
+static void slash_path(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+
+	if (src[0] != '\\' && src[0] != '/')
+		dst[n++] = '/';
+	for (; *src && n + 1 < cap; src++)
+		dst[n++] = *src == '\\' ? '/' : *src;
+	dst[n] = 0;
+}
+
+/*
+ * Secure Boot's judgement of the @what read from @path (verify.c): an ELF
+ * kernel or a module is no PE image, so only the digests built into the
+ * signed image admit it.  True when it may be run; false after a failure
+ * line naming the file and the reason.
+ */
+static bool verified(struct ptlab *p, const struct mode_boot *b, const char *what,
+		     const char *path, const void *buf, uint64_t len)
+{
+	const struct verify_src src = { b->image, b->li->DeviceHandle, p->rep };
+	char why[256];
+
+	if (verify_image(&src, buf, len, path, VERIFY_DIGEST, why, sizeof(why)) == 0)
+		return true;
+	report_fail(p->rep, "limine: %s %s refused: %s", what, path, why);
+	return false;
+}
+
+/* Every --module read at its size into pages of ours and judged; false after a failure line. */
+static bool load_modules(struct ptlab *p, struct lim *l, const struct mode_boot *b)
+{
+	const struct opts *o = &p->opts;
+
+	for (unsigned i = 0; i < o->nmodules; i++) {
+		struct lim_module *s = &l->mod_str[i];
+		const char *given = o->module[i];
+		char file[OPTS_MODULE_MAX];
+		unsigned k = 0;
+		uint64_t pa, len;
+
+		while (given[k] && given[k] != ',' && k + 1 < sizeof(file)) {
+			file[k] = given[k];
+			k++;
+		}
+		file[k] = 0;
+		CopyMem(s->cmdline, (void *)(given[k] == ',' ? given + k + 1 : ""),
+			str_len(given[k] == ',' ? given + k + 1 : "") + 1);
+		if (kernel_load_file(p, b->li->DeviceHandle, "module", file, FILE_MAX, &pa, &len) !=
+		    EFI_SUCCESS ||
+		    !verified(p, b, "module", file, (const void *)(uintptr_t)pa, len))
+			return false;
+		slash_path(s->path, sizeof(s->path), file);
+		l->mod[l->nmod++] = (struct lm_file_in){ .pa = pa, .size = len, .path = s->path,
+							 .cmdline = s->cmdline };
+	}
+	return true;
+}
+
+/*
+ * The load block placed, written and scanned; the entry judged.  false
+ * after a failure line naming the kernel and the reason.
+ */
+static bool load_kernel(struct ptlab *p, struct lim *l, const struct kernel_file *f)
+{
+	const char *path = f->path;
+	char why[200];
+	uint64_t rnd = 0;
+	int seg;
+
+	if (lm_elf_parse(f->buf, f->len, 0, 0, &l->elf, why, sizeof(why))) {
+		report_fail(p->rep, "limine: kernel %s refused: %s", path, why);
+		return false;
+	}
+	if (p->opts.kaslr && l->elf.type == LM_ET_DYN) {
+		uint64_t room = UINT64_C(0) - l->elf.va - l->elf.span;
+
+		l->rng = random64(&rnd);
+		if (!l->rng) {
+			report_fail(p->rep, "limine: --kaslr: no random source (no RDSEED, RDRAND or "
+				    "EFI_RNG_PROTOCOL)");
+			return false;
+		}
+		room = room < KASLR_RANGE ? room : KASLR_RANGE;
+		l->kaslr = room ? rnd % room : 0;
+		if (lm_elf_parse(f->buf, f->len, l->kaslr, 0, &l->elf, why, sizeof(why))) {
+			report_fail(p->rep, "limine: kernel %s refused with the slide 0x%llx: %s", path,
+				    (unsigned long long)l->kaslr, why);
+			return false;
+		}
+	}
+	for (unsigned i = 0; i < l->elf.nseg; i++)
+		if ((l->elf.seg[i].flags & (LM_SEG_W | LM_SEG_X)) == (LM_SEG_W | LM_SEG_X)) {
+			report_fail(p->rep, "limine: kernel %s refused: segment %u at 0x%llx is writable "
+				    "and executable (ptlab maps every page W^X)", path, i,
+				    (unsigned long long)l->elf.seg[i].va);
+			return false;
+		}
+	l->block_pa = alloc_aligned(p, l->elf.span, l->elf.align);
+	if (!l->block_pa) {
+		report_fail(p->rep, "limine: kernel %s refused: no free RAM holds its 0x%llx bytes "
+			    "(aligned to 0x%llx) in one piece", path, (unsigned long long)l->elf.span,
+			    (unsigned long long)l->elf.align);
+		return false;
+	}
+	if (lm_elf_load(f->buf, f->len, &l->elf, (uint8_t *)(uintptr_t)l->block_pa, l->elf.span,
+			why, sizeof(why)) ||
+	    lm_scan((const uint8_t *)(uintptr_t)l->block_pa, l->elf.span, &l->req, why,
+		    sizeof(why))) {
+		report_fail(p->rep, "limine: kernel %s refused: %s", path, why);
+		return false;
+	}
+	l->entry = l->elf.entry;
+	if (lm_has(&l->req, LM_REQ_ENTRY_POINT))
+		l->entry = l->req.req[LM_REQ_ENTRY_POINT].extra[0];
+	seg = lm_elf_seg_of(&l->elf, l->entry);
+	if (seg < 0 || !(l->elf.seg[seg].flags & LM_SEG_X)) {
+		report_fail(p->rep, "limine: kernel %s refused: its entry 0x%llx%s is in no "
+			    "executable segment", path, (unsigned long long)l->entry,
+			    lm_has(&l->req, LM_REQ_ENTRY_POINT) ? " (entry point request)" : "");
+		return false;
+	}
+	/* the bytes the CPU must read at the entry: the file's, or zeros past filesz */
+	{
+		const struct lm_seg *s = &l->elf.seg[seg];
+		uint64_t at = l->entry - s->va;
+
+		l->entry_len = s->memsz - at < ENTRY_BYTES ? (unsigned)(s->memsz - at) : ENTRY_BYTES;
+		for (unsigned i = 0; i < l->entry_len; i++)
+			l->entry_bytes[i] = at + i < s->filesz ? f->buf[s->file_off + at + i] : 0;
+	}
+	if (lm_paging_choose(&l->req, p->build.levels == 5, &l->paging_mode, why, sizeof(why)) ||
+	    l->paging_mode != (p->build.levels == 5 ? LM_PAGING_5LVL : LM_PAGING_4LVL)) {
+		report_fail(p->rep, "limine: kernel %s refused: the run has %u-level paging (--levels) "
+			    "and the kernel %s", path, p->build.levels,
+			    lm_has(&l->req, LM_REQ_PAGING_MODE) ? "does not allow it" :
+			    "has no paging mode request (4 levels only)");
+		return false;
+	}
+	l->stack_bytes = lm_stack_bytes(&l->req);
+	return true;
+}
+
+/* The Limine protocol's load (struct kernel_proto). */
+static int limine_load(struct ptlab *p, const struct kernel_file *f, const struct mode_boot *b,
+		       unsigned map_cap)
+{
+	struct lim *l;
+	uint64_t pa = alloc_any(p, sizeof(*l)), bytes;
+	struct lm_machine m;
+	char why[160];
+
+	if (!pa) {
+		report_fail(p->rep, "limine: no memory for the hand-off's state");
+		return PT_ENOMEM;
+	}
+	l = (struct lim *)(uintptr_t)pa;
+	p->kern.priv = l;
+	if (p->opts.ninitrd) {
+		report_fail(p->rep, "limine: kernel %s refused: --initrd is the Linux protocol's; a "
+			    "Limine-protocol kernel takes --module", f->path);
+		return PT_EINVAL;
+	}
+	slash_path(l->kpath, sizeof(l->kpath), f->path);
+	if (!verified(p, b, "kernel", f->path, f->buf, f->len) || !load_kernel(p, l, f) ||
+	    !load_modules(p, l, b))
+		return PT_EINVAL;
+	l->kfile_len = f->len;
+	l->kfile_pa = alloc_any(p, f->len);
+	if (!l->kfile_pa)
+		goto nomem;
+	CopyMem((void *)(uintptr_t)l->kfile_pa, f->buf, f->len);
+
+	find_tables(l);
+	find_cpus(l);
+	boot_time(l);
+	describe_fb(p, l);
+	{
+		uint32_t r[4];
+
+		cpuid(1, 0, r);
+		l->x2apic = lm_has(&l->req, LM_REQ_SMP) &&
+			    (l->req.req[LM_REQ_SMP].extra[0] & LM_SMP_X2APIC) &&
+			    ((r[2] & (1u << 21)) || (rdmsr(MSR_APIC_BASE) & APIC_BASE_X2));
+	}
+
+	/* the stacks (CPU i's at slot i, the BSP's at slot ncpu), the GDT, the park blocks */
+	l->stacks_pa = alloc_any(p, l->stack_bytes * (l->ncpu + 1));
+	l->gdt_pa = alloc_any(p, sizeof(limine_gdt) + 64 + LP_BYTES * l->ncpu);
+	if (!l->stacks_pa || !l->gdt_pa)
+		goto nomem;
+	CopyMem((void *)(uintptr_t)l->gdt_pa, (void *)limine_gdt, sizeof(limine_gdt));
+
+	/* the responses' buffer, sized for the largest memory map the final one can be */
+	l->map_cap = map_cap + MAP_EXTRA;
+	l->map_pa = alloc_any(p, (uint64_t)l->map_cap * sizeof(struct lm_memmap_entry));
+	if (!l->map_pa)
+		goto nomem;
+	m = (struct lm_machine){ 0 };
+	m.name = "ptlab";
+	m.version = "1";
+	m.firmware_type = LM_FIRMWARE_UEFI64;
+	m.hhdm = PT_HHDM_BASE;
+	m.paging_mode = l->paging_mode;
+	m.fb = &l->fb;
+	m.nfb = l->nfb;
+	m.cpu = l->cpu;
+	m.ncpu = l->ncpu;
+	m.bsp_lapic_id = l->bsp_apic;
+	m.map = (const struct lm_memmap_entry *)(uintptr_t)l->map_pa;
+	m.nmap = l->map_cap;
+	m.kernel = (struct lm_file_in){ .pa = l->kfile_pa, .size = l->kfile_len, .path = l->kpath,
+					.cmdline = p->opts.cmdline };
+	m.mod = l->mod;
+	m.nmod = l->nmod;
+	m.rsdp_pa = l->rsdp;
+	m.smbios32_pa = l->smbios32;
+	m.smbios64_pa = l->smbios64;
+	m.efi_st_pa = l->st;
+	m.efi_map_pa = (uint64_t)(uintptr_t)p->exit.final_map.buf;
+	m.efi_map_size = p->exit.final_map.cap;
+	m.efi_desc_size = sizeof(EFI_MEMORY_DESCRIPTOR);
+	m.efi_desc_version = 1;
+	m.have_time = l->have_time;
+	m.boot_time = l->boot_time;
+	m.kernel_pa = l->block_pa;
+	m.kernel_va = l->elf.va;
+	if (lm_respond(&m, &l->req, NULL, NULL, 0, 0, &l->answer, why, sizeof(why))) {
+		report_fail(p->rep, "limine: the responses cannot be laid out: %s", why);
+		return PT_EINVAL;
+	}
+	bytes = l->answer.used;
+	l->resp_len = bytes;
+	l->resp_pa = alloc_any(p, bytes);
+	if (!l->resp_pa)
+		goto nomem;
+
+	/* the run's PAT: the protocol's layout, so the tables encode their types for it */
+	for (unsigned i = 0; i < 8; i++)
+		p->build.env.pat.type[i] = limine_pat[i];
+	report_fact(p->rep, "limine-load", "kernel=%s type=%s load=0x%llx+0x%llx va=0x%llx "
+		    "slide=0x%llx%s%s entry=0x%llx base_revision=%u (asked %llu) requests=0x%x "
+		    "levels=%u stack=0x%llx modules=%u cpus=%u ioapics=%u", p->opts.kernel,
+		    l->elf.type == LM_ET_DYN ? "dyn" : "exec", (unsigned long long)l->block_pa,
+		    (unsigned long long)l->elf.span, (unsigned long long)l->elf.va,
+		    (unsigned long long)l->elf.slide, l->rng ? " from " : "", l->rng ? l->rng : "",
+		    (unsigned long long)l->entry, l->req.base_rev, (unsigned long long)l->req.asked,
+		    l->req.have, p->build.levels, (unsigned long long)l->stack_bytes, l->nmod, l->ncpu,
+		    l->nioapic);
+	return PT_OK;
+
+nomem:
+	report_fail(p->rep, "limine: no memory for the kernel file's copy, the stacks, the GDT, "
+		    "the memory map or the responses");
+	return PT_ENOMEM;
+}
+
+/* ---- after ExitBootServices: the plan ------------------------------------------------ */
+
+static const char rwx_why[] = "the Limine protocol maps the HHDM (identity map) RWX";
+
+/*
+ * The RWX ranges lm_plan_add() made, in the run's W^X exemption list: the
+ * framebuffer's (WC) before the window's (WB) that holds it, as the first
+ * entry holding a page names it.  @base: the window's va of pa 0.
+ */
+static int exempt_window(struct ptlab *p, uint64_t base, uint64_t from, uint64_t end,
+			 uint64_t fb_pa, uint64_t fb_len)
+{
+	int err = PT_OK;
+
+	if (fb_len)
+		err = ptlab_wx_add_cache(&p->wx, base + fb_pa, fb_pa, fb_len,
+					 PT_CACHE(PT_CACHE_WC), rwx_why);
+	if (!err && end > from)
+		err = ptlab_wx_add_cache(&p->wx, base + from, from, end - from,
+					 PT_CACHE(PT_CACHE_WB), rwx_why);
+	return err;
+}
+
+/*
+ * After run_plan(): the alias moved, the segments, the first 4 GiB
+ * completed, the HHDM RWX WB
+ * with the framebuffer WC (lmplan.c); those ranges recorded as the run's
+ * W^X exemptions.  Returns PT_OK, or the error after a failure line.
+ */
+static int limine_plan(struct ptlab *p)
+{
+	struct lim *l = lim_of(p);
+	uint64_t fb_pa = p->fb.ok ? p->fb.info.base_pa & ~(PT_PAGE_SIZE - 1) : 0;
+	uint64_t fb_len = p->fb.ok ? pt_align_up(p->fb.info.base_pa + p->fb.len, PT_PAGE_SIZE) -
+				     fb_pa : 0;
+	struct lm_plan_in in = { .elf = &l->elf, .block_pa = l->block_pa,
+				 .identity_low = lm_identity_mapped(l->req.base_rev),
+				 .levels = p->build.levels, .has_1g = p->cpu.caps.pdpe1gb,
+				 .fb_pa = fb_pa, .fb_len = fb_len };
+	int err = lm_plan_add(&p->build.plan, &in);
+
+	if (err) {
+		report_fail(p->rep, "limine: the plan's entries: %s", pt_strerror(err));
+		return err;
+	}
+	p->build.image_va = LM_IMAGE_ALIAS_VA;
+	err = exempt_window(p, PT_HHDM_BASE, 0, lm_plan_end(&p->build.plan, PT_PLAN_HHDM),
+			    fb_pa, fb_len);
+	if (err)
+		report_fail(p->rep, "limine: the HHDM's W^X exemptions (%u recorded): %s", p->wx.n,
+			    pt_strerror(err));
+	return err;
+}
+
+/* ---- after the checks: the data, the checks on the tables to hand over ------------------- */
+
+/* --inject=limine-digest: page 0 mapped before the comparison. */
+static bool plant_digest(struct ptlab *p)
+{
+	struct pt_flushlist fl;
+
+	if (pt_map(&p->build.space, 0, 0, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl) != PT_OK)
+		return false;
+	report_note(p->rep, "inject: limine-digest planted (page 0 mapped before the comparison)");
+	return true;
+}
+
+/* The page attributes a segment's ELF flags give. */
+static unsigned seg_flags(uint32_t f)
+{
+	return (f & LM_SEG_W ? PT_WRITE : 0) | (f & LM_SEG_X ? PT_EXEC : 0);
+}
+
+/* The frames the tables to hand over (and nothing else of ours) use: bootloader-reclaimable. */
+static bool collect_tables(struct ptlab *p, struct lim *l)
+{
+	const struct pt_frames *f = &p->build.frames;
+
+	l->nreclaim = 0;
+	for (unsigned r = 0; r < f->nranges; r++) {
+		const struct pt_frames_range *x = &f->range[r];
+
+		for (uint64_t k = 0; k < x->frames; k++) {
+			uint64_t bit = x->bit0 + k, pa = x->pa + k * PT_PAGE_SIZE;
+			struct lm_range *last = l->nreclaim ? &l->reclaim[l->nreclaim - 1] : NULL;
+
+			if (!(f->bitmap[bit / 64] >> (bit % 64) & 1))
+				continue;
+			if (last && last->pa + last->len == pa) {
+				last->len += PT_PAGE_SIZE;
+				continue;
+			}
+			if (l->nreclaim == RECLAIM_MAX)
+				return false;
+			l->reclaim[l->nreclaim++] = (struct lm_range){ pa, PT_PAGE_SIZE };
+		}
+	}
+	return true;
+}
+
+/* The Limine memory map from the final map; false after a failure line. */
+static bool build_map(struct ptlab *p, struct lim *l)
+{
+	struct lm_range kern[OPTS_MODULES_MAX + 2], fb;
+	struct lm_map_in in = { .fw = &p->build.map };
+	unsigned nk = 0;
+	char why[160];
+
+	if (!collect_tables(p, l)) {
+		report_fail(p->rep, "limine: the tables' frames make more than %u runs", RECLAIM_MAX);
+		return false;
+	}
+	kern[nk++] = (struct lm_range){ l->block_pa, l->elf.span };
+	kern[nk++] = (struct lm_range){ l->kfile_pa, pt_align_up(l->kfile_len, PT_PAGE_SIZE) };
+	for (unsigned i = 0; i < l->nmod; i++)
+		kern[nk++] = (struct lm_range){ l->mod[i].pa, pt_align_up(l->mod[i].size, PT_PAGE_SIZE) };
+	in.reclaim = l->reclaim;
+	in.nreclaim = l->nreclaim;
+	in.kernel = kern;
+	in.nkernel = nk;
+	if (l->nfb) {
+		fb = (struct lm_range){ p->fb.info.base_pa, p->fb.len };
+		in.fb = &fb;
+		in.nfb = 1;
+	}
+	if (lm_map_build(&in, (struct lm_memmap_entry *)(uintptr_t)l->map_pa, l->map_cap, &l->nmap,
+			 why, sizeof(why))) {
+		report_fail(p->rep, "limine: the memory map: %s", why);
+		return false;
+	}
+	return true;
+}
+
+static bool respond(struct ptlab *p, struct lim *l)
+{
+	struct lm_machine m = { 0 };
+	char why[160];
+
+	m.name = "ptlab";
+	m.version = "1";
+	m.firmware_type = LM_FIRMWARE_UEFI64;
+	m.hhdm = PT_HHDM_BASE;
+	m.paging_mode = l->paging_mode;
+	m.fb = &l->fb;
+	m.nfb = l->nfb;
+	m.cpu = l->cpu;
+	m.ncpu = l->ncpu;
+	m.bsp_lapic_id = l->bsp_apic;
+	m.smp_flags = l->x2apic ? LM_SMP_X2APIC : 0;
+	m.map = (const struct lm_memmap_entry *)(uintptr_t)l->map_pa;
+	m.nmap = l->nmap;
+	m.kernel = (struct lm_file_in){ .pa = l->kfile_pa, .size = l->kfile_len, .path = l->kpath,
+					.cmdline = p->opts.cmdline };
+	m.mod = l->mod;
+	m.nmod = l->nmod;
+	m.rsdp_pa = l->rsdp;
+	m.smbios32_pa = l->smbios32;
+	m.smbios64_pa = l->smbios64;
+	m.efi_st_pa = l->st;
+	m.efi_map_pa = (uint64_t)(uintptr_t)p->exit.final_map.buf;
+	m.efi_map_size = p->exit.final_map.size;
+	m.efi_desc_size = p->exit.final_map.desc_size;
+	m.efi_desc_version = p->exit.final_map.version;
+	m.have_time = l->have_time;
+	m.boot_time = l->boot_time;
+	m.kernel_pa = l->block_pa;
+	m.kernel_va = l->elf.va;
+	if (lm_respond(&m, &l->req, (uint8_t *)(uintptr_t)l->block_pa,
+		       (uint8_t *)(uintptr_t)l->resp_pa, l->resp_pa,
+		       pt_align_up(l->resp_len, PT_PAGE_SIZE), &l->answer, why, sizeof(why))) {
+		report_fail(p->rep, "limine: the responses: %s", why);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Every page of every segment in the tables to hand over: at its va, to
+ * its place in the load block, with its segment's W and X.
+ */
+static void check_segments(struct ptlab *p, struct lim *l)
+{
+	uint64_t pages = 0, bad = 0, first = 0;
+
+	if (inject_on(p, &check_limine_segments)) {
+		const struct lm_seg *s = &l->elf.seg[0];
+		uint64_t va = pt_align_down(s->va + s->memsz - 1, PT_PAGE_SIZE);
+
+		/* W taken from a writable segment, else X flipped: never W and X at once */
+		unsigned flip = s->flags & LM_SEG_W ? PT_WRITE : PT_EXEC;
+
+		if (pt_protect(&p->build.space, va, PT_PAGE_SIZE, seg_flags(s->flags) ^ flip,
+			       &(struct pt_flushlist){ 0 }) == PT_OK)
+			report_note(p->rep, "inject: limine-segment planted (page 0x%llx's %s flipped)",
+				    (unsigned long long)va, flip == PT_WRITE ? "W" : "X");
+	}
+	for (unsigned i = 0; i < l->elf.nseg; i++) {
+		const struct lm_seg *s = &l->elf.seg[i];
+
+		for (uint64_t va = pt_align_down(s->va, PT_PAGE_SIZE); va < s->va + s->memsz;
+		     va += PT_PAGE_SIZE, pages++) {
+			struct pt_leaf lf;
+
+			if (pt_translate(&p->build.space, va, &lf) != PT_OK ||
+			    lf.pa != l->block_pa + (va - l->elf.va) ||
+			    (lf.flags & (PT_WRITE | PT_EXEC | PT_USER)) != seg_flags(s->flags)) {
+				if (!bad++)
+					first = va;
+			}
+		}
+	}
+	if (!bad)
+		report_ok(p->rep, "limine: the kernel's %u segments mapped at their addresses "
+			  "with their permissions, %llu pages into its block at 0x%llx", l->elf.nseg,
+			  (unsigned long long)pages, (unsigned long long)l->block_pa);
+	else
+		report_fail(p->rep, "limine: %llu of %llu pages of the kernel's segments are not "
+			    "mapped as the file says; first va=0x%llx", (unsigned long long)bad,
+			    (unsigned long long)pages, (unsigned long long)first);
+}
+
+/*
+ * Live, on the tables to hand over: each answered request's response
+ * pointer read through the kernel's own va, the response's first word
+ * through that HHDM pointer, compared with the buffer read through the
+ * identity map; the entry's bytes read at the entry's va.
+ */
+static int cpu_read(struct ptlab *p)
+{
+	struct lim *l = lim_of(p);
+	unsigned answered = 0, same = 0, bad_kind = LM_REQ_COUNT;
+
+	for (unsigned k = 0; k < LM_REQ_COUNT; k++) {
+		uint64_t at, ptr, want;
+
+		if (!(l->answer.answered & (1u << k)))
+			continue;
+		answered++;
+		at = l->elf.va + l->req.req[k].off + LM_REQ_RESPONSE;
+		ptr = *(volatile uint64_t *)(uintptr_t)at;
+		want = hhdm(l->resp_pa + l->answer.resp_off[k]);
+		if (ptr == want && *(volatile uint64_t *)(uintptr_t)ptr ==
+		    *(volatile uint64_t *)(uintptr_t)(l->resp_pa + l->answer.resp_off[k]))
+			same++;
+		else if (bad_kind == LM_REQ_COUNT)
+			bad_kind = k;
+	}
+	if (same != answered)
+		report_fail(p->rep, "limine: %u of %u responses read back through the kernel's "
+			    "requests and the HHDM; first wrong: %s", same, answered,
+			    lm_req_name(bad_kind));
+	else {
+		const volatile uint8_t *e = (const volatile uint8_t *)(uintptr_t)l->entry;
+		unsigned ok = 0;
+
+		for (unsigned i = 0; i < l->entry_len; i++)
+			ok += e[i] == l->entry_bytes[i];
+		if (ok == l->entry_len)
+			report_ok(p->rep, "limine: on the tables handed over the CPU reads %u responses "
+				  "through the kernel's requests and the HHDM, and the entry 0x%llx as "
+				  "in the file", answered, (unsigned long long)l->entry);
+		else
+			report_fail(p->rep, "limine: the kernel's entry 0x%llx reads %u of %u bytes as "
+				    "in the file", (unsigned long long)l->entry, ok, l->entry_len);
+	}
+	return 0;
+}
+
+/* The legacy PIC's and every I/O APIC's fixed and lowest-priority lines masked, read back. */
+static int mask_irqs(struct ptlab *p)
+{
+	struct lim *l = lim_of(p);
+	unsigned lines = 0, masked = 0;
+
+	outb(PIC1_DATA, 0xff);
+	outb(PIC2_DATA, 0xff);
+	for (unsigned i = 0; i < l->nioapic; i++) {
+		volatile uint32_t *sel = (volatile uint32_t *)(uintptr_t)hhdm(l->ioapic[i]);
+		volatile uint32_t *win = sel + 4;
+		unsigned n;
+
+		*sel = 1;
+		n = ((*win >> 16) & 0xff) + 1;
+		for (unsigned k = 0; k < n; k++) {
+			uint32_t lo;
+
+			*sel = IOAPIC_REDTBL + 2 * k;
+			lo = *win;
+			if (((lo >> 8) & 7) > 1)
+				continue;   /* SMI, NMI, INIT, ExtINT: the protocol leaves them */
+			lines++;
+			*win = lo | IOAPIC_MASK;
+			masked += (*win & IOAPIC_MASK) != 0;
+		}
+	}
+	if (inb(PIC1_DATA) == 0xff && inb(PIC2_DATA) == 0xff && masked == lines)
+		report_ok(p->rep, "limine: the legacy PIC and %u I/O APIC line(s) of %u I/O APIC(s) "
+			  "masked, read back", lines, l->nioapic);
+	else
+		report_fail(p->rep, "limine: interrupts not masked: PIC 0x%02x/0x%02x, %u of %u I/O "
+			    "APIC lines", inb(PIC1_DATA), inb(PIC2_DATA), masked, lines);
+	return 0;
+}
+
+/*
+ * Every AP started by INIT-SIPI-SIPI onto the tables to hand over and
+ * parked there on its own stack, polling its goto_address; each reports
+ * the CR3 it runs on.
+ */
+static void park_aps(struct ptlab *p, struct lim *l)
+{
+	const struct smp_shared *sh = p->smp;
+	struct limine_park *blk = (struct limine_park *)(uintptr_t)(l->gdt_pa + 64);
+	unsigned aps = 0, wrong = 0, lost = 0;
+	uint64_t loop = p->build.image_va + ((uint64_t)(uintptr_t)limine_ap_loop - p->build.image.base);
+
+	if (!lm_has(&l->req, LM_REQ_SMP)) {
+		/* no SMP request: the APs stay in wait-for-SIPI, as the protocol says */
+		report_note(p->rep, "limine: no SMP request: %u AP(s) sent INIT, left waiting for "
+			    "a SIPI", smp_handoff_init_aps(p));
+		return;
+	}
+	if (l->ncpu < 2) {
+		report_note(p->rep, "limine: one CPU: no AP to park");
+		return;
+	}
+	if (!sh || sh->handoff_skip) {
+		report_fail(p->rep, "limine: %u CPUs listed, but no AP can be started: %s", l->ncpu,
+			    sh && sh->handoff_skip ? sh->handoff_skip : "no SMP state");
+		return;
+	}
+	if (p->build.our_cr3 >= FOUR_GIB) {
+		report_fail(p->rep, "limine: the root 0x%llx is above 4 GiB: the APs cannot load it "
+			    "in 32-bit mode", (unsigned long long)p->build.our_cr3);
+		return;
+	}
+	/*
+	 * The trampoline's code page executable while the APs pass through
+	 * it, no-execute again after: the tables handed over stay the
+	 * checked plan.
+	 */
+	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_EXEC, NULL)) {
+		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not be made "
+			    "executable", (unsigned long long)sh->tramp_pa);
+		return;
+	}
+	smp_handoff_init_aps(p);
+	for (unsigned i = 0; i < l->ncpu; i++) {
+		unsigned c = 0;
+		struct limine_park *b;
+		uint64_t stack_top;
+
+		if (l->cpu[i].lapic_id == l->bsp_apic)
+			continue;
+		while (c < sh->ncpu && sh->cpu[c]->apic != l->cpu[i].lapic_id)
+			c++;
+		if (c == sh->ncpu || sh->cpu[c]->bsp) {
+			aps++;
+			lost++;
+			continue;
+		}
+		b = &blk[i];
+		stack_top = l->stacks_pa + (i + 1) * l->stack_bytes;
+		*b = (struct limine_park){ .gdt_limit = sizeof(limine_gdt) - 1,
+					   .gdt_base = hhdm(l->gdt_pa),
+					   .info = hhdm(l->resp_pa + l->answer.smp_info_off + 32 * i),
+					   .stack = hhdm(stack_top), .pat = pt_pat_msr(&p->build.env.pat),
+					   .loop = loop, .x2apic = l->x2apic };
+		aps++;
+		if (!smp_handoff_start_at(p, c, p->build.our_cr3, stack_top - 64,
+					  (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)limine_ap_park,
+					  &b->arrived)) {
+			lost++;
+			continue;
+		}
+		/* --inject=limine-park: the first AP's CR3 taken for wrong */
+		if (b->cr3 != p->build.our_cr3 || (inject_on(p, &check_limine_aps) && aps == 1))
+			wrong++;
+	}
+	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_WRITE, NULL))
+		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not be made "
+			    "no-execute again", (unsigned long long)sh->tramp_pa);
+	l->parked = aps - lost - wrong;
+	if (!lost && !wrong)
+		report_ok(p->rep, "limine: %u AP(s) parked on the tables handed over (CR3 0x%llx), "
+			  "each on its own stack polling its goto_address", aps,
+			  (unsigned long long)p->build.our_cr3);
+	else
+		report_fail(p->rep, "limine: of %u APs %u did not answer INIT-SIPI-SIPI and %u run "
+			    "on another CR3", aps, lost, wrong);
+}
+
+/* After the rebuild (struct kernel_proto's prepare). */
+static int limine_prepare(struct ptlab *p)
+{
+	struct lim *l = lim_of(p);
+
+	check_segments(p, l);
+	if (!build_map(p, l) || !respond(p, l))
+		return PT_EINVAL;
+	if (inject_on(p, &check_limine_read) && l->entry_len) {
+		l->entry_bytes[0] ^= 0xff;
+		report_note(p->rep, "inject: limine-entry planted (an entry byte expected flipped)");
+	}
+	ptlab_live(p, cpu_read, "limine: the tables handed over");
+	if (p->rep->failed || p->aborted)
+		return PT_EINVAL;
+	park_aps(p, l);
+	ptlab_live(p, mask_irqs, "limine: interrupts masked");
+	return p->rep->failed || p->aborted ? PT_EINVAL : PT_OK;
+}
+
+/* Every check passed: the report closed with the kernel's facts, and the jump. */
+static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
+{
+	struct lim *l = lim_of(p);
+	uint64_t cr4 = read_cr4(), top = hhdm(l->stacks_pa + (l->ncpu + 1) * l->stack_bytes);
+
+	report_fact(p->rep, "limine", "entry=0x%llx stack=0x%llx+0x%llx cr3=0x%llx levels=%u "
+		    "base_revision=%u answered=0x%x memmap=%u reclaim_runs=%u cpus=%u parked=%u "
+		    "x2apic=%d responses=0x%llx+0x%llx", (unsigned long long)l->entry,
+		    (unsigned long long)top, (unsigned long long)l->stack_bytes,
+		    (unsigned long long)p->build.our_cr3, p->build.levels, l->req.base_rev,
+		    l->answer.answered, l->nmap, l->nreclaim, l->ncpu, l->parked, l->x2apic,
+		    (unsigned long long)l->resp_pa, (unsigned long long)l->answer.used);
+	handoff_emit_final(p);
+	end_say(p, false, "ptlab: handing over to the Limine kernel\n");
+	if (l->x2apic)
+		wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_EN | APIC_BASE_X2);
+	l->gdtr.limit = sizeof(limine_gdt) - 1;
+	l->gdtr.base = hhdm(l->gdt_pa);
+	/* no global, supervisor-protection or key bits the kernel did not ask for */
+	cr4 = (cr4 & ~(CR4_PGE | CR4_SMEP | CR4_SMAP | CR4_PKE | CR4_PCIDE)) | CR4_PAE;
+	limine_jump_asm(l->entry, top, p->build.our_cr3, cr4, &l->gdtr);
+}
+
+const struct kernel_proto kernel_limine = {
+	.name = "limine",
+	.load = limine_load,
+	.plan = limine_plan,
+	.digest_check = &check_limine_digest,
+	.digest_plant = plant_digest,
+	.prepare = limine_prepare,
+	.enter = limine_enter,
+};

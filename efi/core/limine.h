@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the Limine protocol (limine.c) decides before the run, for
+ * la57.c: the paging levels a Limine-protocol kernel asks for.
+ */
+#ifndef PTLAB_EFI_CORE_LIMINE_H
+#define PTLAB_EFI_CORE_LIMINE_H
+
+#include <efi.h>
+
+struct ptlab;
+
+/*
+ * For a run with --kernel and no --levels, before the run's levels are
+ * set: the file read from @li's volume; when it is an ELF file, its load
+ * block laid out in a scratch buffer and its requests scanned, the paging
+ * mode chosen for this CPU as the hand-off will (lm_paging_choose: the
+ * mode the kernel prefers unless the CPU lacks it), told in a
+ * "limine-levels" fact.  Returns 5 or 4; 0 when the file cannot be read,
+ * is not ELF, or is refused (the kernel's load, later, says why), and the
+ * run keeps the firmware's levels.  Nothing stays allocated.
+ */
+unsigned limine_levels(struct ptlab *p, EFI_LOADED_IMAGE *li);
+
+#endif

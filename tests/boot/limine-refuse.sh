@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The Limine-protocol loader (--mode=handoff --kernel=ELF): its refusals,
+# its checks' faults, and the good path with a minimal kernel of the
+# tests' own (tests/limine-mini/mini.S, assembled and linked here, static
+# and position independent) that judges its entry state and the
+# responses, starts every AP through its goto_address and ends QEMU
+# through isa-debug-exit with 0x31 (status 99) when every point held.
+#
+# Boots (two at a time):
+#  good   -cpu max -smp 4: the static kernel with a module; ptlab's checks
+#         and the hand-over's own pass, the kernel says every point held
+#         (the APs reached it), and writes its line to the debug console
+#  pie    -smp 2 --kaslr: the position-independent kernel slid by a random
+#         amount above the minimum slide, its relocation applied
+#  five   -cpu max -smp 2 --levels=5: the kernel asking for 5-level paging
+#         entered with CR4.LA57, as the paging mode response says
+#  faults --inject=limine-digest,limine-segment,limine-entry: each fails
+#         exactly its check, nothing is handed over
+#  park   --inject=limine-park, -smp 2: the AP check fails, nothing handed over
+#  refuse 512 MiB: crafted ELF files (tests/limine-mini/craft.py) and a
+#         missing module, each refused before ExitBootServices with its
+#         own message; the firmware goes on (the UEFI shell runs the next
+#         case from \startup.nsh, then shuts down)
+#
+# About two minutes on an idle 2-core machine.
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+
+boot_init limine-refuse
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+MINI=$HERE/../limine-mini
+T=${LIMINE_TIMEOUT:-400}
+HANDED='^ptlab: handing over to the Limine kernel'
+
+# ---- the kernels ----
+k=$BOOT_DIR/k
+mkdir -p "$k"
+if ! as --64 -o "$k/mini.o" "$MINI/mini.S" ||
+   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini.elf" "$k/mini.o" ||
+   ! ld -nostdlib -pie --no-dynamic-linker -z max-page-size=0x1000 -z text -T "$MINI/pie.ld" \
+	-o "$k/pie.elf" "$k/mini.o" ||
+   ! as --64 --defsym PAGING5=1 -o "$k/mini5.o" "$MINI/mini.S" ||
+   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini5.elf" "$k/mini5.o"; then
+	fail "the minimal kernel could not be assembled and linked (binutils)"
+	boot_done
+	exit
+fi
+CASES="arm low overlap pastfile huge wx rel"
+for c in $CASES; do
+	python3 "$MINI/craft.py" "$c" "$k/$c" || fail "craft.py $c"
+done
+
+put()
+{
+	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
+}
+
+img=$BOOT_DIR/limine.img
+cp -- "$PTLAB_IMG" "$img"
+mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
+for f in mini.elf pie.elf mini5.elf $CASES; do
+	put "$img" "$k/$f" "/boot/$f"
+done
+run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
+{
+	printf '@echo -off\nfs0:\n'
+	for c in low overlap pastfile huge wx rel; do
+		printf '%s --kernel=\\boot\\%s\n' "$run" "$c"
+	done
+	printf '%s --kernel=\\boot\\mini.elf --module=\\boot\\nothere,text\n' "$run"
+	printf '%s --levels=5 --kernel=\\boot\\mini.elf\n' "$run"
+	printf '%s --kernel=\\boot\\mini.elf --initrd=\\boot\\pie.elf\n' "$run"
+	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
+} >"$k/startup.nsh"
+rimg=$BOOT_DIR/refuse.img
+cp -- "$img" "$rimg"
+put "$rimg" "$k/startup.nsh" /startup.nsh
+
+base="--mode=handoff --end=qemu --iterations=500"
+boot_bg good --img "$img" --cpu max --smp 4 --timeout "$T" \
+	--cfg "$base --kernel=\\boot\\mini.elf \"--module=\\boot\\pie.elf,a module string\"" \
+	-- -debugcon "file:$BOOT_DIR/good.debugcon"
+boot_bg pie --img "$img" --smp 2 --timeout "$T" --cfg "$base --kaslr --kernel=\\boot\\pie.elf"
+boot_wait
+boot_bg five --img "$img" --cpu max --smp 2 --timeout "$T" --cfg "$base --levels=5 --kernel=\\boot\\mini5.elf"
+boot_bg faults --img "$img" --smp 2 --timeout "$T" \
+	--cfg "$base --inject=limine-digest,limine-segment,limine-entry --kernel=\\boot\\mini.elf"
+boot_wait
+boot_bg park --img "$img" --smp 2 --timeout "$T" \
+	--cfg "$base --inject=limine-park --kernel=\\boot\\mini.elf"
+boot_bg refuse --img "$rimg" --cpu max --mem 512M --timeout "$T" \
+	--cfg "--mode=handoff --end=return --kernel=\\boot\\arm"
+boot_wait
+
+# ---- good ----
+boot_result good
+st=$?
+check_status "$st" 99 "good: the kernel ran and every point of its own held (isa-debug-exit 0x31)"
+check_log '^ptlab: [0-9]+ passed, 0 failed' "$BOOT_LOG" "good: every check of ptlab passed"
+check_log '^ok [0-9]+ - limine: the tables handed over \(root 0x[0-9a-f]+\) are the checked plan built again' \
+	"$BOOT_LOG" "good: the tables handed over are the checked plan (digest)"
+check_log "^ok [0-9]+ - limine: the kernel's 3 segments mapped at their addresses with their permissions" \
+	"$BOOT_LOG" "good: the segments mapped as the file says"
+check_log '^ok [0-9]+ - limine: on the tables handed over the CPU reads [0-9]+ responses through the kernel' \
+	"$BOOT_LOG" "good: the responses and the entry read back through the tables handed over"
+check_log '^ok [0-9]+ - limine: 3 AP\(s\) parked on the tables handed over' "$BOOT_LOG" \
+	"good: the 3 APs parked on the tables handed over"
+check_log '^ok [0-9]+ - limine: the legacy PIC and [0-9]+ I/O APIC line\(s\) of [1-9][0-9]* I/O APIC\(s\) masked' \
+	"$BOOT_LOG" "good: the PIC and the I/O APIC masked, read back"
+check_log '^# limine-load: kernel=\\boot\\mini.elf type=exec .* modules=1 cpus=4' "$BOOT_LOG" \
+	"good: the module read, 4 CPUs from the MADT"
+check_log "$HANDED" "$BOOT_LOG" "good: handed over, and said so last"
+if grep -q '^limine-mini: every point held' "$BOOT_DIR/good.debugcon" 2>/dev/null; then
+	pass "good: the kernel's line on the debug console"
+else
+	fail "good: no line of the kernel on the debug console"
+fi
+
+# ---- pie ----
+boot_result pie
+st=$?
+check_status "$st" 99 "pie: the slid kernel ran, its relocation applied (isa-debug-exit 0x31)"
+check_log '^# limine-load: kernel=\\boot\\pie.elf type=dyn load=0x[0-9a-f]+\+0x[0-9a-f]+ va=0xffffffff[89a-f][0-9a-f]{7} slide=0xffffffff[89a-f][0-9a-f]{7} from (rdseed|rdrand|EFI_RNG_PROTOCOL)' \
+	"$BOOT_LOG" "pie: slid from the minimum slide by a random amount, the source named"
+check_log "$HANDED" "$BOOT_LOG" "pie: handed over"
+
+# ---- five ----
+boot_result five
+st=$?
+check_status "$st" 99 "five: the kernel ran on 5-level paging, as its paging mode response says (isa-debug-exit 0x31)"
+check_log '^# limine-load: kernel=\\boot\\mini5.elf .* levels=5 ' "$BOOT_LOG" "five: loaded for 5 levels"
+check_log '^ok [0-9]+ - limine: 1 AP\(s\) parked on the tables handed over' "$BOOT_LOG" \
+	"five: the AP parked on the 5-level tables"
+check_log "$HANDED" "$BOOT_LOG" "five: handed over"
+
+# ---- faults ----
+boot_result faults
+st=$?
+check_status "$st" 35 "faults: the run ended with a failure (status 0x11)"
+check_log '^not ok [0-9]+ - limine: the tables to hand over differ from the checked build' \
+	"$BOOT_LOG" "faults: limine-digest (page 0 mapped before the comparison) fails the digest check"
+check_log "^not ok [0-9]+ - limine: 1 of [0-9]+ pages of the kernel's segments are not mapped as the file says" \
+	"$BOOT_LOG" "faults: limine-segment (a page's X flipped) fails the segment check"
+check_log "^not ok [0-9]+ - limine: the kernel's entry 0xffffffff80000000 reads 15 of 16 bytes as in the file" \
+	"$BOOT_LOG" "faults: limine-entry (an expected entry byte flipped) fails the read-back"
+if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 3 ]; then
+	pass "faults: those 3 checks failed and no other"
+else
+	fail "faults: $(log_clean "$BOOT_LOG" | grep -cE '^not ok ') failing test points, 3 expected"
+fi
+check_log '^# limine: not handed over: 3 check\(s\) failed' "$BOOT_LOG" "faults: not handed over, and said why"
+check_no_log "$HANDED" "$BOOT_LOG" "faults: no jump"
+
+boot_result park
+st=$?
+check_status "$st" 35 "park: the run ended with a failure (status 0x11)"
+check_log '^not ok [0-9]+ - limine: of 1 APs 0 did not answer INIT-SIPI-SIPI and 1 run on another CR3' \
+	"$BOOT_LOG" "park: limine-park (the AP's CR3 taken for wrong) fails the AP check"
+if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 1 ]; then
+	pass "park: that check failed and no other"
+else
+	fail "park: $(log_clean "$BOOT_LOG" | grep -cE '^not ok ') failing test points, 1 expected"
+fi
+check_no_log "$HANDED" "$BOOT_LOG" "park: no jump"
+
+# ---- refuse ----
+boot_result refuse
+st=$?
+check_status "$st" 0 "refuse: the shell shut down after every refusal (status 0)"
+refused()
+{
+	check_log "^not ok [0-9]+ - limine: kernel \\\\boot\\\\$1 refused: $2" "$BOOT_LOG" "refuse: $1: $3"
+}
+refused arm 'not an x86-64 ELF \(machine 183\)' "built for another machine"
+refused low 'segment at 0xffffffff7fff0000 is below 0xffffffff80000000' "a segment below the kernel window"
+refused overlap 'overlapping segments: ' "two segments overlapping"
+refused pastfile 'segment 0: file bytes \[0x1000, \+0x10000\) past the end of the file \(0x3000 bytes\)' \
+	"a segment past the end of the file"
+refused huge 'no free RAM holds its 0x30001000 bytes' "a kernel larger than the free RAM"
+refused wx 'segment 0 at 0xffffffff80000000 is writable and executable' "a writable and executable segment"
+refused rel 'RELA relocation 0: type 1 is not supported \(only R_X86_64_RELATIVE, 8\)' \
+	"a relocation other than RELATIVE"
+check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: status 0x800000000000000e \(not found\)' \
+	"$BOOT_LOG" "refuse: a missing module refused with the firmware's status"
+refused mini.elf 'the run has 5-level paging \(--levels\) and the kernel has no paging mode request \(4 levels only\)' \
+	"5 levels asked of a kernel that allows 4"
+refused mini.elf "--initrd is the Linux protocol's; a Limine-protocol kernel takes --module" \
+	"an initrd given to a Limine-protocol kernel"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 10 ]; then
+	pass "refuse: all 10 runs kept boot services"
+else
+	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 10 runs kept boot services"
+fi
+check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "refuse: the firmware went on after the last refusal"
+check_no_log "$HANDED" "$BOOT_LOG" "refuse: nothing handed over"
+
+boot_done
