@@ -34,7 +34,6 @@
 #include "fw/fsfile.h"
 #include "checks/inject.h"
 #include "checks/checkkit.h"
-#include "fw/owned.h"
 #include "fw/verify.h"
 #include "report/report.h"
 #include "core/run.h"
