@@ -131,8 +131,9 @@ struct lim {
 	const char *rng;                   /* where it came from */
 
 	char kpath[OPTS_PATH_MAX + 1];     /* the kernel's path, with a leading slash */
-	struct lim_module mod_str[OPTS_MODULES_MAX];
-	struct lm_file_in mod[OPTS_MODULES_MAX];
+	/* the internal modules first, then --module's, in order */
+	struct lim_module mod_str[LM_INTERNAL_MAX + OPTS_MODULES_MAX];
+	struct lm_file_in mod[LM_INTERNAL_MAX + OPTS_MODULES_MAX];
 	unsigned nmod;
 	uint64_t kfile_pa, kfile_len;      /* the kernel file's copy */
 
@@ -448,32 +449,111 @@ static bool verified(struct ptlab *p, const struct mode_boot *b, const char *wha
 	return false;
 }
 
+/*
+ * One module read at its size into pages of ours, judged, and listed with
+ * its path and string (copied into @s).  False after a failure line.
+ */
+static bool add_module(struct ptlab *p, struct lim *l, const struct mode_boot *b,
+		       struct lim_module *s, const char *file, const char *cmdline)
+{
+	uint64_t pa, len;
+
+	if (kernel_load_file(p, b->li->DeviceHandle, "module", file, FILE_MAX, &pa, &len) !=
+	    EFI_SUCCESS || !verified(p, b, "module", file, (const void *)(uintptr_t)pa, len))
+		return false;
+	CopyMem(s->cmdline, (void *)cmdline, str_len(cmdline) + 1);
+	slash_path(s->path, sizeof(s->path), file);
+	l->mod[l->nmod++] = (struct lm_file_in){ .pa = pa, .size = len, .path = s->path,
+						 .cmdline = s->cmdline };
+	return true;
+}
+
+/*
+ * The internal modules the kernel's module request lists (revision 1), in
+ * its order, before --module's: a path with a leading slash from the
+ * volume's root, else beside the kernel file.  A missing one that is not
+ * marked required is left out with a note; a required one that cannot be
+ * loaded, or a compressed one, refuses the kernel.  False after a failure
+ * line.
+ */
+static bool load_internal(struct ptlab *p, struct lim *l, const struct mode_boot *b,
+			  const char *kpath)
+{
+	struct lm_internal im[LM_INTERNAL_MAX];
+	char why[200], file[OPTS_MODULE_MAX];
+	size_t dir = 0;
+	int n = lm_internal_modules((const uint8_t *)(uintptr_t)l->block_pa, l->elf.span,
+				    l->elf.va, &l->req, im, LM_INTERNAL_MAX, why, sizeof(why));
+
+	if (n < 0) {
+		report_fail(p->rep, "limine: kernel %s refused: %s", kpath, why);
+		return false;
+	}
+	for (size_t i = 0; kpath[i]; i++)
+		if (kpath[i] == '\\' || kpath[i] == '/')
+			dir = i + 1;
+	for (int i = 0; i < n; i++) {
+		bool root = im[i].path[0] == '/' || im[i].path[0] == '\\';
+		bool required = im[i].flags & LM_INTERNAL_MODULE_REQUIRED;
+		size_t pre = root ? 0 : dir, k = str_len(im[i].path);
+		struct fsfile f;
+
+		if (pre + k + 1 > sizeof(file)) {
+			report_fail(p->rep, "limine: kernel %s refused: internal module %s: the path "
+				    "beside the kernel is longer than %u bytes", kpath, im[i].path,
+				    (unsigned)sizeof(file) - 1);
+			return false;
+		}
+		CopyMem(file, (void *)kpath, pre);
+		CopyMem(file + pre, im[i].path, k + 1);
+		if (im[i].flags & LM_INTERNAL_MODULE_COMPRESSED) {
+			if (!required) {
+				report_note(p->rep, "limine: internal module %s is compressed, which "
+					    "ptlab does not support: left out (not required)", file);
+				continue;
+			}
+			report_fail(p->rep, "limine: kernel %s refused: its required internal module "
+				    "%s is compressed, which ptlab does not support", kpath, file);
+			return false;
+		}
+		if (!required) {
+			/* a module the kernel can do without: absent, it is left out */
+			EFI_STATUS st = fsfile_open(b->li->DeviceHandle, file, &f, why, sizeof(why));
+
+			if (st == EFI_NOT_FOUND) {
+				report_note(p->rep, "limine: internal module %s not found: left out (not "
+					    "required)", file);
+				continue;
+			}
+			if (st == EFI_SUCCESS)
+				fsfile_close(&f);
+		}
+		if (!add_module(p, l, b, &l->mod_str[l->nmod], file, im[i].cmdline))
+			return false;
+		report_fact(p->rep, "limine-module", "internal=%d path=%s bytes=%llu required=%d",
+			    i, file, (unsigned long long)l->mod[l->nmod - 1].size, required);
+	}
+	return true;
+}
+
 /* Every --module read at its size into pages of ours and judged; false after a failure line. */
 static bool load_modules(struct ptlab *p, struct lim *l, const struct mode_boot *b)
 {
 	const struct opts *o = &p->opts;
 
 	for (unsigned i = 0; i < o->nmodules; i++) {
-		struct lim_module *s = &l->mod_str[i];
 		const char *given = o->module[i];
 		char file[OPTS_MODULE_MAX];
 		unsigned k = 0;
-		uint64_t pa, len;
 
 		while (given[k] && given[k] != ',' && k + 1 < sizeof(file)) {
 			file[k] = given[k];
 			k++;
 		}
 		file[k] = 0;
-		CopyMem(s->cmdline, (void *)(given[k] == ',' ? given + k + 1 : ""),
-			str_len(given[k] == ',' ? given + k + 1 : "") + 1);
-		if (kernel_load_file(p, b->li->DeviceHandle, "module", file, FILE_MAX, &pa, &len) !=
-		    EFI_SUCCESS ||
-		    !verified(p, b, "module", file, (const void *)(uintptr_t)pa, len))
+		if (!add_module(p, l, b, &l->mod_str[l->nmod], file,
+				given[k] == ',' ? given + k + 1 : ""))
 			return false;
-		slash_path(s->path, sizeof(s->path), file);
-		l->mod[l->nmod++] = (struct lm_file_in){ .pa = pa, .size = len, .path = s->path,
-							 .cmdline = s->cmdline };
 	}
 	return true;
 }
@@ -584,7 +664,7 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 	}
 	slash_path(l->kpath, sizeof(l->kpath), f->path);
 	if (!verified(p, b, "kernel", f->path, f->buf, f->len) || !load_kernel(p, l, f) ||
-	    !load_modules(p, l, b))
+	    !load_internal(p, l, b, f->path) || !load_modules(p, l, b))
 		return PT_EINVAL;
 	l->kfile_len = f->len;
 	l->kfile_pa = alloc_any(p, f->len);
@@ -699,6 +779,13 @@ static int exempt_window(struct ptlab *p, uint64_t base, uint64_t from, uint64_t
 	return err;
 }
 
+/* The framebuffer's pages (page-rounded), 0/0 when there is none. */
+static void fb_pages(const struct ptlab *p, uint64_t *pa, uint64_t *len)
+{
+	*pa = p->fb.ok ? p->fb.info.base_pa & ~(PT_PAGE_SIZE - 1) : 0;
+	*len = p->fb.ok ? pt_align_up(p->fb.info.base_pa + p->fb.len, PT_PAGE_SIZE) - *pa : 0;
+}
+
 /*
  * After run_plan(): the alias moved, the segments, the first 4 GiB
  * completed, the HHDM RWX WB
@@ -708,14 +795,16 @@ static int exempt_window(struct ptlab *p, uint64_t base, uint64_t from, uint64_t
 static int limine_plan(struct ptlab *p)
 {
 	struct lim *l = lim_of(p);
-	uint64_t fb_pa = p->fb.ok ? p->fb.info.base_pa & ~(PT_PAGE_SIZE - 1) : 0;
-	uint64_t fb_len = p->fb.ok ? pt_align_up(p->fb.info.base_pa + p->fb.len, PT_PAGE_SIZE) -
-				     fb_pa : 0;
+	uint64_t fb_pa, fb_len;
 	struct lm_plan_in in = { .elf = &l->elf, .block_pa = l->block_pa,
 				 .identity_low = lm_identity_mapped(l->req.base_rev),
-				 .levels = p->build.levels, .has_1g = p->cpu.caps.pdpe1gb,
-				 .fb_pa = fb_pa, .fb_len = fb_len };
-	int err = lm_plan_add(&p->build.plan, &in);
+				 .levels = p->build.levels, .has_1g = p->cpu.caps.pdpe1gb };
+	int err;
+
+	fb_pages(p, &fb_pa, &fb_len);
+	in.fb_pa = fb_pa;
+	in.fb_len = fb_len;
+	err = lm_plan_add(&p->build.plan, &in);
 
 	if (err) {
 		report_fail(p->rep, "limine: the plan's entries: %s", pt_strerror(err));
@@ -990,6 +1079,7 @@ static void park_aps(struct ptlab *p, struct lim *l)
 	const struct smp_shared *sh = p->smp;
 	struct limine_park *blk = (struct limine_park *)(uintptr_t)(l->gdt_pa + 64);
 	unsigned aps = 0, wrong = 0, lost = 0;
+	struct pt_leaf tramp;
 	uint64_t loop = p->build.image_va + ((uint64_t)(uintptr_t)limine_ap_loop - p->build.image.base);
 
 	if (!lm_has(&l->req, LM_REQ_SMP)) {
@@ -1014,10 +1104,11 @@ static void park_aps(struct ptlab *p, struct lim *l)
 	}
 	/*
 	 * The trampoline's code page executable while the APs pass through
-	 * it, no-execute again after: the tables handed over stay the
-	 * checked plan.
+	 * it, with its own attributes again after (no-execute in the checked
+	 * plan; RWX in base revision 0's widened identity map).
 	 */
-	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_EXEC, NULL)) {
+	if (pt_translate(&p->build.space, sh->tramp_pa, &tramp) != PT_OK ||
+	    pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_EXEC, NULL)) {
 		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not be made "
 			    "executable", (unsigned long long)sh->tramp_pa);
 		return;
@@ -1055,9 +1146,10 @@ static void park_aps(struct ptlab *p, struct lim *l)
 		if (b->cr3 != p->build.our_cr3 || (inject_on(p, &check_limine_aps) && aps == 1))
 			wrong++;
 	}
-	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_WRITE, NULL))
-		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not be made "
-			    "no-execute again", (unsigned long long)sh->tramp_pa);
+	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE,
+		       (tramp.flags & PT_ATTR_MASK) | PT_ALLOW_WX, NULL))
+		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not get its "
+			    "attributes back", (unsigned long long)sh->tramp_pa);
 	l->parked = aps - lost - wrong;
 	if (!lost && !wrong)
 		report_ok(p->rep, "limine: %u AP(s) parked on the tables handed over (CR3 0x%llx), "
@@ -1068,11 +1160,107 @@ static void park_aps(struct ptlab *p, struct lim *l)
 			    "on another CR3", aps, lost, wrong);
 }
 
+/* The identity pieces base revision 0 asks for: [4 KiB, 4 GiB), then each map range above. */
+static bool ident_piece(const struct ptlab *p, unsigned i, uint64_t *pa, uint64_t *len)
+{
+	const struct pt_memmap *m = &p->build.map;
+
+	if (i == 0) {
+		*pa = PT_PAGE_SIZE;
+		*len = FOUR_GIB - PT_PAGE_SIZE;
+		return true;
+	}
+	for (unsigned k = 0; k < m->n; k++) {
+		uint64_t end = m->range[k].pa + m->range[k].len;
+
+		if (end <= FOUR_GIB || --i)
+			continue;
+		*pa = m->range[k].pa > FOUR_GIB ? m->range[k].pa : FOUR_GIB;
+		*len = end - *pa;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Base revision 0 (no base revision tag, or 0): the protocol's entry
+ * memory layout maps [4 KiB, 4 GiB) and every memory-map range above
+ * identity, supervisor read/write/execute.  ptlab's own checks fault
+ * through its identity map with its own permissions, so the checked plan
+ * keeps them and the identity map is made RWX write-back (the framebuffer
+ * write-combining, as in the HHDM) here, in the tables to hand over after
+ * their comparison with the checked build, with a check of its own that
+ * walks every leaf.  PT_OK, or an error after a failure line.
+ */
+static int widen_identity(struct ptlab *p)
+{
+	struct pt_space *sp = &p->build.space;
+	const unsigned rwx = PT_WRITE | PT_EXEC | PT_ALLOW_WX | PT_SPARSE;
+	uint64_t fb_pa, fb_len, pa, len, pages = 0, bad = 0, first = 0;
+	unsigned n = 0;
+	int err = PT_OK;
+
+	fb_pages(p, &fb_pa, &fb_len);
+	for (unsigned i = 0; !err && ident_piece(p, i, &pa, &len); i++, n++)
+		err = pt_protect(sp, pa, len, rwx | PT_CACHE(PT_CACHE_WB), NULL);
+	if (!err && fb_len)
+		err = pt_protect(sp, fb_pa, fb_len, rwx | PT_CACHE(PT_CACHE_WC), NULL);
+	if (err) {
+		report_fail(p->rep, "limine: base revision 0: the identity map could not be made "
+			    "RWX: %s", pt_strerror(err));
+		return err;
+	}
+	if (inject_on(p, &check_limine_identity) &&
+	    pt_protect(sp, FOUR_GIB - PT_PAGE_SIZE, PT_PAGE_SIZE, PT_WRITE, NULL) == PT_OK)
+		report_note(p->rep, "inject: limine-identity planted (the page below 4 GiB left "
+			    "no-execute)");
+	for (unsigned i = 0; ident_piece(p, i, &pa, &len); i++) {
+		for (uint64_t va = pa; va < pa + len;) {
+			struct pt_leaf lf;
+			bool in_fb = va >= fb_pa && va < fb_pa + fb_len;
+			unsigned want = PT_WRITE | PT_EXEC |
+					PT_CACHE(in_fb ? PT_CACHE_WC : PT_CACHE_WB);
+			uint64_t step = PT_PAGE_SIZE;
+
+			if (pt_translate(sp, va, &lf) == PT_OK) {
+				step = lf.size - (va & (lf.size - 1));
+				if (lf.pa != va ||
+				    (lf.flags & (PT_WRITE | PT_EXEC | PT_USER | PT_CACHE_MASK)) != want) {
+					if (!bad++)
+						first = va;
+				}
+			} else if (pt_memmap_overlaps(&p->build.map, va, PT_PAGE_SIZE) || i == 0) {
+				/* a map range above 4 GiB or the low 4 GiB: all of it, mapped */
+				if (!bad++)
+					first = va;
+			}
+			if (step > pa + len - va)
+				step = pa + len - va;
+			pages += (step + PT_PAGE_SIZE - 1) / PT_PAGE_SIZE;
+			va += step;
+		}
+	}
+	if (!bad)
+		report_ok(p->rep, "limine: base revision 0: the identity map of [0x1000, 4 GiB) and "
+			  "%u range(s) above, %llu pages, supervisor RWX write-back (the framebuffer "
+			  "write-combining), as the protocol's entry memory layout says: the "
+			  "protocol's W^X exemption, made after the comparison with the checked build",
+			  n - 1, (unsigned long long)pages);
+	else
+		report_fail(p->rep, "limine: base revision 0: %llu of %llu identity pages are not "
+			    "mapped to themselves RWX with their cache type; first va=0x%llx",
+			    (unsigned long long)bad, (unsigned long long)pages,
+			    (unsigned long long)first);
+	return PT_OK;
+}
+
 /* After the rebuild (struct kernel_proto's prepare). */
 static int limine_prepare(struct ptlab *p)
 {
 	struct lim *l = lim_of(p);
 
+	if (lm_identity_mapped(l->req.base_rev) && widen_identity(p) != PT_OK)
+		return PT_EINVAL;
 	check_segments(p, l);
 	if (!build_map(p, l) || !respond(p, l))
 		return PT_EINVAL;

@@ -322,7 +322,7 @@ struct lm_resp_kernel_address {
 /* The response revisions ptlab gives. */
 #define LM_RESP_REV_DEFAULT      0u
 #define LM_RESP_REV_FRAMEBUFFER  1u
-#define LM_RESP_REV_MODULE       0u   /* internal modules are not loaded */
+#define LM_RESP_REV_MODULE       1u   /* internal modules are loaded (listed first) */
 #define LM_FILE_REV              0u
 
 _Static_assert(sizeof(struct lm_resp_bootloader_info) == 24, "bootloader info");

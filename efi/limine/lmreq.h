@@ -115,4 +115,28 @@ int lm_paging_choose(const struct lm_requests *r, bool la57, uint64_t *mode,
  */
 uint64_t lm_stack_bytes(const struct lm_requests *r);
 
+/* An internal module a module request of revision 1 lists, as the kernel wrote it. */
+#define LM_INTERNAL_MAX 16u           /* internal modules one kernel may list */
+struct lm_internal {
+	char path[256];               /* relative to the kernel's directory, or from the root with '/' */
+	char cmdline[256];
+	uint64_t flags;               /* LM_INTERNAL_MODULE_* */
+};
+
+/**
+ * lm_internal_modules - the internal modules of the kernel's module request
+ * @img, @len: the load block, relocated
+ * @va: its virtual address (the kernel's pointers are into it)
+ * @r: its requests
+ * @out: receives them, in the kernel's order
+ * @max: @out's entries
+ *
+ * Only a module request of revision 1 or more lists internal modules.
+ * Returns their count (0 without), or -1 with @why set: more than @max, the
+ * array, a structure or a string outside the image, a string longer than
+ * the entry holds, an empty path.  Nothing is written in the block.
+ */
+int lm_internal_modules(const uint8_t *img, uint64_t len, uint64_t va, const struct lm_requests *r,
+			struct lm_internal *out, unsigned max, char *why, size_t whylen);
+
 #endif

@@ -116,7 +116,8 @@ struct lm_answer {
  * withdrawn terminal are left unanswered, as unknown requests are.
  * Every lm_smp_info's goto_address is 0.
  *
- * The module response is of revision 0: internal modules are not loaded.
+ * The module response is of revision 1: the caller loaded the kernel's
+ * internal modules and lists them first in @m->mod.
  * The buffer is filled first; the image is written only when everything
  * fitted: each answered request's response pointer, then the base
  * revision tag's answer (lm_base_rev_commit()).  Returns 0, or -1 with

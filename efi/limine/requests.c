@@ -295,3 +295,66 @@ uint64_t lm_stack_bytes(const struct lm_requests *r)
 		return UINT64_MAX & ~(PAGE - 1);
 	return (s + PAGE - 1) & ~(PAGE - 1);
 }
+
+/*
+ * The NUL-terminated string at kernel address @sva of the block [va, va +
+ * len) into @dst (@cap bytes with the NUL); false when it starts outside
+ * the block or is not terminated within it and @cap.
+ */
+static bool block_str(const uint8_t *img, uint64_t len, uint64_t va, uint64_t sva, char *dst,
+		      size_t cap)
+{
+	uint64_t off = sva - va;
+
+	if (sva < va || off >= len)
+		return false;
+	for (size_t i = 0; i < cap && off + i < len; i++) {
+		dst[i] = (char)img[off + i];
+		if (!dst[i])
+			return true;
+	}
+	return false;
+}
+
+int lm_internal_modules(const uint8_t *img, uint64_t len, uint64_t va, const struct lm_requests *r,
+			struct lm_internal *out, unsigned max, char *why, size_t whylen)
+{
+	const struct lm_request *q = &r->req[LM_REQ_MODULE];
+	uint64_t n, arr;
+
+	if (!lm_has(r, LM_REQ_MODULE) || q->revision < 1)
+		return 0;
+	n = q->extra[0];
+	arr = q->extra[1];
+	if (!n)
+		return 0;
+	if (n > max)
+		return refuse(why, whylen, "the module request lists %llu internal modules, more than %u",
+			      (ull)n, max);
+	if (arr < va || arr - va > len || (len - (arr - va)) / 8 < n)
+		return refuse(why, whylen, "the module request's internal module array at 0x%llx "
+			      "(%llu pointers) is not inside the kernel's image", (ull)arr, (ull)n);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t m = lm_ld64(img + (arr - va) + 8 * i), moff = m - va;
+		struct lm_internal *e = &out[i];
+
+		if (m < va || moff > len || len - moff < sizeof(struct lm_internal_module))
+			return refuse(why, whylen, "internal module %llu: its structure at 0x%llx is "
+				      "not inside the kernel's image", (ull)i, (ull)m);
+		e->flags = lm_ld64(img + moff + 16);
+		if (!block_str(img, len, va, lm_ld64(img + moff), e->path, sizeof(e->path)))
+			return refuse(why, whylen, "internal module %llu: its path is not a string of at "
+				      "most %u bytes inside the kernel's image", (ull)i,
+				      (unsigned)sizeof(e->path) - 1);
+		if (!lm_ld64(img + moff + 8))
+			e->cmdline[0] = 0;
+		else if (!block_str(img, len, va, lm_ld64(img + moff + 8), e->cmdline,
+				    sizeof(e->cmdline)))
+			return refuse(why, whylen, "internal module %llu (%s): its string is not a "
+				      "string of at most %u bytes inside the kernel's image", (ull)i,
+				      e->path, (unsigned)sizeof(e->cmdline) - 1);
+		if (!e->path[0])
+			return refuse(why, whylen, "internal module %llu: an empty path", (ull)i);
+	}
+	return (int)n;
+}

@@ -16,8 +16,10 @@
 #         amount above the minimum slide, its relocation applied
 #  five   -cpu max -smp 2 --levels=5: the kernel asking for 5-level paging
 #         entered with CR4.LA57, as the paging mode response says
-#  faults --inject=limine-digest,limine-segment,limine-entry: each fails
-#         exactly its check, nothing is handed over
+#  faults --inject=limine-digest,limine-segment,limine-entry,limine-identity
+#         with the kernel asking for base revision 0 (whose identity map
+#         ptlab makes RWX after the comparison): each fails exactly its
+#         check, nothing is handed over
 #  park   --inject=limine-park, -smp 2: the AP check fails, nothing handed over
 #  refuse 512 MiB: crafted ELF files (tests/limine-mini/craft.py) and a
 #         missing module, each refused before ExitBootServices with its
@@ -44,7 +46,9 @@ if ! as --64 -o "$k/mini.o" "$MINI/mini.S" ||
    ! ld -nostdlib -pie --no-dynamic-linker -z max-page-size=0x1000 -z text -T "$MINI/pie.ld" \
 	-o "$k/pie.elf" "$k/mini.o" ||
    ! as --64 --defsym PAGING5=1 -o "$k/mini5.o" "$MINI/mini.S" ||
-   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini5.elf" "$k/mini5.o"; then
+   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini5.elf" "$k/mini5.o" ||
+   ! as --64 --defsym BASEREV=0 -o "$k/mini0.o" "$MINI/mini.S" ||
+   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini0.elf" "$k/mini0.o"; then
 	fail "the minimal kernel could not be assembled and linked (binutils)"
 	boot_done
 	exit
@@ -62,7 +66,7 @@ put()
 img=$BOOT_DIR/limine.img
 cp -- "$PTLAB_IMG" "$img"
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
-for f in mini.elf pie.elf mini5.elf $CASES; do
+for f in mini.elf pie.elf mini5.elf mini0.elf $CASES; do
 	put "$img" "$k/$f" "/boot/$f"
 done
 run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
@@ -88,7 +92,7 @@ boot_bg pie --img "$img" --smp 2 --timeout "$T" --cfg "$base --kaslr --kernel=\\
 boot_wait
 boot_bg five --img "$img" --cpu max --smp 2 --timeout "$T" --cfg "$base --levels=5 --kernel=\\boot\\mini5.elf"
 boot_bg faults --img "$img" --smp 2 --timeout "$T" \
-	--cfg "$base --inject=limine-digest,limine-segment,limine-entry --kernel=\\boot\\mini.elf"
+	--cfg "$base --inject=limine-digest,limine-segment,limine-entry,limine-identity --kernel=\\boot\\mini0.elf"
 boot_wait
 boot_bg park --img "$img" --smp 2 --timeout "$T" \
 	--cfg "$base --inject=limine-park --kernel=\\boot\\mini.elf"
@@ -147,12 +151,14 @@ check_log "^not ok [0-9]+ - limine: 1 of [0-9]+ pages of the kernel's segments a
 	"$BOOT_LOG" "faults: limine-segment (a page's X flipped) fails the segment check"
 check_log "^not ok [0-9]+ - limine: the kernel's entry 0xffffffff80000000 reads 15 of 16 bytes as in the file" \
 	"$BOOT_LOG" "faults: limine-entry (an expected entry byte flipped) fails the read-back"
-if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 3 ]; then
-	pass "faults: those 3 checks failed and no other"
+check_log '^not ok [0-9]+ - limine: base revision 0: 1 of [0-9]+ identity pages are not mapped to themselves RWX with their cache type; first va=0xfffff000$' \
+	"$BOOT_LOG" "faults: limine-identity (the page below 4 GiB left no-execute) fails the identity check"
+if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 4 ]; then
+	pass "faults: those 4 checks failed and no other"
 else
-	fail "faults: $(log_clean "$BOOT_LOG" | grep -cE '^not ok ') failing test points, 3 expected"
+	fail "faults: $(log_clean "$BOOT_LOG" | grep -cE '^not ok ') failing test points, 4 expected"
 fi
-check_log '^# limine: not handed over: 3 check\(s\) failed' "$BOOT_LOG" "faults: not handed over, and said why"
+check_log '^# limine: not handed over: 4 check\(s\) failed' "$BOOT_LOG" "faults: not handed over, and said why"
 check_no_log "$HANDED" "$BOOT_LOG" "faults: no jump"
 
 boot_result park

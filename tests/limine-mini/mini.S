@@ -15,11 +15,16 @@
  *                                                 10 a pointer in the data (a
  *                                                    relocation when linked
  *                                                    -pie) holds _start's address
+ * It asks for base revision 2, or the one --defsym BASEREV=N names.
  * Assembled with --defsym PAGING5=1 it also asks for 5-level paging
  * (paging mode request revision 1: mode 5 levels, max 5, min 4) and
  * checks:                                         11 the paging mode response
  *                                                    names the mode CR4.LA57 has
  */
+.ifndef BASEREV
+	.set	BASEREV, 2
+.endif
+
 	.section .text, "ax"
 	.globl	_start
 _start:
@@ -154,7 +159,7 @@ msg:	.asciz	"limine-mini: every point held\n"
 	.section .data, "aw"
 	.balign	8
 base_rev:
-	.quad	0xf9562b2d5c95a6c8, 0x6a7b384944536bdc, 2
+	.quad	0xf9562b2d5c95a6c8, 0x6a7b384944536bdc, BASEREV
 hhdm_req:
 	.quad	0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x48dcf1cb8ad2b852, 0x63984e959a98244b, 0, 0
 memmap_req:

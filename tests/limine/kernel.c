@@ -678,8 +678,12 @@ static void check_hhdm_map(void)
 			if (mm[i]->base + mm[i]->length > 4 * GIB)
 				scan_map(mm[i]->base < 4 * GIB ? 4 * GIB : mm[i]->base,
 					 mm[i]->base + mm[i]->length, 0, &ident);
-		check(!ident.bad, "base revision 0: identity map of 0x1000-4 GiB and every region (%llu pages)%s%s",
+		check(!ident.bad, "base revision 0: identity map of 0x1000-4 GiB and every region, supervisor, writable (%llu pages)%s%s",
 		      (unsigned long long)ident.pages, ident.bad ? ": " : "", ident.first);
+		check(!ident.badx, "base revision 0: identity map executable, as the spec's -rwx says (%llu pages not)%s%s",
+		      (unsigned long long)ident.badx, ident.badx ? ": " : "", ident.firstx);
+		check(!ident.badcache, "base revision 0: identity map WB, the framebuffer WC, through the PAT (%llu leaves not)%s%s",
+		      (unsigned long long)ident.badcache, ident.badcache ? ": " : "", ident.firstcache);
 	} else {
 		say("# identity map of 0x1000: %s (not required from base revision 1 on)",
 		    walk(PAGE, &x) ? "present" : "absent");

@@ -347,6 +347,81 @@ static void test_limine_req_ids_of_the_other_requests(void **state)
 	assert_int_equal(r.unknown, 0);
 }
 
+/* The image's base address the internal-module pointers are made from. */
+#define VA 0xffffffff80000000ull
+
+static void wrstr(uint64_t off, const char *str)
+{
+	memcpy(img + off, str, strlen(str) + 1);
+}
+
+/*
+ * A module request of revision 1 with two internal modules (path and
+ * string, flags), read back in order; revision 0, no module request and
+ * pointers outside the image refused with what is wrong, none of it
+ * written.
+ */
+static void test_limine_req_internal_modules(void **state)
+{
+	struct lm_requests r;
+	struct lm_internal im[4];
+	uint64_t x[2] = { 2, VA + 0x800 };
+
+	(void)state;
+	memset(img, 0, IMG);
+	req(0x100, MODULE_ID, 1, x, 2);
+	wr64(0x800, VA + 0x900);
+	wr64(0x808, VA + 0x940);
+	wr64(0x900, VA + 0xa00);          /* path */
+	wr64(0x908, VA + 0xa40);          /* string */
+	wr64(0x910, 1);                   /* required */
+	wr64(0x940, VA + 0xa80);
+	wr64(0x948, 0);                   /* no string */
+	wr64(0x950, 2);                   /* compressed */
+	wrstr(0xa00, "imod.bin");
+	wrstr(0xa40, "its string");
+	wrstr(0xa80, "/root/other.bin");
+	scan_ok(&r);
+	memcpy(copy, img, IMG);
+	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), 2);
+	assert_string_equal(im[0].path, "imod.bin");
+	assert_string_equal(im[0].cmdline, "its string");
+	assert_int_equal(im[0].flags, 1);
+	assert_string_equal(im[1].path, "/root/other.bin");
+	assert_string_equal(im[1].cmdline, "");
+	assert_int_equal(im[1].flags, 2);
+	assert_memory_equal(img, copy, IMG);
+
+	/* more than the caller holds */
+	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 1, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "2 internal modules, more than 1"));
+	/* the array outside the image */
+	r.req[LM_REQ_MODULE].extra[1] = VA + IMG - 8;
+	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "internal module array at 0xffffffff80003ff8 (2 pointers) is not inside"));
+	r.req[LM_REQ_MODULE].extra[1] = VA + 0x800;
+	/* a structure outside */
+	wr64(0x808, VA - 0x1000);
+	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "internal module 1: its structure at 0xffffffff7ffff000 is not inside"));
+	wr64(0x808, VA + 0x940);
+	/* a path running off the end of the image */
+	memset(img + IMG - 4, 'x', 4);
+	wr64(0x940, VA + IMG - 4);
+	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "internal module 1: its path is not a string"));
+	/* an empty path */
+	wr64(0x940, VA + 0xa00 + 8);      /* the NUL of "imod.bin" */
+	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "internal module 1: an empty path"));
+
+	/* a request of revision 0 lists none, whatever its words say */
+	r.req[LM_REQ_MODULE].revision = 0;
+	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), 0);
+	r.have = 0;
+	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_limine_req_paging_mode_choice),
 		cmocka_unit_test(test_limine_req_stack_size),
 		cmocka_unit_test(test_limine_req_ids_of_the_other_requests),
+		cmocka_unit_test(test_limine_req_internal_modules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -290,7 +290,7 @@ static void test_limine_resp_every_response_laid_out(void **state)
 			break;
 		case LM_REQ_MODULE:
 			o = resp(i, 24);
-			assert_true(rd(buf, o, 8) == 0 && rd(buf, o + 8, 8) == 2);
+			assert_true(rd(buf, o, 8) == 1 && rd(buf, o + 8, 8) == 2);
 			arr = at(rd(buf, o + 16, 8), 16);
 			for (unsigned k = 0; k < 2; k++)
 				check_file(at(rd(buf, arr + 8 * k, 8), 112), &mods[k]);
