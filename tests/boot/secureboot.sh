@@ -14,8 +14,10 @@
 # initramfs, whose digest the signed image holds (make signed-image
 # TRUST=build/linux/initrd.img, as "make test" builds it), are handed over
 # and reach /init; Debian's own kernel (not signed by a key in db), the
-# signed kernel with one byte flipped and an initrd whose digest is not
-# built in are each refused before ExitBootServices, naming the file and
+# signed kernel with one byte flipped, an initrd whose digest is not
+# built in and a Limine-protocol ELF kernel (no PE image: the digest list
+# alone could admit it) whose digest is not built in are each refused
+# before ExitBootServices, naming the file and
 # the status, and the firmware's shell goes on to the next.  On the same
 # firmware with Secure Boot off (OVMF_VARS_4M.fd), nothing is verified:
 # Debian's kernel with the unlisted initrd is handed over.
@@ -53,13 +55,14 @@ secure=(-global driver=cfi.pflash01,property=secure,value=on)
 KERNEL=${LINUX_KERNEL:-$(ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n 1)}
 SIGNED_KERNEL=$PTLAB_BUILD/linux/vmlinuz-signed
 INITRD=$PTLAB_BUILD/linux/initrd.img
+LIMINE_ELF=$PTLAB_BUILD/limine/kernel-static.elf
 PLAIN_VARS=${OVMF_VARS_PLAIN:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 INIT_PASSED=65      # isa-debug-exit 0x20 from /init
 LINUX_TIMEOUT=${LINUX_TIMEOUT:-400}
 have_linux=1
-for f in "$KERNEL" "$SIGNED_KERNEL" "$INITRD"; do
+for f in "$KERNEL" "$SIGNED_KERNEL" "$INITRD" "$LIMINE_ELF"; do
 	if [ -z "$f" ] || [ ! -f "$f" ]; then
-		fail "no '$f' (package linux-image-cloud-amd64; make linux-signed linux-initrd)"
+		fail "no '$f' (package linux-image-cloud-amd64; make linux-signed linux-initrd limine)"
 		have_linux=0
 	fi
 done
@@ -94,7 +97,7 @@ put()
 	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
 }
 kimg=$BOOT_DIR/kernels.img
-REFUSALS="unsigned-kernel flipped-kernel unlisted-initrd"
+REFUSALS="unsigned-kernel flipped-kernel unlisted-initrd unlisted-elf"
 # refuse_bg TAG OPTIONS: a refusal's boot, its serial log $BOOT_DIR/TAG.log
 refuse_bg()
 {
@@ -117,9 +120,11 @@ open(sys.argv[2], "wb").write(data)' "$SIGNED_KERNEL" "$BOOT_DIR/flipped"
 	put "$kimg" "$BOOT_DIR/flipped" /boot/flipped
 	put "$kimg" "$INITRD" /boot/initrd.img
 	put "$kimg" "$BOOT_DIR/other.img" /boot/other.img
+	put "$kimg" "$LIMINE_ELF" /boot/limine.elf
 	refuse_bg unsigned-kernel '--kernel=\boot\unsigned'
 	refuse_bg flipped-kernel '--kernel=\boot\flipped'
 	refuse_bg unlisted-initrd '--kernel=\boot\vmlinuz --initrd=\boot\other.img'
+	refuse_bg unlisted-elf '--kernel=\boot\limine.elf'
 else
 	REFUSALS=
 fi
@@ -184,7 +189,7 @@ judge_refused()
 	local tag=$1
 	boot_result "$tag"
 	check_log '^# firmware: .*secure_boot=on setup_mode=0 ' "$BOOT_LOG" "$tag: ran with Secure Boot on"
-	check_log "^not ok [0-9]+ - linux: $2" "$BOOT_LOG" "$tag: $3"
+	check_log "^not ok [0-9]+ - $2" "$BOOT_LOG" "$tag: $3"
 	check_log '^# handoff: boot services kept: the kernel was refused before ExitBootServices, nothing of it stays allocated' \
 		"$BOOT_LOG" "$tag: boot services kept, nothing of the file left allocated"
 	check_no_log 'handoff: leaving boot services|handing over' "$BOOT_LOG" "$tag: nothing handed over"
@@ -193,14 +198,17 @@ judge_refused()
 		"$tag: the firmware went on (its boot manager, to the next option)"
 	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
 }
-judge_refused unsigned-kernel 'kernel \\boot\\unsigned refused: '"$sbfail" \
+judge_refused unsigned-kernel 'linux: kernel \\boot\\unsigned refused: '"$sbfail" \
 	"Debian's kernel (signed by no key in db) refused by the firmware, with its status"
-judge_refused flipped-kernel 'kernel \\boot\\flipped refused: '"$sbfail" \
+judge_refused flipped-kernel 'linux: kernel \\boot\\flipped refused: '"$sbfail" \
 	"the signed kernel with one byte flipped refused by the firmware, with its status"
-judge_refused unlisted-initrd 'initrd \\boot\\other.img refused: Secure Boot: sha256 '"$other"' is not in the built-in digest list$' \
+judge_refused unlisted-initrd 'linux: initrd \\boot\\other.img refused: Secure Boot: sha256 '"$other"' is not in the built-in digest list$' \
 	"an initrd whose digest is not built in refused by the digest list, naming its SHA-256"
 check_log '^# verify: file=\\boot\\vmlinuz kind=pe bytes=[0-9]+ by=firmware$' "$BOOT_LOG" \
 	"unlisted-initrd: the signed kernel itself was accepted by the firmware first"
+elf=$(sha256sum "$LIMINE_ELF" | cut -d' ' -f1)
+judge_refused unlisted-elf 'limine: kernel \\boot\\limine.elf refused: Secure Boot: sha256 '"$elf"' is not in the built-in digest list$' \
+	"a Limine-protocol ELF kernel (no PE image: only the digest list admits it) whose digest is not built in refused"
 
 boot_wait
 # judge_kernel TAG: handed over, the kernel's own log, /init's verdict
