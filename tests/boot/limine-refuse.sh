@@ -22,7 +22,8 @@
 #         check, nothing is handed over
 #  park   --inject=limine-park, -smp 2: the AP check fails, nothing handed over
 #  refuse 512 MiB: crafted ELF files (tests/limine-mini/craft.py) and a
-#         missing module, each refused before ExitBootServices with its
+#         missing module and a missing required internal module, each
+#         refused before ExitBootServices with its
 #         own message; the firmware goes on (the UEFI shell runs the next
 #         case from \startup.nsh, then shuts down)
 #
@@ -48,7 +49,9 @@ if ! as --64 -o "$k/mini.o" "$MINI/mini.S" ||
    ! as --64 --defsym PAGING5=1 -o "$k/mini5.o" "$MINI/mini.S" ||
    ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini5.elf" "$k/mini5.o" ||
    ! as --64 --defsym BASEREV=0 -o "$k/mini0.o" "$MINI/mini.S" ||
-   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini0.elf" "$k/mini0.o"; then
+   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini0.elf" "$k/mini0.o" ||
+   ! as --64 --defsym IMOD=1 -o "$k/minim.o" "$MINI/mini.S" ||
+   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/minim.elf" "$k/minim.o"; then
 	fail "the minimal kernel could not be assembled and linked (binutils)"
 	boot_done
 	exit
@@ -66,7 +69,7 @@ put()
 img=$BOOT_DIR/limine.img
 cp -- "$PTLAB_IMG" "$img"
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
-for f in mini.elf pie.elf mini5.elf mini0.elf $CASES; do
+for f in mini.elf pie.elf mini5.elf mini0.elf minim.elf $CASES; do
 	put "$img" "$k/$f" "/boot/$f"
 done
 run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
@@ -76,6 +79,7 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 		printf '%s --kernel=\\boot\\%s\n' "$run" "$c"
 	done
 	printf '%s --kernel=\\boot\\mini.elf --module=\\boot\\nothere,text\n' "$run"
+	printf '%s --kernel=\\boot\\minim.elf\n' "$run"
 	printf '%s --levels=5 --kernel=\\boot\\mini.elf\n' "$run"
 	printf '%s --kernel=\\boot\\mini.elf --initrd=\\boot\\pie.elf\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
@@ -192,14 +196,16 @@ refused rel 'RELA relocation 0: type 1 is not supported \(only R_X86_64_RELATIVE
 	"a relocation other than RELATIVE"
 check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: status 0x800000000000000e \(not found\)' \
 	"$BOOT_LOG" "refuse: a missing module refused with the firmware's status"
+check_log '^not ok [0-9]+ - limine: module \\boot\\inothere.bin cannot be opened: status 0x800000000000000e \(not found\)' \
+	"$BOOT_LOG" "refuse: a missing internal module marked required refused, looked for beside the kernel"
 refused mini.elf 'the run has 5-level paging \(--levels\) and the kernel has no paging mode request \(4 levels only\)' \
 	"5 levels asked of a kernel that allows 4"
 refused mini.elf "--initrd is the Linux protocol's; a Limine-protocol kernel takes --module" \
 	"an initrd given to a Limine-protocol kernel"
-if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 10 ]; then
-	pass "refuse: all 10 runs kept boot services"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 11 ]; then
+	pass "refuse: all 11 runs kept boot services"
 else
-	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 10 runs kept boot services"
+	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 11 runs kept boot services"
 fi
 check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "refuse: the firmware went on after the last refusal"
 check_no_log "$HANDED" "$BOOT_LOG" "refuse: nothing handed over"

@@ -166,6 +166,15 @@ judge_limine()
 	else
 		fail "$tag: paging mode '$mode' for --levels=$levels"
 	fi
+	# the kernel's internal module (module request revision 1): loaded by
+	# ptlab beside the kernel, first in the list, as the kernel judged it
+	check_log '^# limine-module: internal=0 path=\\boot\\imod.bin bytes=12345 required=0$' "$BOOT_LOG" \
+		"$tag: ptlab loaded the kernel's internal module beside it"
+	if grep -qE '^ok [0-9]+ - internal module: first in the list, /boot/imod.bin' "$BOOT_DIR/$tag.kernel.txt"; then
+		pass "$tag: the kernel found its internal module first in the module response (revision 1)"
+	else
+		fail "$tag: the kernel did not find its internal module first in the list"
+	fi
 	want_size=$(stat -c %s "$BOOT_DIR/$tag.kernel")
 	got=$(kfact "$BOOT_LOG" 'executable file: ' | sed -n 's/.* size=\([0-9]*\) .*/\1/p')
 	if [ "$got" = "$want_size" ]; then

@@ -16,6 +16,8 @@
  *                                                    relocation when linked
  *                                                    -pie) holds _start's address
  * It asks for base revision 2, or the one --defsym BASEREV=N names.
+ * With --defsym IMOD=1 its module request (revision 1) lists a required
+ * internal module, inothere.bin beside it (for a refusal).
  * Assembled with --defsym PAGING5=1 it also asks for 5-level paging
  * (paging mode request revision 1: mode 5 levels, max 5, min 4) and
  * checks:                                         11 the paging mode response
@@ -176,6 +178,20 @@ self_ptr:
 paging_req:
 	.quad	0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x95c1a0edab0944cb, 0xa4e5cb3842f7488a, 1, 0
 	.quad	1, 1, 0
+.endif
+.ifdef IMOD
+/* a module request of revision 1 with one internal module, marked required */
+module_req:
+	.quad	0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x3e7e279702be32af, 0xca1c4f3bd1280cee, 1, 0
+	.quad	1, imod_list
+imod_list:
+	.quad	imod
+imod:
+	.quad	imod_path, imod_string, 1
+imod_path:
+	.asciz	"inothere.bin"
+imod_string:
+	.asciz	"a required internal module"
 .endif
 
 	.section .note.GNU-stack, "", @progbits
