@@ -24,6 +24,7 @@
 #include "core/kalloc.h"
 #include "core/kernel.h"
 #include "core/run.h"
+#include "core/verdict.h"
 #include "fw/fsfile.h"
 #include "checks/inject.h"
 #include "report/fmt.h"
@@ -69,6 +70,15 @@ static const struct kernel_proto *recognise(const uint8_t *b, uint64_t len, char
 			     len > 0 ? b[0] : 0, len > 1 ? b[1] : 0, len > 2 ? b[2] : 0,
 			     len > 3 ? b[3] : 0);
 	return NULL;
+}
+
+/*
+ * Whether the run's verdict lets a kernel have the machine: every check
+ * passed (a run that checked nothing hands nothing over either).
+ */
+static bool may_hand_over(const struct ptlab *p)
+{
+	return verdict_of(p) == VERDICT_PASSED;
 }
 
 /* The protocol's "not handed over" note. */
@@ -173,7 +183,7 @@ static void kernel_after_checks(struct ptlab *p)
 
 	if (!p->kern.on)
 		return;
-	if (p->rep->failed || p->aborted) {
+	if (!may_hand_over(p)) {
 		kernel_not_handed_over(p);
 		return;
 	}
@@ -181,7 +191,7 @@ static void kernel_after_checks(struct ptlab *p)
 		kernel_not_handed_over(p);
 		return;
 	}
-	if (proto->prepare(p) == PT_OK && !p->rep->failed && !p->aborted)
+	if (proto->prepare(p) == PT_OK && may_hand_over(p))
 		proto->enter(p);
 	kernel_not_handed_over(p);
 }
