@@ -97,7 +97,7 @@ limine_boot()
 	echo "$smp" >"$BOOT_DIR/$tag.smp"
 	cp -- "$kernel" "$BOOT_DIR/$tag.kernel"
 	boot_bg "$tag" --img "$img" --cpu "$cpu" --mem "$mem" --smp "$smp" --timeout "$LIMINE_TIMEOUT" \
-		--cfg "--mode=handoff --kernel=\\boot\\kernel.elf \
+		--cfg "--mode=handoff --iterations=2000 --kernel=\\boot\\kernel.elf \
 --module=\\boot\\mod1.bin,sha256=$(sha "$BOOT_DIR/mod1.bin") \
 --module=\\boot\\mod2.bin,sha256=$(sha "$BOOT_DIR/mod2.bin") \
 \"--cmdline=$cmd\"$lv${opts:+ $opts} --end=qemu" "$@" \
