@@ -177,12 +177,13 @@ static void refuse(const struct opts_source *src, const char *err)
  */
 static bool tss_page_get(EFI_PHYSICAL_ADDRESS *tss_page)
 {
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 1,
-			      tss_page) != EFI_SUCCESS) {
+	uint64_t pa = 0;
+
+	if (owned_alloc(AllocateAnyPages, EfiLoaderData, PT_PAGE_SIZE, &pa) != EFI_SUCCESS) {
 		*tss_page = 0;
 		return false;
 	}
-	owned_add(*tss_page, PT_PAGE_SIZE);
+	*tss_page = pa;
 	trap_set_tss((void *)(uintptr_t)*tss_page);
 	return true;
 }

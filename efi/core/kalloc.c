@@ -19,23 +19,14 @@
 EFI_STATUS kernel_alloc(struct ptlab *p, EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa)
 {
 	struct ptlab_kernel *k = &p->kern;
-	EFI_PHYSICAL_ADDRESS a = *pa;
-	uint64_t len = pt_align_up(bytes, PT_PAGE_SIZE);
 	EFI_STATUS st;
 
-	if (!bytes)
-		return EFI_INVALID_PARAMETER;
 	if (k->nalloc == PTLAB_KERNEL_ALLOC_MAX)
 		return EFI_OUT_OF_RESOURCES;   /* it could not be given back: not taken */
-	if (type == AllocateAnyPages)
-		a = 0;
-	st = uefi_call_wrapper(BS->AllocatePages, 4, type, EfiLoaderData, len / PT_PAGE_SIZE, &a);
-	if (st != EFI_SUCCESS)
-		return st;
-	owned_add(a, len);
-	k->alloc[k->nalloc++] = (struct pt_range){ a, len };
-	*pa = a;
-	return EFI_SUCCESS;
+	st = owned_alloc(type, EfiLoaderData, bytes, pa);
+	if (st == EFI_SUCCESS)
+		k->alloc[k->nalloc++] = (struct pt_range){ *pa, pt_align_up(bytes, PT_PAGE_SIZE) };
+	return st;
 }
 
 /* Every page kernel_alloc() took, given back; the kernel's state cleared. */
@@ -44,7 +35,7 @@ void kernel_free_all(struct ptlab *p)
 	struct ptlab_kernel *k = &p->kern;
 
 	for (unsigned i = 0; i < k->nalloc; i++)
-		uefi_call_wrapper(BS->FreePages, 2, k->alloc[i].va, k->alloc[i].len / PT_PAGE_SIZE);
+		owned_free(k->alloc[i].va, k->alloc[i].len);
 	*k = (struct ptlab_kernel){ 0 };
 }
 

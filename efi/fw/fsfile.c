@@ -126,9 +126,9 @@ EFI_STATUS fsfile_load(EFI_HANDLE device, const char *name, uint64_t max, uint64
 		fsfile_close(&f);
 		return EFI_SUCCESS;
 	}
-	st = uefi_call_wrapper(BS->AllocatePages, 4,
-			       max_pa == UINT64_MAX ? AllocateAnyPages : AllocateMaxAddress,
-			       EfiLoaderData, pages_of(f.size), &a);
+	a = max_pa;
+	st = owned_alloc(max_pa == UINT64_MAX ? AllocateAnyPages : AllocateMaxAddress,
+			 EfiLoaderData, f.size, &a);
 	if (st != EFI_SUCCESS) {
 		fmt_snprintf(err, errlen, "%s (%llu bytes): no %llu pages of RAM%s for it: status "
 			     "0x%llx", name, (unsigned long long)f.size,
@@ -137,11 +137,10 @@ EFI_STATUS fsfile_load(EFI_HANDLE device, const char *name, uint64_t max, uint64
 		fsfile_close(&f);
 		return st;
 	}
-	owned_add(a, pages_of(f.size) * (uint64_t)PAGE_BYTES);
 	st = fsfile_read_all(&f, (void *)(uintptr_t)a, err, errlen);
 	fsfile_close(&f);
 	if (st != EFI_SUCCESS) {
-		uefi_call_wrapper(BS->FreePages, 2, a, pages_of(f.size));
+		owned_free(a, f.size);
 		return st;
 	}
 	*pa = a;
@@ -151,8 +150,7 @@ EFI_STATUS fsfile_load(EFI_HANDLE device, const char *name, uint64_t max, uint64
 
 void fsfile_unload(uint64_t pa, uint64_t len)
 {
-	if (len)
-		uefi_call_wrapper(BS->FreePages, 2, pa, pages_of(len));
+	owned_free(pa, len);
 }
 
 EFI_STATUS fsfile_read(EFI_HANDLE device, const char *name, uint64_t max, char **out,

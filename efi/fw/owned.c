@@ -54,13 +54,33 @@ void owned_pool_free(void *p)
 		uefi_call_wrapper(BS->FreePool, 1, p);
 }
 
+EFI_STATUS owned_alloc(EFI_ALLOCATE_TYPE type, EFI_MEMORY_TYPE mem, uint64_t bytes, uint64_t *pa)
+{
+	uint64_t len = pt_align_up(bytes, PT_PAGE_SIZE);
+	EFI_PHYSICAL_ADDRESS a = type == AllocateAnyPages ? 0 : *pa;
+	EFI_STATUS st;
+
+	if (!bytes)
+		return EFI_INVALID_PARAMETER;
+	st = uefi_call_wrapper(BS->AllocatePages, 4, type, mem, len / PT_PAGE_SIZE, &a);
+	if (st != EFI_SUCCESS)
+		return st;
+	owned_add(a, len);
+	*pa = a;
+	return EFI_SUCCESS;
+}
+
+void owned_free(uint64_t pa, uint64_t bytes)
+{
+	if (bytes)
+		uefi_call_wrapper(BS->FreePages, 2, pa, pt_align_up(bytes, PT_PAGE_SIZE) / PT_PAGE_SIZE);
+}
+
 void *owned_pages(uint64_t bytes)
 {
-	EFI_PHYSICAL_ADDRESS pa = 0;
+	uint64_t pa = 0;
 
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
-			      pt_align_up(bytes, PT_PAGE_SIZE) / PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
+	if (owned_alloc(AllocateAnyPages, EfiLoaderData, bytes, &pa) != EFI_SUCCESS)
 		return NULL;
-	owned_add(pa, bytes);
 	return (void *)(uintptr_t)pa;
 }

@@ -8,6 +8,7 @@
 #ifndef PTLAB_EFI_OWNED_H
 #define PTLAB_EFI_OWNED_H
 
+#include <efi.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,5 +30,17 @@ void *owned_pool(size_t bytes);
 void owned_pool_free(void *p);
 /* AllocatePages(AllocateAnyPages, EfiLoaderData) for @bytes, recorded; NULL when it fails. */
 void *owned_pages(uint64_t bytes);
+
+/*
+ * The one page allocator of the application: AllocatePages(@type, @mem)
+ * for @bytes (rounded up to pages) at *@pa (the address for
+ * AllocateAddress, the highest for AllocateMaxAddress, ignored for
+ * AllocateAnyPages), recorded as ours on success, *@pa set.  The
+ * firmware's status; nothing allocated on failure.
+ */
+EFI_STATUS owned_alloc(EFI_ALLOCATE_TYPE type, EFI_MEMORY_TYPE mem, uint64_t bytes, uint64_t *pa);
+
+/* FreePages of what owned_alloc() gave (@bytes as asked; nothing for 0). */
+void owned_free(uint64_t pa, uint64_t bytes);
 
 #endif
