@@ -457,6 +457,88 @@ static void report_no_e820_equivalent(struct ptlab *p)
 			    m->quirk_count[PT_QUIRK_UNKNOWN_TYPE]);
 }
 
+/* The configuration tables the facts name; the kernel's names are in the comments. */
+static const struct {
+	const EFI_GUID *guid;
+	const char *name;
+} named_tables[] = {
+	{ &fw_guid_acpi20, "acpi20" },		/* "ACPI 2.0" */
+	{ &fw_guid_acpi10, "acpi" },		/* "ACPI" */
+	{ &fw_guid_smbios, "smbios" },		/* "SMBIOS" */
+	{ &fw_guid_smbios3, "smbios3" },	/* "SMBIOS 3.0" */
+	{ &fw_guid_mat, "mat" },		/* "MEMATTR" */
+	{ &fw_guid_rt_properties, "rt_properties" },	/* "RTPROP" */
+};
+
+/*
+ * After ExitBootServices, nothing of the firmware's changes any more:
+ * the configuration tables as the kernel will read them through the
+ * system table ("# linux-tables:", each named one with its address, the
+ * others counted), and what of the final map is boot-services code or
+ * data at or above 1 MiB, with the descriptor that holds the Memory
+ * Attributes Table ("# linux-bootsvc:").  The kernel frees boot-services
+ * memory after SetVirtualAddressMap but keeps a descriptor it had to
+ * reserve something in - the Memory Attributes Table, which the firmware
+ * allocates as boot-services data - so the test predicts the amount the
+ * kernel says it frees from these.
+ */
+static void report_efi_view(struct ptlab *p)
+{
+	const struct rawmap *m = &p->exit.final_map;
+	char line[512];
+	size_t len = 0;
+	unsigned i, other = 0;
+	uint64_t pa, mat = 0, bs = 0, mat_start = 0, mat_end = 0;
+	uint32_t mat_type = 0;
+	EFI_GUID g;
+
+	for (i = 0; fw_config_entry(i, &g, &pa); i++) {
+		unsigned k;
+
+		for (k = 0; k < sizeof(named_tables) / sizeof(named_tables[0]); k++)
+			if (CompareGuid(&g, (EFI_GUID *)named_tables[k].guid) == 0)
+				break;
+		if (k == sizeof(named_tables) / sizeof(named_tables[0])) {
+			other++;
+			continue;
+		}
+		if (named_tables[k].guid == &fw_guid_mat && !mat)
+			mat = pa;
+		if (len < sizeof(line))
+			len += (size_t)fmt_snprintf(line + len, sizeof(line) - len, " %s=0x%llx",
+						    named_tables[k].name, (unsigned long long)pa);
+	}
+	line[len < sizeof(line) ? len : sizeof(line) - 1] = 0;
+	report_fact(p->rep, "linux-tables", "entries=%u%s other=%u", i, line, other);
+
+	for (uint64_t off = 0; m->desc_size && off + m->desc_size <= m->size; off += m->desc_size) {
+		const EFI_MEMORY_DESCRIPTOR *d =
+			(const EFI_MEMORY_DESCRIPTOR *)((const uint8_t *)m->buf + off);
+		uint64_t start = d->PhysicalStart, end;
+
+		/* a count that overflows the address space describes nothing */
+		if (d->NumberOfPages > (UINT64_MAX - start) / PT_PAGE_SIZE)
+			continue;
+		end = start + d->NumberOfPages * PT_PAGE_SIZE;
+		if (mat >= start && mat < end) {
+			mat_start = start;
+			mat_end = end;
+			mat_type = d->Type;
+		}
+		if ((d->Type == EfiBootServicesCode || d->Type == EfiBootServicesData) &&
+		    end > LOW_LIMIT)
+			bs += end - (start > LOW_LIMIT ? start : LOW_LIMIT);
+	}
+	if (mat_end)
+		report_fact(p->rep, "linux-bootsvc", "above_1m_kib=%llu mat=0x%llx "
+			    "mat_desc=0x%llx-0x%llx mat_desc_type=%u", (unsigned long long)(bs >> 10),
+			    (unsigned long long)mat, (unsigned long long)mat_start,
+			    (unsigned long long)(mat_end - 1), mat_type);
+	else
+		report_fact(p->rep, "linux-bootsvc", "above_1m_kib=%llu mat=%s",
+			    (unsigned long long)(bs >> 10), mat ? "outside-the-map" : "none");
+}
+
 /* --inject=linux-digest: page 0 mapped before the comparison. */
 static bool plant_digest(struct ptlab *p)
 {
@@ -568,6 +650,7 @@ static int linux_prepare_jump(struct ptlab *p)
 		    "desc_size=%u desc_version=%u secure_boot=%u", (unsigned long long)efi.systab_pa,
 		    (unsigned long long)efi.memmap_pa, (unsigned long long)efi.memmap_bytes,
 		    efi.desc_size, efi.desc_version, efi.secure_boot);
+	report_efi_view(p);
 	k->e820_n = (unsigned)n;
 	return p->rep->failed || p->aborted ? PT_EINVAL : PT_OK;
 }

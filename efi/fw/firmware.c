@@ -166,6 +166,15 @@ void *fw_config_table(const EFI_GUID *guid)
 	return NULL;
 }
 
+bool fw_config_entry(unsigned i, EFI_GUID *guid, uint64_t *pa)
+{
+	if (!ST || i >= ST->NumberOfTableEntries)
+		return false;
+	*guid = ST->ConfigurationTable[i].VendorGuid;
+	*pa = (uint64_t)(uintptr_t)ST->ConfigurationTable[i].VendorTable;
+	return true;
+}
+
 static uint64_t le(const uint8_t *b, unsigned n)
 {
 	uint64_t v = 0;

@@ -51,6 +51,14 @@ extern const EFI_GUID fw_guid_mat, fw_guid_rt_properties;
 void *fw_config_table(const EFI_GUID *guid);
 
 /*
+ * fw_config_entry() - the configuration table's entry @i (0-based): its
+ * GUID into @guid, its VendorTable address into @pa.  Return: false past
+ * the last entry (@guid and @pa untouched).  It reads only ST, so it
+ * serves after ExitBootServices too, as the kernel reads the table.
+ */
+bool fw_config_entry(unsigned i, EFI_GUID *guid, uint64_t *pa);
+
+/*
  * fw_smbios_vendor() - the SMBIOS type-1 (System Information) Manufacturer
  * string, found through the SMBIOS 3.x entry point, else the 2.x one, as
  * Linux's DMI scan finds it; printable ASCII only, at most @len - 1 bytes.

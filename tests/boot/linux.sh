@@ -13,7 +13,10 @@
 # reservations; efifb took the framebuffer exactly when ptlab passed one;
 # the kernel found through efi_info's system table what ptlab read before
 # ExitBootServices (the SMBIOS manufacturer, PlatformLang through
-# efivarfs, Secure Boot off) and lists /sys/firmware/efi/systab.  The
+# efivarfs, Secure Boot off) and lists /sys/firmware/efi/systab; its
+# "efi:" list of configuration tables is ptlab's "# linux-tables:" and the
+# boot-services memory it frees follows from "# linux-bootsvc:"
+# (efiview.py; the tables only under efi=noruntime).  The
 # first boot gets two initrds (a marker cpio, then the initramfs) and a
 # 2000-byte command line with a quoted value holding blanks (\" in
 # \ptlab.cfg).
@@ -194,6 +197,18 @@ judge_efi()
 		pass "$tag: PlatformLang through efivarfs (runtime services) is the value ptlab read ($var)"
 	else
 		fail "$tag: PlatformLang through efivarfs '$(init_lines "$BOOT_LOG" | sed -n 's/^init: efivar-PlatformLang: //p')', ptlab read '$var'"
+	fi
+	# the configuration tables the kernel lists are those ptlab read from
+	# the system table, and it frees the boot-services memory of the map
+	# ptlab passed but the descriptor it reserved the Memory Attributes
+	# Table in (with efi=noruntime it frees none: the tables only)
+	if python3 "$(dirname "$0")/efiview.py" ${rt:+tables} "$BOOT_LOG" >"$BOOT_DIR/$tag.efiview" 2>&1; then
+		while read -r l; do
+			pass "$tag: ${l#ok: }"
+		done <"$BOOT_DIR/$tag.efiview"
+	else
+		fail "$tag: the kernel's tables or freed boot-services memory are not what ptlab passed"
+		sed 's/^/# /' "$BOOT_DIR/$tag.efiview"
 	fi
 	if [ "$(fact "$BOOT_LOG" linux-efi secure_boot)" = 2 ] &&
 	   log_clean "$BOOT_LOG" | grep -q 'Secure boot disabled$'; then

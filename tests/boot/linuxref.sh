@@ -15,7 +15,12 @@
 #   stub     the same kernel, initramfs and command line through the
 #            kernel's own EFI stub (no ptlab), driven the same way: its
 #            kernel log's lines about the firmware must all be in ptlab's
-#            boot but for docs/handoff.md's allowed differences
+#            boot but for docs/handoff.md's allowed differences; the
+#            kernel's configuration tables and the boot-services memory it
+#            frees are what ptlab passed (efiview.py)
+#   shell    ptlab started from the UEFI shell by \startup.nsh as the stub
+#            is (no initrd, the kernel's panic ends it): the kernel's
+#            MEMATTR is the stub boot's address
 #   memtest  Debian's unmodified memtest86+x64.bin: test #0 running with 0
 #            errors on its serial screen
 #   grub, sdboot  GRUB (grub-mkstandalone) and systemd-boot start the Linux
@@ -156,6 +161,20 @@ printf '@echo -off\nfs0:\n\\boot\\vmlinuz initrd=\\boot\\initrd.img %s\n' "$DRD_
 	>"$BOOT_DIR/stub.nsh"
 put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
 chat_bg stub --img "$stub" --cpu max --mem 2G -- "$PROMPT" "$TYPE" "$ANSWER"
+
+# ptlab entered as the stub is: from the shell by \startup.nsh on the stub's
+# image (no BOOTX64.EFI), so the firmware's allocations before it are the
+# stub's; no initrd, the kernel's panic for want of a root ends QEMU
+shimg=$BOOT_DIR/shell.img
+cp -- "$stub" "$shimg"
+mcopy -n -o -i "$img@@$BOOT_ESP_OFFSET" ::/EFI/BOOT/BOOTX64.EFI "$BOOT_DIR/ptlab.efi" &&
+	put "$shimg" "$BOOT_DIR/ptlab.efi" /ptlab.efi
+printf '@echo -off\nfs0:\n\\ptlab.efi\n' >"$BOOT_DIR/shell.nsh"
+put "$shimg" "$BOOT_DIR/shell.nsh" /startup.nsh
+printf '%s\n' '--mode=handoff --end=qemu --iterations=2000 --kernel=\boot\vmlinuz "--cmdline=console=ttyS0 panic=-1 no_timer_check"' \
+	>"$BOOT_DIR/shell.cfg"
+put "$shimg" "$BOOT_DIR/shell.cfg" /ptlab.cfg
+boot_bg shell --img "$shimg" --cpu max --mem 2G --log "$BOOT_DIR/shell.log" --timeout "$REF_TIMEOUT"
 
 # ---- memtest86+ ---------------------------------------------------------------------
 
@@ -298,6 +317,51 @@ if [ "$st" = 0 ]; then
 else
 	fail "stub: ptlab's boot lacks lines of the EFI stub's boot that docs/handoff.md does not allow (status $st)"
 	sed 's/^/# /' "$BOOT_DIR/klogcmp.out" | head -n 60
+fi
+# the comparison fails when ptlab's boot lacks what a row lets only differ:
+# its MEMATTR entry and its Freeing line taken out
+sed -e 's/ MEMATTR=0x[0-9a-f]*//' -e '/efi: Freeing EFI boot services memory: /d' "$ptlab_log" \
+	>"$BOOT_DIR/lacking.log"
+python3 "$HERE/klogcmp.py" "$ROOT/docs/handoff.md" "$stub_log" "$BOOT_DIR/lacking.log" \
+	>"$BOOT_DIR/lacking.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && grep -q '^klogcmp: missing under ptlab .*: efi: MEMATTR=0x' "$BOOT_DIR/lacking.out" &&
+   grep -q '^klogcmp: missing under ptlab .*: efi: Freeing EFI boot services memory: ' "$BOOT_DIR/lacking.out"; then
+	pass "stub: klogcmp fails (status 1) on ptlab's log without its MEMATTR table and its Freeing line, naming both"
+else
+	fail "stub: klogcmp on ptlab's log without MEMATTR and Freeing: status $st"
+	sed 's/^/# /' "$BOOT_DIR/lacking.out" | head -n 20
+fi
+# what the kernel says of the tables and the boot-services memory it freed
+# is what ptlab passed (the rows' reasons)
+judge_efiview()
+{
+	if python3 "$HERE/efiview.py" "$2" >"$BOOT_DIR/$1.efiview" 2>&1; then
+		while read -r l; do
+			pass "$l"
+		done < <(sed "s/^ok: /$1: /" "$BOOT_DIR/$1.efiview")
+	else
+		fail "$1: the kernel's tables or freed boot-services memory are not what ptlab passed"
+		sed 's/^/# /' "$BOOT_DIR/$1.efiview"
+	fi
+}
+judge_efiview initramfs "$ptlab_log"
+
+# ---- judge ptlab started from the shell as the stub is -------------------------------
+
+boot_result shell
+st=$?
+check_status "$st" 0 "shell: QEMU ended with the kernel's panic (panic=-1, -no-reboot)"
+check_log '^# options: .* mode=handoff .* from=cfg$' "$BOOT_LOG" "shell: ptlab started from the shell read \\ptlab.cfg"
+check_report "$BOOT_LOG" shell nofile
+check_log '^ptlab: handing over to Linux$' "$BOOT_LOG" "shell: ptlab handed over"
+judge_efiview shell "$BOOT_LOG"
+ours=$(python3 "$HERE/efiview.py" memattr "$BOOT_LOG")
+theirs=$(python3 "$HERE/efiview.py" memattr "$stub_log")
+if [ -n "$ours" ] && [ "$ours" = "$theirs" ]; then
+	pass "shell: entered from the shell as the stub is, the kernel's MEMATTR is the stub boot's ($ours; under ptlab as the disk's boot option $(python3 "$HERE/efiview.py" memattr "$ptlab_log"))"
+else
+	fail "shell: the kernel's MEMATTR '$ours', the stub boot's '$theirs'"
 fi
 
 # ---- judge memtest86+ ----------------------------------------------------------------------
