@@ -59,8 +59,6 @@ check-install: | deps-test
 	$(Q)MAKE='$(MAKE)' BUILD='$(BUILD)' EFI_CC='$(EFI_CC)' HOSTCC='$(HOSTCC)' NM='$(NM)' \
 		tests/install.sh
 
-TEST_SUITES += 'install=$(MAKE) BUILD=$(BUILD) V=$(V) check-install'
-
 -include $(wildcard $(RELEASE_PAGING_OBJS:%.o=%.d))
 
 # make install-esp ESP=DIR [DESTDIR=] [MENU_ARGS="--end=return"]

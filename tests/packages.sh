@@ -4,11 +4,14 @@
 # tests/packages.sh: the one package list (mk/packages.txt) and who asks
 # for which group.  "make" needs only the build group, "make run" the run
 # group too, and neither ever asks for a test package (a kernel, a boot
-# manager, U-Boot, a browser); "make test" asks for every group; .ci/run
-# installs the list mk/deps.sh prints and names no package itself.  The
-# group's effect is observed through mk/deps.sh with a stand-in dpkg-query
-# (every package installed but the ones named missing) and apt-get (which
-# records what it was asked to install).
+# manager, U-Boot, a browser) nor reaches deps-test or uses a file of a
+# package only the tests bring (make's plan, tests/make-needs.py); "make
+# test" asks for every group; .ci/run installs the list mk/deps.sh prints
+# and names no package itself.  The group's effect is observed through
+# mk/deps.sh with a stand-in dpkg-query (every package installed but the
+# ones named missing) and apt-get (which records what it was asked to
+# install).  And the build's own shape: the top Makefile at most 250
+# lines, every mk/*.mk read once and headed by what it holds.
 # Prints one ok/not ok line per check and "packages: N passed, M failed".
 set -uo pipefail
 
@@ -73,9 +76,52 @@ got=$(groups all)
 check "make asks for the build group alone ('$got')" [ "$got" = "mk/deps.sh build " ]
 got=$(groups run)
 check "make run asks for build and run, no test ('$got')" [ "$got" = "mk/deps.sh build mk/deps.sh run " ]
+got=$(groups image)
+check "make image asks for build and run, no test ('$got')" [ "$got" = "mk/deps.sh build mk/deps.sh run " ]
 got=$(groups -k test TEST_SUITES=)
 case "$got" in *"mk/deps.sh test"*) ok "make test asks for the test group";;
 	*) not_ok "make test asks for '$got'";; esac
+
+# What make, make image and make run reach and use, from make's plan of
+# them (tests/make-needs.py: make -pn, the targets reached through every
+# prerequisite, order-only included; the programs and files the recipes and
+# the tree's scripts they run name, and the packages owning them): neither
+# deps-test nor deps, and no file of a package only the test group brings.
+# The same reading of signed-image and linux-initrd must see both, or it
+# proves nothing.
+needs() { python3 tests/make-needs.py --build "$work/g" "$@" 2>&1; }
+plan=$(needs all image run)
+ctl=$(needs signed-image linux-initrd)
+reaches() { grep -qx "target $2" <<<"$1"; }
+check "make all image run reach deps-build and deps-run" \
+	eval 'reaches "$plan" deps-build && reaches "$plan" deps-run'
+bad=$(grep -E '^target (deps|deps-test)$' <<<"$plan" | tr '\n' ' ')
+check "make all image run reach neither deps nor deps-test ('$bad')" [ -z "$bad" ]
+n=$(sed -n 's/^test-only-packages //p' <<<"$plan")
+check "the test group brings packages of its own (${n:-none})" [ "${n:-0}" -gt 0 ]
+bad=$(grep '^test-only ' <<<"$plan" | cut -d' ' -f2- | tr '\n' ';')
+check "make all image run use no file of a test-only package ('$bad'; $(grep -c '^uses ' <<<"$plan") files)" [ -z "$bad" ]
+seen=$(grep '^test-only ' <<<"$ctl" | cut -d' ' -f3 | sort -u | tr '\n' ' ')
+check "the same reading sees deps-test and test packages where they are (signed-image linux-initrd: $seen)" \
+	eval 'reaches "$ctl" deps-test && [[ "$seen" == *sbsigntool* && "$seen" == *busybox-static* ]]'
+
+# The build's own files: the top Makefile stays short (at most 250 lines),
+# and every mk/*.mk is read exactly once (make's MAKEFILE_LIST) and says
+# at its top what it holds.
+headed() { [ "$(sed -n 1p "$1")" = "# SPDX-License-Identifier: MIT" ] && sed -n 3p "$1" | grep -q '^# [A-Za-z"$]'; }
+lines=$(wc -l <Makefile)
+check "the top Makefile has at most 250 lines ($lines)" [ "$lines" -le 250 ]
+read -r -a mfl <<<"$(make -s -C "$root" BUILD="$work/g" \
+	--eval 'ptlab-makefiles: ; @echo $(MAKEFILE_LIST)' ptlab-makefiles 2>/dev/null)"
+for f in Makefile mk/*.mk; do
+	n=0
+	for m in "${mfl[@]}"; do [ "$m" = "$f" ] && n=$((n + 1)); done
+	check "$f is read once (read $n times)" [ "$n" -eq 1 ]
+	[ "$f" = Makefile ] && continue
+	check "$f begins with a comment saying what it holds" headed "$f"
+done
+other=$(for m in "${mfl[@]}"; do case "$m" in Makefile|mk/*.mk) ;; *) echo "$m";; esac; done | tr '\n' ' ')
+check "make reads no other makefile in a new tree ('$other')" [ -z "$other" ]
 
 # .ci/run installs exactly the list, and lists no package of its own.
 check ".ci/run installs what mk/deps.sh --list test prints" grep -q 'mk/deps.sh --list test' .ci/run

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+#
+# The checks of the tree's structure: check-freestanding (paging/ and the
+# firmware-free modules see no firmware header, libptlab.a needs nothing
+# undocumented) and check-layers (mk/layers.txt, mk/statics.txt).
+
+# The header scan covers efi/'s firmware-free modules (APP_HOST_SRCS) too.
+check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps-build
+	$(Q)CC='$(EFI_CC)' CFLAGS='$(PAGING_EFI_CFLAGS) -Iefi -I$(BUILD)/gen' NM='$(NM)' \
+		ALLOWED='$(FREESTANDING_ALLOWED_UNDEF)' EFI_INC='$(EFI_INC)' \
+		SRCS='$(PAGING_SRCS) $(APP_HOST_SRCS)' \
+		mk/check-freestanding.sh $(EFI_LIBPTLAB) $(BUILD)/freestanding
+
+# efi/'s folders use each other only as mk/layers.txt says (includes and
+# calls), efi/ keeps no writable object outside struct ptlab but those
+# mk/statics.txt lists with a reason, and both checks refuse every kind of
+# wrong arrow or new variable (tests/layers.sh).
+.PHONY: check-layers
+check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps-build
+	$(Q)tests/layers.sh $(BUILD)

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: MIT
+#
+# Fuzzing (make fuzz, fuzz-replay: libFuzzer, clang) and the reliability
+# suite (test_bad_input and test_alloc_fail again, with the seeds).
+
+# libFuzzer targets tests/fuzz/fuzz_*.c (clang, ASan+UBSan), each built
+# from its source, paging/*.c and the unit-test support sources it uses
+# into $(BUILD)/fuzz/.  Seeds: tests/fuzz/corpus/<target>/ (written by
+# tests/fuzz/mkcorpus.py).  "make fuzz" runs the targets one after the other
+# for FUZZ_SECONDS each, each as FUZZ_JOBS processes sharing one corpus
+# (default: one per core), and prints their executions and the total;
+# "make fuzz-replay" runs every seed once.  The reliability suite reruns test_bad_input and
+# test_alloc_fail and prints their case counts with the number of seeds.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?=
+FUZZ_TARGETS := memmap plan ops
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_CFLAGS := $(WARNFLAGS) -Iinclude -Iefi -D_DEFAULT_SOURCE -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_SUPPORT := tests/unit/arena.c tests/unit/shadow.c efi/lib/model.c
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+
+.PHONY: fuzz fuzz-build fuzz-replay reliability
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(PAGING_SRCS) $(FUZZ_SUPPORT) \
+		$(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h) efi/lib/model.h | deps-test
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: | deps-test
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) fuzz-build
+	$(Q)FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run.sh fuzz $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-replay: | deps-test
+	$(Q)rm -f $(FUZZ_BINS)
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) fuzz-build
+	$(Q)tests/fuzz/run.sh replay $(FUZZ_DIR) $(FUZZ_TARGETS)
+
+reliability: | deps-test
+	-$(Q)$(MAKE) -k BUILD=$(BUILD) V=$(V) $(BUILD)/host/tests/test_bad_input \
+		$(BUILD)/host/tests/test_alloc_fail
+	$(Q)tests/reliability-summary.sh $(BUILD)/host/tests/test_bad_input \
+		$(BUILD)/host/tests/test_alloc_fail tests/fuzz/corpus
