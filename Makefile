@@ -77,7 +77,7 @@ help:
 	@echo '  run                 boot $(RUN_DIR)/run.img under QEMU/OVMF (ends with the run), serial on stdio and in $(RUN_DIR)/serial.log;'
 	@echo '                      verdict from the serial log and the report files'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
-	@echo '                      KERNEL=PATH [INITRD="A B"] [CMDLINE="..."]: boot that kernel on the checked tables'
+	@echo '                      KERNEL=PATH [INITRD="A B"|MODULES="A B"] [CMDLINE="..."]: boot that kernel on the checked tables'
 	@echo '  unit                build and run the host unit tests (ASan+UBSan, cmocka)'
 	@echo '  check-freestanding  prove paging/ cannot see firmware headers'
 	@echo '  check-layers        prove efi/'"'"'s folders depend on each other as mk/layers.txt says,'

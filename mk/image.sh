@@ -17,7 +17,10 @@
 # PTLAB_RUN_INITRD to \linux\initrd1, \linux\initrd2, ... and \ptlab.cfg
 # gets, after ARGS, --mode=handoff (unless ARGS names a mode), --kernel,
 # one --initrd per file and --cmdline=PTLAB_RUN_CMDLINE as one word of the
-# option tokenizer (efi/opts/opts.c).  The image grows to hold them.  A
+# option tokenizer (efi/opts/opts.c); each of the blank-separated files of
+# PTLAB_RUN_MODULES (a Limine-protocol kernel's modules) goes to
+# \modules\NAME under its own file name, given as --module=PATH,NAME.
+# The image grows to hold them.  A
 # missing file, a kernel option already in ARGS, or a command line ptlab
 # cannot take (a newline, a control character, one beyond ASCII) is
 # refused before anything is written.
@@ -26,6 +29,7 @@ export LC_ALL=C     # character ranges are byte ranges
 
 tree=
 kernel=${PTLAB_RUN_KERNEL-} initrds=${PTLAB_RUN_INITRD-} cmdline=${PTLAB_RUN_CMDLINE-}
+modules=${PTLAB_RUN_MODULES-}
 if [ "${1-}" = --tree ]; then
 	out=$2 tree=$3
 else
@@ -56,17 +60,28 @@ word()
 
 SIZE_MIB=${PTLAB_IMG_MIB:-64}
 read -r -a rds <<<"$initrds"
+read -r -a mods <<<"$modules"
 if [ -z "$kernel" ]; then
 	[ "${#rds[@]}" -eq 0 ] || refuse "INITRD='$initrds' needs a KERNEL="
+	[ "${#mods[@]}" -eq 0 ] || refuse "MODULES='$modules' needs a KERNEL="
 else
-	for f in "$kernel" "${rds[@]}"; do
+	for f in "$kernel" "${rds[@]}" "${mods[@]}"; do
 		[ -f "$f" ] && [ -r "$f" ] || refuse "no readable file '$f'"
+	done
+	declare -A seen=()
+	for f in "${mods[@]}"; do
+		n=$(basename -- "$f")
+		case $n in
+		*[!A-Za-z0-9._-]*) refuse "MODULES: '$n' is not a plain file name (letters, digits, '.', '_', '-')" ;;
+		esac
+		[ -z "${seen[$n]+x}" ] || refuse "MODULES: two files named '$n'"
+		seen[$n]=1
 	done
 	read -r -a words <<<"$args"
 	for o in "${words[@]}"; do
 		case $o in
-		--kernel=*|--initrd=*|--cmdline=*|\"--cmdline=*)
-			refuse "ARGS already has $o: give the kernel with KERNEL=, INITRD=, CMDLINE= only" ;;
+		--kernel=*|--initrd=*|--module=*|--cmdline=*|\"--cmdline=*)
+			refuse "ARGS already has $o: give the kernel with KERNEL=, INITRD=, MODULES=, CMDLINE= only" ;;
 		esac
 	done
 	# one line of printable ASCII; a tab inside the quotes is text
@@ -74,7 +89,7 @@ else
 	*[!\ -~$'\t']*)
 		refuse "CMDLINE holds a character ptlab cannot take (a newline, a control or a character beyond ASCII): $(printf '%q' "$cmdline")" ;;
 	esac
-	need=$(( $(cat -- "$kernel" "${rds[@]}" | wc -c) / 1048576 + 48 ))
+	need=$(( $(cat -- "$kernel" "${rds[@]}" "${mods[@]}" | wc -c) / 1048576 + 48 ))
 	[ "$need" -le "$SIZE_MIB" ] || SIZE_MIB=$need
 	case " $args " in
 	*" --mode="*) ;;
@@ -83,6 +98,10 @@ else
 	args="$args --kernel=\\linux\\vmlinuz"
 	for i in "${!rds[@]}"; do
 		args="$args --initrd=\\linux\\initrd$((i + 1))"
+	done
+	for f in "${mods[@]}"; do
+		n=$(basename -- "$f")
+		args="$args --module=\\modules\\$n,$n"
 	done
 	args="$args $(word "--cmdline=$cmdline")"
 fi
@@ -124,5 +143,11 @@ if [ -n "$kernel" ]; then
 	for i in "${!rds[@]}"; do
 		mcopy -i "$img" "${rds[$i]}" "::/linux/initrd$((i + 1))"
 	done
+	if [ "${#mods[@]}" -gt 0 ]; then
+		mmd -i "$img" ::/modules
+		for f in "${mods[@]}"; do
+			mcopy -i "$img" "$f" "::/modules/$(basename -- "$f")"
+		done
+	fi
 fi
 mv -f "$tmp" "$out"

@@ -48,8 +48,9 @@ $(RUN_NSH): startup.nsh mk/run-startup.sed FORCE
 	$(Q)sed -f mk/run-startup.sed startup.nsh | \
 		sed -e '' $(if $(RUN_END),-e 's|exit /b|reset -s|' -e '$$a reset -s') >$@
 
-# make run KERNEL=PATH [INITRD="A B"] [CMDLINE="..."]: the kernel and the
-# initrds go onto the run image and \ptlab.cfg boots them on the checked
+# make run KERNEL=PATH [INITRD="A B"] [MODULES="A B"] [CMDLINE="..."]: the
+# kernel, the initrds (a Linux kernel's) or the modules (a Limine-protocol
+# kernel's, each with its file name as its string) go onto the run image and \ptlab.cfg boots them on the checked
 # tables (--mode=handoff --kernel=... --initrd=... "--cmdline=...", the
 # command line one word of the option tokenizer: mk/image.sh).  CMDLINE
 # defaults to console=ttyS0 here, so the kernel talks on the serial port
@@ -60,6 +61,7 @@ RUN_CMDLINE_GIVEN := $(if $(filter undefined,$(origin CMDLINE)),,1)
 
 $(RUN_IMAGE): export PTLAB_RUN_KERNEL = $(value KERNEL)
 $(RUN_IMAGE): export PTLAB_RUN_INITRD = $(value INITRD)
+$(RUN_IMAGE): export PTLAB_RUN_MODULES = $(value MODULES)
 $(RUN_IMAGE): export PTLAB_RUN_CMDLINE = $(if $(RUN_CMDLINE_GIVEN),$(value CMDLINE),console=ttyS0)
 $(RUN_IMAGE): $(EFI_APP) $(RUN_NSH) mk/image.sh FORCE | deps-run
 	$(call msg,IMAGE,$@)

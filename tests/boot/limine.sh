@@ -221,6 +221,34 @@ judge_limine()
 }
 
 limine_boot max5 "$LIMINE_DIR/kernel-pie.elf" max 4G 4 5 fb=1 --kaslr
+# while they boot: the run image "make run KERNEL=... MODULES=..." makes
+# (mk/image.sh): the kernel and each module on it, \ptlab.cfg naming them
+# with each module's file name as its string; a module name the option
+# line could not carry, and two modules of one name, refused
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+runimg=$BOOT_DIR/run.img
+if PTLAB_RUN_KERNEL="$LIMINE_DIR/kernel-static.elf" PTLAB_RUN_MODULES="$BOOT_DIR/mod1.bin $BOOT_DIR/mod2.bin" \
+	PTLAB_RUN_CMDLINE="limtest" "$ROOT/mk/image.sh" "$runimg" "$PTLAB_BUILD/ptlab.efi" "$ROOT/startup.nsh" \
+	--iterations=2000 >"$BOOT_DIR/run.out" 2>&1 &&
+   mcopy -n -o -i "$runimg@@$BOOT_ESP_OFFSET" ::/ptlab.cfg "$BOOT_DIR/run.cfg" &&
+   mcopy -n -o -i "$runimg@@$BOOT_ESP_OFFSET" ::/modules/mod2.bin "$BOOT_DIR/run.mod2" &&
+   mcopy -n -o -i "$runimg@@$BOOT_ESP_OFFSET" ::/linux/vmlinuz "$BOOT_DIR/run.kernel" &&
+   [ "$(cat "$BOOT_DIR/run.cfg")" = '--iterations=2000 --mode=handoff --kernel=\linux\vmlinuz --module=\modules\mod1.bin,mod1.bin --module=\modules\mod2.bin,mod2.bin "--cmdline=limtest"' ] &&
+   cmp -s "$BOOT_DIR/run.mod2" "$BOOT_DIR/mod2.bin" && cmp -s "$BOOT_DIR/run.kernel" "$LIMINE_DIR/kernel-static.elf"; then
+	pass "make run MODULES=: the kernel and its modules on the run image, \\ptlab.cfg naming them"
+else
+	fail "make run MODULES=: run image or \\ptlab.cfg not as expected: $(cat "$BOOT_DIR/run.cfg" "$BOOT_DIR/run.out" 2>/dev/null | head -n 3 | tr '\n' ' ')"
+fi
+cp -- "$BOOT_DIR/mod1.bin" "$BOOT_DIR/a,b.bin"
+for bad in "$BOOT_DIR/a,b.bin:is not a plain file name" "$BOOT_DIR/mod1.bin $BOOT_DIR/mod1.bin:two files named 'mod1.bin'"; do
+	if ! PTLAB_RUN_KERNEL="$LIMINE_DIR/kernel-static.elf" PTLAB_RUN_MODULES="${bad%%:*}" \
+		"$ROOT/mk/image.sh" "$BOOT_DIR/bad.img" "$PTLAB_BUILD/ptlab.efi" "$ROOT/startup.nsh" "" \
+		>"$BOOT_DIR/bad.out" 2>&1 && grep -qF "${bad#*:}" "$BOOT_DIR/bad.out" && [ ! -e "$BOOT_DIR/bad.img" ]; then
+		pass "make run MODULES=: refused, nothing written: ${bad#*:}"
+	else
+		fail "make run MODULES='${bad%%:*}': not refused as '${bad#*:}': $(head -n 2 "$BOOT_DIR/bad.out")"
+	fi
+done
 limine_boot qemu64 "$LIMINE_DIR/kernel-static.elf" qemu64 2G 2 4 fb=1 ""
 boot_wait
 judge_limine max5
