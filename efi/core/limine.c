@@ -642,6 +642,47 @@ static bool load_kernel(struct ptlab *p, struct lim *l, const struct kernel_file
 	return true;
 }
 
+/*
+ * The machine as the responses describe it: the memory map of @nmap
+ * entries, the EFI memory map (the final map) of @efi_size bytes in
+ * descriptors of @desc_size and @desc_version.
+ */
+static void describe(const struct ptlab *p, const struct lim *l, struct lm_machine *m,
+		     unsigned nmap, uint64_t efi_size, uint64_t desc_size, uint64_t desc_version)
+{
+	*m = (struct lm_machine){
+		.name = "ptlab",
+		.version = "1",
+		.firmware_type = LM_FIRMWARE_UEFI64,
+		.hhdm = PT_HHDM_BASE,
+		.paging_mode = l->paging_mode,
+		.fb = &l->fb,
+		.nfb = l->nfb,
+		.cpu = l->cpu,
+		.ncpu = l->ncpu,
+		.bsp_lapic_id = l->bsp_apic,
+		.smp_flags = l->x2apic ? LM_SMP_X2APIC : 0,
+		.map = (const struct lm_memmap_entry *)(uintptr_t)l->map_pa,
+		.nmap = nmap,
+		.kernel = { .pa = l->kfile_pa, .size = l->kfile_len, .path = l->kpath,
+			    .cmdline = p->opts.cmdline },
+		.mod = l->mod,
+		.nmod = l->nmod,
+		.rsdp_pa = l->rsdp,
+		.smbios32_pa = l->smbios32,
+		.smbios64_pa = l->smbios64,
+		.efi_st_pa = l->st,
+		.efi_map_pa = (uint64_t)(uintptr_t)p->exit.final_map.buf,
+		.efi_map_size = efi_size,
+		.efi_desc_size = desc_size,
+		.efi_desc_version = desc_version,
+		.have_time = l->have_time,
+		.boot_time = l->boot_time,
+		.kernel_pa = l->block_pa,
+		.kernel_va = l->elf.va,
+	};
+}
+
 /* The Limine protocol's load (struct kernel_proto). */
 static int limine_load(struct ptlab *p, const struct kernel_file *f, const struct mode_boot *b,
 		       unsigned map_cap)
@@ -697,35 +738,8 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 	l->map_pa = alloc_any(p, (uint64_t)l->map_cap * sizeof(struct lm_memmap_entry));
 	if (!l->map_pa)
 		goto nomem;
-	m = (struct lm_machine){ 0 };
-	m.name = "ptlab";
-	m.version = "1";
-	m.firmware_type = LM_FIRMWARE_UEFI64;
-	m.hhdm = PT_HHDM_BASE;
-	m.paging_mode = l->paging_mode;
-	m.fb = &l->fb;
-	m.nfb = l->nfb;
-	m.cpu = l->cpu;
-	m.ncpu = l->ncpu;
-	m.bsp_lapic_id = l->bsp_apic;
-	m.map = (const struct lm_memmap_entry *)(uintptr_t)l->map_pa;
-	m.nmap = l->map_cap;
-	m.kernel = (struct lm_file_in){ .pa = l->kfile_pa, .size = l->kfile_len, .path = l->kpath,
-					.cmdline = p->opts.cmdline };
-	m.mod = l->mod;
-	m.nmod = l->nmod;
-	m.rsdp_pa = l->rsdp;
-	m.smbios32_pa = l->smbios32;
-	m.smbios64_pa = l->smbios64;
-	m.efi_st_pa = l->st;
-	m.efi_map_pa = (uint64_t)(uintptr_t)p->exit.final_map.buf;
-	m.efi_map_size = p->exit.final_map.cap;
-	m.efi_desc_size = sizeof(EFI_MEMORY_DESCRIPTOR);
-	m.efi_desc_version = 1;
-	m.have_time = l->have_time;
-	m.boot_time = l->boot_time;
-	m.kernel_pa = l->block_pa;
-	m.kernel_va = l->elf.va;
+	/* sized with the bound on the map; the final map is never longer */
+	describe(p, l, &m, l->map_cap, p->exit.final_map.cap, sizeof(EFI_MEMORY_DESCRIPTOR), 1);
 	if (lm_respond(&m, &l->req, NULL, NULL, 0, 0, &l->answer, why, sizeof(why))) {
 		report_fail(p->rep, "limine: the responses cannot be laid out: %s", why);
 		return PT_EINVAL;
@@ -900,38 +914,11 @@ static bool build_map(struct ptlab *p, struct lim *l)
 
 static bool respond(struct ptlab *p, struct lim *l)
 {
-	struct lm_machine m = { 0 };
+	const struct rawmap *fm = &p->exit.final_map;
+	struct lm_machine m;
 	char why[160];
 
-	m.name = "ptlab";
-	m.version = "1";
-	m.firmware_type = LM_FIRMWARE_UEFI64;
-	m.hhdm = PT_HHDM_BASE;
-	m.paging_mode = l->paging_mode;
-	m.fb = &l->fb;
-	m.nfb = l->nfb;
-	m.cpu = l->cpu;
-	m.ncpu = l->ncpu;
-	m.bsp_lapic_id = l->bsp_apic;
-	m.smp_flags = l->x2apic ? LM_SMP_X2APIC : 0;
-	m.map = (const struct lm_memmap_entry *)(uintptr_t)l->map_pa;
-	m.nmap = l->nmap;
-	m.kernel = (struct lm_file_in){ .pa = l->kfile_pa, .size = l->kfile_len, .path = l->kpath,
-					.cmdline = p->opts.cmdline };
-	m.mod = l->mod;
-	m.nmod = l->nmod;
-	m.rsdp_pa = l->rsdp;
-	m.smbios32_pa = l->smbios32;
-	m.smbios64_pa = l->smbios64;
-	m.efi_st_pa = l->st;
-	m.efi_map_pa = (uint64_t)(uintptr_t)p->exit.final_map.buf;
-	m.efi_map_size = p->exit.final_map.size;
-	m.efi_desc_size = p->exit.final_map.desc_size;
-	m.efi_desc_version = p->exit.final_map.version;
-	m.have_time = l->have_time;
-	m.boot_time = l->boot_time;
-	m.kernel_pa = l->block_pa;
-	m.kernel_va = l->elf.va;
+	describe(p, l, &m, l->nmap, fm->size, fm->desc_size, fm->version);
 	if (lm_respond(&m, &l->req, (uint8_t *)(uintptr_t)l->block_pa,
 		       (uint8_t *)(uintptr_t)l->resp_pa, l->resp_pa,
 		       pt_align_up(l->resp_len, PT_PAGE_SIZE), &l->answer, why, sizeof(why))) {

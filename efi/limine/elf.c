@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "limine/lmbytes.h"
+#include "limine/lmerr.h"
 #include "limine/lmelf.h"
 #include "report/fmt.h"
 
@@ -57,20 +58,6 @@
 #define RELA_BYTES   24u
 
 typedef unsigned long long ull;
-
-/* Formats the refusal into @why; returns -1 for the caller to return. */
-static int __attribute__((format(printf, 3, 4)))
-refuse(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		fmt_vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* Returns whether [off, off + len) lies inside @size bytes, without overflow. */
 static bool inside(uint64_t off, uint64_t len, uint64_t size)
@@ -137,7 +124,7 @@ static int read_dyn(const uint8_t *file, uint64_t size, uint64_t off, uint64_t l
 {
 	memset(d, 0, sizeof(*d));
 	if (!inside(off, len, size))
-		return refuse(why, whylen, "dynamic section [0x%llx, +0x%llx) past the end of the file (0x%llx bytes)",
+		return lm_refuse(why, whylen, "dynamic section [0x%llx, +0x%llx) past the end of the file (0x%llx bytes)",
 			(ull)off, (ull)len, (ull)size);
 	for (uint64_t p = off; p + DYN_BYTES <= off + len; p += DYN_BYTES) {
 		int64_t tag = (int64_t)lm_ld64(file + p);
@@ -176,10 +163,10 @@ static int check_rela(const uint8_t *file, const struct lm_elf *e, uint64_t off,
 		uint64_t target = lm_ld64(r) + e->slide;
 
 		if (type != LM_R_X86_64_RELATIVE)
-			return refuse(why, whylen, "%s relocation %llu: type %u is not supported (only R_X86_64_RELATIVE, 8)",
+			return lm_refuse(why, whylen, "%s relocation %llu: type %u is not supported (only R_X86_64_RELATIVE, 8)",
 				table, (ull)i, type);
 		if (!target_ok(e, target))
-			return refuse(why, whylen, "%s relocation %llu: target 0x%llx outside every segment",
+			return lm_refuse(why, whylen, "%s relocation %llu: target 0x%llx outside every segment",
 				table, (ull)i, (ull)target);
 	}
 	return 0;
@@ -210,7 +197,7 @@ static int walk_relr(const uint8_t *file, const struct lm_elf *e, uint64_t off,
 			where += 8;
 		} else {
 			if (!have)
-				return refuse(why, whylen, "DT_RELR word %llu: a bitmap before any address",
+				return lm_refuse(why, whylen, "DT_RELR word %llu: a bitmap before any address",
 					(ull)i);
 			for (unsigned b = 1; b < 64; b++)
 				if (w >> b & 1)
@@ -220,7 +207,7 @@ static int walk_relr(const uint8_t *file, const struct lm_elf *e, uint64_t off,
 		for (unsigned k = 0; k < nt; k++) {
 			if (!dst) {
 				if (!target_ok(e, t[k]))
-					return refuse(why, whylen, "DT_RELR word %llu: target 0x%llx outside every segment",
+					return lm_refuse(why, whylen, "DT_RELR word %llu: target 0x%llx outside every segment",
 						(ull)i, (ull)t[k]);
 				continue;
 			}
@@ -240,26 +227,26 @@ static int plan_relocs(const uint8_t *file, uint64_t size, uint64_t dyn_off,
 	if (read_dyn(file, size, dyn_off, dyn_len, &d, why, whylen))
 		return -1;
 	if (d.rel && d.relsz)
-		return refuse(why, whylen, "REL relocations (DT_REL) are not supported, only RELA");
+		return lm_refuse(why, whylen, "REL relocations (DT_REL) are not supported, only RELA");
 	if (d.jmprel && d.pltrelsz) {
 		uint64_t off = file_off_of(e, d.jmprel_va, d.pltrelsz);
 
 		if (off == UINT64_MAX || d.pltrelsz % RELA_BYTES)
-			return refuse(why, whylen, "PLT relocation table at 0x%llx (+0x%llx) is not in a segment's file bytes",
+			return lm_refuse(why, whylen, "PLT relocation table at 0x%llx (+0x%llx) is not in a segment's file bytes",
 				(ull)d.jmprel_va, (ull)d.pltrelsz);
 		if (check_rela(file, e, off, d.pltrelsz / RELA_BYTES, "PLT", why, whylen))
 			return -1;
-		return refuse(why, whylen, "PLT relocations (DT_JMPREL) are not supported");
+		return lm_refuse(why, whylen, "PLT relocations (DT_JMPREL) are not supported");
 	}
 	if (d.rela && d.relasz) {
 		if (d.relaent != RELA_BYTES)
-			return refuse(why, whylen, "DT_RELAENT %llu, not %u", (ull)d.relaent, RELA_BYTES);
+			return lm_refuse(why, whylen, "DT_RELAENT %llu, not %u", (ull)d.relaent, RELA_BYTES);
 		if (d.relasz % RELA_BYTES)
-			return refuse(why, whylen, "DT_RELASZ %llu is not a multiple of %u",
+			return lm_refuse(why, whylen, "DT_RELASZ %llu is not a multiple of %u",
 				(ull)d.relasz, RELA_BYTES);
 		e->rela_off = file_off_of(e, d.rela_va, d.relasz);
 		if (e->rela_off == UINT64_MAX)
-			return refuse(why, whylen, "relocation table at 0x%llx (+0x%llx) is not in a segment's file bytes",
+			return lm_refuse(why, whylen, "relocation table at 0x%llx (+0x%llx) is not in a segment's file bytes",
 				(ull)d.rela_va, (ull)d.relasz);
 		e->rela_count = d.relasz / RELA_BYTES;
 		if (check_rela(file, e, e->rela_off, e->rela_count, "RELA", why, whylen))
@@ -267,12 +254,12 @@ static int plan_relocs(const uint8_t *file, uint64_t size, uint64_t dyn_off,
 	}
 	if (d.relr && d.relrsz) {
 		if (d.relrent && d.relrent != 8)
-			return refuse(why, whylen, "DT_RELRENT %llu, not 8", (ull)d.relrent);
+			return lm_refuse(why, whylen, "DT_RELRENT %llu, not 8", (ull)d.relrent);
 		if (d.relrsz % 8)
-			return refuse(why, whylen, "DT_RELRSZ %llu is not a multiple of 8", (ull)d.relrsz);
+			return lm_refuse(why, whylen, "DT_RELRSZ %llu is not a multiple of 8", (ull)d.relrsz);
 		e->relr_off = file_off_of(e, d.relr_va, d.relrsz);
 		if (e->relr_off == UINT64_MAX)
-			return refuse(why, whylen, "DT_RELR table at 0x%llx (+0x%llx) is not in a segment's file bytes",
+			return lm_refuse(why, whylen, "DT_RELR table at 0x%llx (+0x%llx) is not in a segment's file bytes",
 				(ull)d.relr_va, (ull)d.relrsz);
 		e->relr_count = d.relrsz / 8;
 		if (walk_relr(file, e, e->relr_off, e->relr_count, NULL, why, whylen))
@@ -287,20 +274,20 @@ static int check_ident(const uint8_t *file, uint64_t size, char *why, size_t why
 	uint16_t type, machine;
 
 	if (size < EH_BYTES)
-		return refuse(why, whylen, "not an ELF file: %llu bytes, shorter than an ELF64 header",
+		return lm_refuse(why, whylen, "not an ELF file: %llu bytes, shorter than an ELF64 header",
 			(ull)size);
 	if (file[0] != 0x7f || file[1] != 'E' || file[2] != 'L' || file[3] != 'F')
-		return refuse(why, whylen, "not an ELF file (no ELF magic)");
+		return lm_refuse(why, whylen, "not an ELF file (no ELF magic)");
 	if (file[EI_CLASS] != ELFCLASS64)
-		return refuse(why, whylen, "not a 64-bit ELF (class %u)", file[EI_CLASS]);
+		return lm_refuse(why, whylen, "not a 64-bit ELF (class %u)", file[EI_CLASS]);
 	if (file[EI_DATA] != ELFDATA2LSB)
-		return refuse(why, whylen, "not a little-endian ELF (data encoding %u)", file[EI_DATA]);
+		return lm_refuse(why, whylen, "not a little-endian ELF (data encoding %u)", file[EI_DATA]);
 	machine = lm_ld16(file + E_MACHINE);
 	if (machine != LM_EM_X86_64)
-		return refuse(why, whylen, "not an x86-64 ELF (machine %u)", machine);
+		return lm_refuse(why, whylen, "not an x86-64 ELF (machine %u)", machine);
 	type = lm_ld16(file + E_TYPE);
 	if (type != LM_ET_EXEC && type != LM_ET_DYN)
-		return refuse(why, whylen, "not an executable or position-independent ELF (type %u)", type);
+		return lm_refuse(why, whylen, "not an executable or position-independent ELF (type %u)", type);
 	return 0;
 }
 
@@ -316,20 +303,20 @@ static int read_load(const uint8_t *ph, unsigned idx, uint64_t size, struct lm_s
 	s->filesz = lm_ld64(ph + P_FILESZ);
 	s->memsz = lm_ld64(ph + P_MEMSZ);
 	if (s->filesz > s->memsz)
-		return refuse(why, whylen, "segment %u: p_filesz 0x%llx > p_memsz 0x%llx",
+		return lm_refuse(why, whylen, "segment %u: p_filesz 0x%llx > p_memsz 0x%llx",
 			idx, (ull)s->filesz, (ull)s->memsz);
 	if (!inside(s->file_off, s->filesz, size))
-		return refuse(why, whylen, "segment %u: file bytes [0x%llx, +0x%llx) past the end of the file (0x%llx bytes)",
+		return lm_refuse(why, whylen, "segment %u: file bytes [0x%llx, +0x%llx) past the end of the file (0x%llx bytes)",
 			idx, (ull)s->file_off, (ull)s->filesz, (ull)size);
 	if (s->va + s->memsz < s->va)
-		return refuse(why, whylen, "segment %u: [0x%llx, +0x%llx) wraps past the top of the address space",
+		return lm_refuse(why, whylen, "segment %u: [0x%llx, +0x%llx) wraps past the top of the address space",
 			idx, (ull)s->va, (ull)s->memsz);
 	if (a & (a - 1))
-		return refuse(why, whylen, "segment %u: p_align 0x%llx is not a power of two", idx, (ull)a);
+		return lm_refuse(why, whylen, "segment %u: p_align 0x%llx is not a power of two", idx, (ull)a);
 	if (a > MAX_ALIGN)
-		return refuse(why, whylen, "segment %u: p_align 0x%llx above 1 GiB", idx, (ull)a);
+		return lm_refuse(why, whylen, "segment %u: p_align 0x%llx above 1 GiB", idx, (ull)a);
 	if (a > 1 && (s->va - s->file_off) & (a - 1))
-		return refuse(why, whylen, "segment %u: p_vaddr 0x%llx and p_offset 0x%llx differ modulo p_align 0x%llx",
+		return lm_refuse(why, whylen, "segment %u: p_vaddr 0x%llx and p_offset 0x%llx differ modulo p_align 0x%llx",
 			idx, (ull)s->va, (ull)s->file_off, (ull)a);
 	*align = a;
 	return 0;
@@ -356,12 +343,12 @@ static int check_overlap(const struct lm_elf *e, char *why, size_t whylen)
 		char pa[4], pb[4];
 
 		if (a->va + a->memsz > b->va)
-			return refuse(why, whylen, "overlapping segments: [0x%llx, +0x%llx) and [0x%llx, +0x%llx)",
+			return lm_refuse(why, whylen, "overlapping segments: [0x%llx, +0x%llx) and [0x%llx, +0x%llx)",
 				(ull)a->va, (ull)a->memsz, (ull)b->va, (ull)b->memsz);
 		/* Each page gets one permission set: W^X holds page by page. */
 		if (a->flags != b->flags && a->memsz &&
 		    page_down(a->va + a->memsz - 1) == page_down(b->va))
-			return refuse(why, whylen, "segments at 0x%llx (%s) and 0x%llx (%s) share the page at 0x%llx",
+			return lm_refuse(why, whylen, "segments at 0x%llx (%s) and 0x%llx (%s) share the page at 0x%llx",
 				(ull)a->va, perm(a->flags, pa), (ull)b->va, perm(b->flags, pb),
 				(ull)page_down(b->va));
 	}
@@ -383,10 +370,10 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 	phoff = lm_ld64(file + E_PHOFF);
 	phnum = lm_ld16(file + E_PHNUM);
 	if (lm_ld16(file + E_PHENTSIZE) != PH_BYTES)
-		return refuse(why, whylen, "program header size %u, not %u",
+		return lm_refuse(why, whylen, "program header size %u, not %u",
 			lm_ld16(file + E_PHENTSIZE), PH_BYTES);
 	if (!inside(phoff, phnum * PH_BYTES, size))
-		return refuse(why, whylen, "program headers [0x%llx, +%llu x %u) past the end of the file (0x%llx bytes)",
+		return lm_refuse(why, whylen, "program headers [0x%llx, +%llu x %u) past the end of the file (0x%llx bytes)",
 			(ull)phoff, (ull)phnum, PH_BYTES, (ull)size);
 	e->align = PAGE;
 	for (unsigned i = 0; i < phnum; i++) {
@@ -402,7 +389,7 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 		if (type != PT_LOAD || !lm_ld64(ph + P_MEMSZ))
 			continue;
 		if (e->nseg == LM_ELF_MAX_SEGS)
-			return refuse(why, whylen, "more than %u PT_LOAD segments", LM_ELF_MAX_SEGS);
+			return lm_refuse(why, whylen, "more than %u PT_LOAD segments", LM_ELF_MAX_SEGS);
 		if (read_load(ph, i, size, &e->seg[e->nseg], &a, why, whylen))
 			return -1;
 		if (a > e->align)
@@ -410,7 +397,7 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 		e->nseg++;
 	}
 	if (!e->nseg)
-		return refuse(why, whylen, "no PT_LOAD segment");
+		return lm_refuse(why, whylen, "no PT_LOAD segment");
 	sort_segs(e);
 	if (check_overlap(e, why, whylen))
 		return -1;
@@ -420,7 +407,7 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 			end = e->seg[i].va + e->seg[i].memsz;
 	/* max_span is far below 2^64: rounding end - lo up cannot wrap */
 	if (end - lo > max_span)
-		return refuse(why, whylen, "load span 0x%llx bytes exceeds the limit 0x%llx",
+		return lm_refuse(why, whylen, "load span 0x%llx bytes exceeds the limit 0x%llx",
 			(ull)(end - lo), (ull)max_span);
 	e->span = (end - lo + PAGE - 1) & ~(PAGE - 1);
 
@@ -431,13 +418,13 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 	}
 	e->va = lo + e->slide;
 	if (e->va < lo || e->va + e->span - 1 < e->va)
-		return refuse(why, whylen, "load block at 0x%llx (+0x%llx) slid by 0x%llx runs past the top of the address space",
+		return lm_refuse(why, whylen, "load block at 0x%llx (+0x%llx) slid by 0x%llx runs past the top of the address space",
 			(ull)lo, (ull)e->span, (ull)e->slide);
 	for (unsigned i = 0; i < e->nseg; i++) {
 		e->seg[i].va += e->slide;
 		/* the block's va is the lowest segment's page: at or above it too */
 		if (e->seg[i].va < LM_KERNEL_MIN_VA)
-			return refuse(why, whylen, "segment at 0x%llx is below 0xffffffff80000000 (lower-half kernels are not supported)",
+			return lm_refuse(why, whylen, "segment at 0x%llx is below 0xffffffff80000000 (lower-half kernels are not supported)",
 				(ull)e->seg[i].va);
 		e->seg[i].off = e->seg[i].va - e->va;
 	}
@@ -451,7 +438,7 @@ int lm_elf_load(const uint8_t *file, uint64_t size, const struct lm_elf *e,
 	uint8_t *dst, uint64_t dst_len, char *why, size_t whylen)
 {
 	if (dst_len < e->span)
-		return refuse(why, whylen, "load block of 0x%llx bytes given 0x%llx",
+		return lm_refuse(why, whylen, "load block of 0x%llx bytes given 0x%llx",
 			(ull)e->span, (ull)dst_len);
 	(void)size;   /* parse checked every read below against it */
 	memset(dst, 0, e->span);

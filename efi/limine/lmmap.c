@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "limine/lmerr.h"
 #include "limine/lmmap.h"
 #include "report/fmt.h"
 
@@ -18,20 +19,6 @@
 #define FOUR_GIB (UINT64_C(1) << 32)
 
 typedef unsigned long long ull;
-
-/* Formats the refusal into @why; returns -1 for the caller to return. */
-static int __attribute__((format(printf, 3, 4)))
-refuse(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		fmt_vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 unsigned lm_mem_type_of(uint32_t efi_type)
 {
@@ -125,15 +112,15 @@ static int check_lists(const struct lm_map_in *in, char *why, size_t whylen)
 
 	for (unsigned i = 0; i < n; i++) {
 		if (!item(in, i, &x))
-			return refuse(why, whylen, "%s range [0x%llx, 0x%llx) is empty or wraps",
+			return lm_refuse(why, whylen, "%s range [0x%llx, 0x%llx) is empty or wraps",
 				x.what, (ull)x.a, (ull)x.b);
 		if (x.type != LM_MEM_FRAMEBUFFER && !on_ram(in->fw, x.a, x.b))
-			return refuse(why, whylen, "%s range [0x%llx, 0x%llx) is not all RAM of the firmware's map",
+			return lm_refuse(why, whylen, "%s range [0x%llx, 0x%llx) is not all RAM of the firmware's map",
 				x.what, (ull)x.a, (ull)x.b);
 		for (unsigned j = 0; j < i; j++) {
 			item(in, j, &y);
 			if (x.a < y.b && y.a < x.b)
-				return refuse(why, whylen, "%s range [0x%llx, 0x%llx) overlaps %s range [0x%llx, 0x%llx)",
+				return lm_refuse(why, whylen, "%s range [0x%llx, 0x%llx) overlaps %s range [0x%llx, 0x%llx)",
 					x.what, (ull)x.a, (ull)x.b, y.what, (ull)y.a, (ull)y.b);
 		}
 	}
@@ -232,7 +219,7 @@ int lm_map_build(const struct lm_map_in *in, struct lm_memmap_entry *out, unsign
 			continue;
 		}
 		if (*n == cap)
-			return refuse(why, whylen, "the memory map needs more than %u entries", cap);
+			return lm_refuse(why, whylen, "the memory map needs more than %u entries", cap);
 		out[*n].base = p;
 		out[*n].length = q - p;
 		out[*n].type = (uint64_t)t;

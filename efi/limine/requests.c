@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "limine/lmbytes.h"
+#include "limine/lmerr.h"
 #include "limine/lmreq.h"
 #include "report/fmt.h"
 
@@ -60,20 +61,6 @@ static const char *const names[LM_REQ_COUNT] = {
 	[LM_REQ_DTB]               = "dtb",
 	[LM_REQ_TERMINAL]          = "terminal",
 };
-
-/* Formats the refusal into @why; returns -1 for the caller to return. */
-static int __attribute__((format(printf, 3, 4)))
-refuse(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		fmt_vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 const char *lm_req_name(unsigned kind)
 {
@@ -152,7 +139,7 @@ static int take_tag(const uint8_t *img, uint64_t off, struct lm_requests *r,
 	char *why, size_t whylen)
 {
 	if (r->tag)
-		return refuse(why, whylen, "two base revision tags, at offsets 0x%llx and 0x%llx",
+		return lm_refuse(why, whylen, "two base revision tags, at offsets 0x%llx and 0x%llx",
 			(ull)r->tag_off, (ull)off);
 	r->tag = true;
 	r->tag_off = off;
@@ -169,16 +156,16 @@ static int take_req(const uint8_t *img, uint64_t off, unsigned kind, struct lm_r
 	unsigned n;
 
 	if (r->hi - off < LM_REQ_HDR_BYTES)
-		return refuse(why, whylen, "%s request at offset 0x%llx cut by the end of the requests' area (0x%llx)",
+		return lm_refuse(why, whylen, "%s request at offset 0x%llx cut by the end of the requests' area (0x%llx)",
 			names[kind], (ull)off, (ull)r->hi);
 	if (lm_has(r, kind))
-		return refuse(why, whylen, "%s request twice, at offsets 0x%llx and 0x%llx",
+		return lm_refuse(why, whylen, "%s request twice, at offsets 0x%llx and 0x%llx",
 			names[kind], (ull)q->off, (ull)off);
 	rev = lm_ld64(img + off + LM_REQ_REVISION);
 	n = extra_words(kind, rev);
 	bytes = LM_REQ_HDR_BYTES + 8 * (uint64_t)n;
 	if (r->hi - off < bytes)
-		return refuse(why, whylen, "%s request (revision %llu, %llu bytes) at offset 0x%llx cut by the end of the requests' area (0x%llx)",
+		return lm_refuse(why, whylen, "%s request (revision %llu, %llu bytes) at offset 0x%llx cut by the end of the requests' area (0x%llx)",
 			names[kind], (ull)rev, (ull)bytes, (ull)off, (ull)r->hi);
 	memset(q, 0, sizeof(*q));
 	q->off = off;
@@ -198,7 +185,7 @@ int lm_scan(const uint8_t *img, uint64_t len, struct lm_requests *r, char *why, 
 
 		if (w0 == LM_BASE_REV_MAGIC0 && w1 == LM_BASE_REV_MAGIC1) {
 			if (r->hi - off < 8 * LM_BASE_REV_WORDS)
-				return refuse(why, whylen, "base revision tag at offset 0x%llx cut by the end of the requests' area (0x%llx)",
+				return lm_refuse(why, whylen, "base revision tag at offset 0x%llx cut by the end of the requests' area (0x%llx)",
 					(ull)off, (ull)r->hi);
 			if (take_tag(img, off, r, why, whylen))
 				return -1;
@@ -260,14 +247,14 @@ int lm_paging_choose(const struct lm_requests *r, bool la57, uint64_t *mode,
 		}
 	}
 	if (min > LM_PAGING_MAX)
-		return refuse(why, whylen, "lowest paging mode %llu is unknown (highest known %u)",
+		return lm_refuse(why, whylen, "lowest paging mode %llu is unknown (highest known %u)",
 			(ull)min, LM_PAGING_MAX);
 	if (max > LM_PAGING_MAX)
 		max = LM_PAGING_MAX;
 	if (want > LM_PAGING_MAX)
 		want = LM_PAGING_MAX;
 	if (min > max)
-		return refuse(why, whylen, "lowest paging mode %llu above the highest %llu",
+		return lm_refuse(why, whylen, "lowest paging mode %llu above the highest %llu",
 			(ull)min, (ull)max);
 	if (want >= min && want <= max && available(want, la57)) {
 		*mode = want;
@@ -278,7 +265,7 @@ int lm_paging_choose(const struct lm_requests *r, bool la57, uint64_t *mode,
 			*mode = m;
 			return 0;
 		}
-	return refuse(why, whylen, "no paging mode between %llu and %llu is available (5-level paging needs LA57, which this CPU lacks)",
+	return lm_refuse(why, whylen, "no paging mode between %llu and %llu is available (5-level paging needs LA57, which this CPU lacks)",
 		(ull)min, (ull)max);
 }
 
@@ -329,32 +316,32 @@ int lm_internal_modules(const uint8_t *img, uint64_t len, uint64_t va, const str
 	if (!n)
 		return 0;
 	if (n > max)
-		return refuse(why, whylen, "the module request lists %llu internal modules, more than %u",
+		return lm_refuse(why, whylen, "the module request lists %llu internal modules, more than %u",
 			      (ull)n, max);
 	if (arr < va || arr - va > len || (len - (arr - va)) / 8 < n)
-		return refuse(why, whylen, "the module request's internal module array at 0x%llx "
+		return lm_refuse(why, whylen, "the module request's internal module array at 0x%llx "
 			      "(%llu pointers) is not inside the kernel's image", (ull)arr, (ull)n);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t m = lm_ld64(img + (arr - va) + 8 * i), moff = m - va;
 		struct lm_internal *e = &out[i];
 
 		if (m < va || moff > len || len - moff < sizeof(struct lm_internal_module))
-			return refuse(why, whylen, "internal module %llu: its structure at 0x%llx is "
+			return lm_refuse(why, whylen, "internal module %llu: its structure at 0x%llx is "
 				      "not inside the kernel's image", (ull)i, (ull)m);
 		e->flags = lm_ld64(img + moff + 16);
 		if (!block_str(img, len, va, lm_ld64(img + moff), e->path, sizeof(e->path)))
-			return refuse(why, whylen, "internal module %llu: its path is not a string of at "
+			return lm_refuse(why, whylen, "internal module %llu: its path is not a string of at "
 				      "most %u bytes inside the kernel's image", (ull)i,
 				      (unsigned)sizeof(e->path) - 1);
 		if (!lm_ld64(img + moff + 8))
 			e->cmdline[0] = 0;
 		else if (!block_str(img, len, va, lm_ld64(img + moff + 8), e->cmdline,
 				    sizeof(e->cmdline)))
-			return refuse(why, whylen, "internal module %llu (%s): its string is not a "
+			return lm_refuse(why, whylen, "internal module %llu (%s): its string is not a "
 				      "string of at most %u bytes inside the kernel's image", (ull)i,
 				      e->path, (unsigned)sizeof(e->cmdline) - 1);
 		if (!e->path[0])
-			return refuse(why, whylen, "internal module %llu: an empty path", (ull)i);
+			return lm_refuse(why, whylen, "internal module %llu: an empty path", (ull)i);
 	}
 	return (int)n;
 }

@@ -13,24 +13,11 @@
 #include <string.h>
 
 #include "limine/lmbytes.h"
+#include "limine/lmerr.h"
 #include "limine/lmresp.h"
 #include "report/fmt.h"
 
 typedef unsigned long long ull;
-
-/* Formats the refusal into @why; returns -1 for the caller to return. */
-static int __attribute__((format(printf, 3, 4)))
-refuse(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		fmt_vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* The buffer being laid out: @buf NULL counts only. */
 struct bump {
@@ -349,32 +336,32 @@ static int check_machine(const struct lm_machine *m, const struct lm_requests *r
 	bool bsp = false;
 
 	if (!m->name || !m->version)
-		return refuse(why, whylen, "the loader's name or version is missing");
+		return lm_refuse(why, whylen, "the loader's name or version is missing");
 	if (!m->kernel.path)
-		return refuse(why, whylen, "the kernel file's path is missing");
+		return lm_refuse(why, whylen, "the kernel file's path is missing");
 	if (m->ncpu > LM_MAX_CPUS)
-		return refuse(why, whylen, "%u CPUs, more than %u", m->ncpu, LM_MAX_CPUS);
+		return lm_refuse(why, whylen, "%u CPUs, more than %u", m->ncpu, LM_MAX_CPUS);
 	if (m->nmod > LM_MAX_MODULES)
-		return refuse(why, whylen, "%u modules, more than %u", m->nmod, LM_MAX_MODULES);
+		return lm_refuse(why, whylen, "%u modules, more than %u", m->nmod, LM_MAX_MODULES);
 	if (m->nfb > LM_MAX_FBS)
-		return refuse(why, whylen, "%u framebuffers, more than %u", m->nfb, LM_MAX_FBS);
+		return lm_refuse(why, whylen, "%u framebuffers, more than %u", m->nfb, LM_MAX_FBS);
 	if ((m->nfb && !m->fb) || (m->ncpu && !m->cpu) || (m->nmod && !m->mod) ||
 	    (m->nmap && !m->map))
-		return refuse(why, whylen, "a list of the machine has a count but no entries");
+		return lm_refuse(why, whylen, "a list of the machine has a count but no entries");
 	for (unsigned i = 0; i < m->nmod; i++)
 		if (!m->mod[i].path)
-			return refuse(why, whylen, "module %u's path is missing", i);
+			return lm_refuse(why, whylen, "module %u's path is missing", i);
 	for (unsigned i = 0; i < m->nfb; i++)
 		if (m->fb[i].nmodes > LM_MAX_MODES || m->fb[i].edid_size > LM_MAX_EDID)
-			return refuse(why, whylen, "framebuffer %u: %u modes, %llu EDID bytes (at most %u, %u)",
+			return lm_refuse(why, whylen, "framebuffer %u: %u modes, %llu EDID bytes (at most %u, %u)",
 				i, m->fb[i].nmodes, (ull)m->fb[i].edid_size, LM_MAX_MODES, LM_MAX_EDID);
 	for (unsigned i = 0; i < m->ncpu; i++)
 		bsp |= m->cpu[i].lapic_id == m->bsp_lapic_id;
 	if (m->ncpu && !bsp)
-		return refuse(why, whylen, "the BSP's LAPIC ID %u is not among the %u CPUs",
+		return lm_refuse(why, whylen, "the BSP's LAPIC ID %u is not among the %u CPUs",
 			m->bsp_lapic_id, m->ncpu);
 	if (lm_has(r, LM_REQ_MEMMAP) && !m->nmap)
-		return refuse(why, whylen, "the kernel asks for the memory map and there is none");
+		return lm_refuse(why, whylen, "the kernel asks for the memory map and there is none");
 	return 0;
 }
 
@@ -390,9 +377,9 @@ int lm_respond(const struct lm_machine *m, const struct lm_requests *r, uint8_t 
 	if (!buf)
 		return 0;
 	if ((uintptr_t)buf & 7)
-		return refuse(why, whylen, "the responses' buffer at %p is not 8-byte aligned", (void *)buf);
+		return lm_refuse(why, whylen, "the responses' buffer at %p is not 8-byte aligned", (void *)buf);
 	if (a->used > buf_len)
-		return refuse(why, whylen, "the responses need 0x%llx bytes, the buffer has 0x%llx",
+		return lm_refuse(why, whylen, "the responses need 0x%llx bytes, the buffer has 0x%llx",
 			(ull)a->used, (ull)buf_len);
 	b.buf = buf;
 	b.used = 0;
