@@ -153,6 +153,12 @@ const struct ptlab_check check_limine_identity = {
 	  PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
+const struct ptlab_check check_limine_masked = {
+	"limine: the legacy PIC and the I/O APICs' lines masked", PTLAB_PHASE_ELSEWHERE, NULL,
+	{ "limine-unmasked", "the first I/O APIC line to mask left as it was", PTLAB_FAULT_HOOK,
+	  NULL, NULL },
+};
+
 const struct ptlab_check check_limine_aps = {
 	"limine: every AP parked on the tables handed over", PTLAB_PHASE_ELSEWHERE, NULL,
 	{ "limine-park", "the first AP's CR3 as it reported it taken for wrong",
@@ -164,7 +170,8 @@ ptlab_check_table elsewhere_table = {
 	&check_smp_ap_alias, &check_smp_ap_call, &check_smp_ap_pf, &check_smp_ap_ad,
 	&check_smp_shootdowns, &check_la57_preconditions, &check_la57_back_to_4,
 	&check_linux_digest, &check_linux_mapped, &check_linux_entry, &check_limine_digest,
-	&check_limine_segments, &check_limine_read, &check_limine_identity, &check_limine_aps, NULL,
+	&check_limine_segments, &check_limine_read, &check_limine_identity, &check_limine_aps,
+	&check_limine_masked, NULL,
 };
 
 

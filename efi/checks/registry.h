@@ -167,5 +167,6 @@ extern const struct ptlab_check check_limine_segments;
 extern const struct ptlab_check check_limine_read;
 extern const struct ptlab_check check_limine_identity;
 extern const struct ptlab_check check_limine_aps;
+extern const struct ptlab_check check_limine_masked;
 
 #endif

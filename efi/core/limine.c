@@ -1025,6 +1025,8 @@ static int mask_irqs(struct ptlab *p)
 {
 	struct lim *l = lim_of(p);
 	unsigned lines = 0, masked = 0;
+	/* --inject=limine-unmasked: the first line the loop would mask left alone */
+	bool skip = inject_on(p, &check_limine_masked);
 
 	outb(PIC1_DATA, 0xff);
 	outb(PIC2_DATA, 0xff);
@@ -1043,7 +1045,13 @@ static int mask_irqs(struct ptlab *p)
 			if (((lo >> 8) & 7) > 1)
 				continue;   /* SMI, NMI, INIT, ExtINT: the protocol leaves them */
 			lines++;
-			*win = lo | IOAPIC_MASK;
+			if (skip) {
+				skip = false;
+				report_note(p->rep, "inject: limine-unmasked planted (I/O APIC %u line %u "
+					    "left as it was)", i, k);
+			} else {
+				*win = lo | IOAPIC_MASK;
+			}
 			masked += (*win & IOAPIC_MASK) != 0;
 		}
 	}

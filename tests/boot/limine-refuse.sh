@@ -20,7 +20,8 @@
 #         with the kernel asking for base revision 0 (whose identity map
 #         ptlab makes RWX after the comparison): each fails exactly its
 #         check, nothing is handed over
-#  park   --inject=limine-park, -smp 2: the AP check fails, nothing handed over
+#  park   --inject=limine-park,limine-unmasked, -smp 2: the AP check and the
+#         interrupt-masking check fail, nothing handed over
 #  refuse 512 MiB: crafted ELF files (tests/limine-mini/craft.py) and a
 #         missing module and a missing required internal module, each
 #         refused before ExitBootServices with its
@@ -99,7 +100,7 @@ boot_bg faults --img "$img" --smp 2 --timeout "$T" \
 	--cfg "$base --inject=limine-digest,limine-segment,limine-entry,limine-identity --kernel=\\boot\\mini0.elf"
 boot_wait
 boot_bg park --img "$img" --smp 2 --timeout "$T" \
-	--cfg "$base --inject=limine-park --kernel=\\boot\\mini.elf"
+	--cfg "$base --inject=limine-park,limine-unmasked --kernel=\\boot\\mini.elf"
 boot_bg refuse --img "$rimg" --cpu max --mem 512M --timeout "$T" \
 	--cfg "--mode=handoff --end=return --kernel=\\boot\\arm"
 boot_wait
@@ -170,10 +171,12 @@ st=$?
 check_status "$st" 35 "park: the run ended with a failure (status 0x11)"
 check_log '^not ok [0-9]+ - limine: of 1 APs 0 did not answer INIT-SIPI-SIPI and 1 run on another CR3' \
 	"$BOOT_LOG" "park: limine-park (the AP's CR3 taken for wrong) fails the AP check"
-if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 1 ]; then
-	pass "park: that check failed and no other"
+check_log '^not ok [0-9]+ - limine: interrupts not masked: PIC 0xff/0xff, [0-9]+ of [1-9][0-9]* I/O APIC lines$' \
+	"$BOOT_LOG" "park: limine-unmasked (an I/O APIC line left alone) fails the masking check"
+if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 2 ]; then
+	pass "park: those 2 checks failed and no other"
 else
-	fail "park: $(log_clean "$BOOT_LOG" | grep -cE '^not ok ') failing test points, 1 expected"
+	fail "park: $(log_clean "$BOOT_LOG" | grep -cE '^not ok ') failing test points, 2 expected"
 fi
 check_no_log "$HANDED" "$BOOT_LOG" "park: no jump"
 
