@@ -155,7 +155,7 @@ const struct ptlab_check check_limine_identity = {
 
 const struct ptlab_check check_limine_masked = {
 	"limine: the legacy PIC and the I/O APICs' lines masked", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "limine-unmasked", "the first I/O APIC line to mask left as it was", PTLAB_FAULT_HOOK,
+	{ "limine-unmasked", "the first I/O APIC line to mask unmasked instead", PTLAB_FAULT_HOOK,
 	  NULL, NULL },
 };
 

@@ -1025,7 +1025,7 @@ static int mask_irqs(struct ptlab *p)
 {
 	struct lim *l = lim_of(p);
 	unsigned lines = 0, masked = 0;
-	/* --inject=limine-unmasked: the first line the loop would mask left alone */
+	/* --inject=limine-unmasked: the first line the loop would mask unmasked instead */
 	bool skip = inject_on(p, &check_limine_masked);
 
 	outb(PIC1_DATA, 0xff);
@@ -1046,9 +1046,11 @@ static int mask_irqs(struct ptlab *p)
 				continue;   /* SMI, NMI, INIT, ExtINT: the protocol leaves them */
 			lines++;
 			if (skip) {
+				/* unmasked, so the read-back sees the fault (IF stays clear) */
 				skip = false;
+				*win = lo & ~IOAPIC_MASK;
 				report_note(p->rep, "inject: limine-unmasked planted (I/O APIC %u line %u "
-					    "left as it was)", i, k);
+					    "unmasked)", i, k);
 			} else {
 				*win = lo | IOAPIC_MASK;
 			}

@@ -172,7 +172,7 @@ check_status "$st" 35 "park: the run ended with a failure (status 0x11)"
 check_log '^not ok [0-9]+ - limine: of 1 APs 0 did not answer INIT-SIPI-SIPI and 1 run on another CR3' \
 	"$BOOT_LOG" "park: limine-park (the AP's CR3 taken for wrong) fails the AP check"
 check_log '^not ok [0-9]+ - limine: interrupts not masked: PIC 0xff/0xff, [0-9]+ of [1-9][0-9]* I/O APIC lines$' \
-	"$BOOT_LOG" "park: limine-unmasked (an I/O APIC line left alone) fails the masking check"
+	"$BOOT_LOG" "park: limine-unmasked (an I/O APIC line unmasked) fails the masking check"
 if [ "$(log_clean "$BOOT_LOG" | grep -cE '^not ok ')" = 2 ]; then
 	pass "park: those 2 checks failed and no other"
 else
