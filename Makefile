@@ -725,3 +725,6 @@ $(BUILD)/host/tests/unit/test_fbcon.c.o: $(FONT_INC)
 # Installation (make install, check-install) and mutation testing (make mutants).
 include mk/install.mk mk/mutants.mk
 include mk/limine.mk
+
+# The check registry as a table, and docs/faults.md's table made from it.
+include mk/checks.mk

@@ -19,9 +19,13 @@
  *    plant, NULL } }, plant making the fault with inject.h's recorded
  *    changes (or NULL, the body asking inject_on(p, self));
  *  - &x in the module's table, where in its phase it is to run.
- * --inject=x-fault is then accepted, planted and taken back around it;
- * the test table tests/boot/faults.tsv needs its row (faults.sh fails
- * without one) and docs/faults.md is made again from it.  A new module
+ * --inject=x-fault is then accepted, planted and taken back around it.
+ * The entry is the only place its names and what its fault breaks are
+ * written: the build prints every entry as a line (tools/listchecks.c,
+ * $(BUILD)/gen/checks.tsv) and docs/faults.md's table is made from those
+ * lines and tests/boot/faults.tsv, which names the entry by its fault name
+ * only, saying which boot proves it (faulttable.py and faults.sh refuse
+ * an entry without such a row, or a row naming no entry).  A new module
  * adds its table to catalog.c.
  *
  * Firmware-free.
