@@ -33,6 +33,7 @@
 #ifndef PTLAB_EFI_REGISTRY_H
 #define PTLAB_EFI_REGISTRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -117,6 +118,17 @@ const char *registry_phase_name(enum ptlab_phase ph);
  * TRAP_GUARD_FAULTED when a live phase ended in an unexpected exception.
  */
 int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_phase ph);
+
+/*
+ * A test point of check @c reported outside the phase loops (an
+ * ELSEWHERE entry's): report_ok() when @ok, else report_fail(), its line
+ * keyed by @c's fault name as the runner keys the lines of the checks it
+ * runs (report.h's check).  Returns as report_ok().  In checkkit.c, which
+ * calls nothing back in the run, so the code that reports such checks
+ * (la57live.c, smp/) makes no call cycle through the runner.
+ */
+int check_report(struct ptlab *p, const struct ptlab_check *c, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Plant the PTLAB_FAULT_AFTER_BUILD faults asked for (each taken back after its check). */
 void registry_after_build(struct ptlab *p, const struct ptlab_registry *r);

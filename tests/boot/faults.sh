@@ -114,10 +114,25 @@ whole()
 	grep -qxE -- "$1" <<<"$2"
 }
 
-# failing_names LOG: the names of the "not ok" lines, one a line.
+# keyed: each test point's text (a line on stdin, "ok N - " gone) as
+# "TEXT<tab>KEY", KEY the registry key its line ends in (" # check=KEY",
+# the fault name of the check that reported it), empty when it has none.
+keyed()
+{
+	sed -E 's/^(.*) # check=([a-z0-9][a-z0-9-]*)$/\1\t\2/; t; s/$/\t/'
+}
+
+# failing_names LOG: the "not ok" lines as keyed() gives them, one a line.
 failing_names()
 {
-	log_clean "$1" | sed -nE 's/^not ok [0-9]+ - //p'
+	log_clean "$1" | sed -nE 's/^not ok [0-9]+ - //p' | keyed
+}
+
+# of_key KEY: the texts of the keyed() lines on stdin that KEY's check may
+# have reported: those keyed by KEY, and those no check keyed.
+of_key()
+{
+	awk -F '\t' -v k="$1" '$2 == k || $2 == "" { print $1 }'
 }
 
 # judge TAG STATUS: the run failed exactly the rows naming it.
@@ -146,9 +161,9 @@ judge()
 		grep -qxF -- "$tag" <<<"${rl//,/$'\n'}" || continue
 		local mine name
 		name=$(cname "$inj")
-		mine=$(grep -xE -- "$as" <<<"$fails")
+		mine=$(of_key "$inj" <<<"$fails" | grep -xE -- "$as")
 		if [ -z "$mine" ]; then
-			fail "$tag: --inject=$inj: no 'not ok ... $as' line"
+			fail "$tag: --inject=$inj: no 'not ok ... $as' line keyed by check=$inj"
 		elif ! grep -vxE -- "$ere" <<<"$mine" >/dev/null; then
 			pass "$tag: --inject=$inj makes '$name' fail: $(head -n 1 <<<"$mine" | cut -c 1-50)"
 		else
@@ -158,14 +173,15 @@ judge()
 	done < <(rows point)
 	# and nothing else failed
 	hit=0
-	while IFS= read -r line; do
+	while IFS=$'\t' read -r line key; do
 		[ -n "$line" ] || continue
 		local ok=0
 		while IFS=$'\t' read -r _ inj ere rl as; do
 			grep -qxF -- "$tag" <<<"${rl//,/$'\n'}" || continue
+			[ -z "$key" ] || [ "$key" = "$inj" ] || continue
 			if whole "$as" "$line"; then ok=1; break; fi
 		done < <(rows point)
-		[ "$ok" = 1 ] || { fail "$tag: a check failed that no row names: not ok - $line"; hit=1; }
+		[ "$ok" = 1 ] || { fail "$tag: a check failed that no row names: not ok - $line${key:+ # check=$key}"; hit=1; }
 	done <<<"$fails"
 	[ "$hit" = 0 ] && pass "$tag: no other check failed ($(grep -c . <<<"$fails") failing lines)"
 	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 20
@@ -186,33 +202,50 @@ done
 
 # ---- every test point passed in any of these boots has a row ----
 
+# A test point keyed by a check (" # check=KEY") is matched by that check's
+# point rows only; one without a key by any row's ERE, by its words.
 uncovered=
-while IFS= read -r name; do
+unkeyed=
+while IFS=$'\t' read -r name key; do
 	matched=0
-	while IFS=$'\t' read -r kind _ ere _; do
-		case $kind in point|churn|record) ;; *) continue ;; esac
-		if whole "$ere" "$name"; then matched=1; break; fi
+	while IFS=$'\t' read -r kind fault ere _; do
+		case $kind in
+		point) [ -z "$key" ] || [ "$key" = "$fault" ] || continue ;;
+		churn|record) [ -z "$key" ] || continue ;;
+		*) continue ;;
+		esac
+		if whole "$ere" "$name"; then
+			matched=1
+			[ -n "$key" ] || [ "$kind" != point ] || unkeyed="$unkeyed$fault"$'\n'
+			break
+		fi
 	done < <(grep -v '^#' "$TABLE")
-	[ "$matched" = 1 ] || uncovered="$uncovered '$name'"
+	[ "$matched" = 1 ] || uncovered="$uncovered '$name${key:+ # check=$key}'"
 done < <(cat "$BOOT_DIR"/*.log 2>/dev/null | grep -E '^ok [0-9]+ - ' | grep -v ' # SKIP' |
-	 sed -E 's/^ok [0-9]+ - //' | sort -u)
+	 sed -E 's/^ok [0-9]+ - //' | keyed | sort -u)
 if [ -z "$uncovered" ]; then
-	pass "every check these boots passed has a row in faults.tsv"
+	pass "every check these boots passed has a row in faults.tsv (its own, when keyed)"
 else
 	fail "checks without a fault in faults.tsv:$uncovered"
 fi
 # and every row names a test point these boots have (ok or not ok): no stale row
-seen=$(cat "$BOOT_DIR"/*.log 2>/dev/null | sed -nE 's/^(not )?ok [0-9]+ - //p' | grep -v ' # SKIP' | sort -u)
+seen=$(cat "$BOOT_DIR"/*.log 2>/dev/null | sed -nE 's/^(not )?ok [0-9]+ - //p' | grep -v ' # SKIP' |
+       keyed | sort -u)
 stale=
 while IFS=$'\t' read -r kind name ere _; do
-	case $kind in point|churn|record) ;; *) continue ;; esac
-	grep -qxE -- "$ere" <<<"$seen" || stale="$stale '$name' ($ere)"
+	case $kind in
+	point) grep -qxE -- "$ere" < <(of_key "$name" <<<"$seen") || stale="$stale '$name' ($ere)" ;;
+	churn|record) grep -qxE -- "$ere" < <(of_key "" <<<"$seen") || stale="$stale '$name' ($ere)" ;;
+	esac
 done < <(grep -v '^#' "$TABLE")
 if [ -z "$stale" ]; then
 	pass "every row of faults.tsv names a test point of these boots"
 else
 	fail "rows naming no test point of these boots:$stale"
 fi
+for f in $(sort -u <<<"$unkeyed"); do
+	echo "# found by its words, no key on the line: $f ($(cname "$f"))"
+done
 while IFS=$'\t' read -r _ name _ why; do
 	echo "# record, not a check: $name ($why)"
 done < <(rows record)
