@@ -28,6 +28,11 @@
  * an entry without such a row, or a row naming no entry).  A new module
  * adds its table to catalog.c.
  *
+ * The fault's name is also the check's key in the report: while the
+ * runner runs a check, and when check_report() reports for an ELSEWHERE
+ * entry, each test point ends in " # check=NAME" (report.h), so a reader
+ * finds a check's lines by that key and not by their words.
+ *
  * Firmware-free.
  */
 #ifndef PTLAB_EFI_REGISTRY_H
