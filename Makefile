@@ -157,3 +157,6 @@ include mk/view.mk
 include mk/install.mk
 include mk/mutants.mk
 include mk/limine.mk
+
+# The check registry as a table, and docs/faults.md's table made from it.
+include mk/registry.mk

@@ -72,6 +72,8 @@ NOTHING = re.compile(r"^ptlab: nothing checked \((\d+) passed, (\d+) failed, (\d
 # is the firmware's
 REPORT_LINE = re.compile(r"^(?:ok \d|not ok \d|# |1\.\.\d+$|ptlab: \d+ passed, |ptlab: nothing checked \()")
 BENCH_GOAL = re.compile(r"^bench: ([a-z0-9_]+) value=(\S+) goal=(\S+) met=(yes|no)$")
+# the key of the check registry entry a test point belongs to, at its end
+CHECK_KEY = re.compile(r"^(.*) # check=([a-z0-9][a-z0-9-]*)$")
 FACT = re.compile(r"^# ([a-z][a-z0-9_-]*): (.*)$")
 MARKER = re.compile(r"^# ---\[ (.*) \]---$")
 RANGE = re.compile(
@@ -203,7 +205,7 @@ class Dump:
 class Report:
     def __init__(self):
         self.lines = []
-        self.tests = []           # dicts: n, ok, name, reason, skip
+        self.tests = []           # dicts: n, ok, name, reason, skip, check (key or None)
         self.plan = None
         self.closing = None       # (passed, failed, skipped) of the last run
         self.nothing = False      # ... which closed with "nothing checked"
@@ -311,13 +313,16 @@ def parse(text):
             name = m.group(3) or ""
             skip = False
             reason = ""
+            key = CHECK_KEY.match(name)
+            if key:
+                name, key = key.group(1), key.group(2)
             if ok and " # SKIP" in name:
                 name, reason = name.split(" # SKIP", 1)
                 skip, reason = True, reason.strip()
             elif not ok and ": " in name:
                 name, reason = name.split(": ", 1)
             r.tests.append({"n": int(m.group(2)), "ok": ok, "name": name,
-                            "reason": reason, "skip": skip})
+                            "reason": reason, "skip": skip, "check": key})
             continue
         m = PLAN.match(line)
         if m:

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* What the check modules share (see checkkit.h).  No firmware calls. */
+#include <stdarg.h>
+
 #include "checks/checkkit.h"
+#include "checks/registry.h"
 #include "cpu/la57plan.h"
 #include "report/fmt.h"
+#include "report/report.h"
 #include "state/state.h"
 
 
@@ -165,4 +169,18 @@ size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *
 		at += (size_t)k;
 	}
 	return at;
+}
+
+int check_report(struct ptlab *p, const struct ptlab_check *c, bool ok, const char *fmt, ...)
+{
+	const char *was = p->rep->check;
+	va_list ap;
+	int ret;
+
+	p->rep->check = c->fault.name;
+	va_start(ap, fmt);
+	ret = report_vpoint(p->rep, ok, fmt, ap);
+	va_end(ap);
+	p->rep->check = was;
+	return ret;
 }

@@ -1177,8 +1177,8 @@ static const struct ptlab_check lint = {
 
 static const struct ptlab_check minimum = {
 	"tables: built exactly the plan's minimum", PTLAB_PHASE_STATIC, check_minimum,
-	{ "extra-table", "one page mapped outside the plan before the tables are counted",
-	  PTLAB_FAULT_AFTER_BUILD, plant_extra_page, NULL },
+	{ "extra-table", "one page mapped outside the plan before the tables are counted: three "
+	  "tables more than the minimum", PTLAB_FAULT_AFTER_BUILD, plant_extra_page, NULL },
 };
 
 static const struct ptlab_check plan_points = {
@@ -1202,14 +1202,14 @@ static const struct ptlab_check audit = {
 
 static const struct ptlab_check liveness = {
 	"liveness: what the switch needs is mapped", PTLAB_PHASE_STATIC, check_liveness,
-	{ "stack-read-only", "the stack's pages read-only in our tables", PTLAB_FAULT_BEFORE,
-	  plant_stack_ro, NULL },
+	{ "stack-read-only", "the stack's pages read-only in our tables (the run stops before the "
+	  "switch)", PTLAB_FAULT_BEFORE, plant_stack_ro, NULL },
 };
 
 static const struct ptlab_check paging_mode = {
 	"paging: CR4.LA57 and our root in CR3", PTLAB_PHASE_LIVE, check_paging_mode,
-	{ "cr3-copy", "the live checks begin on a copy of our root", PTLAB_FAULT_AT_ENTRY,
-	  plant_root_copy, NULL },
+	{ "cr3-copy", "the live checks begin on a copy of our root: the same translations under "
+	  "another CR3", PTLAB_FAULT_AT_ENTRY, plant_root_copy, NULL },
 };
 
 static const struct ptlab_check alias_pool = {
@@ -1226,32 +1226,33 @@ static const struct ptlab_check alias_ram = {
 
 static const struct ptlab_check far_mappings = {
 	"far mapping", PTLAB_PHASE_LIVE, check_far_mappings,
-	{ "far-unflushed", "the far page unmapped without invlpg", PTLAB_FAULT_HOOK, plant_map,
-	  NULL },
+	{ "far-unflushed", "the far page unmapped without invlpg: the stale translation still "
+	  "reads", PTLAB_FAULT_HOOK, plant_map, NULL },
 };
 
 static const struct ptlab_check canonical = {
 	"canonical: a non-canonical read raises #GP", PTLAB_PHASE_LIVE, check_noncanonical,
-	{ "canonical-probe", "the probe's upper bits cleared: a canonical address",
-	  PTLAB_FAULT_HOOK, NULL, NULL },
+	{ "canonical-probe", "the probe's upper bits cleared: a canonical address, so #PF "
+	  "instead of #GP", PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
 static const struct ptlab_check image_alias = {
 	"image alias: call and constant", PTLAB_PHASE_LIVE, check_image_alias,
-	{ "image-alias", "the image alias of the constant's page points at its complement",
-	  PTLAB_FAULT_BEFORE, plant_image_alias, NULL },
+	{ "image-alias", "the image alias of the constant's page points at a frame holding its "
+	  "complement", PTLAB_FAULT_BEFORE, plant_image_alias, NULL },
 };
 
 static const struct ptlab_check page_faults = {
 	"#PF: unmapped, read-only and NX pages fault", PTLAB_PHASE_LIVE, check_faults,
-	{ "pf-mapped", "the probes' pages made accessible", PTLAB_FAULT_HOOK, plant_accessible,
-	  NULL },
+	{ "pf-mapped", "the probes' pages made accessible: the unmapped page mapped, the text "
+	  "page writable, the data page executable", PTLAB_FAULT_HOOK, plant_accessible, NULL },
 };
 
 static const struct ptlab_check ram_sweep = {
 	"ram sweep: every usable range written and read back", PTLAB_PHASE_SWEEP, check_ram_sweep,
-	{ "sweep-unflushed", "the scratch page unmapped and mapped again without invlpg",
-	  PTLAB_FAULT_BEFORE, plant_sweep_neighbour, NULL },
+	{ "sweep-unflushed", "the scratch page unmapped and mapped again without invlpg: the "
+	  "next write lands in the previous frame", PTLAB_FAULT_BEFORE, plant_sweep_neighbour,
+	  NULL },
 };
 
 static const struct ptlab_check teardown = {

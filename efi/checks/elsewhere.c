@@ -72,7 +72,8 @@ const struct ptlab_check check_smp_ap_alias = {
 
 const struct ptlab_check check_smp_ap_call = {
 	"smp cpu N: a call through the image alias", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "ap-call", "the AP passes a wrong argument", PTLAB_FAULT_HOOK, NULL, NULL },
+	{ "ap-call", "the AP passes a wrong argument, so the result it reports is wrong",
+	  PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
 /* The AP's unmapped page (@arg) mapped to a pool frame. */

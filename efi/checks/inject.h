@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --inject=FAULT,...: one test-only fault per check, so that a test can show
- * each check failing (tests/boot/faults.tsv is the table).  A check's fault
+ * each check failing (tests/boot/faults.tsv says which boot does).  A check's fault
  * is part of its registry entry (registry.h): its name, what it breaks and
  * how it is planted.  Every function here does nothing unless the fault
  * was asked for.  A fault that changes the tables or the CPU state is

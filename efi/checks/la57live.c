@@ -134,16 +134,18 @@ void la57_check_ready(struct ptlab *p)
 	}
 	no = precondition(p, p->build.levels, p->build.our_cr3, false, why, sizeof(why));
 	if (no) {
-		report_fail(p->rep, "la57: switch to %u-level paging refused before the window: %s",
-			    p->build.levels, no);
+		check_report(p, &check_la57_preconditions, false,
+			     "la57: switch to %u-level paging refused before the window: %s",
+			     p->build.levels, no);
 		p->aborted = true;
 		return;
 	}
-	report_ok(p->rep, "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
-		  "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
-		  "(ours) below 4 GiB, trampoline identity mapped in both",
-		  (unsigned long long)p->live.la57_tramp, (unsigned long long)read_cr3(),
-		  (unsigned long long)p->build.our_cr3);
+	check_report(p, &check_la57_preconditions, true,
+		     "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
+		     "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
+		     "(ours) below 4 GiB, trampoline identity mapped in both",
+		     (unsigned long long)p->live.la57_tramp, (unsigned long long)read_cr3(),
+		     (unsigned long long)p->build.our_cr3);
 }
 
 void la57_report_end(struct ptlab *p)

@@ -9,6 +9,7 @@
 #include "checks/inject.h"
 #include "opts/opts.h"
 #include "report/fmt.h"
+#include "report/report.h"
 #include "state/state.h"
 
 struct phase_run {
@@ -53,7 +54,9 @@ static int run_checks(struct ptlab *p, void *ctx)
 				continue;
 			if (c->fault.when == PTLAB_FAULT_BEFORE)
 				inject_begin(p, c, 0);
+			p->rep->check = c->fault.name;
 			c->run(p, c);
+			p->rep->check = NULL;
 			inject_end(p, c);
 		}
 	}
@@ -77,6 +80,7 @@ int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_pha
 	const struct ptlab_live_phase live = {
 		.what = registry_phase_name(ph), .run = run_checks, .enter = enter_phase, .ctx = &run,
 	};
+	int ret;
 
 	switch (ph) {
 	case PTLAB_PHASE_STATIC:
@@ -85,11 +89,15 @@ int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_pha
 	case PTLAB_PHASE_CPU:
 	case PTLAB_PHASE_SWEEP:
 	case PTLAB_PHASE_TEARDOWN:
-		return ptlab_live_phase(p, &live);
+		ret = ptlab_live_phase(p, &live);
+		/* a phase an exception ended left its check's key set: its line was that check's */
+		p->rep->check = NULL;
+		return ret;
 	default:
 		return 0;   /* run by their own parts of the run */
 	}
 }
+
 
 void registry_after_build(struct ptlab *p, const struct ptlab_registry *r)
 {

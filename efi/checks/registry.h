@@ -19,16 +19,26 @@
  *    plant, NULL } }, plant making the fault with inject.h's recorded
  *    changes (or NULL, the body asking inject_on(p, self));
  *  - &x in the module's table, where in its phase it is to run.
- * --inject=x-fault is then accepted, planted and taken back around it;
- * the test table tests/boot/faults.tsv needs its row (faults.sh fails
- * without one) and docs/faults.md is made again from it.  A new module
+ * --inject=x-fault is then accepted, planted and taken back around it.
+ * The entry is the only place its names and what its fault breaks are
+ * written: the build prints every entry as a line (tools/listchecks.c,
+ * $(BUILD)/gen/checks.tsv) and docs/faults.md's table is made from those
+ * lines and tests/boot/faults.tsv, which names the entry by its fault name
+ * only, saying which boot proves it (faulttable.py and faults.sh refuse
+ * an entry without such a row, or a row naming no entry).  A new module
  * adds its table to catalog.c.
+ *
+ * The fault's name is also the check's key in the report: while the
+ * runner runs a check, and when check_report() reports for an ELSEWHERE
+ * entry, each test point ends in " # check=NAME" (report.h), so a reader
+ * finds a check's lines by that key and not by their words.
  *
  * Firmware-free.
  */
 #ifndef PTLAB_EFI_REGISTRY_H
 #define PTLAB_EFI_REGISTRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -113,6 +123,17 @@ const char *registry_phase_name(enum ptlab_phase ph);
  * TRAP_GUARD_FAULTED when a live phase ended in an unexpected exception.
  */
 int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_phase ph);
+
+/*
+ * A test point of check @c reported outside the phase loops (an
+ * ELSEWHERE entry's): report_ok() when @ok, else report_fail(), its line
+ * keyed by @c's fault name as the runner keys the lines of the checks it
+ * runs (report.h's check).  Returns as report_ok().  In checkkit.c, which
+ * calls nothing back in the run, so the code that reports such checks
+ * (la57live.c, smp/) makes no call cycle through the runner.
+ */
+int check_report(struct ptlab *p, const struct ptlab_check *c, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Plant the PTLAB_FAULT_AFTER_BUILD faults asked for (each taken back after its check). */
 void registry_after_build(struct ptlab *p, const struct ptlab_registry *r);

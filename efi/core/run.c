@@ -352,12 +352,14 @@ void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 {
 	la57_report_end(p);
 	if (p->build.frames.in_use == 0 && p->build.frames.allocated == p->build.frames.freed)
-		report_ok(p->rep, "frames: every frame taken was returned (%llu)",
-			  (unsigned long long)p->build.frames.allocated);
+		check_report(p, &check_frames_returned, true,
+			     "frames: every frame taken was returned (%llu)",
+			     (unsigned long long)p->build.frames.allocated);
 	else
-		report_fail(p->rep, "frames: allocated=%llu freed=%llu in use=%llu",
-			    (unsigned long long)p->build.frames.allocated, (unsigned long long)p->build.frames.freed,
-			    (unsigned long long)p->build.frames.in_use);
+		check_report(p, &check_frames_returned, false,
+			     "frames: allocated=%llu freed=%llu in use=%llu",
+			     (unsigned long long)p->build.frames.allocated, (unsigned long long)p->build.frames.freed,
+			     (unsigned long long)p->build.frames.in_use);
 	report_fact(p->rep, "frames", "allocated=%llu freed=%llu leaked=%llu pool=%llu peak=%llu",
 		    (unsigned long long)p->build.frames.allocated, (unsigned long long)p->build.frames.freed,
 		    (unsigned long long)p->build.frames.in_use, (unsigned long long)p->build.pool_frames,

@@ -311,8 +311,8 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	    !mp || !mp_list(mp, &mpt, &mp_bsp))
 		mp = NULL;
 	if (m && nm < 0)
-		report_fail(p->rep, "smp: the MADT (%llu bytes) is malformed",
-			    (unsigned long long)madt_len);
+		check_report(p, &check_smp_madt, false, "smp: the MADT (%llu bytes) is malformed",
+			     (unsigned long long)madt_len);
 	if (nm > 0 && mp) {
 		struct smp_table seen = madt;
 
@@ -320,11 +320,13 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 		if (inject_on(p, &check_smp_madt))
 			seen.apic[seen.n - 1] ^= 0x80;
 		if (same_ids(&seen, &mpt) && mp_bsp == bsp)
-			report_ok(p->rep, "smp: the MADT and GetProcessorInfo agree on %u APIC ID%s, "
-				  "the BSP is %u", madt.n, madt.n == 1 ? "" : "s", bsp);
+			check_report(p, &check_smp_madt, true,
+				     "smp: the MADT and GetProcessorInfo agree on %u APIC ID%s, "
+				     "the BSP is %u", madt.n, madt.n == 1 ? "" : "s", bsp);
 		else
-			report_fail(p->rep, "smp: the MADT lists %u enabled CPUs, GetProcessorInfo %u "
-				    "(BSP %u / %u)", madt.n, mpt.n, bsp, mp_bsp);
+			check_report(p, &check_smp_madt, false,
+				     "smp: the MADT lists %u enabled CPUs, GetProcessorInfo %u "
+				     "(BSP %u / %u)", madt.n, mpt.n, bsp, mp_bsp);
 	}
 	ids = nm > 0 ? &madt : mp ? &mpt : NULL;
 	sh->source = nm > 0 ? "madt" : "mp-services";
@@ -418,11 +420,13 @@ void smp_handoff_run(struct ptlab *p)
 		report_ap_end(p, c, &ap_end_parked);
 	}
 	if (on_tables == aps + 1 && !p->aborted)
-		report_ok(p->rep, "smp: %u AP%s started by INIT-SIPI-SIPI ran on the built tables "
-			  "and %s parked (hlt, interrupts off)", aps, aps == 1 ? "" : "s",
-			  aps == 1 ? "is" : "are");
+		check_report(p, &check_smp_aps_on_tables, true,
+			     "smp: %u AP%s started by INIT-SIPI-SIPI ran on the built tables "
+			     "and %s parked (hlt, interrupts off)", aps, aps == 1 ? "" : "s",
+			     aps == 1 ? "is" : "are");
 	else
-		report_fail(p->rep, "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
+		check_report(p, &check_smp_aps_on_tables, false,
+			     "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
 out:
 	pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_WRITE, NULL);
@@ -551,10 +555,12 @@ void smp_run(struct ptlab *p)
 		report_fail(p->rep, "smp: the APs did not all return (%s)", returned ?
 			    "the firmware did not signal the end" : "an AP is still in our procedure");
 	else if (on_tables == aps + 1 && started == aps + 1)
-		report_ok(p->rep, "smp: %u AP%s ran on our tables and returned on their own "
-			  "firmware state", aps, aps == 1 ? "" : "s");
+		check_report(p, &check_smp_aps_on_tables, true,
+			     "smp: %u AP%s ran on our tables and returned on their own "
+			     "firmware state", aps, aps == 1 ? "" : "s");
 	else
-		report_fail(p->rep, "smp: %u of %u APs reached our tables", on_tables - 1, aps);
+		check_report(p, &check_smp_aps_on_tables, false,
+			     "smp: %u of %u APs reached our tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "mp-services");
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		const struct smp_cpu *c = sh->cpu[i];

@@ -70,14 +70,27 @@ static int append(struct report *r, size_t limit, const char *prefix,
 	return 0;
 }
 
-static int test_point(struct report *r, const char *word, const char *suffix,
-		      const char *fmt, va_list ap)
+/* "ok N - TEXT" or "not ok N - TEXT", then the reporting check's key when one is set. */
+static int test_point(struct report *r, const char *word, const char *fmt, va_list ap)
 {
-	char prefix[32];
+	char prefix[32], tag[64] = "";
 
 	r->tests++;
 	fmt_snprintf(prefix, sizeof(prefix), "%s %u - ", word, r->tests);
-	return append(r, line_limit(r), prefix, suffix, fmt, ap);
+	if (r->check)
+		fmt_snprintf(tag, sizeof(tag), " # check=%s", r->check);
+	return append(r, line_limit(r), prefix, tag, fmt, ap);
+}
+
+int report_vpoint(struct report *r, bool ok, const char *fmt, va_list ap)
+{
+	if (r->finished)
+		return -1;
+	if (ok)
+		r->passed++;
+	else
+		r->failed++;
+	return test_point(r, ok ? "ok" : "not ok", fmt, ap);
 }
 
 int report_ok(struct report *r, const char *fmt, ...)
@@ -85,11 +98,8 @@ int report_ok(struct report *r, const char *fmt, ...)
 	va_list ap;
 	int ret;
 
-	if (r->finished)
-		return -1;
-	r->passed++;
 	va_start(ap, fmt);
-	ret = test_point(r, "ok", "", fmt, ap);
+	ret = report_vpoint(r, true, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -99,11 +109,8 @@ int report_fail(struct report *r, const char *fmt, ...)
 	va_list ap;
 	int ret;
 
-	if (r->finished)
-		return -1;
-	r->failed++;
 	va_start(ap, fmt);
-	ret = test_point(r, "not ok", "", fmt, ap);
+	ret = report_vpoint(r, false, fmt, ap);
 	va_end(ap);
 	return ret;
 }

@@ -13,6 +13,7 @@
 #ifndef PTLAB_EFI_REPORT_H
 #define PTLAB_EFI_REPORT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,13 @@ struct report {
 	unsigned int skipped;
 	unsigned int dropped;	/* lines that did not fit */
 	bool finished;
+	/*
+	 * The check now reporting, by its registry key (its fault's name),
+	 * or NULL: its "ok" and "not ok" lines end in " # check=KEY", so a
+	 * reader finds a check's test points by that key, not by their
+	 * words.  The check registry sets and clears it (registry.h).
+	 */
+	const char *check;
 };
 
 /**
@@ -67,6 +75,14 @@ int report_ok(struct report *r, const char *fmt, ...)
  */
 int report_fail(struct report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/**
+ * report_vpoint() - report_ok() (@ok) or report_fail() with a va_list
+ *
+ * Return: as report_ok().
+ */
+int report_vpoint(struct report *r, bool ok, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /**
  * report_skip() - record a skipped test point: "ok N - <name> # SKIP <reason>"

@@ -640,8 +640,9 @@ static bool cache_all(struct ptlab *p, const char *name, const uint64_t *va,
 			if (smp_obs_matches(&c->obs[k], &before[k]))
 				continue;
 			smp_obs_text(&c->obs[k], got, sizeof(got));
-			report_fail(p->rep, "%s: %s could not read 0x%llx before the change: %s",
-				    name, cpu_name(c), (unsigned long long)va[k], got);
+			check_report(p, &check_smp_shootdowns, false,
+				     "%s: %s could not read 0x%llx before the change: %s",
+				     name, cpu_name(c), (unsigned long long)va[k], got);
 			return false;
 		}
 	}
@@ -681,20 +682,22 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 			bad++;
 			smp_obs_text(&c->obs[k], got, sizeof(got));
 			smp_obs_text(&w, want, sizeof(want));
-			report_fail(p->rep, "%s: %s at 0x%llx %s: %s, expected %s%s", name, cpu_name(c),
-				    (unsigned long long)va[k],
-				    v == SMP_SAW_OLD ? "still used the stale translation" :
-				    "saw neither translation", got, want,
-				    (int)i != skip ? "" :
-				    inject_on(p, &check_smp_shootdowns) ?
-				    " (IPI withheld: --inject=missing-shootdown-all)" :
-				    " (IPI withheld: --inject=missing-shootdown)");
+			check_report(p, &check_smp_shootdowns, false,
+				     "%s: %s at 0x%llx %s: %s, expected %s%s", name, cpu_name(c),
+				     (unsigned long long)va[k],
+				     v == SMP_SAW_OLD ? "still used the stale translation" :
+				     "saw neither translation", got, want,
+				     (int)i != skip ? "" :
+				     inject_on(p, &check_smp_shootdowns) ?
+				     " (IPI withheld: --inject=missing-shootdown-all)" :
+				     " (IPI withheld: --inject=missing-shootdown)");
 		}
 	}
 	if (!bad && seen)
-		report_ok(p->rep, "%s: %u AP%s saw the change after the IPI (%u acknowledged), "
-			  "%u probe%s each", name, seen, seen == 1 ? "" : "s", acked, n,
-			  n == 1 ? "" : "s");
+		check_report(p, &check_smp_shootdowns, true,
+			     "%s: %u AP%s saw the change after the IPI (%u acknowledged), "
+			     "%u probe%s each", name, seen, seen == 1 ? "" : "s", acked, n,
+			     n == 1 ? "" : "s");
 }
 
 static int skip_for_inject(struct ptlab *p, bool *used)
@@ -754,7 +757,8 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 	}
 	err = pt_map(&p->build.space, s->va, s->pa, s->len, s->flags, s->size, &fl);
 	if (err) {
-		report_fail(p->rep, "%s: could not map the test leaf: %s", s->name, pt_strerror(err));
+		check_report(p, &check_smp_shootdowns, false,
+			     "%s: could not map the test leaf: %s", s->name, pt_strerror(err));
 		return;
 	}
 	ptlab_flush(&fl);
@@ -767,7 +771,8 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 	err = change(p, s, &fl);
 	if (err) {
 		sh->probe_smap = false;
-		report_fail(p->rep, "%s: the change was refused: %s", s->name, pt_strerror(err));
+		check_report(p, &check_smp_shootdowns, false,
+			     "%s: the change was refused: %s", s->name, pt_strerror(err));
 		clean(p, s->va, s->len);
 		return;
 	}
@@ -918,8 +923,9 @@ static void churn_checks(struct ptlab *p)
 			break;
 		}
 		if (err) {
-			report_fail(p->rep, "smp churn: step %u op %u at 0x%llx refused: %s", steps,
-				    (unsigned)st.op, (unsigned long long)va, pt_strerror(err));
+			check_report(p, &check_smp_shootdowns, false,
+				     "smp churn: step %u op %u at 0x%llx refused: %s", steps,
+				     (unsigned)st.op, (unsigned long long)va, pt_strerror(err));
 			break;
 		}
 		ptlab_flush(&fl);
@@ -958,18 +964,21 @@ static void churn_checks(struct ptlab *p)
 				      .error = c->bad_want.error, .cr2 = c->bad_want.cr2 };
 		smp_obs_text(&c->bad_got, got, sizeof(got));
 		smp_obs_text(&w, want, sizeof(want));
-		report_fail(p->rep, "smp churn: %s disagreed with the shadow model %llu times; first "
-			    "at step %u va=0x%llx: expected %s, observed %s", cpu_name(c),
-			    (unsigned long long)c->mismatches, c->bad_step,
-			    (unsigned long long)c->bad_va, want, got);
+		check_report(p, &check_smp_shootdowns, false,
+			     "smp churn: %s disagreed with the shadow model %llu times; first "
+			     "at step %u va=0x%llx: expected %s, observed %s", cpu_name(c),
+			     (unsigned long long)c->mismatches, c->bad_step,
+			     (unsigned long long)c->bad_va, want, got);
 	}
 	if (!bad && seen && steps == CHURN_STEPS)
-		report_ok(p->rep, "smp churn: %u map/unmap/remap/protect steps with shootdowns, %u AP%s "
-			  "agreed with the shadow model at every step (%u pages each)", steps, seen,
-			  seen == 1 ? "" : "s", SMP_CHURN_PAGES);
+		check_report(p, &check_smp_shootdowns, true,
+			     "smp churn: %u map/unmap/remap/protect steps with shootdowns, %u AP%s "
+			     "agreed with the shadow model at every step (%u pages each)", steps, seen,
+			     seen == 1 ? "" : "s", SMP_CHURN_PAGES);
 	else if (!bad)
-		report_fail(p->rep, "smp churn: only %u of %u steps ran with %u APs", steps,
-			    CHURN_STEPS, seen);
+		check_report(p, &check_smp_shootdowns, false,
+			     "smp churn: only %u of %u steps ran with %u APs", steps,
+			     CHURN_STEPS, seen);
 }
 
 int smp_bsp_live(struct ptlab *p)
@@ -999,39 +1008,47 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 	if (!c->alias_ident.faulted && !c->alias_hhdm.faulted && !c->alias_back.faulted &&
 	    c->alias_ident.value == pattern_of(c->own_pa) && c->alias_hhdm.value == pattern_of(c->own_pa) &&
 	    c->alias_back.value == c->alias_write)
-		report_ok(p->rep, "smp %s: its own frame read through identity and HHDM, written "
-			  "through the HHDM and read back through identity", n);
+		check_report(p, &check_smp_ap_alias, true,
+			     "smp %s: its own frame read through identity and HHDM, written "
+			     "through the HHDM and read back through identity", n);
 	else
-		report_fail(p->rep, "smp %s: aliases: identity 0x%llx hhdm 0x%llx back 0x%llx, expected "
-			    "0x%llx and 0x%llx", n, (unsigned long long)c->alias_ident.value,
-			    (unsigned long long)c->alias_hhdm.value,
-			    (unsigned long long)c->alias_back.value,
-			    (unsigned long long)pattern_of(c->own_pa), (unsigned long long)c->alias_write);
+		check_report(p, &check_smp_ap_alias, false,
+			     "smp %s: aliases: identity 0x%llx hhdm 0x%llx back 0x%llx, expected "
+			     "0x%llx and 0x%llx", n, (unsigned long long)c->alias_ident.value,
+			     (unsigned long long)c->alias_hhdm.value,
+			     (unsigned long long)c->alias_back.value,
+			     (unsigned long long)pattern_of(c->own_pa), (unsigned long long)c->alias_write);
 	if (c->call_got == (uint64_t)c->apic * 5 + 7)
-		report_ok(p->rep, "smp %s: a call through the image alias at 0x%llx returned", n,
-			  (unsigned long long)c->sh->image_va);
+		check_report(p, &check_smp_ap_call, true,
+			     "smp %s: a call through the image alias at 0x%llx returned", n,
+			     (unsigned long long)c->sh->image_va);
 	else
-		report_fail(p->rep, "smp %s: the image alias call returned 0x%llx, expected 0x%llx", n,
-			    (unsigned long long)c->call_got, (unsigned long long)c->apic * 5 + 7);
+		check_report(p, &check_smp_ap_call, false,
+			     "smp %s: the image alias call returned 0x%llx, expected 0x%llx", n,
+			     (unsigned long long)c->call_got, (unsigned long long)c->apic * 5 + 7);
 	{
 		struct smp_expect r = want_fault(c->pf_va, 0), w = want_fault(c->pf_va, PF_ERR_W);
 
 		if (smp_obs_matches(&c->pf_read, &r) && smp_obs_matches(&c->pf_write, &w)) {
-			report_ok(p->rep, "smp %s: #PF on its own unmapped page, cr2=0x%llx errors 0x0 "
-				  "(read) and 0x2 (write)", n, (unsigned long long)c->pf_va);
+			check_report(p, &check_smp_ap_pf, true,
+				     "smp %s: #PF on its own unmapped page, cr2=0x%llx errors 0x0 "
+				     "(read) and 0x2 (write)", n, (unsigned long long)c->pf_va);
 		} else {
 			smp_obs_text(&c->pf_read, a, sizeof(a));
 			smp_obs_text(&c->pf_write, b, sizeof(b));
-			report_fail(p->rep, "smp %s: at 0x%llx a read gave %s and a write %s, expected "
-				    "#PF errors 0x0 and 0x2", n, (unsigned long long)c->pf_va, a, b);
+			check_report(p, &check_smp_ap_pf, false,
+				     "smp %s: at 0x%llx a read gave %s and a write %s, expected "
+				     "#PF errors 0x0 and 0x2", n, (unsigned long long)c->pf_va, a, b);
 		}
 	}
 	if (c->ad_read == PTE_A && c->ad_write == PTE_AD_MASK)
-		report_ok(p->rep, "smp %s: A/D on its own page: a read set A only, a write A and D", n);
+		check_report(p, &check_smp_ap_ad, true,
+			     "smp %s: A/D on its own page: a read set A only, a write A and D", n);
 	else
-		report_fail(p->rep, "smp %s: A/D on its own page: after a read 0x%llx, after a write "
-			    "0x%llx (expected 0x20 and 0x60)", n, (unsigned long long)c->ad_read,
-			    (unsigned long long)c->ad_write);
+		check_report(p, &check_smp_ap_ad, false,
+			     "smp %s: A/D on its own page: after a read 0x%llx, after a write "
+			     "0x%llx (expected 0x20 and 0x60)", n, (unsigned long long)c->ad_read,
+			     (unsigned long long)c->ad_write);
 }
 
 /* ---- the SMP area ---- */
@@ -1174,8 +1191,9 @@ static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 	/* back to wait-for-SIPI, so a late start cannot take the next AP's stack */
 	send_init(sh, c->apic);
 	c->lost = true;
-	report_fail(p->rep, "smp: %s did not answer INIT-SIPI-SIPI within %u s", cpu_name(c),
-		    SIPI_WAIT_US / 1000000);
+	check_report(p, &check_smp_aps_on_tables, false,
+		     "smp: %s did not answer INIT-SIPI-SIPI within %u s", cpu_name(c),
+		     SIPI_WAIT_US / 1000000);
 	return false;
 }
 

@@ -110,7 +110,7 @@ smp_fact handoff-4 started 4
 smp_fact handoff-4 on_tables 4
 smp_fact handoff-4 method init-sipi
 smp_fact handoff-4 apic_ids madt
-check_log '^ok [0-9]+ - smp: the MADT and GetProcessorInfo agree on 4 APIC IDs, the BSP is [0-9]+$' "$BOOT_LOG" "handoff-4: the MADT's CPUs are the MP services' CPUs"
+check_log '^ok [0-9]+ - smp: the MADT and GetProcessorInfo agree on 4 APIC IDs, the BSP is [0-9]+ # check=madt-id$' "$BOOT_LOG" "handoff-4: the MADT's CPUs are the MP services' CPUs"
 every_ap handoff-4 4
 check_log '^ok [0-9]+ - smp: 3 APs started by INIT-SIPI-SIPI ran on the built tables and are parked' "$BOOT_LOG" "handoff-4: every AP parked"
 boot_result handoff-inject >/dev/null

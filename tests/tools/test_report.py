@@ -122,6 +122,21 @@ def main():
     check(r2.stdout == b"ab\ncd\n\xff\xfe\n", "clean: ANSI, CR and NUL removed, bytes kept",
           repr(r2.stdout))
 
+    # the check key: split off a test point's text, which stays as it was without one
+    keyed = report.parse("\n".join([
+        "ok 1 - tables: structural lint clean (5 tables) # check=lint-ps",
+        "not ok 2 - tables: built pt=2 pd=1: minimum pt=1 # check=extra-table",
+        "ok 3 - churn: 4 operations agree",
+        "ok 4 - live: translate # SKIP no 1 GiB pages",
+        "1..4", "ptlab: 2 passed, 1 failed, 1 skipped"]) + "\n")
+    got = [(t["name"], t["reason"], t["check"]) for t in keyed.tests]
+    check(got == [("tables: structural lint clean (5 tables)", "", "lint-ps"),
+                  ("tables", "built pt=2 pd=1: minimum pt=1", "extra-table"),
+                  ("churn: 4 operations agree", "", None),
+                  ("live: translate", "no 1 GiB pages", None)] and keyed.check() == [],
+          "a test point's '# check=KEY' is its check's key, not part of its name or reason",
+          repr(got))
+
     # fact: first vs last line, number vs raw text, absent key
     check(cli("fact", serial, "tables", "total") == (0, "7\n"), "fact: the last line by default")
     check(cli("fact", "--first", serial, "tables", "total") == (0, "66\n"),

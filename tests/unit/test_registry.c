@@ -285,6 +285,30 @@ static void test_registry_plants_and_removes_the_added_fault(void **state)
 	fx_fini();
 }
 
+/*
+ * The lines a check reports carry its key (its fault's name) while the
+ * runner runs it, and only then; check_report() keys a line reported
+ * outside the phase loops by the entry it is given.
+ */
+static void test_registry_keys_each_check_s_lines(void **state)
+{
+	(void)state;
+	fx_init("--end=qemu --inject=extra-read-only");
+	run_all(&with_extra);
+	assert_non_null(strstr(fx.buf, "not ok 1 - extra: the test page is read-only "
+				       "# check=extra-read-only\n"));
+	assert_null(fx.rep.check);
+	assert_int_equal(report_ok(&fx.rep, "after the phases"), 0);
+	assert_non_null(strstr(fx.buf, " - after the phases\n"));
+	assert_int_equal(check_report(&fx.p, &extra, false, "elsewhere: %u", 7u), 0);
+	assert_int_equal(check_report(&fx.p, &other, true, "elsewhere too"), 0);
+	assert_non_null(strstr(fx.buf, " - elsewhere: 7 # check=extra-read-only\n"));
+	assert_non_null(strstr(fx.buf, "\nok 4 - elsewhere too # check=other-at-entry\n"));
+	assert_null(fx.rep.check);
+	assert_int_equal(fx.rep.failed, 2);
+	fx_fini();
+}
+
 static void test_registry_plants_at_phase_entry(void **state)
 {
 	(void)state;
@@ -385,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_registry_runs_the_added_check_in_its_phase),
 		cmocka_unit_test(test_registry_plants_and_removes_the_added_fault),
 		cmocka_unit_test(test_registry_plants_at_phase_entry),
+		cmocka_unit_test(test_registry_keys_each_check_s_lines),
 		cmocka_unit_test(test_registry_inject_accepts_the_added_name),
 		cmocka_unit_test(test_registry_without_the_table_skips_it),
 		cmocka_unit_test(test_registry_runs_a_phase_in_table_order),

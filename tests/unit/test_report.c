@@ -45,6 +45,33 @@ static void test_report_tap_lines_are_exact(void **state)
 	assert_int_equal(r.len, strlen(buf));
 }
 
+/* With a check's key set, its ok and not ok lines end in it; skips, facts and notes do not. */
+static void test_report_check_key_ends_test_points(void **state)
+{
+	char buf[1024];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	assert_null(r.check);
+	r.check = "wx-page";
+	assert_int_equal(report_ok(&r, "audit: %s", "clean"), 0);
+	assert_int_equal(report_fail(&r, "audit: wx_bytes=%u", 4096u), 0);
+	assert_int_equal(report_skip(&r, "audit", "no %s", "RAM"), 0);
+	assert_int_equal(report_note(&r, "progress"), 0);
+	r.check = NULL;
+	assert_int_equal(report_ok(&r, "churn: fine"), 0);
+	assert_string_equal(buf,
+			    "ok 1 - audit: clean # check=wx-page\n"
+			    "not ok 2 - audit: wx_bytes=4096 # check=wx-page\n"
+			    "ok 3 - audit # SKIP no RAM\n"
+			    "# progress\n"
+			    "ok 4 - churn: fine\n");
+	assert_int_equal(r.passed, 2);
+	assert_int_equal(r.failed, 1);
+	assert_int_equal(r.skipped, 1);
+}
+
 static void test_report_empty_report_has_plan_zero(void **state)
 {
 	char buf[256];
@@ -349,6 +376,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_tap_lines_are_exact),
+		cmocka_unit_test(test_report_check_key_ends_test_points),
 		cmocka_unit_test(test_report_empty_report_has_plan_zero),
 		cmocka_unit_test(test_report_newlines_in_text_become_spaces),
 		cmocka_unit_test(test_report_ignores_lines_after_finish),
