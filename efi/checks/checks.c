@@ -12,10 +12,11 @@
  */
 #include "report/fmt.h"
 #include "state/state.h"
+#include "live/live.h"
 #include "report/report.h"
 #include "cpu/trap.h"
 #include "checks/checkkit.h"
-#include "checks/la57live.h"
+#include "live/la57.h"
 #include "cpu/la57.h"
 #include "checks/inject.h"
 #include "checks/registry.h"

@@ -7,6 +7,7 @@
  */
 #include "checks/inject.h"
 #include "checks/registry.h"
+#include "live/la57.h"
 #include "report/report.h"
 #include "state/state.h"
 
@@ -99,12 +100,13 @@ const struct ptlab_check check_smp_shootdowns = {
 
 const struct ptlab_check check_la57_preconditions = {
 	"la57: switch preconditions hold", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "la57-refuse", "the preconditions refuse every switch", PTLAB_FAULT_HOOK, NULL, NULL },
+	{ LA57_FAULT_REFUSE, "the preconditions refuse every switch", PTLAB_FAULT_HOOK, NULL,
+	  NULL },
 };
 
 const struct ptlab_check check_la57_back_to_4 = {
 	"handoff: back to 4-level paging for the runtime services", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "la57-refuse-later", "the preconditions refuse every switch after the first",
+	{ LA57_FAULT_REFUSE_LATER, "the preconditions refuse every switch after the first",
 	  PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
@@ -159,13 +161,3 @@ ptlab_check_table elsewhere_table = {
 	&check_linux_digest, &check_linux_mapped, &check_linux_entry, &check_limine_digest,
 	&check_limine_segments, &check_limine_read, &check_limine_aps, NULL,
 };
-
-
-const char *inject_la57_refusal(const struct ptlab *p)
-{
-	if (inject_on(p, &check_la57_preconditions))
-		return "--inject=la57-refuse";
-	if (inject_on(p, &check_la57_back_to_4) && p->live.la57_switches)
-		return "--inject=la57-refuse-later";
-	return NULL;
-}

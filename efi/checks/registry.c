@@ -3,13 +3,14 @@
  * The check registry's runner (see registry.h): a phase is a loop over the
  * entries of that phase, each check's fault planted right before it and
  * taken back right after.  Firmware-free; a live phase runs through
- * ptlab_live_phase() (live.c, a link seam for the host tests).
+ * ptlab_live_phase() (live/live.c, a link seam for the host tests).
  */
 #include "checks/registry.h"
 #include "checks/inject.h"
 #include "opts/opts.h"
 #include "report/fmt.h"
 #include "state/state.h"
+#include "live/live.h"
 
 struct phase_run {
 	const struct ptlab_registry *r;

@@ -31,7 +31,7 @@
 #include "fw/gop.h"
 #include "core/end.h"
 #include "core/handoff.h"
-#include "checks/la57live.h"
+#include "live/la57.h"
 #include "checks/registry.h"
 #include "cpu/la57.h"
 #include "cpu/trap.h"

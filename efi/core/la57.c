@@ -3,12 +3,12 @@
  * 5-level paging before the run: which mode a run uses, and the pages of
  * the trampoline that switches CR4.LA57 (cpu/la57_asm.S; the steps are in
  * cpu/la57.h) and of a switching run's pool: AllocatePages and FreePages,
- * with boot services alive.  The switch itself is checks/la57live.c.
+ * with boot services alive.  The switch itself is live/la57.c.
  */
 #include <efi.h>
 #include <efilib.h>
 
-#include "checks/la57live.h"
+#include "live/la57.h"
 #include "core/la57.h"
 #include "cpu/la57.h"
 #include "fw/owned.h"

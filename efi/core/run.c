@@ -16,7 +16,7 @@
 #include "core/run.h"
 #include "checks/churn.h"
 #include "checks/registry.h"
-#include "checks/la57live.h"
+#include "live/la57.h"
 #include "core/la57.h"
 #include "cpu/la57.h"
 #include "opts/optcheck.h"
@@ -24,6 +24,7 @@
 #include "report/report.h"
 #include "report/serial.h"
 #include "fw/sink.h"
+#include "live/live.h"
 
 #include <ptlab/pte.h>
 

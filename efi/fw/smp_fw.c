@@ -33,6 +33,7 @@
 #include "report/fmt.h"
 #include "smp/smp.h"
 #include "smp/smp_tramp.h"
+#include "live/live.h"
 
 #define START_WAIT_S    90u     /* all APs through their per-CPU checks */
 #define AP_BUDGET_S     240u    /* an AP leaves on its own after this */

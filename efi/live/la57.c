@@ -4,11 +4,11 @@
  * trampoline with the checks made before every switch, the plan's RX page
  * for the trampoline, and the switch's test points.
  */
-#include "checks/inject.h"
-#include "checks/la57live.h"
+#include "live/la57.h"
 #include "cpu/la57.h"
 #include "cpu/la57plan.h"
 #include "cpu/trap.h"
+#include "opts/opts.h"
 #include "report/fmt.h"
 #include "report/report.h"
 #include "state/state.h"
@@ -20,6 +20,20 @@
 #define CR4_CET         (UINT64_C(1) << 23)
 
 /* ---- preconditions ---- */
+
+/*
+ * --inject=la57-refuse|la57-refuse-later: why the next switch is refused,
+ * or NULL.  The faults are those of checks/elsewhere.c's entries for the
+ * switch's checks, named by the same macros (la57.h).
+ */
+static const char *injected_refusal(const struct ptlab *p)
+{
+	if (opts_fault_given(&p->opts, LA57_FAULT_REFUSE))
+		return "--inject=" LA57_FAULT_REFUSE;
+	if (opts_fault_given(&p->opts, LA57_FAULT_REFUSE_LATER) && p->live.la57_switches)
+		return "--inject=" LA57_FAULT_REFUSE_LATER;
+	return NULL;
+}
 
 /* The trampoline in the hierarchy at @root: code page identity RX-able, data page RW. */
 static bool tramp_mapped(const struct ptlab *p, uint64_t root, unsigned levels)
@@ -51,8 +65,8 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 	uint64_t cr0 = read_cr0(), cr4 = read_cr4(), efer = read_efer(), cr3 = read_cr3();
 	unsigned cur = (cr4 & CR4_LA57) ? 5 : 4;
 
-	if (inject_la57_refusal(p))
-		return inject_la57_refusal(p);
+	if (injected_refusal(p))
+		return injected_refusal(p);
 	if (!p->live.la57_tramp)
 		return "no trampoline was allocated";
 	if (levels == 5 && !p->cpu.caps.la57)

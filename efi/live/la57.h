@@ -4,13 +4,21 @@
  * trampoline (cpu/la57.h) with its preconditions, the plan's RX page for the
  * trampoline, and the test points of the switch.
  */
-#ifndef PTLAB_EFI_LA57LIVE_H
-#define PTLAB_EFI_LA57LIVE_H
+#ifndef PTLAB_EFI_LIVE_LA57_H
+#define PTLAB_EFI_LIVE_LA57_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct ptlab;
+
+/*
+ * The test-only faults of the switch's checks (--inject; their registry
+ * entries are checks/elsewhere.c's): every switch refused, or every
+ * switch after the first.  la57_switch's preconditions plant them.
+ */
+#define LA57_FAULT_REFUSE       "la57-refuse"
+#define LA57_FAULT_REFUSE_LATER "la57-refuse-later"
 
 /*
  * Switch the CPU to @levels-level paging with @root in CR3, through the
@@ -54,4 +62,4 @@ void la57_fatal_leave(void *ctx);
 /* la57_fatal_leave() for the run @p from now on; NULL: never again. */
 void la57_arm_fatal_leave(struct ptlab *p);
 
-#endif /* PTLAB_EFI_LA57LIVE_H */
+#endif /* PTLAB_EFI_LIVE_LA57_H */
