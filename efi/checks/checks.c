@@ -17,7 +17,7 @@
 #include "cpu/trap.h"
 #include "checks/checkkit.h"
 #include "live/la57.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 #include "checks/inject.h"
 #include "checks/registry.h"
 

@@ -13,7 +13,7 @@
 #include "live/la57.h"
 #include "core/mode.h"
 #include "core/verdict.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 #include "cpu/trap.h"
 #include "fw/owned.h"
 #include "report/report.h"

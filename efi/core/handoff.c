@@ -33,7 +33,7 @@
 #include "core/handoff.h"
 #include "live/la57.h"
 #include "checks/registry.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 #include "cpu/trap.h"
 #include "fw/owned.h"
 #include "core/run.h"

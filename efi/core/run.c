@@ -18,7 +18,7 @@
 #include "checks/registry.h"
 #include "live/la57.h"
 #include "core/la57.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 #include "opts/optcheck.h"
 #include "fw/owned.h"
 #include "report/report.h"

@@ -5,7 +5,7 @@
  * for the trampoline, and the switch's test points.
  */
 #include "live/la57.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 #include "cpu/la57plan.h"
 #include "cpu/trap.h"
 #include "opts/opts.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * 5-level paging during a run, without the firmware: the switch through the
- * trampoline (cpu/la57.h) with its preconditions, the plan's RX page for the
+ * trampoline (la57tramp.h) with its preconditions, the plan's RX page for the
  * trampoline, and the test points of the switch.
  */
 #ifndef PTLAB_EFI_LIVE_LA57_H

@@ -15,7 +15,7 @@
 #include "report/report.h"
 #include "cpu/trap.h"
 #include "live/la57.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 
 #include <ptlab/pte.h>
 
