@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What the check modules share (see checkkit.h).  No firmware calls. */
 #include "checks/checkkit.h"
-#include "cpu/la57plan.h"
 #include "report/fmt.h"
 #include "state/state.h"
-
 
 uint64_t ptlab_pattern(uint64_t pa, uint64_t salt)
 {
@@ -112,8 +110,8 @@ int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *wh
 
 	if (err)
 		return err;
-	err = plan_identity_perm(&p->build.plan, pa, len, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
-				 p->build.levels, p->cpu.caps.pdpe1gb);
+	err = pt_plan_identity_perm(&p->build.plan, pa, len, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
+				    p->build.levels, p->cpu.caps.pdpe1gb);
 	if (err)
 		p->wx.n--;
 	return err;

@@ -107,7 +107,7 @@ const struct wx_exempt *ptlab_wx_find(const struct ptlab_wx *w, uint64_t va, uin
  * The identity map of [pa, pa + len) made RWX in @p's plan (every other
  * attribute kept) and recorded in @p's list for @why, in one step, so the
  * plan and the list cannot differ.  Returns PT_OK, or ptlab_wx_add's or
- * plan_identity_perm's error; then the list and the plan are as before.
+ * pt_plan_identity_perm's error; then the list and the plan are as before.
  */
 int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *why);
 

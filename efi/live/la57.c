@@ -6,7 +6,6 @@
  */
 #include "live/la57.h"
 #include "live/la57tramp.h"
-#include "cpu/la57plan.h"
 #include "cpu/trap.h"
 #include "opts/opts.h"
 #include "report/fmt.h"
@@ -205,8 +204,9 @@ int la57_plan_fixup(struct ptlab *p)
 
 	if (!p->live.la57_tramp)
 		return PT_OK;
-	err = la57_plan_exec_page(&p->build.plan, p->live.la57_tramp, p->build.levels,
-				  p->cpu.caps.pdpe1gb);
+	/* RX, split out of the identity entry holding it; its HHDM alias stays RW+NX */
+	err = pt_plan_identity_perm(&p->build.plan, p->live.la57_tramp, PT_PAGE_SIZE, PT_EXEC,
+				    p->build.levels, p->cpu.caps.pdpe1gb);
 	/* not identity mapped at all: the precondition check refuses the switch */
 	return err == PT_ENOTMAPPED ? PT_OK : err;
 }

@@ -32,7 +32,7 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
 
 /*
  * The plan carries the trampoline's code page RX in the identity map
- * (la57_plan_exec_page); called after every pt_plan_build, does nothing in
+ * (pt_plan_identity_perm); called after every pt_plan_build, does nothing in
  * a run that does not switch.  Returns PT_OK or PT_ECAPACITY.
  */
 int la57_plan_fixup(struct ptlab *p);
