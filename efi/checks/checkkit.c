@@ -54,6 +54,19 @@ int ptlab_wx_visit(void *arg, const struct pt_leaf *l)
 	return 0;
 }
 
+bool ptlab_wx_runtime(const struct ptlab *p, uint64_t pa)
+{
+	const struct pt_mem_range *r = pt_memmap_find(&p->build.map, pa);
+	const struct pt_mat_range *m;
+
+	if (!p->mode->boot_services_gone || !r || r->type != PT_EFI_RT_CODE)
+		return false;
+	if (!p->build.mat.n)
+		return true;
+	m = pt_mat_find(&p->build.mat, pa);
+	return m && m->rwx;
+}
+
 static bool in_pool(void *ctx, uint64_t pa)
 {
 	return pt_frames_contains(ctx, pa);

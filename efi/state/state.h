@@ -200,9 +200,10 @@ struct ptlab_kernel {
  * (checks/checkkit.h: ptlab_wx_identity, ptlab_wx_add); the coverage check
  * and the W^X audit know such ranges only from this list, and the audit
  * names every entry.  (Runtime code the firmware leaves RWX is a rule of
- * its memory class, not a range of the run: checks.c's wx_exempt.)  Reset
- * with the plan (run_plan).  A feature that needs more entries than
- * PTLAB_WX_EXEMPT_MAX is refused (PT_ECAPACITY), nothing recorded.
+ * its memory class, not a range of the run: checkkit.h's
+ * ptlab_wx_runtime.)  Reset with the plan (run_plan).  A feature that
+ * needs more entries than PTLAB_WX_EXEMPT_MAX is refused (PT_ECAPACITY),
+ * nothing recorded.
  */
 #define PTLAB_WX_EXEMPT_MAX 32u
 
@@ -320,7 +321,7 @@ static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_c
 	return PT_CACHE_WB;
 }
 
-/* ---- checks.c (its checks run through the registry, checks/registry.h) ---- */
+/* ---- checks/fwaudit.c ---- */
 
 /* Walk the firmware's own tables (CR3 at entry) and report what they map. */
 void ptlab_audit_firmware(struct ptlab *p);
