@@ -23,10 +23,11 @@
  * Calls down into the shared pipeline (run.c).  Firmware calls before the
  * hand-off: the configuration table (Memory Attributes Table),
  * GetMemoryMap and ExitBootServices here; through other modules
- * AllocatePages (owned.c), GOP (gop.c), MP services (smp_fw.c), the report
+ * AllocatePages (owned.c), GOP (gop.c), MP services (bringup.c), the report
  * file (sink.c) and the runs variable (runs.c).  After it only the runtime
  * ResetSystem.
  */
+#include "bringup/bringup.h"
 #include "fw/firmware.h"
 #include "fw/gop.h"
 #include "core/end.h"

@@ -11,7 +11,7 @@
  * run_start), AllocatePages/AllocatePool/FreePages/FreePool (the pool, the
  * data area, the typed window, run_release).  The build, the checks and the
  * facts make none of their own; in firmware mode the SMP checks reach MP
- * services through the mode's smp (smp_run, smp_fw.c).
+ * services through the mode's smp (smp_run, bringup/bringup.c).
  */
 #include "core/run.h"
 #include "checks/churn.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SMP checks in firmware mode: the APs are the firmware's, reached
- * through EFI_MP_SERVICES_PROTOCOL (PI spec Vol. 2).  ptlab never sends
- * INIT or SIPI to them.
+ * Bringing every CPU onto our tables (see bringup.h); what they run there
+ * is smp/.  The SMP checks in firmware mode: the APs are the firmware's,
+ * reached through EFI_MP_SERVICES_PROTOCOL (PI spec Vol. 2).  ptlab never
+ * sends INIT or SIPI to them.
  *
  *   1. Count the CPUs and record each one's APIC ID (GetProcessorInfo).
  *      (Hand-off mode, below: the MADT, checked against GetProcessorInfo.)
@@ -25,6 +26,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "bringup/bringup.h"
 #include "checks/inject.h"
 #include "fw/firmware.h"
 #include "fw/mpservices.h"
