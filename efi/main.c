@@ -12,7 +12,7 @@
  * protocol for \ptlab.cfg, AllocatePool/FreePool (owned.c),
  * AllocatePages/FreePages for the TSS page and SetWatchdogTimer.  sink.c
  * (console, serial, report file), runs.c (the runs variable), firmware.c
- * (the firmware's facts), end.c (the end action), gop.c, smp_fw.c, la57.c,
+ * (the firmware's facts), end.c (the end action), gop.c, bringup.c, la57.c,
  * owned.c, run.c and the modes make their own; each file says which.
  */
 #include <efi.h>

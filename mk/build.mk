@@ -37,13 +37,13 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # The firmware-free modules of efi/ for the host (ASan+UBSan), in an archive
 # of their own: the unit tests link them as they are.  What they need from
 # the machine (the fault probes, invlpg, wbinvd, flushes, the deadline) is
-# behind link seams declared in efi/ headers: efi/checks/live.c and efi/cpu/trap.c
-# define them for the firmware, the tests that link such a module define
+# behind link seams declared in efi/ headers: efi/live/live.c,
+# efi/live/flush.c and efi/cpu/trap.c define them for the firmware, the tests that link such a module define
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject.c \
 	checks/registry.c core/verdict.c lib/model.c lib/sha256.c lib/trust.c \
-	cpu/gdt.c cpu/la57plan.c limine/elf.c limine/lmerr.c limine/lmmap.c limine/requests.c \
+	cpu/gdt.c limine/elf.c limine/lmerr.c limine/lmmap.c limine/requests.c \
 	limine/responses.c limine/lmplan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	report/serline.c \

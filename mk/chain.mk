@@ -12,9 +12,9 @@ chain: $(CHAIN_EFI)
 
 # ptlab's LA57 trampoline, shared as it is: the la57 variant enters ptlab in
 # 5-level paging through it.
-CHAIN_OBJS := $(BUILD)/efi/tests/entrystate/chain.c.o $(BUILD)/efi/efi/cpu/la57tramp.c.o \
+CHAIN_OBJS := $(BUILD)/efi/tests/entrystate/chain.c.o $(BUILD)/efi/efi/live/la57tramp.c.o \
 	$(BUILD)/efi/efi/cpu/gdt.c.o \
-	$(BUILD)/efi/efi/cpu/la57_asm.S.o
+	$(BUILD)/efi/efi/live/la57tramp_asm.S.o
 CHAIN_LIBS :=
 
 $(eval $(call efi-app-rule,$(CHAIN_EFI),CHAIN_OBJS,CHAIN_LIBS))

@@ -23,10 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/la57live.h"
+#include "live/la57.h"
 #include "checks/registry.h"
 #include "cpu/trap.h"
 #include "state/state.h"
+#include "live/live.h"
 
 /* ---- seams: never reached ---- */
 

@@ -4,11 +4,9 @@
 
 #include "checks/checkkit.h"
 #include "checks/registry.h"
-#include "cpu/la57plan.h"
 #include "report/fmt.h"
 #include "report/report.h"
 #include "state/state.h"
-
 
 uint64_t ptlab_pattern(uint64_t pa, uint64_t salt)
 {
@@ -58,6 +56,19 @@ int ptlab_wx_visit(void *arg, const struct pt_leaf *l)
 {
 	ptlab_wx_judge(arg, l->va, l->pa, l->size, l->flags);
 	return 0;
+}
+
+bool ptlab_wx_runtime(const struct ptlab *p, uint64_t pa)
+{
+	const struct pt_mem_range *r = pt_memmap_find(&p->build.map, pa);
+	const struct pt_mat_range *m;
+
+	if (!p->mode->boot_services_gone || !r || r->type != PT_EFI_RT_CODE)
+		return false;
+	if (!p->build.mat.n)
+		return true;
+	m = pt_mat_find(&p->build.mat, pa);
+	return m && m->rwx;
 }
 
 static bool in_pool(void *ctx, uint64_t pa)
@@ -116,8 +127,8 @@ int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *wh
 
 	if (err)
 		return err;
-	err = plan_identity_perm(&p->build.plan, pa, len, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
-				 p->build.levels, p->cpu.caps.pdpe1gb);
+	err = pt_plan_identity_perm(&p->build.plan, pa, len, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
+				    p->build.levels, p->cpu.caps.pdpe1gb);
 	if (err)
 		p->wx.n--;
 	return err;

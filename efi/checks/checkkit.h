@@ -41,7 +41,7 @@ uint64_t ptlab_mmio_exec_bytes(const struct pt_memmap *map, uint64_t pa, uint64_
 /* Why a writable+executable leaf may stand (see ptlab_wx_tally.exempt). */
 enum ptlab_wx_exemption {
 	PTLAB_WX_FORBIDDEN,     /* counted in wx_bytes: the audit fails */
-	PTLAB_WX_RUNTIME,       /* runtime code the firmware left RWX (wx_exempt) */
+	PTLAB_WX_RUNTIME,       /* runtime code the firmware left RWX (ptlab_wx_runtime) */
 	PTLAB_WX_LISTED,        /* in the run's exemption list, struct ptlab_wx (wx_listed) */
 };
 
@@ -76,6 +76,16 @@ void ptlab_wx_judge(struct ptlab_wx_tally *t, uint64_t va, uint64_t pa, uint64_t
 /* ptlab_wx_judge as a pt_visit_fn: @arg is the struct ptlab_wx_tally.  Returns 0. */
 int ptlab_wx_visit(void *arg, const struct pt_leaf *l);
 
+/*
+ * After hand-off, runtime code without a Memory Attributes Table (or with
+ * an entry the table leaves RWX) is mapped RWX on purpose: runtime drivers
+ * keep data in code ranges.  A rule of the memory class, for the
+ * firmware's tables as for ours (the ranges a feature of the run maps RWX
+ * are in the run's list, p->wx, instead).  Whether a W+X leaf at @pa
+ * stands by that rule (PTLAB_WX_RUNTIME) in @p's run.
+ */
+bool ptlab_wx_runtime(const struct ptlab *p, uint64_t pa);
+
 /* ---- the run's W^X exemption list (struct ptlab_wx, state.h) ---- */
 
 /*
@@ -107,7 +117,7 @@ const struct wx_exempt *ptlab_wx_find(const struct ptlab_wx *w, uint64_t va, uin
  * The identity map of [pa, pa + len) made RWX in @p's plan (every other
  * attribute kept) and recorded in @p's list for @why, in one step, so the
  * plan and the list cannot differ.  Returns PT_OK, or ptlab_wx_add's or
- * plan_identity_perm's error; then the list and the plan are as before.
+ * pt_plan_identity_perm's error; then the list and the plan are as before.
  */
 int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *why);
 

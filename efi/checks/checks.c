@@ -12,11 +12,12 @@
  */
 #include "report/fmt.h"
 #include "state/state.h"
+#include "live/live.h"
 #include "report/report.h"
 #include "cpu/trap.h"
 #include "checks/checkkit.h"
-#include "checks/la57live.h"
-#include "cpu/la57.h"
+#include "live/la57.h"
+#include "live/la57tramp.h"
 #include "checks/inject.h"
 #include "checks/registry.h"
 
@@ -224,7 +225,7 @@ static void check_memmap_coverage(struct ptlab *p, const struct ptlab_check *sel
 			    (unsigned long long)first);
 }
 
-/* ---- W^X audit, shared by our tables and the firmware's ---- */
+/* ---- W^X audit of our tables (the firmware's: fwaudit.c) ---- */
 
 struct audit {
 	const struct ptlab *p;
@@ -232,33 +233,6 @@ struct audit {
 	struct ptlab_wx_tally wx;   /* the judgement of every leaf (checkkit.h) */
 	uint64_t listed[PTLAB_WX_EXEMPT_MAX];   /* W+X bytes under each exemption */
 };
-
-/* Memory-map type of @pa, or -1 outside the map. */
-static int pa_type(const struct ptlab *p, uint64_t pa)
-{
-	const struct pt_mem_range *r = pt_memmap_find(&p->build.map, pa);
-
-	return r ? (int)r->type : -1;
-}
-
-/*
- * After hand-off, runtime code without a Memory Attributes Table (or with
- * an entry the table leaves RWX) is mapped RWX on purpose: runtime drivers
- * keep data in code ranges.  A rule of the memory class, for the
- * firmware's tables as for ours; the ranges a feature of the run maps RWX
- * are in the run's list (p->wx) instead.
- */
-static bool wx_exempt(const struct ptlab *p, uint64_t pa)
-{
-	const struct pt_mat_range *m;
-
-	if (!p->mode->boot_services_gone || pa_type(p, pa) != PT_EFI_RT_CODE)
-		return false;
-	if (!p->build.mat.n)
-		return true;
-	m = pt_mat_find(&p->build.mat, pa);
-	return m && m->rwx;
-}
 
 /*
  * Our tables' W+X exemptions: the run's list first (the bytes counted
@@ -275,18 +249,7 @@ static enum ptlab_wx_exemption own_wx_exemption(const void *ctx, uint64_t va, ui
 		a->listed[e - p->wx.e] += size;
 		return PTLAB_WX_LISTED;
 	}
-	return wx_exempt(p, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
-}
-
-/* The firmware's tables: the list names ranges of our plan, so only runtime code. */
-static enum ptlab_wx_exemption fw_wx_exemption(const void *ctx, uint64_t va, uint64_t pa,
-					       uint64_t size)
-{
-	const struct audit *a = ctx;
-
-	(void)va;
-	(void)size;
-	return wx_exempt(a->p, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
+	return ptlab_wx_runtime(p, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
 }
 
 static void audit_init(const struct ptlab *p, struct audit *a,
@@ -341,148 +304,6 @@ static void check_audit(struct ptlab *p, const struct ptlab_check *self)
 		report_fail(p->rep, "audit: wx_bytes=%llu (first va=0x%llx) page0=%d mmio_exec_bytes=%llu",
 			    (unsigned long long)a.wx.wx_bytes, (unsigned long long)a.wx.wx_first,
 			    a.wx.page0, (unsigned long long)a.wx.mmio_x_bytes);
-}
-
-/*
- * The firmware's own tables, walked directly and coalesced: a table whose
- * 512 entries are leaves with the same attributes over contiguous frames
- * (A and D aside) is one run of the size its parent entry spans, and runs
- * that continue each other in VA and PA with the same attributes are
- * judged once.  With -cpu max,phys-bits=52 OVMF maps 128 TiB in 2 MiB
- * leaves: 131072 full PDs, each read once in a tight loop, 131072 runs
- * merged into a handful.  The --timeout deadline is checked per table.
- */
-#define FW_AD (PTE_A | PTE_D)
-
-struct fw_walk {
-	struct ptlab *p;
-	struct audit *a;
-	bool have;
-	uint64_t va, pa, len;
-	unsigned flags;
-	uint64_t runs, uniform_tables;
-	bool stopped;
-};
-
-/* A coalesced run is judged as one leaf of its whole length. */
-static void fw_run_judge(struct fw_walk *w)
-{
-	if (!w->have)
-		return;
-	w->runs++;
-	ptlab_wx_judge(&w->a->wx, w->va, w->pa, w->len, w->flags);
-	w->have = false;
-}
-
-static void fw_run_add(struct fw_walk *w, uint64_t va, uint64_t pa, uint64_t len, unsigned flags)
-{
-	if (w->have && w->va + w->len == va && w->pa + w->len == pa && w->flags == flags) {
-		w->len += len;
-		return;
-	}
-	fw_run_judge(w);
-	*w = (struct fw_walk){ .p = w->p, .a = w->a, .have = true, .va = va, .pa = pa, .len = len,
-			       .flags = flags, .runs = w->runs, .uniform_tables = w->uniform_tables,
-			       .stopped = w->stopped };
-}
-
-static unsigned fw_flags(uint64_t e, unsigned inherited)
-{
-	unsigned f = inherited;
-
-	if (!(e & PTE_W))
-		f &= ~PT_WRITE;
-	if (!(e & PTE_US))
-		f &= ~PT_USER;
-	if (e & PTE_NX)
-		f &= ~PT_EXEC;
-	return f;
-}
-
-/* Is the table at @t (level @level, 0 or 1) 512 same-attribute leaves over contiguous frames? */
-static bool fw_uniform(const uint64_t *t, unsigned level)
-{
-	uint64_t step = pt_level_size(level), first = t[0] & ~FW_AD;
-
-	if (!(first & PTE_P) || (level == 1 && !(first & PTE_PS)))
-		return false;
-	if (level == 1 && (first & PTE_ADDR_MASK & (PT_SIZE_2M - 1) & ~PTE_PAT_LARGE))
-		return false;
-	for (unsigned i = 1; i < PT_ENTRIES; i++)
-		if ((t[i] & ~FW_AD) != first + i * step)
-			return false;
-	return true;
-}
-
-static uint64_t fw_leaf_pa(uint64_t e, unsigned level)
-{
-	uint64_t pa = e & PTE_ADDR_MASK;
-
-	return level ? pa & ~(pt_level_size(level) - 1) : pa;
-}
-
-static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, uint64_t va_base,
-			  unsigned inherited)
-{
-	const uint64_t *t = w->p->build.env.phys_to_virt(w->p->build.env.ctx, table_pa);
-
-	if (!t)
-		return;
-	if (level <= 1 && ptlab_deadline_passed(w->p))
-		w->stopped = true;
-	for (unsigned i = 0; i < PT_ENTRIES && !w->stopped; i++) {
-		uint64_t e = t[i], va = va_base + i * pt_level_size(level);
-		unsigned f;
-
-		if (!(e & PTE_P))
-			continue;
-		/* a PDPT entry may stand for a whole PD read in one go: the deadline per GiB */
-		if (level == 2 && ptlab_deadline_passed(w->p)) {
-			w->stopped = true;
-			break;
-		}
-		if (level == w->p->cpu.fw_levels - 1 && i >= PT_ENTRIES / 2)
-			va |= ~((pt_level_size(level) << PT_LEVEL_BITS) - 1);   /* the upper half */
-		f = fw_flags(e, inherited);
-		if (level == 0 || (level <= 2 && (e & PTE_PS))) {
-			w->a->leaves[level]++;
-			fw_run_add(w, va, fw_leaf_pa(e, level), pt_level_size(level), f);
-			continue;
-		}
-		if (level <= 2) {
-			const uint64_t *c = w->p->build.env.phys_to_virt(w->p->build.env.ctx, e & PTE_ADDR_MASK);
-
-			if (c && fw_uniform(c, level - 1)) {
-				w->a->leaves[level - 1] += PT_ENTRIES;
-				w->uniform_tables++;
-				fw_run_add(w, va, fw_leaf_pa(c[0], level - 1), pt_level_size(level),
-					   fw_flags(c[0], f));
-				continue;
-			}
-		}
-		fw_walk_table(w, e & PTE_ADDR_MASK, level - 1, va, f);
-	}
-}
-
-void ptlab_audit_firmware(struct ptlab *p)
-{
-	struct audit a;
-	struct fw_walk w = { .p = p, .a = &a };
-	uint64_t t0 = rdtsc();
-
-	audit_init(p, &a, fw_wx_exemption);
-
-	fw_walk_table(&w, p->cpu.fw_cr3 & PTE_ADDR_MASK, p->cpu.fw_levels - 1, 0,
-		      PT_WRITE | PT_EXEC | PT_USER);
-	fw_run_judge(&w);
-	report_fact(p->rep, "firmware-tables", "cr3=0x%llx levels=%u leaves_4k=%llu leaves_2m=%llu "
-		    "leaves_1g=%llu runs=%llu uniform_tables=%llu complete=%d page0_mapped=%d "
-		    "wx_bytes=%llu mmio_exec_bytes=%llu audit_us=%llu",
-		    (unsigned long long)p->cpu.fw_cr3, p->cpu.fw_levels, (unsigned long long)a.leaves[0],
-		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2],
-		    (unsigned long long)w.runs, (unsigned long long)w.uniform_tables, !w.stopped,
-		    a.wx.page0, (unsigned long long)a.wx.wx_bytes, (unsigned long long)a.wx.mmio_x_bytes,
-		    (unsigned long long)ptlab_us(&p->t, rdtsc() - t0));
 }
 
 /* ---- pre-switch liveness ---- */

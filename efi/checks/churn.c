@@ -48,6 +48,7 @@
 #include <ptlab/pte.h>
 
 #include "lib/model.h"
+#include "live/live.h"
 
 #define GIB              PT_SIZE_1G
 #define WINDOW           PTLAB_SCRATCH_BYTES

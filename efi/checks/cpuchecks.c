@@ -10,6 +10,7 @@
  * No firmware calls: everything here runs live (through ptlab_live).
  */
 #include "state/state.h"
+#include "live/live.h"
 #include "report/report.h"
 #include "cpu/trap.h"
 #include "checks/inject.h"

@@ -7,6 +7,7 @@
  */
 #include "checks/inject.h"
 #include "checks/registry.h"
+#include "live/la57.h"
 #include "report/report.h"
 #include "state/state.h"
 
@@ -100,12 +101,13 @@ const struct ptlab_check check_smp_shootdowns = {
 
 const struct ptlab_check check_la57_preconditions = {
 	"la57: switch preconditions hold", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "la57-refuse", "the preconditions refuse every switch", PTLAB_FAULT_HOOK, NULL, NULL },
+	{ LA57_FAULT_REFUSE, "the preconditions refuse every switch", PTLAB_FAULT_HOOK, NULL,
+	  NULL },
 };
 
 const struct ptlab_check check_la57_back_to_4 = {
 	"handoff: back to 4-level paging for the runtime services", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "la57-refuse-later", "the preconditions refuse every switch after the first",
+	{ LA57_FAULT_REFUSE_LATER, "the preconditions refuse every switch after the first",
 	  PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
@@ -174,13 +176,3 @@ ptlab_check_table elsewhere_table = {
 	&check_limine_segments, &check_limine_read, &check_limine_identity, &check_limine_aps,
 	&check_limine_masked, NULL,
 };
-
-
-const char *inject_la57_refusal(const struct ptlab *p)
-{
-	if (inject_on(p, &check_la57_preconditions))
-		return "--inject=la57-refuse";
-	if (inject_on(p, &check_la57_back_to_4) && p->live.la57_switches)
-		return "--inject=la57-refuse-later";
-	return NULL;
-}

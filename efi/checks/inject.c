@@ -14,6 +14,7 @@
  */
 #include "checks/inject.h"
 #include "state/state.h"
+#include "live/live.h"
 #include "report/report.h"
 
 #include <ptlab/pte.h>

@@ -61,10 +61,4 @@ int inject_root_bits(struct ptlab *p, const struct ptlab_check *c, unsigned inde
  */
 int inject_root_copy(struct ptlab *p, const struct ptlab_check *c);
 
-/*
- * --inject=la57-refuse|la57-refuse-later: why the next switch is refused,
- * or NULL (elsewhere.c, with those checks' entries).
- */
-const char *inject_la57_refusal(const struct ptlab *p);
-
 #endif

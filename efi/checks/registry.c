@@ -3,7 +3,7 @@
  * The check registry's runner (see registry.h): a phase is a loop over the
  * entries of that phase, each check's fault planted right before it and
  * taken back right after.  Firmware-free; a live phase runs through
- * ptlab_live_phase() (live.c, a link seam for the host tests).
+ * ptlab_live_phase() (live/live.c, a link seam for the host tests).
  */
 #include "checks/registry.h"
 #include "checks/inject.h"
@@ -11,6 +11,7 @@
 #include "report/fmt.h"
 #include "report/report.h"
 #include "state/state.h"
+#include "live/live.h"
 
 struct phase_run {
 	const struct ptlab_registry *r;

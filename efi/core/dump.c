@@ -14,6 +14,7 @@
 
 #include "report/ptdump.h"
 #include "state/state.h"
+#include "live/live.h"
 #include "report/report.h"
 
 /*

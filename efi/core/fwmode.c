@@ -10,10 +10,11 @@
  * Firmware calls: AllocatePages/FreePages for --fragment's scattered pages,
  * FreePool for the map buffer; the rest through run.c.
  */
-#include "checks/la57live.h"
+#include "bringup/bringup.h"
+#include "live/la57.h"
 #include "core/mode.h"
 #include "core/verdict.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 #include "cpu/trap.h"
 #include "fw/owned.h"
 #include "report/report.h"

@@ -23,17 +23,18 @@
  * Calls down into the shared pipeline (run.c).  Firmware calls before the
  * hand-off: the configuration table (Memory Attributes Table),
  * GetMemoryMap and ExitBootServices here; through other modules
- * AllocatePages (owned.c), GOP (gop.c), MP services (smp_fw.c), the report
+ * AllocatePages (owned.c), GOP (gop.c), MP services (bringup.c), the report
  * file (sink.c) and the runs variable (runs.c).  After it only the runtime
  * ResetSystem.
  */
+#include "bringup/bringup.h"
 #include "fw/firmware.h"
 #include "fw/gop.h"
 #include "core/end.h"
 #include "core/handoff.h"
-#include "checks/la57live.h"
+#include "live/la57.h"
 #include "checks/registry.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 #include "cpu/trap.h"
 #include "fw/owned.h"
 #include "core/run.h"

@@ -19,6 +19,7 @@
  * Firmware calls (before ExitBootServices only): the file protocols
  * (fsfile.c); AllocatePages and FreePages through kalloc.c.
  */
+#include "bringup/bringup.h"
 #include "core/end.h"
 #include "core/handoff.h"
 #include "core/kalloc.h"

@@ -60,6 +60,7 @@
 #include "report/fmt.h"
 #include "report/report.h"
 #include "smp/smp.h"
+#include "live/live.h"
 
 #include <ptlab/pte.h>
 

@@ -39,6 +39,7 @@
 #include "core/run.h"
 #include "cpu/trap.h"
 #include "smp/smp.h"
+#include "live/live.h"
 
 #include <ptlab/pte.h>
 

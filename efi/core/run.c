@@ -11,19 +11,20 @@
  * run_start), AllocatePages/AllocatePool/FreePages/FreePool (the pool, the
  * data area, the typed window, run_release).  The build, the checks and the
  * facts make none of their own; in firmware mode the SMP checks reach MP
- * services through the mode's smp (smp_run, smp_fw.c).
+ * services through the mode's smp (smp_run, bringup/bringup.c).
  */
 #include "core/run.h"
 #include "checks/churn.h"
 #include "checks/registry.h"
-#include "checks/la57live.h"
+#include "live/la57.h"
 #include "core/la57.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 #include "opts/optcheck.h"
 #include "fw/owned.h"
 #include "report/report.h"
 #include "report/serial.h"
 #include "fw/sink.h"
+#include "live/live.h"
 
 #include <ptlab/pte.h>
 

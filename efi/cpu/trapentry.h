@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Exception entry for assembly files (trap_asm.S, smp_asm.S, la57_asm.S):
+ * Exception entry for assembly files (trap_asm.S, smp_asm.S, la57tramp_asm.S):
  * which vectors push an error code, and the 64-bit entry table.
  */
 #ifndef PTLAB_EFI_TRAPENTRY_H

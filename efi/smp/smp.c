@@ -18,13 +18,14 @@
  * off on the recovery tables.
  *
  * No firmware calls: the APs run this on our tables, called through MP
- * services (smp_fw.c) or started by SIPI (hand-off mode).
+ * services (bringup/bringup.c) or started by SIPI (hand-off mode).
  */
 #include "report/fmt.h"
 #include "report/report.h"
 #include "checks/inject.h"
 #include "smp/smp.h"
 #include "smp/smp_tramp.h"
+#include "live/live.h"
 
 #include <ptlab/pte.h>
 

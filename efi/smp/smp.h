@@ -13,7 +13,8 @@
  * by copying the number into its own block; every wait is bounded by a TSC
  * deadline and spins with `pause`.  No lock: each field has one writer.
  *
- * Firmware-free: the EFI_MP_SERVICES glue is smp_fw.c.
+ * Firmware-free: starting the CPUs through the firmware, and the verdicts
+ * on how they ended, are bringup/bringup.c.
  */
 #ifndef PTLAB_EFI_SMP_H
 #define PTLAB_EFI_SMP_H
@@ -185,8 +186,8 @@ void smp_send_exit(struct smp_shared *sh);
  * SIPI-SIPI each AP onto the built tables, the per-CPU checks, the
  * shootdowns and the churn, then every AP parks (hlt, IF=0) on park_cr3.
  * Called again before a kernel is entered, so every AP waits for its SIPI.
- * Returns the INITs the local APIC accepted (0 when smp_handoff_prepare
- * did not run).
+ * Returns the INITs the local APIC accepted (0 when smp_handoff_prepare,
+ * bringup/bringup.h, did not run).
  */
 unsigned smp_handoff_init_aps(struct ptlab *p);
 int smp_handoff_live(struct ptlab *p);
@@ -201,20 +202,6 @@ int smp_handoff_live(struct ptlab *p);
  */
 bool smp_handoff_start_at(struct ptlab *p, unsigned index, uint64_t cr3, uint64_t stack_top,
 			  uint64_t arg, uint64_t entry, const volatile uint32_t *arrived);
-
-/*
- * Every CPU on the built tables (smp_fw.c): per-CPU checks on each AP,
- * shootdowns by IPI, a churn read by the APs.  smp_run: the firmware
- * mode's, through MP services (boot services needed).  smp_handoff_run:
- * the hand-off modes', each AP started by INIT-SIPI-SIPI and parked after.
- */
-void smp_run(struct ptlab *p);
-void smp_handoff_run(struct ptlab *p);
-/*
- * Hand-off mode, before ExitBootServices (smp_fw.c): CPUs, blocks,
- * trampoline, LAPIC in @recovery.
- */
-void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery);
 
 /* Map / unmap the test pages of the SMP area (BSP, before / after the APs ran). */
 int smp_map_area(struct ptlab *p);

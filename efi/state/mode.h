@@ -7,7 +7,7 @@
  * the machine's state, not a mode: boot_services_gone decides the plan's
  * caps and the firmware-table audit (core/run.c), the expected attributes
  * and the W^X exemption of runtime code (checks/checks.c) and the wording
- * of the record that no 5-level switch is needed (checks/la57live.c).
+ * of the record that no 5-level switch is needed (live/la57.c).
  * What differs by who started a thing (how an AP's end reads, whether the
  * fatal path switches paging levels back) is passed or installed by the
  * caller that knows.  The shared code never tests which mode it is.  The
@@ -50,7 +50,7 @@ struct mode {
 	void (*run)(struct ptlab *p, const struct mode_boot *b);
 
 	/*
-	 * Around each live phase (checks/live.c's ptlab_live): enter before
+	 * Around each live phase (live/live.c's ptlab_live): enter before
 	 * our tables are loaded, 0 or -1 when no live phase may run (reported,
 	 * the run aborted); leave after it, whatever happened, with the
 	 * mode's home state (the firmware's CPU state, or the recovery CR3).

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A run's state (struct ptlab, split by concern) and the functions of the
- * modules that run with it: live.c, checks.c, ram.c, dump.c (the checks
- * themselves run through the registry, checks/registry.h).
+ * modules that run with it: checks.c, ram.c, dump.c (the checks
+ * themselves run through the registry, checks/registry.h; running on our
+ * tables is live/live.h).
  * Firmware-free: everything the checks need is here in plain types, so no
  * firmware header reaches the code that runs with ptlab's tables in CR3.
  * (Not to be confused with <ptlab/ptlab.h>, the library's umbrella header.)
@@ -199,9 +200,10 @@ struct ptlab_kernel {
  * (checks/checkkit.h: ptlab_wx_identity, ptlab_wx_add); the coverage check
  * and the W^X audit know such ranges only from this list, and the audit
  * names every entry.  (Runtime code the firmware leaves RWX is a rule of
- * its memory class, not a range of the run: checks.c's wx_exempt.)  Reset
- * with the plan (run_plan).  A feature that needs more entries than
- * PTLAB_WX_EXEMPT_MAX is refused (PT_ECAPACITY), nothing recorded.
+ * its memory class, not a range of the run: checkkit.h's
+ * ptlab_wx_runtime.)  Reset with the plan (run_plan).  A feature that
+ * needs more entries than PTLAB_WX_EXEMPT_MAX is refused (PT_ECAPACITY),
+ * nothing recorded.
  */
 #define PTLAB_WX_EXEMPT_MAX 32u
 
@@ -300,32 +302,6 @@ struct ptlab {
 	struct ptlab_inject inject;
 };
 
-/* ---- live.c: running code with our tables in CR3 ---- */
-
-/*
- * Run fn(p) with our GDT/IDT, interrupts off, EFER.NXE and CR0.WP set and
- * our CR3 loaded; back to the mode's home state after (p->mode's
- * live_enter and live_leave: the firmware's CPU state, or after hand-off
- * the recovery CR3).  An unexpected
- * exception is reported as a failed check named @what and sets p->aborted.
- * Returns fn's result, or TRAP_GUARD_FAULTED.
- */
-int ptlab_live(struct ptlab *p, int (*fn)(struct ptlab *p), const char *what);
-
-/*
- * ptlab_live() for a phase that needs a context: run(p, ctx) live, and
- * before it, when set, enter(p, ctx) right after our CR3 is loaded and
- * before the phase is counted (live.phases, live.at_levels).
- */
-struct ptlab_live_phase {
-	const char *what;
-	int (*run)(struct ptlab *p, void *ctx);
-	void (*enter)(struct ptlab *p, void *ctx);
-	void *ctx;
-};
-
-int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph);
-
 /*
  * @want if the PAT layout @pat (the run's: env.pat) has it, else the first
  * of WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be
@@ -345,28 +321,7 @@ static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_c
 	return PT_CACHE_WB;
 }
 
-/* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
-void ptlab_flush(const struct pt_flushlist *fl);
-
-/*
- * invlpg of one address; wbinvd (write back and invalidate every cache).
- * Privileged: live.c runs the instructions, a host test that links a
- * module calling them defines its own (link seams, like ptlab_flush,
- * ptlab_is_ram, ptlab_deadline_passed and trap.h's probes).
- */
-void ptlab_invlpg(uint64_t va);
-void ptlab_wbinvd(void);
-
-/*
- * Past the --timeout deadline?  The first time, a failure line is reported
- * and the run marked aborted; long loops stop when this says true.
- */
-bool ptlab_deadline_passed(struct ptlab *p);
-
-/* The environment callbacks: identity phys_to_virt, the pool, flush when live. */
-void ptlab_env_init(struct ptlab *p);
-
-/* ---- checks.c (its checks run through the registry, checks/registry.h) ---- */
+/* ---- checks/fwaudit.c ---- */
 
 /* Walk the firmware's own tables (CR3 at entry) and report what they map. */
 void ptlab_audit_firmware(struct ptlab *p);
@@ -384,8 +339,5 @@ void ptlab_dump_firmware(struct ptlab *p);
 bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
 /* Is all of [pa, pa+len) RAM per the memory map (no hole, MMIO or reserved byte)? */
 bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
-
-/* Microseconds for @ticks (0 when the TSC is not calibrated). */
-uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks);
 
 #endif /* PTLAB_EFI_STATE_H */

@@ -41,7 +41,7 @@ struct pt_plan_entry {
 	uint64_t va;
 	uint64_t pa;
 	uint64_t len;
-	unsigned flags;             /* PT_* attributes (+ PT_ALLOW_WX never: W^X is strict) */
+	unsigned flags;             /* PT_* attributes (PT_ALLOW_WX only from pt_plan_identity_perm) */
 	enum pt_page_size max_size; /* largest leaf allowed */
 	enum pt_plan_kind kind;
 	uint32_t efi_type;          /* memory type of the source range (image: loader code) */
@@ -167,5 +167,26 @@ int pt_plan_apply(struct pt_space *s, const struct pt_plan *plan);
  * or NULL when no entry holds @va (or @plan is NULL).
  */
 const struct pt_plan_entry *pt_plan_find(const struct pt_plan *plan, uint64_t va);
+
+/**
+ * pt_plan_identity_perm - other permissions for a range of the identity map
+ * @pl: a plan (entries sorted by va, disjoint), with room up to @pl->cap
+ * @pa: first byte of the range, 4 KiB aligned
+ * @len: its length, 4 KiB aligned, non-zero, not wrapping past 2^64
+ * @perm: the range's permissions: PT_WRITE, PT_EXEC, PT_ALLOW_WX (W with X
+ *        only together with PT_ALLOW_WX); cache type and the rest stay
+ * @levels: paging levels for the new minimum, 4 or 5
+ * @has_1g: 1 GiB leaves allowed, for the new minimum
+ *
+ * Each identity entry the range touches is split into up to three entries
+ * (before, the range, after); entries that already have @perm are left
+ * whole, and other kinds (HHDM, image) are not touched.  The minimum table
+ * count is then computed again (pt_plan_min_tables).  Returns PT_OK,
+ * PT_EINVAL (NULL @pl, unaligned, empty, wrapping, other bits, or W with X
+ * but without PT_ALLOW_WX), PT_ENOTMAPPED (a page no identity entry holds)
+ * or PT_ECAPACITY (no room for the pieces); on error @pl is unchanged.
+ */
+int pt_plan_identity_perm(struct pt_plan *pl, uint64_t pa, uint64_t len, unsigned perm,
+			  unsigned levels, bool has_1g);
 
 #endif /* PTLAB_PLAN_H */

@@ -25,7 +25,7 @@
 #include <efilib.h>
 
 #include "../../efi/cpu/cpu.h"
-#include "../../efi/cpu/la57.h"
+#include "../../efi/live/la57tramp.h"
 
 #define PAGE		4096u
 #define PTE_P		(UINT64_C(1) << 0)
@@ -239,9 +239,9 @@ static bool cpu_has(uint32_t leaf, unsigned reg, unsigned bit)
 static EFI_PHYSICAL_ADDRESS gdt_page, tss_page;
 
 /*
- * 5-level paging: ptlab's trampoline (efi/cpu/la57tramp.c, efi/cpu/la57_asm.S) in
- * two pages of loader code below 4 GiB, and a PML5 below 4 GiB (CR3 is 32
- * bits wide in the trampoline's window).
+ * 5-level paging: ptlab's trampoline (efi/live/la57tramp.c,
+ * efi/live/la57tramp_asm.S) in two pages of loader code below 4 GiB, and a
+ * PML5 below 4 GiB (CR3 is 32 bits wide in the trampoline's window).
  */
 static EFI_PHYSICAL_ADDRESS tramp_pages, pml5_page;
 

@@ -22,11 +22,12 @@
 
 #include <cmocka.h>
 
-#include "../../efi/checks/la57live.h"
+#include "../../efi/live/la57.h"
 #include "../../efi/checks/registry.h"
 #include "../../efi/cpu/trap.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/state/state.h"
+#include "../../efi/live/live.h"
 
 /* ---- seams: never reached ---- */
 

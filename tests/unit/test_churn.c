@@ -48,6 +48,7 @@
 #include "../../efi/checks/inject.h"
 #include "../../efi/report/report.h"
 #include "../../efi/state/state.h"
+#include "../../efi/live/live.h"
 #include "../../efi/cpu/trap.h"
 
 #include <cmocka.h>
@@ -277,7 +278,7 @@ bool ptlab_deadline_passed(struct ptlab *p)
 	return p->t.deadline && rdtsc() >= p->t.deadline;
 }
 
-/* ---- the environment, as the app's (live.c) but over the arena ---- */
+/* ---- the environment, as the app's (live/live.c) but over the arena ---- */
 
 static int env_alloc(void *ctx, uint64_t *pa)
 {

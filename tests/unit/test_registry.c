@@ -11,7 +11,7 @@
  *
  * The entry's fault is a real recorded change: the page at TEST_VA made
  * read-only in a space built in an arena (arena.h), observed by the check
- * through pt_translate.  At the seams: ptlab_live_phase (live.c on the
+ * through pt_translate.  At the seams: ptlab_live_phase (live/live.c on the
  * machine) marks the phase live and runs it; ptlab_flush (a privileged
  * flush there) counts.
  */
@@ -31,6 +31,7 @@
 #include "../../efi/opts/opts.h"
 #include "../../efi/report/report.h"
 #include "../../efi/state/state.h"
+#include "../../efi/live/live.h"
 
 #define TEST_VA UINT64_C(0x0000010000000000)
 
@@ -64,7 +65,7 @@ int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 	seen.live_what = ph->what;
 	if (ph->enter)
 		ph->enter(p, ph->ctx);
-	/* counted after the entry's faults, before the checks, as live.c does */
+	/* counted after the entry's faults, before the checks, as live/live.c does */
 	p->live.phases++;
 	p->live.on = true;
 	ret = ph->run(p, ph->ctx);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The run's W^X exemption list (efi/checks/checkkit.c: ptlab_wx_add,
- * ptlab_wx_find, ptlab_wx_identity, ptlab_wx_expect, ptlab_wx_describe)
- * and what the Linux path puts in it below 640 KiB (efi/linux/linuxboot.c:
+ * ptlab_wx_find, ptlab_wx_identity, ptlab_wx_expect, ptlab_wx_describe),
+ * the runtime-code rule beside it (ptlab_wx_runtime) and what the Linux path puts in it below 640 KiB (efi/linux/linuxboot.c:
  * lb_low_ram).
  *
  * The map is the one OVMF's SMM build hands over (tests/data/memmap/
@@ -343,6 +343,51 @@ static void test_identity_refused_changes_nothing(void **state)
 	free(x);
 }
 
+/*
+ * The runtime-code rule of the W^X audit (ptlab_wx_runtime), for a map of
+ * conventional RAM, runtime code and runtime data: only runtime code, only
+ * after the hand-off, and with a Memory Attributes Table only where the
+ * table leaves it RWX.  Expected per page from the map and the table
+ * written here.
+ */
+static void test_runtime_code_rule(void **state)
+{
+	static struct pt_mem_range map[] = {
+		{ 0x100000, 0x10000, PT_EFI_CONVENTIONAL, 0 },
+		{ 0x110000, 0x4000, PT_EFI_RT_CODE, 0 },
+		{ 0x114000, 0x2000, PT_EFI_RT_DATA, 0 },
+	};
+	static struct pt_mat_range mat[] = {
+		{ 0x110000, 0x1000, PT_EXEC, false, false, PT_EFI_RT_CODE, 0 },
+		{ 0x111000, 0x2000, PT_WRITE | PT_EXEC, true, false, PT_EFI_RT_CODE, 0 },
+	};
+	static const struct mode kept = { .boot_services_gone = false };
+	static const struct mode gone = { .boot_services_gone = true };
+	struct ptlab *p = calloc(1, sizeof(*p));
+
+	(void)state;
+	assert_non_null(p);
+	p->build.map = (struct pt_memmap){ .range = map, .cap = NR(map), .n = NR(map) };
+	p->build.mat = (struct pt_mat){ .range = mat, .cap = NR(mat), .n = 0 };
+	for (uint64_t pa = 0xff000; pa < 0x117000; pa += PT_PAGE_SIZE) {
+		bool code = pa >= 0x110000 && pa < 0x114000;
+		bool rwx_in_mat = pa >= 0x111000 && pa < 0x113000;
+
+		p->mode = &kept;
+		p->build.mat.n = 0;
+		assert_false(ptlab_wx_runtime(p, pa));
+		p->mode = &gone;
+		if (ptlab_wx_runtime(p, pa) != code)
+			fail_msg("pa 0x%llx without a table: %d, want %d", (unsigned long long)pa,
+				 !code, code);
+		p->build.mat.n = NR(mat);
+		if (ptlab_wx_runtime(p, pa) != (code && rwx_in_mat))
+			fail_msg("pa 0x%llx with the table: %d, want %d", (unsigned long long)pa,
+				 !(code && rwx_in_mat), code && rwx_in_mat);
+	}
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_list_find_add_and_full),
 		cmocka_unit_test(test_identity_refused_changes_nothing),
 		cmocka_unit_test(test_cache_of_a_listed_range),
+		cmocka_unit_test(test_runtime_code_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

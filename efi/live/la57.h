@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * 5-level paging during a run, without the firmware: the switch through the
- * trampoline (cpu/la57.h) with its preconditions, the plan's RX page for the
+ * trampoline (la57tramp.h) with its preconditions, the plan's RX page for the
  * trampoline, and the test points of the switch.
  */
-#ifndef PTLAB_EFI_LA57LIVE_H
-#define PTLAB_EFI_LA57LIVE_H
+#ifndef PTLAB_EFI_LIVE_LA57_H
+#define PTLAB_EFI_LIVE_LA57_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct ptlab;
+
+/*
+ * The test-only faults of the switch's checks (--inject; their registry
+ * entries are checks/elsewhere.c's): every switch refused, or every
+ * switch after the first.  la57_switch's preconditions plant them.
+ */
+#define LA57_FAULT_REFUSE       "la57-refuse"
+#define LA57_FAULT_REFUSE_LATER "la57-refuse-later"
 
 /*
  * Switch the CPU to @levels-level paging with @root in CR3, through the
@@ -24,7 +32,7 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
 
 /*
  * The plan carries the trampoline's code page RX in the identity map
- * (la57_plan_exec_page); called after every pt_plan_build, does nothing in
+ * (pt_plan_identity_perm); called after every pt_plan_build, does nothing in
  * a run that does not switch.  Returns PT_OK or PT_ECAPACITY.
  */
 int la57_plan_fixup(struct ptlab *p);
@@ -54,4 +62,4 @@ void la57_fatal_leave(void *ctx);
 /* la57_fatal_leave() for the run @p from now on; NULL: never again. */
 void la57_arm_fatal_leave(struct ptlab *p);
 
-#endif /* PTLAB_EFI_LA57LIVE_H */
+#endif /* PTLAB_EFI_LIVE_LA57_H */

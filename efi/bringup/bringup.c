@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SMP checks in firmware mode: the APs are the firmware's, reached
- * through EFI_MP_SERVICES_PROTOCOL (PI spec Vol. 2).  ptlab never sends
- * INIT or SIPI to them.
+ * Bringing every CPU onto our tables (see bringup.h); what they run there
+ * is smp/.  The SMP checks in firmware mode: the APs are the firmware's,
+ * reached through EFI_MP_SERVICES_PROTOCOL (PI spec Vol. 2).  ptlab never
+ * sends INIT or SIPI to them.
  *
  *   1. Count the CPUs and record each one's APIC ID (GetProcessorInfo).
  *      (Hand-off mode, below: the MADT, checked against GetProcessorInfo.)
@@ -16,23 +17,25 @@
  *      own firmware state and the event says the procedures returned; only
  *      then is anything of ours freed.  Every wait is bounded.
  *
- * Firmware calls (boot services): LocateProtocol and the MP services
- * (GetNumberOfProcessors, GetProcessorInfo, StartupAllAPs), CreateEvent,
- * CheckEvent, CloseEvent, Stall, AllocatePages/FreePages; the
- * configuration table (the MADT, hand-off preparation).  Never while our
- * tables are loaded.
+ * Firmware calls (boot services): the MP services through fw/mp.h
+ * (LocateProtocol, GetNumberOfProcessors, GetProcessorInfo,
+ * StartupAllAPs), CreateEvent, CheckEvent, CloseEvent, Stall,
+ * AllocatePages/FreePages; the configuration table (the MADT, hand-off
+ * preparation).  Never while our tables are loaded.
  */
 #include <efi.h>
 #include <efilib.h>
 
+#include "bringup/bringup.h"
 #include "checks/inject.h"
 #include "fw/firmware.h"
-#include "fw/mpservices.h"
+#include "fw/mp.h"
 #include "fw/owned.h"
 #include "fw/sink.h"
 #include "report/fmt.h"
 #include "smp/smp.h"
 #include "smp/smp_tramp.h"
+#include "live/live.h"
 
 #define START_WAIT_S    90u     /* all APs through their per-CPU checks */
 #define AP_BUDGET_S     240u    /* an AP leaves on its own after this */
@@ -40,8 +43,6 @@
 #define MSR_APIC_BASE   0x1bu
 #define APIC_BASE_X2    (UINT64_C(1) << 10)
 #define APIC_BASE_EN    (UINT64_C(1) << 11)
-
-static EFI_GUID mp_guid = PTLAB_MP_SERVICES_GUID;
 
 static uint64_t s_to_tsc(const struct ptlab *p, uint64_t s)
 {
@@ -227,12 +228,12 @@ static bool mp_list(PTLAB_MP_SERVICES *mp, struct smp_table *t, uint32_t *bsp_ap
 {
 	UINTN n = 0, enabled = 0;
 
-	if (uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &enabled) != EFI_SUCCESS)
+	if (!fw_mp_count(mp, &n, &enabled))
 		return false;
 	for (UINTN i = 0; i < n && t->n < SMP_MAX_CPUS; i++) {
 		PTLAB_PROCESSOR_INFORMATION info = { 0 };
 
-		if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) != EFI_SUCCESS ||
+		if (!fw_mp_info(mp, i, &info) ||
 		    !(info.StatusFlag & PTLAB_MP_PROCESSOR_ENABLED))
 			continue;
 		if (smp_table_add(t, (uint32_t)info.ProcessorId) >= 0 &&
@@ -307,8 +308,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	struct pt_leaf l;
 
 	sh->tsc_per_us = p->t.tsc_per_us;
-	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
-	    !mp || !mp_list(mp, &mpt, &mp_bsp))
+	if (!(mp = fw_mp_locate()) || !mp_list(mp, &mpt, &mp_bsp))
 		mp = NULL;
 	if (m && nm < 0)
 		check_report(p, &check_smp_madt, false, "smp: the MADT (%llu bytes) is malformed",
@@ -462,8 +462,7 @@ void smp_run(struct ptlab *p)
 	}
 	sh = smp_shared_reset(p);
 	sh->source = "mp-services";
-	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
-	    !mp) {
+	if (!(mp = fw_mp_locate())) {
 		fact(p, 1, 1, 1, "none");
 		report_skip(p->rep, "smp", "the firmware has no EFI_MP_SERVICES_PROTOCOL");
 		return;
@@ -512,8 +511,8 @@ void smp_run(struct ptlab *p)
 		report_fail(p->rep, "smp: CreateEvent failed");
 		goto out;
 	}
-	st = uefi_call_wrapper(mp->StartupAllAPs, 7, mp, smp_ap_entry, FALSE,
-			       ev, (UINTN)(AP_BUDGET_S + 60) * 1000000, (void *)sh, NULL);
+	st = fw_mp_startup_all(mp, smp_ap_entry, ev, (UINTN)(AP_BUDGET_S + 60) * 1000000,
+			       (void *)sh);
 	if (st != EFI_SUCCESS) {
 		report_fail(p->rep, "smp: StartupAllAPs failed: 0x%llx", (unsigned long long)st);
 		signaled = returned = true;     /* nothing runs */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The LA57 trampoline's pages (layout in la57.h, code in la57_asm.S): fill
+ * The LA57 trampoline's pages (layout in la57tramp.h, code in la57tramp_asm.S): fill
  * them and run a switch.  No firmware call, no ptlab state: the entry-state
- * chainloader (tests/entrystate/chain.c) links this file and la57_asm.S
+ * chainloader (tests/entrystate/chain.c) links this file and la57tramp_asm.S
  * as they are, to enter ptlab in 5-level paging.
  */
 #include <stddef.h>
 
 #include "cpu/cpu.h"
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 
 #include <ptlab/pte.h>
 

@@ -18,10 +18,10 @@
  *   mode again); far return into the 64-bit code segment;
  *   64-bit: IDTR, GDTR, selectors and RSP back; far return to the caller's CS.
  *
- * The offsets below are shared by la57.c and la57_asm.S.
+ * The offsets below are shared by la57tramp.c and la57tramp_asm.S.
  */
-#ifndef PTLAB_EFI_LA57_H
-#define PTLAB_EFI_LA57_H
+#ifndef PTLAB_EFI_LIVE_LA57TRAMP_H
+#define PTLAB_EFI_LIVE_LA57TRAMP_H
 
 #define LA57_PAGES		2	/* code page, data page */
 #define LA57_DATA		4096	/* the data page, from the code page */
@@ -58,7 +58,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* la57_asm.S: the trampoline's template (code page) and its entry points. */
+/* la57tramp_asm.S: the trampoline's template (code page) and its entry points. */
 extern const char la57_blob[], la57_blob_end[], la57_entry[], la57_stubs32[];
 
 /*
@@ -84,4 +84,4 @@ bool la57_active(void);
 uint64_t la57_lower_pml4(uint64_t root);
 
 #endif /* __ASSEMBLER__ */
-#endif /* PTLAB_EFI_LA57_H */
+#endif /* PTLAB_EFI_LIVE_LA57TRAMP_H */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The LA57 switch trampoline (see la57.h).  la57_blob .. la57_blob_end is a
- * template: la57.c copies it to the trampoline's code page below 4 GiB and
+ * The LA57 switch trampoline (see la57tramp.h).  la57_blob .. la57_blob_end is a
+ * template: la57tramp.c copies it to the trampoline's code page below 4 GiB and
  * runs it there, never here.  Everything in it is position independent: the
  * 64-bit parts address the data page RIP-relative (the data page follows
  * the code page), the 32-bit parts through %ebx = the code page's address.
  *
  * void la57_entry(void): interrupts off; the data page's parameters filled.
  */
-#include "cpu/la57.h"
+#include "live/la57tramp.h"
 
 #define CR0_PG		0x80000000
 #define CR4_PCIDE	0x00020000

@@ -10,11 +10,12 @@
  * trap_uninstall(), after hand-off the recovery CR3 is loaded again,
  * whatever happened.
  */
+#include "live/live.h"
 #include "state/state.h"
 #include "report/report.h"
 #include "cpu/trap.h"
-#include "checks/la57live.h"
-#include "cpu/la57.h"
+#include "live/la57.h"
+#include "live/la57tramp.h"
 
 #include <ptlab/pte.h>
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * TLB and cache maintenance for the tables in CR3: the invalidations the
- * library's flush lists ask for, invlpg and wbinvd.  The checks, the churn
- * and fault injection call these (state.h declares them); they call
- * nothing of checks/ themselves, so every file above can use them without
- * a cycle of calls.  Host tests link their own versions (link seams).
+ * library's flush lists ask for, invlpg and wbinvd.  The checks, the churn,
+ * fault injection and the SMP checks call these (live.h declares them);
+ * they call nothing but cpu/, so every file above can use them without a
+ * cycle of calls.  Host tests link their own versions (link seams).
  */
+#include "live/live.h"
 #include "state/state.h"
 
 #include <ptlab/pte.h>

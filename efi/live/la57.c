@@ -4,11 +4,12 @@
  * trampoline with the checks made before every switch, the plan's RX page
  * for the trampoline, and the switch's test points.
  */
-#include "checks/inject.h"
-#include "checks/la57live.h"
-#include "cpu/la57.h"
-#include "cpu/la57plan.h"
+#include <stdarg.h>
+
+#include "live/la57.h"
+#include "live/la57tramp.h"
 #include "cpu/trap.h"
+#include "opts/opts.h"
 #include "report/fmt.h"
 #include "report/report.h"
 #include "state/state.h"
@@ -20,6 +21,20 @@
 #define CR4_CET         (UINT64_C(1) << 23)
 
 /* ---- preconditions ---- */
+
+/*
+ * --inject=la57-refuse|la57-refuse-later: why the next switch is refused,
+ * or NULL.  The faults are those of checks/elsewhere.c's entries for the
+ * switch's checks, named by the same macros (la57.h).
+ */
+static const char *injected_refusal(const struct ptlab *p)
+{
+	if (opts_fault_given(&p->opts, LA57_FAULT_REFUSE))
+		return "--inject=" LA57_FAULT_REFUSE;
+	if (opts_fault_given(&p->opts, LA57_FAULT_REFUSE_LATER) && p->live.la57_switches)
+		return "--inject=" LA57_FAULT_REFUSE_LATER;
+	return NULL;
+}
 
 /* The trampoline in the hierarchy at @root: code page identity RX-able, data page RW. */
 static bool tramp_mapped(const struct ptlab *p, uint64_t root, unsigned levels)
@@ -51,8 +66,8 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 	uint64_t cr0 = read_cr0(), cr4 = read_cr4(), efer = read_efer(), cr3 = read_cr3();
 	unsigned cur = (cr4 & CR4_LA57) ? 5 : 4;
 
-	if (inject_la57_refusal(p))
-		return inject_la57_refusal(p);
+	if (injected_refusal(p))
+		return injected_refusal(p);
 	if (!p->live.la57_tramp)
 		return "no trampoline was allocated";
 	if (levels == 5 && !p->cpu.caps.la57)
@@ -119,6 +134,24 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
 	return 0;
 }
 
+/*
+ * The preconditions' test point, keyed by its check's fault name (the
+ * registry entry in checks/elsewhere.c names the same LA57_FAULT_REFUSE;
+ * this room sits below the registry, so it keys the report itself).
+ */
+static void __attribute__((format(printf, 3, 4)))
+keyed(struct ptlab *p, bool ok, const char *fmt, ...)
+{
+	const char *was = p->rep->check;
+	va_list ap;
+
+	p->rep->check = LA57_FAULT_REFUSE;
+	va_start(ap, fmt);
+	report_vpoint(p->rep, ok, fmt, ap);
+	va_end(ap);
+	p->rep->check = was;
+}
+
 void la57_check_ready(struct ptlab *p)
 {
 	char why[200];
@@ -134,18 +167,16 @@ void la57_check_ready(struct ptlab *p)
 	}
 	no = precondition(p, p->build.levels, p->build.our_cr3, false, why, sizeof(why));
 	if (no) {
-		check_report(p, &check_la57_preconditions, false,
-			     "la57: switch to %u-level paging refused before the window: %s",
-			     p->build.levels, no);
+		keyed(p, false, "la57: switch to %u-level paging refused before the window: %s",
+		      p->build.levels, no);
 		p->aborted = true;
 		return;
 	}
-	check_report(p, &check_la57_preconditions, true,
-		     "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
-		     "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
-		     "(ours) below 4 GiB, trampoline identity mapped in both",
-		     (unsigned long long)p->live.la57_tramp, (unsigned long long)read_cr3(),
-		     (unsigned long long)p->build.our_cr3);
+	keyed(p, true, "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
+	      "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
+	      "(ours) below 4 GiB, trampoline identity mapped in both",
+	      (unsigned long long)p->live.la57_tramp, (unsigned long long)read_cr3(),
+	      (unsigned long long)p->build.our_cr3);
 }
 
 void la57_report_end(struct ptlab *p)
@@ -193,8 +224,9 @@ int la57_plan_fixup(struct ptlab *p)
 
 	if (!p->live.la57_tramp)
 		return PT_OK;
-	err = la57_plan_exec_page(&p->build.plan, p->live.la57_tramp, p->build.levels,
-				  p->cpu.caps.pdpe1gb);
+	/* RX, split out of the identity entry holding it; its HHDM alias stays RW+NX */
+	err = pt_plan_identity_perm(&p->build.plan, p->live.la57_tramp, PT_PAGE_SIZE, PT_EXEC,
+				    p->build.levels, p->cpu.caps.pdpe1gb);
 	/* not identity mapped at all: the precondition check refuses the switch */
 	return err == PT_ENOTMAPPED ? PT_OK : err;
 }
