@@ -195,12 +195,11 @@ static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bs
 	sh->sel_cs = now.cs;
 	sh->sel_ss = now.ss;
 
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages,
-			      &blocks) != EFI_SUCCESS) {
+	if (owned_alloc(AllocateAnyPages, EfiLoaderData, pages * PT_PAGE_SIZE, &blocks) !=
+	    EFI_SUCCESS) {
 		*why = "no memory for the per-CPU blocks";
 		return -1;
 	}
-	owned_add(blocks, pages * PT_PAGE_SIZE);
 	sh->blocks = blocks;
 	sh->block_pages = pages;
 	for (unsigned i = 0; i < ids->n; i++) {
@@ -348,12 +347,11 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	sh->apic_pa = apic_base & ~UINT64_C(0xfff) &
 		      ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
 	if (smp_tramp_end - smp_tramp_start > (long)PT_PAGE_SIZE ||
-	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData, 2,
-			      &tramp) != EFI_SUCCESS || !smp_tramp_place_ok(tramp)) {
+	    owned_alloc(AllocateMaxAddress, EfiLoaderData, 2 * PT_PAGE_SIZE, &tramp) != EFI_SUCCESS ||
+	    !smp_tramp_place_ok(tramp)) {
 		sh->handoff_skip = "no two pages for the trampoline below 640 KiB";
 		return;
 	}
-	owned_add(tramp, 2 * PT_PAGE_SIZE);
 	sh->tramp_pa = tramp;
 	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
 		(UINTN)(smp_tramp_end - smp_tramp_start));
@@ -583,7 +581,7 @@ out:
 		uefi_call_wrapper(BS->CloseEvent, 1, ev);
 	/* an AP that may still run our code keeps its memory: a leak, not a corruption */
 	if (!ev || (returned && signaled))
-		uefi_call_wrapper(BS->FreePages, 2, sh->blocks, sh->block_pages);
+		owned_free(sh->blocks, sh->block_pages * PT_PAGE_SIZE);
 	else
 		p->aborted = true;
 }

@@ -21,7 +21,7 @@
 bool la57_setup(struct ptlab *p, EFI_LOADED_IMAGE *li,
 		unsigned (*kernel_levels)(struct ptlab *p, EFI_LOADED_IMAGE *li))
 {
-	EFI_PHYSICAL_ADDRESS pa = BELOW_4G - 1;
+	uint64_t pa = BELOW_4G - 1;
 	unsigned asked;
 
 	p->cpu.fw_levels = p->cpu.caps.la57_enabled ? 5 : 4;
@@ -36,13 +36,12 @@ bool la57_setup(struct ptlab *p, EFI_LOADED_IMAGE *li,
 	}
 	if (p->build.levels == p->cpu.fw_levels)
 		return true;
-	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderCode,
-			      LA57_PAGES, &pa) != EFI_SUCCESS) {
+	if (owned_alloc(AllocateMaxAddress, EfiLoaderCode, LA57_PAGES * PT_PAGE_SIZE, &pa) !=
+	    EFI_SUCCESS) {
 		report_fail(p->rep, "la57: no two pages of loader code below 4 GiB for the "
 			    "trampoline");
 		return false;
 	}
-	owned_add(pa, LA57_PAGES * PT_PAGE_SIZE);
 	p->live.la57_tramp = pa;
 	la57_tramp_init(pa);
 	report_fact(p->rep, "la57", "switch=%u-to-%u trampoline=0x%llx stack_top=0x%llx",
@@ -56,7 +55,7 @@ void la57_release(struct ptlab *p)
 	if (!p->live.la57_tramp)
 		return;
 	la57_arm_fatal_leave(NULL);
-	uefi_call_wrapper(BS->FreePages, 2, p->live.la57_tramp, LA57_PAGES);
+	owned_free(p->live.la57_tramp, LA57_PAGES * PT_PAGE_SIZE);
 	p->live.la57_tramp = 0;
 }
 
