@@ -310,20 +310,20 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	if (!(mp = fw_mp_locate()) || !mp_list(mp, &mpt, &mp_bsp))
 		mp = NULL;
 	if (m && nm < 0)
-		check_report(p, &check_smp_madt, false, "smp: the MADT (%llu bytes) is malformed",
+		check_report(p->rep, &check_smp_madt, false, "smp: the MADT (%llu bytes) is malformed",
 			     (unsigned long long)madt_len);
 	if (nm > 0 && mp) {
 		struct smp_table seen = madt;
 
 		/* --inject=madt-id: the comparison is given one APIC ID of the MADT changed */
-		if (inject_on(p, &check_smp_madt))
+		if (inject_on(&p->opts, &check_smp_madt))
 			seen.apic[seen.n - 1] ^= 0x80;
 		if (same_ids(&seen, &mpt) && mp_bsp == bsp)
-			check_report(p, &check_smp_madt, true,
+			check_report(p->rep, &check_smp_madt, true,
 				     "smp: the MADT and GetProcessorInfo agree on %u APIC ID%s, "
 				     "the BSP is %u", madt.n, madt.n == 1 ? "" : "s", bsp);
 		else
-			check_report(p, &check_smp_madt, false,
+			check_report(p->rep, &check_smp_madt, false,
 				     "smp: the MADT lists %u enabled CPUs, GetProcessorInfo %u "
 				     "(BSP %u / %u)", madt.n, mpt.n, bsp, mp_bsp);
 	}
@@ -418,12 +418,12 @@ void smp_handoff_run(struct ptlab *p)
 		report_ap_end(p, c, &ap_end_parked);
 	}
 	if (on_tables == aps + 1 && !p->aborted)
-		check_report(p, &check_smp_aps_on_tables, true,
+		check_report(p->rep, &check_smp_aps_on_tables, true,
 			     "smp: %u AP%s started by INIT-SIPI-SIPI ran on the built tables "
 			     "and %s parked (hlt, interrupts off)", aps, aps == 1 ? "" : "s",
 			     aps == 1 ? "is" : "are");
 	else
-		check_report(p, &check_smp_aps_on_tables, false,
+		check_report(p->rep, &check_smp_aps_on_tables, false,
 			     "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
 out:
@@ -552,11 +552,11 @@ void smp_run(struct ptlab *p)
 		report_fail(p->rep, "smp: the APs did not all return (%s)", returned ?
 			    "the firmware did not signal the end" : "an AP is still in our procedure");
 	else if (on_tables == aps + 1 && started == aps + 1)
-		check_report(p, &check_smp_aps_on_tables, true,
+		check_report(p->rep, &check_smp_aps_on_tables, true,
 			     "smp: %u AP%s ran on our tables and returned on their own "
 			     "firmware state", aps, aps == 1 ? "" : "s");
 	else
-		check_report(p, &check_smp_aps_on_tables, false,
+		check_report(p->rep, &check_smp_aps_on_tables, false,
 			     "smp: %u of %u APs reached our tables", on_tables - 1, aps);
 	fact(p, (unsigned)sh->ncpu, started, on_tables, "mp-services");
 	for (unsigned i = 0; i < sh->ncpu; i++) {

@@ -182,16 +182,16 @@ size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *
 	return at;
 }
 
-int check_report(struct ptlab *p, const struct ptlab_check *c, bool ok, const char *fmt, ...)
+int check_report(struct report *rep, const struct ptlab_check *c, bool ok, const char *fmt, ...)
 {
-	const char *was = p->rep->check;
+	const char *was = rep->check;
 	va_list ap;
 	int ret;
 
-	p->rep->check = c->fault.name;
+	rep->check = c->fault.name;
 	va_start(ap, fmt);
-	ret = report_vpoint(p->rep, ok, fmt, ap);
+	ret = report_vpoint(rep, ok, fmt, ap);
 	va_end(ap);
-	p->rep->check = was;
+	rep->check = was;
 	return ret;
 }

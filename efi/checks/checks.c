@@ -527,11 +527,11 @@ static void far_mapping(struct ptlab *p, const struct ptlab_check *self, uint64_
 	/* a neighbour keeps the page's table, so no unmap frees it (which would flush) */
 	inject_begin(p, self, va ^ PT_PAGE_SIZE);
 	err = pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
-	if (!inject_on(p, self))
+	if (!inject_on(&p->opts, self))
 		ptlab_flush(&fl);
 	pt_frames_free(&p->build.frames, pa);
 	faulted = probe_read64(va, &got, &f);
-	if (inject_on(p, self))
+	if (inject_on(&p->opts, self))
 		ptlab_flush(&fl);
 	inject_end(p, self);
 	if (err)
@@ -657,7 +657,7 @@ static void noncanonical(struct ptlab *p, const struct ptlab_check *self, uint64
 	struct trap_fault f;
 	uint64_t got = 0;
 	/* --inject=canonical-probe: @va made canonical, so the probe meets a #PF or a mapping */
-	uint64_t probe = inject_on(p, self) ?
+	uint64_t probe = inject_on(&p->opts, self) ?
 		va & ((UINT64_C(1) << (p->build.levels == 5 ? 56 : 47)) - 1) : va;
 	int faulted = probe_read64(probe, &got, &f);
 
@@ -714,7 +714,7 @@ static int unmap_piece(struct ptlab *p, const struct ptlab_check *self, uint64_t
 	uint64_t got, last = va + len - PT_PAGE_SIZE;
 	int err;
 
-	if (inject_on(p, self))
+	if (inject_on(&p->opts, self))
 		probe_read64(va, &got, &f);   /* cached, then unmapped without invlpg */
 	err = pt_unmap(&p->build.space, va, len, 0, &fl);
 
@@ -722,7 +722,7 @@ static int unmap_piece(struct ptlab *p, const struct ptlab_check *self, uint64_t
 		*bad_va = va;
 		return err;
 	}
-	if (!inject_on(p, self))
+	if (!inject_on(&p->opts, self))
 		ptlab_flush(&fl);
 	if (probe_read64(va, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, va) ||
 	    probe_read64(last, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, last)) {
@@ -806,7 +806,7 @@ static void check_ram_sweep(struct ptlab *p, const struct ptlab_check *self)
 
 			if (pt_map(&p->build.space, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl))
 				continue;
-			if (!inject_on(p, self))
+			if (!inject_on(&p->opts, self))
 				ptlab_flush(&fl);
 			/* the map may have taken this very frame for a table */
 			if (pt_frames_in_use(&p->build.frames, pa)) {
@@ -817,7 +817,7 @@ static void check_ram_sweep(struct ptlab *p, const struct ptlab_check *self)
 			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
 				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
 			pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
-			if (!inject_on(p, self))
+			if (!inject_on(&p->opts, self))
 				ptlab_flush(&fl);
 			if (bad_here && !bad++)
 				first_bad = pa;

@@ -83,7 +83,7 @@ static void ad_leaf(struct ptlab *p, const struct ptlab_check *self, unsigned k)
 		return;
 	}
 	if (map_flush(p, va, pa, size_bytes[k],
-		      inject_on(p, self) ? 0 : PT_WRITE, (enum pt_page_size)k) ||
+		      inject_on(&p->opts, self) ? 0 : PT_WRITE, (enum pt_page_size)k) ||
 	    !(e = entry_of(p, va))) {
 		report_fail(p->rep, "A/D %s leaf: could not map the test leaf", size_name[k]);
 		return;
@@ -172,7 +172,7 @@ static void invlpg_remap(struct ptlab *p, const struct ptlab_check *self, unsign
 		report_fail(p->rep, "invlpg remap %s leaf: remap refused", size_name[k]);
 		return;
 	}
-	if (!inject_on(p, self))
+	if (!inject_on(&p->opts, self))
 		ptlab_flush(&fl);
 	got = 0;
 	probe_read64(va + off, &got, &f);
@@ -211,7 +211,7 @@ static void check_cr3_reload(struct ptlab *p, const struct ptlab_check *self)
 		unmap_flush(p, va, PT_PAGE_SIZE);
 		return;
 	}
-	if (!inject_on(p, self))
+	if (!inject_on(&p->opts, self))
 		write_cr3(read_cr3());
 	probe_read64(va, &got, &f);
 	unmap_flush(p, va, PT_PAGE_SIZE);
@@ -239,12 +239,12 @@ static void check_global(struct ptlab *p, const struct ptlab_check *self)
 		report_fail(p->rep, "global pages: could not set up the test page");
 		return;
 	}
-	if (!inject_on(p, self))
+	if (!inject_on(&p->opts, self))
 		write_cr3(read_cr3());
 	probe_read64(va, &got, &f);
 	survived = got == v1;
 	/* a PGE toggle flushes global translations too */
-	if (!inject_on(p, self)) {
+	if (!inject_on(&p->opts, self)) {
 		write_cr4(cr4 & ~CR4_PGE);
 		write_cr4(cr4 | CR4_PGE);
 	}
@@ -268,7 +268,7 @@ static void rsvd(struct ptlab *p, const struct ptlab_check *self, const char *na
 	struct trap_fault f, g;
 	int r, w;
 
-	*e |= inject_on(p, self) ? 0 : bit;
+	*e |= inject_on(&p->opts, self) ? 0 : bit;
 	invlpg(va);
 	r = probe_read64(va, &got, &f);
 	w = probe_write64(va, 0, &g);
@@ -317,7 +317,7 @@ static void check_wp(struct ptlab *p, const struct ptlab_check *self)
 		return;
 	}
 	probe_read64(va, &v, &f);
-	write_cr0(inject_on(p, self) && !(cr4 & CR4_CET) ? cr0 & ~CR0_WP :
+	write_cr0(inject_on(&p->opts, self) && !(cr4 & CR4_CET) ? cr0 & ~CR0_WP :
 		  cr0 | CR0_WP);
 	with_wp = probe_write64(va, v, &f);
 	/*
@@ -356,7 +356,7 @@ static void check_smep(struct ptlab *p, const struct ptlab_check *self)
 		return;
 	}
 	*(volatile uint8_t *)(uintptr_t)p->data.pa = 0xc3;
-	write_cr4(inject_on(p, self) ? cr4 & ~CR4_SMEP : cr4 | CR4_SMEP);
+	write_cr4(inject_on(&p->opts, self) ? cr4 & ~CR4_SMEP : cr4 | CR4_SMEP);
 	a = probe_exec(va, &f);
 	write_cr4(cr4 & ~CR4_SMEP);
 	b = probe_exec(va, &g);
@@ -386,7 +386,7 @@ static void check_smap(struct ptlab *p, const struct ptlab_check *self)
 		return;
 	}
 	write_cr4(cr4 | CR4_SMAP);
-	if (inject_on(p, self))
+	if (inject_on(&p->opts, self))
 		stac();
 	else
 		clac();
@@ -429,7 +429,7 @@ static void check_split(struct ptlab *p, const struct ptlab_check *self)
 			bad++;
 	}
 	/* --inject=split-wrong-page: the cut takes the first checked page instead */
-	unmap_flush(p, inject_on(p, self) ? va + off % (size / 16) :
+	unmap_flush(p, inject_on(&p->opts, self) ? va + off % (size / 16) :
 		    va + off + 5 * PT_PAGE_SIZE, PT_PAGE_SIZE);
 	for (unsigned i = 0; i < 16; i++) {
 		uint64_t x = va + i * (size / 16) + off % (size / 16), a = 0, b = 0;

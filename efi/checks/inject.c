@@ -21,9 +21,9 @@
 
 enum undo_kind { UNDO_PROTECT, UNDO_REMAP, UNDO_MAP, UNDO_ROOT_ENTRY, UNDO_CR3 };
 
-bool inject_on(const struct ptlab *p, const struct ptlab_check *c)
+bool inject_on(const struct opts *o, const struct ptlab_check *c)
 {
-	return opts_fault_given(&p->opts, c->fault.name);
+	return opts_fault_given(o, c->fault.name);
 }
 
 static void flush(struct ptlab *p, const struct pt_flushlist *fl)
@@ -151,7 +151,7 @@ int inject_root_copy(struct ptlab *p, const struct ptlab_check *c)
 
 void inject_begin(struct ptlab *p, const struct ptlab_check *c, uint64_t arg)
 {
-	if (!inject_on(p, c) || !c->fault.plant)
+	if (!inject_on(&p->opts, c) || !c->fault.plant)
 		return;
 	if (c->fault.plant(p, c, arg))
 		report_note(p->rep, "inject: %s could not be planted (va 0x%llx)", c->fault.name,
@@ -193,7 +193,7 @@ void inject_end(struct ptlab *p, const struct ptlab_check *c)
 {
 	struct ptlab_inject *in = &p->inject;
 
-	if (!inject_on(p, c))
+	if (!inject_on(&p->opts, c))
 		return;
 	for (unsigned i = in->n; i-- > 0;) {
 		const struct ptlab_inject_undo u = in->undo[i];

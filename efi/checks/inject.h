@@ -17,10 +17,11 @@
 
 #include "checks/registry.h"
 
+struct opts;
 struct ptlab;
 
 /* Whether the run was asked for @c's fault. */
-bool inject_on(const struct ptlab *p, const struct ptlab_check *c);
+bool inject_on(const struct opts *o, const struct ptlab_check *c);
 
 /*
  * Plant @c's fault (when asked for) with its plant function.  @arg is what

@@ -17,7 +17,7 @@
  *  - its entry, static const struct ptlab_check x = { "x: whole name",
  *    PTLAB_PHASE_..., check_x, { "x-fault", "what it breaks", when,
  *    plant, NULL } }, plant making the fault with inject.h's recorded
- *    changes (or NULL, the body asking inject_on(p, self));
+ *    changes (or NULL, the body asking inject_on(&p->opts, self));
  *  - &x in the module's table, where in its phase it is to run.
  * --inject=x-fault is then accepted, planted and taken back around it.
  * The entry is the only place its names and what its fault breaks are
@@ -44,6 +44,7 @@
 
 struct opts;
 struct ptlab;
+struct report;
 
 /* The phases, in the order a run reaches them. */
 enum ptlab_phase {
@@ -132,7 +133,7 @@ int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_pha
  * calls nothing back in the run, so the code that reports such checks
  * (la57live.c, smp/) makes no call cycle through the runner.
  */
-int check_report(struct ptlab *p, const struct ptlab_check *c, bool ok, const char *fmt, ...)
+int check_report(struct report *rep, const struct ptlab_check *c, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* Plant the PTLAB_FAULT_AFTER_BUILD faults asked for (each taken back after its check). */

@@ -161,7 +161,7 @@ static int rebuild(struct ptlab *p)
 		return err;
 	}
 	b->our_cr3 = b->space.root_pa;
-	if (inject_on(p, proto->digest_check))
+	if (inject_on(&p->opts, proto->digest_check))
 		proto->digest_plant(p);
 	digest = run_digest(&b->space, &leaves);
 	if (digest == b->digest && leaves == b->digest_leaves)

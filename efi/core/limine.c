@@ -937,7 +937,7 @@ static void check_segments(struct ptlab *p, struct lim *l)
 {
 	uint64_t pages = 0, bad = 0, first = 0;
 
-	if (inject_on(p, &check_limine_segments)) {
+	if (inject_on(&p->opts, &check_limine_segments)) {
 		const struct lm_seg *s = &l->elf.seg[0];
 		uint64_t va = pt_align_down(s->va + s->memsz - 1, PT_PAGE_SIZE);
 
@@ -1027,7 +1027,7 @@ static int mask_irqs(struct ptlab *p)
 	struct lim *l = lim_of(p);
 	unsigned lines = 0, masked = 0;
 	/* --inject=limine-unmasked: the first line the loop would mask unmasked instead */
-	bool skip = inject_on(p, &check_limine_masked);
+	bool skip = inject_on(&p->opts, &check_limine_masked);
 
 	outb(PIC1_DATA, 0xff);
 	outb(PIC2_DATA, 0xff);
@@ -1141,7 +1141,7 @@ static void park_aps(struct ptlab *p, struct lim *l)
 			continue;
 		}
 		/* --inject=limine-park: the first AP's CR3 taken for wrong */
-		if (b->cr3 != p->build.our_cr3 || (inject_on(p, &check_limine_aps) && aps == 1))
+		if (b->cr3 != p->build.our_cr3 || (inject_on(&p->opts, &check_limine_aps) && aps == 1))
 			wrong++;
 	}
 	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE,
@@ -1208,7 +1208,7 @@ static int widen_identity(struct ptlab *p)
 			    "RWX: %s", pt_strerror(err));
 		return err;
 	}
-	if (inject_on(p, &check_limine_identity) &&
+	if (inject_on(&p->opts, &check_limine_identity) &&
 	    pt_protect(sp, FOUR_GIB - PT_PAGE_SIZE, PT_PAGE_SIZE, PT_WRITE, NULL) == PT_OK)
 		report_note(p->rep, "inject: limine-identity planted (the page below 4 GiB left "
 			    "no-execute)");
@@ -1262,7 +1262,7 @@ static int limine_prepare(struct ptlab *p)
 	check_segments(p, l);
 	if (!build_map(p, l) || !respond(p, l))
 		return PT_EINVAL;
-	if (inject_on(p, &check_limine_read) && l->entry_len) {
+	if (inject_on(&p->opts, &check_limine_read) && l->entry_len) {
 		l->entry_bytes[0] ^= 0xff;
 		report_note(p->rep, "inject: limine-entry planted (an entry byte expected flipped)");
 	}

@@ -569,7 +569,7 @@ static int linux_prepare_jump(struct ptlab *p)
 	 * RW+NX now: the decompressor reads the BIOS data area (0x40e, 0x413)
 	 * through the identity map before it loads tables of its own.
 	 */
-	if (!inject_on(p, &check_linux_digest)) {
+	if (!inject_on(&p->opts, &check_linux_digest)) {
 		err = map_page0(p);
 		if (err) {
 			report_fail(p->rep, "linux: page 0 (the BIOS data area) could not be mapped: %s",
@@ -577,7 +577,7 @@ static int linux_prepare_jump(struct ptlab *p)
 			return PT_EINVAL;
 		}
 	}
-	if (inject_on(p, &check_linux_mapped)) {
+	if (inject_on(&p->opts, &check_linux_mapped)) {
 		struct pt_flushlist fl;
 
 		uint64_t mid = k->load_pa + (k->init_bytes / 2 & ~(uint64_t)(PT_PAGE_SIZE - 1));
@@ -598,7 +598,7 @@ static int linux_prepare_jump(struct ptlab *p)
 	else
 		report_fail(p->rep, "linux: the kernel's range, page 0, the zero page, command line or "
 			    "initrd is not identity mapped as the 64-bit boot protocol needs");
-	if (inject_on(p, &check_linux_entry)) {
+	if (inject_on(&p->opts, &check_linux_entry)) {
 		k->entry_bytes[0] ^= 0xff;
 		report_note(p->rep, "inject: linux-entry planted (an entry byte expected flipped)");
 	}

@@ -353,11 +353,11 @@ void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 {
 	la57_report_end(p);
 	if (p->build.frames.in_use == 0 && p->build.frames.allocated == p->build.frames.freed)
-		check_report(p, &check_frames_returned, true,
+		check_report(p->rep, &check_frames_returned, true,
 			     "frames: every frame taken was returned (%llu)",
 			     (unsigned long long)p->build.frames.allocated);
 	else
-		check_report(p, &check_frames_returned, false,
+		check_report(p->rep, &check_frames_returned, false,
 			     "frames: allocated=%llu freed=%llu in use=%llu",
 			     (unsigned long long)p->build.frames.allocated, (unsigned long long)p->build.frames.freed,
 			     (unsigned long long)p->build.frames.in_use);

@@ -347,7 +347,7 @@ static void ap_checks(struct smp_cpu *c)
 	obs_read(c->own_pa, &c->alias_back);
 
 	/* --inject=ap-call: the call's argument is wrong, so its result must be */
-	c->call_got = fn(c->apic + inject_on(sh->p, &check_smp_ap_call));
+	c->call_got = fn(c->apic + inject_on(&sh->p->opts, &check_smp_ap_call));
 
 	obs_read(c->pf_va, &c->pf_read);
 	obs_write(c->pf_va, 0, &c->pf_write);
@@ -473,7 +473,7 @@ static void ap_main(void *arg)
 		return;
 	}
 	/* --inject=ap-off-tables: the last AP leaves without loading our CR3 */
-	if (inject_on(sh->p, &check_smp_aps_on_tables) && c->index == sh->ncpu - 1) {
+	if (inject_on(&sh->p->opts, &check_smp_aps_on_tables) && c->index == sh->ncpu - 1) {
 		c->state = SMP_ST_LEFT;
 		return;
 	}
@@ -641,7 +641,7 @@ static bool cache_all(struct ptlab *p, const char *name, const uint64_t *va,
 			if (smp_obs_matches(&c->obs[k], &before[k]))
 				continue;
 			smp_obs_text(&c->obs[k], got, sizeof(got));
-			check_report(p, &check_smp_shootdowns, false,
+			check_report(p->rep, &check_smp_shootdowns, false,
 				     "%s: %s could not read 0x%llx before the change: %s",
 				     name, cpu_name(c), (unsigned long long)va[k], got);
 			return false;
@@ -683,19 +683,19 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 			bad++;
 			smp_obs_text(&c->obs[k], got, sizeof(got));
 			smp_obs_text(&w, want, sizeof(want));
-			check_report(p, &check_smp_shootdowns, false,
+			check_report(p->rep, &check_smp_shootdowns, false,
 				     "%s: %s at 0x%llx %s: %s, expected %s%s", name, cpu_name(c),
 				     (unsigned long long)va[k],
 				     v == SMP_SAW_OLD ? "still used the stale translation" :
 				     "saw neither translation", got, want,
 				     (int)i != skip ? "" :
-				     inject_on(p, &check_smp_shootdowns) ?
+				     inject_on(&p->opts, &check_smp_shootdowns) ?
 				     " (IPI withheld: --inject=missing-shootdown-all)" :
 				     " (IPI withheld: --inject=missing-shootdown)");
 		}
 	}
 	if (!bad && seen)
-		check_report(p, &check_smp_shootdowns, true,
+		check_report(p->rep, &check_smp_shootdowns, true,
 			     "%s: %u AP%s saw the change after the IPI (%u acknowledged), "
 			     "%u probe%s each", name, seen, seen == 1 ? "" : "s", acked, n,
 			     n == 1 ? "" : "s");
@@ -703,7 +703,7 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 
 static int skip_for_inject(struct ptlab *p, bool *used)
 {
-	bool all = inject_on(p, &check_smp_shootdowns);
+	bool all = inject_on(&p->opts, &check_smp_shootdowns);
 
 	if ((p->opts.inject != OPTS_INJECT_MISSING_SHOOTDOWN || *used) && !all)
 		return -1;
@@ -758,7 +758,7 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 	}
 	err = pt_map(&p->build.space, s->va, s->pa, s->len, s->flags, s->size, &fl);
 	if (err) {
-		check_report(p, &check_smp_shootdowns, false,
+		check_report(p->rep, &check_smp_shootdowns, false,
 			     "%s: could not map the test leaf: %s", s->name, pt_strerror(err));
 		return;
 	}
@@ -772,7 +772,7 @@ static void run_scenario(struct ptlab *p, struct scenario *s,
 	err = change(p, s, &fl);
 	if (err) {
 		sh->probe_smap = false;
-		check_report(p, &check_smp_shootdowns, false,
+		check_report(p->rep, &check_smp_shootdowns, false,
 			     "%s: the change was refused: %s", s->name, pt_strerror(err));
 		clean(p, s->va, s->len);
 		return;
@@ -924,7 +924,7 @@ static void churn_checks(struct ptlab *p)
 			break;
 		}
 		if (err) {
-			check_report(p, &check_smp_shootdowns, false,
+			check_report(p->rep, &check_smp_shootdowns, false,
 				     "smp churn: step %u op %u at 0x%llx refused: %s", steps,
 				     (unsigned)st.op, (unsigned long long)va, pt_strerror(err));
 			break;
@@ -965,19 +965,19 @@ static void churn_checks(struct ptlab *p)
 				      .error = c->bad_want.error, .cr2 = c->bad_want.cr2 };
 		smp_obs_text(&c->bad_got, got, sizeof(got));
 		smp_obs_text(&w, want, sizeof(want));
-		check_report(p, &check_smp_shootdowns, false,
+		check_report(p->rep, &check_smp_shootdowns, false,
 			     "smp churn: %s disagreed with the shadow model %llu times; first "
 			     "at step %u va=0x%llx: expected %s, observed %s", cpu_name(c),
 			     (unsigned long long)c->mismatches, c->bad_step,
 			     (unsigned long long)c->bad_va, want, got);
 	}
 	if (!bad && seen && steps == CHURN_STEPS)
-		check_report(p, &check_smp_shootdowns, true,
+		check_report(p->rep, &check_smp_shootdowns, true,
 			     "smp churn: %u map/unmap/remap/protect steps with shootdowns, %u AP%s "
 			     "agreed with the shadow model at every step (%u pages each)", steps, seen,
 			     seen == 1 ? "" : "s", SMP_CHURN_PAGES);
 	else if (!bad)
-		check_report(p, &check_smp_shootdowns, false,
+		check_report(p->rep, &check_smp_shootdowns, false,
 			     "smp churn: only %u of %u steps ran with %u APs", steps,
 			     CHURN_STEPS, seen);
 }
@@ -1009,44 +1009,44 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 	if (!c->alias_ident.faulted && !c->alias_hhdm.faulted && !c->alias_back.faulted &&
 	    c->alias_ident.value == pattern_of(c->own_pa) && c->alias_hhdm.value == pattern_of(c->own_pa) &&
 	    c->alias_back.value == c->alias_write)
-		check_report(p, &check_smp_ap_alias, true,
+		check_report(p->rep, &check_smp_ap_alias, true,
 			     "smp %s: its own frame read through identity and HHDM, written "
 			     "through the HHDM and read back through identity", n);
 	else
-		check_report(p, &check_smp_ap_alias, false,
+		check_report(p->rep, &check_smp_ap_alias, false,
 			     "smp %s: aliases: identity 0x%llx hhdm 0x%llx back 0x%llx, expected "
 			     "0x%llx and 0x%llx", n, (unsigned long long)c->alias_ident.value,
 			     (unsigned long long)c->alias_hhdm.value,
 			     (unsigned long long)c->alias_back.value,
 			     (unsigned long long)pattern_of(c->own_pa), (unsigned long long)c->alias_write);
 	if (c->call_got == (uint64_t)c->apic * 5 + 7)
-		check_report(p, &check_smp_ap_call, true,
+		check_report(p->rep, &check_smp_ap_call, true,
 			     "smp %s: a call through the image alias at 0x%llx returned", n,
 			     (unsigned long long)c->sh->image_va);
 	else
-		check_report(p, &check_smp_ap_call, false,
+		check_report(p->rep, &check_smp_ap_call, false,
 			     "smp %s: the image alias call returned 0x%llx, expected 0x%llx", n,
 			     (unsigned long long)c->call_got, (unsigned long long)c->apic * 5 + 7);
 	{
 		struct smp_expect r = want_fault(c->pf_va, 0), w = want_fault(c->pf_va, PF_ERR_W);
 
 		if (smp_obs_matches(&c->pf_read, &r) && smp_obs_matches(&c->pf_write, &w)) {
-			check_report(p, &check_smp_ap_pf, true,
+			check_report(p->rep, &check_smp_ap_pf, true,
 				     "smp %s: #PF on its own unmapped page, cr2=0x%llx errors 0x0 "
 				     "(read) and 0x2 (write)", n, (unsigned long long)c->pf_va);
 		} else {
 			smp_obs_text(&c->pf_read, a, sizeof(a));
 			smp_obs_text(&c->pf_write, b, sizeof(b));
-			check_report(p, &check_smp_ap_pf, false,
+			check_report(p->rep, &check_smp_ap_pf, false,
 				     "smp %s: at 0x%llx a read gave %s and a write %s, expected "
 				     "#PF errors 0x0 and 0x2", n, (unsigned long long)c->pf_va, a, b);
 		}
 	}
 	if (c->ad_read == PTE_A && c->ad_write == PTE_AD_MASK)
-		check_report(p, &check_smp_ap_ad, true,
+		check_report(p->rep, &check_smp_ap_ad, true,
 			     "smp %s: A/D on its own page: a read set A only, a write A and D", n);
 	else
-		check_report(p, &check_smp_ap_ad, false,
+		check_report(p->rep, &check_smp_ap_ad, false,
 			     "smp %s: A/D on its own page: after a read 0x%llx, after a write "
 			     "0x%llx (expected 0x20 and 0x60)", n, (unsigned long long)c->ad_read,
 			     (unsigned long long)c->ad_write);
@@ -1068,7 +1068,7 @@ int smp_map_area(struct ptlab *p)
 		c->pf_va = PTLAB_UNMAPPED_VA + PT_SIZE_2M + (uint64_t)i * PT_PAGE_SIZE;
 		c->ad_va = VA_AD(i);
 		err = pt_map(&p->build.space, c->ad_va, c->own_pa, PT_PAGE_SIZE,
-			     inject_on(p, &check_smp_ap_ad) ? 0 : PT_WRITE, PT_PAGE_4K, NULL);
+			     inject_on(&p->opts, &check_smp_ap_ad) ? 0 : PT_WRITE, PT_PAGE_4K, NULL);
 		if (!err)
 			err = pt_translate(&p->build.space, c->ad_va, &l);
 		if (!err)
@@ -1128,7 +1128,7 @@ void smp_ap_handoff(struct smp_cpu *c)
 	struct desc_ptr idtr = { sizeof(smp_idt) - 1, (uint64_t)(uintptr_t)smp_idt };
 
 	/* --inject=ap-off-tables: the last AP halts before it reports in */
-	while (inject_on(sh->p, &check_smp_aps_on_tables) && c->index == sh->ncpu - 1)
+	while (inject_on(&sh->p->opts, &check_smp_aps_on_tables) && c->index == sh->ncpu - 1)
 		__asm__ volatile("cli; hlt");
 
 	/* started by our trampoline: its selectors are ours to replace */
@@ -1192,7 +1192,7 @@ static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 	/* back to wait-for-SIPI, so a late start cannot take the next AP's stack */
 	send_init(sh, c->apic);
 	c->lost = true;
-	check_report(p, &check_smp_aps_on_tables, false,
+	check_report(p->rep, &check_smp_aps_on_tables, false,
 		     "smp: %s did not answer INIT-SIPI-SIPI within %u s", cpu_name(c),
 		     SIPI_WAIT_US / 1000000);
 	return false;

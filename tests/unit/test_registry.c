@@ -131,7 +131,7 @@ static void other_check(struct ptlab *p, const struct ptlab_check *self)
 	ran('O');
 	seen.other_runs++;
 	seen.other_live_what = seen.live_what;
-	seen.entry_before_run = seen.enter_plants == 1 && inject_on(p, self);
+	seen.entry_before_run = seen.enter_plants == 1 && inject_on(&p->opts, self);
 }
 
 static int other_plant(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
@@ -301,8 +301,8 @@ static void test_registry_keys_each_check_s_lines(void **state)
 	assert_null(fx.rep.check);
 	assert_int_equal(report_ok(&fx.rep, "after the phases"), 0);
 	assert_non_null(strstr(fx.buf, " - after the phases\n"));
-	assert_int_equal(check_report(&fx.p, &extra, false, "elsewhere: %u", 7u), 0);
-	assert_int_equal(check_report(&fx.p, &other, true, "elsewhere too"), 0);
+	assert_int_equal(check_report(fx.p.rep, &extra, false, "elsewhere: %u", 7u), 0);
+	assert_int_equal(check_report(fx.p.rep, &other, true, "elsewhere too"), 0);
 	assert_non_null(strstr(fx.buf, " - elsewhere: 7 # check=extra-read-only\n"));
 	assert_non_null(strstr(fx.buf, "\nok 4 - elsewhere too # check=other-at-entry\n"));
 	assert_null(fx.rep.check);
