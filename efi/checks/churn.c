@@ -40,6 +40,7 @@
  */
 #include "checks/checkkit.h"
 #include "checks/churn.h"
+#include "checks/ram.h"
 #include "checks/inject.h"
 #include "report/report.h"
 #include "cpu/trap.h"

@@ -11,6 +11,7 @@
 #include "checks/checkkit.h"
 #include "live/live.h"
 #include "report/report.h"
+#include "checks/fwaudit.h"
 #include "state/state.h"
 
 #include <ptlab/pte.h>

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the memory map says is RAM (see state.h): the one answer every
+ * What the memory map says is RAM (ram.h): the one answer every
  * module that must not touch MMIO or reserved memory asks.  A file of its
  * own so a module that needs it depends on nothing else, and a host test
  * linking such a module may stand in its own (a link seam).
  */
+#include "checks/ram.h"
 #include "state/state.h"
 
 bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)

@@ -13,6 +13,7 @@
 #include <ptlab/pte.h>
 
 #include "report/ptdump.h"
+#include "core/dump.h"
 #include "state/state.h"
 #include "live/live.h"
 #include "report/report.h"

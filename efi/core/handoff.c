@@ -28,6 +28,8 @@
  * ResetSystem.
  */
 #include "bringup/bringup.h"
+#include "checks/fwaudit.h"
+#include "core/dump.h"
 #include "fw/firmware.h"
 #include "fw/gop.h"
 #include "core/end.h"

@@ -15,6 +15,9 @@
  */
 #include "core/run.h"
 #include "checks/churn.h"
+#include "checks/fwaudit.h"
+#include "checks/ram.h"
+#include "core/dump.h"
 #include "checks/registry.h"
 #include "live/la57.h"
 #include "core/la57.h"

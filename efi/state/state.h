@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A run's state (struct ptlab, split by concern) and the functions of the
- * modules that run with it: checks.c, ram.c, dump.c (the checks
- * themselves run through the registry, checks/registry.h; running on our
- * tables is live/live.h).
+ * A run's state (struct ptlab, split by concern): types and constants
+ * only; each module that works on it declares its functions in its own
+ * header (the checks run through the registry, checks/registry.h;
+ * running on our tables is live/live.h).
  * Firmware-free: everything the checks need is here in plain types, so no
  * firmware header reaches the code that runs with ptlab's tables in CR3.
  * (Not to be confused with <ptlab/ptlab.h>, the library's umbrella header.)
@@ -320,24 +320,5 @@ static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_c
 			return order[i];
 	return PT_CACHE_WB;
 }
-
-/* ---- checks/fwaudit.c ---- */
-
-/* Walk the firmware's own tables (CR3 at entry) and report what they map. */
-void ptlab_audit_firmware(struct ptlab *p);
-
-/* ---- dump.c ---- */
-
-/* --dump=ranges: the built tables as ptdump-style runs under region markers. */
-void ptlab_dump_tables(struct ptlab *p);
-/* --dump-firmware=ranges|leaves: the firmware's live tables (CR3 at entry). */
-void ptlab_dump_firmware(struct ptlab *p);
-
-/* ---- ram.c ---- */
-
-/* Is @pa in RAM per the memory map (safe to read, never MMIO or reserved)? */
-bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
-/* Is all of [pa, pa+len) RAM per the memory map (no hole, MMIO or reserved byte)? */
-bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
 
 #endif /* PTLAB_EFI_STATE_H */

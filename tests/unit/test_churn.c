@@ -46,6 +46,7 @@
 
 #include "../../efi/checks/churn.h"
 #include "../../efi/checks/inject.h"
+#include "../../efi/checks/ram.h"
 #include "../../efi/report/report.h"
 #include "../../efi/state/state.h"
 #include "../../efi/live/live.h"
