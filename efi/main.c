@@ -288,11 +288,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	tss_page_put(tss_page);
 	sink_close(app.rep);
 	sink_file_close();
-	verdict_line(&app, verdict, sizeof(verdict));
+	verdict_line(app.rep, app.aborted, verdict, sizeof(verdict));
 	runs_end(verdict);
 	note_earlier(true);
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 300, 0, 0, NULL);
-	v = verdict_of(&app);
+	v = verdict_of(app.rep, app.aborted);
 	end_run(&app, true);
 	if (app.opts.wrong_restore)
 		write_cr0(read_cr0() ^ CR0_WP);   /* test only: a restore gone wrong */

@@ -521,7 +521,7 @@ void smp_run(struct ptlab *p)
 			    START_WAIT_S);
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (!sh->cpu[i]->bsp)
-			smp_report_cpu(p, sh->cpu[i]);
+			smp_report_cpu(p->rep, sh->cpu[i]);
 	sink_emit(p->rep);
 
 	if (!p->aborted)

@@ -14,7 +14,7 @@
 
 #define WAIT_SECONDS 60u
 
-void end_say(struct ptlab *p, bool boot_services, const char *s)
+void end_say(struct ptlab_fb *fb, bool boot_services, const char *s)
 {
 	size_t n = 0;
 	char buf[128];
@@ -26,11 +26,11 @@ void end_say(struct ptlab *p, bool boot_services, const char *s)
 	while (s[n])
 		n++;
 	serial_write(s, n);
-	if (p->fb.ok && n < sizeof(buf)) {
+	if (fb->ok && n < sizeof(buf)) {
 		for (size_t i = 0; i < n; i++)
 			buf[i] = s[i];
 		buf[n ? n - 1 : 0] = '\0';	/* without the line break */
-		fbcon_write_line(&p->fb.con, buf);
+		fbcon_write_line(&fb->con, buf);
 	}
 }
 
@@ -58,33 +58,37 @@ bool end_wait_key(const char *what, unsigned seconds)
 	return true;
 }
 
-/* Shut down or reboot through the runtime services; returns when that did not happen. */
-static void reset(struct ptlab *p, bool boot_services, enum verdict v)
+/*
+ * Shut down (reboot for --end=reboot, @end) through the runtime services,
+ * telling why on COM1 and @fb's screen when that cannot be done after
+ * ExitBootServices; returns when that did not happen.
+ */
+static void reset(struct ptlab_fb *fb, enum opts_end end, bool boot_services, enum verdict v)
 {
 	if (!boot_services && !firmware_runtime_reset_supported()) {
-		end_say(p, false, "ptlab: the firmware does not support ResetSystem after "
+		end_say(fb, false, "ptlab: the firmware does not support ResetSystem after "
 		    "ExitBootServices; halted\n");
 		return;
 	}
 	/* after ExitBootServices runtime services are identity mapped in the recovery hierarchy */
 	uefi_call_wrapper(RT->ResetSystem, 4,
-			  p->opts.end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
+			  end == OPTS_END_REBOOT ? EfiResetCold : EfiResetShutdown,
 			  v == VERDICT_PASSED ? EFI_SUCCESS : EFI_ABORTED, 0, NULL);
 	if (!boot_services)
-		end_say(p, false, "ptlab: ResetSystem returned; halted\n");
+		end_say(fb, false, "ptlab: ResetSystem returned; halted\n");
 }
 
 void end_run(struct ptlab *p, bool boot_services)
 {
-	const enum verdict v = verdict_of(p);
+	const enum verdict v = verdict_of(p->rep, p->aborted);
 	const unsigned steps = end_steps(p->opts.end, boot_services);
 
 	if (steps & END_STEP_DEBUG_EXIT)
-		verdict_debug_exit(p, v);
+		verdict_debug_exit(&p->cpu.caps, v);
 	if (steps & END_STEP_WAIT_KEY)
 		end_wait_key("to shut down", WAIT_SECONDS);
 	if (steps & END_STEP_RESET)
-		reset(p, boot_services, v);
+		reset(&p->fb, p->opts.end, boot_services, v);
 	if (!(steps & END_STEP_HALT))
 		return;   /* efi_main returns the verdict's status */
 	if (boot_services)

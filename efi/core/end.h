@@ -27,9 +27,9 @@ void end_run(struct ptlab *p, bool boot_services);
 /*
  * A line ("...\n") at the very end, after the report.  With boot services:
  * the console and COM1.  Without: COM1 and, when the report is on the
- * screen, the screen.
+ * screen (@fb's console, the run's), the screen.
  */
-void end_say(struct ptlab *p, bool boot_services, const char *line);
+void end_say(struct ptlab_fb *fb, bool boot_services, const char *line);
 
 /* efi_main's status for @v: success, EFI_UNSUPPORTED (nothing checked), EFI_ABORTED. */
 EFI_STATUS end_status(enum verdict v);

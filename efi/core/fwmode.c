@@ -181,7 +181,7 @@ static void leave_to_firmware_mode(struct ptlab *p)
 		return;
 	serial_write(msg, sizeof(msg) - 1);
 	if (p->opts.end == OPTS_END_QEMU)
-		verdict_debug_exit(p, verdict_of(p));
+		verdict_debug_exit(&p->cpu.caps, verdict_of(p->rep, p->aborted));
 	cpu_halt();
 }
 

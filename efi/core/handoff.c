@@ -348,7 +348,7 @@ static void fatal_report(void *ctx, const struct trap_fault *f)
 			 .where = " outside the checks" }, f);
 	sink_close(p->rep);
 	if (p->opts.end == OPTS_END_QEMU)
-		verdict_debug_exit(p, verdict_of(p));
+		verdict_debug_exit(&p->cpu.caps, verdict_of(p->rep, p->aborted));
 }
 
 /* Runs on our own stack with our GDT/IDT and the recovery CR3 loaded. */
@@ -500,7 +500,7 @@ void handoff_run(struct ptlab *p, const struct mode_boot *b)
 		write_cr3(p->live.home_cr3);
 	}
 	/* the APs leave the firmware's parking loop before its memory is reused */
-	smp_handoff_init_aps(p);
+	smp_handoff_init_aps(p->smp);
 	trap_set_fatal_home(p->live.home_cr3, fatal_report, p);
 	if (p->fb.ok && fbcon_init_info(&p->fb.con, &p->fb.info,
 					(void *)(uintptr_t)p->fb.info.base_pa) == 0)

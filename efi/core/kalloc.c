@@ -16,9 +16,9 @@
 
 #include <ptlab/pte.h>
 
-EFI_STATUS kernel_alloc(struct ptlab *p, EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa)
+EFI_STATUS kernel_alloc(struct ptlab_kernel *k, EFI_ALLOCATE_TYPE type, uint64_t bytes,
+			uint64_t *pa)
 {
-	struct ptlab_kernel *k = &p->kern;
 	EFI_STATUS st;
 
 	if (k->nalloc == PTLAB_KERNEL_ALLOC_MAX)
@@ -29,20 +29,19 @@ EFI_STATUS kernel_alloc(struct ptlab *p, EFI_ALLOCATE_TYPE type, uint64_t bytes,
 	return st;
 }
 
-/* Every page kernel_alloc() took, given back; the kernel's state cleared. */
-void kernel_free_all(struct ptlab *p)
+/* Every page kernel_alloc() took, given back; the kernel's state @k cleared. */
+void kernel_free_all(struct ptlab_kernel *k)
 {
-	struct ptlab_kernel *k = &p->kern;
-
 	for (unsigned i = 0; i < k->nalloc; i++)
 		owned_free(k->alloc[i].va, k->alloc[i].len);
 	*k = (struct ptlab_kernel){ 0 };
 }
 
-EFI_STATUS kernel_load_file(struct ptlab *p, EFI_HANDLE device, const char *what,
-			    const char *path, uint64_t max, uint64_t *pa, uint64_t *len)
+EFI_STATUS kernel_load_file(struct ptlab_kernel *k, struct report *rep, EFI_HANDLE device,
+			    const char *what, const char *path, uint64_t max, uint64_t *pa,
+			    uint64_t *len)
 {
-	const char *proto = p->kern.proto ? p->kern.proto->name : "kernel";
+	const char *proto = k->proto ? k->proto->name : "kernel";
 	struct fsfile f;
 	char why[256];
 	EFI_STATUS st;
@@ -50,22 +49,22 @@ EFI_STATUS kernel_load_file(struct ptlab *p, EFI_HANDLE device, const char *what
 	*pa = *len = 0;
 	st = fsfile_open(device, path, &f, why, sizeof(why));
 	if (st != EFI_SUCCESS) {
-		report_fail(p->rep, "%s: %s %s", proto, what, why);
+		report_fail(rep, "%s: %s %s", proto, what, why);
 		return st;
 	}
 	if (f.size == 0) {
-		report_fail(p->rep, "%s: %s %s is empty", proto, what, path);
+		report_fail(rep, "%s: %s %s is empty", proto, what, path);
 		st = EFI_LOAD_ERROR;
 	} else if (f.size > max) {
-		report_fail(p->rep, "%s: %s %s is %llu bytes, more than the %llu read", proto, what,
+		report_fail(rep, "%s: %s %s is %llu bytes, more than the %llu read", proto, what,
 			    path, (unsigned long long)f.size, (unsigned long long)max);
 		st = EFI_BAD_BUFFER_SIZE;
-	} else if ((st = kernel_alloc(p, AllocateAnyPages, f.size, pa)) != EFI_SUCCESS) {
-		report_fail(p->rep, "%s: %s %s (%llu bytes): no memory for it: status 0x%llx", proto,
+	} else if ((st = kernel_alloc(k, AllocateAnyPages, f.size, pa)) != EFI_SUCCESS) {
+		report_fail(rep, "%s: %s %s (%llu bytes): no memory for it: status 0x%llx", proto,
 			    what, path, (unsigned long long)f.size, (unsigned long long)st);
 	} else if ((st = fsfile_read_all(&f, (void *)(uintptr_t)*pa, why, sizeof(why))) !=
 		   EFI_SUCCESS) {
-		report_fail(p->rep, "%s: %s %s", proto, what, why);
+		report_fail(rep, "%s: %s %s", proto, what, why);
 	} else {
 		/* the page's tail past the file, zero */
 		ZeroMem((void *)(uintptr_t)(*pa + f.size),

@@ -16,22 +16,26 @@
  * @bytes of pages (rounded up) of ours: AllocatePages(@type, EfiLoaderData)
  * at *@pa (the address for AllocateAddress, the limit for
  * AllocateMaxAddress, ignored for AllocateAnyPages), recorded as the
- * application's (owned.c) and as the kernel's, so that a refused kernel
- * gives every one back.  The firmware's status; *@pa set on success.
+ * application's (owned.c) and in @k's list (the run's kernel), so that a
+ * refused kernel gives every one back.  The firmware's status; *@pa set
+ * on success; nothing taken when @k's list is full.
  */
-EFI_STATUS kernel_alloc(struct ptlab *p, EFI_ALLOCATE_TYPE type, uint64_t bytes, uint64_t *pa);
+EFI_STATUS kernel_alloc(struct ptlab_kernel *k, EFI_ALLOCATE_TYPE type, uint64_t bytes,
+			uint64_t *pa);
 
 /*
  * All of @path (the @what: "initrd", "module") on the volume @device into
  * pages of kernel_alloc() of exactly its size (the size asked first, one
- * read; the last page's tail zero), at most @max bytes.  EFI_SUCCESS with
- * *@pa and *@len set; else an error after a failure line naming the file
- * and why (an empty file too), *@pa 0.
+ * read; the last page's tail zero), at most @max bytes, recorded in @k.
+ * EFI_SUCCESS with *@pa and *@len set; else an error after a failure line
+ * on @rep naming @k's protocol, the file and why (an empty file too),
+ * *@pa 0.
  */
-EFI_STATUS kernel_load_file(struct ptlab *p, EFI_HANDLE device, const char *what,
-			    const char *path, uint64_t max, uint64_t *pa, uint64_t *len);
+EFI_STATUS kernel_load_file(struct ptlab_kernel *k, struct report *rep, EFI_HANDLE device,
+			    const char *what, const char *path, uint64_t max, uint64_t *pa,
+			    uint64_t *len);
 
-/* Every page kernel_alloc() took, given back; p->kern cleared. */
-void kernel_free_all(struct ptlab *p);
+/* Every page kernel_alloc() took for @k, given back; @k cleared. */
+void kernel_free_all(struct ptlab_kernel *k);
 
 #endif

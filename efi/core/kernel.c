@@ -74,19 +74,21 @@ static const struct kernel_proto *recognise(const uint8_t *b, uint64_t len, char
 }
 
 /*
- * Whether the run's verdict lets a kernel have the machine: every check
- * passed (a run that checked nothing hands nothing over either).
+ * Whether the run's verdict (its report @r, @aborted) lets a kernel have
+ * the machine: every check passed (a run that checked nothing hands
+ * nothing over either).
  */
-static bool may_hand_over(const struct ptlab *p)
+static bool may_hand_over(const struct report *r, bool aborted)
 {
-	return verdict_of(p) == VERDICT_PASSED;
+	return verdict_of(r, aborted) == VERDICT_PASSED;
 }
 
-/* The protocol's "not handed over" note. */
-static void kernel_not_handed_over(struct ptlab *p)
+/* The protocol @proto's "not handed over" note on @r, the run's report (@aborted: the run's flag). */
+static void kernel_not_handed_over(struct report *r, const struct kernel_proto *proto,
+				   bool aborted)
 {
-	report_note(p->rep, "%s: not handed over: %u check(s) failed%s", p->kern.proto->name,
-		    p->rep->failed, p->aborted ? ", the run was aborted" : "");
+	report_note(r, "%s: not handed over: %u check(s) failed%s", proto->name, r->failed,
+		    aborted ? ", the run was aborted" : "");
 }
 
 /* Before ExitBootServices: the file read, recognised and loaded, or boot services kept. */
@@ -123,7 +125,7 @@ static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsign
 		p->kern.on = true;
 		return PT_OK;
 	}
-	kernel_free_all(p);
+	kernel_free_all(&p->kern);
 	report_note(p->rep, "handoff: boot services kept: the kernel was refused before "
 		    "ExitBootServices, nothing of it stays allocated");
 	return PT_EINVAL;
@@ -154,8 +156,9 @@ static int rebuild(struct ptlab *p)
 	if (!err)
 		err = pt_plan_apply(&b->space, &b->plan);
 	if (err) {
-		report_fail(p->rep, "%s: the tables to hand over could not be built: %s", proto->name,
-			    pt_strerror(err));
+		check_report(p->rep, proto->digest_check, false,
+			     "%s: the tables to hand over could not be built: %s", proto->name,
+			     pt_strerror(err));
 		if (b->space.root_pa)
 			pt_destroy(&b->space);
 		return err;
@@ -165,12 +168,12 @@ static int rebuild(struct ptlab *p)
 		proto->digest_plant(p);
 	digest = run_digest(&b->space, &leaves);
 	if (digest == b->digest && leaves == b->digest_leaves)
-		report_ok(p->rep, "%s: the tables handed over (root 0x%llx) are the checked plan "
+		check_report(p->rep, proto->digest_check, true, "%s: the tables handed over (root 0x%llx) are the checked plan "
 			  "built again: %llu leaves, the same digest 0x%llx as the build the checks "
 			  "ran on", proto->name, (unsigned long long)b->our_cr3,
 			  (unsigned long long)leaves, (unsigned long long)digest);
 	else
-		report_fail(p->rep, "%s: the tables to hand over differ from the checked build: "
+		check_report(p->rep, proto->digest_check, false, "%s: the tables to hand over differ from the checked build: "
 			    "%llu leaves digest 0x%llx, checked %llu leaves digest 0x%llx", proto->name,
 			    (unsigned long long)leaves, (unsigned long long)digest,
 			    (unsigned long long)b->digest_leaves, (unsigned long long)b->digest);
@@ -184,17 +187,17 @@ static void kernel_after_checks(struct ptlab *p)
 
 	if (!p->kern.on)
 		return;
-	if (!may_hand_over(p)) {
-		kernel_not_handed_over(p);
+	if (!may_hand_over(p->rep, p->aborted)) {
+		kernel_not_handed_over(p->rep, proto, p->aborted);
 		return;
 	}
 	if (rebuild(p) != PT_OK) {
-		kernel_not_handed_over(p);
+		kernel_not_handed_over(p->rep, proto, p->aborted);
 		return;
 	}
-	if (proto->prepare(p) == PT_OK && may_hand_over(p))
+	if (proto->prepare(p) == PT_OK && may_hand_over(p->rep, p->aborted))
 		proto->enter(p);
-	kernel_not_handed_over(p);
+	kernel_not_handed_over(p->rep, proto, p->aborted);
 }
 
 /*

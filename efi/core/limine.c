@@ -165,9 +165,10 @@ struct lim {
 	struct desc_ptr gdtr;
 };
 
-static struct lim *lim_of(struct ptlab *p)
+/* The hand-off's state of the run's kernel @k. */
+static struct lim *lim_of(const struct ptlab_kernel *k)
 {
-	return p->kern.priv;
+	return k->priv;
 }
 
 static uint64_t hhdm(uint64_t pa)
@@ -332,14 +333,14 @@ static const char *random64(uint64_t *v)
 	return NULL;
 }
 
-/* The GOP framebuffer as the protocol describes it, with its one mode. */
-static void describe_fb(struct ptlab *p, struct lim *l)
+/* The GOP framebuffer @fb (the run's) as the protocol describes it, with its one mode. */
+static void describe_fb(const struct ptlab_fb *fb, struct lim *l)
 {
-	const struct fb_info *f = &p->fb.info;
+	const struct fb_info *f = &fb->info;
 	bool bgr = f->format == FB_FORMAT_BGRX;
 	struct lm_video_mode *m = &l->modes[0];
 
-	if (!p->fb.ok)
+	if (!fb->ok)
 		return;
 	l->fb = (struct lm_fb_in){
 		.pa = f->base_pa, .width = f->width, .height = f->height,
@@ -400,21 +401,25 @@ out:
 
 /* ---- before ExitBootServices: the kernel and its modules ------------------------------- */
 
-/* Pages for @bytes aligned to @align (a power of two), from kernel_alloc(); 0 when none. */
-static uint64_t alloc_aligned(struct ptlab *p, uint64_t bytes, uint64_t align)
+/*
+ * Pages for @bytes aligned to @align (a power of two), from kernel_alloc()
+ * for the run's kernel @k; 0 when none.
+ */
+static uint64_t alloc_aligned(struct ptlab_kernel *k, uint64_t bytes, uint64_t align)
 {
 	uint64_t pa = 0, extra = align > PT_PAGE_SIZE ? align - PT_PAGE_SIZE : 0;
 
-	if (kernel_alloc(p, AllocateAnyPages, bytes + extra, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(k, AllocateAnyPages, bytes + extra, &pa) != EFI_SUCCESS)
 		return 0;
 	return pt_align_up(pa, align);
 }
 
-static uint64_t alloc_any(struct ptlab *p, uint64_t bytes)
+/* Zeroed pages for @bytes from kernel_alloc() for the run's kernel @k; 0 when none. */
+static uint64_t alloc_any(struct ptlab_kernel *k, uint64_t bytes)
 {
 	uint64_t pa = 0;
 
-	if (kernel_alloc(p, AllocateAnyPages, bytes, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(k, AllocateAnyPages, bytes, &pa) != EFI_SUCCESS)
 		return 0;
 	ZeroMem((void *)(uintptr_t)pa, pt_align_up(bytes, PT_PAGE_SIZE));
 	return pa;
@@ -436,31 +441,33 @@ static void slash_path(char *dst, size_t cap, const char *src)
  * Secure Boot's judgement of the @what read from @path (verify.c): an ELF
  * kernel or a module is no PE image, so only the digests built into the
  * signed image admit it.  True when it may be run; false after a failure
- * line naming the file and the reason.
+ * line on @rep naming the file and the reason.
  */
-static bool verified(struct ptlab *p, const struct mode_boot *b, const char *what,
+static bool verified(struct report *rep, const struct mode_boot *b, const char *what,
 		     const char *path, const void *buf, uint64_t len)
 {
-	const struct verify_src src = { b->image, b->li->DeviceHandle, p->rep };
+	const struct verify_src src = { b->image, b->li->DeviceHandle, rep };
 	char why[256];
 
 	if (verify_image(&src, buf, len, path, VERIFY_DIGEST, why, sizeof(why)) == 0)
 		return true;
-	report_fail(p->rep, "limine: %s %s refused: %s", what, path, why);
+	report_fail(rep, "limine: %s %s refused: %s", what, path, why);
 	return false;
 }
 
 /*
  * One module read at its size into pages of ours, judged, and listed with
- * its path and string (copied into @s).  False after a failure line.
+ * its path and string (copied into @s); its pages recorded in @k, the
+ * run's kernel.  False after a failure line on @rep.
  */
-static bool add_module(struct ptlab *p, struct lim *l, const struct mode_boot *b,
-		       struct lim_module *s, const char *file, const char *cmdline)
+static bool add_module(struct ptlab_kernel *k, struct report *rep, struct lim *l,
+		       const struct mode_boot *b, struct lim_module *s, const char *file,
+		       const char *cmdline)
 {
 	uint64_t pa, len;
 
-	if (kernel_load_file(p, b->li->DeviceHandle, "module", file, FILE_MAX, &pa, &len) !=
-	    EFI_SUCCESS || !verified(p, b, "module", file, (const void *)(uintptr_t)pa, len))
+	if (kernel_load_file(k, rep, b->li->DeviceHandle, "module", file, FILE_MAX, &pa, &len) !=
+	    EFI_SUCCESS || !verified(rep, b, "module", file, (const void *)(uintptr_t)pa, len))
 		return false;
 	CopyMem(s->cmdline, (void *)cmdline, str_len(cmdline) + 1);
 	slash_path(s->path, sizeof(s->path), file);
@@ -474,11 +481,11 @@ static bool add_module(struct ptlab *p, struct lim *l, const struct mode_boot *b
  * its order, before --module's: a path with a leading slash from the
  * volume's root, else beside the kernel file.  A missing one that is not
  * marked required is left out with a note; a required one that cannot be
- * loaded, or a compressed one, refuses the kernel.  False after a failure
- * line.
+ * loaded, or a compressed one, refuses the kernel.  Their pages are
+ * recorded in @k, the run's kernel.  False after a failure line on @rep.
  */
-static bool load_internal(struct ptlab *p, struct lim *l, const struct mode_boot *b,
-			  const char *kpath)
+static bool load_internal(struct ptlab_kernel *k, struct report *rep, struct lim *l,
+			  const struct mode_boot *b, const char *kpath)
 {
 	struct lm_internal im[LM_INTERNAL_MAX];
 	char why[200], file[OPTS_MODULE_MAX];
@@ -487,7 +494,7 @@ static bool load_internal(struct ptlab *p, struct lim *l, const struct mode_boot
 				    l->elf.va, &l->req, im, LM_INTERNAL_MAX, why, sizeof(why));
 
 	if (n < 0) {
-		report_fail(p->rep, "limine: kernel %s refused: %s", kpath, why);
+		report_fail(rep, "limine: kernel %s refused: %s", kpath, why);
 		return false;
 	}
 	for (size_t i = 0; kpath[i]; i++)
@@ -496,24 +503,24 @@ static bool load_internal(struct ptlab *p, struct lim *l, const struct mode_boot
 	for (int i = 0; i < n; i++) {
 		bool root = im[i].path[0] == '/' || im[i].path[0] == '\\';
 		bool required = im[i].flags & LM_INTERNAL_MODULE_REQUIRED;
-		size_t pre = root ? 0 : dir, k = str_len(im[i].path);
+		size_t pre = root ? 0 : dir, plen = str_len(im[i].path);
 		struct fsfile f;
 
-		if (pre + k + 1 > sizeof(file)) {
-			report_fail(p->rep, "limine: kernel %s refused: internal module %s: the path "
+		if (pre + plen + 1 > sizeof(file)) {
+			report_fail(rep, "limine: kernel %s refused: internal module %s: the path "
 				    "beside the kernel is longer than %u bytes", kpath, im[i].path,
 				    (unsigned)sizeof(file) - 1);
 			return false;
 		}
 		CopyMem(file, (void *)kpath, pre);
-		CopyMem(file + pre, im[i].path, k + 1);
+		CopyMem(file + pre, im[i].path, plen + 1);
 		if (im[i].flags & LM_INTERNAL_MODULE_COMPRESSED) {
 			if (!required) {
-				report_note(p->rep, "limine: internal module %s is compressed, which "
+				report_note(rep, "limine: internal module %s is compressed, which "
 					    "ptlab does not support: left out (not required)", file);
 				continue;
 			}
-			report_fail(p->rep, "limine: kernel %s refused: its required internal module "
+			report_fail(rep, "limine: kernel %s refused: its required internal module "
 				    "%s is compressed, which ptlab does not support", kpath, file);
 			return false;
 		}
@@ -522,48 +529,53 @@ static bool load_internal(struct ptlab *p, struct lim *l, const struct mode_boot
 			EFI_STATUS st = fsfile_open(b->li->DeviceHandle, file, &f, why, sizeof(why));
 
 			if (st == EFI_NOT_FOUND) {
-				report_note(p->rep, "limine: internal module %s not found: left out (not "
+				report_note(rep, "limine: internal module %s not found: left out (not "
 					    "required)", file);
 				continue;
 			}
 			if (st == EFI_SUCCESS)
 				fsfile_close(&f);
 		}
-		if (!add_module(p, l, b, &l->mod_str[l->nmod], file, im[i].cmdline))
+		if (!add_module(k, rep, l, b, &l->mod_str[l->nmod], file, im[i].cmdline))
 			return false;
-		report_fact(p->rep, "limine-module", "internal=%d path=%s bytes=%llu required=%d",
+		report_fact(rep, "limine-module", "internal=%d path=%s bytes=%llu required=%d",
 			    i, file, (unsigned long long)l->mod[l->nmod - 1].size, required);
 	}
 	return true;
 }
 
-/* Every --module read at its size into pages of ours and judged; false after a failure line. */
-static bool load_modules(struct ptlab *p, struct lim *l, const struct mode_boot *b)
+/*
+ * Every --module of @o read at its size into pages of ours (recorded in
+ * @k, the run's kernel) and judged; false after a failure line on @rep.
+ */
+static bool load_modules(struct ptlab_kernel *k, struct report *rep, const struct opts *o,
+			 struct lim *l, const struct mode_boot *b)
 {
-	const struct opts *o = &p->opts;
-
 	for (unsigned i = 0; i < o->nmodules; i++) {
 		const char *given = o->module[i];
 		char file[OPTS_MODULE_MAX];
-		unsigned k = 0;
+		unsigned n = 0;
 
-		while (given[k] && given[k] != ',' && k + 1 < sizeof(file)) {
-			file[k] = given[k];
-			k++;
+		while (given[n] && given[n] != ',' && n + 1 < sizeof(file)) {
+			file[n] = given[n];
+			n++;
 		}
-		file[k] = 0;
-		if (!add_module(p, l, b, &l->mod_str[l->nmod], file,
-				given[k] == ',' ? given + k + 1 : ""))
+		file[n] = 0;
+		if (!add_module(k, rep, l, b, &l->mod_str[l->nmod], file,
+				given[n] == ',' ? given + n + 1 : ""))
 			return false;
 	}
 	return true;
 }
 
 /*
- * The load block placed, written and scanned; the entry judged.  false
- * after a failure line naming the kernel and the reason.
+ * The load block placed (in pages recorded in @k, the run's kernel),
+ * written and scanned, with a slide when @o asks for --kaslr; the entry
+ * and the paging mode judged against the run's @levels.  false after a
+ * failure line on @rep naming the kernel and the reason.
  */
-static bool load_kernel(struct ptlab *p, struct lim *l, const struct kernel_file *f)
+static bool load_kernel(struct ptlab_kernel *k, struct report *rep, const struct opts *o,
+			unsigned levels, struct lim *l, const struct kernel_file *f)
 {
 	const char *path = f->path;
 	char why[200];
@@ -571,36 +583,36 @@ static bool load_kernel(struct ptlab *p, struct lim *l, const struct kernel_file
 	int seg;
 
 	if (lm_elf_parse(f->buf, f->len, 0, 0, &l->elf, why, sizeof(why))) {
-		report_fail(p->rep, "limine: kernel %s refused: %s", path, why);
+		report_fail(rep, "limine: kernel %s refused: %s", path, why);
 		return false;
 	}
-	if (p->opts.kaslr && l->elf.type == LM_ET_DYN) {
+	if (o->kaslr && l->elf.type == LM_ET_DYN) {
 		uint64_t room = UINT64_C(0) - l->elf.va - l->elf.span;
 
 		l->rng = random64(&rnd);
 		if (!l->rng) {
-			report_fail(p->rep, "limine: --kaslr: no random source (no RDSEED, RDRAND or "
+			report_fail(rep, "limine: --kaslr: no random source (no RDSEED, RDRAND or "
 				    "EFI_RNG_PROTOCOL)");
 			return false;
 		}
 		room = room < KASLR_RANGE ? room : KASLR_RANGE;
 		l->kaslr = room ? rnd % room : 0;
 		if (lm_elf_parse(f->buf, f->len, l->kaslr, 0, &l->elf, why, sizeof(why))) {
-			report_fail(p->rep, "limine: kernel %s refused with the slide 0x%llx: %s", path,
+			report_fail(rep, "limine: kernel %s refused with the slide 0x%llx: %s", path,
 				    (unsigned long long)l->kaslr, why);
 			return false;
 		}
 	}
 	for (unsigned i = 0; i < l->elf.nseg; i++)
 		if ((l->elf.seg[i].flags & (LM_SEG_W | LM_SEG_X)) == (LM_SEG_W | LM_SEG_X)) {
-			report_fail(p->rep, "limine: kernel %s refused: segment %u at 0x%llx is writable "
+			report_fail(rep, "limine: kernel %s refused: segment %u at 0x%llx is writable "
 				    "and executable (ptlab maps every page W^X)", path, i,
 				    (unsigned long long)l->elf.seg[i].va);
 			return false;
 		}
-	l->block_pa = alloc_aligned(p, l->elf.span, l->elf.align);
+	l->block_pa = alloc_aligned(k, l->elf.span, l->elf.align);
 	if (!l->block_pa) {
-		report_fail(p->rep, "limine: kernel %s refused: no free RAM holds its 0x%llx bytes "
+		report_fail(rep, "limine: kernel %s refused: no free RAM holds its 0x%llx bytes "
 			    "(aligned to 0x%llx) in one piece", path, (unsigned long long)l->elf.span,
 			    (unsigned long long)l->elf.align);
 		return false;
@@ -609,7 +621,7 @@ static bool load_kernel(struct ptlab *p, struct lim *l, const struct kernel_file
 			why, sizeof(why)) ||
 	    lm_scan((const uint8_t *)(uintptr_t)l->block_pa, l->elf.span, &l->req, why,
 		    sizeof(why))) {
-		report_fail(p->rep, "limine: kernel %s refused: %s", path, why);
+		report_fail(rep, "limine: kernel %s refused: %s", path, why);
 		return false;
 	}
 	l->entry = l->elf.entry;
@@ -617,7 +629,7 @@ static bool load_kernel(struct ptlab *p, struct lim *l, const struct kernel_file
 		l->entry = l->req.req[LM_REQ_ENTRY_POINT].extra[0];
 	seg = lm_elf_seg_of(&l->elf, l->entry);
 	if (seg < 0 || !(l->elf.seg[seg].flags & LM_SEG_X)) {
-		report_fail(p->rep, "limine: kernel %s refused: its entry 0x%llx%s is in no "
+		report_fail(rep, "limine: kernel %s refused: its entry 0x%llx%s is in no "
 			    "executable segment", path, (unsigned long long)l->entry,
 			    lm_has(&l->req, LM_REQ_ENTRY_POINT) ? " (entry point request)" : "");
 		return false;
@@ -631,10 +643,10 @@ static bool load_kernel(struct ptlab *p, struct lim *l, const struct kernel_file
 		for (unsigned i = 0; i < l->entry_len; i++)
 			l->entry_bytes[i] = at + i < s->filesz ? f->buf[s->file_off + at + i] : 0;
 	}
-	if (lm_paging_choose(&l->req, p->build.levels == 5, &l->paging_mode, why, sizeof(why)) ||
-	    l->paging_mode != (p->build.levels == 5 ? LM_PAGING_5LVL : LM_PAGING_4LVL)) {
-		report_fail(p->rep, "limine: kernel %s refused: the run has %u-level paging (--levels) "
-			    "and the kernel %s", path, p->build.levels,
+	if (lm_paging_choose(&l->req, levels == 5, &l->paging_mode, why, sizeof(why)) ||
+	    l->paging_mode != (levels == 5 ? LM_PAGING_5LVL : LM_PAGING_4LVL)) {
+		report_fail(rep, "limine: kernel %s refused: the run has %u-level paging (--levels) "
+			    "and the kernel %s", path, levels,
 			    lm_has(&l->req, LM_REQ_PAGING_MODE) ? "does not allow it" :
 			    "has no paging mode request (4 levels only)");
 		return false;
@@ -645,11 +657,13 @@ static bool load_kernel(struct ptlab *p, struct lim *l, const struct kernel_file
 
 /*
  * The machine as the responses describe it: the memory map of @nmap
- * entries, the EFI memory map (the final map) of @efi_size bytes in
- * descriptors of @desc_size and @desc_version.
+ * entries, the EFI memory map (the final map @fm, at its buffer) of
+ * @efi_size bytes in descriptors of @desc_size and @desc_version, the
+ * kernel's command line from @o.
  */
-static void describe(const struct ptlab *p, const struct lim *l, struct lm_machine *m,
-		     unsigned nmap, uint64_t efi_size, uint64_t desc_size, uint64_t desc_version)
+static void describe(const struct opts *o, const struct rawmap *fm, const struct lim *l,
+		     struct lm_machine *m, unsigned nmap, uint64_t efi_size, uint64_t desc_size,
+		     uint64_t desc_version)
 {
 	*m = (struct lm_machine){
 		.name = "ptlab",
@@ -666,14 +680,14 @@ static void describe(const struct ptlab *p, const struct lim *l, struct lm_machi
 		.map = (const struct lm_memmap_entry *)(uintptr_t)l->map_pa,
 		.nmap = nmap,
 		.kernel = { .pa = l->kfile_pa, .size = l->kfile_len, .path = l->kpath,
-			    .cmdline = p->opts.cmdline },
+			    .cmdline = o->cmdline },
 		.mod = l->mod,
 		.nmod = l->nmod,
 		.rsdp_pa = l->rsdp,
 		.smbios32_pa = l->smbios32,
 		.smbios64_pa = l->smbios64,
 		.efi_st_pa = l->st,
-		.efi_map_pa = (uint64_t)(uintptr_t)p->exit.final_map.buf,
+		.efi_map_pa = (uint64_t)(uintptr_t)fm->buf,
 		.efi_map_size = efi_size,
 		.efi_desc_size = desc_size,
 		.efi_desc_version = desc_version,
@@ -689,7 +703,7 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 		       unsigned map_cap)
 {
 	struct lim *l;
-	uint64_t pa = alloc_any(p, sizeof(*l)), bytes;
+	uint64_t pa = alloc_any(&p->kern, sizeof(*l)), bytes;
 	struct lm_machine m;
 	char why[160];
 
@@ -705,11 +719,13 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 		return PT_EINVAL;
 	}
 	slash_path(l->kpath, sizeof(l->kpath), f->path);
-	if (!verified(p, b, "kernel", f->path, f->buf, f->len) || !load_kernel(p, l, f) ||
-	    !load_internal(p, l, b, f->path) || !load_modules(p, l, b))
+	if (!verified(p->rep, b, "kernel", f->path, f->buf, f->len) ||
+	    !load_kernel(&p->kern, p->rep, &p->opts, p->build.levels, l, f) ||
+	    !load_internal(&p->kern, p->rep, l, b, f->path) ||
+	    !load_modules(&p->kern, p->rep, &p->opts, l, b))
 		return PT_EINVAL;
 	l->kfile_len = f->len;
-	l->kfile_pa = alloc_any(p, f->len);
+	l->kfile_pa = alloc_any(&p->kern, f->len);
 	if (!l->kfile_pa)
 		goto nomem;
 	CopyMem((void *)(uintptr_t)l->kfile_pa, f->buf, f->len);
@@ -717,7 +733,7 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 	find_tables(l);
 	find_cpus(l);
 	boot_time(l);
-	describe_fb(p, l);
+	describe_fb(&p->fb, l);
 	{
 		uint32_t r[4];
 
@@ -728,26 +744,26 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 	}
 
 	/* the stacks (CPU i's at slot i, the BSP's at slot ncpu), the GDT, the park blocks */
-	l->stacks_pa = alloc_any(p, l->stack_bytes * (l->ncpu + 1));
-	l->gdt_pa = alloc_any(p, sizeof(limine_gdt) + 64 + LP_BYTES * l->ncpu);
+	l->stacks_pa = alloc_any(&p->kern, l->stack_bytes * (l->ncpu + 1));
+	l->gdt_pa = alloc_any(&p->kern, sizeof(limine_gdt) + 64 + LP_BYTES * l->ncpu);
 	if (!l->stacks_pa || !l->gdt_pa)
 		goto nomem;
 	CopyMem((void *)(uintptr_t)l->gdt_pa, (void *)limine_gdt, sizeof(limine_gdt));
 
 	/* the responses' buffer, sized for the largest memory map the final one can be */
 	l->map_cap = map_cap + MAP_EXTRA;
-	l->map_pa = alloc_any(p, (uint64_t)l->map_cap * sizeof(struct lm_memmap_entry));
+	l->map_pa = alloc_any(&p->kern, (uint64_t)l->map_cap * sizeof(struct lm_memmap_entry));
 	if (!l->map_pa)
 		goto nomem;
 	/* sized with the bound on the map; the final map is never longer */
-	describe(p, l, &m, l->map_cap, p->exit.final_map.cap, sizeof(EFI_MEMORY_DESCRIPTOR), 1);
+	describe(&p->opts, &p->exit.final_map, l, &m, l->map_cap, p->exit.final_map.cap, sizeof(EFI_MEMORY_DESCRIPTOR), 1);
 	if (lm_respond(&m, &l->req, NULL, NULL, 0, 0, &l->answer, why, sizeof(why))) {
 		report_fail(p->rep, "limine: the responses cannot be laid out: %s", why);
 		return PT_EINVAL;
 	}
 	bytes = l->answer.used;
 	l->resp_len = bytes;
-	l->resp_pa = alloc_any(p, bytes);
+	l->resp_pa = alloc_any(&p->kern, bytes);
 	if (!l->resp_pa)
 		goto nomem;
 
@@ -776,29 +792,30 @@ nomem:
 static const char rwx_why[] = "the Limine protocol maps the HHDM (identity map) RWX";
 
 /*
- * The RWX ranges lm_plan_add() made, in the run's W^X exemption list: the
- * framebuffer's (WC) before the window's (WB) that holds it, as the first
- * entry holding a page names it.  @base: the window's va of pa 0.
+ * The RWX ranges lm_plan_add() made, in the run's W^X exemption list @wx:
+ * the framebuffer's (WC) before the window's (WB) that holds it, as the
+ * first entry holding a page names it.  @base: the window's va of pa 0.
+ * PT_OK, or ptlab_wx_add_cache()'s error.
  */
-static int exempt_window(struct ptlab *p, uint64_t base, uint64_t from, uint64_t end,
+static int exempt_window(struct ptlab_wx *wx, uint64_t base, uint64_t from, uint64_t end,
 			 uint64_t fb_pa, uint64_t fb_len)
 {
 	int err = PT_OK;
 
 	if (fb_len)
-		err = ptlab_wx_add_cache(&p->wx, base + fb_pa, fb_pa, fb_len,
+		err = ptlab_wx_add_cache(wx, base + fb_pa, fb_pa, fb_len,
 					 PT_CACHE(PT_CACHE_WC), rwx_why);
 	if (!err && end > from)
-		err = ptlab_wx_add_cache(&p->wx, base + from, from, end - from,
+		err = ptlab_wx_add_cache(wx, base + from, from, end - from,
 					 PT_CACHE(PT_CACHE_WB), rwx_why);
 	return err;
 }
 
-/* The framebuffer's pages (page-rounded), 0/0 when there is none. */
-static void fb_pages(const struct ptlab *p, uint64_t *pa, uint64_t *len)
+/* The framebuffer @fb's pages (page-rounded), 0/0 when there is none. */
+static void fb_pages(const struct ptlab_fb *fb, uint64_t *pa, uint64_t *len)
 {
-	*pa = p->fb.ok ? p->fb.info.base_pa & ~(PT_PAGE_SIZE - 1) : 0;
-	*len = p->fb.ok ? pt_align_up(p->fb.info.base_pa + p->fb.len, PT_PAGE_SIZE) - *pa : 0;
+	*pa = fb->ok ? fb->info.base_pa & ~(PT_PAGE_SIZE - 1) : 0;
+	*len = fb->ok ? pt_align_up(fb->info.base_pa + fb->len, PT_PAGE_SIZE) - *pa : 0;
 }
 
 /*
@@ -809,14 +826,14 @@ static void fb_pages(const struct ptlab *p, uint64_t *pa, uint64_t *len)
  */
 static int limine_plan(struct ptlab *p)
 {
-	struct lim *l = lim_of(p);
+	struct lim *l = lim_of(&p->kern);
 	uint64_t fb_pa, fb_len;
 	struct lm_plan_in in = { .elf = &l->elf, .block_pa = l->block_pa,
 				 .identity_low = lm_identity_mapped(l->req.base_rev),
 				 .levels = p->build.levels, .has_1g = p->cpu.caps.pdpe1gb };
 	int err;
 
-	fb_pages(p, &fb_pa, &fb_len);
+	fb_pages(&p->fb, &fb_pa, &fb_len);
 	in.fb_pa = fb_pa;
 	in.fb_len = fb_len;
 	err = lm_plan_add(&p->build.plan, &in);
@@ -826,7 +843,7 @@ static int limine_plan(struct ptlab *p)
 		return err;
 	}
 	p->build.image_va = LM_IMAGE_ALIAS_VA;
-	err = exempt_window(p, PT_HHDM_BASE, 0, lm_plan_end(&p->build.plan, PT_PLAN_HHDM),
+	err = exempt_window(&p->wx, PT_HHDM_BASE, 0, lm_plan_end(&p->build.plan, PT_PLAN_HHDM),
 			    fb_pa, fb_len);
 	if (err)
 		report_fail(p->rep, "limine: the HHDM's W^X exemptions (%u recorded): %s", p->wx.n,
@@ -853,11 +870,13 @@ static unsigned seg_flags(uint32_t f)
 	return (f & LM_SEG_W ? PT_WRITE : 0) | (f & LM_SEG_X ? PT_EXEC : 0);
 }
 
-/* The frames the tables to hand over (and nothing else of ours) use: bootloader-reclaimable. */
-static bool collect_tables(struct ptlab *p, struct lim *l)
+/*
+ * The frames the tables to hand over (and nothing else of ours) use, the
+ * ones the pool @f has taken, as runs in l->reclaim: bootloader-reclaimable.
+ * False when they make more than RECLAIM_MAX runs.
+ */
+static bool collect_tables(const struct pt_frames *f, struct lim *l)
 {
-	const struct pt_frames *f = &p->build.frames;
-
 	l->nreclaim = 0;
 	for (unsigned r = 0; r < f->nranges; r++) {
 		const struct pt_frames_range *x = &f->range[r];
@@ -880,16 +899,20 @@ static bool collect_tables(struct ptlab *p, struct lim *l)
 	return true;
 }
 
-/* The Limine memory map from the final map; false after a failure line. */
-static bool build_map(struct ptlab *p, struct lim *l)
+/*
+ * The Limine memory map from @b's final map and frame pool, with the
+ * framebuffer @fb; false after a failure line on @rep.
+ */
+static bool build_map(struct report *rep, const struct ptlab_build *b,
+		      const struct ptlab_fb *fb, struct lim *l)
 {
-	struct lm_range kern[OPTS_MODULES_MAX + 2], fb;
-	struct lm_map_in in = { .fw = &p->build.map };
+	struct lm_range kern[OPTS_MODULES_MAX + 2], fbr;
+	struct lm_map_in in = { .fw = &b->map };
 	unsigned nk = 0;
 	char why[160];
 
-	if (!collect_tables(p, l)) {
-		report_fail(p->rep, "limine: the tables' frames make more than %u runs", RECLAIM_MAX);
+	if (!collect_tables(&b->frames, l)) {
+		report_fail(rep, "limine: the tables' frames make more than %u runs", RECLAIM_MAX);
 		return false;
 	}
 	kern[nk++] = (struct lm_range){ l->block_pa, l->elf.span };
@@ -901,77 +924,85 @@ static bool build_map(struct ptlab *p, struct lim *l)
 	in.kernel = kern;
 	in.nkernel = nk;
 	if (l->nfb) {
-		fb = (struct lm_range){ p->fb.info.base_pa, p->fb.len };
-		in.fb = &fb;
+		fbr = (struct lm_range){ fb->info.base_pa, fb->len };
+		in.fb = &fbr;
 		in.nfb = 1;
 	}
 	if (lm_map_build(&in, (struct lm_memmap_entry *)(uintptr_t)l->map_pa, l->map_cap, &l->nmap,
 			 why, sizeof(why))) {
-		report_fail(p->rep, "limine: the memory map: %s", why);
-		return false;
-	}
-	return true;
-}
-
-static bool respond(struct ptlab *p, struct lim *l)
-{
-	const struct rawmap *fm = &p->exit.final_map;
-	struct lm_machine m;
-	char why[160];
-
-	describe(p, l, &m, l->nmap, fm->size, fm->desc_size, fm->version);
-	if (lm_respond(&m, &l->req, (uint8_t *)(uintptr_t)l->block_pa,
-		       (uint8_t *)(uintptr_t)l->resp_pa, l->resp_pa,
-		       pt_align_up(l->resp_len, PT_PAGE_SIZE), &l->answer, why, sizeof(why))) {
-		report_fail(p->rep, "limine: the responses: %s", why);
+		report_fail(rep, "limine: the memory map: %s", why);
 		return false;
 	}
 	return true;
 }
 
 /*
- * Every page of every segment in the tables to hand over: at its va, to
- * its place in the load block, with its segment's W and X.
+ * The responses written into their buffer, for the final map @fm and the
+ * options @o (the command line); false after a failure line on @rep.
  */
-static void check_segments(struct ptlab *p, struct lim *l)
+static bool respond(struct report *rep, const struct opts *o, const struct rawmap *fm,
+		    struct lim *l)
+{
+	struct lm_machine m;
+	char why[160];
+
+	describe(o, fm, l, &m, l->nmap, fm->size, fm->desc_size, fm->version);
+	if (lm_respond(&m, &l->req, (uint8_t *)(uintptr_t)l->block_pa,
+		       (uint8_t *)(uintptr_t)l->resp_pa, l->resp_pa,
+		       pt_align_up(l->resp_len, PT_PAGE_SIZE), &l->answer, why, sizeof(why))) {
+		report_fail(rep, "limine: the responses: %s", why);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Every page of every segment in @s, the tables to hand over: at its va,
+ * to its place in the load block, with its segment's W and X; reported on
+ * @rep as check_limine_segments (its fault planted first when @o injects it).
+ */
+static void check_segments(struct report *rep, const struct opts *o, struct pt_space *s,
+			   struct lim *l)
 {
 	uint64_t pages = 0, bad = 0, first = 0;
 
-	if (inject_on(&p->opts, &check_limine_segments)) {
-		const struct lm_seg *s = &l->elf.seg[0];
-		uint64_t va = pt_align_down(s->va + s->memsz - 1, PT_PAGE_SIZE);
+	if (inject_on(o, &check_limine_segments)) {
+		const struct lm_seg *sg = &l->elf.seg[0];
+		uint64_t va = pt_align_down(sg->va + sg->memsz - 1, PT_PAGE_SIZE);
 
 		/* W taken from a writable segment, else X flipped: never W and X at once */
-		unsigned flip = s->flags & LM_SEG_W ? PT_WRITE : PT_EXEC;
+		unsigned flip = sg->flags & LM_SEG_W ? PT_WRITE : PT_EXEC;
 
-		if (pt_protect(&p->build.space, va, PT_PAGE_SIZE, seg_flags(s->flags) ^ flip,
+		if (pt_protect(s, va, PT_PAGE_SIZE, seg_flags(sg->flags) ^ flip,
 			       &(struct pt_flushlist){ 0 }) == PT_OK)
-			report_note(p->rep, "inject: limine-segment planted (page 0x%llx's %s flipped)",
+			report_note(rep, "inject: limine-segment planted (page 0x%llx's %s flipped)",
 				    (unsigned long long)va, flip == PT_WRITE ? "W" : "X");
 	}
 	for (unsigned i = 0; i < l->elf.nseg; i++) {
-		const struct lm_seg *s = &l->elf.seg[i];
+		const struct lm_seg *sg = &l->elf.seg[i];
 
-		for (uint64_t va = pt_align_down(s->va, PT_PAGE_SIZE); va < s->va + s->memsz;
+		for (uint64_t va = pt_align_down(sg->va, PT_PAGE_SIZE); va < sg->va + sg->memsz;
 		     va += PT_PAGE_SIZE, pages++) {
 			struct pt_leaf lf;
 
-			if (pt_translate(&p->build.space, va, &lf) != PT_OK ||
+			if (pt_translate(s, va, &lf) != PT_OK ||
 			    lf.pa != l->block_pa + (va - l->elf.va) ||
-			    (lf.flags & (PT_WRITE | PT_EXEC | PT_USER)) != seg_flags(s->flags)) {
+			    (lf.flags & (PT_WRITE | PT_EXEC | PT_USER)) != seg_flags(sg->flags)) {
 				if (!bad++)
 					first = va;
 			}
 		}
 	}
 	if (!bad)
-		report_ok(p->rep, "limine: the kernel's %u segments mapped at their addresses "
-			  "with their permissions, %llu pages into its block at 0x%llx", l->elf.nseg,
-			  (unsigned long long)pages, (unsigned long long)l->block_pa);
+		check_report(rep, &check_limine_segments, true, "limine: the kernel's %u segments "
+			     "mapped at their addresses with their permissions, %llu pages into its "
+			     "block at 0x%llx", l->elf.nseg, (unsigned long long)pages,
+			     (unsigned long long)l->block_pa);
 	else
-		report_fail(p->rep, "limine: %llu of %llu pages of the kernel's segments are not "
-			    "mapped as the file says; first va=0x%llx", (unsigned long long)bad,
-			    (unsigned long long)pages, (unsigned long long)first);
+		check_report(rep, &check_limine_segments, false, "limine: %llu of %llu pages of the "
+			     "kernel's segments are not mapped as the file says; first va=0x%llx",
+			     (unsigned long long)bad, (unsigned long long)pages,
+			     (unsigned long long)first);
 }
 
 /*
@@ -982,7 +1013,7 @@ static void check_segments(struct ptlab *p, struct lim *l)
  */
 static int cpu_read(struct ptlab *p)
 {
-	struct lim *l = lim_of(p);
+	struct lim *l = lim_of(&p->kern);
 	unsigned answered = 0, same = 0, bad_kind = LM_REQ_COUNT;
 
 	for (unsigned k = 0; k < LM_REQ_COUNT; k++) {
@@ -1001,9 +1032,9 @@ static int cpu_read(struct ptlab *p)
 			bad_kind = k;
 	}
 	if (same != answered)
-		report_fail(p->rep, "limine: %u of %u responses read back through the kernel's "
-			    "requests and the HHDM; first wrong: %s", same, answered,
-			    lm_req_name(bad_kind));
+		check_report(p->rep, &check_limine_read, false, "limine: %u of %u responses read "
+			     "back through the kernel's requests and the HHDM; first wrong: %s", same,
+			     answered, lm_req_name(bad_kind));
 	else {
 		const volatile uint8_t *e = (const volatile uint8_t *)(uintptr_t)l->entry;
 		unsigned ok = 0;
@@ -1011,12 +1042,14 @@ static int cpu_read(struct ptlab *p)
 		for (unsigned i = 0; i < l->entry_len; i++)
 			ok += e[i] == l->entry_bytes[i];
 		if (ok == l->entry_len)
-			report_ok(p->rep, "limine: on the tables handed over the CPU reads %u responses "
-				  "through the kernel's requests and the HHDM, and the entry 0x%llx as "
-				  "in the file", answered, (unsigned long long)l->entry);
+			check_report(p->rep, &check_limine_read, true, "limine: on the tables handed "
+				     "over the CPU reads %u responses through the kernel's requests and "
+				     "the HHDM, and the entry 0x%llx as in the file", answered,
+				     (unsigned long long)l->entry);
 		else
-			report_fail(p->rep, "limine: the kernel's entry 0x%llx reads %u of %u bytes as "
-				    "in the file", (unsigned long long)l->entry, ok, l->entry_len);
+			check_report(p->rep, &check_limine_read, false, "limine: the kernel's entry "
+				     "0x%llx reads %u of %u bytes as in the file",
+				     (unsigned long long)l->entry, ok, l->entry_len);
 	}
 	return 0;
 }
@@ -1024,7 +1057,7 @@ static int cpu_read(struct ptlab *p)
 /* The legacy PIC's and every I/O APIC's fixed and lowest-priority lines masked, read back. */
 static int mask_irqs(struct ptlab *p)
 {
-	struct lim *l = lim_of(p);
+	struct lim *l = lim_of(&p->kern);
 	unsigned lines = 0, masked = 0;
 	/* --inject=limine-unmasked: the first line the loop would mask unmasked instead */
 	bool skip = inject_on(&p->opts, &check_limine_masked);
@@ -1059,45 +1092,49 @@ static int mask_irqs(struct ptlab *p)
 		}
 	}
 	if (inb(PIC1_DATA) == 0xff && inb(PIC2_DATA) == 0xff && masked == lines)
-		report_ok(p->rep, "limine: the legacy PIC and %u I/O APIC line(s) of %u I/O APIC(s) "
-			  "masked, read back", lines, l->nioapic);
+		check_report(p->rep, &check_limine_masked, true, "limine: the legacy PIC and %u I/O "
+			     "APIC line(s) of %u I/O APIC(s) masked, read back", lines, l->nioapic);
 	else
-		report_fail(p->rep, "limine: interrupts not masked: PIC 0x%02x/0x%02x, %u of %u I/O "
-			    "APIC lines", inb(PIC1_DATA), inb(PIC2_DATA), masked, lines);
+		check_report(p->rep, &check_limine_masked, false, "limine: interrupts not masked: PIC "
+			     "0x%02x/0x%02x, %u of %u I/O APIC lines", inb(PIC1_DATA), inb(PIC2_DATA),
+			     masked, lines);
 	return 0;
 }
 
 /*
- * Every AP started by INIT-SIPI-SIPI onto the tables to hand over and
- * parked there on its own stack, polling its goto_address; each reports
- * the CR3 it runs on.
+ * Every AP of @sh (what every CPU shares; NULL: none known) started by
+ * INIT-SIPI-SIPI onto @b's tables (the ones to hand over) and parked there
+ * on its own stack, polling its goto_address; each reports the CR3 it
+ * runs on.  Reported on @rep as check_limine_aps (its fault planted when
+ * @o injects it).
  */
-static void park_aps(struct ptlab *p, struct lim *l)
+static void park_aps(struct report *rep, const struct opts *o, struct ptlab_build *b,
+		     struct smp_shared *sh, struct lim *l)
 {
-	const struct smp_shared *sh = p->smp;
 	struct limine_park *blk = (struct limine_park *)(uintptr_t)(l->gdt_pa + 64);
 	unsigned aps = 0, wrong = 0, lost = 0;
 	struct pt_leaf tramp;
-	uint64_t loop = p->build.image_va + ((uint64_t)(uintptr_t)limine_ap_loop - p->build.image.base);
+	uint64_t loop = b->image_va + ((uint64_t)(uintptr_t)limine_ap_loop - b->image.base);
 
 	if (!lm_has(&l->req, LM_REQ_SMP)) {
 		/* no SMP request: the APs stay in wait-for-SIPI, as the protocol says */
-		report_note(p->rep, "limine: no SMP request: %u AP(s) sent INIT, left waiting for "
-			    "a SIPI", smp_handoff_init_aps(p));
+		report_note(rep, "limine: no SMP request: %u AP(s) sent INIT, left waiting for "
+			    "a SIPI", smp_handoff_init_aps(sh));
 		return;
 	}
 	if (l->ncpu < 2) {
-		report_note(p->rep, "limine: one CPU: no AP to park");
+		report_note(rep, "limine: one CPU: no AP to park");
 		return;
 	}
 	if (!sh || sh->handoff_skip) {
-		report_fail(p->rep, "limine: %u CPUs listed, but no AP can be started: %s", l->ncpu,
-			    sh && sh->handoff_skip ? sh->handoff_skip : "no SMP state");
+		check_report(rep, &check_limine_aps, false, "limine: %u CPUs listed, but no AP can be "
+			     "started: %s", l->ncpu,
+			     sh && sh->handoff_skip ? sh->handoff_skip : "no SMP state");
 		return;
 	}
-	if (p->build.our_cr3 >= FOUR_GIB) {
-		report_fail(p->rep, "limine: the root 0x%llx is above 4 GiB: the APs cannot load it "
-			    "in 32-bit mode", (unsigned long long)p->build.our_cr3);
+	if (b->our_cr3 >= FOUR_GIB) {
+		check_report(rep, &check_limine_aps, false, "limine: the root 0x%llx is above 4 GiB: "
+			     "the APs cannot load it in 32-bit mode", (unsigned long long)b->our_cr3);
 		return;
 	}
 	/*
@@ -1105,16 +1142,16 @@ static void park_aps(struct ptlab *p, struct lim *l)
 	 * it, with its own attributes again after (no-execute in the checked
 	 * plan; RWX in base revision 0's widened identity map).
 	 */
-	if (pt_translate(&p->build.space, sh->tramp_pa, &tramp) != PT_OK ||
-	    pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_EXEC, NULL)) {
-		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not be made "
-			    "executable", (unsigned long long)sh->tramp_pa);
+	if (pt_translate(&b->space, sh->tramp_pa, &tramp) != PT_OK ||
+	    pt_protect(&b->space, sh->tramp_pa, PT_PAGE_SIZE, PT_EXEC, NULL)) {
+		check_report(rep, &check_limine_aps, false, "limine: the trampoline's page 0x%llx "
+			     "could not be made executable", (unsigned long long)sh->tramp_pa);
 		return;
 	}
-	smp_handoff_init_aps(p);
+	smp_handoff_init_aps(sh);
 	for (unsigned i = 0; i < l->ncpu; i++) {
 		unsigned c = 0;
-		struct limine_park *b;
+		struct limine_park *bp;
 		uint64_t stack_top;
 
 		if (l->cpu[i].lapic_id == l->bsp_apic)
@@ -1126,43 +1163,44 @@ static void park_aps(struct ptlab *p, struct lim *l)
 			lost++;
 			continue;
 		}
-		b = &blk[i];
+		bp = &blk[i];
 		stack_top = l->stacks_pa + (i + 1) * l->stack_bytes;
-		*b = (struct limine_park){ .gdt_limit = sizeof(limine_gdt) - 1,
+		*bp = (struct limine_park){ .gdt_limit = sizeof(limine_gdt) - 1,
 					   .gdt_base = hhdm(l->gdt_pa),
 					   .info = hhdm(l->resp_pa + l->answer.smp_info_off + 32 * i),
-					   .stack = hhdm(stack_top), .pat = pt_pat_msr(&p->build.env.pat),
+					   .stack = hhdm(stack_top), .pat = pt_pat_msr(&b->env.pat),
 					   .loop = loop, .x2apic = l->x2apic };
 		aps++;
-		if (!smp_handoff_start_at(p, c, p->build.our_cr3, stack_top - 64,
-					  (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)limine_ap_park,
-					  &b->arrived)) {
+		if (!smp_handoff_start_at(sh, b->levels, c, b->our_cr3, stack_top - 64,
+					  (uint64_t)(uintptr_t)bp, (uint64_t)(uintptr_t)limine_ap_park,
+					  &bp->arrived)) {
 			lost++;
 			continue;
 		}
 		/* --inject=limine-park: the first AP's CR3 taken for wrong */
-		if (b->cr3 != p->build.our_cr3 || (inject_on(&p->opts, &check_limine_aps) && aps == 1))
+		if (bp->cr3 != b->our_cr3 || (inject_on(o, &check_limine_aps) && aps == 1))
 			wrong++;
 	}
-	if (pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE,
+	if (pt_protect(&b->space, sh->tramp_pa, PT_PAGE_SIZE,
 		       (tramp.flags & PT_ATTR_MASK) | PT_ALLOW_WX, NULL))
-		report_fail(p->rep, "limine: the trampoline's page 0x%llx could not get its "
+		report_fail(rep, "limine: the trampoline's page 0x%llx could not get its "
 			    "attributes back", (unsigned long long)sh->tramp_pa);
 	l->parked = aps - lost - wrong;
 	if (!lost && !wrong)
-		report_ok(p->rep, "limine: %u AP(s) parked on the tables handed over (CR3 0x%llx), "
-			  "each on its own stack polling its goto_address", aps,
-			  (unsigned long long)p->build.our_cr3);
+		check_report(rep, &check_limine_aps, true, "limine: %u AP(s) parked on the tables "
+			     "handed over (CR3 0x%llx), each on its own stack polling its "
+			     "goto_address", aps, (unsigned long long)b->our_cr3);
 	else
-		report_fail(p->rep, "limine: of %u APs %u did not answer INIT-SIPI-SIPI and %u run "
-			    "on another CR3", aps, lost, wrong);
+		check_report(rep, &check_limine_aps, false, "limine: of %u APs %u did not answer "
+			     "INIT-SIPI-SIPI and %u run on another CR3", aps, lost, wrong);
 }
 
-/* The identity pieces base revision 0 asks for: [4 KiB, 4 GiB), then each map range above. */
-static bool ident_piece(const struct ptlab *p, unsigned i, uint64_t *pa, uint64_t *len)
+/*
+ * Identity piece @i of those base revision 0 asks for: [4 KiB, 4 GiB),
+ * then each range of the map @m above; false past the last.
+ */
+static bool ident_piece(const struct pt_memmap *m, unsigned i, uint64_t *pa, uint64_t *len)
 {
-	const struct pt_memmap *m = &p->build.map;
-
 	if (i == 0) {
 		*pa = PT_PAGE_SIZE;
 		*len = FOUR_GIB - PT_PAGE_SIZE;
@@ -1188,31 +1226,35 @@ static bool ident_piece(const struct ptlab *p, unsigned i, uint64_t *pa, uint64_
  * keeps them and the identity map is made RWX write-back (the framebuffer
  * write-combining, as in the HHDM) here, in the tables to hand over after
  * their comparison with the checked build, with a check of its own that
- * walks every leaf.  PT_OK, or an error after a failure line.
+ * walks every leaf (check_limine_identity, its fault planted when @o
+ * injects it).  @b: the build (its space is the tables to hand over, its
+ * map the final one); @fb: the framebuffer.  PT_OK, or an error after a
+ * failure line on @rep.
  */
-static int widen_identity(struct ptlab *p)
+static int widen_identity(struct report *rep, const struct opts *o, struct ptlab_build *b,
+			  const struct ptlab_fb *fb)
 {
-	struct pt_space *sp = &p->build.space;
+	struct pt_space *sp = &b->space;
 	const unsigned rwx = PT_WRITE | PT_EXEC | PT_ALLOW_WX | PT_SPARSE;
 	uint64_t fb_pa, fb_len, pa, len, pages = 0, bad = 0, first = 0;
 	unsigned n = 0;
 	int err = PT_OK;
 
-	fb_pages(p, &fb_pa, &fb_len);
-	for (unsigned i = 0; !err && ident_piece(p, i, &pa, &len); i++, n++)
+	fb_pages(fb, &fb_pa, &fb_len);
+	for (unsigned i = 0; !err && ident_piece(&b->map, i, &pa, &len); i++, n++)
 		err = pt_protect(sp, pa, len, rwx | PT_CACHE(PT_CACHE_WB), NULL);
 	if (!err && fb_len)
 		err = pt_protect(sp, fb_pa, fb_len, rwx | PT_CACHE(PT_CACHE_WC), NULL);
 	if (err) {
-		report_fail(p->rep, "limine: base revision 0: the identity map could not be made "
-			    "RWX: %s", pt_strerror(err));
+		check_report(rep, &check_limine_identity, false, "limine: base revision 0: the "
+			     "identity map could not be made RWX: %s", pt_strerror(err));
 		return err;
 	}
-	if (inject_on(&p->opts, &check_limine_identity) &&
+	if (inject_on(o, &check_limine_identity) &&
 	    pt_protect(sp, FOUR_GIB - PT_PAGE_SIZE, PT_PAGE_SIZE, PT_WRITE, NULL) == PT_OK)
-		report_note(p->rep, "inject: limine-identity planted (the page below 4 GiB left "
+		report_note(rep, "inject: limine-identity planted (the page below 4 GiB left "
 			    "no-execute)");
-	for (unsigned i = 0; ident_piece(p, i, &pa, &len); i++) {
+	for (unsigned i = 0; ident_piece(&b->map, i, &pa, &len); i++) {
 		for (uint64_t va = pa; va < pa + len;) {
 			struct pt_leaf lf;
 			bool in_fb = va >= fb_pa && va < fb_pa + fb_len;
@@ -1227,7 +1269,7 @@ static int widen_identity(struct ptlab *p)
 					if (!bad++)
 						first = va;
 				}
-			} else if (pt_memmap_overlaps(&p->build.map, va, PT_PAGE_SIZE) || i == 0) {
+			} else if (pt_memmap_overlaps(&b->map, va, PT_PAGE_SIZE) || i == 0) {
 				/* a map range above 4 GiB or the low 4 GiB: all of it, mapped */
 				if (!bad++)
 					first = va;
@@ -1239,28 +1281,31 @@ static int widen_identity(struct ptlab *p)
 		}
 	}
 	if (!bad)
-		report_ok(p->rep, "limine: base revision 0: the identity map of [0x1000, 4 GiB) and "
-			  "%u range(s) above, %llu pages, supervisor RWX write-back (the framebuffer "
-			  "write-combining), as the protocol's entry memory layout says: the "
-			  "protocol's W^X exemption, made after the comparison with the checked build",
-			  n - 1, (unsigned long long)pages);
+		check_report(rep, &check_limine_identity, true, "limine: base revision 0: the "
+			     "identity map of [0x1000, 4 GiB) and %u range(s) above, %llu pages, "
+			     "supervisor RWX write-back (the framebuffer write-combining), as the "
+			     "protocol's entry memory layout says: the protocol's W^X exemption, made "
+			     "after the comparison with the checked build", n - 1,
+			     (unsigned long long)pages);
 	else
-		report_fail(p->rep, "limine: base revision 0: %llu of %llu identity pages are not "
-			    "mapped to themselves RWX with their cache type; first va=0x%llx",
-			    (unsigned long long)bad, (unsigned long long)pages,
-			    (unsigned long long)first);
+		check_report(rep, &check_limine_identity, false, "limine: base revision 0: %llu of "
+			     "%llu identity pages are not mapped to themselves RWX with their cache "
+			     "type; first va=0x%llx", (unsigned long long)bad,
+			     (unsigned long long)pages, (unsigned long long)first);
 	return PT_OK;
 }
 
 /* After the rebuild (struct kernel_proto's prepare). */
 static int limine_prepare(struct ptlab *p)
 {
-	struct lim *l = lim_of(p);
+	struct lim *l = lim_of(&p->kern);
 
-	if (lm_identity_mapped(l->req.base_rev) && widen_identity(p) != PT_OK)
+	if (lm_identity_mapped(l->req.base_rev) &&
+	    widen_identity(p->rep, &p->opts, &p->build, &p->fb) != PT_OK)
 		return PT_EINVAL;
-	check_segments(p, l);
-	if (!build_map(p, l) || !respond(p, l))
+	check_segments(p->rep, &p->opts, &p->build.space, l);
+	if (!build_map(p->rep, &p->build, &p->fb, l) ||
+	    !respond(p->rep, &p->opts, &p->exit.final_map, l))
 		return PT_EINVAL;
 	if (inject_on(&p->opts, &check_limine_read) && l->entry_len) {
 		l->entry_bytes[0] ^= 0xff;
@@ -1269,7 +1314,7 @@ static int limine_prepare(struct ptlab *p)
 	ptlab_live(p, cpu_read, "limine: the tables handed over");
 	if (p->rep->failed || p->aborted)
 		return PT_EINVAL;
-	park_aps(p, l);
+	park_aps(p->rep, &p->opts, &p->build, p->smp, l);
 	ptlab_live(p, mask_irqs, "limine: interrupts masked");
 	return p->rep->failed || p->aborted ? PT_EINVAL : PT_OK;
 }
@@ -1277,7 +1322,7 @@ static int limine_prepare(struct ptlab *p)
 /* Every check passed: the report closed with the kernel's facts, and the jump. */
 static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 {
-	struct lim *l = lim_of(p);
+	struct lim *l = lim_of(&p->kern);
 	uint64_t cr4 = read_cr4(), top = hhdm(l->stacks_pa + (l->ncpu + 1) * l->stack_bytes);
 
 	report_fact(p->rep, "limine", "entry=0x%llx stack=0x%llx+0x%llx cr3=0x%llx levels=%u "
@@ -1288,7 +1333,7 @@ static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 		    l->answer.answered, l->nmap, l->nreclaim, l->ncpu, l->parked, l->x2apic,
 		    (unsigned long long)l->resp_pa, (unsigned long long)l->answer.used);
 	handoff_emit_final(p);
-	end_say(p, false, "ptlab: handing over to the Limine kernel\n");
+	end_say(&p->fb, false, "ptlab: handing over to the Limine kernel\n");
 	if (l->x2apic)
 		wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_EN | APIC_BASE_X2);
 	l->gdtr.limit = sizeof(limine_gdt) - 1;

@@ -55,27 +55,31 @@
  * pref_address when [pref, pref + bytes) can be had; else, for a
  * relocatable kernel, the lowest aligned slot of free conventional memory
  * (below 4 GiB unless XLF_CAN_BE_LOADED_ABOVE_4G) that AllocateAddress
- * grants.  0 when there is none.
+ * grants.  @k: the run's kernel, its setup header judged (the pages are
+ * recorded in it, k->how says which); @map: the normalized memory map;
+ * @maxphyaddr: the CPU's.  0 when there is none.
  */
-static uint64_t place_kernel(struct ptlab *p, const struct lb_kernel *k, uint64_t bytes)
+static uint64_t place_kernel(struct ptlab_kernel *k, const struct pt_memmap *map,
+			     unsigned maxphyaddr, uint64_t bytes)
 {
-	uint64_t align = k->kernel_alignment, pa = k->pref_address, from, limit;
+	const struct lb_kernel *h = &k->hdr;
+	uint64_t align = h->kernel_alignment, pa = h->pref_address, from, limit;
 
 	if (pa >= LOW_LIMIT && !(pa & (PT_PAGE_SIZE - 1)) &&
-	    kernel_alloc(p, AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
-		p->kern.how = "pref_address";
+	    kernel_alloc(k, AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
+		k->how = "pref_address";
 		return pa;
 	}
-	if (!k->relocatable)
+	if (!h->relocatable)
 		return 0;
-	limit = k->xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G ?
-		UINT64_C(1) << p->cpu.caps.maxphyaddr : BELOW_4G + 1;
-	for (from = LOW_LIMIT; lb_next_slot(&p->build.map, from, bytes, align, limit, &pa);
+	limit = h->xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G ?
+		UINT64_C(1) << maxphyaddr : BELOW_4G + 1;
+	for (from = LOW_LIMIT; lb_next_slot(map, from, bytes, align, limit, &pa);
 	     from = pa + align) {
 		uint64_t at = pa;
 
-		if (kernel_alloc(p, AllocateAddress, bytes, &at) == EFI_SUCCESS) {
-			p->kern.how = "lowest fit";
+		if (kernel_alloc(k, AllocateAddress, bytes, &at) == EFI_SUCCESS) {
+			k->how = "lowest fit";
 			return at;
 		}
 	}
@@ -103,17 +107,17 @@ static size_t str_len(const char *s)
 
 /*
  * Secure Boot's judgement of the @what read from @path (verify.c): true
- * when it may be run; false after a failure line naming the file, the
- * reason and the firmware's status.
+ * when it may be run; false after a failure line on @rep naming the file,
+ * the reason and the firmware's status.
  */
-static bool verified(struct ptlab *p, const struct verify_src *src, const char *what,
+static bool verified(struct report *rep, const struct verify_src *src, const char *what,
 		     const char *path, const char *buf, UINTN len, enum verify_kind kind)
 {
 	char why[256];
 
 	if (verify_image(src, buf, len, path, kind, why, sizeof(why)) == 0)
 		return true;
-	report_fail(p->rep, "linux: %s %s refused: %s", what, path, why);
+	report_fail(rep, "linux: %s %s refused: %s", what, path, why);
 	return false;
 }
 
@@ -122,13 +126,14 @@ static bool verified(struct ptlab *p, const struct verify_src *src, const char *
  * one run of pages of exactly their total size: below initrd_addr_max, or
  * anywhere when that fails and the kernel takes an initrd above 4 GiB;
  * under Secure Boot each verified (built-in digests) where it was read.
- * False after a failure line naming the file; then nothing stays open or
- * allocated here.
+ * @o: the run's options (--initrd); @k: the run's kernel, its setup header
+ * judged, where the pages are recorded; @maxphyaddr: the CPU's.  False
+ * after a failure line on @rep naming the file; then nothing stays open
+ * or allocated here.
  */
-static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li, const struct verify_src *src)
+static bool load_initrds(struct ptlab_kernel *k, const struct opts *o, unsigned maxphyaddr,
+			 struct report *rep, EFI_LOADED_IMAGE *li, const struct verify_src *src)
 {
-	struct ptlab_kernel *k = &p->kern;
-	const struct opts *o = &p->opts;
 	struct fsfile f[OPTS_INITRD_MAX];
 	uint64_t at[OPTS_INITRD_MAX], total = 0, pa;
 	unsigned n;
@@ -138,18 +143,18 @@ static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li, const struct ver
 
 	for (n = 0; n < o->ninitrd; n++) {
 		if (fsfile_open(li->DeviceHandle, o->initrd[n], &f[n], why, sizeof(why)) != EFI_SUCCESS) {
-			report_fail(p->rep, "linux: initrd %s", why);
+			report_fail(rep, "linux: initrd %s", why);
 			goto close;
 		}
 		if (f[n].size == 0) {
-			report_fail(p->rep, "linux: initrd %s is empty", o->initrd[n]);
+			report_fail(rep, "linux: initrd %s is empty", o->initrd[n]);
 			n++;
 			goto close;
 		}
 		total = pt_align_up(total, INITRD_ALIGN);
 		at[n] = total;
 		if (f[n].size > INITRD_MAX - total) {
-			report_fail(p->rep, "linux: initrd %s: the initrds together pass %llu bytes",
+			report_fail(rep, "linux: initrd %s: the initrds together pass %llu bytes",
 				    o->initrd[n], (unsigned long long)INITRD_MAX);
 			n++;
 			goto close;
@@ -157,13 +162,13 @@ static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li, const struct ver
 		total += f[n].size;
 	}
 	pa = k->hdr.initrd_addr_max;
-	st = kernel_alloc(p, AllocateMaxAddress, total, &pa);
+	st = kernel_alloc(k, AllocateMaxAddress, total, &pa);
 	if (st != EFI_SUCCESS && (k->hdr.xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G)) {
-		pa = (UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1;
-		st = kernel_alloc(p, AllocateMaxAddress, total, &pa);
+		pa = (UINT64_C(1) << maxphyaddr) - 1;
+		st = kernel_alloc(k, AllocateMaxAddress, total, &pa);
 	}
 	if (st != EFI_SUCCESS) {
-		report_fail(p->rep, "linux: initrd %s%s (%llu bytes) does not fit below the "
+		report_fail(rep, "linux: initrd %s%s (%llu bytes) does not fit below the "
 			    "kernel's initrd_addr_max 0x%x%s: status 0x%llx", o->initrd[0],
 			    n > 1 ? " and the rest" : "", (unsigned long long)total,
 			    k->hdr.initrd_addr_max,
@@ -177,16 +182,16 @@ static bool load_initrds(struct ptlab *p, EFI_LOADED_IMAGE *li, const struct ver
 	for (unsigned i = 0; i < n; i++) {
 		if (fsfile_read_all(&f[i], (void *)(uintptr_t)(pa + at[i]), why, sizeof(why)) !=
 		    EFI_SUCCESS) {
-			report_fail(p->rep, "linux: initrd %s", why);
+			report_fail(rep, "linux: initrd %s", why);
 			goto close;
 		}
-		if (!verified(p, src, "initrd", o->initrd[i], (const char *)(uintptr_t)(pa + at[i]),
+		if (!verified(rep, src, "initrd", o->initrd[i], (const char *)(uintptr_t)(pa + at[i]),
 			      f[i].size, VERIFY_DIGEST))
 			goto close;
 	}
 	if (n > 1)
 		for (unsigned i = 0; i < n; i++)
-			report_fact(p->rep, "linux-initrd", "%s at=0x%llx bytes=%llu", o->initrd[i],
+			report_fact(rep, "linux-initrd", "%s at=0x%llx bytes=%llu", o->initrd[i],
 				    (unsigned long long)(pa + at[i]), (unsigned long long)f[i].size);
 	ok = true;
 close:
@@ -199,9 +204,9 @@ close:
  * Before ExitBootServices, what the kernel will find through the system
  * table, as facts for the test inside it: the SMBIOS type-1 manufacturer
  * (/sys/class/dmi/id/sys_vendor) and the PlatformLang variable's bytes
- * (efivarfs).
+ * (efivarfs), on @rep.
  */
-static void report_firmware_view(struct ptlab *p)
+static void report_firmware_view(struct report *rep)
 {
 	uint8_t var[EFIVAR_MAX];
 	char vendor[64], hex[2 * EFIVAR_MAX + 1];
@@ -211,7 +216,7 @@ static void report_firmware_view(struct ptlab *p)
 		fmt_snprintf(hex + 2 * i, 3, "%02x", var[i]);
 	hex[2 * n] = 0;
 	fw_smbios_vendor(vendor, sizeof(vendor));
-	report_fact(p->rep, "linux-firmware", "systab=0x%llx sys_vendor=\"%s\" "
+	report_fact(rep, "linux-firmware", "systab=0x%llx sys_vendor=\"%s\" "
 		    "efivar=PlatformLang efivar_bytes=%s secure_boot=%u",
 		    (unsigned long long)(uintptr_t)ST, vendor, n ? hex : "none",
 		    fw_info.secure_boot && !fw_info.setup_mode ? LB_SECURE_BOOT_ENABLED :
@@ -246,7 +251,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 			    "protocol's; a bzImage takes --initrd", o->kernel);
 		return PT_EINVAL;
 	}
-	if (!verified(p, &src, "kernel", o->kernel, file, len, VERIFY_PE))
+	if (!verified(p->rep, &src, "kernel", o->kernel, file, len, VERIFY_PE))
 		return PT_EINVAL;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
 	    lb_check_run(&k->hdr, p->opts.levels ? p->opts.levels : p->build.levels,
@@ -256,7 +261,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	}
 
 	k->init_bytes = pt_align_up(k->hdr.init_size, PT_PAGE_SIZE);
-	k->load_pa = place_kernel(p, &k->hdr, k->init_bytes);
+	k->load_pa = place_kernel(k, &p->build.map, p->cpu.caps.maxphyaddr, k->init_bytes);
 	if (!k->load_pa) {
 		report_fail(p->rep, "linux: kernel %s: no free RAM holds init_size 0x%x at "
 			    "pref_address 0x%llx%s", o->kernel, k->hdr.init_size,
@@ -270,16 +275,16 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	CopyMem(k->entry_bytes, (void *)(file + k->hdr.pm_offset + LB_ENTRY64_OFF),
 		sizeof(k->entry_bytes));
 	pa = 0;
-	if (kernel_alloc(p, AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(k, AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->setup = (uint8_t *)(uintptr_t)pa;
 	CopyMem(k->setup, (void *)file, LB_SETUP_COPY);
-	if (o->ninitrd && !load_initrds(p, b->li, &src))
+	if (o->ninitrd && !load_initrds(k, o, p->cpu.caps.maxphyaddr, p->rep, b->li, &src))
 		return PT_EINVAL;
 
 	/* the zero page, then the command line (cmd_line_ptr has 32 bits) */
 	pa = BELOW_4G;
-	if (kernel_alloc(p, AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(k, AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->zero_page_pa = pa;
 	k->cmdline_pa = pa + PT_PAGE_SIZE;
@@ -289,12 +294,12 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	/* the e820 table and the room for entries past the zero page's 128 */
 	k->e820_cap = map_cap;
 	pa = 0;
-	if (kernel_alloc(p, AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
+	if (kernel_alloc(k, AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->e820 = (void *)(uintptr_t)pa;
 	k->ext_cap = lb_e820_ext_bytes(map_cap);
 	pa = 0;
-	if (k->ext_cap && kernel_alloc(p, AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
+	if (k->ext_cap && kernel_alloc(k, AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->ext_pa = pa;
 	k->acpi_rsdp = find_rsdp();
@@ -302,7 +307,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 		report_note(p->rep, "linux: boot protocol %u.%02u has no acpi_rsdp_addr (2.14): the "
 			    "kernel finds ACPI through efi_info's system table", k->hdr.version >> 8,
 			    k->hdr.version & 0xff);
-	report_firmware_view(p);
+	report_firmware_view(p->rep);
 	report_fact(p->rep, "linux-load", "kernel=%s protocol=%u.%02u xloadflags=0x%x load=0x%llx "
 		    "(%s) init_size=0x%x pref_address=0x%llx kernel_alignment=0x%x initrd=0x%llx+0x%llx "
 		    "boot_params=0x%llx cmdline_bytes=%llu acpi_rsdp=0x%llx", o->kernel,
@@ -399,12 +404,13 @@ static int cpu_probe(struct ptlab *p)
 	}
 	(void)sum;
 	if (same == sizeof(k->entry_bytes))
-		report_ok(p->rep, "linux: on the tables handed over the CPU reads the kernel's 64-bit "
+		check_report(p->rep, &check_linux_entry, true, "linux: on the tables handed over the CPU reads the kernel's 64-bit "
 			  "entry as in the file, executes at the end of its init_size range and "
 			  "reads the BIOS data area, the zero page, command line and initrd");
 	else
-		report_fail(p->rep, "linux: the kernel's entry reads %u of %u bytes as in the file",
-			    same, (unsigned)sizeof(k->entry_bytes));
+		check_report(p->rep, &check_linux_entry, false,
+			     "linux: the kernel's entry reads %u of %u bytes as in the file", same,
+			     (unsigned)sizeof(k->entry_bytes));
 	return 0;
 }
 
@@ -421,39 +427,38 @@ static bool identity_ok(const struct pt_space *s, uint64_t va, uint64_t len, uns
 	return true;
 }
 
-/* Page 0, read/write and no-execute, in the tables to hand over. */
-static int map_page0(struct ptlab *p)
+/* Page 0, read/write and no-execute, in @s (the tables to hand over); pt_map's result. */
+static int map_page0(struct pt_space *s)
 {
 	struct pt_flushlist fl;
 
-	return pt_map(&p->build.space, 0, 0, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
+	return pt_map(s, 0, 0, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
 }
 
-static void report_e820(struct ptlab *p, const struct lb_e820 *e, unsigned n)
+/* The e820 table @e of @n entries as facts ("# e820:") on @rep. */
+static void report_e820(struct report *rep, const struct lb_e820 *e, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		report_fact(p->rep, "e820", "0x%llx-0x%llx type=%u", (unsigned long long)e[i].addr,
+		report_fact(rep, "e820", "0x%llx-0x%llx type=%u", (unsigned long long)e[i].addr,
 			    (unsigned long long)(e[i].addr + e[i].size - 1), e[i].type);
 }
 
 /*
- * A note for each range of the final map whose EFI type has no e820
- * equivalent (unaccepted memory; types the UEFI spec does not define,
- * which the normalized map counts as a quirk): the kernel gets it as
- * reserved.
+ * A note on @rep for each range of the final map @m whose EFI type has no
+ * e820 equivalent (unaccepted memory; types the UEFI spec does not
+ * define, which the normalized map counts as a quirk): the kernel gets
+ * it as reserved.
  */
-static void report_no_e820_equivalent(struct ptlab *p)
+static void report_no_e820_equivalent(struct report *rep, const struct pt_memmap *m)
 {
-	const struct pt_memmap *m = &p->build.map;
-
 	for (unsigned i = 0; i < m->n; i++)
 		if (!lb_e820_exact(m->range[i].type))
-			report_note(p->rep, "linux: EFI type %u at 0x%llx-0x%llx has no e820 "
+			report_note(rep, "linux: EFI type %u at 0x%llx-0x%llx has no e820 "
 				    "equivalent: passed as reserved", m->range[i].type,
 				    (unsigned long long)m->range[i].pa,
 				    (unsigned long long)(m->range[i].pa + m->range[i].len - 1));
 	if (m->quirks & (1u << PT_QUIRK_UNKNOWN_TYPE))
-		report_note(p->rep, "linux: %u memory-map descriptor(s) of a type the UEFI spec does "
+		report_note(rep, "linux: %u memory-map descriptor(s) of a type the UEFI spec does "
 			    "not define have no e820 equivalent: passed as reserved",
 			    m->quirk_count[PT_QUIRK_UNKNOWN_TYPE]);
 }
@@ -481,11 +486,11 @@ static const struct {
  * memory after SetVirtualAddressMap but keeps a descriptor it had to
  * reserve something in - the Memory Attributes Table, which the firmware
  * allocates as boot-services data - so the test predicts the amount the
- * kernel says it frees from these.
+ * kernel says it frees from these.  @m: the map ExitBootServices was
+ * called with; the facts go to @rep.
  */
-static void report_efi_view(struct ptlab *p)
+static void report_efi_view(struct report *rep, const struct rawmap *m)
 {
-	const struct rawmap *m = &p->exit.final_map;
 	char line[512];
 	size_t len = 0;
 	unsigned i, other = 0;
@@ -510,7 +515,7 @@ static void report_efi_view(struct ptlab *p)
 						    named_tables[k].name, (unsigned long long)pa);
 	}
 	line[len < sizeof(line) ? len : sizeof(line) - 1] = 0;
-	report_fact(p->rep, "linux-tables", "entries=%u%s other=%u", i, line, other);
+	report_fact(rep, "linux-tables", "entries=%u%s other=%u", i, line, other);
 
 	for (uint64_t off = 0; m->desc_size && off + m->desc_size <= m->size; off += m->desc_size) {
 		const EFI_MEMORY_DESCRIPTOR *d =
@@ -531,19 +536,19 @@ static void report_efi_view(struct ptlab *p)
 			bs += end - (start > LOW_LIMIT ? start : LOW_LIMIT);
 	}
 	if (mat_end)
-		report_fact(p->rep, "linux-bootsvc", "above_1m_kib=%llu mat=0x%llx "
+		report_fact(rep, "linux-bootsvc", "above_1m_kib=%llu mat=0x%llx "
 			    "mat_desc=0x%llx-0x%llx mat_desc_type=%u", (unsigned long long)(bs >> 10),
 			    (unsigned long long)mat, (unsigned long long)mat_start,
 			    (unsigned long long)(mat_end - 1), mat_type);
 	else
-		report_fact(p->rep, "linux-bootsvc", "above_1m_kib=%llu mat=%s",
+		report_fact(rep, "linux-bootsvc", "above_1m_kib=%llu mat=%s",
 			    (unsigned long long)(bs >> 10), mat ? "outside-the-map" : "none");
 }
 
 /* --inject=linux-digest: page 0 mapped before the comparison. */
 static bool plant_digest(struct ptlab *p)
 {
-	if (map_page0(p) != PT_OK)
+	if (map_page0(&p->build.space) != PT_OK)
 		return false;
 	report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
 	return true;
@@ -570,7 +575,7 @@ static int linux_prepare_jump(struct ptlab *p)
 	 * through the identity map before it loads tables of its own.
 	 */
 	if (!inject_on(&p->opts, &check_linux_digest)) {
-		err = map_page0(p);
+		err = map_page0(&b->space);
 		if (err) {
 			report_fail(p->rep, "linux: page 0 (the BIOS data area) could not be mapped: %s",
 				    pt_strerror(err));
@@ -591,13 +596,14 @@ static int linux_prepare_jump(struct ptlab *p)
 	    identity_ok(&b->space, k->zero_page_pa, 2 * PT_PAGE_SIZE, PT_WRITE) &&
 	    (!k->initrd_bytes || identity_ok(&b->space, k->initrd_pa,
 					     pt_align_up(k->initrd_bytes, PT_PAGE_SIZE), 0)))
-		report_ok(p->rep, "linux: identity mapped: the kernel's init_size range 0x%llx+0x%llx "
+		check_report(p->rep, &check_linux_mapped, true, "linux: identity mapped: the kernel's init_size range 0x%llx+0x%llx "
 			  "RWX, page 0 (BIOS data area, added after the comparison) RW, the zero page "
 			  "and command line RW, the initrd", (unsigned long long)k->load_pa,
 			  (unsigned long long)k->init_bytes);
 	else
-		report_fail(p->rep, "linux: the kernel's range, page 0, the zero page, command line or "
-			    "initrd is not identity mapped as the 64-bit boot protocol needs");
+		check_report(p->rep, &check_linux_mapped, false, "linux: the kernel's range, page 0, "
+			     "the zero page, command line or initrd is not identity mapped as the "
+			     "64-bit boot protocol needs");
 	if (inject_on(&p->opts, &check_linux_entry)) {
 		k->entry_bytes[0] ^= 0xff;
 		report_note(p->rep, "inject: linux-entry planted (an entry byte expected flipped)");
@@ -609,7 +615,7 @@ static int linux_prepare_jump(struct ptlab *p)
 		report_fail(p->rep, "linux: the e820 table needs more than %u entries", k->e820_cap);
 		return PT_EINVAL;
 	}
-	report_no_e820_equivalent(p);
+	report_no_e820_equivalent(p->rep, &b->map);
 	/*
 	 * efi_info: the map ExitBootServices accepted, unchanged (descriptor
 	 * size, version and attributes as the firmware wrote them), in our
@@ -646,12 +652,12 @@ static int linux_prepare_jump(struct ptlab *p)
 	}
 	lb_fill_params((uint8_t *)(uintptr_t)k->zero_page_pa, k->setup, &k->hdr, &ld, k->e820,
 		       (unsigned)n, (uint8_t *)(uintptr_t)k->ext_pa);
-	report_e820(p, k->e820, (unsigned)n);
+	report_e820(p->rep, k->e820, (unsigned)n);
 	report_fact(p->rep, "linux-efi", "systab=0x%llx memmap=0x%llx memmap_size=%llu "
 		    "desc_size=%u desc_version=%u secure_boot=%u", (unsigned long long)efi.systab_pa,
 		    (unsigned long long)efi.memmap_pa, (unsigned long long)efi.memmap_bytes,
 		    efi.desc_size, efi.desc_version, efi.secure_boot);
-	report_efi_view(p);
+	report_efi_view(p->rep, &p->exit.final_map);
 	k->e820_n = (unsigned)n;
 	return p->rep->failed || p->aborted ? PT_EINVAL : PT_OK;
 }
@@ -669,23 +675,24 @@ static uint64_t boot_gdt[4] __attribute__((aligned(16))) = { 0, 0, GDT_CODE64, G
 /*
  * The jump: the firmware's PAT, CR4 without PGE/SMEP/SMAP/PKE/PCIDE, a
  * GDT with __BOOT_CS 0x10 and __BOOT_DS 0x18, no IDT, the handed-over
- * hierarchy in CR3, RSI = the zero page, to load address + 0x200.
+ * hierarchy @cr3 in CR3, RSI = @k's zero page, to @k's load address +
+ * 0x200.  @caps: the CPU's (whether it has a PAT).
  */
-static __attribute__((noreturn)) void linux_jump(struct ptlab *p)
+static __attribute__((noreturn)) void linux_jump(const struct cpu_caps *caps,
+						 const struct ptlab_kernel *k, uint64_t cr3)
 {
 	static struct desc_ptr gdtr;
 	uint64_t cr4 = read_cr4();
 
 	gdtr.limit = sizeof(boot_gdt) - 1;
 	gdtr.base = (uint64_t)(uintptr_t)boot_gdt;
-	if (p->cpu.caps.pat && fw_info.entry.has_pat) {
+	if (caps->pat && fw_info.entry.has_pat) {
 		/* the firmware's PAT again */
 		cpu_switch_pat(fw_info.entry.pat);
 	}
 	/* no global, supervisor-protection or key bits the kernel did not ask for */
 	cr4 = (cr4 & ~(CR4_PGE | CR4_SMEP | CR4_SMAP | CR4_PKE | CR4_PCIDE)) | CR4_PAE;
-	linux_jump_asm(p->kern.load_pa + LB_ENTRY64_OFF, p->kern.zero_page_pa, p->build.our_cr3,
-		       cr4, &gdtr);
+	linux_jump_asm(k->load_pa + LB_ENTRY64_OFF, k->zero_page_pa, cr3, cr4, &gdtr);
 }
 
 /* ---- the protocol ------------------------------------------------------------------ */
@@ -697,7 +704,7 @@ static __attribute__((noreturn)) void linux_jump(struct ptlab *p)
 static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
 {
 	const struct ptlab_kernel *k = &p->kern;
-	unsigned parked = smp_handoff_init_aps(p);
+	unsigned parked = smp_handoff_init_aps(p->smp);
 
 	report_fact(p->rep, "linux", "entry=0x%llx load=0x%llx init_size=0x%llx boot_params=0x%llx "
 		    "e820=%u initrd=0x%llx+0x%llx levels=%u cpus_parked=%u",
@@ -706,8 +713,8 @@ static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
 		    k->e820_n, (unsigned long long)k->initrd_pa, (unsigned long long)k->initrd_bytes,
 		    p->build.levels, parked);
 	handoff_emit_final(p);
-	end_say(p, false, "ptlab: handing over to Linux\n");
-	linux_jump(p);
+	end_say(&p->fb, false, "ptlab: handing over to Linux\n");
+	linux_jump(&p->cpu.caps, k, p->build.our_cr3);
 }
 
 const struct kernel_proto kernel_linux = {

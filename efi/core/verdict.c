@@ -3,11 +3,9 @@
 #include "core/verdict.h"
 #include "report/fmt.h"
 
-enum verdict verdict_of(const struct ptlab *p)
+enum verdict verdict_of(const struct report *r, bool aborted)
 {
-	const struct report *r = p->rep;
-
-	if (p->aborted)
+	if (aborted)
 		return VERDICT_ABORTED;
 	if (!r || r->failed)
 		return VERDICT_FAILED;
@@ -39,12 +37,10 @@ const char *verdict_word(enum verdict v)
 	return (unsigned)v < sizeof(word) / sizeof(word[0]) ? word[v] : "fail";
 }
 
-void verdict_line(const struct ptlab *p, char *buf, size_t size)
+void verdict_line(const struct report *r, bool aborted, char *buf, size_t size)
 {
-	const struct report *r = p->rep;
-
 	fmt_snprintf(buf, size, "%s (%u passed, %u failed, %u skipped)",
-		     verdict_word(verdict_of(p)), r ? r->passed : 0, r ? r->failed : 0,
+		     verdict_word(verdict_of(r, aborted)), r ? r->passed : 0, r ? r->failed : 0,
 		     r ? r->skipped : 0);
 }
 
@@ -70,8 +66,8 @@ unsigned end_steps(enum opts_end end, bool boot_services)
 	}
 }
 
-void verdict_debug_exit(const struct ptlab *p, enum verdict v)
+void verdict_debug_exit(const struct cpu_caps *caps, enum verdict v)
 {
-	if (p->cpu.caps.hypervisor)
+	if (caps->hypervisor)
 		outl(PTLAB_DEBUG_EXIT_PORT, verdict_exit_code(v));
 }

@@ -21,8 +21,12 @@ enum verdict {
 	VERDICT_NOTHING,    /* not one test point passed or failed (e.g. no NX) */
 };
 
-/* Aborted first, then failed, then passed; nothing checked else (no report: failed). */
-enum verdict verdict_of(const struct ptlab *p);
+/*
+ * The verdict of a run whose report is @r (NULL: none yet) and which was
+ * @aborted (struct ptlab's flag): aborted first, then failed, then
+ * passed; nothing checked else (no report: failed).
+ */
+enum verdict verdict_of(const struct report *r, bool aborted);
 
 /* PTLAB_EXIT_PASSED .. PTLAB_EXIT_NOTHING (0x10 .. 0x13) for @v. */
 unsigned verdict_exit_code(enum verdict v);
@@ -30,8 +34,8 @@ unsigned verdict_exit_code(enum verdict v);
 /* "pass", "fail", "aborted", "nothing checked". */
 const char *verdict_word(enum verdict v);
 
-/* For the runs variable: "pass (3 passed, 0 failed, 1 skipped)". */
-void verdict_line(const struct ptlab *p, char *buf, size_t size);
+/* For the runs variable, verdict_of(@r, @aborted) with @r's counts: "pass (3 passed, 0 failed, 1 skipped)". */
+void verdict_line(const struct report *r, bool aborted, char *buf, size_t size);
 
 /* The steps of an --end action, in this order. */
 #define END_STEP_DEBUG_EXIT (1u << 0)   /* isa-debug-exit with the verdict's code */
@@ -49,9 +53,9 @@ unsigned end_steps(enum opts_end end, bool boot_services);
 
 /*
  * Leave QEMU through isa-debug-exit with @v's code: only under a
- * hypervisor (bare metal has no such device at port 0xf4); returns when
+ * hypervisor (@caps, the CPU's; bare metal has no such device at port 0xf4); returns when
  * the write did not end the machine.
  */
-void verdict_debug_exit(const struct ptlab *p, enum verdict v);
+void verdict_debug_exit(const struct cpu_caps *caps, enum verdict v);
 
 #endif /* PTLAB_EFI_VERDICT_H */

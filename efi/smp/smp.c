@@ -528,10 +528,12 @@ static uint64_t deadline_us(const struct smp_shared *sh, uint64_t us)
 	return rdtsc() + us * (sh->tsc_per_us ? sh->tsc_per_us : 1000);
 }
 
-/* Publish @cmd and wait for every active AP to complete it. */
-static void command(struct ptlab *p, uint32_t cmd)
+/*
+ * Publish @cmd to @sh's APs and wait for every active AP to complete it;
+ * one that does not is marked lost after a failure line on @rep.
+ */
+static void command(struct smp_shared *sh, struct report *rep, uint32_t cmd)
 {
-	struct smp_shared *sh = p->smp;
 	uint32_t seq;
 	uint64_t end;
 
@@ -547,16 +549,20 @@ static void command(struct ptlab *p, uint32_t cmd)
 			cpu_pause();
 		if (active(c) && c->done_seq != seq) {
 			c->lost = true;
-			report_fail(p->rep, "smp: %s did not answer command %u within %u s", cpu_name(c),
+			report_fail(rep, "smp: %s did not answer command %u within %u s", cpu_name(c),
 				    seq, WAIT_US / 1000000);
 		}
 	}
 }
 
-/* Invalidate @fl on every active AP but @skip (an index, or -1) with an IPI; wait for the acks. */
-static unsigned shootdown(struct ptlab *p, const struct pt_flushlist *fl, int skip)
+/*
+ * Invalidate @fl on every active AP of @sh but @skip (an index, or -1)
+ * with an IPI; wait for the acks.  Returns the APs that acknowledged; one
+ * that did not is marked lost after a failure line on @rep.
+ */
+static unsigned shootdown(struct smp_shared *sh, struct report *rep, const struct pt_flushlist *fl,
+			  int skip)
 {
-	struct smp_shared *sh = p->smp;
 	unsigned acked = 0;
 	uint32_t seq;
 	uint64_t end;
@@ -568,7 +574,7 @@ static unsigned shootdown(struct ptlab *p, const struct pt_flushlist *fl, int sk
 	barrier();
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (active(sh->cpu[i]) && (int)i != skip && !send_ipi(sh, sh->cpu[i]->apic))
-			report_fail(p->rep, "smp: the local APIC did not accept the IPI to %s",
+			report_fail(rep, "smp: the local APIC did not accept the IPI to %s",
 				    cpu_name(sh->cpu[i]));
 	end = deadline_us(sh, WAIT_US);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
@@ -582,7 +588,7 @@ static unsigned shootdown(struct ptlab *p, const struct pt_flushlist *fl, int sk
 			acked++;
 		} else if (active(c)) {
 			c->lost = true;
-			report_fail(p->rep, "smp: %s did not acknowledge shootdown %u within %u s",
+			report_fail(rep, "smp: %s did not acknowledge shootdown %u within %u s",
 				    cpu_name(c), seq, WAIT_US / 1000000);
 		}
 	}
@@ -621,17 +627,30 @@ static struct smp_expect want_fault(uint64_t va, uint32_t error)
 	return (struct smp_expect){ .fault = true, .error = error, .cr2 = va };
 }
 
-/* Every AP reads @n addresses; each must see @before (the translation is cached then). */
-static bool cache_all(struct ptlab *p, const char *name, const uint64_t *va,
-		      const struct smp_expect *before, unsigned n)
+/*
+ * What the BSP's shootdown checks use of the run: the page every CPU
+ * shares, the report, the options (--inject) and the tables in CR3.
+ */
+struct bsp {
+	struct smp_shared *sh;
+	struct report *rep;
+	const struct opts *o;
+	struct pt_space *space;
+};
+
+/*
+ * Every AP of @sh reads @n addresses; each must see @before (the
+ * translation is cached then).  False after a failure line on @rep.
+ */
+static bool cache_all(struct smp_shared *sh, struct report *rep, const char *name,
+		      const uint64_t *va, const struct smp_expect *before, unsigned n)
 {
-	struct smp_shared *sh = p->smp;
 	char got[64];
 
 	for (unsigned k = 0; k < n; k++)
 		sh->probe_va[k] = va[k];
 	sh->nprobe = n;
-	command(p, SMP_CMD_PROBE);
+	command(sh, rep, SMP_CMD_PROBE);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
 
@@ -641,7 +660,7 @@ static bool cache_all(struct ptlab *p, const char *name, const uint64_t *va,
 			if (smp_obs_matches(&c->obs[k], &before[k]))
 				continue;
 			smp_obs_text(&c->obs[k], got, sizeof(got));
-			check_report(p->rep, &check_smp_shootdowns, false,
+			check_report(rep, &check_smp_shootdowns, false,
 				     "%s: %s could not read 0x%llx before the change: %s",
 				     name, cpu_name(c), (unsigned long long)va[k], got);
 			return false;
@@ -650,16 +669,19 @@ static bool cache_all(struct ptlab *p, const char *name, const uint64_t *va,
 	return true;
 }
 
-/* Every AP reads @n addresses after the shootdown; judge each against @now / @before. */
-static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
+/*
+ * Every AP of v->sh reads @n addresses after the shootdown; judge each
+ * against @now / @before, on v->rep (check_smp_shootdowns).
+ */
+static void judge_all(const struct bsp *v, const char *name, const uint64_t *va,
 		      const struct smp_expect *now, const struct smp_expect *before, unsigned n,
 		      int skip, unsigned acked)
 {
-	struct smp_shared *sh = p->smp;
+	struct smp_shared *sh = v->sh;
 	unsigned bad = 0, seen = 0;
 	char got[64], want[64];
 
-	command(p, SMP_CMD_PROBE);
+	command(sh, v->rep, SMP_CMD_PROBE);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
 
@@ -667,15 +689,15 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 			continue;
 		seen++;
 		for (unsigned k = 0; k < n; k++) {
-			enum smp_verdict v = smp_judge(&c->obs[k], &now[k], &before[k]);
+			enum smp_verdict vd = smp_judge(&c->obs[k], &now[k], &before[k]);
 			struct smp_obs w = { .value = now[k].value, .faulted = now[k].fault,
 					     .vector = now[k].fault ? TRAP_VEC_PF : 0,
 					     .error = now[k].error, .cr2 = now[k].cr2 };
 
-			if (v == SMP_SAW_NEW) {
+			if (vd == SMP_SAW_NEW) {
 				/* an unchanged neighbour proves nothing about the withheld IPI */
 				if ((int)i == skip && !smp_obs_matches(&w, &before[k]))
-					report_note(p->rep, "inject: missing-shootdown not provoked: "
+					report_note(v->rep, "inject: missing-shootdown not provoked: "
 						    "%s dropped the stale translation of 0x%llx by itself",
 						    cpu_name(c), (unsigned long long)va[k]);
 				continue;
@@ -683,49 +705,54 @@ static void judge_all(struct ptlab *p, const char *name, const uint64_t *va,
 			bad++;
 			smp_obs_text(&c->obs[k], got, sizeof(got));
 			smp_obs_text(&w, want, sizeof(want));
-			check_report(p->rep, &check_smp_shootdowns, false,
+			check_report(v->rep, &check_smp_shootdowns, false,
 				     "%s: %s at 0x%llx %s: %s, expected %s%s", name, cpu_name(c),
 				     (unsigned long long)va[k],
-				     v == SMP_SAW_OLD ? "still used the stale translation" :
+				     vd == SMP_SAW_OLD ? "still used the stale translation" :
 				     "saw neither translation", got, want,
 				     (int)i != skip ? "" :
-				     inject_on(&p->opts, &check_smp_shootdowns) ?
+				     inject_on(v->o, &check_smp_shootdowns) ?
 				     " (IPI withheld: --inject=missing-shootdown-all)" :
 				     " (IPI withheld: --inject=missing-shootdown)");
 		}
 	}
 	if (!bad && seen)
-		check_report(p->rep, &check_smp_shootdowns, true,
+		check_report(v->rep, &check_smp_shootdowns, true,
 			     "%s: %u AP%s saw the change after the IPI (%u acknowledged), "
 			     "%u probe%s each", name, seen, seen == 1 ? "" : "s", acked, n,
 			     n == 1 ? "" : "s");
 }
 
-static int skip_for_inject(struct ptlab *p, bool *used)
+/*
+ * The AP whose shootdown IPI --inject=missing-shootdown (once, *@used
+ * then) or missing-shootdown-all (every time) withholds: the last active
+ * one, named in a note the first time; -1 when none is withheld.
+ */
+static int skip_for_inject(const struct bsp *v, bool *used)
 {
-	bool all = inject_on(&p->opts, &check_smp_shootdowns);
+	bool all = inject_on(v->o, &check_smp_shootdowns);
 
-	if ((p->opts.inject != OPTS_INJECT_MISSING_SHOOTDOWN || *used) && !all)
+	if ((v->o->inject != OPTS_INJECT_MISSING_SHOOTDOWN || *used) && !all)
 		return -1;
-	for (int i = (int)p->smp->ncpu - 1; i >= 0; i--)
-		if (active(p->smp->cpu[i])) {
+	for (int i = (int)v->sh->ncpu - 1; i >= 0; i--)
+		if (active(v->sh->cpu[i])) {
 			if (!*used)
-				report_note(p->rep, "inject: missing-shootdown%s: no IPI to %s",
-					    all ? "-all" : "", cpu_name(p->smp->cpu[i]));
+				report_note(v->rep, "inject: missing-shootdown%s: no IPI to %s",
+					    all ? "-all" : "", cpu_name(v->sh->cpu[i]));
 			*used = true;
 			return i;
 		}
 	return -1;
 }
 
-/* Remove a test mapping everywhere: our CPU, and every AP by IPI. */
-static void clean(struct ptlab *p, uint64_t va, uint64_t len)
+/* Remove a test mapping from v->space everywhere: our CPU, and every AP by IPI. */
+static void clean(const struct bsp *v, uint64_t va, uint64_t len)
 {
 	struct pt_flushlist fl;
 
-	if (pt_unmap(&p->build.space, va, len, PT_SPARSE, &fl) == PT_OK) {
+	if (pt_unmap(v->space, va, len, PT_SPARSE, &fl) == PT_OK) {
 		ptlab_flush(&fl);
-		shootdown(p, &fl, -1);
+		shootdown(v->sh, v->rep, &fl, -1);
 	}
 }
 
@@ -733,6 +760,7 @@ struct scenario {
 	const char *name;
 	uint64_t va, len;           /* the test mapping */
 	uint64_t pa;
+	uint64_t to;                /* where a remap points the mapping */
 	enum pt_page_size size;
 	unsigned flags;
 	unsigned n;                 /* probes */
@@ -741,78 +769,79 @@ struct scenario {
 	bool smap;
 };
 
-/* Map, cache on every AP, change on the BSP (@change), shoot down, judge, clean up. */
-static void run_scenario(struct ptlab *p, struct scenario *s,
-			 int (*change)(struct ptlab *p, const struct scenario *s,
+/*
+ * Map in v->space, cache on every AP, change on the BSP (@change), shoot
+ * down, judge, clean up; reported on v->rep.
+ */
+static void run_scenario(const struct bsp *v, struct scenario *s,
+			 int (*change)(struct pt_space *sp, const struct scenario *s,
 				       struct pt_flushlist *fl),
 			 bool *injected)
 {
-	struct smp_shared *sh = p->smp;
+	struct smp_shared *sh = v->sh;
 	struct pt_flushlist fl;
 	unsigned acked;
 	int skip, err;
 
-	if (!nactive(p->smp)) {
-		report_skip(p->rep, s->name, "no AP is running on the tables");
+	if (!nactive(sh)) {
+		report_skip(v->rep, s->name, "no AP is running on the tables");
 		return;
 	}
-	err = pt_map(&p->build.space, s->va, s->pa, s->len, s->flags, s->size, &fl);
+	err = pt_map(v->space, s->va, s->pa, s->len, s->flags, s->size, &fl);
 	if (err) {
-		check_report(p->rep, &check_smp_shootdowns, false,
+		check_report(v->rep, &check_smp_shootdowns, false,
 			     "%s: could not map the test leaf: %s", s->name, pt_strerror(err));
 		return;
 	}
 	ptlab_flush(&fl);
 	sh->probe_smap = s->smap;
-	if (!cache_all(p, s->name, s->probe, s->before, s->n)) {
+	if (!cache_all(sh, v->rep, s->name, s->probe, s->before, s->n)) {
 		sh->probe_smap = false;
-		clean(p, s->va, s->len);
+		clean(v, s->va, s->len);
 		return;
 	}
-	err = change(p, s, &fl);
+	err = change(v->space, s, &fl);
 	if (err) {
 		sh->probe_smap = false;
-		check_report(p->rep, &check_smp_shootdowns, false,
+		check_report(v->rep, &check_smp_shootdowns, false,
 			     "%s: the change was refused: %s", s->name, pt_strerror(err));
-		clean(p, s->va, s->len);
+		clean(v, s->va, s->len);
 		return;
 	}
 	ptlab_flush(&fl);
-	skip = skip_for_inject(p, injected);
-	acked = shootdown(p, &fl, skip);
-	judge_all(p, s->name, s->probe, s->now, s->before, s->n, skip, acked);
+	skip = skip_for_inject(v, injected);
+	acked = shootdown(sh, v->rep, &fl, skip);
+	judge_all(v, s->name, s->probe, s->now, s->before, s->n, skip, acked);
 	sh->probe_smap = false;
-	clean(p, s->va, s->len);
+	clean(v, s->va, s->len);
 }
 
-static int ch_remap(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
+/* The scenarios' changes in @sp, the tables in CR3: the library's result, @fl to flush. */
+static int ch_remap(struct pt_space *sp, const struct scenario *s, struct pt_flushlist *fl)
 {
-	uint64_t other = s->size == PT_PAGE_2M ? p->data.pa + PT_SIZE_2M : s->pa + PT_PAGE_SIZE;
-
-	return pt_remap(&p->build.space, s->va, s->len, other, PT_NOSPLIT, fl);
+	return pt_remap(sp, s->va, s->len, s->to, PT_NOSPLIT, fl);
 }
 
-static int ch_unmap(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
+static int ch_unmap(struct pt_space *sp, const struct scenario *s, struct pt_flushlist *fl)
 {
-	return pt_unmap(&p->build.space, s->va, s->len, 0, fl);
+	return pt_unmap(sp, s->va, s->len, 0, fl);
 }
 
-static int ch_protect_user(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
+static int ch_protect_user(struct pt_space *sp, const struct scenario *s, struct pt_flushlist *fl)
 {
-	return pt_protect(&p->build.space, s->va, s->len, PT_USER, fl);
+	return pt_protect(sp, s->va, s->len, PT_USER, fl);
 }
 
-static int ch_split(struct ptlab *p, const struct scenario *s, struct pt_flushlist *fl)
+static int ch_split(struct pt_space *sp, const struct scenario *s, struct pt_flushlist *fl)
 {
-	return pt_unmap(&p->build.space, s->probe[0], PT_PAGE_SIZE, 0, fl);
+	return pt_unmap(sp, s->probe[0], PT_PAGE_SIZE, 0, fl);
 }
 
 /* Frames in the data area (D = data_pa): 2 MiB X = D, Y = D + 2M, Z = D + 6M; 4 KiB pages at D + 4M. */
-#define FRAME_4K_A(p)     ((p)->data.pa + (UINT64_C(4) << 20) + 0x40000)
-#define FRAME_CHURN(p, j) \
-	((p)->data.pa + (UINT64_C(4) << 20) + 0x80000 + (uint64_t)(j) * PT_PAGE_SIZE)
-#define FRAME_OWN(p, i)   ((p)->data.pa + (UINT64_C(4) << 20) + (uint64_t)(i) * PT_PAGE_SIZE)
-#define FRAME_ANCHOR(p)   ((p)->data.pa + (UINT64_C(4) << 20) + 0x42000)
+#define FRAME_4K_A(d)     ((d) + (UINT64_C(4) << 20) + 0x40000)
+#define FRAME_CHURN(d, j) ((d) + (UINT64_C(4) << 20) + 0x80000 + (uint64_t)(j) * PT_PAGE_SIZE)
+#define FRAME_OWN(d, i)   ((d) + (UINT64_C(4) << 20) + (uint64_t)(i) * PT_PAGE_SIZE)
+#define FRAME_ANCHOR(d)   ((d) + (UINT64_C(4) << 20) + 0x42000)
 #define VA_4K             (SMP_AREA + 16 * PT_PAGE_SIZE)
 #define VA_ANCHOR         (SMP_AREA + 511 * PT_PAGE_SIZE)
 #define VA_AD(i)          (SMP_AREA + (64 + (uint64_t)(i)) * PT_PAGE_SIZE)
@@ -820,50 +849,54 @@ static int ch_split(struct ptlab *p, const struct scenario *s, struct pt_flushli
 #define VA_SPLIT          (SMP_AREA + 2 * PT_SIZE_2M)
 #define OFF_2M            0x7000u
 
-static void shootdown_checks(struct ptlab *p)
+/*
+ * The shootdown scenarios on v's tables, with frames of the data area at
+ * @data_pa; the protect scenario only when the CPU has SMAP (@smap).
+ */
+static void shootdown_checks(const struct bsp *v, uint64_t data_pa, bool smap)
 {
-	uint64_t a = FRAME_4K_A(p), b = a + PT_PAGE_SIZE;
-	uint64_t x = p->data.pa, y = p->data.pa + PT_SIZE_2M, z = p->data.pa + 3 * PT_SIZE_2M;
+	uint64_t a = FRAME_4K_A(data_pa), b = a + PT_PAGE_SIZE;
+	uint64_t x = data_pa, y = data_pa + PT_SIZE_2M, z = data_pa + 3 * PT_SIZE_2M;
 	bool injected = false;
 	struct scenario s;
 
 	/* 4 KiB remap: A -> B */
 	s = (struct scenario){ .name = "shootdown 4K remap", .va = VA_4K, .len = PT_PAGE_SIZE, .pa = a,
-			       .size = PT_PAGE_4K, .n = 1, .probe = { VA_4K } };
+			       .to = b, .size = PT_PAGE_4K, .n = 1, .probe = { VA_4K } };
 	s.before[0] = want_value(plant(a));
 	s.now[0] = want_value(plant(b));
-	run_scenario(p, &s, ch_remap, &injected);
+	run_scenario(v, &s, ch_remap, &injected);
 
 	/* 4 KiB unmap */
 	s = (struct scenario){ .name = "shootdown 4K unmap", .va = VA_4K, .len = PT_PAGE_SIZE, .pa = a,
 			       .size = PT_PAGE_4K, .n = 1, .probe = { VA_4K } };
 	s.before[0] = want_value(plant(a));
 	s.now[0] = want_fault(VA_4K, 0);
-	run_scenario(p, &s, ch_unmap, &injected);
+	run_scenario(v, &s, ch_unmap, &injected);
 
 	/* 4 KiB protect: supervisor -> user, seen by a read with SMAP on */
 	s = (struct scenario){ .name = "shootdown 4K protect", .va = VA_4K, .len = PT_PAGE_SIZE, .pa = a,
 			       .size = PT_PAGE_4K, .n = 1, .probe = { VA_4K }, .smap = true };
 	s.before[0] = want_value(plant(a));
 	s.now[0] = want_fault(VA_4K, PF_ERR_P);
-	if (p->cpu.caps.smap)
-		run_scenario(p, &s, ch_protect_user, &injected);
+	if (smap)
+		run_scenario(v, &s, ch_protect_user, &injected);
 	else
-		report_skip(p->rep, s.name, "no SMAP: a permission change a read can see needs it");
+		report_skip(v->rep, s.name, "no SMAP: a permission change a read can see needs it");
 
 	/* 2 MiB leaf remap: X -> Y */
 	s = (struct scenario){ .name = "shootdown 2M remap", .va = VA_2M, .len = PT_SIZE_2M, .pa = x,
-			       .size = PT_PAGE_2M, .n = 1, .probe = { VA_2M + OFF_2M } };
+			       .to = y, .size = PT_PAGE_2M, .n = 1, .probe = { VA_2M + OFF_2M } };
 	s.before[0] = want_value(plant(x + OFF_2M));
 	s.now[0] = want_value(plant(y + OFF_2M));
-	run_scenario(p, &s, ch_remap, &injected);
+	run_scenario(v, &s, ch_remap, &injected);
 
 	/* 2 MiB leaf unmap */
 	s = (struct scenario){ .name = "shootdown 2M unmap", .va = VA_2M, .len = PT_SIZE_2M, .pa = x,
 			       .size = PT_PAGE_2M, .n = 1, .probe = { VA_2M + OFF_2M } };
 	s.before[0] = want_value(plant(x + OFF_2M));
 	s.now[0] = want_fault(VA_2M + OFF_2M, 0);
-	run_scenario(p, &s, ch_unmap, &injected);
+	run_scenario(v, &s, ch_unmap, &injected);
 
 	/* a 2 MiB leaf split by unmapping one page: that page faults, its neighbour keeps its frame */
 	s = (struct scenario){ .name = "shootdown 2M split", .va = VA_SPLIT, .len = PT_SIZE_2M,
@@ -873,14 +906,20 @@ static void shootdown_checks(struct ptlab *p)
 	s.before[1] = want_value(plant(z + 6 * PT_PAGE_SIZE));
 	s.now[0] = want_fault(VA_SPLIT + 5 * PT_PAGE_SIZE, 0);
 	s.now[1] = s.before[1];
-	run_scenario(p, &s, ch_split, &injected);
+	run_scenario(v, &s, ch_split, &injected);
 }
 
 #define CHURN_STEPS 32u
 
-static void churn_checks(struct ptlab *p)
+/*
+ * The SMP churn: seeded map/unmap/remap/protect steps in the SMP area of
+ * v's tables, each shot down and compared by every AP with the shadow
+ * model; @seed: --seed; the frames in the data area at @data_pa.  Stops at
+ * the deadline (ptlab_deadline_passed(@p): the run, for that alone).
+ */
+static void churn_checks(struct ptlab *p, const struct bsp *v, uint64_t seed, uint64_t data_pa)
 {
-	struct smp_shared *sh = p->smp;
+	struct smp_shared *sh = v->sh;
 	uint64_t fv[SMP_CHURN_FRAMES];
 	struct smp_churn ch;
 	unsigned steps = 0, bad = 0, seen = 0;
@@ -888,13 +927,13 @@ static void churn_checks(struct ptlab *p)
 	bool injected = false;
 	int skip, withheld = -1;
 
-	if (!nactive(p->smp)) {
-		report_skip(p->rep, "smp churn", "no AP is running on the tables");
+	if (!nactive(sh)) {
+		report_skip(v->rep, "smp churn", "no AP is running on the tables");
 		return;
 	}
 	for (unsigned j = 0; j < SMP_CHURN_FRAMES; j++)
-		fv[j] = plant(FRAME_CHURN(p, j));
-	smp_churn_init(&ch, p->opts.seed);
+		fv[j] = plant(FRAME_CHURN(data_pa, j));
+	smp_churn_init(&ch, seed);
 	for (unsigned k = 0; k < SMP_CHURN_PAGES; k++)
 		sh->probe_va[k] = SMP_AREA + k * PT_PAGE_SIZE;
 	sh->nprobe = SMP_CHURN_PAGES;
@@ -902,7 +941,7 @@ static void churn_checks(struct ptlab *p)
 	sh->read_pages = SMP_CHURN_PAGES;
 	barrier();
 	sh->reading = 1;
-	for (; steps < CHURN_STEPS && nactive(p->smp) && !ptlab_deadline_passed(p); steps++) {
+	for (; steps < CHURN_STEPS && nactive(sh) && !ptlab_deadline_passed(p); steps++) {
 		struct smp_step st = smp_churn_next(&ch);
 		uint64_t va = SMP_AREA + st.page * PT_PAGE_SIZE;
 		unsigned fl_w = st.writable ? PT_WRITE : 0;
@@ -911,20 +950,20 @@ static void churn_checks(struct ptlab *p)
 
 		switch (st.op) {
 		case SMP_OP_MAP:
-			err = pt_map(&p->build.space, va, FRAME_CHURN(p, st.frame), PT_PAGE_SIZE, fl_w, PT_PAGE_4K, &fl);
+			err = pt_map(v->space, va, FRAME_CHURN(data_pa, st.frame), PT_PAGE_SIZE, fl_w, PT_PAGE_4K, &fl);
 			break;
 		case SMP_OP_UNMAP:
-			err = pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
+			err = pt_unmap(v->space, va, PT_PAGE_SIZE, 0, &fl);
 			break;
 		case SMP_OP_REMAP:
-			err = pt_remap(&p->build.space, va, PT_PAGE_SIZE, FRAME_CHURN(p, st.frame), 0, &fl);
+			err = pt_remap(v->space, va, PT_PAGE_SIZE, FRAME_CHURN(data_pa, st.frame), 0, &fl);
 			break;
 		default:
-			err = pt_protect(&p->build.space, va, PT_PAGE_SIZE, fl_w, &fl);
+			err = pt_protect(v->space, va, PT_PAGE_SIZE, fl_w, &fl);
 			break;
 		}
 		if (err) {
-			check_report(p->rep, &check_smp_shootdowns, false,
+			check_report(v->rep, &check_smp_shootdowns, false,
 				     "smp churn: step %u op %u at 0x%llx refused: %s", steps,
 				     (unsigned)st.op, (unsigned long long)va, pt_strerror(err));
 			break;
@@ -933,22 +972,22 @@ static void churn_checks(struct ptlab *p)
 		/* --inject=missing-shootdown: one AP misses the first visible change too */
 		skip = -1;
 		if (st.op == SMP_OP_REMAP || st.op == SMP_OP_UNMAP)
-			skip = skip_for_inject(p, &injected);
+			skip = skip_for_inject(v, &injected);
 		if (skip >= 0)
 			withheld = skip;
-		shootdown(p, &fl, skip);
+		shootdown(sh, v->rep, &fl, skip);
 		/* the agreed point: every AP compares the whole window with the shadow */
 		for (unsigned k = 0; k < SMP_CHURN_PAGES; k++)
 			sh->want[k] = smp_churn_expect(&ch, k, SMP_AREA + k * PT_PAGE_SIZE, fv);
 		sh->step = steps;
 		sh->probe_compare = true;
-		command(p, SMP_CMD_PROBE);
+		command(sh, v->rep, SMP_CMD_PROBE);
 		sh->probe_compare = false;
 	}
 	sh->reading = 0;
-	clean(p, SMP_AREA, SMP_CHURN_PAGES * PT_PAGE_SIZE);
+	clean(v, SMP_AREA, SMP_CHURN_PAGES * PT_PAGE_SIZE);
 	if (withheld >= 0 && !sh->cpu[withheld]->mismatches)
-		report_note(p->rep, "inject: missing-shootdown not provoked in the churn: %s dropped "
+		report_note(v->rep, "inject: missing-shootdown not provoked in the churn: %s dropped "
 			    "the stale translation by itself", cpu_name(sh->cpu[withheld]));
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
@@ -965,27 +1004,35 @@ static void churn_checks(struct ptlab *p)
 				      .error = c->bad_want.error, .cr2 = c->bad_want.cr2 };
 		smp_obs_text(&c->bad_got, got, sizeof(got));
 		smp_obs_text(&w, want, sizeof(want));
-		check_report(p->rep, &check_smp_shootdowns, false,
+		check_report(v->rep, &check_smp_shootdowns, false,
 			     "smp churn: %s disagreed with the shadow model %llu times; first "
 			     "at step %u va=0x%llx: expected %s, observed %s", cpu_name(c),
 			     (unsigned long long)c->mismatches, c->bad_step,
 			     (unsigned long long)c->bad_va, want, got);
 	}
 	if (!bad && seen && steps == CHURN_STEPS)
-		check_report(p->rep, &check_smp_shootdowns, true,
+		check_report(v->rep, &check_smp_shootdowns, true,
 			     "smp churn: %u map/unmap/remap/protect steps with shootdowns, %u AP%s "
 			     "agreed with the shadow model at every step (%u pages each)", steps, seen,
 			     seen == 1 ? "" : "s", SMP_CHURN_PAGES);
 	else if (!bad)
-		check_report(p->rep, &check_smp_shootdowns, false,
+		check_report(v->rep, &check_smp_shootdowns, false,
 			     "smp churn: only %u of %u steps ran with %u APs", steps,
 			     CHURN_STEPS, seen);
 }
 
+/* The BSP's view of run @p for the shootdown checks. */
+static struct bsp bsp_of(struct ptlab *p)
+{
+	return (struct bsp){ p->smp, p->rep, &p->opts, &p->build.space };
+}
+
 int smp_bsp_live(struct ptlab *p)
 {
-	shootdown_checks(p);
-	churn_checks(p);
+	const struct bsp v = bsp_of(p);
+
+	shootdown_checks(&v, p->data.pa, p->cpu.caps.smap);
+	churn_checks(p, &v, p->opts.seed, p->data.pa);
 	smp_send_exit(p->smp);
 	return 0;
 }
@@ -999,7 +1046,7 @@ void smp_send_exit(struct smp_shared *sh)
 
 /* ---- per-CPU results ---- */
 
-void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
+void smp_report_cpu(struct report *rep, struct smp_cpu *c)
 {
 	const char *n = cpu_name(c);
 	char a[64], b[64];
@@ -1009,44 +1056,44 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 	if (!c->alias_ident.faulted && !c->alias_hhdm.faulted && !c->alias_back.faulted &&
 	    c->alias_ident.value == pattern_of(c->own_pa) && c->alias_hhdm.value == pattern_of(c->own_pa) &&
 	    c->alias_back.value == c->alias_write)
-		check_report(p->rep, &check_smp_ap_alias, true,
+		check_report(rep, &check_smp_ap_alias, true,
 			     "smp %s: its own frame read through identity and HHDM, written "
 			     "through the HHDM and read back through identity", n);
 	else
-		check_report(p->rep, &check_smp_ap_alias, false,
+		check_report(rep, &check_smp_ap_alias, false,
 			     "smp %s: aliases: identity 0x%llx hhdm 0x%llx back 0x%llx, expected "
 			     "0x%llx and 0x%llx", n, (unsigned long long)c->alias_ident.value,
 			     (unsigned long long)c->alias_hhdm.value,
 			     (unsigned long long)c->alias_back.value,
 			     (unsigned long long)pattern_of(c->own_pa), (unsigned long long)c->alias_write);
 	if (c->call_got == (uint64_t)c->apic * 5 + 7)
-		check_report(p->rep, &check_smp_ap_call, true,
+		check_report(rep, &check_smp_ap_call, true,
 			     "smp %s: a call through the image alias at 0x%llx returned", n,
 			     (unsigned long long)c->sh->image_va);
 	else
-		check_report(p->rep, &check_smp_ap_call, false,
+		check_report(rep, &check_smp_ap_call, false,
 			     "smp %s: the image alias call returned 0x%llx, expected 0x%llx", n,
 			     (unsigned long long)c->call_got, (unsigned long long)c->apic * 5 + 7);
 	{
 		struct smp_expect r = want_fault(c->pf_va, 0), w = want_fault(c->pf_va, PF_ERR_W);
 
 		if (smp_obs_matches(&c->pf_read, &r) && smp_obs_matches(&c->pf_write, &w)) {
-			check_report(p->rep, &check_smp_ap_pf, true,
+			check_report(rep, &check_smp_ap_pf, true,
 				     "smp %s: #PF on its own unmapped page, cr2=0x%llx errors 0x0 "
 				     "(read) and 0x2 (write)", n, (unsigned long long)c->pf_va);
 		} else {
 			smp_obs_text(&c->pf_read, a, sizeof(a));
 			smp_obs_text(&c->pf_write, b, sizeof(b));
-			check_report(p->rep, &check_smp_ap_pf, false,
+			check_report(rep, &check_smp_ap_pf, false,
 				     "smp %s: at 0x%llx a read gave %s and a write %s, expected "
 				     "#PF errors 0x0 and 0x2", n, (unsigned long long)c->pf_va, a, b);
 		}
 	}
 	if (c->ad_read == PTE_A && c->ad_write == PTE_AD_MASK)
-		check_report(p->rep, &check_smp_ap_ad, true,
+		check_report(rep, &check_smp_ap_ad, true,
 			     "smp %s: A/D on its own page: a read set A only, a write A and D", n);
 	else
-		check_report(p->rep, &check_smp_ap_ad, false,
+		check_report(rep, &check_smp_ap_ad, false,
 			     "smp %s: A/D on its own page: after a read 0x%llx, after a write "
 			     "0x%llx (expected 0x20 and 0x60)", n, (unsigned long long)c->ad_read,
 			     (unsigned long long)c->ad_write);
@@ -1057,13 +1104,13 @@ void smp_report_cpu(struct ptlab *p, struct smp_cpu *c)
 int smp_map_area(struct ptlab *p)
 {
 	struct smp_shared *sh = p->smp;
-	int err = pt_map(&p->build.space, VA_ANCHOR, FRAME_ANCHOR(p), PT_PAGE_SIZE, 0, PT_PAGE_4K, NULL);
+	int err = pt_map(&p->build.space, VA_ANCHOR, FRAME_ANCHOR(p->data.pa), PT_PAGE_SIZE, 0, PT_PAGE_4K, NULL);
 
 	for (unsigned i = 0; !err && i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
 		struct pt_leaf l;
 
-		c->own_pa = FRAME_OWN(p, i);
+		c->own_pa = FRAME_OWN(p->data.pa, i);
 		c->alias_write = ~plant(c->own_pa);
 		c->pf_va = PTLAB_UNMAPPED_VA + PT_SIZE_2M + (uint64_t)i * PT_PAGE_SIZE;
 		c->ad_va = VA_AD(i);
@@ -1100,9 +1147,8 @@ void smp_ap_handoff(struct smp_cpu *c) __attribute__((visibility("hidden"), nore
 #define INIT_DELAY_US  10000u
 #define SIPI_DELAY_US  200u
 
-unsigned smp_handoff_init_aps(struct ptlab *p)
+unsigned smp_handoff_init_aps(struct smp_shared *sh)
 {
-	struct smp_shared *sh = p->smp;
 	unsigned sent = 0;
 
 	if (!sh)
@@ -1162,21 +1208,25 @@ static bool wait_state(const struct smp_cpu *c, uint32_t state, uint64_t us)
 	return c->state >= state || c->faulted;
 }
 
-/* Start AP @c with INIT (already sent), SIPI, 200 us, SIPI; wait for it on our tables. */
-static bool start_ap(struct ptlab *p, struct smp_cpu *c)
+/*
+ * Start AP @c with INIT (already sent), SIPI, 200 us, SIPI onto the
+ * tables at @cr3 of @levels levels; wait for it on them.  False (@c lost)
+ * after a failure line on @rep.
+ */
+static bool start_ap(struct report *rep, unsigned levels, uint64_t cr3, struct smp_cpu *c)
 {
-	struct smp_shared *sh = p->smp;
+	struct smp_shared *sh = c->sh;
 	struct smp_tramp_data *d = (struct smp_tramp_data *)(uintptr_t)(sh->tramp_pa + TD_PAGE_OFF);
-	uint32_t cr4 = (uint32_t)(CR4_PAE | (p->build.levels == 5 ? CR4_LA57 : 0));
+	uint32_t cr4 = (uint32_t)(CR4_PAE | (levels == 5 ? CR4_LA57 : 0));
 	uint32_t vector = (uint32_t)(sh->tramp_pa >> 12);
 
 	if (!smp_tramp_fill(d, sh->tramp_pa, (uint32_t)(smp_tramp_pm32 - smp_tramp_start),
-			    (uint32_t)(smp_tramp_lm64 - smp_tramp_start), p->build.our_cr3, cr4,
+			    (uint32_t)(smp_tramp_lm64 - smp_tramp_start), cr3, cr4,
 			    c->stack_top, (uint64_t)(uintptr_t)c,
 			    (uint64_t)(uintptr_t)smp_ap_handoff)) {
-		report_fail(p->rep, "smp: the trampoline at 0x%llx cannot start %s (root 0x%llx)",
+		report_fail(rep, "smp: the trampoline at 0x%llx cannot start %s (root 0x%llx)",
 			    (unsigned long long)sh->tramp_pa, cpu_name(c),
-			    (unsigned long long)p->build.our_cr3);
+			    (unsigned long long)cr3);
 		return false;
 	}
 	barrier();
@@ -1192,7 +1242,7 @@ static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 	/* back to wait-for-SIPI, so a late start cannot take the next AP's stack */
 	send_init(sh, c->apic);
 	c->lost = true;
-	check_report(p->rep, &check_smp_aps_on_tables, false,
+	check_report(rep, &check_smp_aps_on_tables, false,
 		     "smp: %s did not answer INIT-SIPI-SIPI within %u s", cpu_name(c),
 		     SIPI_WAIT_US / 1000000);
 	return false;
@@ -1201,12 +1251,13 @@ static bool start_ap(struct ptlab *p, struct smp_cpu *c)
 int smp_handoff_live(struct ptlab *p)
 {
 	struct smp_shared *sh = p->smp;
+	const struct bsp v = bsp_of(p);
 
 	if (sh->has_pat)
 		sh->pat = read_pat();
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (!sh->cpu[i]->bsp)
-			start_ap(p, sh->cpu[i]);
+			start_ap(p->rep, p->build.levels, p->build.our_cr3, sh->cpu[i]);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
 
@@ -1217,10 +1268,10 @@ int smp_handoff_live(struct ptlab *p)
 	}
 	for (unsigned i = 0; i < sh->ncpu; i++)
 		if (!sh->cpu[i]->bsp)
-			smp_report_cpu(p, sh->cpu[i]);
-	shootdown_checks(p);
-	churn_checks(p);
-	smp_send_exit(p->smp);
+			smp_report_cpu(p->rep, sh->cpu[i]);
+	shootdown_checks(&v, p->data.pa, p->cpu.caps.smap);
+	churn_checks(p, &v, p->opts.seed, p->data.pa);
+	smp_send_exit(sh);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
 
@@ -1230,12 +1281,12 @@ int smp_handoff_live(struct ptlab *p)
 	return 0;
 }
 
-bool smp_handoff_start_at(struct ptlab *p, unsigned index, uint64_t cr3, uint64_t stack_top,
-			  uint64_t arg, uint64_t entry, const volatile uint32_t *arrived)
+bool smp_handoff_start_at(struct smp_shared *sh, unsigned levels, unsigned index, uint64_t cr3,
+			  uint64_t stack_top, uint64_t arg, uint64_t entry,
+			  const volatile uint32_t *arrived)
 {
-	struct smp_shared *sh = p->smp;
 	struct smp_tramp_data *d;
-	uint32_t cr4 = (uint32_t)(CR4_PAE | (p->build.levels == 5 ? CR4_LA57 : 0));
+	uint32_t cr4 = (uint32_t)(CR4_PAE | (levels == 5 ? CR4_LA57 : 0));
 	uint64_t end;
 
 	if (!sh || !sh->tramp_pa || index >= sh->ncpu || sh->cpu[index]->bsp)

@@ -173,8 +173,8 @@ int smp_prepare_cpu(struct smp_cpu *c, uint64_t block);
 /* The BSP's part on our tables (run through ptlab_live): shootdowns and churn. */
 int smp_bsp_live(struct ptlab *p);
 
-/* Report what AP @c observed in its per-CPU checks (BSP, any state). */
-void smp_report_cpu(struct ptlab *p, struct smp_cpu *c);
+/* Report on @rep what AP @c observed in its per-CPU checks (BSP, any state). */
+void smp_report_cpu(struct report *rep, struct smp_cpu *c);
 
 /* Tell every AP to leave (a plain memory write). */
 void smp_send_exit(struct smp_shared *sh);
@@ -186,22 +186,24 @@ void smp_send_exit(struct smp_shared *sh);
  * SIPI-SIPI each AP onto the built tables, the per-CPU checks, the
  * shootdowns and the churn, then every AP parks (hlt, IF=0) on park_cr3.
  * Called again before a kernel is entered, so every AP waits for its SIPI.
- * Returns the INITs the local APIC accepted (0 when smp_handoff_prepare,
- * bringup/bringup.h, did not run).
+ * Returns the INITs the local APIC accepted (0 when @sh, the run's p->smp,
+ * is NULL: smp_handoff_prepare, bringup/bringup.h, did not run).
  */
-unsigned smp_handoff_init_aps(struct ptlab *p);
+unsigned smp_handoff_init_aps(struct smp_shared *sh);
 int smp_handoff_live(struct ptlab *p);
 
 /*
  * A kernel that takes its APs parked (the Limine protocol), after
- * smp_handoff_init_aps(): SIPI-SIPI CPU @index (an AP) through the
- * trampoline onto @cr3 (below 4 GiB), to call entry(@arg) on @stack_top;
- * true once *@arrived became non-zero (the entry's first word of life),
- * within 10 s.  Else the AP is sent INIT again and false returned.  One
- * AP at a time: the trampoline's data page is shared.
+ * smp_handoff_init_aps(): SIPI-SIPI CPU @index (an AP) of @sh (the run's
+ * p->smp; NULL: false) through the trampoline onto @cr3 (below 4 GiB, of
+ * @levels levels), to call entry(@arg) on @stack_top; true once *@arrived
+ * became non-zero (the entry's first word of life), within 10 s.  Else
+ * the AP is sent INIT again and false returned.  One AP at a time: the
+ * trampoline's data page is shared.
  */
-bool smp_handoff_start_at(struct ptlab *p, unsigned index, uint64_t cr3, uint64_t stack_top,
-			  uint64_t arg, uint64_t entry, const volatile uint32_t *arrived);
+bool smp_handoff_start_at(struct smp_shared *sh, unsigned levels, unsigned index, uint64_t cr3,
+			  uint64_t stack_top, uint64_t arg, uint64_t entry,
+			  const volatile uint32_t *arrived);
 
 /* Map / unmap the test pages of the SMP area (BSP, before / after the APs ran). */
 int smp_map_area(struct ptlab *p);

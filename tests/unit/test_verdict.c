@@ -44,10 +44,9 @@ static void test_verdict_every_combination(void **state)
 				for (int a = 0; a < 2; a++) {
 					struct report r = { .passed = counts[i], .failed = counts[k],
 							    .skipped = s };
-					struct ptlab p = { .rep = &r, .aborted = a };
 					unsigned want = reference_code(counts[i], counts[k], a);
 
-					assert_int_equal(verdict_exit_code(verdict_of(&p)), want);
+					assert_int_equal(verdict_exit_code(verdict_of(&r, a)), want);
 				}
 }
 
@@ -67,31 +66,25 @@ static void test_verdict_codes_and_words(void **state)
 /* No report (the run ended before it began): never a pass. */
 static void test_verdict_without_report(void **state)
 {
-	struct ptlab p = { 0 };
-
 	(void)state;
-	assert_int_equal(verdict_of(&p), VERDICT_FAILED);
-	p.aborted = true;
-	assert_int_equal(verdict_of(&p), VERDICT_ABORTED);
+	assert_int_equal(verdict_of(NULL, false), VERDICT_FAILED);
+	assert_int_equal(verdict_of(NULL, true), VERDICT_ABORTED);
 }
 
 static void test_verdict_line(void **state)
 {
 	struct report r = { .passed = 3, .failed = 1, .skipped = 2 };
-	struct ptlab p = { .rep = &r };
 	char buf[80], want[80];
 
 	(void)state;
-	verdict_line(&p, buf, sizeof(buf));
+	verdict_line(&r, false, buf, sizeof(buf));
 	snprintf(want, sizeof(want), "%s (%u passed, %u failed, %u skipped)", "fail", 3u, 1u, 2u);
 	assert_string_equal(buf, want);
 	r.failed = 0;
-	p.aborted = true;
-	verdict_line(&p, buf, sizeof(buf));
+	verdict_line(&r, true, buf, sizeof(buf));
 	assert_string_equal(buf, "aborted (3 passed, 0 failed, 2 skipped)");
 	r.passed = 0;
-	p.aborted = false;
-	verdict_line(&p, buf, sizeof(buf));
+	verdict_line(&r, false, buf, sizeof(buf));
 	assert_string_equal(buf, "nothing checked (0 passed, 0 failed, 2 skipped)");
 }
 
