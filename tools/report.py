@@ -32,6 +32,10 @@ tests/bench/runs.sh read reports only through these):
                                      F failed, S skipped", "nothing checked ...",
                                      "refused: ...")
     report.py count FILE KEY         how many "# KEY:" lines the report has
+    report.py failed FILE            the check of each failing test point, one
+                                     a line in the report's order: the registry
+                                     key its line ends in (" # check=KEY"), "-"
+                                     for one without
     report.py dump-end FILE TABLES FIELD
                                      a field of the ptdump-end line closing the
                                      listing of TABLES (ptlab|firmware); exit 1
@@ -438,7 +442,7 @@ def bench_summary(paths):
 
 # command -> the number of arguments after it, FILE included
 COMMANDS = {"summary": 1, "counts": 1, "fact": 3, "clean": 1, "lines": 1, "closings": 1,
-            "count": 2, "dump-end": 3, "runs": 2, "check": 1}
+            "count": 2, "dump-end": 3, "runs": 2, "check": 1, "failed": 1}
 # the commands that read the listings, and so refuse a report with errors
 STRICT = ("check", "runs", "dump-end")
 
@@ -522,6 +526,11 @@ def command(argv):
         return 0
     if cmd == "count":
         print(r.key_lines.get(args[2], 0))
+        return 0
+    if cmd == "failed":
+        for t in r.tests:
+            if not t["ok"]:
+                print(t["check"] or "-")
         return 0
     if cmd == "dump-end":
         d = r.dumps.get(args[2])

@@ -10,7 +10,8 @@
 # too) - and end with a failing verdict; the clean runs must pass.  Then
 # the table must name every test point a boot of this suite passed (a new
 # check without a fault fails here), every other suite it points to must
-# hold the case it names, every row must name a test point of these boots
+# hold the case it names (gives its --inject and judges its check by the
+# key its lines end in, " # check=FAULT"), every row must name a test point of these boots
 # (no stale row), and the table of docs/faults.md must be the one tools/faulttable.py
 # generates from the registry and it (which also refuses a row naming a
 # fault no entry has, and an entry no row proves).  Every ERE and FAILS-AS matches a test point's whole
@@ -64,6 +65,8 @@ while IFS=$'\t' read -r _ fault file; do
 		bad="$bad '$fault': no $file;"
 	elif ! grep -qE -- "--inject=([a-z0-9-]+,)*$fault([^a-z0-9-]|\$)" "$ROOT/$file"; then
 		bad="$bad '$fault': $file gives no --inject=$fault;"
+	elif ! grep -qE -- "# check=$fault\\\$" "$ROOT/$file"; then
+		bad="$bad '$fault': $file judges no line by its key (# check=$fault);"
 	fi
 done < <(rows suite)
 while IFS=$'\t' read -r _ name ere file needle _; do

@@ -305,6 +305,15 @@ report_lines()
 	python3 "$BOOT_REPORT_PY" lines "$1"
 }
 
+# failed_checks LOG: the checks of the report's failing test points, sorted,
+# each followed by a space: the registry key each line ends in
+# (" # check=KEY"), "-" for one without ("" when nothing failed).
+failed_checks()
+{
+	python3 "$BOOT_REPORT_PY" failed "$1" | sort | tr '\n' ' '
+	echo
+}
+
 # fact LOG KEY FIELD: the value of FIELD=... on the report's first "# KEY:"
 # line that has FIELD, as written (hex stays hex); empty when absent.
 fact()

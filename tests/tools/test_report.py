@@ -136,6 +136,18 @@ def main():
                   ("live: translate", "no 1 GiB pages", None)] and keyed.check() == [],
           "a test point's '# check=KEY' is its check's key, not part of its name or reason",
           repr(got))
+    keyed_log = write(d, "keyed.log", "\r\n".join([
+        "ok 1 - tables: lint clean # check=lint-ps",
+        "not ok 2 - linux: the entry reads 15 of 16 bytes # check=linux-entry",
+        "not ok 3 - churn: 4 operations disagree",
+        "not ok 4 - tables: built pt=2 # check=extra-table",
+        "1..4", "ptlab: 1 passed, 3 failed, 0 skipped"]) + "\r\n")
+    check(cli("failed", keyed_log) == (0, "linux-entry\n-\nextra-table\n"),
+          "failed: each failing test point's check key in order, '-' without one, passes left out",
+          repr(cli("failed", keyed_log)))
+    check(judge(d, "failed_checks %s" % keyed_log)[2].startswith("- extra-table linux-entry \n"),
+          "failed_checks: the failing checks' keys sorted on one line",
+          repr(judge(d, "failed_checks %s" % keyed_log)))
 
     # fact: first vs last line, number vs raw text, absent key
     check(cli("fact", serial, "tables", "total") == (0, "7\n"), "fact: the last line by default")
