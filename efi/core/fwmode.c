@@ -115,8 +115,8 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 		report_fail(p->rep, "memmap: no memory for the map and the plan");
 		goto out;
 	}
-	run_describe_image(p, li);
-	err = run_normalize(p, &m);
+	run_describe_image(&p->build.image, li);
+	err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, &m);
 	if (!err)
 		err = run_plan(p);
 	if (!err)
@@ -127,7 +127,7 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 	if (!err && run_get_map(&m) != EFI_SUCCESS)
 		err = PT_EMAPBAD;
 	if (!err)
-		err = run_normalize(p, &m);
+		err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, &m);
 	t = rdtsc();
 	if (!err)
 		err = run_plan(p);
@@ -137,7 +137,7 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 		goto out;
 	}
 	if (p->opts.dump_memmap)
-		run_dump_raw_map(p, &m);
+		run_dump_raw_map(p->rep, &m);
 	if (p->build.plan.min_total > p->build.pool_frames) {
 		report_fail(p->rep, "plan: needs %llu table frames, the pool holds %llu",
 			    (unsigned long long)p->build.plan.min_total, (unsigned long long)p->build.pool_frames);
@@ -149,7 +149,7 @@ out:
 	/* back to the shell with nothing of ours left behind */
 	fragment_free(fragment_pa, fragments);
 	owned_pool_free(m.buf);
-	run_release(p);
+	run_release(&p->build, &p->data, &p->live);
 }
 
 

@@ -219,13 +219,13 @@ static int phase_b_body(void *arg)
 	unsigned n;
 	int err;
 
-	err = run_normalize(p, &x->final_map);
+	err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, &x->final_map);
 	if (err) {
 		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
 		return 0;
 	}
 	if (p->opts.dump_memmap)
-		run_dump_raw_map(p, &x->final_map);   /* the map ExitBootServices was called with */
+		run_dump_raw_map(p->rep, &x->final_map);   /* the map ExitBootServices was called with */
 	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
 	err = pt_frames_init(&p->build.frames, ranges, n, x->ram_bitmap, x->ram_bitmap_bytes,
 			     p->build.env.phys_to_virt, p);
@@ -393,8 +393,8 @@ static int prepare(struct ptlab *p, const struct mode_boot *b)
 	if (!p->build.map.range || !p->build.plan.entry || !x->final_map.buf || !x->stack_top)
 		return PT_ENOMEM;
 	x->stack_top += STACK_BYTES;
-	run_describe_image(p, b->li);
-	err = run_normalize(p, &m);
+	run_describe_image(&p->build.image, b->li);
+	err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, &m);
 	if (err)
 		return err;
 	p->fb.extra = p->fb.ok && !pt_memmap_overlaps(&p->build.map, p->fb.info.base_pa, p->fb.len);

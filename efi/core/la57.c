@@ -19,7 +19,8 @@
 #define BELOW_4G        UINT64_C(0x100000000)
 
 bool la57_setup(struct ptlab *p, EFI_LOADED_IMAGE *li,
-		unsigned (*kernel_levels)(struct ptlab *p, EFI_LOADED_IMAGE *li))
+		unsigned (*kernel_levels)(struct report *rep, const char *path, bool la57,
+					  EFI_LOADED_IMAGE *li))
 {
 	uint64_t pa = BELOW_4G - 1;
 	unsigned asked;
@@ -27,7 +28,8 @@ bool la57_setup(struct ptlab *p, EFI_LOADED_IMAGE *li,
 	p->cpu.fw_levels = p->cpu.caps.la57_enabled ? 5 : 4;
 	p->build.levels = p->opts.levels ? p->opts.levels : p->cpu.fw_levels;
 	/* no --levels: a Limine-protocol kernel's paging mode request decides */
-	if (!p->opts.levels && p->opts.kernel[0] && kernel_levels && (asked = kernel_levels(p, li)))
+	if (!p->opts.levels && p->opts.kernel[0] && kernel_levels &&
+	    (asked = kernel_levels(p->rep, p->opts.kernel, p->cpu.caps.la57, li)))
 		p->build.levels = asked;
 	if (p->build.levels == 5 && !p->cpu.caps.la57) {
 		report_skip(p->rep, "5-level phase", "--levels=5 but the CPU has no LA57 "
@@ -50,20 +52,23 @@ bool la57_setup(struct ptlab *p, EFI_LOADED_IMAGE *li,
 	return true;
 }
 
-void la57_release(struct ptlab *p)
+void la57_release(struct ptlab_live *live)
 {
-	if (!p->live.la57_tramp)
+	if (!live->la57_tramp)
 		return;
 	la57_arm_fatal_leave(NULL);
-	owned_free(p->live.la57_tramp, LA57_PAGES * PT_PAGE_SIZE);
-	p->live.la57_tramp = 0;
+	owned_free(live->la57_tramp, LA57_PAGES * PT_PAGE_SIZE);
+	live->la57_tramp = 0;
 }
 
-/* A conventional range above 4 GiB for the pool: --raise=la57-root-high. */
-static bool pool_above_4g(struct ptlab *p, uint64_t frames, EFI_PHYSICAL_ADDRESS *pa)
+/*
+ * @frames pages at *@pa in a conventional range of @map above 4 GiB, for
+ * the pool: --raise=la57-root-high.  False when none could be had.
+ */
+static bool pool_above_4g(const struct pt_memmap *map, uint64_t frames, EFI_PHYSICAL_ADDRESS *pa)
 {
-	for (unsigned i = 0; i < p->build.map.n; i++) {
-		const struct pt_mem_range *r = &p->build.map.range[i];
+	for (unsigned i = 0; i < map->n; i++) {
+		const struct pt_mem_range *r = &map->range[i];
 		uint64_t a = r->pa < BELOW_4G ? BELOW_4G : r->pa;
 
 		if (r->type != PT_EFI_CONVENTIONAL || a >= r->pa + r->len ||
@@ -77,13 +82,14 @@ static bool pool_above_4g(struct ptlab *p, uint64_t frames, EFI_PHYSICAL_ADDRESS
 	return false;
 }
 
-int la57_pool_alloc(struct ptlab *p, uint64_t frames, uint64_t *out)
+int la57_pool_alloc(struct report *rep, const struct opts *o, const struct pt_memmap *map,
+		    uint64_t frames, uint64_t *out)
 {
 	EFI_PHYSICAL_ADDRESS pa = BELOW_4G - 1;
 
-	if (p->opts.raise == OPTS_RAISE_LA57_ROOT_HIGH) {
-		if (!pool_above_4g(p, frames, &pa)) {
-			report_fail(p->rep, "la57: --raise=la57-root-high needs %llu free pages "
+	if (o->raise == OPTS_RAISE_LA57_ROOT_HIGH) {
+		if (!pool_above_4g(map, frames, &pa)) {
+			report_fail(rep, "la57: --raise=la57-root-high needs %llu free pages "
 				    "above 4 GiB", (unsigned long long)frames);
 			return PT_ENOMEM;
 		}

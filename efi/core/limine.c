@@ -363,9 +363,8 @@ static void describe_fb(const struct ptlab_fb *fb, struct lim *l)
 /* The largest file and load block the early look reads and lays out (as kernel.c reads). */
 #define PEEK_MAX (UINT64_C(256) << 20)
 
-unsigned limine_levels(struct ptlab *p, EFI_LOADED_IMAGE *li)
+unsigned limine_levels(struct report *rep, const char *path, bool la57, EFI_LOADED_IMAGE *li)
 {
-	const char *path = p->opts.kernel;
 	struct lm_requests req;
 	struct lm_elf elf;
 	uint8_t *block = NULL;
@@ -386,12 +385,12 @@ unsigned limine_levels(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	if (!block ||
 	    lm_elf_load((const uint8_t *)buf, len, &elf, block, elf.span, why, sizeof(why)) ||
 	    lm_scan(block, elf.span, &req, why, sizeof(why)) ||
-	    lm_paging_choose(&req, p->cpu.caps.la57, &mode, why, sizeof(why)))
+	    lm_paging_choose(&req, la57, &mode, why, sizeof(why)))
 		goto out;
 	levels = mode == LM_PAGING_5LVL ? 5 : 4;
-	report_fact(p->rep, "limine-levels", "kernel=%s request=%s la57=%u levels=%u (no --levels: "
+	report_fact(rep, "limine-levels", "kernel=%s request=%s la57=%u levels=%u (no --levels: "
 		    "the kernel's paging mode request, as the CPU allows)", path,
-		    lm_has(&req, LM_REQ_PAGING_MODE) ? "yes" : "none", p->cpu.caps.la57 ? 1u : 0u,
+		    lm_has(&req, LM_REQ_PAGING_MODE) ? "yes" : "none", la57 ? 1u : 0u,
 		    levels);
 out:
 	owned_pool_free(block);

@@ -8,18 +8,20 @@
 
 #include <efi.h>
 
-struct ptlab;
+#include <stdbool.h>
+
+struct report;
 
 /*
- * For a run with --kernel and no --levels, before the run's levels are
- * set: the file read from @li's volume; when it is an ELF file, its load
+ * For a run with --kernel=@path and no --levels, before the run's levels
+ * are set: the file read from @li's volume; when it is an ELF file, its load
  * block laid out in a scratch buffer and its requests scanned, the paging
  * mode chosen for this CPU as the hand-off will (lm_paging_choose: the
- * mode the kernel prefers unless the CPU lacks it), told in a
- * "limine-levels" fact.  Returns 5 or 4; 0 when the file cannot be read,
+ * mode the kernel prefers unless the CPU lacks it: @la57, CPUID's), told
+ * in a "limine-levels" fact on @rep.  Returns 5 or 4; 0 when the file cannot be read,
  * is not ELF, or is refused (the kernel's load, later, says why), and the
  * run keeps the firmware's levels.  Nothing stays allocated.
  */
-unsigned limine_levels(struct ptlab *p, EFI_LOADED_IMAGE *li);
+unsigned limine_levels(struct report *rep, const char *path, bool la57, EFI_LOADED_IMAGE *li);
 
 #endif

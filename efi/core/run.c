@@ -62,24 +62,23 @@ EFI_STATUS run_get_map(struct rawmap *m)
 	return EFI_BUFFER_TOO_SMALL;
 }
 
-void run_dump_raw_map(struct ptlab *p, const struct rawmap *m)
+void run_dump_raw_map(struct report *rep, const struct rawmap *m)
 {
 	for (UINTN off = 0; off + m->desc_size <= m->size; off += m->desc_size) {
 		const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const char *)m->buf + off);
 
-		report_note(p->rep, "memmap-raw: type=%u pa=0x%llx pages=0x%llx attr=0x%llx",
+		report_note(rep, "memmap-raw: type=%u pa=0x%llx pages=0x%llx attr=0x%llx",
 			    d->Type, (unsigned long long)d->PhysicalStart,
 			    (unsigned long long)d->NumberOfPages, (unsigned long long)d->Attribute);
 	}
 }
 
-int run_normalize(struct ptlab *p, const struct rawmap *m)
+int run_normalize(struct pt_memmap *map, unsigned maxphyaddr, const struct rawmap *m)
 {
 	unsigned count = m->desc_size ? (unsigned)(m->size / m->desc_size) : 0;
 
-	p->build.map.n = 0;
-	return pt_memmap_normalize(m->buf, m->size, count, (unsigned)m->desc_size,
-				   p->cpu.caps.maxphyaddr, &p->build.map);
+	map->n = 0;
+	return pt_memmap_normalize(m->buf, m->size, count, (unsigned)m->desc_size, maxphyaddr, map);
 }
 
 /* ---- the image --------------------------------------------------------------------- */
@@ -91,9 +90,8 @@ static void add_section(struct pt_image *img, uint64_t from, uint64_t to, unsign
 }
 
 /* Text RX, data RW, the rest read-only. */
-void run_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li)
+void run_describe_image(struct pt_image *img, EFI_LOADED_IMAGE *li)
 {
-	struct pt_image *img = &p->build.image;
 	uint64_t base = (uint64_t)(uintptr_t)li->ImageBase;
 	uint64_t end = pt_align_up(base + li->ImageSize, PT_PAGE_SIZE);
 	uint64_t text = (uint64_t)(uintptr_t)_text, etext = pt_align_up((uintptr_t)_etext, PT_PAGE_SIZE);
@@ -109,14 +107,15 @@ void run_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li)
 
 /* ---- TSC ------------------------------------------------------------------------------ */
 
-static void calibrate_tsc(struct ptlab *p)
+/* t->tsc_per_us measured over a 10 ms Stall (boot services); COM1's clock set from it. */
+static void calibrate_tsc(struct ptlab_time *t)
 {
 	uint64_t t0 = rdtsc();
 
 	uefi_call_wrapper(BS->Stall, 1, 10000);
-	p->t.tsc_per_us = (rdtsc() - t0) / 10000;
+	t->tsc_per_us = (rdtsc() - t0) / 10000;
 	/* COM1's wait per line is a time, not a number of polls */
-	serial_set_clock(p->t.tsc_per_us);
+	serial_set_clock(t->tsc_per_us);
 }
 
 /* ---- building ---------------------------------------------------------------------------- */
@@ -143,7 +142,7 @@ int run_plan(struct ptlab *p)
 	p->build.image_va = PT_IMAGE_BASE;
 	err = pt_plan_build(&p->build.map, &p->build.image, &caps, &p->build.plan);
 	/* the LA57 trampoline's code page: RX in the identity map */
-	return err ? err : la57_plan_fixup(p);
+	return err ? err : la57_plan_fixup(&p->build, p->live.la57_tramp, p->cpu.caps.pdpe1gb);
 }
 
 int run_setup_pool(struct ptlab *p)
@@ -155,7 +154,7 @@ int run_setup_pool(struct ptlab *p)
 
 	if (p->live.la57_tramp) {
 		/* the roots are loaded with paging off: below 4 GiB */
-		if (la57_pool_alloc(p, frames, &pa) != PT_OK)
+		if (la57_pool_alloc(p->rep, &p->opts, &p->build.map, frames, &pa) != PT_OK)
 			return PT_ENOMEM;
 	} else if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, frames,
 				     &pa) != EFI_SUCCESS) {
@@ -209,33 +208,34 @@ static bool data_in_ram_gib(struct ptlab *p, UINTN pages, EFI_PHYSICAL_ADDRESS *
  * The churn's typed window: frames of our own outside the GiB the churn maps
  * with 1 GiB write-back leaves, so those leaves and the window's UC/WT
  * mappings never meet on one frame (they would be refused, and 1 GiB leaves
- * would starve).  Without such frames the churn makes no typed mappings.
+ * would starve).  Without such frames the churn makes no typed mappings
+ * (a note on @rep).  @d: the run's data area, placed; its typed window set.
  */
-static void setup_typed(struct ptlab *p)
+static void setup_typed(struct ptlab_data *d, struct report *rep)
 {
 	EFI_PHYSICAL_ADDRESS pa = 0;
 	UINTN pages = TYPED_BYTES / PT_PAGE_SIZE;
 	EFI_STATUS st;
 
-	p->data.typed_len = 0;
+	d->typed_len = 0;
 	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa);
-	if (st == EFI_SUCCESS && p->data.big_ok && pa < p->data.big_pa + PT_SIZE_1G &&
-	    pa + TYPED_BYTES > p->data.big_pa) {
+	if (st == EFI_SUCCESS && d->big_ok && pa < d->big_pa + PT_SIZE_1G &&
+	    pa + TYPED_BYTES > d->big_pa) {
 		uefi_call_wrapper(BS->FreePages, 2, pa, pages);
-		pa = p->data.big_pa - 1;
-		st = p->data.big_pa > TYPED_BYTES + (1u << 20) ?
+		pa = d->big_pa - 1;
+		st = d->big_pa > TYPED_BYTES + (1u << 20) ?
 			uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
 					  pages, &pa) : EFI_NOT_FOUND;
 	}
 	if (st != EFI_SUCCESS) {
-		report_note(p->rep, "churn: no frames of our own outside the 1 GiB leaves' GiB for "
+		report_note(rep, "churn: no frames of our own outside the 1 GiB leaves' GiB for "
 			    "UC/WT mappings: the churn maps write-back only");
 		return;
 	}
 	owned_add(pa, TYPED_BYTES);
-	p->data.typed_pa = pa;
-	p->data.typed_len = TYPED_BYTES;
-	p->data.typed_alloc = pa;
+	d->typed_pa = pa;
+	d->typed_len = TYPED_BYTES;
+	d->typed_alloc = pa;
 }
 
 int run_setup_data(struct ptlab *p)
@@ -255,7 +255,7 @@ int run_setup_data(struct ptlab *p)
 	p->data.big_ok = p->cpu.caps.pdpe1gb && ptlab_range_is_ram(p, p->data.big_pa, PT_SIZE_1G);
 	p->data.alloc = pa;
 	p->data.pages = pages;
-	setup_typed(p);
+	setup_typed(&p->data, p->rep);
 	return PT_OK;
 }
 
@@ -276,30 +276,30 @@ static void run_churn(struct ptlab *p)
 	p->t.churn = rdtsc() - t0;
 }
 
-static void report_facts(struct ptlab *p, const struct rawmap *m)
+/* The build's facts on @rep: the CPU @caps, the map @m and @b's map, plan, tables and leaves. */
+static void report_facts(struct report *rep, const struct cpu_caps *caps,
+			 const struct ptlab_build *b, const struct rawmap *m)
 {
-	const struct cpu_caps *caps = &p->cpu.caps;
-	const struct ptlab_build *b = &p->build;
 	const uint64_t *t = b->tables_built;
 
-	report_fact(p->rep, "cpu", "pdpe1gb=%d nx=%d maxphyaddr=%u la57=%d smep=%d smap=%d pge=%d "
+	report_fact(rep, "cpu", "pdpe1gb=%d nx=%d maxphyaddr=%u la57=%d smep=%d smap=%d pge=%d "
 		    "hypervisor=%d levels=%u", caps->pdpe1gb, caps->nx, caps->maxphyaddr,
 		    caps->la57_enabled, caps->smep, caps->smap, caps->pge, caps->hypervisor, b->levels);
-	report_fact(p->rep, "memmap", "descriptors=%u descriptor_size=%u ranges=%u usable_bytes=%llu "
+	report_fact(rep, "memmap", "descriptors=%u descriptor_size=%u ranges=%u usable_bytes=%llu "
 		    "quirks=0x%x", (unsigned)(m->size / m->desc_size), (unsigned)m->desc_size,
 		    b->map.n, (unsigned long long)b->map.usable_bytes, b->map.quirks | b->plan.quirks);
 	for (unsigned q = 0; q < PT_QUIRK_COUNT; q++)
 		if ((b->map.quirks | b->plan.quirks) & (1u << q))
-			report_fact(p->rep, "quirk", "%s count=%u", pt_quirk_name(q), b->map.quirk_count[q]);
-	report_fact(p->rep, "plan", "entries=%u identity_bytes=%llu hhdm_bytes=%llu image_bytes=%llu",
+			report_fact(rep, "quirk", "%s count=%u", pt_quirk_name(q), b->map.quirk_count[q]);
+	report_fact(rep, "plan", "entries=%u identity_bytes=%llu hhdm_bytes=%llu image_bytes=%llu",
 		    b->plan.n, (unsigned long long)b->plan.identity_bytes,
 		    (unsigned long long)b->plan.hhdm_bytes, (unsigned long long)b->plan.image_bytes);
-	report_fact(p->rep, "tables", "pml5=%llu pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu "
+	report_fact(rep, "tables", "pml5=%llu pml4=%llu pdpt=%llu pd=%llu pt=%llu total=%llu "
 		    "minimum=%llu", (unsigned long long)t[4], (unsigned long long)t[3],
 		    (unsigned long long)t[2], (unsigned long long)t[1], (unsigned long long)t[0],
 		    (unsigned long long)(t[0] + t[1] + t[2] + t[3] + t[4]),
 		    (unsigned long long)b->plan.min_total);
-	report_fact(p->rep, "leaves", "4k=%llu 2m=%llu 1g=%llu",
+	report_fact(rep, "leaves", "4k=%llu 2m=%llu 1g=%llu",
 		    (unsigned long long)b->space.stats.leaves[0],
 		    (unsigned long long)b->space.stats.leaves[1],
 		    (unsigned long long)b->space.stats.leaves[2]);
@@ -354,7 +354,7 @@ static int hold_here(struct ptlab *p)
 
 void run_report_frames_and_time(struct ptlab *p, uint64_t t0)
 {
-	la57_report_end(p);
+	la57_report_end(p->rep, p->build.levels, &p->live);
 	if (p->build.frames.in_use == 0 && p->build.frames.allocated == p->build.frames.freed)
 		check_report(p->rep, &check_frames_returned, true,
 			     "frames: every frame taken was returned (%llu)",
@@ -445,7 +445,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	/* a fact: the build's failure is the not-ok line above; what it built is checked later */
 	report_fact(p->rep, "build", "%u plan entries mapped into a fresh %u-level hierarchy",
 		    p->build.plan.n, p->build.levels);
-	report_facts(p, &m);
+	report_facts(p->rep, &p->cpu.caps, &p->build, &m);
 	report_fact(p->rep, "cr3", "firmware=0x%llx built=0x%llx", (unsigned long long)p->cpu.fw_cr3,
 		    (unsigned long long)p->build.our_cr3);
 	if (p->opts.dump) {
@@ -504,12 +504,13 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 }
 
 bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
-	       unsigned (*kernel_levels)(struct ptlab *p, EFI_LOADED_IMAGE *li))
+	       unsigned (*kernel_levels)(struct report *rep, const char *path, bool la57,
+					 EFI_LOADED_IMAGE *li))
 {
 	cpu_caps_read(&p->cpu.caps);
 	p->cpu.fw_cr3 = read_cr3();
 	ptlab_env_init(p);
-	calibrate_tsc(p);
+	calibrate_tsc(&p->t);
 	p->t.deadline = opts_deadline(t0, p->opts.timeout, p->t.tsc_per_us);
 	if (!p->cpu.caps.nx) {
 		report_skip(p->rep, "ptlab", "the CPU has no NX bit; W^X cannot be enforced");
@@ -519,16 +520,16 @@ bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
 	return la57_setup(p, li, kernel_levels);
 }
 
-void run_release(struct ptlab *p)
+void run_release(struct ptlab_build *b, const struct ptlab_data *d, struct ptlab_live *live)
 {
-	if (p->build.pool_pa)
-		uefi_call_wrapper(BS->FreePages, 2, p->build.pool_pa, p->build.pool_frames);
-	owned_pool_free(p->build.frames.bitmap);
-	owned_pool_free(p->build.plan.entry);
-	owned_pool_free(p->build.map.range);
-	if (p->data.alloc)
-		uefi_call_wrapper(BS->FreePages, 2, p->data.alloc, p->data.pages);
-	if (p->data.typed_alloc)
-		uefi_call_wrapper(BS->FreePages, 2, p->data.typed_alloc, TYPED_BYTES / PT_PAGE_SIZE);
-	la57_release(p);
+	if (b->pool_pa)
+		uefi_call_wrapper(BS->FreePages, 2, b->pool_pa, b->pool_frames);
+	owned_pool_free(b->frames.bitmap);
+	owned_pool_free(b->plan.entry);
+	owned_pool_free(b->map.range);
+	if (d->alloc)
+		uefi_call_wrapper(BS->FreePages, 2, d->alloc, d->pages);
+	if (d->typed_alloc)
+		uefi_call_wrapper(BS->FreePages, 2, d->typed_alloc, TYPED_BYTES / PT_PAGE_SIZE);
+	la57_release(live);
 }

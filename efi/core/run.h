@@ -22,19 +22,21 @@
 /*
  * CPU facts, the environment, the TSC (Stall: boot services needed) and the
  * deadline from @t0; the NX requirement and the paging levels (with
- * --kernel and no --levels, @kernel_levels(p, @li) may choose them: see
- * la57_setup).  False when the run cannot go on (reported).
+ * --kernel and no --levels, @kernel_levels(the report, the --kernel path,
+ * CPUID's LA57, @li) may choose them: see la57_setup).  False when the
+ * run cannot go on (reported).
  */
 bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
-	       unsigned (*kernel_levels)(struct ptlab *p, EFI_LOADED_IMAGE *li));
+	       unsigned (*kernel_levels)(struct report *rep, const char *path, bool la57,
+					 EFI_LOADED_IMAGE *li));
 /* GetMemoryMap into @m, growing its buffer on EFI_BUFFER_TOO_SMALL (boot services). */
 EFI_STATUS run_get_map(struct rawmap *m);
-/* --dump-memmap: the raw descriptors of @m as "# memmap-raw:" notes. */
-void run_dump_raw_map(struct ptlab *p, const struct rawmap *m);
-/* Normalize @m into p->build.map. */
-int run_normalize(struct ptlab *p, const struct rawmap *m);
-/* p->build.image from the loaded image and the linker's section symbols. */
-void run_describe_image(struct ptlab *p, EFI_LOADED_IMAGE *li);
+/* --dump-memmap: the raw descriptors of @m as "# memmap-raw:" notes on @rep. */
+void run_dump_raw_map(struct report *rep, const struct rawmap *m);
+/* Normalize @m into @map (the run's build.map) for a CPU of @maxphyaddr bits; pt_memmap_normalize's result. */
+int run_normalize(struct pt_memmap *map, unsigned maxphyaddr, const struct rawmap *m);
+/* @img (the run's build.image) from the loaded image @li and the linker's section symbols. */
+void run_describe_image(struct pt_image *img, EFI_LOADED_IMAGE *li);
 /* The plan for p->build.map with the run's capabilities; the W^X exemption list emptied. */
 int run_plan(struct ptlab *p);
 /* The frame pool for the plan's tables and the checks (boot services). */
@@ -59,9 +61,9 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *m);
 void run_report_frames_and_time(struct ptlab *p, uint64_t t0);
 /*
  * Firmware mode, at the end: give back what run_setup_pool and
- * run_setup_data allocated, the map's and the plan's buffers and the LA57
- * trampoline (boot services).
+ * run_setup_data allocated (in the run's @b and @d), the map's and the
+ * plan's buffers and the LA57 trampoline (@live's) (boot services).
  */
-void run_release(struct ptlab *p);
+void run_release(struct ptlab_build *b, const struct ptlab_data *d, struct ptlab_live *live);
 
 #endif

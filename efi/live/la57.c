@@ -24,24 +24,28 @@
 
 /*
  * --inject=la57-refuse|la57-refuse-later: why the next switch is refused,
- * or NULL.  The faults are those of checks/elsewhere.c's entries for the
- * switch's checks, named by the same macros (la57.h).
+ * or NULL, from the options @o and the switches @live counted.  The faults
+ * are those of checks/elsewhere.c's entries for the switch's checks, named
+ * by the same macros (la57.h).
  */
-static const char *injected_refusal(const struct ptlab *p)
+static const char *injected_refusal(const struct opts *o, const struct ptlab_live *live)
 {
-	if (opts_fault_given(&p->opts, LA57_FAULT_REFUSE))
+	if (opts_fault_given(o, LA57_FAULT_REFUSE))
 		return "--inject=" LA57_FAULT_REFUSE;
-	if (opts_fault_given(&p->opts, LA57_FAULT_REFUSE_LATER) && p->live.la57_switches)
+	if (opts_fault_given(o, LA57_FAULT_REFUSE_LATER) && live->la57_switches)
 		return "--inject=" LA57_FAULT_REFUSE_LATER;
 	return NULL;
 }
 
-/* The trampoline in the hierarchy at @root: code page identity RX-able, data page RW. */
-static bool tramp_mapped(const struct ptlab *p, uint64_t root, unsigned levels)
+/*
+ * The trampoline at @tramp in the hierarchy at @root, walked with a copy
+ * of the run's environment @e: code page identity RX-able, data page RW.
+ */
+static bool tramp_mapped(const struct pt_env *e, uint64_t tramp, uint64_t root, unsigned levels)
 {
-	struct pt_env env = p->build.env;
+	struct pt_env env = *e;
 	struct pt_space s = { .env = &env, .root_pa = root & PTE_ADDR_MASK, .levels = levels };
-	uint64_t code = p->live.la57_tramp, data = code + LA57_DATA;
+	uint64_t code = tramp, data = code + LA57_DATA;
 	struct pt_leaf l;
 
 	/* foreign tables (the firmware's) may hold 1 GiB leaves whatever CPUID says */
@@ -66,8 +70,8 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 	uint64_t cr0 = read_cr0(), cr4 = read_cr4(), efer = read_efer(), cr3 = read_cr3();
 	unsigned cur = (cr4 & CR4_LA57) ? 5 : 4;
 
-	if (injected_refusal(p))
-		return injected_refusal(p);
+	if (injected_refusal(&p->opts, &p->live))
+		return injected_refusal(&p->opts, &p->live);
 	if (!p->live.la57_tramp)
 		return "no trampoline was allocated";
 	if (levels == 5 && !p->cpu.caps.la57)
@@ -93,13 +97,13 @@ static const char *precondition(const struct ptlab *p, unsigned levels, uint64_t
 		return "CR4.CET is set: shadow stacks do not follow the trampoline's far returns";
 	if (irq_checked && (read_rflags() & RFLAGS_IF))
 		return "interrupts are enabled";
-	if (!tramp_mapped(p, cr3, cur)) {
+	if (!tramp_mapped(&p->build.env, p->live.la57_tramp, cr3, cur)) {
 		fmt_snprintf(why, n, "the trampoline 0x%llx is not identity mapped "
 			     "(code executable, data writable) in the loaded %u-level tables 0x%llx",
 			     (unsigned long long)p->live.la57_tramp, cur, (unsigned long long)cr3);
 		return why;
 	}
-	if (!tramp_mapped(p, root, levels)) {
+	if (!tramp_mapped(&p->build.env, p->live.la57_tramp, root, levels)) {
 		fmt_snprintf(why, n, "the trampoline 0x%llx is not identity mapped "
 			     "(code executable, data writable) in the %u-level tables 0x%llx",
 			     (unsigned long long)p->live.la57_tramp, levels, (unsigned long long)root);
@@ -135,21 +139,22 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
 }
 
 /*
- * The preconditions' test point, keyed by its check's fault name (the
- * registry entry in checks/elsewhere.c names the same LA57_FAULT_REFUSE;
- * this room sits below the registry, so it keys the report itself).
+ * The preconditions' test point on @rep, keyed by its check's fault name
+ * (the registry entry in checks/elsewhere.c names the same
+ * LA57_FAULT_REFUSE; this room sits below the registry, so it keys the
+ * report itself).
  */
 static void __attribute__((format(printf, 3, 4)))
-keyed(struct ptlab *p, bool ok, const char *fmt, ...)
+keyed(struct report *rep, bool ok, const char *fmt, ...)
 {
-	const char *was = p->rep->check;
+	const char *was = rep->check;
 	va_list ap;
 
-	p->rep->check = LA57_FAULT_REFUSE;
+	rep->check = LA57_FAULT_REFUSE;
 	va_start(ap, fmt);
-	report_vpoint(p->rep, ok, fmt, ap);
+	report_vpoint(rep, ok, fmt, ap);
 	va_end(ap);
-	p->rep->check = was;
+	rep->check = was;
 }
 
 void la57_check_ready(struct ptlab *p)
@@ -167,33 +172,33 @@ void la57_check_ready(struct ptlab *p)
 	}
 	no = precondition(p, p->build.levels, p->build.our_cr3, false, why, sizeof(why));
 	if (no) {
-		keyed(p, false, "la57: switch to %u-level paging refused before the window: %s",
+		keyed(p->rep, false, "la57: switch to %u-level paging refused before the window: %s",
 		      p->build.levels, no);
 		p->aborted = true;
 		return;
 	}
-	keyed(p, true, "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
+	keyed(p->rep, true, "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
 	      "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
 	      "(ours) below 4 GiB, trampoline identity mapped in both",
 	      (unsigned long long)p->live.la57_tramp, (unsigned long long)read_cr3(),
 	      (unsigned long long)p->build.our_cr3);
 }
 
-void la57_report_end(struct ptlab *p)
+void la57_report_end(struct report *rep, unsigned levels, const struct ptlab_live *live)
 {
-	if (p->build.levels != 5 && !p->live.la57_tramp)
+	if (levels != 5 && !live->la57_tramp)
 		return;
-	report_fact(p->rep, "la57", "live_phases=%llu at_%u_levels=%llu switches=%llu",
-		    (unsigned long long)p->live.phases, p->build.levels,
-		    (unsigned long long)p->live.at_levels, (unsigned long long)p->live.la57_switches);
-	if (p->live.phases && p->live.at_levels == p->live.phases)
-		report_ok(p->rep, "la57: all %llu live phases ran with CR4.LA57=%d and our root in CR3 "
-			  "(%llu switches)", (unsigned long long)p->live.phases, p->build.levels == 5,
-			  (unsigned long long)p->live.la57_switches);
-	else if (p->live.phases)
-		report_fail(p->rep, "la57: %llu of %llu live phases ran in %u-level paging with our root",
-			    (unsigned long long)p->live.at_levels, (unsigned long long)p->live.phases,
-			    p->build.levels);
+	report_fact(rep, "la57", "live_phases=%llu at_%u_levels=%llu switches=%llu",
+		    (unsigned long long)live->phases, levels,
+		    (unsigned long long)live->at_levels, (unsigned long long)live->la57_switches);
+	if (live->phases && live->at_levels == live->phases)
+		report_ok(rep, "la57: all %llu live phases ran with CR4.LA57=%d and our root in CR3 "
+			  "(%llu switches)", (unsigned long long)live->phases, levels == 5,
+			  (unsigned long long)live->la57_switches);
+	else if (live->phases)
+		report_fail(rep, "la57: %llu of %llu live phases ran in %u-level paging with our root",
+			    (unsigned long long)live->at_levels, (unsigned long long)live->phases,
+			    levels);
 }
 
 void la57_arm_fatal_leave(struct ptlab *p)
@@ -218,15 +223,14 @@ bool la57_is_code_page(const struct ptlab *p, uint64_t pa)
 	return p->live.la57_tramp && (pa & ~(PT_PAGE_SIZE - 1)) == p->live.la57_tramp;
 }
 
-int la57_plan_fixup(struct ptlab *p)
+int la57_plan_fixup(struct ptlab_build *b, uint64_t tramp, bool has_1g)
 {
 	int err;
 
-	if (!p->live.la57_tramp)
+	if (!tramp)
 		return PT_OK;
 	/* RX, split out of the identity entry holding it; its HHDM alias stays RW+NX */
-	err = pt_plan_identity_perm(&p->build.plan, p->live.la57_tramp, PT_PAGE_SIZE, PT_EXEC,
-				    p->build.levels, p->cpu.caps.pdpe1gb);
+	err = pt_plan_identity_perm(&b->plan, tramp, PT_PAGE_SIZE, PT_EXEC, b->levels, has_1g);
 	/* not identity mapped at all: the precondition check refuses the switch */
 	return err == PT_ENOTMAPPED ? PT_OK : err;
 }

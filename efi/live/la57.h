@@ -11,6 +11,9 @@
 #include <stdint.h>
 
 struct ptlab;
+struct ptlab_build;
+struct ptlab_live;
+struct report;
 
 /*
  * The test-only faults of the switch's checks (--inject; their registry
@@ -31,11 +34,12 @@ struct ptlab;
 int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *what);
 
 /*
- * The plan carries the trampoline's code page RX in the identity map
- * (pt_plan_identity_perm); called after every pt_plan_build, does nothing in
- * a run that does not switch.  Returns PT_OK or PT_ECAPACITY.
+ * @b's plan carries the trampoline's code page @tramp (live.la57_tramp; 0:
+ * the run does not switch, nothing done) RX in the identity map
+ * (pt_plan_identity_perm, at b->levels, 1 GiB leaves when @has_1g); called
+ * after every pt_plan_build.  Returns PT_OK or PT_ECAPACITY.
  */
-int la57_plan_fixup(struct ptlab *p);
+int la57_plan_fixup(struct ptlab_build *b, uint64_t tramp, bool has_1g);
 
 /* Is @pa the trampoline's code page (mapped RX in the identity map)? */
 bool la57_is_code_page(const struct ptlab *p, uint64_t pa);
@@ -44,10 +48,11 @@ bool la57_is_code_page(const struct ptlab *p, uint64_t pa);
 void la57_check_ready(struct ptlab *p);
 
 /*
- * At the end of a run: every live phase ran in the run's paging mode with
- * our root (a test point at 5 levels), and the switch count (a fact).
+ * At the end of a run of @levels levels: every live phase @live counted
+ * ran in the run's paging mode with our root (a test point on @rep, at 5
+ * levels or when the run switched), and the switch count (a fact).
  */
-void la57_report_end(struct ptlab *p);
+void la57_report_end(struct report *rep, unsigned levels, const struct ptlab_live *live);
 
 /*
  * Last resort for the fatal exception path (@ctx is the run's struct
