@@ -44,35 +44,39 @@
 #define APIC_BASE_X2    (UINT64_C(1) << 10)
 #define APIC_BASE_EN    (UINT64_C(1) << 11)
 
-static uint64_t s_to_tsc(const struct ptlab *p, uint64_t s)
+/* TSC ticks in @s seconds by the run's calibration @t (1 GHz when it has none). */
+static uint64_t s_to_tsc(const struct ptlab_time *t, uint64_t s)
 {
-	return s * 1000000 * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
+	return s * 1000000 * (t->tsc_per_us ? t->tsc_per_us : 1000);
 }
 
-static void fact(struct ptlab *p, unsigned cpus, unsigned started, unsigned on_tables,
-		 const char *method)
+/* The "# smp:" fact on @rep: the counts given, where @sh's APIC IDs came from, its IPIs. */
+static void fact(struct report *rep, const struct smp_shared *sh, unsigned cpus, unsigned started,
+		 unsigned on_tables, const char *method)
 {
-	report_fact(p->rep, "smp", "cpus=%u started=%u on_tables=%u method=%s apic_ids=%s "
+	report_fact(rep, "smp", "cpus=%u started=%u on_tables=%u method=%s apic_ids=%s "
 		    "x2apic=%d ipis=%llu", cpus, started, on_tables, method,
-		    p->smp->source ? p->smp->source : "none", p->smp->x2apic,
-		    (unsigned long long)p->smp->ipis);
+		    sh->source ? sh->source : "none", sh->x2apic, (unsigned long long)sh->ipis);
 }
 
-/* Map the xAPIC page UC in our tables unless the plan already did; 1 when we mapped it. */
-static int map_apic(struct ptlab *p, uint64_t pa)
+/*
+ * Map the xAPIC page at @pa UC in @s (our tables) unless the plan already
+ * did; 1 when we mapped it, 0 when it was, -1 after a failure line on @rep.
+ */
+static int map_apic(struct report *rep, struct pt_space *s, uint64_t pa)
 {
 	struct pt_leaf l;
 
-	if (pt_translate(&p->build.space, pa, &l) == PT_OK) {
+	if (pt_translate(s, pa, &l) == PT_OK) {
 		if (l.pa == pa && (l.flags & PT_WRITE) && PT_CACHE_OF(l.flags) == PT_CACHE_UC)
 			return 0;
-		report_fail(p->rep, "smp: the local APIC at 0x%llx is mapped, but not identity RW UC",
+		report_fail(rep, "smp: the local APIC at 0x%llx is mapped, but not identity RW UC",
 			    (unsigned long long)pa);
 		return -1;
 	}
-	if (pt_map(&p->build.space, pa, pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
+	if (pt_map(s, pa, pa, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
 		   PT_PAGE_4K, NULL)) {
-		report_fail(p->rep, "smp: could not map the local APIC at 0x%llx",
+		report_fail(rep, "smp: could not map the local APIC at 0x%llx",
 			    (unsigned long long)pa);
 		return -1;
 	}
@@ -146,10 +150,11 @@ static const struct ap_end ap_end_returned = {
 	.must_start = true,
 };
 
-static void report_ap_end(struct ptlab *p, const struct smp_cpu *c, const struct ap_end *how)
+/* How AP @c ended, judged by @how and reported on @rep (nothing when all went well). */
+static void report_ap_end(struct report *rep, const struct smp_cpu *c, const struct ap_end *how)
 {
 	if (c->sel_mismatch)
-		report_fail(p->rep, "smp cpu %u (apic %u): the firmware runs it with CS=0x%x SS=0x%x, "
+		report_fail(rep, "smp cpu %u (apic %u): the firmware runs it with CS=0x%x SS=0x%x, "
 			    "the BSP with CS=0x%x SS=0x%x; no segment register is loaded, so it "
 			    "stayed on the firmware's state", c->index, c->apic,
 			    (unsigned)(c->sel_mismatch >> 16), (unsigned)(c->sel_mismatch & 0xffff),
@@ -158,18 +163,18 @@ static void report_ap_end(struct ptlab *p, const struct smp_cpu *c, const struct
 		char who[48];
 
 		fmt_snprintf(who, sizeof(who), "smp cpu %u (apic %u)", c->index, c->apic);
-		report_exception(p->rep, &(struct report_exc){ .who = who,
+		report_exception(rep, &(struct report_exc){ .who = who,
 				 .then = how->then }, &c->fault);
 	}
 	if (c->strays)
-		report_fail(p->rep, "smp cpu %u (apic %u): %u interrupts arrived although every "
+		report_fail(rep, "smp cpu %u (apic %u): %u interrupts arrived although every "
 			    "source but the shootdown vector was masked (last vector %u)", c->index,
 			    c->apic, (unsigned)c->strays, c->stray_vec);
 	if (c->timed_out)
-		report_fail(p->rep, "smp cpu %u (apic %u): left on its deadline, not told to",
+		report_fail(rep, "smp cpu %u (apic %u): left on its deadline, not told to",
 			    c->index, c->apic);
 	if (c->state == SMP_ST_NONE && how->must_start)
-		report_fail(p->rep, "smp cpu %u (apic %u): never ran the procedure", c->index,
+		report_fail(rep, "smp cpu %u (apic %u): never ran the procedure", c->index,
 			    c->apic);
 }
 
@@ -179,13 +184,13 @@ extern const char smp_tramp_start[] __attribute__((visibility("hidden")));
 extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
 
 /*
- * A block for each CPU of @ids (the BSP is @bsp_apic), in the order given;
- * 0, or -1 with the reason in *why.
+ * A block for each CPU of @ids (the BSP is @bsp_apic), in the order given,
+ * in @sh (the run's shared page); @o: the options (--raise=ap-fault marks
+ * the last AP).  0, or -1 with the reason in *why.
  */
-static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bsp_apic,
-		       const char **why)
+static int make_blocks(struct smp_shared *sh, const struct opts *o, const struct smp_table *ids,
+		       uint32_t bsp_apic, const char **why)
 {
-	struct smp_shared *sh = p->smp;
 	EFI_PHYSICAL_ADDRESS blocks = 0;
 	uint64_t pages = (uint64_t)ids->n * SMP_CPU_PAGES;
 	struct cpu_state now;
@@ -215,7 +220,7 @@ static int make_blocks(struct ptlab *p, const struct smp_table *ids, uint32_t bs
 			return -1;
 		}
 		sh->cpu[idx] = c;
-		if (!c->bsp && p->opts.raise == OPTS_RAISE_AP_FAULT)
+		if (!c->bsp && o->raise == OPTS_RAISE_AP_FAULT)
 			sh->raise_index = idx;     /* the last AP */
 	}
 	sh->ncpu = sh->table.n;
@@ -355,7 +360,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	sh->tramp_pa = tramp;
 	CopyMem((void *)(uintptr_t)tramp, (void *)smp_tramp_start,
 		(UINTN)(smp_tramp_end - smp_tramp_start));
-	if (make_blocks(p, ids, bsp, &sh->handoff_skip)) {
+	if (make_blocks(p->smp, &p->opts, ids, bsp, &sh->handoff_skip)) {
 		sh->ncpu = 0;
 		return;
 	}
@@ -383,7 +388,7 @@ void smp_handoff_run(struct ptlab *p)
 	/* !sh: smp_handoff_prepare did not run, so no AP is known */
 	if (!sh || sh->handoff_skip || sh->ncpu < 2) {
 		if (sh && sh->ncpu == 1)
-			fact(p, 1, 1, 1, "init-sipi");
+			fact(p->rep, p->smp, 1, 1, 1, "init-sipi");
 		report_skip(p->rep, "smp", "%s", sh && sh->handoff_skip ? sh->handoff_skip : "no AP");
 		return;
 	}
@@ -395,9 +400,9 @@ void smp_handoff_run(struct ptlab *p)
 	sh->our_cr3 = p->build.our_cr3;
 	sh->image_base = p->build.image.base;
 	sh->image_va = p->build.image_va;
-	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
+	sh->deadline = rdtsc() + s_to_tsc(&p->t, AP_BUDGET_S);
 	if (!sh->x2apic) {
-		apic_mapped = map_apic(p, sh->apic_pa);
+		apic_mapped = map_apic(p->rep, &p->build.space, sh->apic_pa);
 		if (apic_mapped < 0)
 			return;
 	}
@@ -415,7 +420,7 @@ void smp_handoff_run(struct ptlab *p)
 		aps++;
 		started += c->state != SMP_ST_NONE;
 		on_tables += c->on_tables != 0;
-		report_ap_end(p, c, &ap_end_parked);
+		report_ap_end(p->rep, c, &ap_end_parked);
 	}
 	if (on_tables == aps + 1 && !p->aborted)
 		check_report(p->rep, &check_smp_aps_on_tables, true,
@@ -425,7 +430,7 @@ void smp_handoff_run(struct ptlab *p)
 	else
 		check_report(p->rep, &check_smp_aps_on_tables, false,
 			     "smp: %u of %u APs reached the built tables", on_tables - 1, aps);
-	fact(p, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
+	fact(p->rep, p->smp, (unsigned)sh->ncpu, started, on_tables, "init-sipi");
 out:
 	pt_protect(&p->build.space, sh->tramp_pa, PT_PAGE_SIZE, PT_WRITE, NULL);
 	smp_unmap_area(p);
@@ -461,7 +466,7 @@ void smp_run(struct ptlab *p)
 	sh = smp_shared_reset(p);
 	sh->source = "mp-services";
 	if (!(mp = fw_mp_locate())) {
-		fact(p, 1, 1, 1, "none");
+		fact(p->rep, p->smp, 1, 1, 1, "none");
 		report_skip(p->rep, "smp", "the firmware has no EFI_MP_SERVICES_PROTOCOL");
 		return;
 	}
@@ -470,7 +475,7 @@ void smp_run(struct ptlab *p)
 		return;
 	}
 	if (ids.n < 2) {
-		fact(p, ids.n, 1, 1, "mp-services");
+		fact(p->rep, p->smp, ids.n, 1, 1, "mp-services");
 		report_skip(p->rep, "smp", "one CPU: no AP to run the per-CPU and shootdown checks");
 		return;
 	}
@@ -482,7 +487,7 @@ void smp_run(struct ptlab *p)
 	}
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
 	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
-	if (make_blocks(p, &ids, bsp, &why)) {
+	if (make_blocks(p->smp, &p->opts, &ids, bsp, &why)) {
 		report_fail(p->rep, "smp: %s", why);
 		return;
 	}
@@ -494,7 +499,7 @@ void smp_run(struct ptlab *p)
 	sh->image_va = p->build.image_va;
 	sh->tsc_per_us = p->t.tsc_per_us;
 	if (!sh->x2apic) {
-		apic_mapped = map_apic(p, apic_pa);
+		apic_mapped = map_apic(p->rep, &p->build.space, apic_pa);
 		if (apic_mapped < 0)
 			goto out;
 		sh->apic_va = apic_pa;
@@ -504,7 +509,7 @@ void smp_run(struct ptlab *p)
 		goto out;
 	}
 
-	sh->deadline = rdtsc() + s_to_tsc(p, AP_BUDGET_S);
+	sh->deadline = rdtsc() + s_to_tsc(&p->t, AP_BUDGET_S);
 	if (uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL, &ev) != EFI_SUCCESS) {
 		report_fail(p->rep, "smp: CreateEvent failed");
 		goto out;
@@ -516,7 +521,7 @@ void smp_run(struct ptlab *p)
 		signaled = returned = true;     /* nothing runs */
 		goto out;
 	}
-	if (!all_past(sh, SMP_ST_CHECKED, rdtsc() + s_to_tsc(p, START_WAIT_S)))
+	if (!all_past(sh, SMP_ST_CHECKED, rdtsc() + s_to_tsc(&p->t, START_WAIT_S)))
 		report_fail(p->rep, "smp: not every AP finished its per-CPU checks within %u s",
 			    START_WAIT_S);
 	for (unsigned i = 0; i < sh->ncpu; i++)
@@ -528,9 +533,9 @@ void smp_run(struct ptlab *p)
 		ptlab_live(p, smp_bsp_live, "smp");
 	smp_send_exit(sh);
 
-	returned = all_left(sh, sh->deadline + s_to_tsc(p, 10));
+	returned = all_left(sh, sh->deadline + s_to_tsc(&p->t, 10));
 	{
-		uint64_t end = rdtsc() + s_to_tsc(p, EVENT_WAIT_S);
+		uint64_t end = rdtsc() + s_to_tsc(&p->t, EVENT_WAIT_S);
 
 		while (!(signaled = uefi_call_wrapper(BS->CheckEvent, 1, ev) == EFI_SUCCESS) &&
 		       rdtsc() < end)
@@ -543,7 +548,7 @@ void smp_run(struct ptlab *p)
 			continue;
 		started += c->state != SMP_ST_NONE;
 		on_tables += c->on_tables != 0;
-		report_ap_end(p, c, &ap_end_returned);
+		report_ap_end(p->rep, c, &ap_end_returned);
 	}
 	if (sh->unknown)
 		report_fail(p->rep, "smp: %u procedure calls found no CPU with their APIC ID",
@@ -558,7 +563,7 @@ void smp_run(struct ptlab *p)
 	else
 		check_report(p->rep, &check_smp_aps_on_tables, false,
 			     "smp: %u of %u APs reached our tables", on_tables - 1, aps);
-	fact(p, (unsigned)sh->ncpu, started, on_tables, "mp-services");
+	fact(p->rep, p->smp, (unsigned)sh->ncpu, started, on_tables, "mp-services");
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		const struct smp_cpu *c = sh->cpu[i];
 

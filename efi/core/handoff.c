@@ -57,8 +57,12 @@ static bool is_free_type(uint32_t type)
 	return type == PT_EFI_CONVENTIONAL || type == PT_EFI_BS_CODE || type == PT_EFI_BS_DATA;
 }
 
-/* The Memory Attributes Table, copied into our memory and parsed. */
-static void find_mat(struct ptlab *p)
+/*
+ * The Memory Attributes Table, copied into our memory and parsed into
+ * @mat (the run's build.mat) for a CPU of @maxphyaddr bits; a table
+ * refused is a fact on @rep and leaves mat->n 0.
+ */
+static void find_mat(struct report *rep, struct pt_mat *mat, unsigned maxphyaddr)
 {
 	const uint32_t *hdr = fw_config_table(&fw_guid_mat);
 	uint64_t bytes;
@@ -69,25 +73,25 @@ static void find_mat(struct ptlab *p)
 		return;
 	/* bound the header's counts before they size anything */
 	if (hdr[1] > PT_MEMMAP_MAX_DESC || hdr[2] < PT_EFI_DESC_MIN || hdr[2] > PT_EFI_DESC_MAX) {
-		report_fact(p->rep, "mat", "refused=header entries=%u descriptor_size=%u",
+		report_fact(rep, "mat", "refused=header entries=%u descriptor_size=%u",
 			    hdr[1], hdr[2]);
 		return;
 	}
 	bytes = PT_MAT_HEADER_SIZE + (uint64_t)hdr[1] * hdr[2];
 	copy = owned_pages(bytes);
-	p->build.mat.range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*p->build.mat.range));
-	if (!copy || !p->build.mat.range) {
-		report_fact(p->rep, "mat", "refused=no-memory");
-		p->build.mat.range = NULL;
+	mat->range = owned_pages((uint64_t)(hdr[1] + 1) * sizeof(*mat->range));
+	if (!copy || !mat->range) {
+		report_fact(rep, "mat", "refused=no-memory");
+		mat->range = NULL;
 		return;
 	}
-	p->build.mat.cap = hdr[1] + 1;
+	mat->cap = hdr[1] + 1;
 	CopyMem(copy, (void *)hdr, bytes);
-	err = pt_mat_parse(copy, bytes, p->cpu.caps.maxphyaddr, &p->build.mat);
+	err = pt_mat_parse(copy, bytes, maxphyaddr, mat);
 	if (err) {
-		report_fact(p->rep, "mat", "refused=%s entry=%u", pt_mat_why_name(p->build.mat.why),
-			    p->build.mat.bad_index);
-		p->build.mat.n = 0;
+		report_fact(rep, "mat", "refused=%s entry=%u", pt_mat_why_name(mat->why),
+			    mat->bad_index);
+		mat->n = 0;
 	}
 }
 
@@ -100,16 +104,15 @@ static bool is_loader_type(uint32_t type)
  * Bitmap words for every frame of the map now that may be free after
  * hand-off, with room for growth: the free types and the loader ranges
  * (free_ranges takes those too, and a boot menu that started us, such as
- * GRUB with its heap, leaves large ones).
+ * GRUB with its heap, leaves large ones).  @map: the normalized map now.
  */
-static size_t bitmap_estimate(const struct ptlab *p)
+static size_t bitmap_estimate(const struct pt_memmap *map)
 {
 	uint64_t frames = 0;
 
-	for (unsigned i = 0; i < p->build.map.n; i++)
-		if (is_free_type(p->build.map.range[i].type) ||
-		    is_loader_type(p->build.map.range[i].type))
-			frames += p->build.map.range[i].len / PT_PAGE_SIZE;
+	for (unsigned i = 0; i < map->n; i++)
+		if (is_free_type(map->range[i].type) || is_loader_type(map->range[i].type))
+			frames += map->range[i].len / PT_PAGE_SIZE;
 	return (size_t)((frames / 64 + 2 * PT_FRAMES_MAX_RANGES + 64) * sizeof(uint64_t));
 }
 
@@ -160,13 +163,17 @@ static bool cut_out(struct pt_range *out, unsigned *n, unsigned cap, uint64_t a,
 	return true;
 }
 
-/* The ranges of the wanted types above 1 MiB, neighbours merged. */
-static unsigned collect(const struct ptlab *p, struct pt_range *out, unsigned cap, bool loader)
+/*
+ * The ranges of @map of the free types (and the loader types when
+ * @loader) above 1 MiB, neighbours merged, into out[0..cap); their number.
+ */
+static unsigned collect(const struct pt_memmap *map, struct pt_range *out, unsigned cap,
+			bool loader)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < p->build.map.n && n < cap; i++) {
-		const struct pt_mem_range *r = &p->build.map.range[i];
+	for (unsigned i = 0; i < map->n && n < cap; i++) {
+		const struct pt_mem_range *r = &map->range[i];
 		uint64_t a = r->pa < LOW_RESERVED ? LOW_RESERVED : r->pa, b = r->pa + r->len;
 
 		if ((!is_free_type(r->type) && !(loader && is_loader_type(r->type))) || a >= b)
@@ -187,22 +194,23 @@ static unsigned collect(const struct ptlab *p, struct pt_range *out, unsigned ca
  * memory, and the loader ranges less what the app itself allocated (its
  * image, pool, buffers, stack).  When not every allocation was recorded, or
  * the cuts do not fit, the loader ranges stay out: *with_loader says which.
+ * @b: the build (its final map and its image).
  */
-static unsigned free_ranges(const struct ptlab *p, struct pt_range *out, unsigned cap,
+static unsigned free_ranges(const struct ptlab_build *b, struct pt_range *out, unsigned cap,
 			    uint64_t *bytes, bool *with_loader)
 {
 	const struct pt_range *own;
 	bool ok;
 	unsigned nown = owned_list(&own, &ok), n;
 
-	n = collect(p, out, cap, ok);
+	n = collect(&b->map, out, cap, ok);
 	if (ok)
-		ok = cut_out(out, &n, cap, p->build.image.base, p->build.image.base + p->build.image.size);
+		ok = cut_out(out, &n, cap, b->image.base, b->image.base + b->image.size);
 	for (unsigned i = 0; i < nown && ok; i++)
 		ok = cut_out(out, &n, cap, own[i].va, own[i].va + own[i].len);
 	*with_loader = ok;
 	if (!ok)
-		n = collect(p, out, cap, false);
+		n = collect(&b->map, out, cap, false);
 	*bytes = 0;
 	for (unsigned i = 0; i < n; i++)
 		*bytes += out[i].len;
@@ -226,7 +234,7 @@ static int phase_b_body(void *arg)
 	}
 	if (p->opts.dump_memmap)
 		run_dump_raw_map(p->rep, &x->final_map);   /* the map ExitBootServices was called with */
-	n = free_ranges(p, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
+	n = free_ranges(&p->build, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
 	err = pt_frames_init(&p->build.frames, ranges, n, x->ram_bitmap, x->ram_bitmap_bytes,
 			     p->build.env.phys_to_virt, p);
 	if (err) {
@@ -297,25 +305,25 @@ static void back_home(struct ptlab *p)
 			  (unsigned long long)read_cr4(), (unsigned long long)pml4);
 }
 
-void handoff_emit_final(struct ptlab *p)
+void handoff_emit_final(struct report *rep, struct ptlab_fb *fb)
 {
 	size_t cursor = 0;
 	const char *line;
 	size_t len;
 
-	sink_close(p->rep);
-	if (p->fb.ok) {
+	sink_close(rep);
+	if (fb->ok) {
 		/* the whole report on the screen, as the host renders it */
 		char buf[256];
 
 		sink_framebuffer(NULL);
-		fbcon_clear(&p->fb.con);
-		while (report_next_line(p->rep, &cursor, &line, &len)) {
+		fbcon_clear(&fb->con);
+		while (report_next_line(rep, &cursor, &line, &len)) {
 			if (len >= sizeof(buf))
 				len = sizeof(buf) - 1;
 			CopyMem(buf, (void *)line, len);
 			buf[len] = 0;
-			fbcon_write_line(&p->fb.con, buf);
+			fbcon_write_line(&fb->con, buf);
 		}
 	}
 }
@@ -329,7 +337,7 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 		report_note(p->rep, "handoff: EFI_RT_PROPERTIES_TABLE says ResetSystem is not "
 			    "supported after ExitBootServices (0x%x): the CPU halts instead of --end=%s",
 			    fw_info.rt_supported, p->opts.end == OPTS_END_REBOOT ? "reboot" : "shutdown");
-	handoff_emit_final(p);
+	handoff_emit_final(p->rep, &p->fb);
 	end_run(p, false);
 	cpu_halt();   /* end_run does not return without boot services */
 }
@@ -379,7 +387,7 @@ static int prepare(struct ptlab *p, const struct mode_boot *b)
 		p->fb.ok = true;
 		p->fb.len = pt_align_up(p->fb.info.size, PT_PAGE_SIZE);
 	}
-	find_mat(p);
+	find_mat(p->rep, &p->build.mat, p->cpu.caps.maxphyaddr);
 	if (run_get_map(&m) != EFI_SUCCESS)
 		return PT_EMAPBAD;
 	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_EXTRA_DESC;
@@ -400,7 +408,7 @@ static int prepare(struct ptlab *p, const struct mode_boot *b)
 	p->fb.extra = p->fb.ok && !pt_memmap_overlaps(&p->build.map, p->fb.info.base_pa, p->fb.len);
 	if (p->mode->before_exit && p->mode->before_exit(p, b, cap) != PT_OK)
 		return PREPARE_REPORTED;
-	x->ram_bitmap_bytes = bitmap_estimate(p);
+	x->ram_bitmap_bytes = bitmap_estimate(&p->build.map);
 	x->ram_bitmap = owned_pages(x->ram_bitmap_bytes);
 	if (!x->ram_bitmap)
 		return PT_ENOMEM;

@@ -27,9 +27,10 @@ void handoff_live_leave(struct ptlab *p);
 void handoff_ram_sweep(struct ptlab *p);
 
 /*
- * The closing line, the report out on COM1 and, when there is one, the
- * whole of it on the screen: the last report output of a hand-off.
+ * @rep's closing line, the report out on COM1 and, when there is one
+ * (@fb, the run's framebuffer), the whole of it on the screen: the last
+ * report output of a hand-off.
  */
-void handoff_emit_final(struct ptlab *p);
+void handoff_emit_final(struct report *rep, struct ptlab_fb *fb);
 
 #endif

@@ -1331,7 +1331,7 @@ static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 		    (unsigned long long)p->build.our_cr3, p->build.levels, l->req.base_rev,
 		    l->answer.answered, l->nmap, l->nreclaim, l->ncpu, l->parked, l->x2apic,
 		    (unsigned long long)l->resp_pa, (unsigned long long)l->answer.used);
-	handoff_emit_final(p);
+	handoff_emit_final(p->rep, &p->fb);
 	end_say(&p->fb, false, "ptlab: handing over to the Limine kernel\n");
 	if (l->x2apic)
 		wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_EN | APIC_BASE_X2);

@@ -712,7 +712,7 @@ static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
 		    (unsigned long long)k->hdr.init_size, (unsigned long long)k->zero_page_pa,
 		    k->e820_n, (unsigned long long)k->initrd_pa, (unsigned long long)k->initrd_bytes,
 		    p->build.levels, parked);
-	handoff_emit_final(p);
+	handoff_emit_final(p->rep, &p->fb);
 	end_say(&p->fb, false, "ptlab: handing over to Linux\n");
 	linux_jump(&p->cpu.caps, k, p->build.our_cr3);
 }
