@@ -232,8 +232,9 @@ static int phase_b_body(void *arg)
 		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
 		return 0;
 	}
+	/* the map ExitBootServices was called with */
 	if (p->opts.dump_memmap)
-		run_dump_raw_map(p->rep, &x->final_map);   /* the map ExitBootServices was called with */
+		run_dump_raw_map(p->rep, &x->final_map);
 	n = free_ranges(&p->build, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
 	err = pt_frames_init(&p->build.frames, ranges, n, x->ram_bitmap, x->ram_bitmap_bytes,
 			     p->build.env.phys_to_virt, p);

@@ -83,7 +83,7 @@ static bool may_hand_over(const struct report *r, bool aborted)
 	return verdict_of(r, aborted) == VERDICT_PASSED;
 }
 
-/* The protocol @proto's "not handed over" note on @r, the run's report (@aborted: the run's flag). */
+/* The protocol @proto's "not handed over" note on @r, the run's report (@aborted: its flag). */
 static void kernel_not_handed_over(struct report *r, const struct kernel_proto *proto,
 				   bool aborted)
 {
@@ -168,15 +168,17 @@ static int rebuild(struct ptlab *p)
 		proto->digest_plant(p);
 	digest = run_digest(&b->space, &leaves);
 	if (digest == b->digest && leaves == b->digest_leaves)
-		check_report(p->rep, proto->digest_check, true, "%s: the tables handed over (root 0x%llx) are the checked plan "
-			  "built again: %llu leaves, the same digest 0x%llx as the build the checks "
-			  "ran on", proto->name, (unsigned long long)b->our_cr3,
-			  (unsigned long long)leaves, (unsigned long long)digest);
+		check_report(p->rep, proto->digest_check, true, "%s: the tables handed over (root "
+			     "0x%llx) are the checked plan built again: %llu leaves, the same digest "
+			     "0x%llx as the build the checks ran on", proto->name,
+			     (unsigned long long)b->our_cr3, (unsigned long long)leaves,
+			     (unsigned long long)digest);
 	else
-		check_report(p->rep, proto->digest_check, false, "%s: the tables to hand over differ from the checked build: "
-			    "%llu leaves digest 0x%llx, checked %llu leaves digest 0x%llx", proto->name,
-			    (unsigned long long)leaves, (unsigned long long)digest,
-			    (unsigned long long)b->digest_leaves, (unsigned long long)b->digest);
+		check_report(p->rep, proto->digest_check, false, "%s: the tables to hand over differ "
+			     "from the checked build: %llu leaves digest 0x%llx, checked %llu leaves "
+			     "digest 0x%llx", proto->name, (unsigned long long)leaves,
+			     (unsigned long long)digest, (unsigned long long)b->digest_leaves,
+			     (unsigned long long)b->digest);
 	return PT_OK;
 }
 

@@ -755,7 +755,8 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 	if (!l->map_pa)
 		goto nomem;
 	/* sized with the bound on the map; the final map is never longer */
-	describe(&p->opts, &p->exit.final_map, l, &m, l->map_cap, p->exit.final_map.cap, sizeof(EFI_MEMORY_DESCRIPTOR), 1);
+	describe(&p->opts, &p->exit.final_map, l, &m, l->map_cap, p->exit.final_map.cap,
+		 sizeof(EFI_MEMORY_DESCRIPTOR), 1);
 	if (lm_respond(&m, &l->req, NULL, NULL, 0, 0, &l->answer, why, sizeof(why))) {
 		report_fail(p->rep, "limine: the responses cannot be laid out: %s", why);
 		return PT_EINVAL;
