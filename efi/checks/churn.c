@@ -79,22 +79,21 @@ static void fail(struct ptlab *p, const char *what, uint64_t va, uint64_t want, 
 
 /* ---- where frames come from ---- */
 
-static bool in_data(const struct ptlab *p, uint64_t pa)
+/* Is @pa in the data area (our frames, written through test mappings)? */
+static bool in_data(const struct ptlab_data *d, uint64_t pa)
 {
-	return pa >= p->data.pa && pa - p->data.pa < p->data.len;
+	return pa >= d->pa && pa - d->pa < d->len;
 }
 
-static bool in_typed(const struct ptlab *p, uint64_t pa, uint64_t len)
+/* Is all of [pa, pa+len) in the typed window (false when there is none)? */
+static bool in_typed(const struct ptlab_data *d, uint64_t pa, uint64_t len)
 {
-	const struct ptlab_data *d = &p->data;
-
 	return d->typed_len && pa >= d->typed_pa && pa + len <= d->typed_pa + d->typed_len;
 }
 
-static bool touches_typed(const struct ptlab *p, uint64_t pa, uint64_t len)
+/* Does [pa, pa+len) share a frame with the typed window? */
+static bool touches_typed(const struct ptlab_data *d, uint64_t pa, uint64_t len)
 {
-	const struct ptlab_data *d = &p->data;
-
 	return d->typed_len && pa < d->typed_pa + d->typed_len && d->typed_pa < pa + len;
 }
 
@@ -114,9 +113,9 @@ static unsigned with_cache(unsigned attrs, enum pt_cache t)
  * (the range being changed).  -1 when none maps them, -2 when they
  * disagree among themselves.
  */
-static int frames_type(struct ptlab *p, uint64_t pa, uint64_t len, uint64_t skip, uint64_t skip_len)
+static int frames_type(const struct ptlab_churn *c, uint64_t pa, uint64_t len, uint64_t skip,
+		       uint64_t skip_len)
 {
-	struct ptlab_churn *c = &p->churn;
 	int type = -1;
 
 	for (unsigned i = 0; i < c->m.n; i++) {
@@ -148,15 +147,15 @@ static bool fit_type(struct ptlab *p, uint64_t va, uint64_t len, uint64_t pa, un
 	struct ptlab_churn *c = &p->churn;
 	int have;
 
-	if (cache_of(*attrs) != PT_CACHE_WB && !in_typed(p, pa, len))
+	if (cache_of(*attrs) != PT_CACHE_WB && !in_typed(&p->data, pa, len))
 		*attrs = with_cache(*attrs, PT_CACHE_WB);
-	if (!touches_typed(p, pa, len))
+	if (!touches_typed(&p->data, pa, len))
 		return true;
-	have = frames_type(p, pa, len, va, len);
+	have = frames_type(c, pa, len, va, len);
 	if (have == -2)
 		return false;
 	if (have >= 0 && have != (int)cache_of(*attrs)) {
-		if (have != PT_CACHE_WB && !in_typed(p, pa, len))
+		if (have != PT_CACHE_WB && !in_typed(&p->data, pa, len))
 			return false;
 		*attrs = with_cache(*attrs, (enum pt_cache)have);
 		c->type_kept++;
@@ -165,9 +164,9 @@ static bool fit_type(struct ptlab *p, uint64_t va, uint64_t len, uint64_t pa, un
 }
 
 /* Our memory at @pa, through the environment (the identity map in the app). */
-static void *phys(const struct ptlab *p, uint64_t pa)
+static void *phys(const struct ptlab_build *b, uint64_t pa)
 {
-	return p->build.env.phys_to_virt(p->build.env.ctx, pa);
+	return b->env.phys_to_virt(b->env.ctx, pa);
 }
 
 /* ---- the software side ---- */
@@ -237,7 +236,7 @@ static void sample(struct ptlab *p, uint64_t va)
 	}
 	pa = r->pa + (va - r->va);
 	hh = PT_HHDM_BASE + pa;
-	if (in_typed(p, pa, PT_PAGE_SIZE)) {
+	if (in_typed(&p->data, pa, PT_PAGE_SIZE)) {
 		/* out of the HHDM for the churn: only the scratch address reaches it */
 		faulted = probe_read64(hh + 24, &got, &f);
 		expect_fault(p, "cpu: the HHDM alias of a typed frame", hh + 24, faulted, &f, 0);
@@ -256,7 +255,7 @@ static void sample(struct ptlab *p, uint64_t va)
 		}
 		return;
 	}
-	if (!in_data(p, pa)) {
+	if (!in_data(&p->data, pa)) {
 		uint64_t a = 0, b = 0;
 
 		/* RAM we do not own: read both aliases, never write */
@@ -284,7 +283,7 @@ static void sample(struct ptlab *p, uint64_t va)
 	}
 	if (c->failed)
 		return;
-	*(volatile uint8_t *)phys(p, pa + EXEC_OFF) = 0xc3;   /* ret */
+	*(volatile uint8_t *)phys(&p->build, pa + EXEC_OFF) = 0xc3;   /* ret */
 	faulted = probe_exec(va + EXEC_OFF, &f);
 	if (r->attrs & PT_EXEC) {
 		if (faulted)
@@ -316,9 +315,9 @@ static unsigned pick_attrs(struct ptlab *p)
 }
 
 /* A range of @size-aligned pages, near an earlier run most of the time. */
-static void pick_range(struct ptlab *p, uint64_t size, uint64_t n, uint64_t *va, uint64_t *len)
+static void pick_range(struct ptlab_churn *c, uint64_t size, uint64_t n, uint64_t *va,
+		       uint64_t *len)
 {
-	struct ptlab_churn *c = &p->churn;
 	uint64_t base = window_base[prng_below(&c->rng, 2)], lo, hi;
 
 	*len = n * size;
@@ -363,7 +362,7 @@ static void changed(struct ptlab *p, struct pt_flushlist *fl, bool skip_flush, u
 
 	if (!skip_flush)
 		ptlab_flush(fl);
-	if (touches_typed(p, pa, len)) {
+	if (touches_typed(&p->data, pa, len)) {
 		/* the frames may have a new type now: nothing cached of the old one */
 		ptlab_wbinvd();
 		c->type_changes++;
@@ -417,7 +416,7 @@ static void op_map(struct ptlab *p)
 	struct pt_flushlist fl;
 	int want, got;
 
-	pick_range(p, sizes[k], n, &va, &len);
+	pick_range(c, sizes[k], n, &va, &len);
 	pa = pick_frames(p, sizes[k], len, attrs);
 	if (!fit_type(p, va, len, pa, &attrs))
 		return;   /* the frames have mixed types already: no mapping can join them */
@@ -434,9 +433,8 @@ static void op_map(struct ptlab *p)
 }
 
 /* A page-aligned piece of an existing run (whole run half of the time). */
-static const struct model_run *pick_piece(struct ptlab *p, uint64_t *va, uint64_t *len)
+static const struct model_run *pick_piece(struct ptlab_churn *c, uint64_t *va, uint64_t *len)
 {
-	struct ptlab_churn *c = &p->churn;
 	const struct model_run *r = &c->m.run[prng_below(&c->rng, c->m.n)];
 	uint64_t pages = r->len / PT_PAGE_SIZE, first, count;
 
@@ -461,9 +459,9 @@ static void op_unmap(struct ptlab *p)
 
 	if (prng_below(&c->rng, 16) == 0) {
 		/* a range with a hole in it, or nothing at all */
-		pick_range(p, PT_PAGE_SIZE, 1 + prng_below(&c->rng, 4), &va, &len);
+		pick_range(c, PT_PAGE_SIZE, 1 + prng_below(&c->rng, 4), &va, &len);
 	} else {
-		pick_piece(p, &va, &len);
+		pick_piece(c, &va, &len);
 	}
 	want = model_mapped_bytes(&c->m, va, len) == len ? PT_OK : PT_ENOTMAPPED;
 	got = pt_unmap(&p->build.space, va, len, 0, &fl);
@@ -482,7 +480,7 @@ static void op_protect(struct ptlab *p)
 	struct ptlab_churn *c = &p->churn;
 	struct pt_flushlist fl;
 	uint64_t va, len;
-	const struct model_run *r = pick_piece(p, &va, &len);
+	const struct model_run *r = pick_piece(c, &va, &len);
 	uint64_t pa = r->pa + (va - r->va);
 	unsigned attrs = pick_attrs(p);
 	int got;
@@ -502,18 +500,18 @@ static void op_remap(struct ptlab *p)
 	struct ptlab_churn *c = &p->churn;
 	struct pt_flushlist fl;
 	uint64_t va, len, new_pa, before = 0;
-	const struct model_run *r = pick_piece(p, &va, &len);
+	const struct model_run *r = pick_piece(c, &va, &len);
 	unsigned attrs = r->attrs;
 	bool skip = false;
 	struct trap_fault f;
 	int got;
 
-	if (in_typed(p, r->pa, r->len)) {
+	if (in_typed(&p->data, r->pa, r->len)) {
 		if (len > p->data.typed_len)
 			return;
 		new_pa = p->data.typed_pa +
 			 prng_below(&c->rng, (p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
-	} else if (!in_data(p, r->pa)) {
+	} else if (!in_data(&p->data, r->pa)) {
 		/* inside the GiB we do not own: another spot in it */
 		new_pa = p->data.big_pa +
 			 prng_below(&c->rng, (GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
@@ -534,7 +532,7 @@ static void op_remap(struct ptlab *p)
 			return;
 	}
 	if (p->opts.inject == OPTS_INJECT_MISSING_INVLPG && !c->injected && c->op >= c->inject_at &&
-	    in_data(p, r->pa) && len == PT_PAGE_SIZE && new_pa != r->pa + (va - r->va)) {
+	    in_data(&p->data, r->pa) && len == PT_PAGE_SIZE && new_pa != r->pa + (va - r->va)) {
 		struct pt_leaf l;
 
 		/* a single 4 KiB leaf: no split, so no flush inside the library either */
@@ -570,7 +568,7 @@ static const struct model_run *data_run(struct ptlab *p, bool want_nx)
 	for (unsigned i = 0; i < c->m.n; i++) {
 		const struct model_run *r = &c->m.run[i];
 
-		if (in_data(p, r->pa) && (!want_nx || !(r->attrs & PT_EXEC)))
+		if (in_data(&p->data, r->pa) && (!want_nx || !(r->attrs & PT_EXEC)))
 			return r;
 	}
 	return NULL;
@@ -591,7 +589,7 @@ static void inject(struct ptlab *p)
 		r = data_run(p, p->opts.inject == OPTS_INJECT_NX_CLEARED);
 		if (!r || pt_translate(&p->build.space, r->va, &l) != PT_OK || l.level != 0)
 			return;
-		e = phys(p, l.entry_pa);
+		e = phys(&p->build, l.entry_pa);
 		if (p->opts.inject == OPTS_INJECT_WRONG_FRAME)
 			*e ^= PT_PAGE_SIZE;   /* the neighbouring frame: still in the data area */
 		else
@@ -659,7 +657,7 @@ static void one_op(struct ptlab *p)
  * tables, remembering whether and how it was mapped; all of it with one
  * leaf flag set, or none of it (it then stays and the window is not used).
  */
-static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
+static bool typed_take_out(struct pt_space *sp, uint64_t va, uint64_t len,
 			   struct ptlab_churn_typed *o)
 {
 	struct pt_flushlist fl;
@@ -667,7 +665,7 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
 
 	*o = (struct ptlab_churn_typed){ 0 };
 	for (uint64_t off = 0; off < len; off += PT_PAGE_SIZE) {
-		bool m = pt_translate(&p->build.space, va + off, &l) == PT_OK;
+		bool m = pt_translate(sp, va + off, &l) == PT_OK;
 
 		if (off == 0) {
 			o->mapped = m;
@@ -677,7 +675,7 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
 			return false;
 		}
 	}
-	if (o->mapped && pt_unmap(&p->build.space, va, len, 0, &fl) != PT_OK)
+	if (o->mapped && pt_unmap(sp, va, len, 0, &fl) != PT_OK)
 		return false;
 	return true;
 }
@@ -688,10 +686,10 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
  * that range (a boot protocol's RWX window); anything else W+X stays
  * refused by pt_map.
  */
-static unsigned again_flags(const struct ptlab *p, uint64_t va, uint64_t pa, uint64_t len,
+static unsigned again_flags(const struct ptlab_wx *wx, uint64_t va, uint64_t pa, uint64_t len,
 			    unsigned flags)
 {
-	if ((flags & PT_WRITE) && (flags & PT_EXEC) && ptlab_wx_find(&p->wx, va, pa, len))
+	if ((flags & PT_WRITE) && (flags & PT_EXEC) && ptlab_wx_find(wx, va, pa, len))
 		return flags | PT_ALLOW_WX;
 	return flags;
 }
@@ -702,7 +700,7 @@ static void typed_put_back(struct ptlab *p, uint64_t va, uint64_t len,
 	uint64_t pa = va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va;
 	struct pt_flushlist fl;
 
-	if (o->mapped && pt_map(&p->build.space, va, pa, len, again_flags(p, va, pa, len, o->flags),
+	if (o->mapped && pt_map(&p->build.space, va, pa, len, again_flags(&p->wx, va, pa, len, o->flags),
 				PT_PAGE_4K, &fl) != PT_OK)
 		fail(p, "typed window: identity or HHDM alias not restored", va, 0, 0);
 }
@@ -717,7 +715,7 @@ static void typed_merge(struct ptlab *p, const struct ptlab_churn_typed *o)
 	if (!o->mapped || !l->level)
 		return;
 	if (pt_unmap(&p->build.space, va, l->size, 0, &fl) != PT_OK ||
-	    pt_map(&p->build.space, va, pa, l->size, again_flags(p, va, pa, l->size, o->flags),
+	    pt_map(&p->build.space, va, pa, l->size, again_flags(&p->wx, va, pa, l->size, o->flags),
 		   (enum pt_page_size)l->level, &fl) != PT_OK)
 		report_fail(p->rep, "churn: the %s leaf 0x%llx around the typed window was not "
 			    "restored", l->level == 2 ? "1 GiB" : "2 MiB", (unsigned long long)va);
@@ -747,9 +745,9 @@ void churn_start(struct ptlab *p)
 	 */
 	if (p->data.typed_len) {
 		ptlab_wbinvd();
-		if (!typed_take_out(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident)) {
+		if (!typed_take_out(&p->build.space, p->data.typed_pa, p->data.typed_len, &c->typed_ident)) {
 			p->data.typed_len = 0;
-		} else if (!typed_take_out(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len,
+		} else if (!typed_take_out(&p->build.space, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len,
 					   &c->typed_hhdm)) {
 			typed_put_back(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident);
 			p->data.typed_len = 0;
@@ -830,7 +828,7 @@ void churn_progress(struct ptlab *p, uint64_t elapsed_us)
  */
 #define TYPED_MAX_FRAMES 64u
 struct type_audit {
-	struct ptlab *p;
+	const struct ptlab_data *d;
 	uint64_t leaves, typed;
 	uint8_t type[TYPED_MAX_FRAMES];   /* 0xff: not mapped yet */
 	uint64_t bad_va;
@@ -840,13 +838,13 @@ struct type_audit {
 static int audit_leaf(void *arg, const struct pt_leaf *l)
 {
 	struct type_audit *a = arg;
-	struct ptlab *p = a->p;
+	const struct ptlab_data *d = a->d;
 	enum pt_cache t = PT_CACHE_OF(l->flags);
 
 	a->leaves++;
 	if (t != PT_CACHE_WB) {
 		a->typed++;
-		if (!in_typed(p, l->pa, l->size)) {
+		if (!in_typed(d, l->pa, l->size)) {
 			a->why = "a leaf that is not write-back maps a frame outside the typed window";
 			a->bad_va = l->va;
 			return 1;
@@ -855,9 +853,9 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	for (uint64_t off = 0; off < l->size; off += PT_PAGE_SIZE) {
 		uint64_t pa = l->pa + off, i;
 
-		if (!in_typed(p, pa, PT_PAGE_SIZE))
+		if (!in_typed(d, pa, PT_PAGE_SIZE))
 			continue;
-		i = (pa - p->data.typed_pa) / PT_PAGE_SIZE;
+		i = (pa - d->typed_pa) / PT_PAGE_SIZE;
 		if (a->type[i] == 0xff) {
 			a->type[i] = (uint8_t)t;
 		} else if (a->type[i] != (uint8_t)t) {
@@ -872,7 +870,7 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 static void audit_types(struct ptlab *p)
 {
 	struct ptlab_churn *c = &p->churn;
-	struct type_audit a = { .p = p };
+	struct type_audit a = { .d = &p->data };
 	struct pt_leaf l;
 
 	for (unsigned i = 0; i < TYPED_MAX_FRAMES; i++)
