@@ -2,7 +2,8 @@
 #
 # The checks of the tree's structure: check-freestanding (paging/ and the
 # firmware-free modules see no firmware header, libptlab.a needs nothing
-# undocumented) and check-layers (mk/layers.txt, mk/statics.txt).
+# undocumented), check-layers (mk/layers.txt, mk/statics.txt) and
+# check-interfaces (the modules' interfaces are small).
 
 # The header scan covers efi/'s firmware-free modules (APP_HOST_SRCS) too.
 check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps-build
@@ -18,3 +19,11 @@ check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps-build
 .PHONY: check-layers
 check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps-build
 	$(Q)tests/layers.sh $(BUILD)
+
+# Few functions take the whole run state (the share printed, at most 20 %),
+# state.h declares none, every .c has its own header, the shared checks
+# name no mode and no kernel field; each kind of wide interface refused on
+# a copy (tests/interfaces.sh).  Counted with Universal Ctags.
+.PHONY: check-interfaces
+check-interfaces: | deps-test
+	$(Q)tests/interfaces.sh

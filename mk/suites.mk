@@ -24,6 +24,7 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'undefined=$(MAKE) BUILD=$(BUILD) V=$(V) check-undefined' \
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples' \
 	'layers=$(MAKE) BUILD=$(BUILD) V=$(V) check-layers' \
+	'interfaces=$(MAKE) BUILD=$(BUILD) V=$(V) check-interfaces' \
 	'report=python3 tests/tools/test_report.py' \
 	'packages=tests/packages.sh' \
 	'docs=python3 tests/check-links.py'

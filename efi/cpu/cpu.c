@@ -5,6 +5,7 @@
  * No firmware calls.
  */
 #include "cpu/cpu.h"
+#include "cpu/gdt.h"
 
 void cpu_caps_read(struct cpu_caps *caps)
 {

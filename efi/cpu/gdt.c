@@ -8,7 +8,7 @@
  */
 #include <stddef.h>
 
-#include "cpu/cpu.h"
+#include "cpu/gdt.h"
 
 #define DESC_TYPE_BYTE	5		/* P | DPL | S | type, SDM Vol. 3A §3.4.5 */
 #define TSS64_BUSY	0x8bu		/* present, DPL 0, system, busy 64-bit TSS */

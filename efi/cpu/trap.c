@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "cpu/cpu.h"
+#include "cpu/gdt.h"
 #include "cpu/trap.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -32,7 +33,6 @@ extern const struct trap_extable_entry trap_extable_end[] HIDDEN;
 extern const char trap_exec_fixup[] HIDDEN;
 extern const char trap_guard_resume[] HIDDEN;
 int trap_guard_asm(int (*fn)(void *), void *arg, struct trap_fault *f) HIDDEN;
-void trap_dispatch(struct trap_frame *frame) HIDDEN;
 
 /* Shared with trap_asm.S. */
 HIDDEN uint32_t trap_exec_armed;

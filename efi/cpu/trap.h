@@ -108,6 +108,12 @@ bool trap_probe_fixup(struct trap_frame *frame);
 /* *@f = the exception @frame describes (CR2 only for #PF). */
 void trap_fault_record(struct trap_fault *f, const struct trap_frame *frame);
 
+/*
+ * The BSP's dispatcher: every vector's stub (trap_asm.S) calls it with the
+ * frame it saved; what it leaves in @frame is what the CPU returns to.
+ */
+void trap_dispatch(struct trap_frame *frame) __attribute__((visibility("hidden")));
+
 /* 64-bit TSS (SDM Vol. 3A §7.7). */
 struct tss64 {
 	uint32_t reserved0;

@@ -18,6 +18,7 @@
 #include "fw/firmware.h"
 #include "fw/verify.h"
 #include "lib/trust.h"
+#include "lib/trustlist.h"
 #include "report/fmt.h"
 
 #define NAME_MAX16 256u

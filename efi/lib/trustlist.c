@@ -6,7 +6,7 @@
  * object, compiled with the signed build's trust.inc first on the quoted
  * include path).  A list entry is "{ { 32 bytes }, "name" },".
  */
-#include "lib/trust.h"
+#include "lib/trustlist.h"
 
 static const struct trust_digest digests[] = {
 #include "trust.inc"

@@ -72,7 +72,7 @@ enum lm_req_kind {
 	LM_REQ_COUNT,
 };
 
-/* lm_req_ids[kind][0..1]: words 2 and 3 of the identifier (requests.c). */
+/* lm_req_ids[kind][0..1]: words 2 and 3 of the identifier (lmreq.c). */
 extern const uint64_t lm_req_ids[LM_REQ_COUNT][2];
 
 /* Every request starts so; the words past @response are the request's own. */

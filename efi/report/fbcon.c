@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "report/fbcon.h"
+#include "report/font8x16.h"
 
 const uint8_t *fbcon_glyph(unsigned char ch)
 {

@@ -64,14 +64,6 @@ struct fbcon {
 	uint64_t scrolls;     /* times the screen scrolled */
 };
 
-/*
- * The glyphs of FBCON_FIRST..FBCON_LAST (ISO 8859-1), 16 rows each, bit 7
- * leftmost: Terminus 8x16, converted at build time (efi/report/font8x16.c).
- */
-extern const uint8_t fbcon_font8x16[FBCON_LAST - FBCON_FIRST + 1][FBCON_GLYPH_H];
-/* Drawn for characters without a glyph: a hollow box. */
-extern const uint8_t fbcon_font8x16_box[FBCON_GLYPH_H];
-
 /**
  * fbcon_glyph() - the 16 bitmap rows drawn for a character
  * @ch: any byte

@@ -10,6 +10,6 @@
  */
 #include <stdint.h>
 
-#include "report/fbcon.h"
+#include "report/font8x16.h"
 
 #include "font8x16.inc"

@@ -25,6 +25,7 @@
 #include "checks/inject.h"
 #include "smp/smp.h"
 #include "smp/smp_tramp.h"
+#include "cpu/gdt.h"
 #include "live/live.h"
 
 #include <ptlab/pte.h>

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "lib/prng.h"
+#include "smp/smp_tramp.h"
 
 #define SMP_MAX_CPUS     64u
 #define SMP_CHURN_PAGES  16u    /* pages in the churn window */
@@ -115,5 +116,23 @@ struct smp_step smp_churn_next(struct smp_churn *c);
  */
 struct smp_expect smp_churn_expect(const struct smp_churn *c, unsigned page, uint64_t va,
 				   const uint64_t *frame_value);
+
+/* ---- the hand-off's AP trampoline (smp_tramp.h) ---- */
+
+/*
+ * May the trampoline's two pages start at @pa?  Page-aligned, both pages
+ * below 1 MiB and outside the legacy video/ROM hole 0xA0000-0xBFFFF.
+ */
+bool smp_tramp_place_ok(uint64_t pa);
+
+/*
+ * Fill @d for a trampoline at @base: the GDT, the far pointers to the
+ * code at base + @pm32_off / @lm64_off, CR3/CR4 for the AP, its stack, its
+ * argument and the C entry.  Returns false (nothing written) when @cr3 is
+ * not below 4 GiB (loaded in 32-bit mode) or the place is refused.
+ */
+bool smp_tramp_fill(struct smp_tramp_data *d, uint64_t base, uint32_t pm32_off,
+		    uint32_t lm64_off, uint64_t cr3, uint32_t cr4, uint64_t stack_top,
+		    uint64_t cpu, uint64_t entry);
 
 #endif

@@ -24,7 +24,7 @@
 #include <efi.h>
 #include <efilib.h>
 
-#include "../../efi/cpu/cpu.h"
+#include "../../efi/cpu/gdt.h"
 #include "../../efi/live/la57tramp.h"
 
 #define PAGE		4096u

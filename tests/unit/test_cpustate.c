@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/cpu/cpu.h"
+#include "../../efi/cpu/gdt.h"
 
 #define OURS_CR3	UINT64_C(0x7000000)	/* ptlab's tables, PCID 0 */
 #define CR0_FW		UINT64_C(0x80010033)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../../efi/report/fbcon.h"
+#include "../../efi/report/font8x16.h"
 
 
 #define CANARY 0xdeadbeefu

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../efi/cpu/cpu.h"
+#include "../../efi/cpu/gdt.h"
 
 #define CODE64	UINT64_C(0x00af9a000000ffff)
 #define DATA	UINT64_C(0x00cf92000000ffff)

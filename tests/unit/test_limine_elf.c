@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests for efi/limine/elf.c: an ELF64 x86-64 kernel judged, planned,
+ * Host tests for efi/limine/lmelf.c: an ELF64 x86-64 kernel judged, planned,
  * copied and relocated for the Limine protocol.
  *
  * The ELF files are built here in memory, field by field at the offsets of
@@ -26,7 +26,7 @@
 #define MIN_VA UINT64_C(0xffffffff80000000)
 #define FILE_CAP 0x8000u
 
-/* gABI offsets, written here independently of elf.c */
+/* gABI offsets, written here independently of lmelf.c */
 #define O_TYPE 16u
 #define O_MACHINE 18u
 #define O_VERSION 20u

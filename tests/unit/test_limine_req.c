@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests for efi/limine/requests.c: the requests and the base
+ * Host tests for efi/limine/lmreq.c: the requests and the base
  * revision tag of a loaded kernel, the tag's answer, the paging mode.
  *
  * The load blocks are built here with the identifiers, tag and markers

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests for efi/limine/responses.c: every response and its data laid
+ * Host tests for efi/limine/lmresp.c: every response and its data laid
  * out in one buffer, every pointer an HHDM address into it, the requests
  * pointed at them.
  *
