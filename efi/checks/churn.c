@@ -260,7 +260,7 @@ static void sample(struct ptlab *p, uint64_t va)
 		uint64_t a = 0, b = 0;
 
 		/* RAM we do not own: read both aliases, never write */
-		if (!ptlab_is_ram(p, pa))
+		if (!ptlab_is_ram(&p->build.map, pa))
 			return;
 		if (probe_read64(va + 16, &a, &f) || probe_read64(hh + 16, &b, &f) || a != b)
 			fail(p, "cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
@@ -907,9 +907,9 @@ int churn_finish(struct ptlab *p)
 	int err = PT_OK;
 
 	if (!c->failed) {
-		inject_begin(p, &check_memory_types, 0);
+		inject_begin(CHECK_RUN(p), &check_memory_types, 0);
 		audit_types(p);
-		inject_end(p, &check_memory_types);
+		inject_end(CHECK_RUN(p), &check_memory_types);
 	}
 	/* everything the churn mapped goes; every table it used must be freed */
 	for (unsigned w = 0; w < 2 && !err; w++) {
