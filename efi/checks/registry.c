@@ -2,8 +2,10 @@
 /*
  * The check registry's runner (see registry.h): a phase is a loop over the
  * entries of that phase, each check's fault planted right before it and
- * taken back right after.  Firmware-free; a live phase runs through
- * ptlab_live_phase() (live/live.c, a link seam for the host tests).
+ * taken back right after.  The checks get the run's view made here,
+ * check_run_of(), the one place a struct check_run is made from the run.
+ * Firmware-free; a live phase runs through ptlab_live_phase() (live/live.c,
+ * a link seam for the host tests).
  */
 #include "checks/registry.h"
 #include "checks/inject.h"
