@@ -74,8 +74,6 @@ struct churn_ctx {
 	const struct opts *o;        /* --seed, --inject, --fail-alloc */
 	struct report *rep;
 	const struct ptlab_wx *wx;   /* W+X exemptions, for putting back what it took out */
-	/* the whole run, only because ptlab_is_ram (checks/ram.h) takes it: nothing else */
-	const struct ptlab *run;
 };
 
 /* The context of run @p: pointers into it, nothing copied. */
@@ -83,7 +81,7 @@ static struct churn_ctx churn_ctx_of(struct ptlab *p)
 {
 	return (struct churn_ctx){
 		.c = &p->churn, .b = &p->build, .d = &p->data, .o = &p->opts, .rep = p->rep,
-		.wx = &p->wx, .run = p,
+		.wx = &p->wx,
 	};
 }
 
@@ -287,7 +285,7 @@ static void sample(const struct churn_ctx *cc, uint64_t va)
 		uint64_t a = 0, b = 0;
 
 		/* RAM we do not own: read both aliases, never write */
-		if (!ptlab_is_ram(cc->run, pa))
+		if (!ptlab_is_ram(&cc->b->map, pa))
 			return;
 		if (probe_read64(va + 16, &a, &f) || probe_read64(hh + 16, &b, &f) || a != b)
 			fail(cc, "cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
@@ -946,10 +944,9 @@ int churn_finish(struct ptlab *p)
 	int err = PT_OK;
 
 	if (!c->failed) {
-		/* --inject's hooks (checks/inject.h) take the whole run */
-		inject_begin(p, &check_memory_types, 0);
+		inject_begin(CHECK_RUN(p), &check_memory_types, 0);
 		audit_types(&cc);
-		inject_end(p, &check_memory_types);
+		inject_end(CHECK_RUN(p), &check_memory_types);
 	}
 	/* everything the churn mapped goes; every table it used must be freed */
 	for (unsigned w = 0; w < 2 && !err; w++) {

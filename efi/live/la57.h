@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct ptlab;
+struct ptlab_live;
 
 /*
  * The test-only faults of the switch's checks (--inject; their registry
@@ -37,8 +38,8 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
  */
 int la57_plan_fixup(struct ptlab *p);
 
-/* Is @pa the trampoline's code page (mapped RX in the identity map)? */
-bool la57_is_code_page(const struct ptlab *p, uint64_t pa);
+/* Is @pa the trampoline's code page (mapped RX in the identity map), per @live? */
+bool la57_is_code_page(const struct ptlab_live *live, uint64_t pa);
 
 /* Before the first live phase: the switch's preconditions, as a test point. */
 void la57_check_ready(struct ptlab *p);
