@@ -141,4 +141,11 @@ unsigned ptlab_wx_expect(const struct ptlab_wx *w, uint64_t va, uint64_t pa, uns
  */
 size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *buf, size_t cap);
 
+/*
+ * @want if the PAT layout @pat (the run's: env.pat) has it, else the first
+ * of WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be
+ * the power-on one.
+ */
+enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want);
+
 #endif

@@ -9,6 +9,7 @@
  *
  * No firmware calls: everything here runs live (through ptlab_live).
  */
+#include "checks/checkkit.h"
 #include "checks/ram.h"
 #include "state/state.h"
 #include "live/live.h"
