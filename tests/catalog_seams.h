@@ -39,9 +39,9 @@ bool ptlab_deadline_passed(struct ptlab *p)
 	return true;
 }
 
-bool la57_is_code_page(const struct ptlab *p, uint64_t pa)
+bool la57_is_code_page(const struct ptlab_live *live, uint64_t pa)
 {
-	(void)p;
+	(void)live;
 	(void)pa;
 	UNREACHED("la57_is_code_page");
 	return false;

@@ -58,16 +58,16 @@ int ptlab_wx_visit(void *arg, const struct pt_leaf *l)
 	return 0;
 }
 
-bool ptlab_wx_runtime(const struct ptlab *p, uint64_t pa)
+bool ptlab_wx_runtime(const struct ptlab_build *b, bool boot_services_gone, uint64_t pa)
 {
-	const struct pt_mem_range *r = pt_memmap_find(&p->build.map, pa);
+	const struct pt_mem_range *r = pt_memmap_find(&b->map, pa);
 	const struct pt_mat_range *m;
 
-	if (!p->mode->boot_services_gone || !r || r->type != PT_EFI_RT_CODE)
+	if (!boot_services_gone || !r || r->type != PT_EFI_RT_CODE)
 		return false;
-	if (!p->build.mat.n)
+	if (!b->mat.n)
 		return true;
-	m = pt_mat_find(&p->build.mat, pa);
+	m = pt_mat_find(&b->mat, pa);
 	return m && m->rwx;
 }
 
@@ -121,16 +121,17 @@ const struct wx_exempt *ptlab_wx_find(const struct ptlab_wx *w, uint64_t va, uin
 	return NULL;
 }
 
-int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *why)
+int ptlab_wx_identity(struct ptlab_wx *w, struct ptlab_build *b, bool pdpe1gb, uint64_t pa,
+		      uint64_t len, const char *why)
 {
-	int err = ptlab_wx_add(&p->wx, pa, pa, len, why);
+	int err = ptlab_wx_add(w, pa, pa, len, why);
 
 	if (err)
 		return err;
-	err = pt_plan_identity_perm(&p->build.plan, pa, len, PT_WRITE | PT_EXEC | PT_ALLOW_WX,
-				    p->build.levels, p->cpu.caps.pdpe1gb);
+	err = pt_plan_identity_perm(&b->plan, pa, len, PT_WRITE | PT_EXEC | PT_ALLOW_WX, b->levels,
+				    pdpe1gb);
 	if (err)
-		p->wx.n--;
+		w->n--;
 	return err;
 }
 
@@ -194,4 +195,18 @@ int check_report(struct report *rep, const struct ptlab_check *c, bool ok, const
 	va_end(ap);
 	rep->check = was;
 	return ret;
+}
+
+enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want)
+{
+	static const enum pt_cache order[] = { PT_CACHE_WT, PT_CACHE_UC, PT_CACHE_UCM,
+					       PT_CACHE_WC, PT_CACHE_WP };
+	uint64_t bits;
+
+	if (pt_cache_bits(pat, want, 0, &bits) == PT_OK)
+		return want;
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (pt_cache_bits(pat, order[i], 0, &bits) == PT_OK)
+			return order[i];
+	return PT_CACHE_WB;
 }

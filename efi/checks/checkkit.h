@@ -13,7 +13,6 @@
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
 
-struct ptlab;
 struct ptlab_build;
 struct ptlab_wx;
 struct wx_exempt;
@@ -81,10 +80,12 @@ int ptlab_wx_visit(void *arg, const struct pt_leaf *l);
  * an entry the table leaves RWX) is mapped RWX on purpose: runtime drivers
  * keep data in code ranges.  A rule of the memory class, for the
  * firmware's tables as for ours (the ranges a feature of the run maps RWX
- * are in the run's list, p->wx, instead).  Whether a W+X leaf at @pa
- * stands by that rule (PTLAB_WX_RUNTIME) in @p's run.
+ * are in the run's list, struct ptlab_wx, instead).  Whether a W+X leaf
+ * at @pa stands by that rule (PTLAB_WX_RUNTIME), per @b's memory map and
+ * Memory Attributes Table, in a run whose tables are checked after
+ * ExitBootServices when @boot_services_gone (the check_run's fact).
  */
-bool ptlab_wx_runtime(const struct ptlab *p, uint64_t pa);
+bool ptlab_wx_runtime(const struct ptlab_build *b, bool boot_services_gone, uint64_t pa);
 
 /* ---- the run's W^X exemption list (struct ptlab_wx, state.h) ---- */
 
@@ -114,12 +115,14 @@ const struct wx_exempt *ptlab_wx_find(const struct ptlab_wx *w, uint64_t va, uin
 				      uint64_t len);
 
 /*
- * The identity map of [pa, pa + len) made RWX in @p's plan (every other
- * attribute kept) and recorded in @p's list for @why, in one step, so the
- * plan and the list cannot differ.  Returns PT_OK, or ptlab_wx_add's or
- * pt_plan_identity_perm's error; then the list and the plan are as before.
+ * The identity map of [pa, pa + len) made RWX in @b's plan (every other
+ * attribute kept; 1 GiB leaves when @pdpe1gb, the CPU's) and recorded in
+ * the list @w for @why, in one step, so the plan and the list cannot
+ * differ.  Returns PT_OK, or ptlab_wx_add's or pt_plan_identity_perm's
+ * error; then the list and the plan are as before.
  */
-int ptlab_wx_identity(struct ptlab *p, uint64_t pa, uint64_t len, const char *why);
+int ptlab_wx_identity(struct ptlab_wx *w, struct ptlab_build *b, bool pdpe1gb, uint64_t pa,
+		      uint64_t len, const char *why);
 
 /*
  * What the coverage check expects of the page va -> pa whose memory-map
@@ -137,5 +140,12 @@ unsigned ptlab_wx_expect(const struct ptlab_wx *w, uint64_t va, uint64_t pa, uns
  * Returns the length written.
  */
 size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *buf, size_t cap);
+
+/*
+ * @want if the PAT layout @pat (the run's: env.pat) has it, else the first
+ * of WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be
+ * the power-on one.
+ */
+enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want);
 
 #endif

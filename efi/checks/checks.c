@@ -26,17 +26,17 @@
 
 /* ---- static checks -------------------------------------------------------- */
 
-static void check_lint(struct ptlab *p, const struct ptlab_check *self)
+static void check_lint(struct check_run *run, const struct ptlab_check *self)
 {
 	struct pt_lint l;
-	int err = ptlab_lint(&p->build, false, &l);
+	int err = ptlab_lint(run->build, false, &l);
 
 	(void)self;
 	if (err == PT_OK)
-		report_ok(p->rep, "tables: structural lint clean (%llu tables)",
+		report_ok(run->rep, "tables: structural lint clean (%llu tables)",
 			  (unsigned long long)l.tables);
 	else
-		report_fail(p->rep, "tables: structural lint: %s errors=%llu reserved=%llu ps=%llu "
+		report_fail(run->rep, "tables: structural lint: %s errors=%llu reserved=%llu ps=%llu "
 			    "empty=%llu shared=%llu foreign=%llu stats=%llu hints=%llu first va=0x%llx "
 			    "level=%d",
 			    pt_strerror(err), (unsigned long long)l.errors,
@@ -47,20 +47,20 @@ static void check_lint(struct ptlab *p, const struct ptlab_check *self)
 			    l.first_bad_level);
 }
 
-static void check_minimum(struct ptlab *p, const struct ptlab_check *self)
+static void check_minimum(struct check_run *run, const struct ptlab_check *self)
 {
-	const uint64_t *t = p->build.tables_built, *min = p->build.plan.min_tables;
+	const uint64_t *t = run->build->tables_built, *min = run->build->plan.min_tables;
 	unsigned bad = 0;
 
 	(void)self;
-	for (unsigned l = 0; l < p->build.levels; l++)
+	for (unsigned l = 0; l < run->build->levels; l++)
 		bad += t[l] != min[l];
 	if (!bad)
-		report_ok(p->rep, "tables: built exactly the plan's minimum (%llu pages, %u levels%s)",
-			  (unsigned long long)p->build.plan.min_total, p->build.levels,
-			  p->build.levels == 5 ? ", one PML5" : "");
+		report_ok(run->rep, "tables: built exactly the plan's minimum (%llu pages, %u levels%s)",
+			  (unsigned long long)run->build->plan.min_total, run->build->levels,
+			  run->build->levels == 5 ? ", one PML5" : "");
 	else
-		report_fail(p->rep, "tables: built pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu, "
+		report_fail(run->rep, "tables: built pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu, "
 			    "minimum pt=%llu pd=%llu pdpt=%llu pml4=%llu pml5=%llu",
 			    (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
 			    (unsigned long long)t[3], (unsigned long long)t[4],
@@ -73,9 +73,9 @@ static void check_minimum(struct ptlab *p, const struct ptlab_check *self)
  * What the plan says of @va: 1 and the pa and flags it expects when an entry
  * holds it, 0 when nothing should be mapped there.
  */
-static int plan_expect(const struct ptlab *p, uint64_t va, uint64_t *pa, unsigned *flags)
+static int plan_expect(const struct ptlab_build *b, uint64_t va, uint64_t *pa, unsigned *flags)
 {
-	const struct pt_plan_entry *e = pt_plan_find(&p->build.plan, va);
+	const struct pt_plan_entry *e = pt_plan_find(&b->plan, va);
 
 	if (!e)
 		return 0;
@@ -85,15 +85,15 @@ static int plan_expect(const struct ptlab *p, uint64_t va, uint64_t *pa, unsigne
 }
 
 /* Compare the software walk at @va with the plan; 0 when they agree. */
-static int key_point(struct ptlab *p, uint64_t va, uint64_t *bad_va, char *why)
+static int key_point(const struct ptlab_build *b, uint64_t va, uint64_t *bad_va, char *why)
 {
 	struct pt_leaf leaf;
 	uint64_t pa = 0;
 	unsigned flags = 0;
-	int want = plan_expect(p, va, &pa, &flags);
-	int err = pt_translate(&p->build.space, va, &leaf);
+	int want = plan_expect(b, va, &pa, &flags);
+	int err = pt_translate(&b->space, va, &leaf);
 
-	if (!pt_canonical(va, p->build.levels))
+	if (!pt_canonical(va, b->levels))
 		return 0;
 	if (want && err == PT_OK && leaf.pa == pa && leaf.flags == flags)
 		return 0;
@@ -116,44 +116,46 @@ static const char *why_text(char why)
 	}
 }
 
-static void check_plan_points(struct ptlab *p, const struct ptlab_check *self)
+static void check_plan_points(struct check_run *run, const struct ptlab_check *self)
 {
 	uint64_t bad = 0, points = 0, bad_va = 0;
 	char why = 0;
 
 	(void)self;
-	for (unsigned i = 0; i < p->build.plan.n; i++) {
-		const struct pt_plan_entry *e = &p->build.plan.entry[i];
+	for (unsigned i = 0; i < run->build->plan.n; i++) {
+		const struct pt_plan_entry *e = &run->build->plan.entry[i];
 		uint64_t pts[4] = { e->va, e->va + e->len - PT_PAGE_SIZE, e->va - PT_PAGE_SIZE, e->va + e->len };
 
 		for (unsigned k = 0; k < 4; k++, points++)
-			bad += key_point(p, pts[k], &bad_va, &why);
+			bad += key_point(run->build, pts[k], &bad_va, &why);
 	}
 	if (!bad)
-		report_ok(p->rep, "plan: %llu key points translate as planned",
+		report_ok(run->rep, "plan: %llu key points translate as planned",
 			  (unsigned long long)points);
 	else
-		report_fail(p->rep, "plan: %llu of %llu key points differ; first va=0x%llx %s",
+		report_fail(run->rep, "plan: %llu of %llu key points differ; first va=0x%llx %s",
 			    (unsigned long long)bad, (unsigned long long)points,
 			    (unsigned long long)bad_va, why_text(why));
 }
 
 /*
  * Expected attributes of the page at @pa in a memory-map range of @type,
- * from its class and, after hand-off, the Memory Attributes Table
- * (independent of the plan code).
+ * from its class and, when the tables are checked after ExitBootServices
+ * (@boot_services_gone), the Memory Attributes Table @mat (independent of
+ * the plan code).
  */
-static unsigned class_flags(const struct ptlab *p, uint32_t type, uint64_t pa)
+static unsigned class_flags(const struct pt_mat *mat, bool boot_services_gone, uint32_t type,
+			    uint64_t pa)
 {
-	if (p->mode->boot_services_gone) {
+	if (boot_services_gone) {
 		const struct pt_mat_range *m;
 
 		if (type == PT_EFI_BS_CODE)
 			return PT_WRITE;
-		if ((type == PT_EFI_RT_CODE || type == PT_EFI_RT_DATA) && p->build.mat.n &&
-		    (m = pt_mat_find(&p->build.mat, pa)))
+		if ((type == PT_EFI_RT_CODE || type == PT_EFI_RT_DATA) && mat->n &&
+		    (m = pt_mat_find(mat, pa)))
 			return m->flags;
-		if (type == PT_EFI_RT_CODE && !p->build.mat.n)
+		if (type == PT_EFI_RT_CODE && !mat->n)
 			return PT_WRITE | PT_EXEC;
 	}
 	switch (pt_mem_class_of(type)) {
@@ -168,59 +170,61 @@ static unsigned class_flags(const struct ptlab *p, uint32_t type, uint64_t pa)
 	}
 }
 
-static bool in_image(const struct ptlab *p, uint64_t pa)
+static bool in_image(const struct pt_image *img, uint64_t pa)
 {
-	return pa >= p->build.image.base && pa < p->build.image.base + p->build.image.size;
+	return pa >= img->base && pa < img->base + img->size;
 }
 
-static int coverage_point(struct ptlab *p, uint64_t va, uint64_t pa, unsigned flags, bool hhdm)
+static int coverage_point(const struct check_run *run, uint64_t va, uint64_t pa, unsigned flags,
+			  bool hhdm)
 {
 	struct pt_leaf leaf;
 
-	if (pt_translate(&p->build.space, va, &leaf) != PT_OK || leaf.pa != pa)
+	if (pt_translate(&run->build->space, va, &leaf) != PT_OK || leaf.pa != pa)
 		return 1;
 	/* the image's own pages carry section permissions in the identity map */
-	if (!hhdm && in_image(p, pa))
+	if (!hhdm && in_image(&run->build->image, pa))
 		return 0;
 	/* the LA57 trampoline's code page is RX there */
-	if (!hhdm && la57_is_code_page(p, pa))
+	if (!hhdm && la57_is_code_page(run->live, pa))
 		return leaf.flags != ((flags & ~PT_WRITE) | PT_EXEC);
-	return leaf.flags != ptlab_wx_expect(&p->wx, va, pa, flags);
+	return leaf.flags != ptlab_wx_expect(run->wx, va, pa, flags);
 }
 
-static void check_memmap_coverage(struct ptlab *p, const struct ptlab_check *self)
+static void check_memmap_coverage(struct check_run *run, const struct ptlab_check *self)
 {
 	uint64_t bad = 0, first = 0, checked = 0;
 
 	(void)self;
-	for (unsigned i = 0; i < p->build.map.n; i++) {
-		const struct pt_mem_range *r = &p->build.map.range[i];
+	for (unsigned i = 0; i < run->build->map.n; i++) {
+		const struct pt_mem_range *r = &run->build->map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
 		uint64_t ends[2] = { r->pa, r->pa + r->len - PT_PAGE_SIZE };
 
 		for (unsigned k = 0; k < 2; k++) {
 			uint64_t pa = ends[k];
-			unsigned flags = class_flags(p, r->type, pa);
+			unsigned flags = class_flags(&run->build->mat, run->boot_services_gone,
+						     r->type, pa);
 			int b = 0;
 
 			if (pa == 0)
 				continue;   /* the null guard */
 			if (pa < PT_IDENTITY_END)
-				b |= coverage_point(p, pa, pa, flags, false);
+				b |= coverage_point(run, pa, pa, flags, false);
 			if (c != PT_MEM_MMIO && c != PT_MEM_RESERVED &&
 			    PT_HHDM_BASE + pa < PT_IMAGE_BASE)
-				b |= coverage_point(p, PT_HHDM_BASE + pa, pa, flags, true);
+				b |= coverage_point(run, PT_HHDM_BASE + pa, pa, flags, true);
 			checked++;
 			if (b && !bad++)
 				first = pa;
 		}
 	}
 	if (!bad)
-		report_ok(p->rep, "memmap: %u ranges identity mapped (and RAM in the HHDM) with "
-			  "their class's permissions (%llu points)", p->build.map.n,
+		report_ok(run->rep, "memmap: %u ranges identity mapped (and RAM in the HHDM) with "
+			  "their class's permissions (%llu points)", run->build->map.n,
 			  (unsigned long long)checked);
 	else
-		report_fail(p->rep, "memmap: %llu of %llu range ends wrong; first pa=0x%llx",
+		report_fail(run->rep, "memmap: %llu of %llu range ends wrong; first pa=0x%llx",
 			    (unsigned long long)bad, (unsigned long long)checked,
 			    (unsigned long long)first);
 }
@@ -228,7 +232,7 @@ static void check_memmap_coverage(struct ptlab *p, const struct ptlab_check *sel
 /* ---- W^X audit of our tables (the firmware's: fwaudit.c) ---- */
 
 struct audit {
-	const struct ptlab *p;
+	const struct check_run *run;
 	uint64_t leaves[3];
 	struct ptlab_wx_tally wx;   /* the judgement of every leaf (checkkit.h) */
 	uint64_t listed[PTLAB_WX_EXEMPT_MAX];   /* W+X bytes under each exemption */
@@ -242,20 +246,22 @@ static enum ptlab_wx_exemption own_wx_exemption(const void *ctx, uint64_t va, ui
 						uint64_t size)
 {
 	struct audit *a = (struct audit *)ctx;
-	const struct ptlab *p = a->p;
-	const struct wx_exempt *e = ptlab_wx_find(&p->wx, va, pa, size);
+	const struct check_run *run = a->run;
+	const struct wx_exempt *e = ptlab_wx_find(run->wx, va, pa, size);
 
 	if (e) {
-		a->listed[e - p->wx.e] += size;
+		a->listed[e - run->wx->e] += size;
 		return PTLAB_WX_LISTED;
 	}
-	return ptlab_wx_runtime(p, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
+	return ptlab_wx_runtime(run->build, run->boot_services_gone, pa) ?
+	       PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
 }
 
-static void audit_init(const struct ptlab *p, struct audit *a,
+static void audit_init(const struct check_run *run, struct audit *a,
 		       enum ptlab_wx_exemption (*exempt)(const void *, uint64_t, uint64_t, uint64_t))
 {
-	*a = (struct audit){ .p = p, .wx = { .map = &p->build.map, .exempt = exempt, .ctx = a } };
+	*a = (struct audit){ .run = run,
+			     .wx = { .map = &run->build->map, .exempt = exempt, .ctx = a } };
 }
 
 static int audit_leaf(void *arg, const struct pt_leaf *l)
@@ -267,9 +273,9 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	return ptlab_wx_visit(&a->wx, l);
 }
 
-static void audit_space(const struct ptlab *p, const struct pt_space *s, struct audit *a)
+static void audit_space(const struct check_run *run, const struct pt_space *s, struct audit *a)
 {
-	audit_init(p, a, own_wx_exemption);
+	audit_init(run, a, own_wx_exemption);
 	pt_visit(s, 0, 0, audit_leaf, a);
 }
 
@@ -277,31 +283,31 @@ static void audit_space(const struct ptlab *p, const struct pt_space *s, struct 
  * The exemption list as the audit found it: the W+X bytes under it, then
  * every entry by range and reason with the W+X bytes the tables have in it.
  */
-static void note_listed(struct ptlab *p, const struct audit *a)
+static void note_listed(const struct check_run *run, const struct audit *a)
 {
 	char line[2048];
 
-	ptlab_wx_describe(&p->wx, a->listed, line, sizeof(line));
-	report_note(p->rep, "audit: %llu bytes mapped RWX under the run's %u W^X exemptions; "
-		    "exempt: %s", (unsigned long long)a->wx.wx_listed, p->wx.n, line);
+	ptlab_wx_describe(run->wx, a->listed, line, sizeof(line));
+	report_note(run->rep, "audit: %llu bytes mapped RWX under the run's %u W^X exemptions; "
+		    "exempt: %s", (unsigned long long)a->wx.wx_listed, run->wx->n, line);
 }
 
-static void check_audit(struct ptlab *p, const struct ptlab_check *self)
+static void check_audit(struct check_run *run, const struct ptlab_check *self)
 {
 	struct audit a;
 
 	(void)self;
-	audit_space(p, &p->build.space, &a);
+	audit_space(run, &run->build->space, &a);
 	if (a.wx.wx_exempt)
-		report_note(p->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
+		report_note(run->rep, "audit: %llu bytes of runtime code mapped RWX (no Memory "
 			    "Attributes Table for them): exempt after the hand-off",
 			    (unsigned long long)a.wx.wx_exempt);
-	if (p->wx.n)
-		note_listed(p, &a);
+	if (run->wx->n)
+		note_listed(run, &a);
 	if (!a.wx.wx_bytes && !a.wx.page0 && !a.wx.mmio_x_bytes)
-		report_ok(p->rep, "audit: no writable+executable page, page 0 not present, MMIO NX");
+		report_ok(run->rep, "audit: no writable+executable page, page 0 not present, MMIO NX");
 	else
-		report_fail(p->rep, "audit: wx_bytes=%llu (first va=0x%llx) page0=%d mmio_exec_bytes=%llu",
+		report_fail(run->rep, "audit: wx_bytes=%llu (first va=0x%llx) page0=%d mmio_exec_bytes=%llu",
 			    (unsigned long long)a.wx.wx_bytes, (unsigned long long)a.wx.wx_first,
 			    a.wx.page0, (unsigned long long)a.wx.mmio_x_bytes);
 }
@@ -324,15 +330,16 @@ struct live_need {
 
 static int table_mapped(void *arg, unsigned level, uint64_t pa)
 {
-	struct ptlab *p = arg;
+	const struct pt_space *s = arg;
 	struct pt_leaf l;
 
 	(void)level;
-	return pt_translate(&p->build.space, pa, &l) != PT_OK || l.pa != pa || !(l.flags & PT_WRITE);
+	return pt_translate(s, pa, &l) != PT_OK || l.pa != pa || !(l.flags & PT_WRITE);
 }
 
-static void check_liveness(struct ptlab *p, const struct ptlab_check *self)
+static void check_liveness(struct check_run *run, const struct ptlab_check *self)
 {
+	struct pt_space *s = &run->build->space;
 	struct desc_ptr gdtr, idtr;
 	struct live_need need[7];
 	unsigned n = 0;
@@ -353,25 +360,25 @@ static void check_liveness(struct ptlab *p, const struct ptlab_check *self)
 	need[n++] = (struct live_need){ "gdt", gdtr.base, 0 };
 	need[n++] = (struct live_need){ "idt", idtr.base, 0 };
 	need[n++] = (struct live_need){ "tss", trap_tss_base(), 0 };
-	need[n++] = (struct live_need){ "state", (uint64_t)(uintptr_t)p, PT_WRITE };
-	need[n++] = (struct live_need){ "report", (uint64_t)(uintptr_t)p->rep->buf, PT_WRITE };
+	need[n++] = (struct live_need){ "state", (uint64_t)(uintptr_t)run->state, PT_WRITE };
+	need[n++] = (struct live_need){ "report", (uint64_t)(uintptr_t)run->rep->buf, PT_WRITE };
 	for (unsigned i = 0; i < n; i++) {
 		struct pt_leaf l;
 
-		if (pt_translate(&p->build.space, need[i].va, &l) != PT_OK || l.pa != need[i].va ||
+		if (pt_translate(s, need[i].va, &l) != PT_OK || l.pa != need[i].va ||
 		    (l.flags & need[i].need) != need[i].need) {
-			report_fail(p->rep, "liveness: %s at 0x%llx not identity mapped with the "
+			report_fail(run->rep, "liveness: %s at 0x%llx not identity mapped with the "
 				    "access it needs", need[i].what, (unsigned long long)need[i].va);
-			p->aborted = true;
+			*run->aborted = true;
 			return;
 		}
 	}
-	if (pt_visit_tables(&p->build.space, table_mapped, p)) {
-		report_fail(p->rep, "liveness: a table frame is not identity mapped writable");
-		p->aborted = true;
+	if (pt_visit_tables(s, table_mapped, s)) {
+		report_fail(run->rep, "liveness: a table frame is not identity mapped writable");
+		*run->aborted = true;
 		return;
 	}
-	report_ok(p->rep, "liveness: rip, rsp, gdt, idt, state, report and every table mapped");
+	report_ok(run->rep, "liveness: rip, rsp, gdt, idt, state, report and every table mapped");
 }
 
 /* ---- live checks ------------------------------------------------------------- */
@@ -381,14 +388,14 @@ static bool fault_is(const struct trap_fault *f, uint32_t vector, uint64_t error
 	return f->vector == vector && f->error == error && f->cr2 == cr2;
 }
 
-static void fault_fail(struct ptlab *p, const char *name, uint64_t va, uint64_t err_want,
+static void fault_fail(struct report *rep, const char *name, uint64_t va, uint64_t err_want,
 		       int faulted, const struct trap_fault *f)
 {
 	if (!faulted)
-		report_fail(p->rep, "%s: access to 0x%llx did not fault (expected #PF error 0x%llx)",
+		report_fail(rep, "%s: access to 0x%llx did not fault (expected #PF error 0x%llx)",
 			    name, (unsigned long long)va, (unsigned long long)err_want);
 	else
-		report_fail(p->rep, "%s: expected #PF cr2=0x%llx error=0x%llx, got vector %u "
+		report_fail(rep, "%s: expected #PF cr2=0x%llx error=0x%llx, got vector %u "
 			    "cr2=0x%llx error=0x%llx", name, (unsigned long long)va,
 			    (unsigned long long)err_want, f->vector, (unsigned long long)f->cr2,
 			    (unsigned long long)f->error);
@@ -411,52 +418,52 @@ static int alias_rw(uint64_t a, uint64_t b, uint64_t v1, uint64_t v2)
  * A check could not get a frame from the pool: the allocation is the
  * failure, and when --fail-alloc's countdown has run out, it says so.
  */
-static void alloc_failed(struct ptlab *p, const char *what, int err)
+static void alloc_failed(const struct check_run *run, const char *what, int err)
 {
-	if (p->opts.fail_alloc && !p->build.frames.fail_at)
-		report_fail(p->rep, "%s: frame allocation failed: %s (the failure --fail-alloc=%llu "
+	if (run->opts->fail_alloc && !run->build->frames.fail_at)
+		report_fail(run->rep, "%s: frame allocation failed: %s (the failure --fail-alloc=%llu "
 			    "injected, or a later one)", what, pt_strerror(err),
-			    (unsigned long long)p->opts.fail_alloc);
+			    (unsigned long long)run->opts->fail_alloc);
 	else
-		report_fail(p->rep, "%s: frame allocation failed: %s (frames in use %llu)", what,
-			    pt_strerror(err), (unsigned long long)p->build.frames.in_use);
+		report_fail(run->rep, "%s: frame allocation failed: %s (frames in use %llu)", what,
+			    pt_strerror(err), (unsigned long long)run->build->frames.in_use);
 }
 
-static void check_alias_pool(struct ptlab *p, const struct ptlab_check *self)
+static void check_alias_pool(struct check_run *run, const struct ptlab_check *self)
 {
 	uint64_t pa[4];
 	unsigned n = 0, bad = 0;
 	int err = PT_OK;
 
 	for (; n < 4; n++)
-		if ((err = pt_frames_alloc(&p->build.frames, &pa[n])) != PT_OK)
+		if ((err = pt_frames_alloc(&run->build->frames, &pa[n])) != PT_OK)
 			break;
 	if (n)
-		inject_begin(p, self, pa[0]);
+		inject_begin(run, self, pa[0]);
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t off = 0; off < PT_PAGE_SIZE; off += PT_PAGE_SIZE / 4)
 			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
 					ptlab_pattern(pa[i] + off, 1), ptlab_pattern(pa[i] + off, 2));
-	inject_end(p, self);
+	inject_end(run, self);
 	for (unsigned i = 0; i < n; i++)
-		pt_frames_free(&p->build.frames, pa[i]);
+		pt_frames_free(&run->build->frames, pa[i]);
 	if (n < 4)
-		alloc_failed(p, "alias", err);
+		alloc_failed(run, "alias", err);
 	else if (!bad)
-		report_ok(p->rep, "alias: pool frames written through identity read back through "
+		report_ok(run->rep, "alias: pool frames written through identity read back through "
 			  "the HHDM and the reverse");
 	else
-		report_fail(p->rep, "alias: %u mismatches in %u pool frames", bad, n);
+		report_fail(run->rep, "alias: %u mismatches in %u pool frames", bad, n);
 }
 
-static void check_alias_ram(struct ptlab *p, const struct ptlab_check *self)
+static void check_alias_ram(struct check_run *run, const struct ptlab_check *self)
 {
 	unsigned ranges = 0, points = 0, bad = 0;
 	uint64_t first = 0;
 
 	(void)self;
-	for (unsigned i = 0; i < p->build.map.n && !ptlab_deadline_passed(p); i++) {
-		const struct pt_mem_range *r = &p->build.map.range[i];
+	for (unsigned i = 0; i < run->build->map.n && !check_deadline_passed(run); i++) {
+		const struct pt_mem_range *r = &run->build->map.range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
 		uint64_t pts[2] = { r->pa, r->pa + r->len - 8 };
 
@@ -481,66 +488,67 @@ static void check_alias_ram(struct ptlab *p, const struct ptlab_check *self)
 		ranges++;
 	}
 	if (!points)
-		report_fail(p->rep, "alias: no RAM range checked (%u ranges in the map)", p->build.map.n);
+		report_fail(run->rep, "alias: no RAM range checked (%u ranges in the map)", run->build->map.n);
 	else if (!bad)
-		report_ok(p->rep, "alias: %u RAM ranges read the same through identity and HHDM "
+		report_ok(run->rep, "alias: %u RAM ranges read the same through identity and HHDM "
 			  "(%u points)", ranges, points);
 	else
-		report_fail(p->rep, "alias: %u reads differ between identity and HHDM; first pa=0x%llx",
+		report_fail(run->rep, "alias: %u reads differ between identity and HHDM; first pa=0x%llx",
 			    bad, (unsigned long long)first);
 }
 
 /* Map one pool frame at @va, prove it both ways, unmap it and prove it faults. */
-static void far_mapping(struct ptlab *p, const struct ptlab_check *self, uint64_t va,
+static void far_mapping(struct check_run *run, const struct ptlab_check *self, uint64_t va,
 			const char *where)
 {
+	struct pt_space *s = &run->build->space;
 	struct pt_flushlist fl;
 	struct trap_fault f;
 	uint64_t pa, got = 0;
 	int err, faulted;
 	char what[64];
 
-	err = pt_frames_alloc(&p->build.frames, &pa);
+	err = pt_frames_alloc(&run->build->frames, &pa);
 	if (err != PT_OK) {
 		fmt_snprintf(what, sizeof(what), "far mapping %s", where);
-		alloc_failed(p, what, err);
+		alloc_failed(run, what, err);
 		return;
 	}
-	err = pt_map(&p->build.space, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
+	err = pt_map(s, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl);
 	if (err) {
-		report_fail(p->rep, "far mapping %s: map 0x%llx: %s", where,
+		report_fail(run->rep, "far mapping %s: map 0x%llx: %s", where,
 			    (unsigned long long)va, pt_strerror(err));
-		pt_frames_free(&p->build.frames, pa);
+		pt_frames_free(&run->build->frames, pa);
 		return;
 	}
 	ptlab_flush(&fl);
 	if (alias_rw(va + 8, pa + 8, ptlab_pattern(pa, 3), ptlab_pattern(pa, 4)) ||
 	    alias_rw(va + PT_PAGE_SIZE - 8, PT_HHDM_BASE + pa + PT_PAGE_SIZE - 8,
 		     ptlab_pattern(pa, 5), ptlab_pattern(pa, 6))) {
-		report_fail(p->rep, "far mapping %s: 0x%llx and its frame's aliases disagree", where,
+		report_fail(run->rep, "far mapping %s: 0x%llx and its frame's aliases disagree", where,
 			    (unsigned long long)va);
-		pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
+		pt_unmap(s, va, PT_PAGE_SIZE, 0, &fl);
 		ptlab_flush(&fl);
-		pt_frames_free(&p->build.frames, pa);
+		pt_frames_free(&run->build->frames, pa);
 		return;
 	}
 	/* a neighbour keeps the page's table, so no unmap frees it (which would flush) */
-	inject_begin(p, self, va ^ PT_PAGE_SIZE);
-	err = pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
-	if (!inject_on(&p->opts, self))
+	inject_begin(run, self, va ^ PT_PAGE_SIZE);
+	err = pt_unmap(s, va, PT_PAGE_SIZE, 0, &fl);
+	if (!inject_on(run->opts, self))
 		ptlab_flush(&fl);
-	pt_frames_free(&p->build.frames, pa);
+	pt_frames_free(&run->build->frames, pa);
 	faulted = probe_read64(va, &got, &f);
-	if (inject_on(&p->opts, self))
+	if (inject_on(run->opts, self))
 		ptlab_flush(&fl);
-	inject_end(p, self);
+	inject_end(run, self);
 	if (err)
-		report_fail(p->rep, "far mapping %s: unmap: %s", where, pt_strerror(err));
+		report_fail(run->rep, "far mapping %s: unmap: %s", where, pt_strerror(err));
 	else if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
-		report_ok(p->rep, "far mapping %s: 0x%llx written and read back, faults once unmapped",
+		report_ok(run->rep, "far mapping %s: 0x%llx written and read back, faults once unmapped",
 			  where, (unsigned long long)va);
 	else
-		fault_fail(p, "far mapping", va, 0, faulted, &f);
+		fault_fail(run->rep, "far mapping", va, 0, faulted, &f);
 }
 
 /* Called through the image's high-half alias: must not touch data. */
@@ -552,15 +560,15 @@ static __attribute__((noinline)) uint64_t alias_callee(uint64_t x)
 static const uint64_t alias_const = UINT64_C(0x50544c4142210000);
 
 /* The image alias of @addr, an address in the image. */
-static uint64_t image_alias_of(const struct ptlab *p, const void *addr)
+static uint64_t image_alias_of(const struct ptlab_build *b, const void *addr)
 {
-	return p->build.image_va + ((uint64_t)(uintptr_t)addr - p->build.image.base);
+	return b->image_va + ((uint64_t)(uintptr_t)addr - b->image.base);
 }
 
-static void check_image_alias(struct ptlab *p, const struct ptlab_check *self)
+static void check_image_alias(struct check_run *run, const struct ptlab_check *self)
 {
-	uint64_t fn_va = image_alias_of(p, (const void *)(uintptr_t)alias_callee);
-	uint64_t data_va = image_alias_of(p, &alias_const);
+	uint64_t fn_va = image_alias_of(run->build, (const void *)(uintptr_t)alias_callee);
+	uint64_t data_va = image_alias_of(run->build, &alias_const);
 	uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(uintptr_t)fn_va;
 	volatile uint64_t arg = 0x1234;
 	struct trap_fault f;
@@ -571,18 +579,18 @@ static void check_image_alias(struct ptlab *p, const struct ptlab_check *self)
 	if (probe_read64(data_va, &got, &f))
 		got = ~alias_const;
 	if (got != alias_const)
-		report_fail(p->rep, "image alias: constant read through 0x%llx = 0x%llx, expected 0x%llx",
+		report_fail(run->rep, "image alias: constant read through 0x%llx = 0x%llx, expected 0x%llx",
 			    (unsigned long long)data_va, (unsigned long long)got,
 			    (unsigned long long)alias_const);
 	else if (r != arg * 3 + 1)
-		report_fail(p->rep, "image alias: function at 0x%llx returned 0x%llx",
+		report_fail(run->rep, "image alias: function at 0x%llx returned 0x%llx",
 			    (unsigned long long)fn_va, (unsigned long long)r);
 	else
-		report_ok(p->rep, "image alias: function called and constant read at 0x%llx",
-			  (unsigned long long)p->build.image_va);
+		report_ok(run->rep, "image alias: function called and constant read at 0x%llx",
+			  (unsigned long long)run->build->image_va);
 }
 
-static void check_faults(struct ptlab *p, const struct ptlab_check *self)
+static void check_faults(struct check_run *run, const struct ptlab_check *self)
 {
 	const uint64_t va = PTLAB_UNMAPPED_VA + 0x123000;
 	/* gnu-efi's linker script puts .rodata in .data: the read-only page is text */
@@ -590,61 +598,61 @@ static void check_faults(struct ptlab *p, const struct ptlab_check *self)
 	struct trap_fault f;
 	int faulted;
 
-	inject_begin(p, self, va);
-	inject_begin(p, self, ro);
+	inject_begin(run, self, va);
+	inject_begin(run, self, ro);
 	faulted = probe_read64(va, &got, &f);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, 0, va))
-		report_ok(p->rep, "#PF: read of unmapped 0x%llx faults, error 0, cr2 exact",
+		report_ok(run->rep, "#PF: read of unmapped 0x%llx faults, error 0, cr2 exact",
 			  (unsigned long long)va);
 	else
-		fault_fail(p, "#PF read unmapped", va, 0, faulted, &f);
+		fault_fail(run->rep, "#PF read unmapped", va, 0, faulted, &f);
 
 	faulted = probe_write64(va + 8, 1, &f);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_W, va + 8))
-		report_ok(p->rep, "#PF: write to unmapped page faults, error 2, cr2 exact");
+		report_ok(run->rep, "#PF: write to unmapped page faults, error 2, cr2 exact");
 	else
-		fault_fail(p, "#PF write unmapped", va + 8, PF_ERR_W, faulted, &f);
+		fault_fail(run->rep, "#PF write unmapped", va + 8, PF_ERR_W, faulted, &f);
 
 	/* the same bytes back, so a wrongly writable page is not damaged */
 	probe_read64(ro, &old, &f);
 	faulted = probe_write64(ro, old, &f);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_W, ro))
-		report_ok(p->rep, "#PF: write to read-only image text faults, error 3");
+		report_ok(run->rep, "#PF: write to read-only image text faults, error 3");
 	else
-		fault_fail(p, "#PF write read-only", ro, PF_ERR_P | PF_ERR_W, faulted, &f);
+		fault_fail(run->rep, "#PF write read-only", ro, PF_ERR_P | PF_ERR_W, faulted, &f);
 
-	if ((faulted = pt_frames_alloc(&p->build.frames, &pa)) != PT_OK) {
-		alloc_failed(p, "#PF fetch NX", faulted);
+	if ((faulted = pt_frames_alloc(&run->build->frames, &pa)) != PT_OK) {
+		alloc_failed(run, "#PF fetch NX", faulted);
 		return;
 	}
 	*(volatile uint8_t *)(uintptr_t)pa = 0xc3;   /* ret */
-	inject_begin(p, self, pa);
+	inject_begin(run, self, pa);
 	faulted = probe_exec(pa, &f);
-	inject_end(p, self);
-	pt_frames_free(&p->build.frames, pa);
+	inject_end(run, self);
+	pt_frames_free(&run->build->frames, pa);
 	if (faulted == 1 && fault_is(&f, TRAP_VEC_PF, PF_ERR_P | PF_ERR_ID, pa))
-		report_ok(p->rep, "#PF: fetch from an NX data page faults, error 0x11");
+		report_ok(run->rep, "#PF: fetch from an NX data page faults, error 0x11");
 	else
-		fault_fail(p, "#PF fetch NX", pa, PF_ERR_P | PF_ERR_ID, faulted, &f);
+		fault_fail(run->rep, "#PF fetch NX", pa, PF_ERR_P | PF_ERR_ID, faulted, &f);
 }
 
 /* The mode the CPU is in, as it reports it, against the run's. */
-static void check_paging_mode(struct ptlab *p, const struct ptlab_check *self)
+static void check_paging_mode(struct check_run *run, const struct ptlab_check *self)
 {
 	uint64_t cr4 = read_cr4(), cr3 = read_cr3();
 	int la57 = (cr4 & CR4_LA57) != 0;
 
 	(void)self;
-	report_fact(p->rep, "paging", "levels=%u la57=%d cr4=0x%llx cr3=0x%llx switches=%llu",
+	report_fact(run->rep, "paging", "levels=%u la57=%d cr4=0x%llx cr3=0x%llx switches=%llu",
 		    la57 ? 5 : 4, la57, (unsigned long long)cr4, (unsigned long long)cr3,
-		    (unsigned long long)p->live.la57_switches);
-	if (la57 == (p->build.levels == 5) && (cr3 & PTE_ADDR_MASK) == p->build.our_cr3)
-		report_ok(p->rep, "paging: CR4.LA57=%d with our %u-level root 0x%llx in CR3", la57,
-			  p->build.levels, (unsigned long long)p->build.our_cr3);
+		    (unsigned long long)run->live->la57_switches);
+	if (la57 == (run->build->levels == 5) && (cr3 & PTE_ADDR_MASK) == run->build->our_cr3)
+		report_ok(run->rep, "paging: CR4.LA57=%d with our %u-level root 0x%llx in CR3", la57,
+			  run->build->levels, (unsigned long long)run->build->our_cr3);
 	else
-		report_fail(p->rep, "paging: CR4=0x%llx CR3=0x%llx, expected %u levels with root "
-			    "0x%llx", (unsigned long long)cr4, (unsigned long long)cr3, p->build.levels,
-			    (unsigned long long)p->build.our_cr3);
+		report_fail(run->rep, "paging: CR4=0x%llx CR3=0x%llx, expected %u levels with root "
+			    "0x%llx", (unsigned long long)cr4, (unsigned long long)cr3, run->build->levels,
+			    (unsigned long long)run->build->our_cr3);
 }
 
 /*
@@ -652,77 +660,77 @@ static void check_paging_mode(struct ptlab *p, const struct ptlab_check *self)
  * (error 0), never #PF.  At 4 levels 2^47 is already beyond it; at 5
  * levels 2^47 maps (check_far_mapping) and 2^56 is beyond it.
  */
-static void noncanonical(struct ptlab *p, const struct ptlab_check *self, uint64_t va)
+static void noncanonical(struct check_run *run, const struct ptlab_check *self, uint64_t va)
 {
 	struct trap_fault f;
 	uint64_t got = 0;
 	/* --inject=canonical-probe: @va made canonical, so the probe meets a #PF or a mapping */
-	uint64_t probe = inject_on(&p->opts, self) ?
-		va & ((UINT64_C(1) << (p->build.levels == 5 ? 56 : 47)) - 1) : va;
+	uint64_t probe = inject_on(run->opts, self) ?
+		va & ((UINT64_C(1) << (run->build->levels == 5 ? 56 : 47)) - 1) : va;
 	int faulted = probe_read64(probe, &got, &f);
 
-	if (pt_canonical(va, p->build.levels))
-		report_fail(p->rep, "canonical: 0x%llx is canonical at %u levels", (unsigned long long)va,
-			    p->build.levels);
+	if (pt_canonical(va, run->build->levels))
+		report_fail(run->rep, "canonical: 0x%llx is canonical at %u levels", (unsigned long long)va,
+			    run->build->levels);
 	else if (faulted == 1 && f.vector == TRAP_VEC_GP && f.error == 0)
-		report_ok(p->rep, "canonical: a read of 0x%llx raises #GP (not #PF) at %u levels",
-			  (unsigned long long)va, p->build.levels);
+		report_ok(run->rep, "canonical: a read of 0x%llx raises #GP (not #PF) at %u levels",
+			  (unsigned long long)va, run->build->levels);
 	else if (!faulted)
-		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels completed",
-			    (unsigned long long)va, p->build.levels);
+		report_fail(run->rep, "canonical: a read of 0x%llx at %u levels completed",
+			    (unsigned long long)va, run->build->levels);
 	else
-		report_fail(p->rep, "canonical: a read of 0x%llx at %u levels raised vector %u (%s) "
-			    "error 0x%llx cr2=0x%llx, expected #GP", (unsigned long long)va, p->build.levels,
+		report_fail(run->rep, "canonical: a read of 0x%llx at %u levels raised vector %u (%s) "
+			    "error 0x%llx cr2=0x%llx, expected #GP", (unsigned long long)va, run->build->levels,
 			    f.vector, report_vector_name(f.vector), (unsigned long long)f.error,
 			    (unsigned long long)f.cr2);
 }
 
 /* Map a page far out, prove it both ways, unmap it and prove it faults: per address. */
-static void check_far_mappings(struct ptlab *p, const struct ptlab_check *self)
+static void check_far_mappings(struct check_run *run, const struct ptlab_check *self)
 {
-	far_mapping(p, self, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
-	far_mapping(p, self, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
-	far_mapping(p, self, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
-	if (p->build.levels == 5) {
+	far_mapping(run, self, PTLAB_SCRATCH_LOW + 0x5000, "above 512 GiB");
+	far_mapping(run, self, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
+	far_mapping(run, self, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
+	if (run->build->levels == 5) {
 		/* only 57-bit addresses reach these */
-		far_mapping(p, self, PTLAB_LA57_ABOVE_128T + 3 * PT_PAGE_SIZE, "above 128 TiB");
-		far_mapping(p, self, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
-		far_mapping(p, self, PTLAB_LA57_HIGH_BOTTOM + 5 * PT_PAGE_SIZE,
+		far_mapping(run, self, PTLAB_LA57_ABOVE_128T + 3 * PT_PAGE_SIZE, "above 128 TiB");
+		far_mapping(run, self, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
+		far_mapping(run, self, PTLAB_LA57_HIGH_BOTTOM + 5 * PT_PAGE_SIZE,
 			    "bottom of the 57-bit high half");
 	}
 }
 
 /* Just beyond the canonical range of the run's levels, both halves. */
-static void check_noncanonical(struct ptlab *p, const struct ptlab_check *self)
+static void check_noncanonical(struct check_run *run, const struct ptlab_check *self)
 {
-	if (p->build.levels == 5) {
-		noncanonical(p, self, PTLAB_LA57_NONCANON_LOW);
-		noncanonical(p, self, PTLAB_LA57_NONCANON_HIGH);
+	if (run->build->levels == 5) {
+		noncanonical(run, self, PTLAB_LA57_NONCANON_LOW);
+		noncanonical(run, self, PTLAB_LA57_NONCANON_HIGH);
 	} else {
-		noncanonical(p, self, PTLAB_LA57_ABOVE_128T);
-		noncanonical(p, self, PTLAB_LA57_HIGH_BOTTOM);
+		noncanonical(run, self, PTLAB_LA57_ABOVE_128T);
+		noncanonical(run, self, PTLAB_LA57_HIGH_BOTTOM);
 	}
 }
 
 /* ---- teardown ------------------------------------------------------------------ */
 
-static int unmap_piece(struct ptlab *p, const struct ptlab_check *self, uint64_t va, uint64_t len,
-		       uint64_t *bad_va)
+static int unmap_piece(struct check_run *run, const struct ptlab_check *self, uint64_t va,
+		       uint64_t len, uint64_t *bad_va)
 {
 	struct pt_flushlist fl;
 	struct trap_fault f;
 	uint64_t got, last = va + len - PT_PAGE_SIZE;
 	int err;
 
-	if (inject_on(&p->opts, self))
+	if (inject_on(run->opts, self))
 		probe_read64(va, &got, &f);   /* cached, then unmapped without invlpg */
-	err = pt_unmap(&p->build.space, va, len, 0, &fl);
+	err = pt_unmap(&run->build->space, va, len, 0, &fl);
 
 	if (err) {
 		*bad_va = va;
 		return err;
 	}
-	if (!inject_on(&p->opts, self))
+	if (!inject_on(run->opts, self))
 		ptlab_flush(&fl);
 	if (probe_read64(va, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, va) ||
 	    probe_read64(last, &got, &f) != 1 || !fault_is(&f, TRAP_VEC_PF, 0, last)) {
@@ -732,49 +740,50 @@ static int unmap_piece(struct ptlab *p, const struct ptlab_check *self, uint64_t
 	return 0;
 }
 
-static void check_teardown(struct ptlab *p, const struct ptlab_check *self)
+static void check_teardown(struct check_run *run, const struct ptlab_check *self)
 {
-	uint64_t pieces = 0, bad_va = 0, before = pt_table_count(&p->build.space);
+	struct pt_space *s = &run->build->space;
+	uint64_t pieces = 0, bad_va = 0, before = pt_table_count(s);
 	int err = 0;
 
-	for (unsigned i = 0; i < p->build.plan.n && !err && !ptlab_deadline_passed(p); i++) {
-		const struct pt_plan_entry *e = &p->build.plan.entry[i];
+	for (unsigned i = 0; i < run->build->plan.n && !err && !check_deadline_passed(run); i++) {
+		const struct pt_plan_entry *e = &run->build->plan.entry[i];
 		/* an off-alignment cut, so large leaves are split on the way */
 		uint64_t cut = ((e->len / 3) & ~(PT_PAGE_SIZE - 1)) + PT_PAGE_SIZE * 3;
 
 		if (e->kind != PT_PLAN_HHDM)
 			continue;
 		if (cut >= e->len) {
-			err = unmap_piece(p, self, e->va, e->len, &bad_va);
+			err = unmap_piece(run, self, e->va, e->len, &bad_va);
 			pieces++;
 			continue;
 		}
-		err = unmap_piece(p, self, e->va, cut, &bad_va);
+		err = unmap_piece(run, self, e->va, cut, &bad_va);
 		if (!err)
-			err = unmap_piece(p, self, e->va + cut, e->len - cut, &bad_va);
+			err = unmap_piece(run, self, e->va + cut, e->len - cut, &bad_va);
 		pieces += 2;
 	}
 	if (!err) {
 		struct pt_lint l;
 
 		/* every table the HHDM used and nothing else is gone: no empty table, counts agree */
-		if (ptlab_lint(&p->build, false, &l)) {
-			report_fail(p->rep, "teardown: tables after the HHDM went: lint errors=%llu "
+		if (ptlab_lint(run->build, false, &l)) {
+			report_fail(run->rep, "teardown: tables after the HHDM went: lint errors=%llu "
 				    "empty=%llu stats=%llu hints=%llu", (unsigned long long)l.errors,
 				    (unsigned long long)l.empty_tables, (unsigned long long)l.stats_mismatch,
 				    (unsigned long long)l.bad_hints);
 			return;
 		}
-		if (pt_translate(&p->build.space, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
+		if (pt_translate(s, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
 			err = 1;
 	}
 	if (err)
-		report_fail(p->rep, "teardown: HHDM piece at 0x%llx: %s", (unsigned long long)bad_va,
+		report_fail(run->rep, "teardown: HHDM piece at 0x%llx: %s", (unsigned long long)bad_va,
 			    err > 0 ? "still readable after unmap, or wrong fault" : pt_strerror(err));
 	else
-		report_ok(p->rep, "teardown: HHDM unmapped in %llu pieces, each then faults "
+		report_ok(run->rep, "teardown: HHDM unmapped in %llu pieces, each then faults "
 			  "(tables %llu -> %llu)", (unsigned long long)pieces,
-			  (unsigned long long)before, (unsigned long long)pt_table_count(&p->build.space));
+			  (unsigned long long)before, (unsigned long long)pt_table_count(s));
 }
 
 /* ---- hand-off: all RAM is ours ------------------------------------------------ */
@@ -786,14 +795,15 @@ static void check_teardown(struct ptlab *p, const struct ptlab_check *self)
  */
 #define SWEEP_VA (PTLAB_SCRATCH_LOW + (UINT64_C(128) << 30))
 
-static void check_ram_sweep(struct ptlab *p, const struct ptlab_check *self)
+static void check_ram_sweep(struct check_run *run, const struct ptlab_check *self)
 {
+	struct pt_space *s = &run->build->space;
 	const uint64_t va = SWEEP_VA;
 	unsigned touched = 0, bad = 0, high = 0;
 	uint64_t first_bad = 0;
 
-	for (unsigned i = 0; i < p->build.frames.nranges && !ptlab_deadline_passed(p); i++) {
-		const struct pt_frames_range *r = &p->build.frames.range[i];
+	for (unsigned i = 0; i < run->build->frames.nranges && !check_deadline_passed(run); i++) {
+		const struct pt_frames_range *r = &run->build->frames.range[i];
 		uint64_t picks[3] = { r->pa, r->pa + (r->frames / 2) * PT_PAGE_SIZE,
 				      r->pa + (r->frames - 1) * PT_PAGE_SIZE };
 		bool any = false;
@@ -804,20 +814,20 @@ static void check_ram_sweep(struct ptlab *p, const struct ptlab_check *self)
 			uint64_t pa = picks[k], v = ptlab_pattern(pa, 7 + k), a = 0, b = 0;
 			int bad_here;
 
-			if (pt_map(&p->build.space, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl))
+			if (pt_map(s, va, pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl))
 				continue;
-			if (!inject_on(&p->opts, self))
+			if (!inject_on(run->opts, self))
 				ptlab_flush(&fl);
 			/* the map may have taken this very frame for a table */
-			if (pt_frames_in_use(&p->build.frames, pa)) {
-				pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
+			if (pt_frames_in_use(&run->build->frames, pa)) {
+				pt_unmap(s, va, PT_PAGE_SIZE, 0, &fl);
 				ptlab_flush(&fl);
 				continue;
 			}
 			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
 				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
-			pt_unmap(&p->build.space, va, PT_PAGE_SIZE, 0, &fl);
-			if (!inject_on(&p->opts, self))
+			pt_unmap(s, va, PT_PAGE_SIZE, 0, &fl);
+			if (!inject_on(run->opts, self))
 				ptlab_flush(&fl);
 			if (bad_here && !bad++)
 				first_bad = pa;
@@ -826,35 +836,35 @@ static void check_ram_sweep(struct ptlab *p, const struct ptlab_check *self)
 		}
 		touched += any;
 	}
-	if (!bad && touched == p->build.frames.nranges)
-		report_ok(p->rep, "ram sweep: frames in all %u usable ranges written through a "
+	if (!bad && touched == run->build->frames.nranges)
+		report_ok(run->rep, "ram sweep: frames in all %u usable ranges written through a "
 			  "scratch mapping, read back through identity and HHDM (%u above 4 GiB)",
 			  touched, high);
 	else
-		report_fail(p->rep, "ram sweep: %u of %u ranges touched, %u mismatches (first pa=0x%llx)",
-			    touched, p->build.frames.nranges, bad, (unsigned long long)first_bad);
+		report_fail(run->rep, "ram sweep: %u of %u ranges touched, %u mismatches (first pa=0x%llx)",
+			    touched, run->build->frames.nranges, bad, (unsigned long long)first_bad);
 }
 
 /* ---- the checks' faults (--inject) and their registry entries ------------------ */
 
 /* The first memory-map range with a page the identity map holds, not page 0, not ours. */
-static uint64_t some_range_page(const struct ptlab *p)
+static uint64_t some_range_page(const struct ptlab_build *b)
 {
-	for (unsigned i = 0; i < p->build.map.n; i++) {
-		const struct pt_mem_range *r = &p->build.map.range[i];
+	for (unsigned i = 0; i < b->map.n; i++) {
+		const struct pt_mem_range *r = &b->map.range[i];
 
 		if (r->pa && r->pa < PT_IDENTITY_END && pt_mem_class_of(r->type) == PT_MEM_RAM &&
-		    (r->pa < p->build.image.base || r->pa >= p->build.image.base + p->build.image.size))
+		    !in_image(&b->image, r->pa))
 			return r->pa;
 	}
 	return 0;
 }
 
 /* The first point check_alias_ram reads: the first RAM range's first page past page 0. */
-static uint64_t first_alias_ram_point(const struct ptlab *p)
+static uint64_t first_alias_ram_point(const struct pt_memmap *map)
 {
-	for (unsigned i = 0; i < p->build.map.n; i++) {
-		const struct pt_mem_range *r = &p->build.map.range[i];
+	for (unsigned i = 0; i < map->n; i++) {
+		const struct pt_mem_range *r = &map->range[i];
 		enum pt_mem_class c = pt_mem_class_of(r->type);
 		uint64_t pa = r->pa < PT_PAGE_SIZE ? PT_PAGE_SIZE : r->pa;
 
@@ -867,59 +877,59 @@ static uint64_t first_alias_ram_point(const struct ptlab *p)
 }
 
 /* PS in a root entry is reserved at every level count. */
-static int plant_root_ps(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_root_ps(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)arg;
-	return inject_root_bits(p, self, 0, PTE_PS);
+	return inject_root_bits(run, self, 0, PTE_PS);
 }
 
 /* A page outside the plan, in a root slot the plan leaves empty. */
-static int plant_extra_page(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_extra_page(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)arg;
-	return inject_map(p, self, PTLAB_SCRATCH_LOW + (UINT64_C(8) << 30), p->data.pa, 0);
+	return inject_map(run, self, PTLAB_SCRATCH_LOW + (UINT64_C(8) << 30), run->data->pa, 0);
 }
 
 /* W toggled on the page at @va. */
-static int toggle_write(struct ptlab *p, const struct ptlab_check *self, uint64_t va)
+static int toggle_write(struct check_run *run, const struct ptlab_check *self, uint64_t va)
 {
 	struct pt_leaf l;
 
-	if (!va || pt_translate(&p->build.space, va, &l) != PT_OK)
+	if (!va || pt_translate(&run->build->space, va, &l) != PT_OK)
 		return -1;
-	return inject_protect(p, self, va, l.flags ^ PT_WRITE);
+	return inject_protect(run, self, va, l.flags ^ PT_WRITE);
 }
 
-static int plant_plan_point(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_plan_point(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)arg;
-	return p->build.plan.n ? toggle_write(p, self, p->build.plan.entry[0].va) : -1;
+	return run->build->plan.n ? toggle_write(run, self, run->build->plan.entry[0].va) : -1;
 }
 
-static int plant_memmap_point(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_memmap_point(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)arg;
-	return toggle_write(p, self, some_range_page(p));
+	return toggle_write(run, self, some_range_page(run->build));
 }
 
 /* The page at @va made writable and executable (the audit's exemption bit set). */
-static int make_wx(struct ptlab *p, const struct ptlab_check *self, uint64_t va)
+static int make_wx(struct check_run *run, const struct ptlab_check *self, uint64_t va)
 {
 	struct pt_leaf l;
 
-	if (!va || pt_translate(&p->build.space, va, &l) != PT_OK)
+	if (!va || pt_translate(&run->build->space, va, &l) != PT_OK)
 		return -1;
-	return inject_protect(p, self, va, l.flags | PT_WRITE | PT_EXEC | PT_ALLOW_WX);
+	return inject_protect(run, self, va, l.flags | PT_WRITE | PT_EXEC | PT_ALLOW_WX);
 }
 
-static int plant_wx_page(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_wx_page(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)arg;
-	return make_wx(p, self, some_range_page(p));
+	return make_wx(run, self, some_range_page(run->build));
 }
 
 /* A few pages around this frame's stack read-only: the caller's RSP is among them. */
-static int plant_stack_ro(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_stack_ro(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	volatile uint64_t here = 0;
 	struct pt_leaf l;
@@ -930,64 +940,65 @@ static int plant_stack_ro(struct ptlab *p, const struct ptlab_check *self, uint6
 		uint64_t va = ((uint64_t)(uintptr_t)&here & ~(PT_PAGE_SIZE - 1)) +
 			      (uint64_t)(int64_t)k * PT_PAGE_SIZE;
 
-		if (pt_translate(&p->build.space, va, &l) == PT_OK)
-			bad |= inject_protect(p, self, va, l.flags & ~PT_WRITE);
+		if (pt_translate(&run->build->space, va, &l) == PT_OK)
+			bad |= inject_protect(run, self, va, l.flags & ~PT_WRITE);
 	}
 	return bad;
 }
 
 /* The same translations under another root: CR3 no longer holds ours. */
-static int plant_root_copy(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_root_copy(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)arg;
-	return inject_root_copy(p, self);
+	return inject_root_copy(run, self);
 }
 
 /* The HHDM page of the pool frame @arg points at its complement. */
-static int plant_pool_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_pool_alias(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
-	return inject_remap(p, self, PT_HHDM_BASE + arg);
+	return inject_remap(run, self, PT_HHDM_BASE + arg);
 }
 
-static int plant_ram_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_ram_alias(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
-	uint64_t pa = first_alias_ram_point(p);
+	uint64_t pa = first_alias_ram_point(&run->build->map);
 
 	(void)arg;
-	return pa ? inject_remap(p, self, PT_HHDM_BASE + pa) : -1;
+	return pa ? inject_remap(run, self, PT_HHDM_BASE + pa) : -1;
 }
 
 /* The image alias of the constant's page points at its complement. */
-static int plant_image_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_image_alias(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)arg;
-	return inject_remap(p, self, image_alias_of(p, &alias_const));
+	return inject_remap(run, self, image_alias_of(run->build, &alias_const));
 }
 
 /*
  * The page after the sweep's scratch page mapped: it keeps the scratch
  * page's table, so no unmap of the scratch page frees it (which would flush).
  */
-static int plant_sweep_neighbour(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_sweep_neighbour(struct check_run *run, const struct ptlab_check *self,
+				 uint64_t arg)
 {
 	(void)arg;
-	return inject_map(p, self, SWEEP_VA + PT_PAGE_SIZE, 0, PT_WRITE);
+	return inject_map(run, self, SWEEP_VA + PT_PAGE_SIZE, 0, PT_WRITE);
 }
 
 /* The unmapped page at @arg mapped to a pool frame of its own. */
-static int plant_map(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_map(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
-	return inject_map(p, self, arg, 0, PT_WRITE);
+	return inject_map(run, self, arg, 0, PT_WRITE);
 }
 
 /* The unmapped probe page mapped; read-only text or an NX frame made W+X. */
-static int plant_accessible(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int plant_accessible(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	struct pt_leaf l;
 
-	if (pt_translate(&p->build.space, arg, &l) != PT_OK)
-		return plant_map(p, self, arg);
-	return make_wx(p, self, arg);
+	if (pt_translate(&run->build->space, arg, &l) != PT_OK)
+		return plant_map(run, self, arg);
+	return make_wx(run, self, arg);
 }
 
 static const struct ptlab_check lint = {

@@ -61,40 +61,64 @@
 #define INJECT_OP        1000u    /* --inject: the first op that may damage something */
 
 static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
+
+/*
+ * What the churn works on: the parts of the run it reads or changes,
+ * made from the run by churn_ctx_of() at each entry point.  Between entry
+ * points the churn's state lives in @c (the run's own), never here.
+ */
+struct churn_ctx {
+	struct ptlab_churn *c;       /* its sequence, shadow model and counts */
+	struct ptlab_build *b;       /* the live hierarchy, its frame pool and environment */
+	struct ptlab_data *d;        /* the frames mappings point at (typed_len may drop to 0) */
+	const struct opts *o;        /* --seed, --inject, --fail-alloc */
+	struct report *rep;
+	const struct ptlab_wx *wx;   /* W+X exemptions, for putting back what it took out */
+};
+
+/* The context of run @p: pointers into it, nothing copied. */
+static struct churn_ctx churn_ctx_of(struct ptlab *p)
+{
+	return (struct churn_ctx){
+		.c = &p->churn, .b = &p->build, .d = &p->data, .o = &p->opts, .rep = p->rep,
+		.wx = &p->wx,
+	};
+}
+
 /* ---- failures ---- */
 
-static void fail(struct ptlab *p, const char *what, uint64_t va, uint64_t want, uint64_t got)
+static void fail(const struct churn_ctx *cc, const char *what, uint64_t va, uint64_t want,
+		 uint64_t got)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 
 	if (c->failed)
 		return;
 	c->failed = true;
-	report_fail(p->rep, "churn: %s at va=0x%llx expected 0x%llx observed 0x%llx "
+	report_fail(cc->rep, "churn: %s at va=0x%llx expected 0x%llx observed 0x%llx "
 		    "(seed=%llu op=%llu; replay with --seed=%llu --iterations=%llu)", what,
 		    (unsigned long long)va, (unsigned long long)want, (unsigned long long)got,
-		    (unsigned long long)p->opts.seed, (unsigned long long)c->op,
-		    (unsigned long long)p->opts.seed, (unsigned long long)(c->op + 1));
+		    (unsigned long long)cc->o->seed, (unsigned long long)c->op,
+		    (unsigned long long)cc->o->seed, (unsigned long long)(c->op + 1));
 }
 
 /* ---- where frames come from ---- */
 
-static bool in_data(const struct ptlab *p, uint64_t pa)
+/* Is @pa in the data area (our frames, written through test mappings)? */
+static bool in_data(const struct ptlab_data *d, uint64_t pa)
 {
-	return pa >= p->data.pa && pa - p->data.pa < p->data.len;
+	return pa >= d->pa && pa - d->pa < d->len;
 }
 
-static bool in_typed(const struct ptlab *p, uint64_t pa, uint64_t len)
+/* Is all of [pa, pa+len) in the typed window (false when there is none)? */
+static bool in_typed(const struct ptlab_data *d, uint64_t pa, uint64_t len)
 {
-	const struct ptlab_data *d = &p->data;
-
 	return d->typed_len && pa >= d->typed_pa && pa + len <= d->typed_pa + d->typed_len;
 }
 
-static bool touches_typed(const struct ptlab *p, uint64_t pa, uint64_t len)
+/* Does [pa, pa+len) share a frame with the typed window? */
+static bool touches_typed(const struct ptlab_data *d, uint64_t pa, uint64_t len)
 {
-	const struct ptlab_data *d = &p->data;
-
 	return d->typed_len && pa < d->typed_pa + d->typed_len && d->typed_pa < pa + len;
 }
 
@@ -114,9 +138,9 @@ static unsigned with_cache(unsigned attrs, enum pt_cache t)
  * (the range being changed).  -1 when none maps them, -2 when they
  * disagree among themselves.
  */
-static int frames_type(struct ptlab *p, uint64_t pa, uint64_t len, uint64_t skip, uint64_t skip_len)
+static int frames_type(const struct ptlab_churn *c, uint64_t pa, uint64_t len, uint64_t skip,
+		       uint64_t skip_len)
 {
-	struct ptlab_churn *c = &p->churn;
 	int type = -1;
 
 	for (unsigned i = 0; i < c->m.n; i++) {
@@ -143,20 +167,21 @@ static int frames_type(struct ptlab *p, uint64_t pa, uint64_t len, uint64_t skip
  * have: @attrs, with write-back outside the typed window, and with the
  * type the frames already have elsewhere.  False when no type fits.
  */
-static bool fit_type(struct ptlab *p, uint64_t va, uint64_t len, uint64_t pa, unsigned *attrs)
+static bool fit_type(const struct churn_ctx *cc, uint64_t va, uint64_t len, uint64_t pa,
+		     unsigned *attrs)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	int have;
 
-	if (cache_of(*attrs) != PT_CACHE_WB && !in_typed(p, pa, len))
+	if (cache_of(*attrs) != PT_CACHE_WB && !in_typed(cc->d, pa, len))
 		*attrs = with_cache(*attrs, PT_CACHE_WB);
-	if (!touches_typed(p, pa, len))
+	if (!touches_typed(cc->d, pa, len))
 		return true;
-	have = frames_type(p, pa, len, va, len);
+	have = frames_type(c, pa, len, va, len);
 	if (have == -2)
 		return false;
 	if (have >= 0 && have != (int)cache_of(*attrs)) {
-		if (have != PT_CACHE_WB && !in_typed(p, pa, len))
+		if (have != PT_CACHE_WB && !in_typed(cc->d, pa, len))
 			return false;
 		*attrs = with_cache(*attrs, (enum pt_cache)have);
 		c->type_kept++;
@@ -165,64 +190,64 @@ static bool fit_type(struct ptlab *p, uint64_t va, uint64_t len, uint64_t pa, un
 }
 
 /* Our memory at @pa, through the environment (the identity map in the app). */
-static void *phys(const struct ptlab *p, uint64_t pa)
+static void *phys(const struct ptlab_build *b, uint64_t pa)
 {
-	return p->build.env.phys_to_virt(p->build.env.ctx, pa);
+	return b->env.phys_to_virt(b->env.ctx, pa);
 }
 
 /* ---- the software side ---- */
 
-static void key_point(struct ptlab *p, uint64_t va)
+static void key_point(const struct churn_ctx *cc, uint64_t va)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	const struct model_run *r = model_find(&c->m, va);
 	struct pt_leaf l;
-	int err = pt_translate(&p->build.space, va, &l);
+	int err = pt_translate(&cc->b->space, va, &l);
 
 	if (!r) {
 		if (err != PT_ENOTMAPPED)
-			fail(p, "translate: mapped where the model has nothing", va, 0, l.pa);
+			fail(cc, "translate: mapped where the model has nothing", va, 0, l.pa);
 		return;
 	}
 	if (err)
-		fail(p, "translate: not mapped where the model has a mapping", va,
+		fail(cc, "translate: not mapped where the model has a mapping", va,
 		     r->pa + (va - r->va), 0);
 	else if (l.pa != r->pa + (va - r->va))
-		fail(p, "translate: wrong frame", va, r->pa + (va - r->va), l.pa);
+		fail(cc, "translate: wrong frame", va, r->pa + (va - r->va), l.pa);
 	else if (l.flags != r->attrs)
-		fail(p, "translate: wrong attributes", va, r->attrs, l.flags);
+		fail(cc, "translate: wrong attributes", va, r->attrs, l.flags);
 }
 
-static void key_points(struct ptlab *p, uint64_t va, uint64_t len)
+static void key_points(const struct churn_ctx *cc, uint64_t va, uint64_t len)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	uint64_t pts[4] = { va, va + len - PT_PAGE_SIZE, va - PT_PAGE_SIZE, va + len };
 
 	for (unsigned i = 0; i < 4 && !c->failed; i++)
-		key_point(p, pts[i]);
+		key_point(cc, pts[i]);
 }
 
 /* ---- the CPU side ---- */
 
-static void expect_fault(struct ptlab *p, const char *what, uint64_t va, int faulted,
+static void expect_fault(const struct churn_ctx *cc, const char *what, uint64_t va, int faulted,
 			 const struct trap_fault *f, uint64_t error)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 
 	c->faults_expected++;
 	if (faulted)
 		c->faults_seen++;
 	if (!faulted)
-		fail(p, what, va, error, UINT64_C(0xffffffffffffffff));
+		fail(cc, what, va, error, UINT64_C(0xffffffffffffffff));
 	else if (f->vector != TRAP_VEC_PF || f->cr2 != va)
-		fail(p, what, va, va, f->vector == TRAP_VEC_PF ? f->cr2 : f->vector);
+		fail(cc, what, va, va, f->vector == TRAP_VEC_PF ? f->cr2 : f->vector);
 	else if (f->error != error)
-		fail(p, what, va, error, f->error);
+		fail(cc, what, va, error, f->error);
 }
 
-static void sample(struct ptlab *p, uint64_t va)
+static void sample(const struct churn_ctx *cc, uint64_t va)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	const struct model_run *r = model_find(&c->m, va);
 	struct trap_fault f;
 	uint64_t got = 0, pa, hh, want;
@@ -232,66 +257,66 @@ static void sample(struct ptlab *p, uint64_t va)
 	c->samples++;
 	if (!r) {
 		faulted = probe_read64(va, &got, &f);
-		expect_fault(p, "cpu: read of an unmapped page", va, faulted, &f, 0);
+		expect_fault(cc, "cpu: read of an unmapped page", va, faulted, &f, 0);
 		return;
 	}
 	pa = r->pa + (va - r->va);
 	hh = PT_HHDM_BASE + pa;
-	if (in_typed(p, pa, PT_PAGE_SIZE)) {
+	if (in_typed(cc->d, pa, PT_PAGE_SIZE)) {
 		/* out of the HHDM for the churn: only the scratch address reaches it */
 		faulted = probe_read64(hh + 24, &got, &f);
-		expect_fault(p, "cpu: the HHDM alias of a typed frame", hh + 24, faulted, &f, 0);
+		expect_fault(cc, "cpu: the HHDM alias of a typed frame", hh + 24, faulted, &f, 0);
 		if (c->failed)
 			return;
 		if (r->attrs & PT_WRITE) {
 			want = ptlab_pattern(pa, c->op);
 			if (probe_write64(va + 8, want, &f) || probe_read64(va + 8, &got, &f) ||
 			    got != want)
-				fail(p, "cpu: pattern written and read back through a typed mapping", va,
+				fail(cc, "cpu: pattern written and read back through a typed mapping", va,
 				     want, got);
 		} else {
 			faulted = probe_write64(va + 8, 0, &f);
-			expect_fault(p, "cpu: write to a read-only page", va + 8, faulted, &f,
+			expect_fault(cc, "cpu: write to a read-only page", va + 8, faulted, &f,
 				     PF_ERR_P | PF_ERR_W);
 		}
 		return;
 	}
-	if (!in_data(p, pa)) {
+	if (!in_data(cc->d, pa)) {
 		uint64_t a = 0, b = 0;
 
 		/* RAM we do not own: read both aliases, never write */
-		if (!ptlab_is_ram(p, pa))
+		if (!ptlab_is_ram(&cc->b->map, pa))
 			return;
 		if (probe_read64(va + 16, &a, &f) || probe_read64(hh + 16, &b, &f) || a != b)
-			fail(p, "cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
+			fail(cc, "cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
 		return;
 	}
 	want = ptlab_pattern(pa, c->op);
 	if (probe_write64(hh, want, &f) || probe_read64(va, &got, &f) || got != want) {
-		fail(p, "cpu: pattern written through the HHDM alias, read through the scratch address",
+		fail(cc, "cpu: pattern written through the HHDM alias, read through the scratch address",
 		     va, want, got);
 		return;
 	}
 	if (r->attrs & PT_WRITE) {
 		want = ~ptlab_pattern(pa, c->op);
 		if (probe_write64(va + 8, want, &f) || probe_read64(hh + 8, &got, &f) || got != want)
-			fail(p, "cpu: pattern written through the scratch address, read through the HHDM alias",
+			fail(cc, "cpu: pattern written through the scratch address, read through the HHDM alias",
 			     va, want, got);
 	} else {
 		faulted = probe_write64(va + 8, 0, &f);
-		expect_fault(p, "cpu: write to a read-only page", va + 8, faulted, &f,
+		expect_fault(cc, "cpu: write to a read-only page", va + 8, faulted, &f,
 			     PF_ERR_P | PF_ERR_W);
 	}
 	if (c->failed)
 		return;
-	*(volatile uint8_t *)phys(p, pa + EXEC_OFF) = 0xc3;   /* ret */
+	*(volatile uint8_t *)phys(cc->b, pa + EXEC_OFF) = 0xc3;   /* ret */
 	faulted = probe_exec(va + EXEC_OFF, &f);
 	if (r->attrs & PT_EXEC) {
 		if (faulted)
-			fail(p, "cpu: fetch from an executable page faulted", va + EXEC_OFF, 0,
+			fail(cc, "cpu: fetch from an executable page faulted", va + EXEC_OFF, 0,
 			     f.error);
 	} else {
-		expect_fault(p, "cpu: fetch from an NX page", va + EXEC_OFF, faulted, &f,
+		expect_fault(cc, "cpu: fetch from an NX page", va + EXEC_OFF, faulted, &f,
 			     PF_ERR_P | PF_ERR_ID);
 	}
 }
@@ -303,22 +328,22 @@ static const unsigned attr_choices[] = {
 	PT_EXEC | PT_USER, PT_CACHE(PT_CACHE_WT),
 };
 
-static unsigned pick_attrs(struct ptlab *p)
+static unsigned pick_attrs(const struct churn_ctx *cc)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	unsigned a = attr_choices[prng_below(&c->rng,
 					     sizeof(attr_choices) / sizeof(attr_choices[0]))];
 	enum pt_cache want = PT_CACHE_OF(a);
 
 	/* a cache type the firmware's PAT layout lacks becomes one it has */
 	return want == PT_CACHE_WB ? a :
-	       (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(&p->build.env.pat, want));
+	       (a & ~PT_CACHE_MASK) | PT_CACHE(ptlab_cache_pick(&cc->b->env.pat, want));
 }
 
 /* A range of @size-aligned pages, near an earlier run most of the time. */
-static void pick_range(struct ptlab *p, uint64_t size, uint64_t n, uint64_t *va, uint64_t *len)
+static void pick_range(struct ptlab_churn *c, uint64_t size, uint64_t n, uint64_t *va,
+		       uint64_t *len)
 {
-	struct ptlab_churn *c = &p->churn;
 	uint64_t base = window_base[prng_below(&c->rng, 2)], lo, hi;
 
 	*len = n * size;
@@ -339,16 +364,17 @@ static void pick_range(struct ptlab *p, uint64_t size, uint64_t n, uint64_t *va,
 }
 
 /* A frame range of @len for @size leaves with @attrs' memory type. */
-static uint64_t pick_frames(struct ptlab *p, uint64_t size, uint64_t len, unsigned attrs)
+static uint64_t pick_frames(const struct churn_ctx *cc, uint64_t size, uint64_t len, unsigned attrs)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
+	const struct ptlab_data *d = cc->d;
 
 	if (size == GIB)
-		return p->data.big_pa;
-	if (size == PT_PAGE_SIZE && cache_of(attrs) != PT_CACHE_WB && len <= p->data.typed_len)
-		return p->data.typed_pa +
-		       prng_below(&c->rng, (p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
-	return p->data.pa + prng_below(&c->rng, (p->data.len - len) / size + 1) * size;
+		return d->big_pa;
+	if (size == PT_PAGE_SIZE && cache_of(attrs) != PT_CACHE_WB && len <= d->typed_len)
+		return d->typed_pa +
+		       prng_below(&c->rng, (d->typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+	return d->pa + prng_below(&c->rng, (d->len - len) / size + 1) * size;
 }
 
 /*
@@ -356,22 +382,22 @@ static uint64_t pick_frames(struct ptlab *p, uint64_t size, uint64_t len, unsign
  * the library reported (unless the injection skips it), teach the model,
  * and compare at the key points.
  */
-static void changed(struct ptlab *p, struct pt_flushlist *fl, bool skip_flush, uint64_t va,
-		    uint64_t len, uint64_t pa, unsigned attrs)
+static void changed(const struct churn_ctx *cc, struct pt_flushlist *fl, bool skip_flush,
+		    uint64_t va, uint64_t len, uint64_t pa, unsigned attrs)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 
 	if (!skip_flush)
 		ptlab_flush(fl);
-	if (touches_typed(p, pa, len)) {
+	if (touches_typed(cc->d, pa, len)) {
 		/* the frames may have a new type now: nothing cached of the old one */
 		ptlab_wbinvd();
 		c->type_changes++;
 	}
 	if (model_set(&c->m, va, len, true, pa, attrs))
-		fail(p, "model: out of runs", va, PTLAB_CHURN_MODEL_CAP, c->m.n);
+		fail(cc, "model: out of runs", va, PTLAB_CHURN_MODEL_CAP, c->m.n);
 	else
-		key_points(p, va, len);
+		key_points(cc, va, len);
 }
 
 /*
@@ -381,62 +407,62 @@ static void changed(struct ptlab *p, struct pt_flushlist *fl, bool skip_flush, u
  */
 #define CALL_MAX_TABLES  16u
 
-static int check_result(struct ptlab *p, const char *call, uint64_t va, int want, int got)
+static int check_result(const struct churn_ctx *cc, const char *call, uint64_t va, int want,
+			int got)
 {
-	struct ptlab_churn *c = &p->churn;
-	bool pool_refused = p->build.frames.failed != c->pool_failed;
+	struct ptlab_churn *c = cc->c;
+	bool pool_refused = cc->b->frames.failed != c->pool_failed;
 
-	c->pool_failed = p->build.frames.failed;
+	c->pool_failed = cc->b->frames.failed;
 	/*
 	 * PT_ENOMEM is a refusal only when the pool really refused a frame,
 	 * because --fail-alloc injected it or the pool ran nearly dry.
 	 */
 	if (got == PT_ENOMEM && want == PT_OK && pool_refused &&
-	    (p->opts.fail_alloc || pt_frames_available(&p->build.frames) < CALL_MAX_TABLES)) {
+	    (cc->o->fail_alloc || pt_frames_available(&cc->b->frames) < CALL_MAX_TABLES)) {
 		c->refused++;
 		return -1;
 	}
 	if (got != want) {
-		fail(p, call, va, (uint64_t)(int64_t)want, (uint64_t)(int64_t)got);
+		fail(cc, call, va, (uint64_t)(int64_t)want, (uint64_t)(int64_t)got);
 		return -1;
 	}
 	return got == PT_OK ? 0 : -1;
 }
 
-static void op_map(struct ptlab *p)
+static void op_map(const struct churn_ctx *cc)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 
 	static const uint64_t sizes[3] = { PT_PAGE_SIZE, PT_SIZE_2M, GIB };
 	static const enum pt_page_size max[3] = { PT_PAGE_4K, PT_PAGE_2M, PT_PAGE_1G };
 	unsigned k = prng_below(&c->rng, 20) < 14 ? 0 :
-		     prng_below(&c->rng, 20) < 17 || !p->data.big_ok ? 1 : 2;
+		     prng_below(&c->rng, 20) < 17 || !cc->d->big_ok ? 1 : 2;
 	uint64_t n = k == 0 ? 1 + prng_below(&c->rng, 16) : k == 1 ? 1 + prng_below(&c->rng, 2) : 1;
 	uint64_t va, len, pa;
-	unsigned attrs = pick_attrs(p);
+	unsigned attrs = pick_attrs(cc);
 	struct pt_flushlist fl;
 	int want, got;
 
-	pick_range(p, sizes[k], n, &va, &len);
-	pa = pick_frames(p, sizes[k], len, attrs);
-	if (!fit_type(p, va, len, pa, &attrs))
+	pick_range(c, sizes[k], n, &va, &len);
+	pa = pick_frames(cc, sizes[k], len, attrs);
+	if (!fit_type(cc, va, len, pa, &attrs))
 		return;   /* the frames have mixed types already: no mapping can join them */
 	want = model_mapped_bytes(&c->m, va, len) ? PT_EEXIST : PT_OK;
-	got = pt_map(&p->build.space, va, pa, len, attrs, max[k], &fl);
+	got = pt_map(&cc->b->space, va, pa, len, attrs, max[k], &fl);
 	c->maps++;
-	if (check_result(p, "map", va, want, got))
+	if (check_result(cc, "map", va, want, got))
 		return;
 	c->maps_by_size[k]++;
 	if (cache_of(attrs) != PT_CACHE_WB)
 		c->typed_maps++;
-	changed(p, &fl, false, va, len, pa, attrs);
-	sample(p, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
+	changed(cc, &fl, false, va, len, pa, attrs);
+	sample(cc, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
 /* A page-aligned piece of an existing run (whole run half of the time). */
-static const struct model_run *pick_piece(struct ptlab *p, uint64_t *va, uint64_t *len)
+static const struct model_run *pick_piece(struct ptlab_churn *c, uint64_t *va, uint64_t *len)
 {
-	struct ptlab_churn *c = &p->churn;
 	const struct model_run *r = &c->m.run[prng_below(&c->rng, c->m.n)];
 	uint64_t pages = r->len / PT_PAGE_SIZE, first, count;
 
@@ -452,77 +478,78 @@ static const struct model_run *pick_piece(struct ptlab *p, uint64_t *va, uint64_
 	return r;
 }
 
-static void op_unmap(struct ptlab *p)
+static void op_unmap(const struct churn_ctx *cc)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	struct pt_flushlist fl;
 	uint64_t va, len;
 	int want, got;
 
 	if (prng_below(&c->rng, 16) == 0) {
 		/* a range with a hole in it, or nothing at all */
-		pick_range(p, PT_PAGE_SIZE, 1 + prng_below(&c->rng, 4), &va, &len);
+		pick_range(c, PT_PAGE_SIZE, 1 + prng_below(&c->rng, 4), &va, &len);
 	} else {
-		pick_piece(p, &va, &len);
+		pick_piece(c, &va, &len);
 	}
 	want = model_mapped_bytes(&c->m, va, len) == len ? PT_OK : PT_ENOTMAPPED;
-	got = pt_unmap(&p->build.space, va, len, 0, &fl);
+	got = pt_unmap(&cc->b->space, va, len, 0, &fl);
 	c->unmaps++;
-	if (check_result(p, "unmap", va, want, got))
+	if (check_result(cc, "unmap", va, want, got))
 		return;
 	ptlab_flush(&fl);
 	model_set(&c->m, va, len, false, 0, 0);
-	key_points(p, va, len);
-	sample(p, va);
-	sample(p, va + len - PT_PAGE_SIZE);
+	key_points(cc, va, len);
+	sample(cc, va);
+	sample(cc, va + len - PT_PAGE_SIZE);
 }
 
-static void op_protect(struct ptlab *p)
+static void op_protect(const struct churn_ctx *cc)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	struct pt_flushlist fl;
 	uint64_t va, len;
-	const struct model_run *r = pick_piece(p, &va, &len);
+	const struct model_run *r = pick_piece(c, &va, &len);
 	uint64_t pa = r->pa + (va - r->va);
-	unsigned attrs = pick_attrs(p);
+	unsigned attrs = pick_attrs(cc);
 	int got;
 
-	if (!fit_type(p, va, len, pa, &attrs))
+	if (!fit_type(cc, va, len, pa, &attrs))
 		return;
-	got = pt_protect(&p->build.space, va, len, attrs, &fl);
+	got = pt_protect(&cc->b->space, va, len, attrs, &fl);
 	c->protects++;
-	if (check_result(p, "protect", va, PT_OK, got))
+	if (check_result(cc, "protect", va, PT_OK, got))
 		return;
-	changed(p, &fl, false, va, len, pa, attrs);
-	sample(p, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
+	changed(cc, &fl, false, va, len, pa, attrs);
+	sample(cc, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
-static void op_remap(struct ptlab *p)
+static void op_remap(const struct churn_ctx *cc)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
+	const struct ptlab_data *d = cc->d;
 	struct pt_flushlist fl;
 	uint64_t va, len, new_pa, before = 0;
-	const struct model_run *r = pick_piece(p, &va, &len);
+	const struct model_run *r = pick_piece(c, &va, &len);
 	unsigned attrs = r->attrs;
 	bool skip = false;
 	struct trap_fault f;
 	int got;
 
-	if (in_typed(p, r->pa, r->len)) {
-		if (len > p->data.typed_len)
+	if (in_typed(d, r->pa, r->len)) {
+		if (len > d->typed_len)
 			return;
-		new_pa = p->data.typed_pa +
-			 prng_below(&c->rng, (p->data.typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
-	} else if (!in_data(p, r->pa)) {
+		new_pa = d->typed_pa +
+			 prng_below(&c->rng, (d->typed_len - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
+	} else if (!in_data(d, r->pa)) {
 		/* inside the GiB we do not own: another spot in it */
-		new_pa = p->data.big_pa +
+		new_pa = d->big_pa +
 			 prng_below(&c->rng, (GIB - len) / PT_PAGE_SIZE + 1) * PT_PAGE_SIZE;
-	} else if (len <= p->data.len) {
+	} else if (len <= d->len) {
 		uint64_t align = prng_below(&c->rng, 2) ? PT_SIZE_2M : PT_PAGE_SIZE;
 
 		if (len % align)
 			align = PT_PAGE_SIZE;
-		new_pa = p->data.pa + prng_below(&c->rng, (p->data.len - len) / align + 1) * align;
+		new_pa = d->pa + prng_below(&c->rng, (d->len - len) / align + 1) * align;
 	} else {
 		return;
 	}
@@ -530,91 +557,91 @@ static void op_remap(struct ptlab *p)
 		unsigned fitted = attrs;
 
 		/* remap keeps the attributes: the new frames must take this type as it is */
-		if (!fit_type(p, va, len, new_pa, &fitted) || fitted != attrs)
+		if (!fit_type(cc, va, len, new_pa, &fitted) || fitted != attrs)
 			return;
 	}
-	if (p->opts.inject == OPTS_INJECT_MISSING_INVLPG && !c->injected && c->op >= c->inject_at &&
-	    in_data(p, r->pa) && len == PT_PAGE_SIZE && new_pa != r->pa + (va - r->va)) {
+	if (cc->o->inject == OPTS_INJECT_MISSING_INVLPG && !c->injected && c->op >= c->inject_at &&
+	    in_data(d, r->pa) && len == PT_PAGE_SIZE && new_pa != r->pa + (va - r->va)) {
 		struct pt_leaf l;
 
 		/* a single 4 KiB leaf: no split, so no flush inside the library either */
-		if (pt_translate(&p->build.space, va, &l) == PT_OK && l.level == 0) {
+		if (pt_translate(&cc->b->space, va, &l) == PT_OK && l.level == 0) {
 			probe_read64(va, &before, &f);   /* the old translation is now cached */
 			skip = true;
 			c->injected = true;
 			c->inject_op = c->op;
-			report_note(p->rep, "inject: missing-invlpg after remapping 0x%llx",
+			report_note(cc->rep, "inject: missing-invlpg after remapping 0x%llx",
 				    (unsigned long long)va);
 		}
 	}
-	got = pt_remap(&p->build.space, va, len, new_pa, 0, &fl);
+	got = pt_remap(&cc->b->space, va, len, new_pa, 0, &fl);
 	c->remaps++;
-	if (check_result(p, "remap", va, PT_OK, got))
+	if (check_result(cc, "remap", va, PT_OK, got))
 		return;
-	changed(p, &fl, skip, va, len, new_pa, attrs);
-	sample(p, va);
+	changed(cc, &fl, skip, va, len, new_pa, attrs);
+	sample(cc, va);
 	/* a CPU that dropped the stale entry on its own shows the new frame: say so */
 	if (skip && !c->failed) {
 		c->inject_op = c->op;
-		report_note(p->rep, "inject: missing-invlpg not provoked: the stale translation "
+		report_note(cc->rep, "inject: missing-invlpg not provoked: the stale translation "
 			    "was not kept, the new frame was seen");
 	}
 }
 
 /* ---- deliberate damage (--inject), each inside the scratch windows ---- */
 
-static const struct model_run *data_run(struct ptlab *p, bool want_nx)
+static const struct model_run *data_run(const struct churn_ctx *cc, bool want_nx)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 
 	for (unsigned i = 0; i < c->m.n; i++) {
 		const struct model_run *r = &c->m.run[i];
 
-		if (in_data(p, r->pa) && (!want_nx || !(r->attrs & PT_EXEC)))
+		if (in_data(cc->d, r->pa) && (!want_nx || !(r->attrs & PT_EXEC)))
 			return r;
 	}
 	return NULL;
 }
 
-static void inject(struct ptlab *p)
+static void inject(const struct churn_ctx *cc)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	const struct model_run *r;
 	struct pt_leaf l;
 	uint64_t *e;
 
 	if (c->injected || c->op < c->inject_at)
 		return;
-	switch (p->opts.inject) {
+	switch (cc->o->inject) {
 	case OPTS_INJECT_WRONG_FRAME:
 	case OPTS_INJECT_NX_CLEARED:
-		r = data_run(p, p->opts.inject == OPTS_INJECT_NX_CLEARED);
-		if (!r || pt_translate(&p->build.space, r->va, &l) != PT_OK || l.level != 0)
+		r = data_run(cc, cc->o->inject == OPTS_INJECT_NX_CLEARED);
+		if (!r || pt_translate(&cc->b->space, r->va, &l) != PT_OK || l.level != 0)
 			return;
-		e = phys(p, l.entry_pa);
-		if (p->opts.inject == OPTS_INJECT_WRONG_FRAME)
+		e = phys(cc->b, l.entry_pa);
+		if (cc->o->inject == OPTS_INJECT_WRONG_FRAME)
 			*e ^= PT_PAGE_SIZE;   /* the neighbouring frame: still in the data area */
 		else
 			*e &= ~PTE_NX;
 		ptlab_invlpg(r->va);
 		c->injected = true;
 		c->inject_op = c->op;
-		report_note(p->rep, "inject: %s at 0x%llx",
-			    p->opts.inject == OPTS_INJECT_WRONG_FRAME ? "wrong-frame" : "nx-cleared",
+		report_note(cc->rep, "inject: %s at 0x%llx",
+			    cc->o->inject == OPTS_INJECT_WRONG_FRAME ? "wrong-frame" : "nx-cleared",
 			    (unsigned long long)r->va);
 		/* the CPU sees it first; the software walk would too */
-		sample(p, r->va);
-		key_point(p, r->va);
+		sample(cc, r->va);
+		key_point(cc, r->va);
 		break;
 	case OPTS_INJECT_FREED_TABLE:
-		r = data_run(p, false);
-		if (!r || pt_translate(&p->build.space, r->va, &l) != PT_OK || l.level != 0)
+		r = data_run(cc, false);
+		if (!r || pt_translate(&cc->b->space, r->va, &l) != PT_OK || l.level != 0)
 			return;
 		/* the PT holding the leaf goes back to the pool while still referenced */
-		pt_frames_free(&p->build.frames, l.entry_pa & ~(PT_PAGE_SIZE - 1));
+		pt_frames_free(&cc->b->frames, l.entry_pa & ~(PT_PAGE_SIZE - 1));
 		c->injected = true;
 		c->inject_op = c->op;
-		report_note(p->rep, "inject: freed-table 0x%llx still maps 0x%llx",
+		report_note(cc->rep, "inject: freed-table 0x%llx still maps 0x%llx",
 			    (unsigned long long)(l.entry_pa & ~(PT_PAGE_SIZE - 1)), (unsigned long long)r->va);
 		break;
 	default:
@@ -622,36 +649,36 @@ static void inject(struct ptlab *p)
 	}
 }
 
-static void lint(struct ptlab *p)
+static void lint(const struct churn_ctx *cc)
 {
 	struct pt_lint l;
-	int err = ptlab_lint(&p->build, true, &l);
+	int err = ptlab_lint(cc->b, true, &l);
 
 	if (err)
-		fail(p, "lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0,
+		fail(cc, "lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0,
 		     l.errors);
 }
 
 /* ---- the loop ---- */
 
-static void one_op(struct ptlab *p)
+static void one_op(const struct churn_ctx *cc)
 {
-	struct ptlab_churn *c = &p->churn;
+	struct ptlab_churn *c = cc->c;
 	unsigned roll = (unsigned)prng_below(&c->rng, 100);
 
 	if (c->m.n == 0 || (c->m.n < RUNS_SOFT_MAX && roll < 40))
-		op_map(p);
+		op_map(cc);
 	else if (roll < 65 || c->m.n >= RUNS_SOFT_MAX)
-		op_unmap(p);
+		op_unmap(cc);
 	else if (roll < 85)
-		op_protect(p);
+		op_protect(cc);
 	else
-		op_remap(p);
-	if (p->opts.inject != OPTS_INJECT_NONE && !c->failed)
-		inject(p);
+		op_remap(cc);
+	if (cc->o->inject != OPTS_INJECT_NONE && !c->failed)
+		inject(cc);
 	if (!c->failed && (c->op % LINT_EVERY == LINT_EVERY - 1 ||
-			  (c->injected && p->opts.inject == OPTS_INJECT_FREED_TABLE)))
-		lint(p);
+			  (c->injected && cc->o->inject == OPTS_INJECT_FREED_TABLE)))
+		lint(cc);
 }
 
 /*
@@ -659,7 +686,7 @@ static void one_op(struct ptlab *p)
  * tables, remembering whether and how it was mapped; all of it with one
  * leaf flag set, or none of it (it then stays and the window is not used).
  */
-static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
+static bool typed_take_out(struct pt_space *sp, uint64_t va, uint64_t len,
 			   struct ptlab_churn_typed *o)
 {
 	struct pt_flushlist fl;
@@ -667,7 +694,7 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
 
 	*o = (struct ptlab_churn_typed){ 0 };
 	for (uint64_t off = 0; off < len; off += PT_PAGE_SIZE) {
-		bool m = pt_translate(&p->build.space, va + off, &l) == PT_OK;
+		bool m = pt_translate(sp, va + off, &l) == PT_OK;
 
 		if (off == 0) {
 			o->mapped = m;
@@ -677,7 +704,7 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
 			return false;
 		}
 	}
-	if (o->mapped && pt_unmap(&p->build.space, va, len, 0, &fl) != PT_OK)
+	if (o->mapped && pt_unmap(sp, va, len, 0, &fl) != PT_OK)
 		return false;
 	return true;
 }
@@ -688,27 +715,27 @@ static bool typed_take_out(struct ptlab *p, uint64_t va, uint64_t len,
  * that range (a boot protocol's RWX window); anything else W+X stays
  * refused by pt_map.
  */
-static unsigned again_flags(const struct ptlab *p, uint64_t va, uint64_t pa, uint64_t len,
+static unsigned again_flags(const struct ptlab_wx *wx, uint64_t va, uint64_t pa, uint64_t len,
 			    unsigned flags)
 {
-	if ((flags & PT_WRITE) && (flags & PT_EXEC) && ptlab_wx_find(&p->wx, va, pa, len))
+	if ((flags & PT_WRITE) && (flags & PT_EXEC) && ptlab_wx_find(wx, va, pa, len))
 		return flags | PT_ALLOW_WX;
 	return flags;
 }
 
-static void typed_put_back(struct ptlab *p, uint64_t va, uint64_t len,
+static void typed_put_back(const struct churn_ctx *cc, uint64_t va, uint64_t len,
 			   const struct ptlab_churn_typed *o)
 {
 	uint64_t pa = va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va;
 	struct pt_flushlist fl;
 
-	if (o->mapped && pt_map(&p->build.space, va, pa, len, again_flags(p, va, pa, len, o->flags),
-				PT_PAGE_4K, &fl) != PT_OK)
-		fail(p, "typed window: identity or HHDM alias not restored", va, 0, 0);
+	if (o->mapped && pt_map(&cc->b->space, va, pa, len,
+				again_flags(cc->wx, va, pa, len, o->flags), PT_PAGE_4K, &fl) != PT_OK)
+		fail(cc, "typed window: identity or HHDM alias not restored", va, 0, 0);
 }
 
 /* A large leaf that held the window, whole again: its 4 KiB pieces out, the leaf back in. */
-static void typed_merge(struct ptlab *p, const struct ptlab_churn_typed *o)
+static void typed_merge(const struct churn_ctx *cc, const struct ptlab_churn_typed *o)
 {
 	const struct pt_leaf *l = &o->leaf;
 	uint64_t va = l->va & ~(l->size - 1), pa = l->pa & ~(l->size - 1);
@@ -716,28 +743,31 @@ static void typed_merge(struct ptlab *p, const struct ptlab_churn_typed *o)
 
 	if (!o->mapped || !l->level)
 		return;
-	if (pt_unmap(&p->build.space, va, l->size, 0, &fl) != PT_OK ||
-	    pt_map(&p->build.space, va, pa, l->size, again_flags(p, va, pa, l->size, o->flags),
+	if (pt_unmap(&cc->b->space, va, l->size, 0, &fl) != PT_OK ||
+	    pt_map(&cc->b->space, va, pa, l->size, again_flags(cc->wx, va, pa, l->size, o->flags),
 		   (enum pt_page_size)l->level, &fl) != PT_OK)
-		report_fail(p->rep, "churn: the %s leaf 0x%llx around the typed window was not "
+		report_fail(cc->rep, "churn: the %s leaf 0x%llx around the typed window was not "
 			    "restored", l->level == 2 ? "1 GiB" : "2 MiB", (unsigned long long)va);
 }
 
 void churn_merge_back(struct ptlab *p)
 {
-	struct ptlab_churn *c = &p->churn;
+	const struct churn_ctx cc = churn_ctx_of(p);
 
-	if (!p->data.typed_len)
+	if (!cc.d->typed_len)
 		return;
-	typed_merge(p, &c->typed_ident);
-	typed_merge(p, &c->typed_hhdm);
+	typed_merge(&cc, &cc.c->typed_ident);
+	typed_merge(&cc, &cc.c->typed_hhdm);
 }
 
 void churn_start(struct ptlab *p)
 {
-	struct ptlab_churn *c = &p->churn;
+	const struct churn_ctx cc = churn_ctx_of(p);
+	struct ptlab_churn *c = cc.c;
+	struct ptlab_data *d = cc.d;
+	struct pt_space *sp = &cc.b->space;
 
-	*c = (struct ptlab_churn){ .rng = { p->opts.seed }, .ops = p->opts.iterations,
+	*c = (struct ptlab_churn){ .rng = { cc.o->seed }, .ops = cc.o->iterations,
 				   .inject_op = UINT64_MAX };
 	model_init(&c->m, c->runs, PTLAB_CHURN_MODEL_CAP);
 	/*
@@ -745,43 +775,45 @@ void churn_start(struct ptlab *p)
 	 * firmware's CR3 loaded: the changes reach the CPU at the next switch),
 	 * its cache lines written back; without that, no typed mappings.
 	 */
-	if (p->data.typed_len) {
+	if (d->typed_len) {
 		ptlab_wbinvd();
-		if (!typed_take_out(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident)) {
-			p->data.typed_len = 0;
-		} else if (!typed_take_out(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len,
+		if (!typed_take_out(sp, d->typed_pa, d->typed_len, &c->typed_ident)) {
+			d->typed_len = 0;
+		} else if (!typed_take_out(sp, PT_HHDM_BASE + d->typed_pa, d->typed_len,
 					   &c->typed_hhdm)) {
-			typed_put_back(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident);
-			p->data.typed_len = 0;
+			typed_put_back(&cc, d->typed_pa, d->typed_len, &c->typed_ident);
+			d->typed_len = 0;
 		}
 	}
-	c->tables_before = pt_table_count(&p->build.space);
-	c->frames_before = p->build.frames.in_use;
-	c->pool_failed = p->build.frames.failed;
+	c->tables_before = pt_table_count(sp);
+	c->frames_before = cc.b->frames.in_use;
+	c->pool_failed = cc.b->frames.failed;
 	/*
 	 * A fixed op, not a share of --iterations, so the replay hint
 	 * (--iterations=op+1) injects at the same op again.
 	 */
 	c->inject_at = INJECT_OP;
-	if (p->opts.inject != OPTS_INJECT_NONE && c->ops < INJECT_OP + 200)
+	if (cc.o->inject != OPTS_INJECT_NONE && c->ops < INJECT_OP + 200)
 		c->ops = INJECT_OP + 200;
 }
 
 int churn_slice(struct ptlab *p)
 {
-	struct ptlab_churn *c = &p->churn;
+	const struct churn_ctx cc = churn_ctx_of(p);
+	struct ptlab_churn *c = cc.c;
 	uint64_t end = rdtsc() + (uint64_t)SLICE_US * (p->t.tsc_per_us ? p->t.tsc_per_us : 1000);
 
 	/* nothing the firmware's write-back alias may have cached between slices */
-	if (p->data.typed_len)
+	if (cc.d->typed_len)
 		ptlab_wbinvd();
 	while (!c->done && !c->failed) {
 		if (c->op == c->ops) {
 			c->done = true;
 			break;
 		}
-		one_op(p);
+		one_op(&cc);
 		c->op++;
+		/* the deadline (live/live.h) reads the run's time and marks the run aborted */
 		if (ptlab_deadline_passed(p))
 			c->failed = true;
 		if ((c->op & 63) == 0 && rdtsc() > end)
@@ -830,7 +862,7 @@ void churn_progress(struct ptlab *p, uint64_t elapsed_us)
  */
 #define TYPED_MAX_FRAMES 64u
 struct type_audit {
-	struct ptlab *p;
+	const struct ptlab_data *d;
 	uint64_t leaves, typed;
 	uint8_t type[TYPED_MAX_FRAMES];   /* 0xff: not mapped yet */
 	uint64_t bad_va;
@@ -840,13 +872,13 @@ struct type_audit {
 static int audit_leaf(void *arg, const struct pt_leaf *l)
 {
 	struct type_audit *a = arg;
-	struct ptlab *p = a->p;
+	const struct ptlab_data *d = a->d;
 	enum pt_cache t = PT_CACHE_OF(l->flags);
 
 	a->leaves++;
 	if (t != PT_CACHE_WB) {
 		a->typed++;
-		if (!in_typed(p, l->pa, l->size)) {
+		if (!in_typed(d, l->pa, l->size)) {
 			a->why = "a leaf that is not write-back maps a frame outside the typed window";
 			a->bad_va = l->va;
 			return 1;
@@ -855,9 +887,9 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	for (uint64_t off = 0; off < l->size; off += PT_PAGE_SIZE) {
 		uint64_t pa = l->pa + off, i;
 
-		if (!in_typed(p, pa, PT_PAGE_SIZE))
+		if (!in_typed(d, pa, PT_PAGE_SIZE))
 			continue;
-		i = (pa - p->data.typed_pa) / PT_PAGE_SIZE;
+		i = (pa - d->typed_pa) / PT_PAGE_SIZE;
 		if (a->type[i] == 0xff) {
 			a->type[i] = (uint8_t)t;
 		} else if (a->type[i] != (uint8_t)t) {
@@ -869,30 +901,32 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	return 0;
 }
 
-static void audit_types(struct ptlab *p)
+static void audit_types(const struct churn_ctx *cc)
 {
-	struct ptlab_churn *c = &p->churn;
-	struct type_audit a = { .p = p };
+	struct ptlab_churn *c = cc->c;
+	const struct ptlab_data *d = cc->d;
+	struct pt_space *sp = &cc->b->space;
+	struct type_audit a = { .d = d };
 	struct pt_leaf l;
 
 	for (unsigned i = 0; i < TYPED_MAX_FRAMES; i++)
 		a.type[i] = 0xff;
-	if (p->data.typed_len > TYPED_MAX_FRAMES * PT_PAGE_SIZE) {
-		fail(p, "memory types: typed window larger than the audit covers", p->data.typed_pa,
-		     TYPED_MAX_FRAMES * PT_PAGE_SIZE, p->data.typed_len);
+	if (d->typed_len > TYPED_MAX_FRAMES * PT_PAGE_SIZE) {
+		fail(cc, "memory types: typed window larger than the audit covers", d->typed_pa,
+		     TYPED_MAX_FRAMES * PT_PAGE_SIZE, d->typed_len);
 		return;
 	}
 	for (unsigned w = 0; w < 2 && !a.why; w++)
-		pt_visit(&p->build.space, window_base[w], WINDOW, audit_leaf, &a);
-	for (uint64_t off = 0; off < p->data.typed_len && !a.why; off += PT_PAGE_SIZE) {
-		if (pt_translate(&p->build.space, p->data.typed_pa + off, &l) == PT_OK ||
-		    pt_translate(&p->build.space, PT_HHDM_BASE + p->data.typed_pa + off, &l) == PT_OK) {
+		pt_visit(sp, window_base[w], WINDOW, audit_leaf, &a);
+	for (uint64_t off = 0; off < d->typed_len && !a.why; off += PT_PAGE_SIZE) {
+		if (pt_translate(sp, d->typed_pa + off, &l) == PT_OK ||
+		    pt_translate(sp, PT_HHDM_BASE + d->typed_pa + off, &l) == PT_OK) {
 			a.why = "a typed-window frame is still in the identity map or the HHDM";
-			a.bad_va = p->data.typed_pa + off;
+			a.bad_va = d->typed_pa + off;
 		}
 	}
 	if (a.why) {
-		fail(p, a.why, a.bad_va, 0, 0);
+		fail(cc, a.why, a.bad_va, 0, 0);
 		return;
 	}
 	c->audit_ok = true;
@@ -902,41 +936,43 @@ static void audit_types(struct ptlab *p)
 
 int churn_finish(struct ptlab *p)
 {
-	struct ptlab_churn *c = &p->churn;
+	const struct churn_ctx cc = churn_ctx_of(p);
+	struct ptlab_churn *c = cc.c;
+	const struct ptlab_data *d = cc.d;
+	struct ptlab_build *b = cc.b;
 	struct pt_flushlist fl;
 	int err = PT_OK;
 
 	if (!c->failed) {
-		inject_begin(p, &check_memory_types, 0);
-		audit_types(p);
-		inject_end(p, &check_memory_types);
+		inject_begin(CHECK_RUN(p), &check_memory_types, 0);
+		audit_types(&cc);
+		inject_end(CHECK_RUN(p), &check_memory_types);
 	}
 	/* everything the churn mapped goes; every table it used must be freed */
 	for (unsigned w = 0; w < 2 && !err; w++) {
-		err = pt_unmap(&p->build.space, window_base[w], WINDOW, PT_SPARSE, &fl);
+		err = pt_unmap(&b->space, window_base[w], WINDOW, PT_SPARSE, &fl);
 		if (err == PT_OK)
 			ptlab_flush(&fl);
 	}
 	if (err)
-		fail(p, "cleanup: unmap of the scratch windows", 0, PT_OK, (uint64_t)(int64_t)err);
-	if (!c->failed && pt_table_count(&p->build.space) != c->tables_before)
-		fail(p, "cleanup: tables left behind (count)", 0, c->tables_before,
-		     pt_table_count(&p->build.space));
-	if (!c->failed && p->build.frames.in_use != c->frames_before)
-		fail(p, "cleanup: frames in use", 0, c->frames_before, p->build.frames.in_use);
+		fail(&cc, "cleanup: unmap of the scratch windows", 0, PT_OK, (uint64_t)(int64_t)err);
+	if (!c->failed && pt_table_count(&b->space) != c->tables_before)
+		fail(&cc, "cleanup: tables left behind (count)", 0, c->tables_before,
+		     pt_table_count(&b->space));
+	if (!c->failed && b->frames.in_use != c->frames_before)
+		fail(&cc, "cleanup: frames in use", 0, c->frames_before, b->frames.in_use);
 	if (!c->failed)
-		lint(p);
-	if (p->data.typed_len) {
+		lint(&cc);
+	if (d->typed_len) {
 		ptlab_wbinvd();
-		typed_put_back(p, p->data.typed_pa, p->data.typed_len, &c->typed_ident);
-		typed_put_back(p, PT_HHDM_BASE + p->data.typed_pa, p->data.typed_len,
-			       &c->typed_hhdm);
+		typed_put_back(&cc, d->typed_pa, d->typed_len, &c->typed_ident);
+		typed_put_back(&cc, PT_HHDM_BASE + d->typed_pa, d->typed_len, &c->typed_hhdm);
 	}
-	report_fact(p->rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
+	report_fact(cc.rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
 		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu "
 		    "mapped_4k=%llu mapped_2m=%llu mapped_1g=%llu typed_maps=%llu type_changes=%llu "
 		    "type_kept=%llu",
-		    (unsigned long long)p->opts.seed, (unsigned long long)c->op,
+		    (unsigned long long)cc.o->seed, (unsigned long long)c->op,
 		    (unsigned long long)c->maps, (unsigned long long)c->unmaps,
 		    (unsigned long long)c->protects, (unsigned long long)c->remaps,
 		    (unsigned long long)c->refused, (unsigned long long)c->samples,
@@ -945,13 +981,13 @@ int churn_finish(struct ptlab *p)
 		    (unsigned long long)c->maps_by_size[2], (unsigned long long)c->typed_maps,
 		    (unsigned long long)c->type_changes, (unsigned long long)c->type_kept);
 	if (!c->failed && c->audit_ok)
-		report_ok(p->rep, "memory types: %llu scratch leaves, %llu of them not write-back, all "
+		report_ok(cc.rep, "memory types: %llu scratch leaves, %llu of them not write-back, all "
 			  "on the %llu frames of the typed window, none of those mapped with two types "
 			  "or in the identity map or HHDM", (unsigned long long)c->audit_leaves,
 			  (unsigned long long)c->audit_typed,
-			  (unsigned long long)(p->data.typed_len / PT_PAGE_SIZE));
+			  (unsigned long long)(d->typed_len / PT_PAGE_SIZE));
 	if (!c->failed)
-		report_ok(p->rep, "churn: %llu operations agree with the model and the CPU; "
+		report_ok(cc.rep, "churn: %llu operations agree with the model and the CPU; "
 			  "scratch windows empty, tables and frames returned", (unsigned long long)c->op);
 	return 0;
 }

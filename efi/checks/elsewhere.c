@@ -14,15 +14,15 @@
 #include <ptlab/pte.h>
 
 /* --inject=leak-frame: a pool frame taken and never given back. */
-static int leak_frame(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int leak_frame(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	uint64_t f;
 
 	(void)self;
 	(void)arg;
-	if (pt_frames_alloc(&p->build.frames, &f) != PT_OK)
+	if (pt_frames_alloc(&run->build->frames, &f) != PT_OK)
 		return -1;
-	report_note(p->rep, "inject: leak-frame: frame 0x%llx is never returned",
+	report_note(run->rep, "inject: leak-frame: frame 0x%llx is never returned",
 		    (unsigned long long)f);
 	return 0;
 }
@@ -34,12 +34,12 @@ const struct ptlab_check check_frames_returned = {
 };
 
 /* --inject=typed-alias: a typed-window frame back in the identity map, write-back. */
-static int typed_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int typed_alias(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)arg;
-	if (!p->data.typed_len)
+	if (!run->data->typed_len)
 		return -1;
-	return inject_map(p, self, p->data.typed_pa, p->data.typed_pa, PT_WRITE);
+	return inject_map(run, self, run->data->typed_pa, run->data->typed_pa, PT_WRITE);
 }
 
 const struct ptlab_check check_memory_types = {
@@ -60,9 +60,9 @@ const struct ptlab_check check_smp_aps_on_tables = {
 };
 
 /* The AP's own frame's HHDM page (@arg) pointed at its complement. */
-static int ap_alias(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int ap_alias(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
-	return inject_remap(p, self, arg);
+	return inject_remap(run, self, arg);
 }
 
 const struct ptlab_check check_smp_ap_alias = {
@@ -78,9 +78,9 @@ const struct ptlab_check check_smp_ap_call = {
 };
 
 /* The AP's unmapped page (@arg) mapped to a pool frame. */
-static int ap_pf_mapped(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int ap_pf_mapped(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
-	return inject_map(p, self, arg, 0, PT_WRITE);
+	return inject_map(run, self, arg, 0, PT_WRITE);
 }
 
 const struct ptlab_check check_smp_ap_pf = {

@@ -12,13 +12,14 @@
 #include "live/live.h"
 #include "report/report.h"
 #include "checks/fwaudit.h"
+#include "checks/registry.h"
 #include "state/state.h"
 
 #include <ptlab/pte.h>
 
 /* What the walk found: leaves per level and the W^X judgement. */
 struct audit {
-	const struct ptlab *p;
+	const struct check_run *run;
 	uint64_t leaves[3];
 	struct ptlab_wx_tally wx;
 };
@@ -31,7 +32,8 @@ static enum ptlab_wx_exemption fw_wx_exemption(const void *ctx, uint64_t va, uin
 
 	(void)va;
 	(void)size;
-	return ptlab_wx_runtime(a->p, pa) ? PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
+	return ptlab_wx_runtime(a->run->build, a->run->boot_services_gone, pa) ?
+	       PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
 }
 
 /*
@@ -46,7 +48,7 @@ static enum ptlab_wx_exemption fw_wx_exemption(const void *ctx, uint64_t va, uin
 #define FW_AD (PTE_A | PTE_D)
 
 struct fw_walk {
-	struct ptlab *p;
+	const struct check_run *run;
 	struct audit *a;
 	bool have;
 	uint64_t va, pa, len;
@@ -72,7 +74,7 @@ static void fw_run_add(struct fw_walk *w, uint64_t va, uint64_t pa, uint64_t len
 		return;
 	}
 	fw_run_judge(w);
-	*w = (struct fw_walk){ .p = w->p, .a = w->a, .have = true, .va = va, .pa = pa, .len = len,
+	*w = (struct fw_walk){ .run = w->run, .a = w->a, .have = true, .va = va, .pa = pa, .len = len,
 			       .flags = flags, .runs = w->runs, .uniform_tables = w->uniform_tables,
 			       .stopped = w->stopped };
 }
@@ -115,11 +117,12 @@ static uint64_t fw_leaf_pa(uint64_t e, unsigned level)
 static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, uint64_t va_base,
 			  unsigned inherited)
 {
-	const uint64_t *t = w->p->build.env.phys_to_virt(w->p->build.env.ctx, table_pa);
+	const struct pt_env *env = &w->run->build->env;
+	const uint64_t *t = env->phys_to_virt(env->ctx, table_pa);
 
 	if (!t)
 		return;
-	if (level <= 1 && ptlab_deadline_passed(w->p))
+	if (level <= 1 && check_deadline_passed(w->run))
 		w->stopped = true;
 	for (unsigned i = 0; i < PT_ENTRIES && !w->stopped; i++) {
 		uint64_t e = t[i], va = va_base + i * pt_level_size(level);
@@ -128,11 +131,11 @@ static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, 
 		if (!(e & PTE_P))
 			continue;
 		/* a PDPT entry may stand for a whole PD read in one go: the deadline per GiB */
-		if (level == 2 && ptlab_deadline_passed(w->p)) {
+		if (level == 2 && check_deadline_passed(w->run)) {
 			w->stopped = true;
 			break;
 		}
-		if (level == w->p->cpu.fw_levels - 1 && i >= PT_ENTRIES / 2)
+		if (level == w->run->cpu->fw_levels - 1 && i >= PT_ENTRIES / 2)
 			va |= ~((pt_level_size(level) << PT_LEVEL_BITS) - 1);   /* the upper half */
 		f = fw_flags(e, inherited);
 		if (level == 0 || (level <= 2 && (e & PTE_PS))) {
@@ -141,7 +144,7 @@ static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, 
 			continue;
 		}
 		if (level <= 2) {
-			const uint64_t *c = w->p->build.env.phys_to_virt(w->p->build.env.ctx, e & PTE_ADDR_MASK);
+			const uint64_t *c = env->phys_to_virt(env->ctx, e & PTE_ADDR_MASK);
 
 			if (c && fw_uniform(c, level - 1)) {
 				w->a->leaves[level - 1] += PT_ENTRIES;
@@ -155,24 +158,24 @@ static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, 
 	}
 }
 
-void ptlab_audit_firmware(struct ptlab *p)
+void ptlab_audit_firmware(const struct check_run *run)
 {
 	struct audit a;
-	struct fw_walk w = { .p = p, .a = &a };
+	struct fw_walk w = { .run = run, .a = &a };
 	uint64_t t0 = rdtsc();
 
-	a = (struct audit){ .p = p, .wx = { .map = &p->build.map, .exempt = fw_wx_exemption,
+	a = (struct audit){ .run = run, .wx = { .map = &run->build->map, .exempt = fw_wx_exemption,
 				       .ctx = &a } };
 
-	fw_walk_table(&w, p->cpu.fw_cr3 & PTE_ADDR_MASK, p->cpu.fw_levels - 1, 0,
+	fw_walk_table(&w, run->cpu->fw_cr3 & PTE_ADDR_MASK, run->cpu->fw_levels - 1, 0,
 		      PT_WRITE | PT_EXEC | PT_USER);
 	fw_run_judge(&w);
-	report_fact(p->rep, "firmware-tables", "cr3=0x%llx levels=%u leaves_4k=%llu leaves_2m=%llu "
+	report_fact(run->rep, "firmware-tables", "cr3=0x%llx levels=%u leaves_4k=%llu leaves_2m=%llu "
 		    "leaves_1g=%llu runs=%llu uniform_tables=%llu complete=%d page0_mapped=%d "
 		    "wx_bytes=%llu mmio_exec_bytes=%llu audit_us=%llu",
-		    (unsigned long long)p->cpu.fw_cr3, p->cpu.fw_levels, (unsigned long long)a.leaves[0],
+		    (unsigned long long)run->cpu->fw_cr3, run->cpu->fw_levels, (unsigned long long)a.leaves[0],
 		    (unsigned long long)a.leaves[1], (unsigned long long)a.leaves[2],
 		    (unsigned long long)w.runs, (unsigned long long)w.uniform_tables, !w.stopped,
 		    a.wx.page0, (unsigned long long)a.wx.wx_bytes, (unsigned long long)a.wx.mmio_x_bytes,
-		    (unsigned long long)ptlab_us(&p->t, rdtsc() - t0));
+		    (unsigned long long)ptlab_us(run->t, rdtsc() - t0));
 }

@@ -6,9 +6,12 @@
 #ifndef PTLAB_EFI_FWAUDIT_H
 #define PTLAB_EFI_FWAUDIT_H
 
-struct ptlab;
+struct check_run;
 
-/* Walk the firmware's own tables (CR3 at entry) and report what they map. */
-void ptlab_audit_firmware(struct ptlab *p);
+/*
+ * Walk the firmware's own tables (CR3 at entry, run->cpu) and report what
+ * they map, as a fact on run->rep.  Stops at the --timeout deadline.
+ */
+void ptlab_audit_firmware(const struct check_run *run);
 
 #endif

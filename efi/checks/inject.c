@@ -3,7 +3,7 @@
  * The per-check faults of --inject (see inject.h).  Each is an ordinary
  * change made with the library's own calls - a page protected, remapped or
  * mapped, a root entry given a reserved bit, another root loaded - and
- * each is recorded in the run's state (p->inject) so that inject_end()
+ * each is recorded in the run's state (run->inject) so that inject_end()
  * undoes exactly it: tables, frames and TLB as they were, so the rest of
  * the run judges the tables it built.
  *
@@ -26,19 +26,19 @@ bool inject_on(const struct opts *o, const struct ptlab_check *c)
 	return opts_fault_given(o, c->fault.name);
 }
 
-static void flush(struct ptlab *p, const struct pt_flushlist *fl)
+static void flush(const struct check_run *run, const struct pt_flushlist *fl)
 {
-	if (p->live.on)
+	if (run->live->on)
 		ptlab_flush(fl);
 }
 
-static struct ptlab_inject_undo *push(struct ptlab *p, const struct ptlab_check *c,
+static struct ptlab_inject_undo *push(struct check_run *run, const struct ptlab_check *c,
 				      enum undo_kind kind, uint64_t va)
 {
-	struct ptlab_inject *in = &p->inject;
+	struct ptlab_inject *in = run->inject;
 
 	if (in->n == PTLAB_INJECT_UNDO_MAX) {
-		report_note(p->rep, "inject: %s: no room to record the fault; not planted",
+		report_note(run->rep, "inject: %s: no room to record the fault; not planted",
 			    c->fault.name);
 		return NULL;
 	}
@@ -46,25 +46,26 @@ static struct ptlab_inject_undo *push(struct ptlab *p, const struct ptlab_check 
 	return &in->undo[in->n++];
 }
 
-int inject_protect(struct ptlab *p, const struct ptlab_check *c, uint64_t va, unsigned flags)
+int inject_protect(struct check_run *run, const struct ptlab_check *c, uint64_t va,
+		   unsigned flags)
 {
 	struct ptlab_inject_undo *u;
 	struct pt_flushlist fl;
 	struct pt_leaf l;
 
 	va &= ~(PT_PAGE_SIZE - 1);
-	if (pt_translate(&p->build.space, va, &l) != PT_OK || !(u = push(p, c, UNDO_PROTECT, va)))
+	if (pt_translate(&run->build->space, va, &l) != PT_OK || !(u = push(run, c, UNDO_PROTECT, va)))
 		return -1;
 	u->flags = l.flags;
-	if (pt_protect(&p->build.space, va, PT_PAGE_SIZE, flags, &fl) != PT_OK) {
-		p->inject.n--;
+	if (pt_protect(&run->build->space, va, PT_PAGE_SIZE, flags, &fl) != PT_OK) {
+		run->inject->n--;
 		return -1;
 	}
-	flush(p, &fl);
+	flush(run, &fl);
 	return 0;
 }
 
-int inject_remap(struct ptlab *p, const struct ptlab_check *c, uint64_t va)
+int inject_remap(struct check_run *run, const struct ptlab_check *c, uint64_t va)
 {
 	struct ptlab_inject_undo *u;
 	struct pt_flushlist fl;
@@ -72,27 +73,27 @@ int inject_remap(struct ptlab *p, const struct ptlab_check *c, uint64_t va)
 	uint64_t f;
 
 	va &= ~(PT_PAGE_SIZE - 1);
-	if (pt_translate(&p->build.space, va, &l) != PT_OK ||
-	    pt_frames_alloc(&p->build.frames, &f) != PT_OK)
+	if (pt_translate(&run->build->space, va, &l) != PT_OK ||
+	    pt_frames_alloc(&run->build->frames, &f) != PT_OK)
 		return -1;
-	if (!(u = push(p, c, UNDO_REMAP, va))) {
-		pt_frames_free(&p->build.frames, f);
+	if (!(u = push(run, c, UNDO_REMAP, va))) {
+		pt_frames_free(&run->build->frames, f);
 		return -1;
 	}
 	u->pa = l.pa & ~(PT_PAGE_SIZE - 1);
 	u->frame = f;
 	for (unsigned i = 0; i < PT_PAGE_SIZE / 8; i++)
 		((volatile uint64_t *)(uintptr_t)f)[i] = ~((volatile uint64_t *)(uintptr_t)u->pa)[i];
-	if (pt_remap(&p->build.space, va, PT_PAGE_SIZE, f, 0, &fl) != PT_OK) {
-		pt_frames_free(&p->build.frames, f);
-		p->inject.n--;
+	if (pt_remap(&run->build->space, va, PT_PAGE_SIZE, f, 0, &fl) != PT_OK) {
+		pt_frames_free(&run->build->frames, f);
+		run->inject->n--;
 		return -1;
 	}
-	flush(p, &fl);
+	flush(run, &fl);
 	return 0;
 }
 
-int inject_map(struct ptlab *p, const struct ptlab_check *c, uint64_t va, uint64_t pa,
+int inject_map(struct check_run *run, const struct ptlab_check *c, uint64_t va, uint64_t pa,
 	       unsigned flags)
 {
 	struct ptlab_inject_undo *u;
@@ -100,46 +101,47 @@ int inject_map(struct ptlab *p, const struct ptlab_check *c, uint64_t va, uint64
 	uint64_t f = 0;
 
 	va &= ~(PT_PAGE_SIZE - 1);
-	if (!pa && pt_frames_alloc(&p->build.frames, &f) != PT_OK)
+	if (!pa && pt_frames_alloc(&run->build->frames, &f) != PT_OK)
 		return -1;
-	if (!(u = push(p, c, UNDO_MAP, va)))
+	if (!(u = push(run, c, UNDO_MAP, va)))
 		goto fail;
 	u->frame = f;
-	if (pt_map(&p->build.space, va, f ? f : pa, PT_PAGE_SIZE, flags, PT_PAGE_4K, &fl) != PT_OK) {
-		p->inject.n--;
+	if (pt_map(&run->build->space, va, f ? f : pa, PT_PAGE_SIZE, flags, PT_PAGE_4K, &fl) != PT_OK) {
+		run->inject->n--;
 		goto fail;
 	}
-	flush(p, &fl);
+	flush(run, &fl);
 	return 0;
 fail:
 	if (f)
-		pt_frames_free(&p->build.frames, f);
+		pt_frames_free(&run->build->frames, f);
 	return -1;
 }
 
-int inject_root_bits(struct ptlab *p, const struct ptlab_check *c, unsigned index, uint64_t bits)
+int inject_root_bits(struct check_run *run, const struct ptlab_check *c, unsigned index,
+		     uint64_t bits)
 {
-	uint64_t *root = (uint64_t *)(uintptr_t)p->build.space.root_pa;
+	uint64_t *root = (uint64_t *)(uintptr_t)run->build->space.root_pa;
 	struct ptlab_inject_undo *u;
 
-	if (index >= PT_ENTRIES || !(u = push(p, c, UNDO_ROOT_ENTRY, index)))
+	if (index >= PT_ENTRIES || !(u = push(run, c, UNDO_ROOT_ENTRY, index)))
 		return -1;
 	u->pa = root[index];
 	root[index] |= bits;
-	flush(p, &(struct pt_flushlist){ .all = true });
+	flush(run, &(struct pt_flushlist){ .all = true });
 	return 0;
 }
 
-int inject_root_copy(struct ptlab *p, const struct ptlab_check *c)
+int inject_root_copy(struct check_run *run, const struct ptlab_check *c)
 {
-	const uint64_t *root = (const uint64_t *)(uintptr_t)p->build.space.root_pa;
+	const uint64_t *root = (const uint64_t *)(uintptr_t)run->build->space.root_pa;
 	struct ptlab_inject_undo *u;
 	uint64_t f;
 
-	if (pt_frames_alloc(&p->build.frames, &f) != PT_OK)
+	if (pt_frames_alloc(&run->build->frames, &f) != PT_OK)
 		return -1;
-	if (!(u = push(p, c, UNDO_CR3, 0))) {
-		pt_frames_free(&p->build.frames, f);
+	if (!(u = push(run, c, UNDO_CR3, 0))) {
+		pt_frames_free(&run->build->frames, f);
 		return -1;
 	}
 	u->frame = f;
@@ -149,51 +151,51 @@ int inject_root_copy(struct ptlab *p, const struct ptlab_check *c)
 	return 0;
 }
 
-void inject_begin(struct ptlab *p, const struct ptlab_check *c, uint64_t arg)
+void inject_begin(struct check_run *run, const struct ptlab_check *c, uint64_t arg)
 {
-	if (!inject_on(&p->opts, c) || !c->fault.plant)
+	if (!inject_on(run->opts, c) || !c->fault.plant)
 		return;
-	if (c->fault.plant(p, c, arg))
-		report_note(p->rep, "inject: %s could not be planted (va 0x%llx)", c->fault.name,
+	if (c->fault.plant(run, c, arg))
+		report_note(run->rep, "inject: %s could not be planted (va 0x%llx)", c->fault.name,
 			    (unsigned long long)arg);
 	else
-		report_note(p->rep, "inject: %s planted", c->fault.name);
+		report_note(run->rep, "inject: %s planted", c->fault.name);
 }
 
 /* Take back one recorded change; PT_OK when done. */
-static int undo_one(struct ptlab *p, const struct ptlab_inject_undo *u)
+static int undo_one(struct check_run *run, const struct ptlab_inject_undo *u)
 {
 	struct pt_flushlist fl = { .n = 0 };
 	int err = PT_OK;
 
 	switch ((enum undo_kind)u->kind) {
 	case UNDO_PROTECT:
-		err = pt_protect(&p->build.space, u->va, PT_PAGE_SIZE, u->flags, &fl);
+		err = pt_protect(&run->build->space, u->va, PT_PAGE_SIZE, u->flags, &fl);
 		break;
 	case UNDO_REMAP:
-		err = pt_remap(&p->build.space, u->va, PT_PAGE_SIZE, u->pa, 0, &fl);
+		err = pt_remap(&run->build->space, u->va, PT_PAGE_SIZE, u->pa, 0, &fl);
 		break;
 	case UNDO_MAP:
-		err = pt_unmap(&p->build.space, u->va, PT_PAGE_SIZE, 0, &fl);
+		err = pt_unmap(&run->build->space, u->va, PT_PAGE_SIZE, 0, &fl);
 		break;
 	case UNDO_ROOT_ENTRY:
-		((uint64_t *)(uintptr_t)p->build.space.root_pa)[u->va] = u->pa;
+		((uint64_t *)(uintptr_t)run->build->space.root_pa)[u->va] = u->pa;
 		fl = (struct pt_flushlist){ .all = true };
 		break;
 	case UNDO_CR3:
-		write_cr3(p->build.our_cr3);   /* a reload: nothing else to flush */
+		write_cr3(run->build->our_cr3);   /* a reload: nothing else to flush */
 		break;
 	}
 	if (err == PT_OK)
-		flush(p, &fl);
+		flush(run, &fl);
 	return err;
 }
 
-void inject_end(struct ptlab *p, const struct ptlab_check *c)
+void inject_end(struct check_run *run, const struct ptlab_check *c)
 {
-	struct ptlab_inject *in = &p->inject;
+	struct ptlab_inject *in = run->inject;
 
-	if (!inject_on(&p->opts, c))
+	if (!inject_on(run->opts, c))
 		return;
 	for (unsigned i = in->n; i-- > 0;) {
 		const struct ptlab_inject_undo u = in->undo[i];
@@ -201,17 +203,17 @@ void inject_end(struct ptlab *p, const struct ptlab_check *c)
 
 		if (u.owner != c)
 			continue;
-		err = undo_one(p, &u);
+		err = undo_one(run, &u);
 		if (err != PT_OK)
-			report_note(p->rep, "inject: %s: undoing it at 0x%llx failed: %s",
+			report_note(run->rep, "inject: %s: undoing it at 0x%llx failed: %s",
 				    c->fault.name, (unsigned long long)u.va, pt_strerror(err));
 		else if (u.frame)
-			pt_frames_free(&p->build.frames, u.frame);
+			pt_frames_free(&run->build->frames, u.frame);
 		/* close the gap */
 		for (unsigned k = i; k + 1 < in->n; k++)
 			in->undo[k] = in->undo[k + 1];
 		in->n--;
 	}
 	if (c->fault.remove)
-		c->fault.remove(p, c);
+		c->fault.remove(run, c);
 }

@@ -6,14 +6,14 @@
  * linking such a module may stand in its own (a link seam).
  */
 #include "checks/ram.h"
-#include "state/state.h"
+#include <ptlab/memmap.h>
 
-bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
+bool ptlab_is_ram(const struct pt_memmap *map, uint64_t pa)
 {
-	return pt_memmap_covers(&p->build.map, pa, 1, PT_MEM_SET_MEMORY);
+	return pt_memmap_covers(map, pa, 1, PT_MEM_SET_MEMORY);
 }
 
-bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len)
+bool ptlab_range_is_ram(const struct pt_memmap *map, uint64_t pa, uint64_t len)
 {
-	return pt_memmap_covers(&p->build.map, pa, len, PT_MEM_SET_MEMORY);
+	return pt_memmap_covers(map, pa, len, PT_MEM_SET_MEMORY);
 }

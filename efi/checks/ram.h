@@ -9,11 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ptlab;
+struct pt_memmap;
 
-/* Is @pa in RAM per the memory map (safe to read, never MMIO or reserved)? */
-bool ptlab_is_ram(const struct ptlab *p, uint64_t pa);
-/* Is all of [pa, pa+len) RAM per the memory map (no hole, MMIO or reserved byte)? */
-bool ptlab_range_is_ram(const struct ptlab *p, uint64_t pa, uint64_t len);
+/* Is @pa in RAM per the memory map @map (safe to read, never MMIO or reserved)? */
+bool ptlab_is_ram(const struct pt_memmap *map, uint64_t pa);
+/* Is all of [pa, pa+len) RAM per @map (no hole, MMIO or reserved byte)? */
+bool ptlab_range_is_ram(const struct pt_memmap *map, uint64_t pa, uint64_t len);
 
 #endif

@@ -2,8 +2,10 @@
 /*
  * The check registry's runner (see registry.h): a phase is a loop over the
  * entries of that phase, each check's fault planted right before it and
- * taken back right after.  Firmware-free; a live phase runs through
- * ptlab_live_phase() (live/live.c, a link seam for the host tests).
+ * taken back right after.  The checks get the run's view made here,
+ * check_run_of(), the one place a struct check_run is made from the run.
+ * Firmware-free; a live phase runs through ptlab_live_phase() (live/live.c,
+ * a link seam for the host tests).
  */
 #include "checks/registry.h"
 #include "checks/inject.h"
@@ -16,7 +18,34 @@
 struct phase_run {
 	const struct ptlab_registry *r;
 	enum ptlab_phase ph;
+	struct check_run *run;
 };
+
+/* ptlab_deadline_passed() on the run's state, for a check that has only its view. */
+static bool run_deadline_passed(void *state)
+{
+	return ptlab_deadline_passed(state);
+}
+
+struct check_run *check_run_of(struct ptlab *p, struct check_run *c)
+{
+	*c = (struct check_run){
+		.rep = p->rep,
+		.opts = &p->opts,
+		.cpu = &p->cpu,
+		.build = &p->build,
+		.data = &p->data,
+		.live = &p->live,
+		.wx = &p->wx,
+		.inject = &p->inject,
+		.t = &p->t,
+		.boot_services_gone = p->mode->boot_services_gone,
+		.aborted = &p->aborted,
+		.state = p,
+		.deadline_passed = run_deadline_passed,
+	};
+	return c;
+}
 
 const char *registry_phase_name(enum ptlab_phase ph)
 {
@@ -43,22 +72,25 @@ static const struct ptlab_check *each(const struct ptlab_registry *r,
 	return NULL;
 }
 
+/* The phase's checks, each with its fault around it; @p is the run only for ptlab_live_phase. */
 static int run_checks(struct ptlab *p, void *ctx)
 {
-	const struct phase_run *run = ctx;
+	const struct phase_run *ph = ctx;
+	struct report *rep = ph->run->rep;
 
-	for (unsigned t = 0; t < run->r->ntables; t++) {
-		for (const struct ptlab_check *const *e = run->r->tables[t]; *e; e++) {
+	(void)p;
+	for (unsigned t = 0; t < ph->r->ntables; t++) {
+		for (const struct ptlab_check *const *e = ph->r->tables[t]; *e; e++) {
 			const struct ptlab_check *c = *e;
 
-			if (c->phase != run->ph || !c->run)
+			if (c->phase != ph->ph || !c->run)
 				continue;
 			if (c->fault.when == PTLAB_FAULT_BEFORE)
-				inject_begin(p, c, 0);
-			p->rep->check = c->fault.name;
-			c->run(p, c);
-			p->rep->check = NULL;
-			inject_end(p, c);
+				inject_begin(ph->run, c, 0);
+			rep->check = c->fault.name;
+			c->run(ph->run, c);
+			rep->check = NULL;
+			inject_end(ph->run, c);
 		}
 	}
 	return 0;
@@ -67,25 +99,27 @@ static int run_checks(struct ptlab *p, void *ctx)
 /* The faults planted as the phase is entered, before it is counted. */
 static void enter_phase(struct ptlab *p, void *ctx)
 {
-	const struct phase_run *run = ctx;
+	const struct phase_run *ph = ctx;
 
-	for (unsigned t = 0; t < run->r->ntables; t++)
-		for (const struct ptlab_check *const *e = run->r->tables[t]; *e; e++)
-			if ((*e)->phase == run->ph && (*e)->fault.when == PTLAB_FAULT_AT_ENTRY)
-				inject_begin(p, *e, 0);
+	(void)p;
+	for (unsigned t = 0; t < ph->r->ntables; t++)
+		for (const struct ptlab_check *const *e = ph->r->tables[t]; *e; e++)
+			if ((*e)->phase == ph->ph && (*e)->fault.when == PTLAB_FAULT_AT_ENTRY)
+				inject_begin(ph->run, *e, 0);
 }
 
 int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_phase ph)
 {
-	struct phase_run run = { r, ph };
+	struct check_run run;
+	struct phase_run pr = { r, ph, check_run_of(p, &run) };
 	const struct ptlab_live_phase live = {
-		.what = registry_phase_name(ph), .run = run_checks, .enter = enter_phase, .ctx = &run,
+		.what = registry_phase_name(ph), .run = run_checks, .enter = enter_phase, .ctx = &pr,
 	};
 	int ret;
 
 	switch (ph) {
 	case PTLAB_PHASE_STATIC:
-		return run_checks(p, &run);
+		return run_checks(p, &pr);
 	case PTLAB_PHASE_LIVE:
 	case PTLAB_PHASE_CPU:
 	case PTLAB_PHASE_SWEEP:
@@ -102,10 +136,13 @@ int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_pha
 
 void registry_after_build(struct ptlab *p, const struct ptlab_registry *r)
 {
+	struct check_run run;
+
+	check_run_of(p, &run);
 	for (unsigned t = 0; t < r->ntables; t++)
 		for (const struct ptlab_check *const *e = r->tables[t]; *e; e++)
 			if ((*e)->fault.when == PTLAB_FAULT_AFTER_BUILD)
-				inject_begin(p, *e, 0);
+				inject_begin(&run, *e, 0);
 }
 
 static bool named(const struct ptlab_check *c, void *name)

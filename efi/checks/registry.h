@@ -12,12 +12,12 @@
  * cpuchecks.c) defines each check's entry and ends with its table of
  * them, and a registry is the list of those tables (catalog.c has the
  * app's).  Adding a check to a module is a change of that one C file:
- *  - the check, void check_x(struct ptlab *p, const struct ptlab_check *self),
- *    reporting its test points (report_ok/report_fail);
+ *  - the check, void check_x(struct check_run *run, const struct ptlab_check *self),
+ *    reporting its test points (report_ok/report_fail on run->rep);
  *  - its entry, static const struct ptlab_check x = { "x: whole name",
  *    PTLAB_PHASE_..., check_x, { "x-fault", "what it breaks", when,
  *    plant, NULL } }, plant making the fault with inject.h's recorded
- *    changes (or NULL, the body asking inject_on(&p->opts, self));
+ *    changes (or NULL, the body asking inject_on(run->opts, self));
  *  - &x in the module's table, where in its phase it is to run.
  * --inject=x-fault is then accepted, planted and taken back around it.
  * The entry is the only place its names and what its fault breaks are
@@ -44,7 +44,71 @@
 
 struct opts;
 struct ptlab;
+struct ptlab_build;
+struct ptlab_cpu;
+struct ptlab_data;
+struct ptlab_inject;
+struct ptlab_live;
+struct ptlab_time;
+struct ptlab_wx;
 struct report;
+
+/*
+ * What a check sees of the run: the parts of the run's state (struct
+ * ptlab, state.h) that checks, their faults and their helpers read or
+ * change, and the facts of the machine's state their expectations depend
+ * on.  Made from the run in one place, check_run_of() (registry.c), so
+ * that the kernel being handed over, the hand-off's own state, the churn,
+ * the SMP state and the mode's operations are out of a check's reach.
+ * Valid while the run's state is: it points into it.
+ */
+struct check_run {
+	struct report *rep;
+	const struct opts *opts;
+	const struct ptlab_cpu *cpu;
+	struct ptlab_build *build;            /* the tables checks map, unmap and probe */
+	const struct ptlab_data *data;        /* the frames test mappings point at */
+	const struct ptlab_live *live;
+	const struct ptlab_wx *wx;            /* the W^X exemptions of the plan */
+	struct ptlab_inject *inject;          /* the faults planted (inject.c) */
+	const struct ptlab_time *t;
+	/*
+	 * The tables are planned for and checked after ExitBootServices
+	 * (state/mode.h): the expected attributes and the W^X exemption of
+	 * runtime code follow the Memory Attributes Table.
+	 */
+	bool boot_services_gone;
+	/* set by a check that finds the run cannot go on (the live phases are not entered) */
+	bool *aborted;
+	/*
+	 * The run's state, opaque to the checks: its address is what
+	 * check_liveness needs mapped, and deadline_passed(state) is
+	 * ptlab_deadline_passed() on it (check_deadline_passed below).
+	 */
+	void *state;
+	bool (*deadline_passed)(void *state);
+};
+
+/* Fill @c from the run @p; returns @c. */
+struct check_run *check_run_of(struct ptlab *p, struct check_run *c);
+
+/*
+ * The check view of @p for the one call it is an argument of (a compound
+ * literal lives to the end of the enclosing block): for the code outside
+ * the checks that has the run and calls a check's function or a fault's
+ * hook (inject_begin, ptlab_audit_firmware).
+ */
+#define CHECK_RUN(p) check_run_of((p), &(struct check_run){ .rep = NULL })
+
+/*
+ * Past the run's --timeout deadline?  The first time, the timeout is
+ * reported as a failure and the run marked aborted (live.h's
+ * ptlab_deadline_passed); long loops stop when this says true.
+ */
+static inline bool check_deadline_passed(const struct check_run *run)
+{
+	return run->deadline_passed(run->state);
+}
 
 /* The phases, in the order a run reaches them. */
 enum ptlab_phase {
@@ -93,15 +157,15 @@ struct ptlab_fault {
 	const char *name;		/* --inject=NAME */
 	const char *breaks;		/* what it breaks, for the reader */
 	enum ptlab_fault_when when;
-	int (*plant)(struct ptlab *p, const struct ptlab_check *self, uint64_t arg);
-	void (*remove)(struct ptlab *p, const struct ptlab_check *self);
+	int (*plant)(struct check_run *run, const struct ptlab_check *self, uint64_t arg);
+	void (*remove)(struct check_run *run, const struct ptlab_check *self);
 };
 
 struct ptlab_check {
 	const char *name;		/* the whole name, as the test points begin */
 	enum ptlab_phase phase;
 	/* runs the check; @self is its entry, for its fault's hooks (NULL: ELSEWHERE) */
-	void (*run)(struct ptlab *p, const struct ptlab_check *self);
+	void (*run)(struct check_run *run, const struct ptlab_check *self);
 	struct ptlab_fault fault;
 };
 
@@ -120,7 +184,8 @@ const char *registry_phase_name(enum ptlab_phase ph);
 /*
  * Run phase @ph of @r: each entry of the phase in order, its fault
  * planted around it.  A live phase runs in one ptlab_live_phase() (our
- * tables in CR3); the static one with the firmware's CR3.  Returns 0, or
+ * tables in CR3); the static one with the firmware's CR3.  The checks get
+ * check_run_of(@p).  Returns 0, or
  * TRAP_GUARD_FAULTED when a live phase ended in an unexpected exception.
  */
 int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_phase ph);

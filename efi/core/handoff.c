@@ -413,7 +413,7 @@ static int prepare(struct ptlab *p, const struct mode_boot *b)
 	x->ram_bitmap = owned_pages(x->ram_bitmap_bytes);
 	if (!x->ram_bitmap)
 		return PT_ENOMEM;
-	ptlab_audit_firmware(p);
+	ptlab_audit_firmware(CHECK_RUN(p));
 	ptlab_dump_firmware(p);
 
 	/* the recovery hierarchy, in our pool: everything identity mapped, as after hand-off */

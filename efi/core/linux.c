@@ -349,9 +349,11 @@ static int linux_plan_exempt(struct ptlab *p)
 			    PTLAB_WX_EXEMPT_MAX);
 		return PT_ECAPACITY;
 	}
-	err = ptlab_wx_identity(p, k->load_pa, k->init_bytes, "Linux init_size range");
+	err = ptlab_wx_identity(&p->wx, &p->build, p->cpu.caps.pdpe1gb, k->load_pa, k->init_bytes,
+				"Linux init_size range");
 	for (int i = 0; !err && i < n; i++)
-		err = ptlab_wx_identity(p, low[i].va, low[i].len, "RAM below 640 KiB");
+		err = ptlab_wx_identity(&p->wx, &p->build, p->cpu.caps.pdpe1gb, low[i].va,
+					low[i].len, "RAM below 640 KiB");
 	if (err)
 		report_fail(p->rep, "linux: the kernel's W^X exemptions (%u recorded): %s", p->wx.n,
 			    pt_strerror(err));

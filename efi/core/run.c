@@ -185,7 +185,7 @@ static bool data_in_ram_gib(struct ptlab *p, UINTN pages, EFI_PHYSICAL_ADDRESS *
 		uint64_t gib = pt_align_up(r->pa, PT_SIZE_1G);
 
 		for (; gib + PT_SIZE_1G <= r->pa + r->len; gib += PT_SIZE_1G) {
-			if (!ptlab_range_is_ram(p, gib, PT_SIZE_1G))
+			if (!ptlab_range_is_ram(&p->build.map, gib, PT_SIZE_1G))
 				continue;
 			for (uint64_t pa = gib + PT_SIZE_1G - pages * PT_PAGE_SIZE; pa >= gib;
 			     pa -= PT_SIZE_2M) {
@@ -252,7 +252,8 @@ int run_setup_data(struct ptlab *p)
 	p->data.len = DATA_BYTES;
 	p->data.big_pa = p->data.pa & ~(PT_SIZE_1G - 1);
 	/* a WB 1 GiB leaf over MMIO, a hole or reserved memory is a bug class of its own */
-	p->data.big_ok = p->cpu.caps.pdpe1gb && ptlab_range_is_ram(p, p->data.big_pa, PT_SIZE_1G);
+	p->data.big_ok = p->cpu.caps.pdpe1gb &&
+			 ptlab_range_is_ram(&p->build.map, p->data.big_pa, PT_SIZE_1G);
 	p->data.alloc = pa;
 	p->data.pages = pages;
 	setup_typed(&p->data, p->rep);
@@ -468,7 +469,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	}
 	/* after hand-off the firmware's tables are gone: audited before leaving */
 	if (!p->mode->boot_services_gone) {
-		ptlab_audit_firmware(p);
+		ptlab_audit_firmware(CHECK_RUN(p));
 		ptlab_dump_firmware(p);
 	}
 	checks_run(p, PTLAB_PHASE_STATIC);

@@ -218,9 +218,9 @@ void la57_fatal_leave(void *ctx)
 
 /* ---- the plan ---- */
 
-bool la57_is_code_page(const struct ptlab *p, uint64_t pa)
+bool la57_is_code_page(const struct ptlab_live *live, uint64_t pa)
 {
-	return p->live.la57_tramp && (pa & ~(PT_PAGE_SIZE - 1)) == p->live.la57_tramp;
+	return live->la57_tramp && (pa & ~(PT_PAGE_SIZE - 1)) == live->la57_tramp;
 }
 
 int la57_plan_fixup(struct ptlab_build *b, uint64_t tramp, bool has_1g)

@@ -41,8 +41,8 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
  */
 int la57_plan_fixup(struct ptlab_build *b, uint64_t tramp, bool has_1g);
 
-/* Is @pa the trampoline's code page (mapped RX in the identity map)? */
-bool la57_is_code_page(const struct ptlab *p, uint64_t pa);
+/* Is @pa the trampoline's code page (mapped RX in the identity map), per @live? */
+bool la57_is_code_page(const struct ptlab_live *live, uint64_t pa);
 
 /* Before the first live phase: the switch's preconditions, as a test point. */
 void la57_check_ready(struct ptlab *p);

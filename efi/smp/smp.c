@@ -1122,8 +1122,8 @@ int smp_map_area(struct ptlab *p)
 		if (!err)
 			c->ad_pte_pa = l.entry_pa;
 		if (!err && !c->bsp) {
-			inject_begin(p, &check_smp_ap_alias, PT_HHDM_BASE + c->own_pa);
-			inject_begin(p, &check_smp_ap_pf, c->pf_va);
+			inject_begin(CHECK_RUN(p), &check_smp_ap_alias, PT_HHDM_BASE + c->own_pa);
+			inject_begin(CHECK_RUN(p), &check_smp_ap_pf, c->pf_va);
 		}
 	}
 	return err;
@@ -1131,8 +1131,8 @@ int smp_map_area(struct ptlab *p)
 
 void smp_unmap_area(struct ptlab *p)
 {
-	inject_end(p, &check_smp_ap_alias);
-	inject_end(p, &check_smp_ap_pf);
+	inject_end(CHECK_RUN(p), &check_smp_ap_alias);
+	inject_end(CHECK_RUN(p), &check_smp_ap_pf);
 	pt_unmap(&p->build.space, SMP_AREA, 3 * PT_SIZE_2M, PT_SPARSE, NULL);
 }
 

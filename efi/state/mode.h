@@ -6,8 +6,10 @@
  * checks) calls the operations and reads the properties, which describe
  * the machine's state, not a mode: boot_services_gone decides the plan's
  * caps and the firmware-table audit (core/run.c), the expected attributes
- * and the W^X exemption of runtime code (checks/checks.c) and the wording
- * of the record that no 5-level switch is needed (live/la57.c).
+ * and the W^X exemption of runtime code (the checks read it as a fact of
+ * their view of the run, struct check_run, which checks/registry.c makes)
+ * and the wording of the record that no 5-level switch is needed
+ * (live/la57.c).
  * What differs by who started a thing (how an AP's end reads, whether the
  * fatal path switches paging levels back) is passed or installed by the
  * caller that knows.  The shared code never tests which mode it is.  The

@@ -302,23 +302,4 @@ struct ptlab {
 	struct ptlab_inject inject;
 };
 
-/*
- * @want if the PAT layout @pat (the run's: env.pat) has it, else the first
- * of WT, UC, UC-, WC, WP it has (WB at worst): a firmware's PAT need not be
- * the power-on one.
- */
-static inline enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want)
-{
-	static const enum pt_cache order[] = { PT_CACHE_WT, PT_CACHE_UC, PT_CACHE_UCM,
-					       PT_CACHE_WC, PT_CACHE_WP };
-	uint64_t bits;
-
-	if (pt_cache_bits(pat, want, 0, &bits) == PT_OK)
-		return want;
-	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (pt_cache_bits(pat, order[i], 0, &bits) == PT_OK)
-			return order[i];
-	return PT_CACHE_WB;
-}
-
 #endif /* PTLAB_EFI_STATE_H */

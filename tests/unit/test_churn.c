@@ -6,7 +6,8 @@
  * What only the machine has is stood in for here, at the churn's link
  * seams (trap.h's probes; state.h's ptlab_flush, ptlab_invlpg,
  * ptlab_wbinvd, ptlab_is_ram, ptlab_deadline_passed; inject.h's
- * inject_begin and inject_end, and the entry of the check they name):
+ * inject_begin and inject_end, the entry of the check they name and
+ * registry.h's check_run_of, which makes the run's view they are given):
  *  - the fault probes translate with pt_translate on p->build.space (the
  *    effective flags) and raise #PF the way the CPU does: error 0 for an unmapped page
  *    (|W for writes, |I/D for fetches), 3 for a write to a read-only page,
@@ -135,17 +136,30 @@ void ptlab_wbinvd(void)
 }
 
 /* --inject's faults are planted on the machine only (efi/checks/inject.c). */
-void inject_begin(struct ptlab *p, const struct ptlab_check *c, uint64_t arg)
+void inject_begin(struct check_run *run, const struct ptlab_check *c, uint64_t arg)
 {
-	(void)p;
+	(void)run;
 	(void)c;
 	(void)arg;
 }
 
-void inject_end(struct ptlab *p, const struct ptlab_check *c)
+void inject_end(struct check_run *run, const struct ptlab_check *c)
 {
-	(void)p;
+	(void)run;
 	(void)c;
+}
+
+/*
+ * The checks' view of the run the churn hands those hooks (registry.c on
+ * the machine, which needs the mode and the live phases): the run's parts.
+ */
+struct check_run *check_run_of(struct ptlab *p, struct check_run *c)
+{
+	*c = (struct check_run){ .rep = p->rep, .opts = &p->opts, .cpu = &p->cpu,
+				 .build = &p->build, .data = &p->data, .live = &p->live,
+				 .wx = &p->wx, .inject = &p->inject, .t = &p->t,
+				 .aborted = &p->aborted, .state = p };
+	return c;
 }
 
 /* The memory-type audit's registry entry (efi/checks/elsewhere.c on the machine). */
@@ -267,9 +281,9 @@ void ptlab_flush(const struct pt_flushlist *fl)
 		tlb_drop_range(fl->r[i].va, fl->r[i].len);
 }
 
-bool ptlab_is_ram(const struct ptlab *p, uint64_t pa)
+bool ptlab_is_ram(const struct pt_memmap *map, uint64_t pa)
 {
-	(void)p;
+	(void)map;
 	return in_arena(pa & ~(PT_PAGE_SIZE - 1), PT_PAGE_SIZE);
 }
 

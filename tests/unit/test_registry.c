@@ -13,7 +13,9 @@
  * read-only in a space built in an arena (arena.h), observed by the check
  * through pt_translate.  At the seams: ptlab_live_phase (live/live.c on the
  * machine) marks the phase live and runs it; ptlab_flush (a privileged
- * flush there) counts.
+ * flush there) counts; ptlab_deadline_passed answers as the test says.
+ * A check is given the run's view (struct check_run), made from the run's
+ * state by check_run_of.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +56,11 @@ static struct {
 	unsigned norder;
 	unsigned flushes;
 	enum ptlab_phase current;
+	const struct check_run *lead_run;   /* the view the lead check was given, */
+	struct check_run lead_run_copy;     /* and what it held then */
+	bool lead_deadline;                 /* what check_deadline_passed told it */
+	const struct ptlab *deadline_asked; /* the run ptlab_deadline_passed was asked about */
+	bool deadline_says;                 /* what the seam answers */
 } seen;
 
 /* ---- seams ---- */
@@ -80,6 +87,13 @@ void ptlab_flush(const struct pt_flushlist *fl)
 	seen.flushes++;
 }
 
+/* The run's deadline (live/live.c on the machine): as the test sets it. */
+bool ptlab_deadline_passed(struct ptlab *p)
+{
+	seen.deadline_asked = p;
+	return seen.deadline_says;
+}
+
 /* ---- the checks added here ---- */
 
 /* Each check notes its letter as it runs: the order the runner ran them in. */
@@ -89,34 +103,34 @@ static void ran(char letter)
 		seen.order[seen.norder++] = letter;
 }
 
-static bool page_writable(struct ptlab *p)
+static bool page_writable(const struct pt_space *s)
 {
 	struct pt_leaf l;
 
-	assert_int_equal(pt_translate(&p->build.space, TEST_VA, &l), PT_OK);
+	assert_int_equal(pt_translate(s, TEST_VA, &l), PT_OK);
 	return (l.flags & PT_WRITE) != 0;
 }
 
-static void extra_check(struct ptlab *p, const struct ptlab_check *self)
+static void extra_check(struct check_run *run, const struct ptlab_check *self)
 {
 	(void)self;
 	ran('X');
 	if (seen.extra_runs < 8)
 		seen.ran_in[seen.extra_runs] = seen.current;
 	seen.extra_runs++;
-	seen.writable_during = page_writable(p);
+	seen.writable_during = page_writable(&run->build->space);
 	/* the fault is the check's own: no other check's fault is planted */
-	assert_true(p->inject.n <= 1);
-	if (page_writable(p))
-		report_ok(p->rep, "extra: the test page is writable");
+	assert_true(run->inject->n <= 1);
+	if (page_writable(&run->build->space))
+		report_ok(run->rep, "extra: the test page is writable");
 	else
-		report_fail(p->rep, "extra: the test page is read-only");
+		report_fail(run->rep, "extra: the test page is read-only");
 }
 
-static int extra_plant(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int extra_plant(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	assert_int_equal(arg, 0);   /* the runner plants it, not a hook */
-	return inject_protect(p, self, TEST_VA, 0);
+	return inject_protect(run, self, TEST_VA, 0);
 }
 
 static const struct ptlab_check extra = {
@@ -126,20 +140,20 @@ static const struct ptlab_check extra = {
 };
 
 /* A second check, in another phase, with a fault planted as its phase is entered. */
-static void other_check(struct ptlab *p, const struct ptlab_check *self)
+static void other_check(struct check_run *run, const struct ptlab_check *self)
 {
 	ran('O');
 	seen.other_runs++;
 	seen.other_live_what = seen.live_what;
-	seen.entry_before_run = seen.enter_plants == 1 && inject_on(&p->opts, self);
+	seen.entry_before_run = seen.enter_plants == 1 && inject_on(run->opts, self);
 }
 
-static int other_plant(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int other_plant(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
 	(void)self;
 	(void)arg;
 	seen.enter_plants++;
-	seen.phases_at_enter_plant = p->live.phases;
+	seen.phases_at_enter_plant = run->live->phases;
 	return 0;
 }
 
@@ -152,18 +166,21 @@ static const struct ptlab_check other = {
  * The live phase's first check, ahead of the one with the AT_ENTRY fault:
  * that fault is the state the phase begins in, so this check sees it too.
  */
-static void lead_check(struct ptlab *p, const struct ptlab_check *self)
+static void lead_check(struct check_run *run, const struct ptlab_check *self)
 {
 	(void)self;
 	ran('L');
 	seen.lead_runs++;
 	seen.enter_plants_at_lead = seen.enter_plants;
-	seen.phases_at_lead = p->live.phases;
+	seen.phases_at_lead = run->live->phases;
+	seen.lead_run = run;
+	seen.lead_run_copy = *run;
+	seen.lead_deadline = check_deadline_passed(run);
 }
 
-static int lead_plant(struct ptlab *p, const struct ptlab_check *self, uint64_t arg)
+static int lead_plant(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
-	(void)p;
+	(void)run;
 	(void)self;
 	(void)arg;
 	seen.lead_plants++;
@@ -176,9 +193,9 @@ static const struct ptlab_check lead = {
 };
 
 /* The live phase's last check. */
-static void tail_check(struct ptlab *p, const struct ptlab_check *self)
+static void tail_check(struct check_run *run, const struct ptlab_check *self)
 {
-	(void)p;
+	(void)run;
 	(void)self;
 	ran('T');
 }
@@ -207,6 +224,10 @@ struct fx {
 
 static struct fx fx;
 
+/* What the checks' expectations depend on: boot services still there, or gone. */
+static const struct mode kept = { .boot_services_gone = false };
+static const struct mode gone = { .boot_services_gone = true };
+
 static void fx_init(const char *options)
 {
 	char err[200] = "";
@@ -218,6 +239,7 @@ static void fx_init(const char *options)
 	arena_init(&fx.a, 64);
 	report_init(&fx.rep, fx.buf, sizeof(fx.buf));
 	fx.p.rep = &fx.rep;
+	fx.p.mode = &kept;
 	assert_int_equal(opts_parse_ascii(options, strlen(options), &fx.p.opts, err, sizeof(err)),
 			 OPTS_OK);
 	assert_int_equal(pt_create(&fx.p.build.space, &fx.a.env, 4), PT_OK);
@@ -279,7 +301,7 @@ static void test_registry_plants_and_removes_the_added_fault(void **state)
 	assert_non_null(strstr(fx.buf, "not ok 1 - extra: the test page is read-only"));
 	assert_non_null(strstr(fx.buf, "# inject: extra-read-only planted"));
 	/* taken back right after: writable again, nothing left recorded */
-	assert_true(page_writable(&fx.p));
+	assert_true(page_writable(&fx.p.build.space));
 	assert_int_equal(fx.p.inject.n, 0);
 	/* the other check's fault was not asked for */
 	assert_int_equal(seen.enter_plants, 0);
@@ -393,6 +415,45 @@ static void test_registry_runs_only_the_phase_asked_for(void **state)
 	fx_fini();
 }
 
+/*
+ * A check is given the run's parts, the mode's fact and the run's
+ * deadline (check_run_of), not the run: each part is the run's own, so a
+ * change through it is the run's, and the deadline is the run's.
+ */
+static void test_registry_gives_a_check_the_run_s_parts(void **state)
+{
+	const struct check_run *r = &seen.lead_run_copy;
+
+	(void)state;
+	fx_init("--end=qemu");
+	fx.p.mode = &gone;
+	seen.deadline_says = true;
+	assert_int_equal(registry_run(&fx.p, &with_extra, PTLAB_PHASE_LIVE), 0);
+	assert_int_equal(seen.lead_runs, 1);
+	assert_ptr_equal(r->rep, &fx.rep);
+	assert_ptr_equal(r->opts, &fx.p.opts);
+	assert_ptr_equal(r->cpu, &fx.p.cpu);
+	assert_ptr_equal(r->build, &fx.p.build);
+	assert_ptr_equal(r->data, &fx.p.data);
+	assert_ptr_equal(r->live, &fx.p.live);
+	assert_ptr_equal(r->wx, &fx.p.wx);
+	assert_ptr_equal(r->inject, &fx.p.inject);
+	assert_ptr_equal(r->t, &fx.p.t);
+	assert_ptr_equal(r->aborted, &fx.p.aborted);
+	assert_ptr_equal(r->state, &fx.p);
+	assert_true(r->boot_services_gone);
+	/* the deadline it asked about is the run's */
+	assert_true(seen.lead_deadline);
+	assert_ptr_equal(seen.deadline_asked, &fx.p);
+	fx_fini();
+
+	fx_init("--end=qemu");
+	assert_int_equal(registry_run(&fx.p, &with_extra, PTLAB_PHASE_LIVE), 0);
+	assert_false(r->boot_services_gone);
+	assert_false(seen.lead_deadline);
+	fx_fini();
+}
+
 /* A registry without the added table never runs it: what the tests above tell apart. */
 static void test_registry_without_the_table_skips_it(void **state)
 {
@@ -413,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_registry_keys_each_check_s_lines),
 		cmocka_unit_test(test_registry_inject_accepts_the_added_name),
 		cmocka_unit_test(test_registry_without_the_table_skips_it),
+		cmocka_unit_test(test_registry_gives_a_check_the_run_s_parts),
 		cmocka_unit_test(test_registry_runs_a_phase_in_table_order),
 		cmocka_unit_test(test_registry_runs_only_the_phase_asked_for),
 	};

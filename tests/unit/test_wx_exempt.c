@@ -161,7 +161,8 @@ static void test_smm_map_exemptions_are_the_ram_pieces_and_the_hole_keeps_its_at
 	assert_int_equal(hole_flags & RWX, 0);
 	assert_int_equal(hole_flags, PT_CACHE(PT_CACHE_UC));
 	for (int i = 0; i < n; i++)
-		assert_int_equal(ptlab_wx_identity(p, low[i].va, low[i].len, "RAM below 640 KiB"),
+		assert_int_equal(ptlab_wx_identity(&p->wx, &p->build, p->cpu.caps.pdpe1gb, low[i].va,
+						   low[i].len, "RAM below 640 KiB"),
 				 PT_OK);
 	assert_int_equal(p->wx.n, 2);
 	for (int i = 0; i < n; i++) {
@@ -330,13 +331,15 @@ static void test_identity_refused_changes_nothing(void **state)
 
 	(void)state;
 	/* no identity entry holds the address: refused by the plan */
-	assert_int_equal(ptlab_wx_identity(p, UINT64_C(0x7f0000000000), 0x1000, "nowhere"),
+	assert_int_equal(ptlab_wx_identity(&p->wx, &p->build, p->cpu.caps.pdpe1gb,
+					   UINT64_C(0x7f0000000000), 0x1000, "nowhere"),
 			 PT_ENOTMAPPED);
 	assert_int_equal(p->wx.n, 0);
 	assert_int_equal(p->build.plan.n, entries);
 	/* a full list: refused before the plan is touched */
 	p->wx.n = PTLAB_WX_EXEMPT_MAX;
-	assert_int_equal(ptlab_wx_identity(p, 0x1000, 0x1000, "full"), PT_ECAPACITY);
+	assert_int_equal(ptlab_wx_identity(&p->wx, &p->build, p->cpu.caps.pdpe1gb, 0x1000, 0x1000,
+					   "full"), PT_ECAPACITY);
 	assert_int_equal(p->wx.n, PTLAB_WX_EXEMPT_MAX);
 	assert_int_equal(p->build.plan.n, entries);
 	assert_int_equal(plan_flags(&p->build.plan, 0x1000) & RWX, PT_WRITE);
@@ -361,8 +364,6 @@ static void test_runtime_code_rule(void **state)
 		{ 0x110000, 0x1000, PT_EXEC, false, false, PT_EFI_RT_CODE, 0 },
 		{ 0x111000, 0x2000, PT_WRITE | PT_EXEC, true, false, PT_EFI_RT_CODE, 0 },
 	};
-	static const struct mode kept = { .boot_services_gone = false };
-	static const struct mode gone = { .boot_services_gone = true };
 	struct ptlab *p = calloc(1, sizeof(*p));
 
 	(void)state;
@@ -373,15 +374,14 @@ static void test_runtime_code_rule(void **state)
 		bool code = pa >= 0x110000 && pa < 0x114000;
 		bool rwx_in_mat = pa >= 0x111000 && pa < 0x113000;
 
-		p->mode = &kept;
 		p->build.mat.n = 0;
-		assert_false(ptlab_wx_runtime(p, pa));
-		p->mode = &gone;
-		if (ptlab_wx_runtime(p, pa) != code)
+		assert_false(ptlab_wx_runtime(&p->build, false, pa));
+		if (ptlab_wx_runtime(&p->build, true, pa) != code)
 			fail_msg("pa 0x%llx without a table: %d, want %d", (unsigned long long)pa,
 				 !code, code);
 		p->build.mat.n = NR(mat);
-		if (ptlab_wx_runtime(p, pa) != (code && rwx_in_mat))
+		assert_false(ptlab_wx_runtime(&p->build, false, pa));
+		if (ptlab_wx_runtime(&p->build, true, pa) != (code && rwx_in_mat))
 			fail_msg("pa 0x%llx with the table: %d, want %d", (unsigned long long)pa,
 				 !(code && rwx_in_mat), code && rwx_in_mat);
 	}
