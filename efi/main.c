@@ -18,6 +18,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "checks/catalog.h"
 #include "fw/firmware.h"
 #include "report/fmt.h"
 #include "fw/fsfile.h"

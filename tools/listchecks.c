@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/catalog.h"
 #include "live/la57.h"
 #include "checks/registry.h"
 #include "cpu/trap.h"

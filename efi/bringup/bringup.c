@@ -26,6 +26,8 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "checks/elsewhere.h"
+#include "checks/checkkit.h"
 #include "bringup/bringup.h"
 #include "checks/inject.h"
 #include "fw/firmware.h"

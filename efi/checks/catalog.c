@@ -3,6 +3,10 @@
  * The app's check registry: the modules' tables in the order the run
  * reaches them.  Firmware-free.
  */
+#include "checks/catalog.h"
+#include "checks/elsewhere.h"
+#include "checks/cpuchecks.h"
+#include "checks/checks.h"
 #include "checks/registry.h"
 
 static const struct ptlab_check *const *const app_tables[] = {

@@ -13,6 +13,8 @@
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
 
+#include "checks/registry.h"
+
 struct ptlab_build;
 struct ptlab_wx;
 struct wx_exempt;
@@ -147,5 +149,16 @@ size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *
  * the power-on one.
  */
 enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want);
+
+/*
+ * A test point of check @c reported outside the phase loops (an
+ * ELSEWHERE entry's): report_ok() when @ok, else report_fail(), its line
+ * keyed by @c's fault name as the runner keys the lines of the checks it
+ * runs (report.h's check).  Returns as report_ok().  In checkkit.c, which
+ * calls nothing back in the run, so the code that reports such checks
+ * (la57live.c, smp/) makes no call cycle through the runner.
+ */
+int check_report(struct report *rep, const struct ptlab_check *c, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

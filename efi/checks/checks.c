@@ -10,6 +10,8 @@
  * No firmware calls: the software checks run on plain memory, the live ones
  * with our tables loaded (through ptlab_live).
  */
+#include "checks/checks.h"
+#include "live/flush.h"
 #include "report/fmt.h"
 #include "state/state.h"
 #include "live/live.h"

@@ -38,6 +38,8 @@
  *
  * No firmware calls (firmware-free: in the host archive).
  */
+#include "checks/elsewhere.h"
+#include "live/flush.h"
 #include "checks/checkkit.h"
 #include "checks/churn.h"
 #include "checks/ram.h"

@@ -9,6 +9,8 @@
  *
  * No firmware calls: everything here runs live (through ptlab_live).
  */
+#include "checks/cpuchecks.h"
+#include "live/flush.h"
 #include "checks/checkkit.h"
 #include "checks/ram.h"
 #include "state/state.h"

@@ -5,6 +5,7 @@
  * registry entries: their faults are hooks in that code, which names them
  * by these entries (registry.h).  Firmware-free.
  */
+#include "checks/elsewhere.h"
 #include "checks/inject.h"
 #include "checks/registry.h"
 #include "live/la57.h"

@@ -12,6 +12,7 @@
  * reload, a reserved bit, CR0.WP, SMEP, stac/clac) are a condition in the
  * check's body instead (inject_on).
  */
+#include "live/flush.h"
 #include "checks/inject.h"
 #include "state/state.h"
 #include "live/live.h"

@@ -11,7 +11,8 @@
  * The entries live next to their checks: a module (checks.c,
  * cpuchecks.c) defines each check's entry and ends with its table of
  * them, and a registry is the list of those tables (catalog.c has the
- * app's).  Adding a check to a module is a change of that one C file:
+ * app's; each module's header, e.g. checks.h, declares its table).
+ * Adding a check to a module is a change of that one C file:
  *  - the check, void check_x(struct check_run *run, const struct ptlab_check *self),
  *    reporting its test points (report_ok/report_fail on run->rep);
  *  - its entry, static const struct ptlab_check x = { "x: whole name",
@@ -26,7 +27,9 @@
  * lines and tests/boot/faults.tsv, which names the entry by its fault name
  * only, saying which boot proves it (faulttable.py and faults.sh refuse
  * an entry without such a row, or a row naming no entry).  A new module
- * adds its table to catalog.c.
+ * adds its table to catalog.c.  The entries of checks that other code
+ * reports (check_report(), checkkit.h) are elsewhere.c's, declared in
+ * elsewhere.h for that code.
  *
  * The fault's name is also the check's key in the report: while the
  * runner runs a check, and when check_report() reports for an ELSEWHERE
@@ -190,16 +193,6 @@ const char *registry_phase_name(enum ptlab_phase ph);
  */
 int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_phase ph);
 
-/*
- * A test point of check @c reported outside the phase loops (an
- * ELSEWHERE entry's): report_ok() when @ok, else report_fail(), its line
- * keyed by @c's fault name as the runner keys the lines of the checks it
- * runs (report.h's check).  Returns as report_ok().  In checkkit.c, which
- * calls nothing back in the run, so the code that reports such checks
- * (la57live.c, smp/) makes no call cycle through the runner.
- */
-int check_report(struct report *rep, const struct ptlab_check *c, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /* Plant the PTLAB_FAULT_AFTER_BUILD faults asked for (each taken back after its check). */
 void registry_after_build(struct ptlab *p, const struct ptlab_registry *r);
@@ -216,44 +209,5 @@ int registry_accept(const struct ptlab_registry *r, const struct opts *o, char *
 
 /* Entries in @r, all its tables. */
 unsigned registry_count(const struct ptlab_registry *r);
-
-/* ---- the app's registry (catalog.c) ---- */
-
-extern const struct ptlab_registry ptlab_checks;
-
-/* registry_run(), registry_after_build() and registry_accept() on the app's registry. */
-int checks_run(struct ptlab *p, enum ptlab_phase ph);
-void checks_after_build(struct ptlab *p);
-int checks_accept_injects(const struct opts *o, char *err, size_t errlen);
-
-/* The modules' tables. */
-extern ptlab_check_table checks_table;		/* checks.c */
-extern ptlab_check_table cpuchecks_table;	/* cpuchecks.c */
-extern ptlab_check_table elsewhere_table;	/* elsewhere.c */
-
-/*
- * Checks reported elsewhere whose faults are hooks in other folders'
- * code: the hook names the entry (elsewhere.c).
- */
-extern const struct ptlab_check check_frames_returned;
-extern const struct ptlab_check check_memory_types;
-extern const struct ptlab_check check_smp_madt;
-extern const struct ptlab_check check_smp_aps_on_tables;
-extern const struct ptlab_check check_smp_ap_alias;
-extern const struct ptlab_check check_smp_ap_call;
-extern const struct ptlab_check check_smp_ap_pf;
-extern const struct ptlab_check check_smp_ap_ad;
-extern const struct ptlab_check check_smp_shootdowns;
-extern const struct ptlab_check check_la57_preconditions;
-extern const struct ptlab_check check_la57_back_to_4;
-extern const struct ptlab_check check_linux_digest;
-extern const struct ptlab_check check_linux_mapped;
-extern const struct ptlab_check check_linux_entry;
-extern const struct ptlab_check check_limine_digest;
-extern const struct ptlab_check check_limine_segments;
-extern const struct ptlab_check check_limine_read;
-extern const struct ptlab_check check_limine_identity;
-extern const struct ptlab_check check_limine_aps;
-extern const struct ptlab_check check_limine_masked;
 
 #endif

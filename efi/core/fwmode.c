@@ -10,6 +10,7 @@
  * Firmware calls: AllocatePages/FreePages for --fragment's scattered pages,
  * FreePool for the map buffer; the rest through run.c.
  */
+#include "core/fwmode.h"
 #include "bringup/bringup.h"
 #include "live/la57.h"
 #include "core/mode.h"

@@ -33,4 +33,7 @@ void handoff_ram_sweep(struct ptlab *p);
  */
 void handoff_emit_final(struct report *rep, struct ptlab_fb *fb);
 
+/* The hand-off mode: the run after ExitBootServices, on all of RAM. */
+extern const struct mode mode_handoff;
+
 #endif

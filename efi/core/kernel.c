@@ -19,6 +19,9 @@
  * Firmware calls (before ExitBootServices only): the file protocols
  * (fsfile.c); AllocatePages and FreePages through kalloc.c.
  */
+#include "checks/checkkit.h"
+#include "core/limine.h"
+#include "core/linux.h"
 #include "bringup/bringup.h"
 #include "core/end.h"
 #include "core/handoff.h"

@@ -51,7 +51,7 @@ struct kernel_proto {
 	__attribute__((noreturn)) void (*enter)(struct ptlab *p);
 };
 
-extern const struct kernel_proto kernel_linux;    /* linux.c */
-extern const struct kernel_proto kernel_limine;   /* limine.c */
+/* The kernel mode: a hand-off that ends in the kernel --kernel names. */
+extern const struct mode mode_kernel;
 
 #endif

@@ -37,6 +37,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "checks/elsewhere.h"
 #include "core/end.h"
 #include "core/handoff.h"
 #include "core/kalloc.h"

@@ -24,4 +24,9 @@ struct report;
  */
 unsigned limine_levels(struct report *rep, const char *path, bool la57, EFI_LOADED_IMAGE *li);
 
+struct kernel_proto;
+
+/* The Limine boot protocol as a kernel hand-off protocol (kernel.h). */
+extern const struct kernel_proto kernel_limine;
+
 #endif

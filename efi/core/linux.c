@@ -25,6 +25,8 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "core/linux.h"
+#include "checks/elsewhere.h"
 #include "core/end.h"
 #include "core/handoff.h"
 #include "core/kalloc.h"

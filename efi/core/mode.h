@@ -19,10 +19,6 @@ struct mode_boot {
 	uint64_t t0;                 /* TSC at the run's start, for the time facts */
 };
 
-extern const struct mode mode_firmware;
-extern const struct mode mode_handoff;
-extern const struct mode mode_kernel;
-
 /* The mode @o chooses: --mode=firmware|handoff, a hand-off with --kernel. */
 const struct mode *mode_pick(const struct opts *o);
 

@@ -6,6 +6,7 @@
  * they call nothing but cpu/, so every file above can use them without a
  * cycle of calls.  Host tests link their own versions (link seams).
  */
+#include "live/flush.h"
 #include "live/live.h"
 #include "state/state.h"
 

@@ -10,6 +10,7 @@
  * trap_uninstall(), after hand-off the recovery CR3 is loaded again,
  * whatever happened.
  */
+#include "live/flush.h"
 #include "live/live.h"
 #include "state/state.h"
 #include "report/report.h"

@@ -55,18 +55,4 @@ void ptlab_env_init(struct ptlab *p);
 /* Microseconds for @ticks (0 when the TSC is not calibrated). */
 uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks);
 
-/* ---- flush.c: TLB and cache maintenance for the tables in CR3 ---- */
-
-/* Invalidate what a pt_flushlist names (invlpg, or a CR3 reload for many pages). */
-void ptlab_flush(const struct pt_flushlist *fl);
-
-/*
- * invlpg of one address; wbinvd (write back and invalidate every cache).
- * Privileged: flush.c runs the instructions, a host test that links a
- * module calling them defines its own (link seams, like ptlab_flush,
- * ptlab_is_ram, ptlab_deadline_passed and trap.h's probes).
- */
-void ptlab_invlpg(uint64_t va);
-void ptlab_wbinvd(void);
-
 #endif /* PTLAB_EFI_LIVE_H */

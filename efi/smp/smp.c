@@ -20,6 +20,9 @@
  * No firmware calls: the APs run this on our tables, called through MP
  * services (bringup/bringup.c) or started by SIPI (hand-off mode).
  */
+#include "checks/checkkit.h"
+#include "checks/elsewhere.h"
+#include "live/flush.h"
 #include "report/fmt.h"
 #include "report/report.h"
 #include "checks/inject.h"
@@ -57,8 +60,6 @@ extern const char smp_stubs[] __attribute__((visibility("hidden")));
 extern const char smp_guard_resume[] __attribute__((visibility("hidden")));
 void smp_on_stack(void (*fn)(void *), void *arg, uint64_t top) __attribute__((visibility("hidden")));
 int smp_guard(int (*fn)(void *), void *arg, uint64_t *slot) __attribute__((visibility("hidden")));
-void smp_ap_proc(struct smp_shared *sh) __attribute__((visibility("hidden")));
-void smp_ap_dispatch(struct trap_frame *frame) __attribute__((visibility("hidden")));
 
 /*
  * What every CPU shares (struct smp_shared).  It lives in the image
@@ -1142,7 +1143,6 @@ extern const char smp_tramp_start[] __attribute__((visibility("hidden")));
 extern const char smp_tramp_pm32[] __attribute__((visibility("hidden")));
 extern const char smp_tramp_lm64[] __attribute__((visibility("hidden")));
 extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
-void smp_ap_handoff(struct smp_cpu *c) __attribute__((visibility("hidden"), noreturn));
 
 #define SIPI_WAIT_US   (10u * 1000000u)
 #define INIT_DELAY_US  10000u

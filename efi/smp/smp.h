@@ -209,4 +209,15 @@ bool smp_handoff_start_at(struct smp_shared *sh, unsigned levels, unsigned index
 int smp_map_area(struct ptlab *p);
 void smp_unmap_area(struct ptlab *p);
 
+/*
+ * Called from assembly, never from C but through a pointer.  The firmware
+ * mode's AP procedure (smp_asm.S's trampoline into it, on the firmware's
+ * stack): the AP's part of the checks, until the BSP's stop.
+ */
+void smp_ap_proc(struct smp_shared *sh) __attribute__((visibility("hidden")));
+/* An AP's exception dispatcher: every vector's stub of smp_asm.S calls it. */
+void smp_ap_dispatch(struct trap_frame *frame) __attribute__((visibility("hidden")));
+/* The hand-off trampoline's C entry on AP @c, on its own stack; never returns. */
+void smp_ap_handoff(struct smp_cpu *c) __attribute__((visibility("hidden"), noreturn));
+
 #endif

@@ -22,6 +22,10 @@
 
 #include <cmocka.h>
 
+#include "../../efi/checks/elsewhere.h"
+#include "../../efi/checks/cpuchecks.h"
+#include "../../efi/checks/checks.h"
+#include "../../efi/checks/catalog.h"
 #include "../../efi/live/la57.h"
 #include "../../efi/checks/registry.h"
 #include "../../efi/cpu/trap.h"

@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "../../efi/checks/checkkit.h"
 #include "arena.h"
 
 #include "../../efi/checks/inject.h"
