@@ -32,9 +32,13 @@ uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks)
 	return 0;
 }
 
-bool ptlab_deadline_passed(struct ptlab *p)
+bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
+			   bool *aborted)
 {
-	(void)p;
+	(void)t;
+	(void)o;
+	(void)rep;
+	(void)aborted;
 	UNREACHED("ptlab_deadline_passed");
 	return true;
 }

@@ -85,7 +85,7 @@ int ptlab_wx_visit(void *arg, const struct pt_leaf *l);
  * are in the run's list, struct ptlab_wx, instead).  Whether a W+X leaf
  * at @pa stands by that rule (PTLAB_WX_RUNTIME), per @b's memory map and
  * Memory Attributes Table, in a run whose tables are checked after
- * ExitBootServices when @boot_services_gone (the check_run's fact).
+ * ExitBootServices when @boot_services_gone (in a run, @b's own).
  */
 bool ptlab_wx_runtime(const struct ptlab_build *b, bool boot_services_gone, uint64_t pa);
 

@@ -205,7 +205,7 @@ static void check_memmap_coverage(struct check_run *run, const struct ptlab_chec
 
 		for (unsigned k = 0; k < 2; k++) {
 			uint64_t pa = ends[k];
-			unsigned flags = class_flags(&run->build->mat, run->boot_services_gone,
+			unsigned flags = class_flags(&run->build->mat, run->build->boot_services_gone,
 						     r->type, pa);
 			int b = 0;
 
@@ -255,7 +255,7 @@ static enum ptlab_wx_exemption own_wx_exemption(const void *ctx, uint64_t va, ui
 		a->listed[e - run->wx->e] += size;
 		return PTLAB_WX_LISTED;
 	}
-	return ptlab_wx_runtime(run->build, run->boot_services_gone, pa) ?
+	return ptlab_wx_runtime(run->build, run->build->boot_services_gone, pa) ?
 	       PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
 }
 

@@ -816,7 +816,7 @@ int churn_slice(struct ptlab *p)
 		one_op(&cc);
 		c->op++;
 		/* the deadline (live/live.h) reads the run's time and marks the run aborted */
-		if (ptlab_deadline_passed(p))
+		if (ptlab_deadline_passed(&p->t, &p->opts, p->rep, &p->aborted))
 			c->failed = true;
 		if ((c->op & 63) == 0 && rdtsc() > end)
 			break;

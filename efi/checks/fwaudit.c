@@ -32,7 +32,7 @@ static enum ptlab_wx_exemption fw_wx_exemption(const void *ctx, uint64_t va, uin
 
 	(void)va;
 	(void)size;
-	return ptlab_wx_runtime(a->run->build, a->run->boot_services_gone, pa) ?
+	return ptlab_wx_runtime(a->run->build, a->run->build->boot_services_gone, pa) ?
 	       PTLAB_WX_RUNTIME : PTLAB_WX_FORBIDDEN;
 }
 

@@ -21,12 +21,6 @@ struct phase_run {
 	struct check_run *run;
 };
 
-/* ptlab_deadline_passed() on the run's state, for a check that has only its view. */
-static bool run_deadline_passed(void *state)
-{
-	return ptlab_deadline_passed(state);
-}
-
 struct check_run *check_run_of(struct ptlab *p, struct check_run *c)
 {
 	*c = (struct check_run){
@@ -39,12 +33,15 @@ struct check_run *check_run_of(struct ptlab *p, struct check_run *c)
 		.wx = &p->wx,
 		.inject = &p->inject,
 		.t = &p->t,
-		.boot_services_gone = p->mode->boot_services_gone,
 		.aborted = &p->aborted,
 		.state = p,
-		.deadline_passed = run_deadline_passed,
 	};
 	return c;
+}
+
+bool check_deadline_passed(const struct check_run *run)
+{
+	return ptlab_deadline_passed(run->t, run->opts, run->rep, run->aborted);
 }
 
 const char *registry_phase_name(enum ptlab_phase ph)

@@ -75,21 +75,13 @@ struct check_run {
 	const struct ptlab_wx *wx;            /* the W^X exemptions of the plan */
 	struct ptlab_inject *inject;          /* the faults planted (inject.c) */
 	const struct ptlab_time *t;
-	/*
-	 * The tables are planned for and checked after ExitBootServices
-	 * (state/mode.h): the expected attributes and the W^X exemption of
-	 * runtime code follow the Memory Attributes Table.
-	 */
-	bool boot_services_gone;
 	/* set by a check that finds the run cannot go on (the live phases are not entered) */
 	bool *aborted;
 	/*
-	 * The run's state, opaque to the checks: its address is what
-	 * check_liveness needs mapped, and deadline_passed(state) is
-	 * ptlab_deadline_passed() on it (check_deadline_passed below).
+	 * Where the run's state is, for check_liveness (the state must be
+	 * mapped writable on our tables): an address, nothing read through it.
 	 */
-	void *state;
-	bool (*deadline_passed)(void *state);
+	const void *state;
 };
 
 /* Fill @c from the run @p; returns @c. */
@@ -108,10 +100,7 @@ struct check_run *check_run_of(struct ptlab *p, struct check_run *c);
  * reported as a failure and the run marked aborted (live.h's
  * ptlab_deadline_passed); long loops stop when this says true.
  */
-static inline bool check_deadline_passed(const struct check_run *run)
-{
-	return run->deadline_passed(run->state);
-}
+bool check_deadline_passed(const struct check_run *run);
 
 /* The phases, in the order a run reaches them. */
 enum ptlab_phase {

@@ -34,7 +34,9 @@ static void put_line(void *arg, const char *line)
 
 static bool stop_at_deadline(void *arg)
 {
-	return ptlab_deadline_passed(arg);
+	struct ptlab *p = arg;
+
+	return ptlab_deadline_passed(&p->t, &p->opts, p->rep, &p->aborted);
 }
 
 /* Where the lower half ends (and the non-canonical hole starts) for @levels. */

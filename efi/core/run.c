@@ -129,7 +129,7 @@ int run_plan(struct ptlab *p)
 		.has_1g = p->cpu.caps.pdpe1gb,
 		.levels = p->build.levels,
 		.maxphyaddr = p->cpu.caps.maxphyaddr,
-		.boot_services_gone = p->mode->boot_services_gone,
+		.boot_services_gone = p->build.boot_services_gone,
 		.mat = p->build.mat.n ? &p->build.mat : NULL,
 	};
 	int err;
@@ -334,7 +334,7 @@ static int raise_fault(struct ptlab *p)
 		__asm__ volatile("mov %0, %%rsp\n\tpushq $0" : : "r"(PTLAB_UNMAPPED_VA + 0x1000) : "memory");
 		return 0;
 	case OPTS_RAISE_TIMEOUT:
-		while (!ptlab_deadline_passed(p))
+		while (!ptlab_deadline_passed(&p->t, &p->opts, p->rep, &p->aborted))
 			__asm__ volatile("pause");
 		return 0;
 	case OPTS_RAISE_LA57_WINDOW:
@@ -471,7 +471,7 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 		ptlab_dump_tables(p);
 	}
 	/* after hand-off the firmware's tables are gone: audited before leaving */
-	if (!p->mode->boot_services_gone) {
+	if (!p->build.boot_services_gone) {
 		ptlab_audit_firmware(CHECK_RUN(p));
 		ptlab_dump_firmware(p);
 	}
@@ -513,6 +513,7 @@ bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
 {
 	cpu_caps_read(&p->cpu.caps);
 	p->cpu.fw_cr3 = read_cr3();
+	p->build.boot_services_gone = p->mode->boot_services_gone;
 	ptlab_env_init(p);
 	calibrate_tsc(&p->t);
 	p->t.deadline = opts_deadline(t0, p->opts.timeout, p->t.tsc_per_us);

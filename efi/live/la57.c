@@ -167,7 +167,7 @@ void la57_check_ready(struct ptlab *p)
 	if (la57_active() == (p->build.levels == 5)) {
 		report_ok(p->rep, "la57: already in %u-level paging (CR4=0x%llx)%s", p->build.levels,
 			  (unsigned long long)read_cr4(),
-			  p->mode->boot_services_gone ? " since the hand-off" : "");
+			  p->build.boot_services_gone ? " since the hand-off" : "");
 		return;
 	}
 	no = precondition(p, p->build.levels, p->build.our_cr3, false, why, sizeof(why));

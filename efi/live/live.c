@@ -67,14 +67,15 @@ void ptlab_env_init(struct ptlab *p)
 	}
 }
 
-bool ptlab_deadline_passed(struct ptlab *p)
+bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
+			   bool *aborted)
 {
-	if (!p->t.deadline || rdtsc() < p->t.deadline)
+	if (!t->deadline || rdtsc() < t->deadline)
 		return false;
-	if (!p->aborted)
-		report_fail(p->rep, "timeout: the run passed --timeout=%llu s",
-			    (unsigned long long)p->opts.timeout);
-	p->aborted = true;
+	if (!*aborted)
+		report_fail(rep, "timeout: the run passed --timeout=%llu s",
+			    (unsigned long long)o->timeout);
+	*aborted = true;
 	return true;
 }
 

@@ -13,8 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct opts;
 struct ptlab;
 struct ptlab_time;
+struct report;
 struct pt_flushlist;
 
 /* ---- live.c: running code with our tables in CR3 ---- */
@@ -44,10 +46,12 @@ struct ptlab_live_phase {
 int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph);
 
 /*
- * Past the --timeout deadline?  The first time, a failure line is reported
- * and the run marked aborted; long loops stop when this says true.
+ * Past the deadline in @t (--timeout, in @o)?  The first time, a failure
+ * line goes to @rep and *@aborted is set; long loops stop when this says
+ * true.
  */
-bool ptlab_deadline_passed(struct ptlab *p);
+bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
+			   bool *aborted);
 
 /* The environment callbacks: identity phys_to_virt, the pool, flush when live. */
 void ptlab_env_init(struct ptlab *p);

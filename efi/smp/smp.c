@@ -917,9 +917,10 @@ static void shootdown_checks(const struct bsp *v, uint64_t data_pa, bool smap)
  * The SMP churn: seeded map/unmap/remap/protect steps in the SMP area of
  * v's tables, each shot down and compared by every AP with the shadow
  * model; @seed: --seed; the frames in the data area at @data_pa.  Stops at
- * the deadline (ptlab_deadline_passed(@p): the run, for that alone).
+ * the deadline in @t (marking *@aborted, live.h's ptlab_deadline_passed).
  */
-static void churn_checks(struct ptlab *p, const struct bsp *v, uint64_t seed, uint64_t data_pa)
+static void churn_checks(const struct bsp *v, const struct ptlab_time *t, bool *aborted,
+			 uint64_t seed, uint64_t data_pa)
 {
 	struct smp_shared *sh = v->sh;
 	uint64_t fv[SMP_CHURN_FRAMES];
@@ -943,7 +944,7 @@ static void churn_checks(struct ptlab *p, const struct bsp *v, uint64_t seed, ui
 	sh->read_pages = SMP_CHURN_PAGES;
 	barrier();
 	sh->reading = 1;
-	for (; steps < CHURN_STEPS && nactive(sh) && !ptlab_deadline_passed(p); steps++) {
+	for (; steps < CHURN_STEPS && nactive(sh) && !ptlab_deadline_passed(t, v->o, v->rep, aborted); steps++) {
 		struct smp_step st = smp_churn_next(&ch);
 		uint64_t va = SMP_AREA + st.page * PT_PAGE_SIZE;
 		unsigned fl_w = st.writable ? PT_WRITE : 0;
@@ -1034,7 +1035,7 @@ int smp_bsp_live(struct ptlab *p)
 	const struct bsp v = bsp_of(p);
 
 	shootdown_checks(&v, p->data.pa, p->cpu.caps.smap);
-	churn_checks(p, &v, p->opts.seed, p->data.pa);
+	churn_checks(&v, &p->t, &p->aborted, p->opts.seed, p->data.pa);
 	smp_send_exit(p->smp);
 	return 0;
 }
@@ -1271,7 +1272,7 @@ int smp_handoff_live(struct ptlab *p)
 		if (!sh->cpu[i]->bsp)
 			smp_report_cpu(p->rep, sh->cpu[i]);
 	shootdown_checks(&v, p->data.pa, p->cpu.caps.smap);
-	churn_checks(p, &v, p->opts.seed, p->data.pa);
+	churn_checks(&v, &p->t, &p->aborted, p->opts.seed, p->data.pa);
 	smp_send_exit(sh);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];

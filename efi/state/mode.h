@@ -4,12 +4,12 @@
  * differ in, as one table of operations and properties.  The shared code
  * (the pipeline in core/run.c, the live phases, the checks, the SMP
  * checks) calls the operations and reads the properties, which describe
- * the machine's state, not a mode: boot_services_gone decides the plan's
- * caps and the firmware-table audit (core/run.c), the expected attributes
- * and the W^X exemption of runtime code (the checks read it as a fact of
- * their view of the run, struct check_run, which checks/registry.c makes)
- * and the wording of the record that no 5-level switch is needed
- * (live/la57.c).
+ * the machine's state, not a mode: run_start (core/run.c) copies
+ * boot_services_gone into the build (struct ptlab_build), where it decides
+ * the plan's caps and the firmware-table audit (core/run.c), the expected
+ * attributes and the W^X exemption of runtime code (the checks, through
+ * their view's build) and the wording of the record that no 5-level switch
+ * is needed (live/la57.c).
  * What differs by who started a thing (how an AP's end reads, whether the
  * fatal path switches paging levels back) is passed or installed by the
  * caller that knows.  The shared code never tests which mode it is.  The

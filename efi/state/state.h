@@ -77,6 +77,12 @@ struct ptlab_cpu {
 
 struct ptlab_build {
 	unsigned levels;             /* of the hierarchies built (4 or 5) */
+	/*
+	 * Planned for, built and checked after ExitBootServices (the mode's
+	 * property, state/mode.h, taken by run_start): the plan's caps, the
+	 * attributes the checks expect and runtime code's W^X follow it.
+	 */
+	bool boot_services_gone;
 	struct pt_memmap map;
 	struct pt_image image;
 	/*

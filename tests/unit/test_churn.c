@@ -288,9 +288,13 @@ bool ptlab_is_ram(const struct pt_memmap *map, uint64_t pa)
 }
 
 /* No --timeout on the host: the deadline never passes. */
-bool ptlab_deadline_passed(struct ptlab *p)
+bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
+			   bool *aborted)
 {
-	return p->t.deadline && rdtsc() >= p->t.deadline;
+	(void)o;
+	(void)rep;
+	(void)aborted;
+	return t->deadline && rdtsc() >= t->deadline;
 }
 
 /* ---- the environment, as the app's (live/live.c) but over the arena ---- */

@@ -60,7 +60,8 @@ static struct {
 	const struct check_run *lead_run;   /* the view the lead check was given, */
 	struct check_run lead_run_copy;     /* and what it held then */
 	bool lead_deadline;                 /* what check_deadline_passed told it */
-	const struct ptlab *deadline_asked; /* the run ptlab_deadline_passed was asked about */
+	const struct ptlab_time *deadline_asked; /* the time ptlab_deadline_passed was asked about */
+	const bool *deadline_marks;         /* and the flag it would set */
 	bool deadline_says;                 /* what the seam answers */
 } seen;
 
@@ -89,9 +90,13 @@ void ptlab_flush(const struct pt_flushlist *fl)
 }
 
 /* The run's deadline (live/live.c on the machine): as the test sets it. */
-bool ptlab_deadline_passed(struct ptlab *p)
+bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
+			   bool *aborted)
 {
-	seen.deadline_asked = p;
+	(void)o;
+	(void)rep;
+	seen.deadline_asked = t;
+	seen.deadline_marks = aborted;
 	return seen.deadline_says;
 }
 
@@ -225,9 +230,6 @@ struct fx {
 
 static struct fx fx;
 
-/* What the checks' expectations depend on: boot services still there, or gone. */
-static const struct mode kept = { .boot_services_gone = false };
-static const struct mode gone = { .boot_services_gone = true };
 
 static void fx_init(const char *options)
 {
@@ -240,7 +242,6 @@ static void fx_init(const char *options)
 	arena_init(&fx.a, 64);
 	report_init(&fx.rep, fx.buf, sizeof(fx.buf));
 	fx.p.rep = &fx.rep;
-	fx.p.mode = &kept;
 	assert_int_equal(opts_parse_ascii(options, strlen(options), &fx.p.opts, err, sizeof(err)),
 			 OPTS_OK);
 	assert_int_equal(pt_create(&fx.p.build.space, &fx.a.env, 4), PT_OK);
@@ -417,7 +418,7 @@ static void test_registry_runs_only_the_phase_asked_for(void **state)
 }
 
 /*
- * A check is given the run's parts, the mode's fact and the run's
+ * A check is given the run's parts (the build's boot_services_gone among them) and the run's
  * deadline (check_run_of), not the run: each part is the run's own, so a
  * change through it is the run's, and the deadline is the run's.
  */
@@ -427,7 +428,7 @@ static void test_registry_gives_a_check_the_run_s_parts(void **state)
 
 	(void)state;
 	fx_init("--end=qemu");
-	fx.p.mode = &gone;
+	fx.p.build.boot_services_gone = true;
 	seen.deadline_says = true;
 	assert_int_equal(registry_run(&fx.p, &with_extra, PTLAB_PHASE_LIVE), 0);
 	assert_int_equal(seen.lead_runs, 1);
@@ -442,15 +443,16 @@ static void test_registry_gives_a_check_the_run_s_parts(void **state)
 	assert_ptr_equal(r->t, &fx.p.t);
 	assert_ptr_equal(r->aborted, &fx.p.aborted);
 	assert_ptr_equal(r->state, &fx.p);
-	assert_true(r->boot_services_gone);
+	assert_true(r->build->boot_services_gone);
 	/* the deadline it asked about is the run's */
 	assert_true(seen.lead_deadline);
-	assert_ptr_equal(seen.deadline_asked, &fx.p);
+	assert_ptr_equal(seen.deadline_asked, &fx.p.t);
+	assert_ptr_equal(seen.deadline_marks, &fx.p.aborted);
 	fx_fini();
 
 	fx_init("--end=qemu");
 	assert_int_equal(registry_run(&fx.p, &with_extra, PTLAB_PHASE_LIVE), 0);
-	assert_false(r->boot_services_gone);
+	assert_false(r->build->boot_services_gone);
 	assert_false(seen.lead_deadline);
 	fx_fini();
 }
