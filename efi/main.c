@@ -199,7 +199,7 @@ static void tss_page_put(EFI_PHYSICAL_ADDRESS tss_page)
 		return;
 	}
 	trap_set_tss(NULL);
-	uefi_call_wrapper(BS->FreePages, 2, tss_page, 1);
+	owned_free(tss_page, PT_PAGE_SIZE);
 }
 
 /* A later run of this boot names the earlier one, in its report and last on screen. */

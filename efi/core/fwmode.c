@@ -7,7 +7,8 @@
  * entered from the firmware's CPU state and left back to it, the SMP
  * checks through MP services.
  *
- * Firmware calls: AllocatePages/FreePages for --fragment's scattered pages,
+ * Firmware calls: --fragment's scattered pages through fw/owned.c's
+ * allocator,
  * FreePool for the map buffer; the rest through run.c.
  */
 #include "core/fwmode.h"
@@ -46,8 +47,8 @@ static unsigned fragment_map(const struct rawmap *m, uint64_t floor,
 		for (unsigned i = 0; i < FRAGMENT_PAGES; i++) {
 			EFI_PHYSICAL_ADDRESS pa = d->PhysicalStart + (uint64_t)(3 * i + 1) * PT_PAGE_SIZE;
 
-			if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
-					      EfiRuntimeServicesCode, 1, &pa) == EFI_SUCCESS)
+			if (owned_alloc(AllocateAddress, EfiRuntimeServicesCode, PT_PAGE_SIZE,
+					&pa) == EFI_SUCCESS)
 				fragment_pa[n++] = pa;
 		}
 	}
@@ -57,7 +58,7 @@ static unsigned fragment_map(const struct rawmap *m, uint64_t floor,
 static void fragment_free(const EFI_PHYSICAL_ADDRESS *fragment_pa, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		uefi_call_wrapper(BS->FreePages, 2, fragment_pa[i], 1);
+		owned_free(fragment_pa[i], PT_PAGE_SIZE);
 }
 
 /*

@@ -2,8 +2,9 @@
 /*
  * 5-level paging before the run: which mode a run uses, and the pages of
  * the trampoline that switches CR4.LA57 (live/la57tramp_asm.S; the steps
- * are in live/la57tramp.h) and of a switching run's pool: AllocatePages
- * and FreePages, with boot services alive, so this part stays in core/.
+ * are in live/la57tramp.h) and of a switching run's pool: pages from
+ * fw/owned.c's allocator, with boot services alive, so this part stays in
+ * core/.
  * The switch itself is live/la57.c, the trampoline live/la57tramp.c.
  */
 #include <efi.h>
@@ -75,8 +76,8 @@ static bool pool_above_4g(const struct pt_memmap *map, uint64_t frames, EFI_PHYS
 		    r->pa + r->len - a < frames * PT_PAGE_SIZE)
 			continue;
 		*pa = a;
-		if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress, EfiLoaderData, frames,
-				      pa) == EFI_SUCCESS)
+		if (owned_alloc(AllocateAddress, EfiLoaderData, frames * PT_PAGE_SIZE, pa) ==
+		    EFI_SUCCESS)
 			return true;
 	}
 	return false;
@@ -93,8 +94,8 @@ int la57_pool_alloc(struct report *rep, const struct opts *o, const struct pt_me
 				    "above 4 GiB", (unsigned long long)frames);
 			return PT_ENOMEM;
 		}
-	} else if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
-				     frames, &pa) != EFI_SUCCESS) {
+	} else if (owned_alloc(AllocateMaxAddress, EfiLoaderData, frames * PT_PAGE_SIZE, &pa) !=
+		   EFI_SUCCESS) {
 		return PT_ENOMEM;
 	}
 	*out = pa;

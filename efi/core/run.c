@@ -8,8 +8,8 @@
  *
  * Firmware calls (boot services, with the firmware's CR3, GDT and IDT
  * loaded): GetMemoryMap (run_get_map), Stall (TSC calibration in
- * run_start), AllocatePages/AllocatePool/FreePages/FreePool (the pool, the
- * data area, the typed window, run_release).  The build, the checks and the
+ * run_start), pages and pool through fw/owned.c's one allocator (the pool,
+ * the data area, the typed window, run_release).  The build, the checks and the
  * facts make none of their own; in firmware mode the SMP checks reach MP
  * services through the mode's smp (smp_run, bringup/bringup.c).
  */
@@ -159,11 +159,10 @@ int run_setup_pool(struct ptlab *p)
 		/* the roots are loaded with paging off: below 4 GiB */
 		if (la57_pool_alloc(p->rep, &p->opts, &p->build.map, frames, &pa) != PT_OK)
 			return PT_ENOMEM;
-	} else if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, frames,
-				     &pa) != EFI_SUCCESS) {
+	} else if (owned_alloc(AllocateAnyPages, EfiLoaderData, frames * PT_PAGE_SIZE, &pa) !=
+		   EFI_SUCCESS) {
 		return PT_ENOMEM;
 	}
-	owned_add(pa, frames * PT_PAGE_SIZE);
 	p->build.pool_pa = pa;
 	p->build.pool_frames = frames;
 	r.va = pa;
@@ -196,8 +195,8 @@ static bool data_in_ram_gib(struct ptlab *p, UINTN pages, EFI_PHYSICAL_ADDRESS *
 
 				if (pa < r->pa || pa + pages * PT_PAGE_SIZE > r->pa + r->len)
 					break;
-				if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
-						      EfiLoaderData, pages, &a) == EFI_SUCCESS) {
+				if (owned_alloc(AllocateAddress, EfiLoaderData,
+						pages * PT_PAGE_SIZE, &a) == EFI_SUCCESS) {
 					*out = a;
 					return true;
 				}
@@ -216,26 +215,24 @@ static bool data_in_ram_gib(struct ptlab *p, UINTN pages, EFI_PHYSICAL_ADDRESS *
  */
 static void setup_typed(struct ptlab_data *d, struct report *rep)
 {
-	EFI_PHYSICAL_ADDRESS pa = 0;
-	UINTN pages = TYPED_BYTES / PT_PAGE_SIZE;
+	uint64_t pa = 0;
 	EFI_STATUS st;
 
 	d->typed_len = 0;
-	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa);
+	st = owned_alloc(AllocateAnyPages, EfiLoaderData, TYPED_BYTES, &pa);
 	if (st == EFI_SUCCESS && d->big_ok && pa < d->big_pa + PT_SIZE_1G &&
 	    pa + TYPED_BYTES > d->big_pa) {
-		uefi_call_wrapper(BS->FreePages, 2, pa, pages);
+		owned_free(pa, TYPED_BYTES);
 		pa = d->big_pa - 1;
 		st = d->big_pa > TYPED_BYTES + (1u << 20) ?
-			uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
-					  pages, &pa) : EFI_NOT_FOUND;
+			owned_alloc(AllocateMaxAddress, EfiLoaderData, TYPED_BYTES, &pa) :
+			EFI_NOT_FOUND;
 	}
 	if (st != EFI_SUCCESS) {
 		report_note(rep, "churn: no frames of our own outside the 1 GiB leaves' GiB for "
 			    "UC/WT mappings: the churn maps write-back only");
 		return;
 	}
-	owned_add(pa, TYPED_BYTES);
 	d->typed_pa = pa;
 	d->typed_len = TYPED_BYTES;
 	d->typed_alloc = pa;
@@ -247,10 +244,8 @@ int run_setup_data(struct ptlab *p)
 	UINTN pages = (DATA_BYTES + PT_SIZE_2M) / PT_PAGE_SIZE;
 
 	if (!data_in_ram_gib(p, pages, &pa) &&
-	    uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &pa) !=
-	    EFI_SUCCESS)
+	    owned_alloc(AllocateAnyPages, EfiLoaderData, pages * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
 		return PT_ENOMEM;
-	owned_add(pa, pages * PT_PAGE_SIZE);
 	p->data.pa = pt_align_up(pa, PT_SIZE_2M);
 	p->data.len = DATA_BYTES;
 	p->data.big_pa = p->data.pa & ~(PT_SIZE_1G - 1);
@@ -528,13 +523,13 @@ bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
 void run_release(struct ptlab_build *b, const struct ptlab_data *d, struct ptlab_live *live)
 {
 	if (b->pool_pa)
-		uefi_call_wrapper(BS->FreePages, 2, b->pool_pa, b->pool_frames);
+		owned_free(b->pool_pa, b->pool_frames * PT_PAGE_SIZE);
 	owned_pool_free(b->frames.bitmap);
 	owned_pool_free(b->plan.entry);
 	owned_pool_free(b->map.range);
 	if (d->alloc)
-		uefi_call_wrapper(BS->FreePages, 2, d->alloc, d->pages);
+		owned_free(d->alloc, d->pages * PT_PAGE_SIZE);
 	if (d->typed_alloc)
-		uefi_call_wrapper(BS->FreePages, 2, d->typed_alloc, TYPED_BYTES / PT_PAGE_SIZE);
+		owned_free(d->typed_alloc, TYPED_BYTES);
 	la57_release(live);
 }

@@ -18,7 +18,8 @@ static struct pt_range owned[OWNED_MAX];
 static unsigned nowned;
 static bool owned_lost;       /* more allocations than slots: trust none */
 
-void owned_add(uint64_t pa, uint64_t bytes)
+/* Record [pa, pa+bytes) as ours, page-rounded. */
+static void owned_add(uint64_t pa, uint64_t bytes)
 {
 	uint64_t a = pt_align_down(pa, PT_PAGE_SIZE), b = pt_align_up(pa + bytes, PT_PAGE_SIZE);
 

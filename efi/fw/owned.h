@@ -15,9 +15,6 @@
 
 #include <ptlab/pt.h>
 
-/* Record [pa, pa+bytes) as ours (pages allocated some other way). */
-void owned_add(uint64_t pa, uint64_t bytes);
-
 /*
  * The recorded pieces in *r; *complete is false when more allocations were
  * made than could be recorded (then none may be trusted).  No firmware.
