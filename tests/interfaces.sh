@@ -15,9 +15,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 check="$top/mk/check-interfaces.py"
-pass=0 fail=0
-ok()     { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+. "$top/tests/refused.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-interfaces.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -58,17 +56,7 @@ run_copy() {
 expect_fail() {
 	local what=$1 needle=$2
 	shift 2
-	if run_copy "$@"; then
-		not_ok "$what: the check passed"
-	elif ! grep -q '^not ok' "$work/t.out"; then
-		not_ok "$what: the check failed without a 'not ok' line"
-		sed 's/^/# /' "$work/t.out"
-	elif grep -qF -- "$needle" "$work/t.out"; then
-		ok "$what: refused, naming '$needle'"
-	else
-		not_ok "$what: refused, but '$needle' is not named:"
-		grep -A 3 '^not ok' "$work/t.out" | sed 's/^/# /'
-	fi
+	refused "$what" "$needle" "$work/t.out" python3 "$check" "$@" "$work/t/efi"
 }
 
 # Three functions taking the whole state, in a file of their own with its

@@ -16,9 +16,7 @@ build=${1:?usage: tests/layers.sh BUILD}
 top=$(cd "$(dirname "$0")/.." && pwd)
 check="$top/mk/check-layers.py"
 lib="$build/efi/libptlab.a"
-pass=0 fail=0
-ok()     { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+. "$top/tests/refused.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-layers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -44,19 +42,8 @@ fresh() {
 
 # expect_fail WHAT NEEDLE: the check fails on the copy and its output has NEEDLE.
 expect_fail() {
-	local what=$1 needle=$2
-	if python3 "$check" "$work/t/layers.txt" "$work/t/src" "$work/t/obj" "$lib" \
-		>"$work/t.out" 2>&1; then
-		not_ok "$what: the check passed"
-	elif ! grep -q '^not ok' "$work/t.out"; then
-		not_ok "$what: the check failed without a 'not ok' line"
-		sed 's/^/# /' "$work/t.out"
-	elif grep -qF -- "$needle" "$work/t.out"; then
-		ok "$what: refused, naming '$needle'"
-	else
-		not_ok "$what: refused, but '$needle' is not named:"
-		grep -A 3 '^not ok' "$work/t.out" | sed 's/^/# /'
-	fi
+	refused "$1" "$2" "$work/t.out" \
+		python3 "$check" "$work/t/layers.txt" "$work/t/src" "$work/t/obj" "$lib"
 }
 
 # compile SRC-RELATIVE-PATH TEXT: a source file of the copy and its object.
