@@ -79,8 +79,8 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 	/*
 	 * A run that switches paging levels must be back in the firmware's
 	 * on the fatal path too before the firmware's state is restored
-	 * (CR4.LA57 cannot change in IA-32e mode); la57_release(), from
-	 * run_release(), disarms it.
+	 * (CR4.LA57 cannot change in IA-32e mode); run_release(), freeing
+	 * the trampoline, disarms it.
 	 */
 	if (p->live.la57_tramp)
 		la57_arm_fatal_leave(p);

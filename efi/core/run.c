@@ -23,7 +23,6 @@
 #include "core/dump.h"
 #include "checks/registry.h"
 #include "live/la57.h"
-#include "core/la57.h"
 #include "live/la57tramp.h"
 #include "opts/optcheck.h"
 #include "fw/owned.h"
@@ -146,6 +145,56 @@ int run_plan(struct ptlab *p)
 	err = pt_plan_build(&p->build.map, &p->build.image, &caps, &p->build.plan);
 	/* the LA57 trampoline's code page: RX in the identity map */
 	return err ? err : la57_plan_fixup(&p->build, p->live.la57_tramp, p->cpu.caps.pdpe1gb);
+}
+
+/* Below 4 GiB: where the 5-level switch's trampoline and roots must be (32-bit CR3). */
+#define BELOW_4G        UINT64_C(0x100000000)
+
+/*
+ * @frames pages at *@pa in a conventional range of @map above 4 GiB, for
+ * the pool: --raise=la57-root-high.  False when none could be had.
+ */
+static bool pool_above_4g(const struct pt_memmap *map, uint64_t frames, uint64_t *pa)
+{
+	for (unsigned i = 0; i < map->n; i++) {
+		const struct pt_mem_range *r = &map->range[i];
+		uint64_t a = r->pa < BELOW_4G ? BELOW_4G : r->pa;
+
+		if (r->type != PT_EFI_CONVENTIONAL || a >= r->pa + r->len ||
+		    r->pa + r->len - a < frames * PT_PAGE_SIZE)
+			continue;
+		*pa = a;
+		if (owned_alloc(AllocateAddress, EfiLoaderData, frames * PT_PAGE_SIZE, pa) ==
+		    EFI_SUCCESS)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The frame pool (@frames pages) of a run that switches paging levels:
+ * below 4 GiB, where the roots must be; --raise=la57-root-high in @o puts
+ * it above 4 GiB on purpose, in a conventional range of @map.  PT_OK with
+ * *@out set, or PT_ENOMEM (after a failure line on @rep when the raise
+ * found no room).
+ */
+static int la57_pool_alloc(struct report *rep, const struct opts *o, const struct pt_memmap *map,
+			   uint64_t frames, uint64_t *out)
+{
+	uint64_t pa = BELOW_4G - 1;
+
+	if (o->raise == OPTS_RAISE_LA57_ROOT_HIGH) {
+		if (!pool_above_4g(map, frames, &pa)) {
+			report_fail(rep, "la57: --raise=la57-root-high needs %llu free pages "
+				    "above 4 GiB", (unsigned long long)frames);
+			return PT_ENOMEM;
+		}
+	} else if (owned_alloc(AllocateMaxAddress, EfiLoaderData, frames * PT_PAGE_SIZE, &pa) !=
+		   EFI_SUCCESS) {
+		return PT_ENOMEM;
+	}
+	*out = pa;
+	return PT_OK;
 }
 
 int run_setup_pool(struct ptlab *p)
@@ -502,6 +551,41 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 	p->t.teardown = rdtsc() - t;
 }
 
+/*
+ * The run's paging levels (live/la57.c decides them; with --kernel and no
+ * --levels, @kernel_levels(the report, the path, CPUID's LA57, @li) may
+ * ask for them) and, when they are not the firmware's, the two pages of
+ * loader code below 4 GiB of the trampoline that switches.  False when
+ * the run cannot go on.
+ */
+static bool setup_levels(struct ptlab *p, EFI_LOADED_IMAGE *li,
+			 unsigned (*kernel_levels)(struct report *rep, const char *path,
+						   bool la57, EFI_LOADED_IMAGE *li))
+{
+	uint64_t pa = BELOW_4G - 1;
+	unsigned asked = 0;
+
+	p->cpu.fw_levels = p->cpu.caps.la57_enabled ? 5 : 4;
+	/* no --levels: a Limine-protocol kernel's paging mode request decides */
+	if (!p->opts.levels && p->opts.kernel[0] && kernel_levels)
+		asked = kernel_levels(p->rep, p->opts.kernel, p->cpu.caps.la57, li);
+	p->build.levels = la57_levels(p->rep, &p->opts, &p->cpu.caps, p->cpu.fw_levels, asked);
+	if (p->build.levels == p->cpu.fw_levels)
+		return true;
+	if (owned_alloc(AllocateMaxAddress, EfiLoaderCode, LA57_PAGES * PT_PAGE_SIZE, &pa) !=
+	    EFI_SUCCESS) {
+		report_fail(p->rep, "la57: no two pages of loader code below 4 GiB for the "
+			    "trampoline");
+		return false;
+	}
+	p->live.la57_tramp = pa;
+	la57_tramp_init(pa);
+	report_fact(p->rep, "la57", "switch=%u-to-%u trampoline=0x%llx stack_top=0x%llx",
+		    p->cpu.fw_levels, p->build.levels, (unsigned long long)pa,
+		    (unsigned long long)(pa + LA57_DATA + LA57_P_STACK_TOP));
+	return true;
+}
+
 bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
 	       unsigned (*kernel_levels)(struct report *rep, const char *path, bool la57,
 					 EFI_LOADED_IMAGE *li))
@@ -517,7 +601,7 @@ bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
 		return false;
 	}
 	/* the paging levels of the run (and the LA57 trampoline when it switches) */
-	return la57_setup(p, li, kernel_levels);
+	return setup_levels(p, li, kernel_levels);
 }
 
 void run_release(struct ptlab_build *b, const struct ptlab_data *d, struct ptlab_live *live)
@@ -531,5 +615,9 @@ void run_release(struct ptlab_build *b, const struct ptlab_data *d, struct ptlab
 		owned_free(d->alloc, d->pages * PT_PAGE_SIZE);
 	if (d->typed_alloc)
 		owned_free(d->typed_alloc, TYPED_BYTES);
-	la57_release(live);
+	if (live->la57_tramp) {
+		la57_arm_fatal_leave(NULL);
+		owned_free(live->la57_tramp, LA57_PAGES * PT_PAGE_SIZE);
+		live->la57_tramp = 0;
+	}
 }

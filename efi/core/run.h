@@ -23,7 +23,7 @@
  * CPU facts, the environment, the TSC (Stall: boot services needed) and the
  * deadline from @t0; the NX requirement and the paging levels (with
  * --kernel and no --levels, @kernel_levels(the report, the --kernel path,
- * CPUID's LA57, @li) may choose them: see la57_setup).  False when the
+ * CPUID's LA57, @li) may choose them: live/la57.h's la57_levels).  False when the
  * run cannot go on (reported).
  */
 bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,

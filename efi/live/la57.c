@@ -28,6 +28,19 @@
  * are those of checks/elsewhere.c's entries for the switch's checks, named
  * by the same macros (la57.h).
  */
+unsigned la57_levels(struct report *rep, const struct opts *o, const struct cpu_caps *caps,
+		     unsigned fw_levels, unsigned asked)
+{
+	unsigned levels = o->levels ? o->levels : asked ? asked : fw_levels;
+
+	if (levels == 5 && !caps->la57) {
+		report_skip(rep, "5-level phase", "--levels=5 but the CPU has no LA57 "
+			    "(CPUID.(EAX=7,ECX=0):ECX[16]=0); the 4-level suite runs instead");
+		levels = 4;
+	}
+	return levels;
+}
+
 static const char *injected_refusal(const struct opts *o, const struct ptlab_live *live)
 {
 	if (opts_fault_given(o, LA57_FAULT_REFUSE))

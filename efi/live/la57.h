@@ -10,10 +10,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct cpu_caps;
+struct opts;
 struct ptlab;
 struct ptlab_build;
 struct ptlab_live;
 struct report;
+
+/*
+ * The run's paging levels: --levels (in @o), else @asked (a kernel's
+ * request; 0: none), else the firmware's own, @fw_levels.  Five without
+ * LA57 in @caps becomes four, after a SKIP of the 5-level phase on @rep.
+ * When the answer is not @fw_levels the run switches (the trampoline).
+ */
+unsigned la57_levels(struct report *rep, const struct opts *o, const struct cpu_caps *caps,
+		     unsigned fw_levels, unsigned asked);
 
 /*
  * The test-only faults of the switch's checks (--inject; their registry
