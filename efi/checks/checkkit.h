@@ -156,7 +156,8 @@ enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want);
  * keyed by @c's fault name as the runner keys the lines of the checks it
  * runs (report.h's check).  Returns as report_ok().  In checkkit.c, which
  * calls nothing back in the run, so the code that reports such checks
- * (la57live.c, smp/) makes no call cycle through the runner.
+ * (core/run.c, bringup/, smp/, the hand-over's core/kernel.c, linux.c and
+ * limine.c) makes no call cycle through the runner.
  */
 int check_report(struct report *rep, const struct ptlab_check *c, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

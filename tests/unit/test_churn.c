@@ -4,9 +4,9 @@
  * on the host, against a software MMU.
  *
  * What only the machine has is stood in for here, at the churn's link
- * seams (trap.h's probes; state.h's ptlab_flush, ptlab_invlpg,
- * ptlab_wbinvd, ptlab_is_ram, ptlab_deadline_passed; inject.h's
- * inject_begin and inject_end, the entry of the check they name and
+ * seams (trap.h's probes; flush.h's ptlab_flush, ptlab_invlpg and
+ * ptlab_wbinvd; ram.h's ptlab_is_ram; live.h's ptlab_deadline_passed;
+ * inject.h's inject_begin and inject_end, the entry of the check they name and
  * registry.h's check_run_of, which makes the run's view they are given):
  *  - the fault probes translate with pt_translate on p->build.space (the
  *    effective flags) and raise #PF the way the CPU does: error 0 for an unmapped page

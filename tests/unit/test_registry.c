@@ -60,6 +60,7 @@ static struct {
 	const struct check_run *lead_run;   /* the view the lead check was given, */
 	struct check_run lead_run_copy;     /* and what it held then */
 	bool lead_deadline;                 /* what check_deadline_passed told it */
+	bool lead_gone;                     /* its build's boot_services_gone as it ran */
 	const struct ptlab_time *deadline_asked; /* the time ptlab_deadline_passed was asked about */
 	const bool *deadline_marks;         /* and the flag it would set */
 	bool deadline_says;                 /* what the seam answers */
@@ -182,6 +183,7 @@ static void lead_check(struct check_run *run, const struct ptlab_check *self)
 	seen.lead_run = run;
 	seen.lead_run_copy = *run;
 	seen.lead_deadline = check_deadline_passed(run);
+	seen.lead_gone = run->build->boot_services_gone;
 }
 
 static int lead_plant(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
@@ -443,7 +445,8 @@ static void test_registry_gives_a_check_the_run_s_parts(void **state)
 	assert_ptr_equal(r->t, &fx.p.t);
 	assert_ptr_equal(r->aborted, &fx.p.aborted);
 	assert_ptr_equal(r->state, &fx.p);
-	assert_true(r->build->boot_services_gone);
+	/* what the check saw while it ran, not the fixture read after it */
+	assert_true(seen.lead_gone);
 	/* the deadline it asked about is the run's */
 	assert_true(seen.lead_deadline);
 	assert_ptr_equal(seen.deadline_asked, &fx.p.t);
@@ -452,7 +455,8 @@ static void test_registry_gives_a_check_the_run_s_parts(void **state)
 
 	fx_init("--end=qemu");
 	assert_int_equal(registry_run(&fx.p, &with_extra, PTLAB_PHASE_LIVE), 0);
-	assert_false(r->build->boot_services_gone);
+	assert_int_equal(seen.lead_runs, 1);
+	assert_false(seen.lead_gone);
 	assert_false(seen.lead_deadline);
 	fx_fini();
 }
