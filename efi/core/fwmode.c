@@ -8,7 +8,8 @@
  * checks through MP services.
  *
  * Firmware calls: --fragment's scattered pages through fw/owned.c's
- * allocator,
+ * allocator (more than its record holds: the record, read only by a
+ * hand-off, then says it is incomplete; this mode never hands off),
  * FreePool for the map buffer; the rest through run.c.
  */
 #include "core/fwmode.h"

@@ -944,7 +944,8 @@ static void churn_checks(const struct bsp *v, const struct ptlab_time *t, bool *
 	sh->read_pages = SMP_CHURN_PAGES;
 	barrier();
 	sh->reading = 1;
-	for (; steps < CHURN_STEPS && nactive(sh) && !ptlab_deadline_passed(t, v->o, v->rep, aborted); steps++) {
+	for (; steps < CHURN_STEPS && nactive(sh) && !ptlab_deadline_passed(t, v->o, v->rep, aborted);
+	     steps++) {
 		struct smp_step st = smp_churn_next(&ch);
 		uint64_t va = SMP_AREA + st.page * PT_PAGE_SIZE;
 		unsigned fl_w = st.writable ? PT_WRITE : 0;
