@@ -185,15 +185,12 @@ size_t ptlab_wx_describe(const struct ptlab_wx *w, const uint64_t *bytes, char *
 
 int check_report(struct report *rep, const struct ptlab_check *c, bool ok, const char *fmt, ...)
 {
-	const char *was = rep->check;
 	va_list ap;
 	int ret;
 
-	rep->check = c->fault.name;
 	va_start(ap, fmt);
-	ret = report_vpoint(rep, ok, fmt, ap);
+	ret = report_vkeyed(rep, c->fault.name, ok, fmt, ap);
 	va_end(ap);
-	rep->check = was;
 	return ret;
 }
 

@@ -4,7 +4,6 @@
  * trampoline with the checks made before every switch, the plan's RX page
  * for the trampoline, and the switch's test points.
  */
-#include <stdarg.h>
 
 #include "live/la57.h"
 #include "live/la57tramp.h"
@@ -151,25 +150,6 @@ int la57_switch(struct ptlab *p, unsigned levels, uint64_t root, const char *wha
 	return 0;
 }
 
-/*
- * The preconditions' test point on @rep, keyed by its check's fault name
- * (the registry entry in checks/elsewhere.c names the same
- * LA57_FAULT_REFUSE; this room sits below the registry, so it keys the
- * report itself).
- */
-static void __attribute__((format(printf, 3, 4)))
-keyed(struct report *rep, bool ok, const char *fmt, ...)
-{
-	const char *was = rep->check;
-	va_list ap;
-
-	rep->check = LA57_FAULT_REFUSE;
-	va_start(ap, fmt);
-	report_vpoint(rep, ok, fmt, ap);
-	va_end(ap);
-	rep->check = was;
-}
-
 void la57_check_ready(struct ptlab *p)
 {
 	char why[200];
@@ -185,16 +165,19 @@ void la57_check_ready(struct ptlab *p)
 	}
 	no = precondition(p, p->build.levels, p->build.our_cr3, false, why, sizeof(why));
 	if (no) {
-		keyed(p->rep, false, "la57: switch to %u-level paging refused before the window: %s",
-		      p->build.levels, no);
+		/* keyed by the fault name of its registry entry (checks/elsewhere.c), a room above */
+		report_keyed(p->rep, LA57_FAULT_REFUSE, false,
+			     "la57: switch to %u-level paging refused before the window: %s",
+			     p->build.levels, no);
 		p->aborted = true;
 		return;
 	}
-	keyed(p->rep, true, "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
-	      "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
-	      "(ours) below 4 GiB, trampoline identity mapped in both",
-	      (unsigned long long)p->live.la57_tramp, (unsigned long long)read_cr3(),
-	      (unsigned long long)p->build.our_cr3);
+	report_keyed(p->rep, LA57_FAULT_REFUSE, true,
+		     "la57: switch preconditions hold: CPUID LA57, IA-32e mode with PAE, "
+		     "no CET, trampoline 0x%llx, its stack and the roots 0x%llx (loaded) and 0x%llx "
+		     "(ours) below 4 GiB, trampoline identity mapped in both",
+		     (unsigned long long)p->live.la57_tramp, (unsigned long long)read_cr3(),
+		     (unsigned long long)p->build.our_cr3);
 }
 
 void la57_report_end(struct report *rep, unsigned levels, const struct ptlab_live *live)

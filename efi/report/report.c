@@ -93,6 +93,28 @@ int report_vpoint(struct report *r, bool ok, const char *fmt, va_list ap)
 	return test_point(r, ok ? "ok" : "not ok", fmt, ap);
 }
 
+int report_vkeyed(struct report *r, const char *check, bool ok, const char *fmt, va_list ap)
+{
+	const char *was = r->check;
+	int ret;
+
+	r->check = check;
+	ret = report_vpoint(r, ok, fmt, ap);
+	r->check = was;
+	return ret;
+}
+
+int report_keyed(struct report *r, const char *check, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = report_vkeyed(r, check, ok, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
 int report_ok(struct report *r, const char *fmt, ...)
 {
 	va_list ap;

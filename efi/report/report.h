@@ -85,6 +85,20 @@ int report_vpoint(struct report *r, bool ok, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
 /**
+ * report_vkeyed() - report_vpoint() with the line keyed by @check
+ *
+ * The test point ends in " # check=@check" as the lines of a check the
+ * registry runs do; the key in force before is back after.
+ * Return: as report_ok().
+ */
+int report_vkeyed(struct report *r, const char *check, bool ok, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+/** report_keyed() - report_vkeyed() with its arguments. */
+int report_keyed(struct report *r, const char *check, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/**
  * report_skip() - record a skipped test point: "ok N - <name> # SKIP <reason>"
  *
  * Return: as report_ok().

@@ -72,6 +72,31 @@ static void test_report_check_key_ends_test_points(void **state)
 	assert_int_equal(r.skipped, 1);
 }
 
+/* A keyed point ends in its own key, and the key in force before is back after it. */
+static void test_report_keyed_point_keeps_the_outer_key(void **state)
+{
+	char buf[512];
+	struct report r;
+
+	(void)state;
+	report_init(&r, buf, sizeof(buf));
+	r.check = "outer";
+	assert_int_equal(report_keyed(&r, "inner", false, "switch: %s", "refused"), 0);
+	assert_ptr_equal(r.check, "outer");
+	assert_int_equal(report_keyed(&r, "inner", true, "switch: fine"), 0);
+	assert_int_equal(report_ok(&r, "after"), 0);
+	r.check = NULL;
+	assert_int_equal(report_keyed(&r, "alone", true, "unkeyed around"), 0);
+	assert_null(r.check);
+	assert_string_equal(buf,
+			    "not ok 1 - switch: refused # check=inner\n"
+			    "ok 2 - switch: fine # check=inner\n"
+			    "ok 3 - after # check=outer\n"
+			    "ok 4 - unkeyed around # check=alone\n");
+	assert_int_equal(r.passed, 3);
+	assert_int_equal(r.failed, 1);
+}
+
 static void test_report_empty_report_has_plan_zero(void **state)
 {
 	char buf[256];
@@ -377,6 +402,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_tap_lines_are_exact),
 		cmocka_unit_test(test_report_check_key_ends_test_points),
+		cmocka_unit_test(test_report_keyed_point_keeps_the_outer_key),
 		cmocka_unit_test(test_report_empty_report_has_plan_zero),
 		cmocka_unit_test(test_report_newlines_in_text_become_spaces),
 		cmocka_unit_test(test_report_ignores_lines_after_finish),
