@@ -69,40 +69,47 @@ static const struct ptlab_check *each(const struct ptlab_registry *r,
 	return NULL;
 }
 
-/* The phase's checks, each with its fault around it; @p is the run only for ptlab_live_phase. */
+/* each(): run @c if it is of the phase, its fault around it and its lines keyed by it. */
+static bool run_one(const struct ptlab_check *c, void *arg)
+{
+	const struct phase_run *ph = arg;
+
+	if (c->phase != ph->ph || !c->run)
+		return false;
+	if (c->fault.when == PTLAB_FAULT_BEFORE)
+		inject_begin(ph->run, c, 0);
+	ph->run->rep->check = c->fault.name;
+	c->run(ph->run, c);
+	ph->run->rep->check = NULL;
+	inject_end(ph->run, c);
+	return false;
+}
+
+/* The phase's checks in order; @p is the run only for ptlab_live_phase. */
 static int run_checks(struct ptlab *p, void *ctx)
 {
 	const struct phase_run *ph = ctx;
-	struct report *rep = ph->run->rep;
 
 	(void)p;
-	for (unsigned t = 0; t < ph->r->ntables; t++) {
-		for (const struct ptlab_check *const *e = ph->r->tables[t]; *e; e++) {
-			const struct ptlab_check *c = *e;
-
-			if (c->phase != ph->ph || !c->run)
-				continue;
-			if (c->fault.when == PTLAB_FAULT_BEFORE)
-				inject_begin(ph->run, c, 0);
-			rep->check = c->fault.name;
-			c->run(ph->run, c);
-			rep->check = NULL;
-			inject_end(ph->run, c);
-		}
-	}
+	each(ph->r, run_one, ctx);
 	return 0;
+}
+
+/* each(): plant @c's fault when it is of the phase and planted as the phase is entered. */
+static bool plant_at_entry(const struct ptlab_check *c, void *arg)
+{
+	const struct phase_run *ph = arg;
+
+	if (c->phase == ph->ph && c->fault.when == PTLAB_FAULT_AT_ENTRY)
+		inject_begin(ph->run, c, 0);
+	return false;
 }
 
 /* The faults planted as the phase is entered, before it is counted. */
 static void enter_phase(struct ptlab *p, void *ctx)
 {
-	const struct phase_run *ph = ctx;
-
 	(void)p;
-	for (unsigned t = 0; t < ph->r->ntables; t++)
-		for (const struct ptlab_check *const *e = ph->r->tables[t]; *e; e++)
-			if ((*e)->phase == ph->ph && (*e)->fault.when == PTLAB_FAULT_AT_ENTRY)
-				inject_begin(ph->run, *e, 0);
+	each(((const struct phase_run *)ctx)->r, plant_at_entry, ctx);
 }
 
 int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_phase ph)
@@ -130,16 +137,19 @@ int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_pha
 	}
 }
 
+/* each(): plant @c's fault when it is planted right after the build (@arg: the view). */
+static bool plant_after_build(const struct ptlab_check *c, void *arg)
+{
+	if (c->fault.when == PTLAB_FAULT_AFTER_BUILD)
+		inject_begin(arg, c, 0);
+	return false;
+}
 
 void registry_after_build(struct ptlab *p, const struct ptlab_registry *r)
 {
 	struct check_run run;
 
-	check_run_of(p, &run);
-	for (unsigned t = 0; t < r->ntables; t++)
-		for (const struct ptlab_check *const *e = r->tables[t]; *e; e++)
-			if ((*e)->fault.when == PTLAB_FAULT_AFTER_BUILD)
-				inject_begin(&run, *e, 0);
+	each(r, plant_after_build, check_run_of(p, &run));
 }
 
 static bool named(const struct ptlab_check *c, void *name)
