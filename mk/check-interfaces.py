@@ -49,7 +49,7 @@ MODE_OR_KERNEL = re.compile(r"->\s*mode\b|\bmode\s*->|->\s*kern\b|\.\s*kern\b|\b
 
 
 def sources(src, ext):
-    """Every file of SRC ending in EXT, as paths relative to SRC's parent."""
+    """Every file below SRC ending in EXT, sorted, as SRC-joined paths."""
     out = []
     for root, _, files in os.walk(src):
         for f in files:
