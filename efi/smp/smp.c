@@ -916,11 +916,12 @@ static void shootdown_checks(const struct bsp *v, uint64_t data_pa, bool smap)
 /*
  * The SMP churn: seeded map/unmap/remap/protect steps in the SMP area of
  * v's tables, each shot down and compared by every AP with the shadow
- * model; @seed: --seed; the frames in the data area at @data_pa.  Stops at
- * the deadline in @t (marking *@aborted, live.h's ptlab_deadline_passed).
+ * model, seeded with v's --seed; the frames in the data area at @data_pa.
+ * Stops at the deadline in @t (marking *@aborted, live.h's
+ * ptlab_deadline_passed).
  */
 static void churn_checks(const struct bsp *v, const struct ptlab_time *t, bool *aborted,
-			 uint64_t seed, uint64_t data_pa)
+			 uint64_t data_pa)
 {
 	struct smp_shared *sh = v->sh;
 	uint64_t fv[SMP_CHURN_FRAMES];
@@ -936,7 +937,7 @@ static void churn_checks(const struct bsp *v, const struct ptlab_time *t, bool *
 	}
 	for (unsigned j = 0; j < SMP_CHURN_FRAMES; j++)
 		fv[j] = plant(FRAME_CHURN(data_pa, j));
-	smp_churn_init(&ch, seed);
+	smp_churn_init(&ch, v->o->seed);
 	for (unsigned k = 0; k < SMP_CHURN_PAGES; k++)
 		sh->probe_va[k] = SMP_AREA + k * PT_PAGE_SIZE;
 	sh->nprobe = SMP_CHURN_PAGES;
@@ -1036,7 +1037,7 @@ int smp_bsp_live(struct ptlab *p)
 	const struct bsp v = bsp_of(p);
 
 	shootdown_checks(&v, p->data.pa, p->cpu.caps.smap);
-	churn_checks(&v, &p->t, &p->aborted, p->opts.seed, p->data.pa);
+	churn_checks(&v, &p->t, &p->aborted, p->data.pa);
 	smp_send_exit(p->smp);
 	return 0;
 }
@@ -1273,7 +1274,7 @@ int smp_handoff_live(struct ptlab *p)
 		if (!sh->cpu[i]->bsp)
 			smp_report_cpu(p->rep, sh->cpu[i]);
 	shootdown_checks(&v, p->data.pa, p->cpu.caps.smap);
-	churn_checks(&v, &p->t, &p->aborted, p->opts.seed, p->data.pa);
+	churn_checks(&v, &p->t, &p->aborted, p->data.pa);
 	smp_send_exit(sh);
 	for (unsigned i = 0; i < sh->ncpu; i++) {
 		struct smp_cpu *c = sh->cpu[i];
