@@ -7,7 +7,7 @@
  * another in the virtual address space:
  *
  *   identity  [0x1000, 2^47)                         va = pa
- *   HHDM      [PT_HHDM_BASE, PT_IMAGE_BASE)          va = PT_HHDM_BASE + pa
+ *   HHDM      [hhdm_base, PT_IMAGE_BASE)             va = hhdm_base + pa
  *   image     [PT_IMAGE_BASE, 2^64)                  va = PT_IMAGE_BASE + (pa - image base)
  *
  * so appending identity, then HHDM, then image entries in memory-map order
@@ -34,8 +34,6 @@
 #include "internal.h"
 
 #define PLAN_NULL_GUARD   PT_PAGE_SIZE
-/* Highest physical address + 1 the HHDM can hold without reaching the image. */
-#define PLAN_HHDM_LIMIT   (PT_IMAGE_BASE - PT_HHDM_BASE)
 /* The image window: PT_IMAGE_BASE + size must stay below 2^64. */
 #define PLAN_IMAGE_LIMIT  (UINT64_C(0) - PT_IMAGE_BASE)
 #define PLAN_SECTION_FLAGS (PT_WRITE | PT_EXEC | PT_GLOBAL)
@@ -85,6 +83,8 @@ struct plan_ctx {
 	unsigned extra_done[2];     /* bit per caps->extra placed, per kind */
 	enum pt_page_size max_size;
 	uint64_t phys_end;      /* 2^maxphyaddr */
+	uint64_t hhdm_base;
+	uint64_t hhdm_limit;    /* highest pa + 1 the HHDM holds without reaching the image */
 	int err;
 };
 
@@ -208,19 +208,31 @@ static void plan_extras_below(struct plan_ctx *c, uint64_t pa, enum pt_plan_kind
 	}
 }
 
+/*
+ * @caps->hhdm_base is 0 (PT_HHDM_BASE) or 1 GiB aligned in the higher half
+ * of the paging mode, below the image window.
+ */
+static bool hhdm_base_ok(const struct pt_plan_caps *caps)
+{
+	uint64_t b = caps->hhdm_base;
+	uint64_t lowest = caps->levels == 5 ? PT_HIGHER_HALF_LA57 : PT_HHDM_BASE;
+
+	return !b || (b % (UINT64_C(1) << 30) == 0 && b >= lowest && b < PT_IMAGE_BASE);
+}
+
 /* HHDM entry for physical [pa, end), clipped below the image window and the physical limit. */
 static void plan_hhdm(struct plan_ctx *c, uint64_t pa, uint64_t end, unsigned flags,
 		      uint32_t efi_type)
 {
-	uint64_t lim = c->phys_end < PLAN_HHDM_LIMIT ? c->phys_end : PLAN_HHDM_LIMIT;
+	uint64_t lim = c->phys_end < c->hhdm_limit ? c->phys_end : c->hhdm_limit;
 
-	if (end > PLAN_HHDM_LIMIT)
+	if (end > c->hhdm_limit)
 		c->plan->quirks |= 1u << PT_QUIRK_ABOVE_IDENTITY;
 	if (end > lim)
 		end = lim;
 	if (pa >= end)
 		return;
-	plan_add(c, PT_PLAN_HHDM, PT_HHDM_BASE + pa, pa, end - pa, flags, efi_type);
+	plan_add(c, PT_PLAN_HHDM, c->hhdm_base + pa, pa, end - pa, flags, efi_type);
 }
 
 static void plan_range_one(struct plan_ctx *c, enum pt_plan_kind kind, uint64_t pa,
@@ -332,8 +344,10 @@ int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
 	plan->min_total = 0;
 	memset(plan->min_tables, 0, sizeof(plan->min_tables));
 	plan->identity_bytes = plan->hhdm_bytes = plan->image_bytes = 0;
+	plan->hhdm_base = 0;
 	if (!map || !caps || (caps->levels != 4 && caps->levels != 5) ||
-	    caps->maxphyaddr < 32 || caps->maxphyaddr > 52 || (plan->cap > 0 && !plan->entry))
+	    caps->maxphyaddr < 32 || caps->maxphyaddr > 52 || (plan->cap > 0 && !plan->entry) ||
+	    !hhdm_base_ok(caps))
 		return PT_EINVAL;
 	err = map_check(map);
 	if (!err)
@@ -348,7 +362,10 @@ int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
 	c.extra_done[0] = c.extra_done[1] = 0;
 	c.max_size = caps->has_1g ? PT_PAGE_1G : PT_PAGE_2M;
 	c.phys_end = UINT64_C(1) << caps->maxphyaddr;
+	c.hhdm_base = caps->hhdm_base ? caps->hhdm_base : PT_HHDM_BASE;
+	c.hhdm_limit = PT_IMAGE_BASE - c.hhdm_base;
 	c.err = PT_OK;
+	plan->hhdm_base = c.hhdm_base;
 
 	for (i = 0; i < map->n; i++) {
 		const struct pt_mem_range *r = &map->range[i];

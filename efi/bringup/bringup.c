@@ -402,6 +402,7 @@ void smp_handoff_run(struct ptlab *p)
 	sh->our_cr3 = p->build.our_cr3;
 	sh->image_base = p->build.image.base;
 	sh->image_va = p->build.image_va;
+	sh->hhdm_base = p->build.plan.hhdm_base;
 	sh->deadline = rdtsc() + s_to_tsc(&p->t, AP_BUDGET_S);
 	if (!sh->x2apic) {
 		apic_mapped = map_apic(p->rep, &p->build.space, sh->apic_pa);
@@ -499,6 +500,7 @@ void smp_run(struct ptlab *p)
 	sh->our_cr3 = p->build.our_cr3;
 	sh->image_base = p->build.image.base;
 	sh->image_va = p->build.image_va;
+	sh->hhdm_base = p->build.plan.hhdm_base;
 	sh->tsc_per_us = p->t.tsc_per_us;
 	if (!sh->x2apic) {
 		apic_mapped = map_apic(p->rep, &p->build.space, apic_pa);

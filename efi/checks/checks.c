@@ -214,8 +214,8 @@ static void check_memmap_coverage(struct check_run *run, const struct ptlab_chec
 			if (pa < PT_IDENTITY_END)
 				b |= coverage_point(run, pa, pa, flags, false);
 			if (c != PT_MEM_MMIO && c != PT_MEM_RESERVED &&
-			    PT_HHDM_BASE + pa < PT_IMAGE_BASE)
-				b |= coverage_point(run, PT_HHDM_BASE + pa, pa, flags, true);
+			    run->build->plan.hhdm_base + pa < PT_IMAGE_BASE)
+				b |= coverage_point(run, run->build->plan.hhdm_base + pa, pa, flags, true);
 			checked++;
 			if (b && !bad++)
 				first = pa;
@@ -444,7 +444,7 @@ static void check_alias_pool(struct check_run *run, const struct ptlab_check *se
 		inject_begin(run, self, pa[0]);
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t off = 0; off < PT_PAGE_SIZE; off += PT_PAGE_SIZE / 4)
-			bad += alias_rw(pa[i] + off, PT_HHDM_BASE + pa[i] + off,
+			bad += alias_rw(pa[i] + off, run->build->plan.hhdm_base + pa[i] + off,
 					ptlab_pattern(pa[i] + off, 1), ptlab_pattern(pa[i] + off, 2));
 	inject_end(run, self);
 	for (unsigned i = 0; i < n; i++)
@@ -481,7 +481,7 @@ static void check_alias_ram(struct check_run *run, const struct ptlab_check *sel
 				continue;
 			/* read only: this is firmware code and data, ACPI tables, DMA rings */
 			points++;
-			if (probe_read64(pa, &x, &f) || probe_read64(PT_HHDM_BASE + pa, &y, &f) ||
+			if (probe_read64(pa, &x, &f) || probe_read64(run->build->plan.hhdm_base + pa, &y, &f) ||
 			    x != y) {
 				if (!bad++)
 					first = pa;
@@ -525,7 +525,7 @@ static void far_mapping(struct check_run *run, const struct ptlab_check *self, u
 	}
 	ptlab_flush(&fl);
 	if (alias_rw(va + 8, pa + 8, ptlab_pattern(pa, 3), ptlab_pattern(pa, 4)) ||
-	    alias_rw(va + PT_PAGE_SIZE - 8, PT_HHDM_BASE + pa + PT_PAGE_SIZE - 8,
+	    alias_rw(va + PT_PAGE_SIZE - 8, run->build->plan.hhdm_base + pa + PT_PAGE_SIZE - 8,
 		     ptlab_pattern(pa, 5), ptlab_pattern(pa, 6))) {
 		report_fail(run->rep, "far mapping %s: 0x%llx and its frame's aliases disagree", where,
 			    (unsigned long long)va);
@@ -687,6 +687,25 @@ static void noncanonical(struct check_run *run, const struct ptlab_check *self, 
 			    (unsigned long long)f.cr2);
 }
 
+/*
+ * The first GiB of the 57-bit high half the plan leaves free: its bottom,
+ * or the first GiB above the HHDM when the plan's HHDM starts there (a
+ * Limine hand-off at 5 levels).
+ */
+static uint64_t la57_high_free(const struct pt_plan *pl)
+{
+	uint64_t va = PTLAB_LA57_HIGH_BOTTOM;
+
+	for (unsigned i = 0; i < pl->n; i++) {
+		const struct pt_plan_entry *e = &pl->entry[i];
+
+		if (e->kind == PT_PLAN_HHDM && e->va >= PTLAB_LA57_HIGH_BOTTOM &&
+		    e->va < PT_HHDM_BASE && e->va + e->len > va)
+			va = pt_align_up(e->va + e->len, PT_SIZE_1G);
+	}
+	return va;
+}
+
 /* Map a page far out, prove it both ways, unmap it and prove it faults: per address. */
 static void check_far_mappings(struct check_run *run, const struct ptlab_check *self)
 {
@@ -694,11 +713,14 @@ static void check_far_mappings(struct check_run *run, const struct ptlab_check *
 	far_mapping(run, self, PTLAB_TOP_LOW_PAGE, "top of the 48-bit lower half");
 	far_mapping(run, self, PTLAB_SCRATCH_HIGH + 0x7000, "in the high half");
 	if (run->build->levels == 5) {
+		uint64_t free = la57_high_free(&run->build->plan);
+
 		/* only 57-bit addresses reach these */
 		far_mapping(run, self, PTLAB_LA57_ABOVE_128T + 3 * PT_PAGE_SIZE, "above 128 TiB");
 		far_mapping(run, self, PTLAB_LA57_TOP_LOW_PAGE, "top of the 57-bit lower half");
-		far_mapping(run, self, PTLAB_LA57_HIGH_BOTTOM + 5 * PT_PAGE_SIZE,
-			    "bottom of the 57-bit high half");
+		far_mapping(run, self, free + 5 * PT_PAGE_SIZE,
+			    free == PTLAB_LA57_HIGH_BOTTOM ? "bottom of the 57-bit high half" :
+			    "57-bit high half above the HHDM");
 	}
 }
 
@@ -776,7 +798,7 @@ static void check_teardown(struct check_run *run, const struct ptlab_check *self
 				    (unsigned long long)l.bad_hints);
 			return;
 		}
-		if (pt_translate(s, PT_HHDM_BASE, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
+		if (pt_translate(s, run->build->plan.hhdm_base, &(struct pt_leaf){ 0 }) != PT_ENOTMAPPED)
 			err = 1;
 	}
 	if (err)
@@ -827,7 +849,7 @@ static void check_ram_sweep(struct check_run *run, const struct ptlab_check *sel
 				continue;
 			}
 			bad_here = probe_write64(va, v, &f) || probe_read64(pa, &a, &f) ||
-				   probe_read64(PT_HHDM_BASE + pa, &b, &f) || a != v || b != v;
+				   probe_read64(run->build->plan.hhdm_base + pa, &b, &f) || a != v || b != v;
 			pt_unmap(s, va, PT_PAGE_SIZE, 0, &fl);
 			if (!inject_on(run->opts, self))
 				ptlab_flush(&fl);
@@ -958,7 +980,7 @@ static int plant_root_copy(struct check_run *run, const struct ptlab_check *self
 /* The HHDM page of the pool frame @arg points at its complement. */
 static int plant_pool_alias(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
 {
-	return inject_remap(run, self, PT_HHDM_BASE + arg);
+	return inject_remap(run, self, run->build->plan.hhdm_base + arg);
 }
 
 static int plant_ram_alias(struct check_run *run, const struct ptlab_check *self, uint64_t arg)
@@ -966,7 +988,7 @@ static int plant_ram_alias(struct check_run *run, const struct ptlab_check *self
 	uint64_t pa = first_alias_ram_point(&run->build->map);
 
 	(void)arg;
-	return pa ? inject_remap(run, self, PT_HHDM_BASE + pa) : -1;
+	return pa ? inject_remap(run, self, run->build->plan.hhdm_base + pa) : -1;
 }
 
 /* The image alias of the constant's page points at its complement. */

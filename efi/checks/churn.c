@@ -263,7 +263,7 @@ static void sample(const struct churn_ctx *cc, uint64_t va)
 		return;
 	}
 	pa = r->pa + (va - r->va);
-	hh = PT_HHDM_BASE + pa;
+	hh = cc->b->plan.hhdm_base + pa;
 	if (in_typed(cc->d, pa, PT_PAGE_SIZE)) {
 		/* out of the HHDM for the churn: only the scratch address reaches it */
 		faulted = probe_read64(hh + 24, &got, &f);
@@ -728,7 +728,7 @@ static unsigned again_flags(const struct ptlab_wx *wx, uint64_t va, uint64_t pa,
 static void typed_put_back(const struct churn_ctx *cc, uint64_t va, uint64_t len,
 			   const struct ptlab_churn_typed *o)
 {
-	uint64_t pa = va >= PT_HHDM_BASE ? va - PT_HHDM_BASE : va;
+	uint64_t hb = cc->b->plan.hhdm_base, pa = va >= hb ? va - hb : va;
 	struct pt_flushlist fl;
 
 	if (o->mapped && pt_map(&cc->b->space, va, pa, len,
@@ -781,7 +781,7 @@ void churn_start(struct ptlab *p)
 		ptlab_wbinvd();
 		if (!typed_take_out(sp, d->typed_pa, d->typed_len, &c->typed_ident)) {
 			d->typed_len = 0;
-		} else if (!typed_take_out(sp, PT_HHDM_BASE + d->typed_pa, d->typed_len,
+		} else if (!typed_take_out(sp, cc.b->plan.hhdm_base + d->typed_pa, d->typed_len,
 					   &c->typed_hhdm)) {
 			typed_put_back(&cc, d->typed_pa, d->typed_len, &c->typed_ident);
 			d->typed_len = 0;
@@ -922,7 +922,7 @@ static void audit_types(const struct churn_ctx *cc)
 		pt_visit(sp, window_base[w], WINDOW, audit_leaf, &a);
 	for (uint64_t off = 0; off < d->typed_len && !a.why; off += PT_PAGE_SIZE) {
 		if (pt_translate(sp, d->typed_pa + off, &l) == PT_OK ||
-		    pt_translate(sp, PT_HHDM_BASE + d->typed_pa + off, &l) == PT_OK) {
+		    pt_translate(sp, cc->b->plan.hhdm_base + d->typed_pa + off, &l) == PT_OK) {
 			a.why = "a typed-window frame is still in the identity map or the HHDM";
 			a.bad_va = d->typed_pa + off;
 		}
@@ -968,7 +968,7 @@ int churn_finish(struct ptlab *p)
 	if (d->typed_len) {
 		ptlab_wbinvd();
 		typed_put_back(&cc, d->typed_pa, d->typed_len, &c->typed_ident);
-		typed_put_back(&cc, PT_HHDM_BASE + d->typed_pa, d->typed_len, &c->typed_hhdm);
+		typed_put_back(&cc, b->plan.hhdm_base + d->typed_pa, d->typed_len, &c->typed_hhdm);
 	}
 	report_fact(cc.rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
 		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu "

@@ -461,7 +461,7 @@ static void check_split(struct check_run *run, const struct ptlab_check *self)
 		if (!ptlab_is_ram(&run->build->map, after.pa))
 			continue;
 		read++;
-		if (probe_read64(x, &a, &f) || probe_read64(PT_HHDM_BASE + after.pa, &b, &f) || a != b)
+		if (probe_read64(x, &a, &f) || probe_read64(run->build->plan.hhdm_base + after.pa, &b, &f) || a != b)
 			bad++;
 	}
 	unmap_flush(s, va, size);

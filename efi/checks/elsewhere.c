@@ -150,6 +150,13 @@ const struct ptlab_check check_limine_read = {
 	  NULL, NULL },
 };
 
+const struct ptlab_check check_limine_layout = {
+	"limine: the HHDM and paging mode responses as the paging mode's layout fixes them",
+	PTLAB_PHASE_ELSEWHERE, NULL,
+	{ "limine-layout", "the other paging mode's HHDM offset written into the HHDM response",
+	  PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
 const struct ptlab_check check_limine_identity = {
 	"limine: base revision 0: the identity map RWX as the protocol lays it out",
 	PTLAB_PHASE_ELSEWHERE, NULL,
@@ -174,6 +181,6 @@ ptlab_check_table elsewhere_table = {
 	&check_smp_ap_alias, &check_smp_ap_call, &check_smp_ap_pf, &check_smp_ap_ad,
 	&check_smp_shootdowns, &check_la57_preconditions, &check_la57_back_to_4,
 	&check_linux_digest, &check_linux_mapped, &check_linux_entry, &check_limine_digest,
-	&check_limine_segments, &check_limine_read, &check_limine_identity, &check_limine_aps,
+	&check_limine_segments, &check_limine_read, &check_limine_layout, &check_limine_identity, &check_limine_aps,
 	&check_limine_masked, NULL,
 };

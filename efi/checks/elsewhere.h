@@ -34,6 +34,7 @@ extern const struct ptlab_check check_linux_entry;
 extern const struct ptlab_check check_limine_digest;
 extern const struct ptlab_check check_limine_segments;
 extern const struct ptlab_check check_limine_read;
+extern const struct ptlab_check check_limine_layout;
 extern const struct ptlab_check check_limine_identity;
 extern const struct ptlab_check check_limine_aps;
 extern const struct ptlab_check check_limine_masked;

@@ -91,7 +91,7 @@ void ptlab_dump_tables(struct ptlab *p)
 		{ PTLAB_SCRATCH_LOW + PTLAB_SCRATCH_BYTES, "Identity map (above the scratch window)" },
 		{ hole_start(p->build.levels), "Non-canonical hole" },
 		{ 0 - hole_start(p->build.levels), "Upper half" },
-		{ PT_HHDM_BASE, "HHDM" },
+		{ p->build.plan.hhdm_base, "HHDM" },
 		{ PTLAB_SCRATCH_HIGH, "Scratch window (high)" },
 		{ PTLAB_SCRATCH_HIGH + PTLAB_SCRATCH_BYTES, "Upper half (above the scratch window)" },
 		{ PT_IMAGE_BASE, "Image" },

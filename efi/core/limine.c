@@ -128,6 +128,7 @@ struct lim {
 	unsigned entry_len;
 	struct lm_requests req;
 	uint64_t paging_mode;
+	uint64_t hhdm;                     /* the HHDM offset of the run's paging mode */
 	uint64_t stack_bytes;              /* each CPU's */
 	uint64_t kaslr;                    /* the random slide asked for, before rounding */
 	const char *rng;                   /* where it came from */
@@ -172,9 +173,10 @@ static struct lim *lim_of(const struct ptlab_kernel *k)
 	return k->priv;
 }
 
-static uint64_t hhdm(uint64_t pa)
+/* @pa through the hand-off's HHDM. */
+static uint64_t hhdm(const struct lim *l, uint64_t pa)
 {
-	return PT_HHDM_BASE + pa;
+	return l->hhdm + pa;
 }
 
 static size_t str_len(const char *s)
@@ -669,7 +671,7 @@ static void describe(const struct opts *o, const struct rawmap *fm, const struct
 		.name = "ptlab",
 		.version = "1",
 		.firmware_type = LM_FIRMWARE_UEFI64,
-		.hhdm = PT_HHDM_BASE,
+		.hhdm = l->hhdm,
 		.paging_mode = l->paging_mode,
 		.fb = &l->fb,
 		.nfb = l->nfb,
@@ -719,6 +721,9 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 		return PT_EINVAL;
 	}
 	slash_path(l->kpath, sizeof(l->kpath), f->path);
+	/* the HHDM where the reference loader puts it for the paging mode: the plan's too */
+	l->hhdm = lm_hhdm_offset(p->build.levels);
+	p->build.hhdm_base = l->hhdm;
 	if (!verified(p->rep, b, "kernel", f->path, f->buf, f->len) ||
 	    !load_kernel(&p->kern, p->rep, &p->opts, p->build.levels, l, f) ||
 	    !load_internal(&p->kern, p->rep, l, b, f->path) ||
@@ -844,7 +849,7 @@ static int limine_plan(struct ptlab *p)
 		return err;
 	}
 	p->build.image_va = LM_IMAGE_ALIAS_VA;
-	err = exempt_window(&p->wx, PT_HHDM_BASE, 0, lm_plan_end(&p->build.plan, PT_PLAN_HHDM),
+	err = exempt_window(&p->wx, l->hhdm, 0, lm_plan_end(&p->build.plan, PT_PLAN_HHDM),
 			    fb_pa, fb_len);
 	if (err)
 		report_fail(p->rep, "limine: the HHDM's W^X exemptions (%u recorded): %s", p->wx.n,
@@ -957,6 +962,54 @@ static bool respond(struct report *rep, const struct opts *o, const struct rawma
 	return true;
 }
 
+/* The response of request @k as built, 0 when it was not answered. */
+static uint64_t resp_at(const struct lim *l, unsigned k)
+{
+	return l->answer.answered & (1u << k) ? l->resp_pa + l->answer.resp_off[k] : 0;
+}
+
+/*
+ * The HHDM and paging mode responses as built, read from their buffer,
+ * against the layout the protocol and the reference loader fix for the
+ * tables' paging mode (lm_layout_check), with the plan they are built
+ * from; reported as check_limine_layout, its fault (the other mode's
+ * offset written into the HHDM response) planted first.
+ */
+static void check_layout(struct report *rep, const struct opts *o, const struct ptlab_build *b,
+			 unsigned maxphyaddr, const struct lim *l)
+{
+	uint64_t hp = resp_at(l, LM_REQ_HHDM), mp = resp_at(l, LM_REQ_PAGING_MODE);
+	volatile struct lm_resp_hhdm *h = (volatile struct lm_resp_hhdm *)(uintptr_t)hp;
+	struct lm_layout_in in = { .levels = b->levels, .maxphyaddr = maxphyaddr,
+				   .hhdm_offset = l->hhdm, .have_paging_mode = mp != 0,
+				   .kernel_va = l->elf.va, .plan = &b->plan };
+	struct lm_layout_out out;
+	const char *why;
+
+	if (hp && inject_on(o, &check_limine_layout)) {
+		h->offset = lm_hhdm_offset(b->levels == 5 ? 4 : 5);
+		report_note(rep, "inject: limine-layout planted (the HHDM response holds the %u-level "
+			    "offset)", b->levels == 5 ? 4u : 5u);
+	}
+	if (hp)
+		in.hhdm_offset = h->offset;
+	if (mp)
+		in.paging_mode = ((volatile struct lm_resp_paging_mode *)(uintptr_t)mp)->mode;
+	why = lm_layout_check(&in, &out);
+	if (why)
+		check_report(rep, &check_limine_layout, false, "limine: the responses against the "
+			     "%u-level layout: %s (HHDM offset 0x%llx)", b->levels, why,
+			     (unsigned long long)in.hhdm_offset);
+	else
+		check_report(rep, &check_limine_layout, true, "limine: the %u-level layout: HHDM at "
+			     "0x%llx (%s), its RAM up to 0x%llx, below the kernel at 0x%llx; "
+			     "2^%u physical addresses %s", b->levels,
+			     (unsigned long long)in.hhdm_offset, hp ? "the response's" : "unasked",
+			     (unsigned long long)out.hhdm_end, (unsigned long long)l->elf.va,
+			     maxphyaddr, out.all_phys ? "fit below the kernel's window" :
+			     "do not all fit in the 4-level higher half");
+}
+
 /*
  * Every page of every segment in @s, the tables to hand over: at its va,
  * to its place in the load block, with its segment's W and X; reported on
@@ -1025,7 +1078,7 @@ static int cpu_read(struct ptlab *p)
 		answered++;
 		at = l->elf.va + l->req.req[k].off + LM_REQ_RESPONSE;
 		ptr = *(volatile uint64_t *)(uintptr_t)at;
-		want = hhdm(l->resp_pa + l->answer.resp_off[k]);
+		want = hhdm(l, l->resp_pa + l->answer.resp_off[k]);
 		if (ptr == want && *(volatile uint64_t *)(uintptr_t)ptr ==
 		    *(volatile uint64_t *)(uintptr_t)(l->resp_pa + l->answer.resp_off[k]))
 			same++;
@@ -1066,7 +1119,7 @@ static int mask_irqs(struct ptlab *p)
 	outb(PIC1_DATA, 0xff);
 	outb(PIC2_DATA, 0xff);
 	for (unsigned i = 0; i < l->nioapic; i++) {
-		volatile uint32_t *sel = (volatile uint32_t *)(uintptr_t)hhdm(l->ioapic[i]);
+		volatile uint32_t *sel = (volatile uint32_t *)(uintptr_t)hhdm(l, l->ioapic[i]);
 		volatile uint32_t *win = sel + 4;
 		unsigned n;
 
@@ -1167,9 +1220,9 @@ static void park_aps(struct report *rep, const struct opts *o, struct ptlab_buil
 		bp = &blk[i];
 		stack_top = l->stacks_pa + (i + 1) * l->stack_bytes;
 		*bp = (struct limine_park){ .gdt_limit = sizeof(limine_gdt) - 1,
-					   .gdt_base = hhdm(l->gdt_pa),
-					   .info = hhdm(l->resp_pa + l->answer.smp_info_off + 32 * i),
-					   .stack = hhdm(stack_top), .pat = pt_pat_msr(&b->env.pat),
+					   .gdt_base = hhdm(l, l->gdt_pa),
+					   .info = hhdm(l, l->resp_pa + l->answer.smp_info_off + 32 * i),
+					   .stack = hhdm(l, stack_top), .pat = pt_pat_msr(&b->env.pat),
 					   .loop = loop, .x2apic = l->x2apic };
 		aps++;
 		if (!smp_handoff_start_at(sh, b->levels, c, b->our_cr3, stack_top - 64,
@@ -1308,6 +1361,7 @@ static int limine_prepare(struct ptlab *p)
 	if (!build_map(p->rep, &p->build, &p->fb, l) ||
 	    !respond(p->rep, &p->opts, &p->exit.final_map, l))
 		return PT_EINVAL;
+	check_layout(p->rep, &p->opts, &p->build, p->cpu.caps.maxphyaddr, l);
 	if (inject_on(&p->opts, &check_limine_read) && l->entry_len) {
 		l->entry_bytes[0] ^= 0xff;
 		report_note(p->rep, "inject: limine-entry planted (an entry byte expected flipped)");
@@ -1324,7 +1378,7 @@ static int limine_prepare(struct ptlab *p)
 static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 {
 	struct lim *l = lim_of(&p->kern);
-	uint64_t cr4 = read_cr4(), top = hhdm(l->stacks_pa + (l->ncpu + 1) * l->stack_bytes);
+	uint64_t cr4 = read_cr4(), top = hhdm(l, l->stacks_pa + (l->ncpu + 1) * l->stack_bytes);
 
 	report_fact(p->rep, "limine", "entry=0x%llx stack=0x%llx+0x%llx cr3=0x%llx levels=%u "
 		    "base_revision=%u answered=0x%x memmap=%u reclaim_runs=%u cpus=%u parked=%u "
@@ -1338,7 +1392,7 @@ static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 	if (l->x2apic)
 		wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_EN | APIC_BASE_X2);
 	l->gdtr.limit = sizeof(limine_gdt) - 1;
-	l->gdtr.base = hhdm(l->gdt_pa);
+	l->gdtr.base = hhdm(l, l->gdt_pa);
 	/* no global, supervisor-protection or key bits the kernel did not ask for */
 	cr4 = (cr4 & ~(CR4_PGE | CR4_SMEP | CR4_SMAP | CR4_PKE | CR4_PCIDE)) | CR4_PAE;
 	limine_jump_asm(l->entry, top, p->build.our_cr3, cr4, &l->gdtr);

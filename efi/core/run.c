@@ -130,6 +130,7 @@ int run_plan(struct ptlab *p)
 		.maxphyaddr = p->cpu.caps.maxphyaddr,
 		.boot_services_gone = p->build.boot_services_gone,
 		.mat = p->build.mat.n ? &p->build.mat : NULL,
+		.hhdm_base = p->build.hhdm_base,
 	};
 	int err;
 

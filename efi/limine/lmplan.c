@@ -4,6 +4,7 @@
  */
 #include <ptlab/pte.h>
 
+#include "limine/limine.h"
 #include "limine/lmplan.h"
 
 #define FOUR_GIB (UINT64_C(1) << 32)
@@ -172,12 +173,13 @@ int lm_plan_add(struct pt_plan *pl, const struct lm_plan_in *in)
 	int err;
 
 	if (!pl || !in || !in->elf || (in->levels != 4 && in->levels != 5) ||
+	    pl->hhdm_base != lm_hhdm_offset(in->levels) ||
 	    ((in->fb_pa | in->fb_len) & (PT_PAGE_SIZE - 1)) || in->fb_pa + in->fb_len < in->fb_pa)
 		return PT_EINVAL;
 	move_alias(pl);
 	err = add_segments(pl, in);
 	if (!err)
-		err = fill_low(pl, PT_PLAN_HHDM, PT_HHDM_BASE, 0, PROTOCOL_WB, in->has_1g);
+		err = fill_low(pl, PT_PLAN_HHDM, pl->hhdm_base, 0, PROTOCOL_WB, in->has_1g);
 	if (!err && in->identity_low)
 		err = fill_low(pl, PT_PLAN_IDENTITY, 0, PT_PAGE_SIZE, PT_WRITE | PT_CACHE(PT_CACHE_UC),
 			       in->has_1g);
@@ -191,4 +193,43 @@ int lm_plan_add(struct pt_plan *pl, const struct lm_plan_in *in)
 		return err;
 	pl->min_total = pt_plan_min_tables(pl->entry, pl->n, in->levels, in->has_1g, pl->min_tables);
 	return PT_OK;
+}
+
+const char *lm_layout_check(const struct lm_layout_in *in, struct lm_layout_out *out)
+{
+	uint64_t off, span, end = 0;
+	bool fits;
+
+	if (!in || !out || !in->plan || (in->levels != 4 && in->levels != 5) ||
+	    in->maxphyaddr < 32 || in->maxphyaddr > 52)
+		return "no layout to judge";
+	off = lm_hhdm_offset(in->levels);
+	if (in->hhdm_offset != off)
+		return "the HHDM offset is not the reference loader's for the paging mode";
+	if (in->have_paging_mode &&
+	    in->paging_mode != (in->levels == 5 ? LM_PAGING_5LVL : LM_PAGING_4LVL))
+		return "the paging mode response names another mode than the tables'";
+	if (in->plan->hhdm_base != off)
+		return "the tables' HHDM is not at the offset the response gives";
+	if (in->kernel_va < PT_IMAGE_BASE)
+		return "the kernel lies below 0xffffffff80000000";
+	for (unsigned i = 0; i < in->plan->n; i++) {
+		const struct pt_plan_entry *e = &in->plan->entry[i];
+
+		if (e->kind != PT_PLAN_HHDM)
+			continue;
+		if (e->va != off + e->pa || e->va < off)
+			return "an HHDM entry does not map offset + pa";
+		if (e->va + e->len > in->kernel_va || e->va + e->len < e->va)
+			return "an HHDM entry reaches the kernel's window";
+		if (e->va + e->len > end)
+			end = e->va + e->len;
+	}
+	span = UINT64_C(1) << in->maxphyaddr;
+	fits = span <= PT_IMAGE_BASE - off;
+	if (in->levels == 5 && !fits)
+		return "the HHDM cannot hold every physical address below the kernel's window";
+	out->hhdm_end = end;
+	out->all_phys = fits;
+	return NULL;
 }

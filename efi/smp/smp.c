@@ -344,8 +344,8 @@ static void ap_checks(struct smp_cpu *c)
 	struct smp_obs o;
 
 	obs_read(c->own_pa, &c->alias_ident);
-	obs_read(PT_HHDM_BASE + c->own_pa, &c->alias_hhdm);
-	obs_write(PT_HHDM_BASE + c->own_pa, c->alias_write, &o);
+	obs_read(sh->hhdm_base + c->own_pa, &c->alias_hhdm);
+	obs_write(sh->hhdm_base + c->own_pa, c->alias_write, &o);
 	obs_read(c->own_pa, &c->alias_back);
 
 	/* --inject=ap-call: the call's argument is wrong, so its result must be */
@@ -1126,7 +1126,7 @@ int smp_map_area(struct ptlab *p)
 		if (!err)
 			c->ad_pte_pa = l.entry_pa;
 		if (!err && !c->bsp) {
-			inject_begin(CHECK_RUN(p), &check_smp_ap_alias, PT_HHDM_BASE + c->own_pa);
+			inject_begin(CHECK_RUN(p), &check_smp_ap_alias, p->build.plan.hhdm_base + c->own_pa);
 			inject_begin(CHECK_RUN(p), &check_smp_ap_pf, c->pf_va);
 		}
 	}

@@ -117,6 +117,7 @@ struct smp_shared {
 	uint64_t our_cr3;
 	uint64_t image_base;
 	uint64_t image_va;            /* where the plan maps the image again */
+	uint64_t hhdm_base;           /* where the plan's HHDM starts */
 	uint64_t deadline;            /* TSC: every AP leaves by then */
 	uint64_t tsc_per_us;
 	uint16_t sel_cs, sel_ss;      /* the BSP's selectors, which every AP must share */

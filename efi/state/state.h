@@ -90,6 +90,13 @@ struct ptlab_build {
 	 * kernel hand-off needs that range for the kernel (core/limine.c).
 	 */
 	uint64_t image_va;
+	/*
+	 * Where the plan's HHDM starts, 0 for PT_HHDM_BASE: a boot protocol
+	 * that fixes another offset for the run's paging mode sets it when it
+	 * loads the kernel (core/limine.c).  The plan's hhdm_base is the one
+	 * the checks read.
+	 */
+	uint64_t hhdm_base;
 	struct pt_mat mat;           /* the Memory Attributes Table (n = 0: none; hand-off) */
 	struct pt_plan plan;
 	/* The frame pool: AllocatePages'd pages handed to pt_frames. */

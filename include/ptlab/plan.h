@@ -4,8 +4,9 @@
  *
  *  - identity map of every memory-map range except page 0 (the null guard);
  *    ranges at or above 2^47 cannot be identity mapped (quirk, HHDM only);
- *  - a high-half direct map (HHDM) at PT_HHDM_BASE + pa of every RAM-like
- *    range (classes RAM, FW_CODE, FW_DATA);
+ *  - a high-half direct map (HHDM) at hhdm_base + pa of every RAM-like
+ *    range (classes RAM, FW_CODE, FW_DATA); hhdm_base is PT_HHDM_BASE
+ *    unless the caller asks for another (a boot protocol's offset);
  *  - the loaded image again at PT_IMAGE_BASE + (pa - image base).
  *
  * Strict W^X: the image by section (text RX, read-only data R+NX, data
@@ -28,6 +29,12 @@
 #include "pt.h"
 
 #define PT_HHDM_BASE    UINT64_C(0xffff800000000000)
+/*
+ * The lowest address of the higher half at 5 levels (bits 63:56 set): an
+ * HHDM there leaves 2^56 - 2^47 bytes below PT_IMAGE_BASE, room for every
+ * physical address a 52-bit MAXPHYADDR allows.
+ */
+#define PT_HIGHER_HALF_LA57 UINT64_C(0xff00000000000000)
 #define PT_IMAGE_BASE   UINT64_C(0xffffffff80000000)
 #define PT_IDENTITY_END (UINT64_C(1) << 47)
 
@@ -76,6 +83,12 @@ struct pt_plan_caps {
 	unsigned levels;            /* 4 or 5 */
 	unsigned maxphyaddr;
 	/*
+	 * Where the HHDM starts, 0 for PT_HHDM_BASE: 1 GiB aligned, in the
+	 * higher half of @levels (at or above PT_HHDM_BASE at 4 levels,
+	 * PT_HIGHER_HALF_LA57 at 5) and below PT_IMAGE_BASE.
+	 */
+	uint64_t hhdm_base;
+	/*
 	 * After ExitBootServices: boot-services code is free RAM (RW+NX), and
 	 * runtime ranges take their permissions from @mat (the Memory
 	 * Attributes Table) when given, else runtime code is mapped RWX - the
@@ -96,6 +109,7 @@ struct pt_plan {
 	uint64_t min_total;
 	uint32_t quirks;              /* PT_QUIRK_ABOVE_IDENTITY etc. */
 	uint64_t identity_bytes, hhdm_bytes, image_bytes;
+	uint64_t hhdm_base;           /* HHDM entries map va = hhdm_base + pa */
 };
 
 /**
@@ -107,7 +121,8 @@ struct pt_plan {
  *
  * Identity entries for every range (page 0 excluded, nothing at or above 2^47:
  * such parts set PT_QUIRK_ABOVE_IDENTITY), HHDM entries for the RAM-like
- * classes (nothing at or above PT_IMAGE_BASE - PT_HHDM_BASE: such parts set
+ * classes at @caps->hhdm_base + pa, @plan->hhdm_base on output (nothing at
+ * or above PT_IMAGE_BASE - hhdm_base: such parts set
  * PT_QUIRK_ABOVE_IDENTITY too, being the same kind of loss), nothing at or
  * above 2^maxphyaddr (PT_QUIRK_ABOVE_MAXPHYS), and the image's sections at
  * PT_IMAGE_BASE.  The identity map carries the image's pages with their
@@ -118,7 +133,9 @@ struct pt_plan {
  * attributes are merged (keeping the first part's efi_type).  Each entry
  * allows 1 GiB leaves when @caps->has_1g, 2 MiB otherwise.
  *
- * Returns PT_OK; PT_EINVAL for NULL arguments, bad caps, a map that is not
+ * Returns PT_OK; PT_EINVAL for NULL arguments, bad caps (an HHDM base not
+ * 1 GiB aligned or outside the higher half of @caps->levels below
+ * PT_IMAGE_BASE among them), a map that is not
  * sorted/aligned/disjoint, or a bad image layout (sections not covering it,
  * overlapping or unaligned, image not inside one memory-map range); PT_ECAPACITY
  * when the plan has more entries than @plan->cap (never with

@@ -16,7 +16,7 @@
 #         amount above the minimum slide, its relocation applied
 #  five   -cpu max -smp 2 --levels=5: the kernel asking for 5-level paging
 #         entered with CR4.LA57, as the paging mode response says
-#  faults --inject=limine-digest,limine-segment,limine-entry,limine-identity
+#  faults --inject=limine-digest,limine-segment,limine-entry,limine-identity,limine-layout
 #         with the kernel asking for base revision 0 (whose identity map
 #         ptlab makes RWX after the comparison): each fails exactly its
 #         check, nothing is handed over
@@ -97,7 +97,7 @@ boot_bg pie --img "$img" --smp 2 --timeout "$T" --cfg "$base --kaslr --kernel=\\
 boot_wait
 boot_bg five --img "$img" --cpu max --smp 2 --timeout "$T" --cfg "$base --levels=5 --kernel=\\boot\\mini5.elf"
 boot_bg faults --img "$img" --smp 2 --timeout "$T" \
-	--cfg "$base --inject=limine-digest,limine-segment,limine-entry,limine-identity --kernel=\\boot\\mini0.elf"
+	--cfg "$base --inject=limine-digest,limine-segment,limine-entry,limine-identity,limine-layout --kernel=\\boot\\mini0.elf"
 boot_wait
 boot_bg park --img "$img" --smp 2 --timeout "$T" \
 	--cfg "$base --inject=limine-park,limine-unmasked --kernel=\\boot\\mini.elf"
@@ -117,6 +117,8 @@ check_log "^ok [0-9]+ - limine: the kernel's 3 segments .* # check=limine-segmen
 	"$BOOT_LOG" "good: the segments mapped as the file says"
 check_log '^ok [0-9]+ - limine: .* # check=limine-entry$' \
 	"$BOOT_LOG" "good: the responses and the entry read back through the tables handed over"
+check_log '^ok [0-9]+ - limine: the 4-level layout: HHDM at 0xffff800000000000 .* # check=limine-layout$' \
+	"$BOOT_LOG" "good: the HHDM response at the 4-level offset, below the kernel"
 check_log '^ok [0-9]+ - limine: 3 AP\(s\) .* # check=limine-park$' "$BOOT_LOG" \
 	"good: the 3 APs parked on the tables handed over"
 check_log '^ok [0-9]+ - limine: .* of [1-9][0-9]* I/O APIC\(s\) .* # check=limine-unmasked$' \
@@ -143,6 +145,8 @@ boot_result five
 st=$?
 check_status "$st" 99 "five: the kernel ran on 5-level paging, as its paging mode response says (isa-debug-exit 0x31)"
 check_log '^# limine-load: kernel=\\boot\\mini5.elf .* levels=5 ' "$BOOT_LOG" "five: loaded for 5 levels"
+check_log '^ok [0-9]+ - limine: the 5-level layout: HHDM at 0xff00000000000000 .* fit below the kernel.s window # check=limine-layout$' \
+	"$BOOT_LOG" "five: the HHDM response at the 5-level offset, every physical address below the kernel"
 check_log '^ok [0-9]+ - limine: 1 AP\(s\) .* # check=limine-park$' "$BOOT_LOG" \
 	"five: the AP parked on the 5-level tables"
 check_log "$HANDED" "$BOOT_LOG" "five: handed over"
@@ -160,13 +164,15 @@ check_log "^not ok [0-9]+ - limine: the kernel's entry 0xffffffff80000000 reads 
 	"$BOOT_LOG" "faults: limine-entry (an expected entry byte flipped) fails the read-back"
 check_log '^not ok [0-9]+ - limine: base revision 0: 1 of [0-9]+ identity pages .* first va=0xfffff000 # check=limine-identity$' \
 	"$BOOT_LOG" "faults: limine-identity (the page below 4 GiB left no-execute) fails the identity check"
+check_log "^not ok [0-9]+ - limine: the responses against the 4-level layout: the HHDM offset is not the reference loader's .* \(HHDM offset 0xff00000000000000\) # check=limine-layout$" \
+	"$BOOT_LOG" "faults: limine-layout (the 5-level offset in a 4-level HHDM response) fails the layout check"
 failed=$(failed_checks "$BOOT_LOG")
-if [ "$failed" = "limine-digest limine-entry limine-identity limine-segment " ]; then
-	pass "faults: those 4 checks failed and no other"
+if [ "$failed" = "limine-digest limine-entry limine-identity limine-layout limine-segment " ]; then
+	pass "faults: those 5 checks failed and no other"
 else
-	fail "faults: the failing test points' checks are '$failed', not limine-digest, limine-entry, limine-identity and limine-segment once each"
+	fail "faults: the failing test points' checks are '$failed', not limine-digest, limine-entry, limine-identity, limine-layout and limine-segment once each"
 fi
-check_log '^# limine: not handed over: 4 check\(s\) failed' "$BOOT_LOG" "faults: not handed over, and said why"
+check_log '^# limine: not handed over: 5 check\(s\) failed' "$BOOT_LOG" "faults: not handed over, and said why"
 check_no_log "$HANDED" "$BOOT_LOG" "faults: no jump"
 
 boot_result park

@@ -88,10 +88,9 @@ limine_boot()
 	lv=" --levels=$levels"
 	case $levels in auto*) levels=${levels#auto}; lv= ;; esac
 	img=$(image "$tag" "$kernel") || { fail "$tag: could not make its image"; return; }
-	# ptlab's HHDM is at 0xffff800000000000 at 5 levels too (the protocol
-	# leaves the offset to the loader; the kernel reads it from the HHDM
-	# response and checks it against the one named here)
-	cmd="limtest modules=2 cpus=$smp${fb:+ $fb} hhdm5=0xffff800000000000 boot=$tag"
+	# the judge holds the HHDM offset to the reference loader's for the
+	# paging mode it runs in, computed on its own: nothing named here
+	cmd="limtest modules=2 cpus=$smp${fb:+ $fb} boot=$tag"
 	echo "$cmd" >"$BOOT_DIR/$tag.cmdline"
 	echo "$levels" >"$BOOT_DIR/$tag.levels"
 	echo "$smp" >"$BOOT_DIR/$tag.smp"

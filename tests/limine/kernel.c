@@ -1547,6 +1547,37 @@ static void check_placement(void)
 
 /* ---- the BSP ---- */
 
+/*
+ * The HHDM offset against the layout of the paging mode the CPU runs in
+ * (CR4.LA57), not against anything the loader said: the offset the
+ * reference loader uses for it (0xffff800000000000 at 4 levels,
+ * 0xff00000000000000 at 5), at the start of that mode's higher half, and
+ * [offset, offset + 2^MAXPHYADDR) - every physical address the CPU can
+ * form, from CPUID 0x80000008 - canonical and below the kernel's window
+ * at 0xffffffff80000000, so the direct map can hold all of it.
+ */
+static void check_hhdm_offset(u64 cr4)
+{
+	int five = (cr4 & CR4_LA57) != 0;
+	u64 want = five ? HHDM_5LVL : HHDM_4LVL;
+	u64 half = five ? 0xff00000000000000ULL : 0xffff800000000000ULL;
+	unsigned maxphy = 36;
+	u32 r[4];
+
+	cpuid(0x80000000u, 0, r);
+	if (r[0] >= 0x80000008u) {
+		cpuid(0x80000008u, 0, r);
+		maxphy = r[0] & 0xff;
+	}
+	check(hhdm == want, "HHDM offset 0x%llx is the reference loader's for %d levels (0x%llx)",
+	      (unsigned long long)hhdm, five ? 5 : 4, (unsigned long long)want);
+	check(hhdm >= half && maxphy <= 52 && hhdm + (1ULL << maxphy) > hhdm &&
+	      hhdm + (1ULL << maxphy) <= KERNEL_FLOOR,
+	      "HHDM [0x%llx, +2^%u) in the %d-level higher half (from 0x%llx) and below the "
+	      "kernel's window 0x%llx", (unsigned long long)hhdm, maxphy, five ? 5 : 4,
+	      (unsigned long long)half, (unsigned long long)KERNEL_FLOOR);
+}
+
 void kmain(struct frame *f, int how);
 
 void kmain(struct frame *f, int how)
@@ -1623,17 +1654,7 @@ void kmain(struct frame *f, int how)
 	if (ef && file_ok("executable file", ef->executable_file))
 		cmdline = ef->executable_file->cmdline;
 	say("# cmdline: %s", cmdline);
-	{
-		/* the offset the command line names (hhdm4=, hhdm5=), else
-		 * 0xffff800000000000 at 4 levels, 0xff00000000000000 at 5 */
-		u64 want = (cr4 & CR4_LA57) ? HHDM_5LVL : HHDM_4LVL;
-		const char *from = "default";
-
-		if (arg_u64((cr4 & CR4_LA57) ? "hhdm5" : "hhdm4", &want))
-			from = "command line";
-		check(hhdm == want, "HHDM offset 0x%llx is the one for %d levels (0x%llx, %s)",
-		      (unsigned long long)hhdm, (cr4 & CR4_LA57) ? 5 : 4, (unsigned long long)want, from);
-	}
+	check_hhdm_offset(cr4);
 	if (gdt_size)
 		check(in_reclaimable((void *)gdt_base, gdt_size), "GDT in bootloader-reclaimable memory (pa 0x%llx)",
 		      (unsigned long long)phys((void *)gdt_base));

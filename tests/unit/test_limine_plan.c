@@ -24,6 +24,7 @@
 #include <ptlab/pte.h>
 
 #include "arena.h"
+#include "limine/limine.h"
 #include "limine/lmplan.h"
 
 #define K4    UINT64_C(0x1000)
@@ -54,10 +55,11 @@ struct fx {
 	struct lm_plan_in in;
 };
 
-static void fx_init(struct fx *x, bool has_1g)
+static void fx_init_levels(struct fx *x, bool has_1g, unsigned levels)
 {
-	struct pt_plan_caps caps = { .has_1g = has_1g, .levels = 4, .maxphyaddr = 40,
-				     .boot_services_gone = true };
+	struct pt_plan_caps caps = { .has_1g = has_1g, .levels = levels, .maxphyaddr = 40,
+				     .boot_services_gone = true,
+				     .hhdm_base = lm_hhdm_offset(levels) };
 
 	memset(x, 0, sizeof(*x));
 	memcpy(x->r, ranges, sizeof(ranges));
@@ -78,8 +80,13 @@ static void fx_init(struct fx *x, bool has_1g)
 	x->elf.seg[1] = (struct lm_seg){ KVA + 0x2000, 0x2000, 0x3000, 0x800, 0x800, LM_SEG_R };
 	x->elf.seg[2] = (struct lm_seg){ KVA + 0x3000, 0x3000, 0x4000, 0x100, 0x2800,
 					 LM_SEG_R | LM_SEG_W };
-	x->in = (struct lm_plan_in){ .elf = &x->elf, .block_pa = BLOCK, .levels = 4,
+	x->in = (struct lm_plan_in){ .elf = &x->elf, .block_pa = BLOCK, .levels = levels,
 				     .has_1g = has_1g };
+}
+
+static void fx_init(struct fx *x, bool has_1g)
+{
+	fx_init_levels(x, has_1g, 4);
 }
 
 /* The plan's entries sorted by va, none empty, none overlapping the next. */
@@ -323,6 +330,104 @@ static void test_refusals(void **state)
 	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_EINVAL);
 }
 
+/* The layout the responses are judged against, for @x's plan at its levels. */
+static struct lm_layout_in layout_of(const struct fx *x)
+{
+	return (struct lm_layout_in){ .levels = x->in.levels, .maxphyaddr = 40,
+				      .hhdm_offset = lm_hhdm_offset(x->in.levels),
+				      .have_paging_mode = true,
+				      .paging_mode = x->in.levels == 5 ? LM_PAGING_5LVL :
+									  LM_PAGING_4LVL,
+				      .kernel_va = KVA, .plan = &x->plan };
+}
+
+/*
+ * At 5 levels the HHDM is at 0xff00000000000000 (the reference loader's),
+ * complete over the first 4 GiB there and nowhere at the 4-level offset;
+ * the layout holds at both modes and every rule broken is named.
+ */
+static void test_hhdm_by_paging_mode(void **state)
+{
+	struct fx x;
+	struct lm_layout_in in;
+	struct lm_layout_out out;
+
+	(void)state;
+	assert_int_equal(lm_hhdm_offset(4), UINT64_C(0xffff800000000000));
+	assert_int_equal(lm_hhdm_offset(5), UINT64_C(0xff00000000000000));
+	for (unsigned levels = 4; levels <= 5; levels++) {
+		fx_init_levels(&x, true, levels);
+		assert_int_equal(x.plan.hhdm_base, lm_hhdm_offset(levels));
+		assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_OK);
+		assert_low_complete(&x.plan, PT_PLAN_HHDM, lm_hhdm_offset(levels), 0);
+		in = layout_of(&x);
+		assert_null(lm_layout_check(&in, &out));
+		/* RAM up to 5 GiB in the HHDM, all of 2^40 fits at either mode */
+		assert_int_equal(out.hhdm_end, lm_hhdm_offset(levels) + 5 * GIB);
+		assert_true(out.all_phys);
+	}
+	assert_null(pt_plan_find(&x.plan, PT_HHDM_BASE + 0x100000));
+
+	in = layout_of(&x);
+	in.hhdm_offset = PT_HHDM_BASE;
+	assert_string_equal(lm_layout_check(&in, &out),
+			    "the HHDM offset is not the reference loader's for the paging mode");
+	in = layout_of(&x);
+	in.paging_mode = LM_PAGING_4LVL;
+	assert_string_equal(lm_layout_check(&in, &out),
+			    "the paging mode response names another mode than the tables'");
+	in = layout_of(&x);
+	in.have_paging_mode = false;
+	in.paging_mode = LM_PAGING_4LVL;
+	assert_null(lm_layout_check(&in, &out));
+	in = layout_of(&x);
+	in.kernel_va = KVA - GIB;
+	assert_string_equal(lm_layout_check(&in, &out), "the kernel lies below 0xffffffff80000000");
+	in = layout_of(&x);
+	x.plan.entry[pt_plan_find(&x.plan, lm_hhdm_offset(5) + 0x100000) - x.plan.entry].pa += K4;
+	assert_string_equal(lm_layout_check(&in, &out), "an HHDM entry does not map offset + pa");
+
+	/* a 52-bit MAXPHYADDR: held at 5 levels, beyond the 4-level higher half (noted) */
+	fx_init_levels(&x, true, 5);
+	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_OK);
+	in = layout_of(&x);
+	in.maxphyaddr = 52;
+	assert_null(lm_layout_check(&in, &out));
+	assert_true(out.all_phys);
+	fx_init_levels(&x, true, 4);
+	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_OK);
+	in = layout_of(&x);
+	in.maxphyaddr = 52;
+	assert_null(lm_layout_check(&in, &out));
+	assert_false(out.all_phys);
+	in.maxphyaddr = 46;
+	assert_null(lm_layout_check(&in, &out));
+	assert_true(out.all_phys);
+	/* the tables' HHDM elsewhere than the response's offset */
+	in = layout_of(&x);
+	x.plan.hhdm_base = lm_hhdm_offset(5);
+	in.levels = 5;
+	in.hhdm_offset = lm_hhdm_offset(5);
+	in.paging_mode = LM_PAGING_5LVL;
+	x.plan.hhdm_base = PT_HHDM_BASE;
+	assert_string_equal(lm_layout_check(&in, &out),
+			    "the tables' HHDM is not at the offset the response gives");
+}
+
+/* A plan whose HHDM is not at the paging mode's offset is refused. */
+static void test_hhdm_mismatch_refused(void **state)
+{
+	struct fx x;
+
+	(void)state;
+	fx_init_levels(&x, true, 4);
+	x.in.levels = 5;
+	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_EINVAL);
+	fx_init_levels(&x, true, 5);
+	x.in.levels = 4;
+	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +438,8 @@ int main(void)
 		cmocka_unit_test(test_built_with_its_minimum),
 		cmocka_unit_test(test_shared_page),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_hhdm_by_paging_mode),
+		cmocka_unit_test(test_hhdm_mismatch_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

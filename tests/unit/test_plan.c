@@ -1130,6 +1130,60 @@ static void test_hhdm_stops_below_image_window(void **state)
 	assert_int_equal(x.plan.hhdm_bytes, G1);
 }
 
+/*
+ * An HHDM base the caller names: entries at base + pa, the plan's
+ * hhdm_base says so, its end below the image window follows it (at
+ * 0xff00000000000000 a 52-bit physical space fits whole); a base that is
+ * unaligned, outside the higher half of the paging mode or at the image
+ * window is refused.
+ */
+static void test_hhdm_base_is_the_callers(void **state)
+{
+	const uint64_t b5 = PT_HIGHER_HALF_LA57;
+	const struct pt_mem_range r[] = {
+		{ 0x100000, 0x100000, PT_EFI_CONVENTIONAL, WB_ALL },
+		{ (UINT64_C(1) << 51), 2 * G1, PT_EFI_CONVENTIONAL, WB_ALL },
+	};
+	struct fx x;
+	const struct pt_plan_entry *e;
+
+	(void)state;
+	fx_init(&x, true, 4);
+	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
+	assert_int_equal(x.plan.hhdm_base, PT_HHDM_BASE);
+
+	fx_init(&x, true, 5);
+	x.caps.maxphyaddr = 52;
+	x.caps.hhdm_base = b5;
+	fx_map(&x, r, NR(r));
+	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
+	assert_int_equal(x.plan.hhdm_base, b5);
+	assert_int_equal(x.plan.hhdm_bytes, 2 * G1 + 0x100000);
+	e = pt_plan_find(&x.plan, b5 + 0x100000);
+	assert_non_null(e);
+	assert_int_equal(e->kind, PT_PLAN_HHDM);
+	assert_int_equal(e->pa, 0x100000);
+	e = pt_plan_find(&x.plan, b5 + (UINT64_C(1) << 51) + G1);
+	assert_non_null(e);
+	assert_int_equal(e->pa + (b5 + (UINT64_C(1) << 51) + G1 - e->va), (UINT64_C(1) << 51) + G1);
+	assert_null(pt_plan_find(&x.plan, PT_HHDM_BASE + 0x100000));
+
+	/* refusals: each leaves an empty plan */
+	x.caps.hhdm_base = b5 + K4;                       /* not 1 GiB aligned */
+	expect_build_error(&x, NULL, PT_EINVAL);
+	x.caps.hhdm_base = b5 - G1;                       /* below the 5-level higher half */
+	expect_build_error(&x, NULL, PT_EINVAL);
+	x.caps.hhdm_base = PT_IMAGE_BASE & ~(G1 - 1);     /* at the image window */
+	expect_build_error(&x, NULL, PT_EINVAL);
+	fx_init(&x, true, 4);
+	x.caps.hhdm_base = b5;                            /* non-canonical at 4 levels */
+	expect_build_error(&x, NULL, PT_EINVAL);
+	x.caps.hhdm_base = PT_HHDM_BASE + 64 * G1;        /* another 4-level base: taken */
+	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
+	assert_int_equal(x.plan.hhdm_base, PT_HHDM_BASE + 64 * G1);
+	assert_non_null(pt_plan_find(&x.plan, PT_HHDM_BASE + 64 * G1 + x.range[0].pa));
+}
+
 static void test_ranges_above_maxphyaddr_are_cut_with_quirk(void **state)
 {
 	static const struct pt_mem_range r[] = {
@@ -1309,6 +1363,7 @@ int main(void)
 		cmocka_unit_test(test_bound_holds_when_nothing_merges),
 		cmocka_unit_test(test_memory_above_2_47_is_left_out_with_quirk),
 		cmocka_unit_test(test_hhdm_stops_below_image_window),
+		cmocka_unit_test(test_hhdm_base_is_the_callers),
 		cmocka_unit_test(test_ranges_above_maxphyaddr_are_cut_with_quirk),
 		cmocka_unit_test(test_sample_map_normalizes_to_the_same_plan),
 	};
