@@ -351,6 +351,8 @@ static void sim_init(struct sim *s, uint64_t seed, uint64_t ops, enum opts_injec
 	p->cpu.caps.pdpe1gb = true;
 	p->cpu.caps.nx = true;
 	p->build.levels = 4;
+	/* the HHDM where the app's plan puts it; the churn reads it from the plan */
+	p->build.plan.hhdm_base = PT_HHDM_BASE;
 	p->opts.seed = seed;
 	p->opts.iterations = ops;
 	p->opts.inject = inject;
