@@ -117,7 +117,7 @@ kfact()
 
 judge_limine()
 {
-	local tag=$1 st oks bad plan closing e9 smp levels mode n i want_size got
+	local tag=$1 st oks bad plan closing e9 smp levels mode n i want_size want_hhdm got
 	boot_result "$tag"
 	st=$?
 	check_status "$st" "$KERNEL_PASSED" "$tag: the kernel ran its checks and exited with 0x20 (all passed)"
@@ -164,6 +164,15 @@ judge_limine()
 		pass "$tag: paging mode $mode for --levels=$levels"
 	else
 		fail "$tag: paging mode '$mode' for --levels=$levels"
+	fi
+	# the HHDM offset the kernel got: the reference loader's for the mode
+	want_hhdm=0xffff800000000000
+	[ "$levels" = 5 ] && want_hhdm=0xff00000000000000
+	got=$(kfact "$BOOT_LOG" 'hhdm: ' | cut -d, -f1)
+	if [ "$got" = "$want_hhdm" ]; then
+		pass "$tag: HHDM offset $got, the reference loader's at $levels levels"
+	else
+		fail "$tag: HHDM offset '$got', not $want_hhdm at $levels levels"
 	fi
 	# the kernel's internal module (module request revision 1): loaded by
 	# ptlab beside the kernel, first in the list, as the kernel judged it
