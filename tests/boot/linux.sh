@@ -13,7 +13,10 @@
 # reservations; efifb took the framebuffer exactly when ptlab passed one;
 # the kernel found through efi_info's system table what ptlab read before
 # ExitBootServices (the SMBIOS manufacturer, PlatformLang through
-# efivarfs, Secure Boot off) and lists /sys/firmware/efi/systab; its
+# efivarfs, Secure Boot off) and lists /sys/firmware/efi/systab; every EFI
+# global variable it lists through efivarfs is the firmware's variable
+# store's, read on the host from the boot's flash after QEMU ended, byte
+# for byte, and the list is the EFI stub boot's (efivars.py); its
 # "efi:" list of configuration tables is ptlab's "# linux-tables:" and the
 # boot-services memory it frees follows from "# linux-bootsvc:"
 # (efiview.py; the tables only under efi=noruntime).  The
@@ -23,7 +26,7 @@
 #
 # Boots: OVMF -cpu max with -smp 1 (--levels=4, 2 GiB) and -smp 4
 # (--levels=5, 8 GiB); -cpu qemu64 (no 1 GiB pages, no LA57) with -smp 4;
-# OVMF's SMM build with Secure Boot off, whose map reserves 0x30000+0x20000
+# OVMF's SMM build with Secure Boot off (-smp 2, --levels=5), whose map reserves 0x30000+0x20000
 # below 640 KiB (the W^X exemptions there are the RAM around it, by name);
 # U-Boot's UEFI.  The same kernel through its own EFI stub (no ptlab) is
 # the reference for the usable RAM.  Bad kernels and initrds, and
@@ -155,7 +158,7 @@ judge_init()
 {
 	local tag=$1 bad
 	bad=$(init_lines "$BOOT_LOG" | grep -E '^init: not ok' | head -n 5)
-	if [ -z "$bad" ] && init_lines "$BOOT_LOG" | grep -qE '^init: [1-9][0-9]* passed, 0 failed$'; then
+	if [ -z "$bad" ] && init_lines "$BOOT_LOG" | grep -E '^init: [1-9][0-9]* passed, 0 failed$' >/dev/null; then
 		pass "$tag: /init ran its checks in user space, all passed ($(init_lines "$BOOT_LOG" | grep -cE '^init: ok'))"
 	else
 		fail "$tag: /init: ${bad:-no closing line}"
@@ -177,7 +180,7 @@ judge_init()
 judge_efi()
 {
 	local tag=$1 rt=${2:-} vendor var
-	if init_lines "$BOOT_LOG" | grep -q '^init: ok - /sys/firmware/efi/systab lists the configuration tables' &&
+	if init_lines "$BOOT_LOG" | grep '^init: ok - /sys/firmware/efi/systab lists the configuration tables' >/dev/null &&
 	   { [ -n "$rt" ] || [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: efi-runtime: //p')" = 1 ]; }; then
 		pass "$tag: /sys/firmware/efi/systab exists: the kernel took the system table from efi_info (runtime services: ${rt:-kept, /sys/firmware/efi/runtime})"
 	else
@@ -211,11 +214,30 @@ judge_efi()
 		sed 's/^/# /' "$BOOT_DIR/$tag.efiview"
 	fi
 	if [ "$(fact "$BOOT_LOG" linux-efi secure_boot)" = 2 ] &&
-	   log_clean "$BOOT_LOG" | grep -q 'Secure boot disabled$'; then
+	   log_clean "$BOOT_LOG" | grep 'Secure boot disabled$' >/dev/null; then
 		pass "$tag: secure_boot=2 in the zero page, the kernel says 'Secure boot disabled'"
 	else
 		fail "$tag: secure_boot='$(fact "$BOOT_LOG" linux-efi secure_boot)', the kernel's Secure boot line: $(log_clean "$BOOT_LOG" | grep -o 'Secure boot.*' | head -n 1)"
 	fi
+}
+
+# judge_efivars TAG [REF_LOG]: the EFI global variables /init listed
+# through efivarfs are the firmware's variable store's (the boot's own
+# flash copy, read on the host after QEMU ended), byte for byte, and with
+# REF_LOG the same as that boot's (tests/boot/efivars.py)
+judge_efivars()
+{
+	local tag=$1 ref=${2:-} vars
+	vars=$(dirname "$BOOT_IMG_COPY")/vars.fd
+	python3 "$(dirname "$0")/efivars.py" judge "$BOOT_LOG" --store "$vars" ${ref:+--ref "$ref"} \
+		>"$BOOT_DIR/$tag.efivars" 2>&1
+	while read -r l; do
+		case $l in
+		"ok: "*) pass "$tag: efivarfs: ${l#ok: }" ;;
+		*) fail "$tag: efivarfs: ${l#FAIL: }" ;;
+		esac
+	done <"$BOOT_DIR/$tag.efivars"
+	[ -s "$BOOT_DIR/$tag.efivars" ] || fail "$tag: efivarfs: efivars.py printed nothing"
 }
 
 # judge_linux TAG SMP: ptlab handed over and the kernel agrees with its report
@@ -244,6 +266,10 @@ judge_linux()
 	case $(cat "$BOOT_DIR/$tag.cmdline") in
 	*efi=noruntime*) judge_efi "$tag" noruntime ;;
 	*) judge_efi "$tag" ;;
+	esac
+	case $(cat "$BOOT_DIR/$tag.cmdline") in
+	*efi=noruntime*) ;;
+	*) judge_efivars "$tag" "$STUB_LOG" ;;
 	esac
 	ptlab_e820 "$BOOT_LOG" >"$BOOT_DIR/$tag.e820"
 	kernel_memmap "$BOOT_LOG" >"$BOOT_DIR/$tag.memmap"
@@ -303,12 +329,14 @@ INITRDS='--initrd=\boot\first.cpio --initrd=\boot\initrd.img' \
 	linux_boot max-smp1 max 2G 1 4 1 "$long_params"
 boot_bg stub --img "$stub" --cpu max --mem 2G --smp 1 --timeout "$LINUX_TIMEOUT"
 # the SMM build with the plain variables (Secure Boot off)
-linux_boot smm max 2G 1 4 1 "" --machine q35,smm=on --code "$SMM_CODE" -- \
+linux_boot smm max 2G 2 5 1 "" --machine q35,smm=on --code "$SMM_CODE" -- \
 	-global driver=cfi.pflash01,property=secure,value=on
 boot_wait
+# the reference's variables, for every hand-off on the plain firmware's
+STUB_LOG=$(sed -n 1p "$BOOT_DIR/stub.paths" 2>/dev/null)
 judge_linux max-smp1 1
 if [ "$(init_lines "$BOOT_LOG" | sed -n 's/^init: first-initrd: //p')" = "ptlab-first-$$" ] &&
-   init_lines "$BOOT_LOG" | grep -q '^init: ok - user space reached'; then
+   init_lines "$BOOT_LOG" | grep '^init: ok - user space reached' >/dev/null; then
 	pass "max-smp1: both initrds reached the kernel: the first's marker file and the second's /init"
 else
 	fail "max-smp1: first initrd's marker '$(init_lines "$BOOT_LOG" | sed -n 's/^init: first-initrd: //p')', want ptlab-first-$$"
@@ -318,18 +346,19 @@ if [ "$(wc -c <"$BOOT_DIR/max-smp1.cmdline")" -ge 2000 ] && grep -q 'ptlab.osi="
 else
 	fail "max-smp1: the test's command line is not what it should be"
 fi
-judge_linux smm 1
+judge_linux smm 2
 # the map has the reserved hole below 640 KiB, and the W^X exemptions are
 # exactly the RAM around it, each mapped RWX whole (the audit's bytes)
 check_log '^# e820: 0x30000-0x4ffff type=2$' "$BOOT_LOG" \
 	"smm: the firmware reserves 0x30000+0x20000 below 640 KiB"
-check_log '^# audit: [0-9]+ bytes mapped RWX under the run'"'"'s 3 W\^X exemptions; exempt: 0x[0-9a-f]+\+0x([0-9a-f]+) Linux init_size range \(0x\1 RWX\); 0x1000\+0x2f000 RAM below 640 KiB \(0x2f000 RWX\); 0x50000\+0x4f000 RAM below 640 KiB \(0x4f000 RWX\)$' \
+check_log '^# audit: [0-9]+ bytes mapped RWX under the run'"'"'s 3 W\^X exemptions; exempt: 0x[0-9a-f]+\+0x([0-9a-f]+) Linux init_size range \(0x\1 RWX\); 0x1000\+0x2f000 RAM below 640 KiB \(0x2f000 RWX\); 0x50000\+0x([0-9a-f]+) RAM below 640 KiB \(0x\2 RWX\)$' \
 	"$BOOT_LOG" "smm: the audit names the exemptions: the init_size range and the two pieces of RAM below 640 KiB, each all RWX"
 ref_usable=$(usable_bytes <"$BOOT_DIR/max-smp1.e820")
 boot_result stub
 st=$?
 check_status "$st" "$INIT_PASSED" "stub: the same kernel and initrd through its EFI stub reached /init, which passed"
 BOOT_LOG_STUB=$BOOT_LOG
+judge_efivars stub
 stub_usable=$(kernel_memmap "$BOOT_LOG_STUB" | usable_bytes)
 if [ -n "$stub_usable" ] && [ "$stub_usable" -gt 0 ] && [ -n "$ref_usable" ]; then
 	diff_pages=$(( (stub_usable - ref_usable) / 4096 ))

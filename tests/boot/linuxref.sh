@@ -11,13 +11,17 @@
 #            refused and the run image left as it was
 #   initramfs  Debian's own initramfs with break=premount through ptlab:
 #            at the (initramfs) prompt on the serial port, "echo
-#            ptlab-$((6*7))" prints ptlab-42
+#            ptlab-$((6*7))" prints ptlab-42; then it lists every EFI
+#            global variable through efivarfs (modprobe, mount, od), -smp 2
 #   stub     the same kernel, initramfs and command line through the
 #            kernel's own EFI stub (no ptlab), driven the same way: its
 #            kernel log's lines about the firmware must all be in ptlab's
 #            boot but for docs/handoff.md's allowed differences; the
 #            kernel's configuration tables and the boot-services memory it
-#            frees are what ptlab passed (efiview.py)
+#            frees are what ptlab passed (efiview.py); the variables
+#            both boots list are the firmware's store's (their flash read
+#            on the host after QEMU ended) byte for byte, and ptlab's are
+#            the stub's but BootCurrent (efivars.py)
 #   shell    ptlab started from the UEFI shell by \startup.nsh as the stub
 #            is (no initrd, the kernel's panic ends it): the kernel's
 #            MEMATTR is the stub boot's address
@@ -130,9 +134,13 @@ DRD_CMDLINE="console=ttyS0 no_timer_check break=premount"
 PROMPT='expect:'$WAIT':^\(initramfs\) '
 TYPE='send:echo ptlab-$((6*7))'
 ANSWER='expect:60:^ptlab-42$'
-chat_bg initramfs --img "$img" --cpu max --mem 2G --cfg "--mode=handoff --end=qemu \
+# every EFI global variable through efivarfs, one "efivar: NAME 0 HEX" line
+# each (attributes and data), then "efivar-end: COUNT" (tests/boot/efivars.py)
+EFIVARS='send:modprobe efivarfs;mount -t efivarfs e /sys/firmware/efi/efivars;n=0;for f in /sys/firmware/efi/efivars/*-8be4df61-93ca-11d2-aa0d-00e098032b8c;do b=${f##*/};echo "efivar: ${b%%-*} 0 $(od -An -v -tx1 $f|tr -d '"' \\n'"')";n=$((n+1));done;echo "efivar-end: $n"'
+EFIVARS_END='expect:90:^efivar-end: [0-9]+$'
+chat_bg initramfs --img "$img" --cpu max --mem 2G --smp 2 --cfg "--mode=handoff --end=qemu \
 --iterations=2000 --kernel=\\boot\\vmlinuz --initrd=\\boot\\initrd.img \"--cmdline=$DRD_CMDLINE\"" \
-	-- "$PROMPT" "$TYPE" "$ANSWER"
+	-- "$PROMPT" "$TYPE" "$ANSWER" "$EFIVARS" "$EFIVARS_END"
 
 stub=$BOOT_DIR/stub.img
 cp -- "$img" "$stub"
@@ -140,7 +148,8 @@ mdel -i "$stub@@$BOOT_ESP_OFFSET" ::/EFI/BOOT/BOOTX64.EFI
 printf '@echo -off\nfs0:\n\\boot\\vmlinuz initrd=\\boot\\initrd.img %s\n' "$DRD_CMDLINE" \
 	>"$BOOT_DIR/stub.nsh"
 put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
-chat_bg stub --img "$stub" --cpu max --mem 2G -- "$PROMPT" "$TYPE" "$ANSWER"
+chat_bg stub --img "$stub" --cpu max --mem 2G --smp 2 -- "$PROMPT" "$TYPE" "$ANSWER" \
+	"$EFIVARS" "$EFIVARS_END"
 
 # ptlab entered as the stub is: from the shell by \startup.nsh on the stub's
 # image (no BOOTX64.EFI), so the firmware's allocations before it are the
@@ -154,7 +163,7 @@ put "$shimg" "$BOOT_DIR/shell.nsh" /startup.nsh
 printf '%s\n' '--mode=handoff --end=qemu --iterations=2000 --kernel=\boot\vmlinuz "--cmdline=console=ttyS0 panic=-1 no_timer_check"' \
 	>"$BOOT_DIR/shell.cfg"
 put "$shimg" "$BOOT_DIR/shell.cfg" /ptlab.cfg
-boot_bg shell --img "$shimg" --cpu max --mem 2G --log "$BOOT_DIR/shell.log" --timeout "$REF_TIMEOUT"
+boot_bg shell --img "$shimg" --cpu max --mem 2G --smp 2 --log "$BOOT_DIR/shell.log" --timeout "$REF_TIMEOUT"
 
 # ---- memtest86+ ---------------------------------------------------------------------
 
@@ -326,6 +335,41 @@ judge_efiview()
 	fi
 }
 judge_efiview initramfs "$ptlab_log"
+
+# judge_efivars TAG LOG VARS [REF_LOG]: the variables the shell listed are
+# the firmware's store's (VARS, the boot's flash after QEMU ended) and,
+# with REF_LOG, the reference boot's (efivars.py)
+judge_efivars()
+{
+	local tag=$1 log=$2 vars=$3 ref=${4:-}
+	python3 "$HERE/efivars.py" judge "$log" --store "$vars" ${ref:+--ref "$ref"} \
+		>"$BOOT_DIR/$tag.efivars" 2>&1
+	while read -r l; do
+		case $l in
+		"ok: "*) pass "$tag: efivarfs: ${l#ok: }" ;;
+		*) fail "$tag: efivarfs: ${l#FAIL: }" ;;
+		esac
+	done <"$BOOT_DIR/$tag.efivars"
+	[ -s "$BOOT_DIR/$tag.efivars" ] || fail "$tag: efivarfs: efivars.py printed nothing"
+}
+boot_result stub >/dev/null
+stub_vars=$(dirname "$BOOT_IMG_COPY")/vars.fd
+boot_result initramfs >/dev/null
+ptlab_vars=$(dirname "$BOOT_IMG_COPY")/vars.fd
+judge_efivars stub "$stub_log" "$stub_vars"
+judge_efivars initramfs "$ptlab_log" "$ptlab_vars" "$stub_log"
+# the judgement must be able to fail: PlatformLang's last data byte changed
+# in a copy of ptlab's log is neither the store's nor the stub's
+sed -E 's/(efivar: PlatformLang 0 [0-9a-f]*)([0-9a-f]{2})(\r?)$/\1ff\3/' "$ptlab_log" >"$BOOT_DIR/efivars-bad.log"
+python3 "$HERE/efivars.py" judge "$BOOT_DIR/efivars-bad.log" --store "$ptlab_vars" --ref "$stub_log" \
+	>"$BOOT_DIR/efivars-bad.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && [ "$(grep -c '^FAIL: .*PlatformLang: ' "$BOOT_DIR/efivars-bad.out")" = 2 ]; then
+	pass "initramfs: efivars.py fails (status 1) on ptlab's list with one byte of PlatformLang changed, against the store and the stub"
+else
+	fail "initramfs: efivars.py on a changed PlatformLang: status $st"
+	sed 's/^/# /' "$BOOT_DIR/efivars-bad.out"
+fi
 
 # ---- judge ptlab started from the shell as the stub is -------------------------------
 

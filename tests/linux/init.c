@@ -21,7 +21,8 @@
  * ptlab passed in efi_info is printed for the host to compare with what
  * ptlab read before ExitBootServices: the SMBIOS manufacturer
  * (/sys/class/dmi/id/sys_vendor), the PlatformLang variable's bytes
- * through efivarfs (runtime services kept); /sys/firmware/efi/systab is
+ * and every variable of the EFI global GUID through efivarfs (runtime
+ * services kept); /sys/firmware/efi/systab is
  * checked here.  The command line's length and FNV-1a hash are printed
  * too (a long one does not fit a log line), and the marker file a first
  * initrd may add (/ptlab-first-initrd).  The end: isa-debug-exit with 0x20 (all
@@ -252,6 +253,54 @@ static unsigned long long fnv1a(const char *s)
 	return h;
 }
 
+#define EFI_GLOBAL "-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+#define EFIVARS "/sys/firmware/efi/efivars"
+#define EFIVAR_PIECE 256
+
+/*
+ * Every variable of the EFI global GUID efivarfs lists, each file's bytes
+ * (4 of attributes, then the data) as "efivar: NAME OFFSET HEX" lines of
+ * up to EFIVAR_PIECE bytes, then "efivar-end: COUNT": the host compares
+ * them with the firmware's variable store and with the EFI stub's boot
+ * (tests/boot/efivars.py).
+ */
+static void print_efivars(void)
+{
+	static unsigned char b[65536];
+	char hex[2 * EFIVAR_PIECE + 1], path[300];
+	size_t g = strlen(EFI_GLOBAL);
+	struct dirent *e;
+	int count = 0;
+	DIR *d = opendir(EFIVARS);
+
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		ssize_t len = 0, r;
+		int fd;
+
+		if (n <= g || n > 200 || strcmp(e->d_name + n - g, EFI_GLOBAL))
+			continue;
+		snprintf(path, sizeof(path), EFIVARS "/%s", e->d_name);
+		fd = open(path, O_RDONLY);
+		while (fd >= 0 && len < (ssize_t)sizeof(b) &&
+		       (r = read(fd, b + len, sizeof(b) - (size_t)len)) > 0)
+			len += r;
+		if (fd >= 0)
+			close(fd);
+		count++;
+		for (ssize_t off = 0; off < len; off += EFIVAR_PIECE) {
+			ssize_t k = len - off < EFIVAR_PIECE ? len - off : EFIVAR_PIECE;
+
+			for (ssize_t i = 0; i < k; i++)
+				snprintf(hex + 2 * i, 3, "%02x", b[off + i]);
+			say("efivar: %.*s %zd %s", (int)(n - g), e->d_name, off, hex);
+		}
+	}
+	if (d)
+		closedir(d);
+	say("efivar-end: %d", count);
+}
+
 /* What the kernel found through efi_info: the system table, EFI variables, SMBIOS. */
 static void print_efi(void)
 {
@@ -283,6 +332,7 @@ static void print_efi(void)
 	for (ssize_t i = 4; i < n; i++)
 		snprintf(hex + 2 * (i - 4), 3, "%02x", b[i]);
 	say("efivar-PlatformLang: %s", n > 4 ? hex : "none");
+	print_efivars();
 	v = slurp("/sys/class/dmi/id/sys_vendor");
 	say("sys_vendor: %s", v ? v : "none");
 	v = slurp("/ptlab-first-initrd");
