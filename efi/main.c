@@ -268,7 +268,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_OUT_OF_RESOURCES;
 	}
 	sink_file_open(runs_file_name(runs_number()), false);
-	report_fact(app.rep, "run", "number=%u file=%s", runs_number(), runs_file_name(runs_number()));
+	report_fact(app.rep, "run", "number=%u file=%s", runs_number(),
+		    sink_file_ready() ? runs_file_name(runs_number()) : "none");
+	if (fsfile_network(li->DeviceHandle, line, sizeof(line)))
+		report_note(app.rep, "network boot from the %s: no boot volume, so no report file; "
+			    "options %s; files named by options are read from that server",
+			    line, src.from == FROM_CFG ? "from its ptlab.cfg" :
+			    src.from == FROM_DEFAULTS ? "the defaults (no ptlab.cfg on it)" :
+			    "from LoadOptions");
 	note_earlier(false);
 	/* a long run must not be cut short by the 5-minute watchdog */
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);

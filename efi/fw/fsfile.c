@@ -3,7 +3,8 @@
  * Whole files from the boot volume (see fsfile.h).
  *
  * Firmware calls: the Simple File System protocol (LibOpenRoot), the file
- * protocol's Open, GetInfo, Read and Close; AllocatePages and FreePages;
+ * protocol's Open, GetInfo, Read and Close; over the network the PXE base
+ * code protocol's Mtftp (the file's size, then the file); AllocatePages and FreePages;
  * AllocatePool/FreePool through owned.c.
  */
 #include <efi.h>
@@ -16,6 +17,136 @@
 #define NAME_MAX16 256u
 #define READ_CHUNK (64u << 20)   /* one Read call at most: some drivers balk at more */
 #define PAGE_BYTES 4096u
+
+#define TFTP_BLOCK 1432u        /* asked of the server: fits an Ethernet frame */
+
+/* The started PXE base code of @device with a DHCP answer, when it has no file system. */
+static EFI_PXE_BASE_CODE *pxe_of(EFI_HANDLE device, EFI_IP_ADDRESS *server)
+{
+	EFI_FILE_IO_INTERFACE *fs = NULL;
+	EFI_PXE_BASE_CODE *pxe = NULL;
+	EFI_PXE_BASE_CODE_DHCPV4_PACKET *ack;
+
+	if (!device || uefi_call_wrapper(BS->HandleProtocol, 3, device, &FileSystemProtocol,
+					 (void **)&fs) == EFI_SUCCESS)
+		return NULL;
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, device, &PxeBaseCodeProtocol,
+			      (void **)&pxe) != EFI_SUCCESS || !pxe || !pxe->Mode ||
+	    !pxe->Mode->Started || pxe->Mode->UsingIpv6 ||
+	    !(pxe->Mode->DhcpAckReceived || pxe->Mode->ProxyOfferReceived))
+		return NULL;
+	ack = &pxe->Mode->ProxyOffer.Dhcpv4;
+	if (!pxe->Mode->ProxyOfferReceived || !*(UINT32 *)ack->BootpSiAddr)
+		ack = &pxe->Mode->DhcpAck.Dhcpv4;
+	*server = (EFI_IP_ADDRESS){ 0 };
+	CopyMem(server->v4.Addr, ack->BootpSiAddr, 4);
+	return pxe;
+}
+
+bool fsfile_network(EFI_HANDLE device, char *what, size_t whatlen)
+{
+	EFI_IP_ADDRESS server;
+	EFI_PXE_BASE_CODE *pxe = pxe_of(device, &server);
+	EFI_PXE_BASE_CODE_DHCPV4_PACKET *ack;
+	char file[sizeof(ack->BootpBootFile) + 1];
+	const UINT8 *a = server.v4.Addr;
+
+	if (!pxe)
+		return false;
+	ack = &pxe->Mode->DhcpAck.Dhcpv4;
+	for (size_t i = 0; i + 1 < sizeof(file); i++) {
+		unsigned char c = ack->BootpBootFile[i];
+
+		file[i] = c >= 0x20 && c < 0x7f ? (char)c : 0;
+		file[i + 1] = 0;
+		if (!c)
+			break;
+	}
+	fmt_snprintf(what, whatlen, "TFTP server %u.%u.%u.%u (boot file %s)", a[0], a[1], a[2],
+		     a[3], file[0] ? file : "unnamed");
+	return true;
+}
+
+/* @name as a file of the TFTP server: '\' as '/', no leading separator. */
+static void tftp_name(const char *name, uint8_t *out)
+{
+	size_t i = 0;
+
+	while (*name == '\\' || *name == '/')
+		name++;
+	for (; name[i] && i + 1 < FSFILE_TFTP_NAME; i++)
+		out[i] = name[i] == '\\' ? '/' : (uint8_t)name[i];
+	out[i] = 0;
+}
+
+/* TFTP's answer as fsfile_open's: a file the server does not have is EFI_NOT_FOUND. */
+static EFI_STATUS tftp_status(struct fsfile *f, EFI_STATUS st, const char *op, char *err,
+			      size_t errlen)
+{
+	EFI_PXE_BASE_CODE_MODE *m = f->pxe->Mode;
+	const UINT8 *a = f->server.v4.Addr;
+	char said[sizeof(m->TftpError.ErrorString) + 1] = "";
+
+	if (st == EFI_TFTP_ERROR && m->TftpErrorReceived) {
+		for (size_t i = 0; i + 1 < sizeof(said) && m->TftpError.ErrorString[i]; i++) {
+			unsigned char c = (unsigned char)m->TftpError.ErrorString[i];
+
+			said[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+			said[i + 1] = 0;
+		}
+		/*
+		 * The code as the firmware kept it (EDK2 keeps the low byte of
+		 * the code as sent, big endian: 1, file not found, arrives as
+		 * 0); the server's text says what it was.  Any error answer
+		 * means the server will not give the file: not found.
+		 */
+		fmt_snprintf(err, errlen, "%s: TFTP server %u.%u.%u.%u answered %s with error %u "
+			     "\"%s\"", f->name, a[0], a[1], a[2], a[3], op,
+			     m->TftpError.ErrorCode, said);
+		return EFI_NOT_FOUND;
+	}
+	fmt_snprintf(err, errlen, "%s: %s from TFTP server %u.%u.%u.%u failed: status 0x%llx",
+		     f->name, op, a[0], a[1], a[2], a[3], (unsigned long long)st);
+	return st == EFI_TFTP_ERROR ? EFI_NOT_FOUND : st;
+}
+
+/* fsfile_open on the TFTP server: the file's size (tsize) asked. */
+static EFI_STATUS tftp_open(struct fsfile *f, char *err, size_t errlen)
+{
+	UINTN block = TFTP_BLOCK;
+	UINT64 size = 0;
+	EFI_STATUS st;
+
+	tftp_name(f->name, f->tftp);
+	st = uefi_call_wrapper(f->pxe->Mtftp, 10, f->pxe, EFI_PXE_BASE_CODE_TFTP_GET_FILE_SIZE,
+			       NULL, FALSE, &size, &block, &f->server, f->tftp, NULL, FALSE);
+	if (st != EFI_SUCCESS) {
+		st = tftp_status(f, st, "the size", err, errlen);
+		f->pxe = NULL;
+		return st;
+	}
+	f->size = size;
+	return EFI_SUCCESS;
+}
+
+/* fsfile_read_all on the TFTP server: the whole file in one transfer. */
+static EFI_STATUS tftp_read(struct fsfile *f, void *buf, char *err, size_t errlen)
+{
+	UINTN block = TFTP_BLOCK;
+	UINT64 size = f->size;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(f->pxe->Mtftp, 10, f->pxe, EFI_PXE_BASE_CODE_TFTP_READ_FILE, buf,
+			       FALSE, &size, &block, &f->server, f->tftp, NULL, FALSE);
+	if (st != EFI_SUCCESS)
+		return tftp_status(f, st, "the read", err, errlen);
+	if (size != f->size) {
+		fmt_snprintf(err, errlen, "%s: TFTP gave %llu bytes, its size said %llu", f->name,
+			     (unsigned long long)size, (unsigned long long)f->size);
+		return EFI_END_OF_FILE;
+	}
+	return EFI_SUCCESS;
+}
 
 EFI_STATUS fsfile_open(EFI_HANDLE device, const char *name, struct fsfile *f, char *err,
 		       size_t errlen)
@@ -39,6 +170,9 @@ EFI_STATUS fsfile_open(EFI_HANDLE device, const char *name, struct fsfile *f, ch
 	for (i = 0; name[i] && i + 1 < NAME_MAX16; i++)
 		path[i] = name[i] == '/' ? L'\\' : (CHAR16)(unsigned char)name[i];
 	path[i] = 0;
+	f->pxe = pxe_of(device, &f->server);
+	if (f->pxe)
+		return tftp_open(f, err, errlen);
 	root = LibOpenRoot(device);
 	if (!root) {
 		fmt_snprintf(err, errlen, "%s: the boot volume cannot be opened", name);
@@ -72,6 +206,8 @@ EFI_STATUS fsfile_read_all(struct fsfile *f, void *buf, char *err, size_t errlen
 {
 	uint64_t done = 0;
 
+	if (f->pxe)
+		return tftp_read(f, buf, err, errlen);
 	while (done < f->size) {
 		UINTN n = f->size - done > READ_CHUNK ? READ_CHUNK : (UINTN)(f->size - done);
 		EFI_STATUS st = uefi_call_wrapper(f->h->Read, 3, f->h, &n, (char *)buf + done);
@@ -97,6 +233,7 @@ void fsfile_close(struct fsfile *f)
 	if (f->h)
 		uefi_call_wrapper(f->h->Close, 1, f->h);
 	f->h = NULL;
+	f->pxe = NULL;
 }
 
 static UINTN pages_of(uint64_t bytes)

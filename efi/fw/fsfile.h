@@ -2,23 +2,47 @@
 /*
  * Whole files from the boot volume (\ptlab.cfg, a kernel, initrds, boot
  * modules), read with boot services into memory of ours of exactly their
- * size: the size is asked first (EFI_FILE_INFO), then the file is read
- * once.
+ * size: the size is asked first (EFI_FILE_INFO, or TFTP's tsize), then the
+ * file is read once.  An image booted over PXE, whose device has no file
+ * system, reads them from its TFTP server.
  */
 #ifndef PTLAB_EFI_FSFILE_H
 #define PTLAB_EFI_FSFILE_H
 
 #include <efi.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* An open file of the boot volume and its size. */
+#define FSFILE_TFTP_NAME 256u   /* a TFTP file name, with the NUL */
+
+/*
+ * An open file and its size: on the boot volume (h), or, when the image
+ * was loaded over the network and its device has no file system, on the
+ * TFTP server it came from (pxe: the device's PXE base code, its DHCP
+ * answer in place; tftp the path on the server).
+ */
 struct fsfile {
 	EFI_FILE_HANDLE h;
+	EFI_PXE_BASE_CODE *pxe;
+	EFI_IP_ADDRESS server;
+	uint8_t tftp[FSFILE_TFTP_NAME];
 	uint64_t size;
 	const char *name;
 };
+
+/**
+ * fsfile_network() - whether @device is a network boot's, without a volume
+ * @what:  on true, "TFTP server A.B.C.D (boot file NAME)" for the report
+ *
+ * True when @device has no Simple File System protocol and has a started
+ * PXE base code with a DHCP answer: files are then read from the server
+ * the DHCP answer names (siaddr, a proxy offer's first), a path of the
+ * volume taken as one from the server's root ('\' as '/', the leading
+ * one dropped).
+ */
+bool fsfile_network(EFI_HANDLE device, char *what, size_t whatlen);
 
 /**
  * fsfile_open() - open @name on the volume @device for reading, with its size

@@ -19,6 +19,7 @@
 #include "report/fmt.h"
 #include "report/report.h"
 #include "report/serial.h"
+#include "fw/fsfile.h"
 #include "fw/sink.h"
 
 #define PATH_NODES_MAX 64	/* device paths are short; stop on garbage */
@@ -302,8 +303,16 @@ EFI_STATUS sink_file_open(const char *name, bool append)
 	status = uefi_call_wrapper(bs->HandleProtocol, 3, li->DeviceHandle,
 				   &FileSystemProtocol, (void **)&fs);
 	if (EFI_ERROR(status)) {
-		fail_msg("HandleProtocol(SimpleFileSystem)", status);
-		return status;
+		char net[200], buf[320];
+
+		/* a network boot has no volume: not a failure, said once */
+		if (!fsfile_network(li->DeviceHandle, net, sizeof(net)))
+			fmt_snprintf(net, sizeof(net), "a device without a file system, status 0x%llx",
+				     (unsigned long long)status);
+		fmt_snprintf(buf, sizeof(buf), "ptlab: no boot volume (loaded from the %s): "
+			     "no report file, the report goes to the console and the serial port", net);
+		line_out(buf, str_len(buf));
+		return EFI_NOT_FOUND;
 	}
 	status = uefi_call_wrapper(fs->OpenVolume, 2, fs, &root);
 	if (EFI_ERROR(status)) {
@@ -344,6 +353,11 @@ EFI_STATUS sink_file_open(const char *name, bool append)
 	file = f;
 	file_cursor = 0;
 	return EFI_SUCCESS;
+}
+
+bool sink_file_ready(void)
+{
+	return file != NULL;
 }
 
 static EFI_STATUS file_line(const char *s, size_t n)

@@ -77,6 +77,9 @@ void sink_print(const char *text);
  */
 EFI_STATUS sink_file_open(const char *name, bool append);
 
+/* Whether a report file is open (sink_file_open() succeeded, not closed since). */
+bool sink_file_ready(void);
+
 /**
  * sink_file_write() - append "<line>\n" to the report file
  *

@@ -133,7 +133,7 @@ boot_done()
 # boot_run [--img IMG] [--log LOG] [--cpu CPU] [--mem MEM] [--smp N]
 #          [--cfg ARGS] [--timeout S] [--usb] [--machine M] [--bios ROM]
 #          [--code CODE --vars VARS] [--serial SPEC] [--serial-pipe PIPE]
-#          [-- QEMU_ARGS...]
+#          [--tftp DIR --bootfile FILE] [-- QEMU_ARGS...]
 #
 # Boot a private copy of IMG (default $PTLAB_IMG) with a fresh copy of the
 # firmware variables, serial output to LOG (default $BOOT_DIR/serial.log).
@@ -145,6 +145,9 @@ boot_done()
 # flash; --code/--vars use other OVMF flash files (Secure Boot, 2 MiB);
 # --serial gives COM1 another QEMU backend than the file LOG (which then
 # stays empty), e.g. unix:SOCKET.
+# --tftp boots over the network instead of a disk (no disk at all): a
+# virtio NIC on QEMU's user network, whose DHCP names FILE and whose TFTP
+# server serves DIR, for OVMF's PXE boot (its own virtio driver: no ROM).
 # --serial-pipe makes COM1 the FIFOs PIPE.in and PIPE.out (made here):
 # tests/boot/serialchat.py reads and types there and keeps the log (--log
 # LOG names that file).  A FIFO, not a socket: a socket takes a few hundred
@@ -154,7 +157,7 @@ boot_run()
 {
 	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
 	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0 pid
-	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS serial= pipe=
+	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS serial= pipe= tftp= bootfile=
 	local -a disk fw serial_args
 
 	while [ $# -gt 0 ]; do
@@ -173,6 +176,8 @@ boot_run()
 		--vars) vars=$2; shift 2 ;;
 		--serial) serial=$2; shift 2 ;;
 		--serial-pipe) pipe=$2; shift 2 ;;
+		--tftp) tftp=$2; shift 2 ;;
+		--bootfile) bootfile=$2; shift 2 ;;
 		--) shift; break ;;
 		*) echo "boot_run: unknown option $1" >&2; return 2 ;;
 		esac
@@ -211,7 +216,10 @@ boot_run()
 	else
 		serial_args=(-serial "$serial")
 	fi
-	if [ "$usb" = 1 ]; then
+	if [ -n "$tftp" ]; then
+		disk=(-netdev user,id=net0,tftp="$tftp",bootfile="$bootfile"
+		      -device virtio-net-pci,netdev=net0,romfile=)
+	elif [ "$usb" = 1 ]; then
 		disk=(-device qemu-xhci -drive if=none,id=stick,format=raw,file="$BOOT_IMG_COPY"
 		      -device usb-storage,drive=stick)
 	else
