@@ -318,6 +318,10 @@ static int read_load(const uint8_t *ph, unsigned idx, uint64_t size, struct lm_s
 	if (a > 1 && (s->va - s->file_off) & (a - 1))
 		return lm_refuse(why, whylen, "segment %u: p_vaddr 0x%llx and p_offset 0x%llx differ modulo p_align 0x%llx",
 			idx, (ull)s->va, (ull)s->file_off, (ull)a);
+	/* the gABI asks it modulo the page whatever p_align says (0, 1 or below a page) */
+	if ((s->va - s->file_off) & (PAGE - 1))
+		return lm_refuse(why, whylen, "segment %u: p_vaddr 0x%llx and p_offset 0x%llx differ modulo the page (p_align 0x%llx)",
+			idx, (ull)s->va, (ull)s->file_off, (ull)a);
 	*align = a;
 	return 0;
 }

@@ -383,6 +383,15 @@ static void test_limine_elf_refusals_of_segments(void **state)
 	build(&kf, 2, MIN_VA, p, 2, 0x2900);
 	refused(&kf, 0, 0, "differ modulo p_align");
 
+	/* p_align 0, 1 or below a page (0x100 divides the offsets' difference): still the page */
+	for (uint64_t a = 0; a <= 0x100; a = a ? a * 2 : 1) {
+		memcpy(p, exec_ph, sizeof(p));
+		p[1].off = 0x2100;
+		p[1].align = a;
+		build(&kf, 2, MIN_VA, p, 2, 0x2900);
+		refused(&kf, 0, 0, "differ modulo the page");
+	}
+
 	memcpy(p, exec_ph, sizeof(p));
 	p[0].va = 0x401000;                     /* a lower-half static kernel */
 	p[1].va = 0x402000;
