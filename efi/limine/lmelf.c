@@ -318,6 +318,10 @@ static int read_load(const uint8_t *ph, unsigned idx, uint64_t size, struct lm_s
 	if (a > 1 && (s->va - s->file_off) & (a - 1))
 		return lm_refuse(why, whylen, "segment %u: p_vaddr 0x%llx and p_offset 0x%llx differ modulo p_align 0x%llx",
 			idx, (ull)s->va, (ull)s->file_off, (ull)a);
+	/* the gABI asks it modulo the page whatever p_align says (0, 1 or below a page) */
+	if ((s->va - s->file_off) & (PAGE - 1))
+		return lm_refuse(why, whylen, "segment %u: p_vaddr 0x%llx and p_offset 0x%llx differ modulo the page (p_align 0x%llx)",
+			idx, (ull)s->va, (ull)s->file_off, (ull)a);
 	*align = a;
 	return 0;
 }
@@ -405,10 +409,15 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 	for (unsigned i = 0; i < e->nseg; i++)
 		if (e->seg[i].va + e->seg[i].memsz > end)
 			end = e->seg[i].va + e->seg[i].memsz;
-	/* max_span is far below 2^64: rounding end - lo up cannot wrap */
-	if (end - lo > max_span)
+	/*
+	 * The block is whole pages: rounded up, the span is within max_span
+	 * exactly when end - lo is within max_span's whole pages, and then the
+	 * rounding cannot wrap.
+	 */
+	if (end - lo > page_down(max_span))
 		return lm_refuse(why, whylen, "load span 0x%llx bytes exceeds the limit 0x%llx",
-			(ull)(end - lo), (ull)max_span);
+			(ull)(end - lo > UINT64_MAX - (PAGE - 1) ? end - lo :
+			      (end - lo + PAGE - 1) & ~(PAGE - 1)), (ull)max_span);
 	e->span = (end - lo + PAGE - 1) & ~(PAGE - 1);
 
 	if (e->type == LM_ET_DYN) {

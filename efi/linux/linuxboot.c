@@ -17,6 +17,8 @@
 #define HDRS_MAGIC        UINT32_C(0x53726448)   /* "HdrS" */
 #define PAGE_BYTES        4096u
 #define PARAGRAPH         16u                    /* syssize's unit */
+/* file offset past the last header field lb_parse reads (init_size, 2.10) */
+#define HDR_READ_END      ((uint32_t)(offsetof(struct lb_boot_params, hdr.init_size) + 4))
 
 int lb_parse(const uint8_t *f, uint64_t len, struct lb_kernel *k, char *why, size_t whylen)
 {
@@ -45,6 +47,12 @@ int lb_parse(const uint8_t *f, uint64_t len, struct lb_kernel *k, char *why, siz
 	if (k->hdr_end > LB_SETUP_COPY) {
 		fmt_snprintf(why, whylen, "not a bzImage: setup header ends at 0x%x, past the "
 			     "zero page's 0x%x", k->hdr_end, LB_SETUP_COPY);
+		return LB_EMAGIC;
+	}
+	/* the fields judged below must be the header's, and lb_fill_params() copies only it */
+	if (k->hdr_end < HDR_READ_END) {
+		fmt_snprintf(why, whylen, "not a bzImage: setup header ends at 0x%x, before its "
+			     "init_size field ends (0x%x)", k->hdr_end, HDR_READ_END);
 		return LB_EMAGIC;
 	}
 	k->setup_sects = h.setup_sects;

@@ -264,7 +264,8 @@ struct lb_kernel {
 enum lb_err {
 	LB_OK = 0,
 	LB_ETRUNCATED = -1,   /* shorter than its header or its setup sectors say */
-	LB_EMAGIC = -2,       /* no 0xAA55 boot flag or no "HdrS": not a bzImage */
+	LB_EMAGIC = -2,       /* no 0xAA55 boot flag or no "HdrS", or a header (0x202 + byte
+			       * 0x201) ending past 0x290 or before init_size: not a bzImage */
 	LB_EVERSION = -3,     /* protocol older than 2.12 */
 	LB_E32BIT = -4,       /* no 64-bit entry (XLF_KERNEL_64 clear) */
 	LB_EINITSIZE = -5,    /* init_size smaller than the kernel it must hold */

@@ -347,6 +347,7 @@ static void test_limine_elf_refusals_of_the_header(void **state)
 
 static void test_limine_elf_refusals_of_segments(void **state)
 {
+	struct lm_elf e;
 	struct ph p[2];
 
 	(void)state;
@@ -383,6 +384,15 @@ static void test_limine_elf_refusals_of_segments(void **state)
 	build(&kf, 2, MIN_VA, p, 2, 0x2900);
 	refused(&kf, 0, 0, "differ modulo p_align");
 
+	/* p_align 0, 1 or below a page (0x100 divides the offsets' difference): still the page */
+	for (uint64_t a = 0; a <= 0x100; a = a ? a * 2 : 1) {
+		memcpy(p, exec_ph, sizeof(p));
+		p[1].off = 0x2100;
+		p[1].align = a;
+		build(&kf, 2, MIN_VA, p, 2, 0x2900);
+		refused(&kf, 0, 0, "differ modulo the page");
+	}
+
 	memcpy(p, exec_ph, sizeof(p));
 	p[0].va = 0x401000;                     /* a lower-half static kernel */
 	p[1].va = 0x402000;
@@ -397,6 +407,15 @@ static void test_limine_elf_refusals_of_segments(void **state)
 
 	exec_kernel(&kf);
 	refused(&kf, 0, 0x3000, "load span 0x4000 bytes exceeds the limit 0x3000");
+
+	/* the limit bounds the span in whole pages: 0x3800 of segments is 0x4000 */
+	memcpy(p, exec_ph, sizeof(p));
+	p[1].memsz = 0x1800;
+	build(&kf, 2, MIN_VA, p, 2, 0x2800);
+	refused(&kf, 0, 0x3800, "load span 0x4000 bytes exceeds the limit 0x3800");
+	refused(&kf, 0, 0x3fff, "load span 0x4000 bytes exceeds the limit 0x3fff");
+	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0, 0x4000, &e, why, sizeof(why)), 0);
+	assert_true(e.span == 0x4000);
 
 	memcpy(p, exec_ph, sizeof(p));
 	p[1].va = UINT64_C(0xfffffffffffff000);

@@ -263,6 +263,21 @@ static void test_linuxboot_header_end_past_0x290_refused(void **state)
 	free(f);
 }
 
+/* A header that ends before init_size (0x260..0x264): the fields read are not the header's. */
+static void test_linuxboot_header_end_before_init_size_refused(void **state)
+{
+	uint8_t *f = image(T_FILE_BYTES);
+
+	(void)state;
+	f[O_JUMP] = 0x61;                      /* 0x202 + 0x61 = 0x263 */
+	expect_parse(f, T_FILE_BYTES, LB_EMAGIC, "ends at 0x263, before its init_size");
+	f[O_JUMP] = 0;
+	expect_parse(f, T_FILE_BYTES, LB_EMAGIC, "ends at 0x202");
+	f[O_JUMP] = 0x62;                      /* up to and including init_size */
+	expect_parse(f, T_FILE_BYTES, LB_OK, NULL);
+	free(f);
+}
+
 static void test_linuxboot_setup_sects_0_means_4(void **state)
 {
 	const uint64_t exact = 5 * 512 + T_PM_BYTES;
@@ -1230,6 +1245,7 @@ int main(void)
 		cmocka_unit_test(test_linuxboot_bad_header_magic_refused),
 		cmocka_unit_test(test_linuxboot_protocol_older_than_2_12_refused),
 		cmocka_unit_test(test_linuxboot_header_end_past_0x290_refused),
+		cmocka_unit_test(test_linuxboot_header_end_before_init_size_refused),
 		cmocka_unit_test(test_linuxboot_setup_sects_0_means_4),
 		cmocka_unit_test(test_linuxboot_file_shorter_than_setup_and_kernel_refused),
 		cmocka_unit_test(test_linuxboot_kernel_without_64_bit_entry_refused),
