@@ -106,12 +106,13 @@ help:
 	@echo '  chain               $(BUILD)/tests/chain.efi: the entry-state chainloader (test only)'
 	@echo '  lava                run ptlab as a LAVA job with lava-run on QEMU/OVMF (as root; ARGS -> \ptlab.cfg,'
 	@echo '                      LAVA_TIMEOUT=$(LAVA_TIMEOUT) s, LAVA_DIR=$(LAVA_DIR)); ends with "lava: N passed, M failed, ..."'
+	@echo '  test-lava           the LAVA suite: a good job, an injected fault (LAVA_FAULT), a hung run (not in test)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
 # Package checks (mk/packages.txt, mk/deps.sh): deps-build before any
 # compile, deps-run before an image or QEMU, deps-test before the test
-# suites, deps-lab before "make lava" (lava-dispatcher,
+# suites, deps-lab before "make lava" and "make test-lava" (lava-dispatcher,
 # in no other group); each group includes the ones it builds on.  Order-only
 # prerequisites, so each runs once per make invocation and never forces a
 # rebuild; apt-get is called only when something is missing.  "make" and
@@ -167,5 +168,5 @@ include mk/limine.mk
 # The check registry as a table, and docs/faults.md's table made from it.
 include mk/registry.mk
 
-# ptlab as a LAVA job (make lava).
+# ptlab as a LAVA job (make lava) and its suite (make test-lava).
 include mk/lava.mk

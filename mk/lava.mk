@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
 # LAVA: "make lava" runs ptlab as a LAVA job with Debian's lava-run on
-# QEMU/OVMF (lava/run.sh).
+# QEMU/OVMF (lava/run.sh), "make test-lava" its suite (tests/boot/lava.sh).
 # The jobs, devices and dispatcher configuration are in lava/ (docs/lab.md).
 
 # Where a run keeps its image, job, log and lava-run's output directory.
@@ -16,13 +16,15 @@ LAVA_DISPATCHER ?= lava/dispatcher.yaml
 LAVA_JOB_ID ?=
 # the Python lava-dispatcher is installed for (lava_common's schemas)
 LAVA_PYTHON ?= /usr/bin/python3
+# the fault "make test-lava" injects (docs/faults.md)
+LAVA_FAULT ?= pf-mapped
 
 # The image the job boots: the stick image ("make image": the same app,
 # startup.nsh and --end default) with ARGS as \ptlab.cfg, in LAVA_DIR so
 # that build/ptlab.img keeps what "make image" made it.
 LAVA_IMAGE := $(LAVA_DIR)/ptlab.img
 
-.PHONY: lava
+.PHONY: lava test-lava
 
 $(LAVA_IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps-run
 	$(call msg,IMAGE,$@)
@@ -36,3 +38,10 @@ lava: $(LAVA_IMAGE) | deps-lab
 		LAVA_DISPATCHER='$(LAVA_DISPATCHER)' LAVA_JOB_ID='$(LAVA_JOB_ID)' \
 		LAVA_PYTHON='$(LAVA_PYTHON)' \
 		lava/run.sh '$(LAVA_DIR)' '$(LAVA_IMAGE)' '$(LAVA_TIMEOUT)' '$(subst ','\'',$(ARGS))'
+
+# Not in "make test": each job boots QEMU under TCG.  The suite runs
+# "make lava" itself, one job at a time.
+test-lava: | deps-lab
+	$(Q)$(MAKE) BUILD=$(BUILD) V=$(V) all
+	$(Q)PTLAB_BUILD=$(BUILD) LAVA_FAULT='$(LAVA_FAULT)' LAVA_PYTHON='$(LAVA_PYTHON)' \
+		tests/boot/lava.sh

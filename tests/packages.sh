@@ -10,10 +10,10 @@
 # list mk/deps.sh prints and names no package itself.  The group's effect
 # is observed through mk/deps.sh with a stand-in dpkg-query (every package
 # installed but the ones named missing) and apt-get (which records what it
-# was asked to install).  The lab group is asked for by "make lava"
-# alone and is not in what CI installs.  And the build's own shape: the
-# top Makefile at most 250 lines, every mk/*.mk read once and headed by
-# what it holds.
+# was asked to install).  The lab group is asked for by "make lava" and
+# "make test-lava" alone and is not in what CI installs.  And the build's
+# own shape: the top Makefile at most 250 lines, every mk/*.mk read once
+# and headed by what it holds.
 # Prints one ok/not ok line per check and "packages: N passed, M failed".
 set -uo pipefail
 
@@ -92,6 +92,9 @@ case "$got" in *"mk/deps.sh lab"*) not_ok "make test asks for the lab group ('$g
 got=$(groups lava)
 check "make lava asks for build, lab and run, no test ('$got')" \
 	[ "$got" = "mk/deps.sh build mk/deps.sh lab mk/deps.sh run " ]
+got=$(groups -k test-lava)
+check "make test-lava asks for the lab group ('$got')" \
+	eval '[[ "$got" == *"mk/deps.sh lab"* && "$got" != *"mk/deps.sh test"* ]]'
 
 # What make, make image and make run reach and use, from make's plan of
 # them (tests/make-needs.py: make -pn, the targets reached through every
