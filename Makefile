@@ -43,9 +43,10 @@ EFI_SRCS := $(sort $(wildcard efi/*.c efi/*/*.c efi/*.S efi/*/*.S))
 UNIT_TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT_SRCS := $(filter-out $(UNIT_TEST_SRCS),$(sort $(wildcard tests/unit/*.c)))
 
-# Boot tests: every executable tests/boot/*.sh except the shared library.
+# Boot tests: every executable tests/boot/*.sh except the shared library
+# and lava.sh (make test-lava's, mk/lava.mk).
 BOOT_TESTS := $(sort $(shell find tests/boot -maxdepth 1 -name '*.sh' \
-	! -name lib.sh -perm -u+x 2>/dev/null))
+	! -name lib.sh ! -name lava.sh -perm -u+x 2>/dev/null))
 
 EFI_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/efi/%.o)
 EFI_APP_OBJS := $(EFI_SRCS:%=$(BUILD)/efi/%.o)
@@ -71,8 +72,8 @@ all: $(EFI_APP) $(HOST_LIBPTLAB)
 help:
 	@echo 'ptlab targets:'
 	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
-	@echo '  deps                check the Debian packages of every group (mk/packages.txt), install missing ones (as root);'
-	@echo '                      deps-build, deps-run, deps-test: one group and those below it'
+	@echo '  deps                check the Debian packages of the build, run and test groups (mk/packages.txt), install missing'
+	@echo '                      ones (as root); deps-build, deps-run, deps-test, deps-lab: one group and those below it'
 	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
 	@echo '  run                 boot $(RUN_DIR)/run.img under QEMU/OVMF (ends with the run), serial on stdio and in $(RUN_DIR)/serial.log;'
 	@echo '                      verdict from the serial log and the report files'
@@ -103,19 +104,23 @@ help:
 	@echo '                      TRUST="FILE...": digests of initrds/modules it may boot)'
 	@echo '  linux-signed        $(BUILD)/linux/vmlinuz-signed: Debian'"'"'s kernel signed with KEY (Secure Boot test)'
 	@echo '  chain               $(BUILD)/tests/chain.efi: the entry-state chainloader (test only)'
+	@echo '  lava                run ptlab as a LAVA job with lava-run on QEMU/OVMF (as root; ARGS -> \ptlab.cfg,'
+	@echo '                      LAVA_TIMEOUT=$(LAVA_TIMEOUT) s, LAVA_DIR=$(LAVA_DIR)); ends with "lava: N passed, M failed, ..."'
+	@echo '  test-lava           the LAVA suite: a good job, an injected fault (LAVA_FAULT), a hung run (not in test)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
 # Package checks (mk/packages.txt, mk/deps.sh): deps-build before any
 # compile, deps-run before an image or QEMU, deps-test before the test
-# suites; each group includes the ones it builds on.  Order-only
+# suites, deps-lab before "make lava" and "make test-lava" (lava-dispatcher,
+# in no other group); each group includes the ones it builds on.  Order-only
 # prerequisites, so each runs once per make invocation and never forces a
 # rebuild; apt-get is called only when something is missing.  "make" and
 # "make run" never ask for a test package.
 DEPS_CHECK ?= 1
-.PHONY: deps deps-build deps-run deps-test
+.PHONY: deps deps-build deps-run deps-test deps-lab
 deps: deps-test
-deps-build deps-run deps-test:
+deps-build deps-run deps-test deps-lab:
 ifeq ($(DEPS_CHECK),1)
 	$(Q)mk/deps.sh $(@:deps-%=%)
 endif
@@ -162,3 +167,6 @@ include mk/limine.mk
 
 # The check registry as a table, and docs/faults.md's table made from it.
 include mk/registry.mk
+
+# ptlab as a LAVA job (make lava) and its suite (make test-lava).
+include mk/lava.mk

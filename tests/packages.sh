@@ -6,12 +6,14 @@
 # group too, and neither ever asks for a test package (a kernel, a boot
 # manager, U-Boot, a browser) nor reaches deps-test or uses a file of a
 # package only the tests bring (make's plan, tests/make-needs.py); "make
-# test" asks for every group; .ci/run installs the list mk/deps.sh prints
-# and names no package itself.  The group's effect is observed through
-# mk/deps.sh with a stand-in dpkg-query (every package installed but the
-# ones named missing) and apt-get (which records what it was asked to
-# install).  And the build's own shape: the top Makefile at most 250
-# lines, every mk/*.mk read once and headed by what it holds.
+# test" asks for the build, run and test groups; .ci/run installs the
+# list mk/deps.sh prints and names no package itself.  The group's effect
+# is observed through mk/deps.sh with a stand-in dpkg-query (every package
+# installed but the ones named missing) and apt-get (which records what it
+# was asked to install).  The lab group is asked for by "make lava" and
+# "make test-lava" alone and is not in what CI installs.  And the build's
+# own shape: the top Makefile at most 250 lines, every mk/*.mk read once
+# and headed by what it holds.
 # Prints one ok/not ok line per check and "packages: N passed, M failed".
 set -uo pipefail
 
@@ -25,6 +27,7 @@ check()  { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; 
 
 cd "$root" || exit 1
 build=$(mk/deps.sh --list build) run=$(mk/deps.sh --list run) test=$(mk/deps.sh --list test)
+lab=$(mk/deps.sh --list lab)
 words() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -u; }
 subset() { [ -z "$(comm -23 <(words "$1") <(words "$2"))" ]; }
 TEST_ONLY='chromium u-boot-qemu grub-efi-amd64-bin grub-common systemd-boot-efi linux-image-cloud-amd64 busybox-static libcmocka-dev'
@@ -36,6 +39,9 @@ check "the run group: qemu-system-x86, ovmf, mtools" subset "qemu-system-x86 ovm
 check "the test group: every package only the tests use ($TEST_ONLY)" subset "$TEST_ONLY" "$test"
 none_of() { [ -z "$(comm -12 <(words "$1") <(words "$2"))" ]; }
 check "the run group has none of them" none_of "$TEST_ONLY" "$run"
+check "the run group is within the lab group" subset "$run" "$lab"
+check "the lab group: lava-dispatcher" subset "lava-dispatcher" "$lab"
+check "the test group (what CI installs) has no lava-dispatcher" none_of "lava-dispatcher" "$test"
 mk/deps.sh --list nosuch >/dev/null 2>"$work/err"; st=$?
 check "an unknown group is refused (status $st): $(head -n 1 "$work/err")" [ "$st" -eq 2 ]
 
@@ -81,6 +87,14 @@ check "make image asks for build and run, no test ('$got')" [ "$got" = "mk/deps.
 got=$(groups -k test TEST_SUITES=)
 case "$got" in *"mk/deps.sh test"*) ok "make test asks for the test group";;
 	*) not_ok "make test asks for '$got'";; esac
+case "$got" in *"mk/deps.sh lab"*) not_ok "make test asks for the lab group ('$got')";;
+	*) ok "make test does not ask for the lab group";; esac
+got=$(groups lava)
+check "make lava asks for build, lab and run, no test ('$got')" \
+	[ "$got" = "mk/deps.sh build mk/deps.sh lab mk/deps.sh run " ]
+got=$(groups -k test-lava)
+check "make test-lava asks for the lab group ('$got')" \
+	eval '[[ "$got" == *"mk/deps.sh lab"* && "$got" != *"mk/deps.sh test"* ]]'
 
 # What make, make image and make run reach and use, from make's plan of
 # them (tests/make-needs.py: make -pn, the targets reached through every
