@@ -15,8 +15,9 @@
 #          ptlab's own report, read by tools/report.py from the serial lines
 #          LAVA logged (count, results, each line's text, the plan and the
 #          closing line), and "make lava"'s line says those counts
-#   fault  ARGS=--inject=$LAVA_FAULT (default pf-mapped, a fault of
-#          docs/faults.md): the cases that failed are exactly the ones the
+#   fault  ARGS=--inject=$LAVA_FAULT (default pf-mapped: a fault of
+#          docs/faults.md whose check keys its lines, " # check=FAULT",
+#          and does not stop the run): the cases that failed are exactly the ones the
 #          good job's records key with " # check=$LAVA_FAULT" (by number),
 #          every other case passed or skipped, and the report says the same
 #   hold   ARGS=--hold LAVA_TIMEOUT=$LAVA_HOLD_TIMEOUT (default 60): LAVA
