@@ -16,8 +16,10 @@ LAVA_DISPATCHER ?= lava/dispatcher.yaml
 LAVA_JOB_ID ?=
 # the Python lava-dispatcher is installed for (lava_common's schemas)
 LAVA_PYTHON ?= /usr/bin/python3
-# the fault "make test-lava" injects (docs/faults.md)
+# the fault "make test-lava" injects (docs/faults.md), and the timeout of
+# its hung job
 LAVA_FAULT ?= pf-mapped
+LAVA_HOLD_TIMEOUT ?= 60
 
 # The image the job boots: the stick image ("make image": the same app,
 # startup.nsh and --end default) with ARGS as \ptlab.cfg, in LAVA_DIR so
@@ -43,5 +45,5 @@ lava: $(LAVA_IMAGE) | deps-lab
 # "make lava" itself, one job at a time.
 test-lava: | deps-lab
 	$(Q)$(MAKE) BUILD=$(BUILD) V=$(V) all
-	$(Q)PTLAB_BUILD=$(BUILD) LAVA_FAULT='$(LAVA_FAULT)' LAVA_PYTHON='$(LAVA_PYTHON)' \
-		tests/boot/lava.sh
+	$(Q)PTLAB_BUILD=$(BUILD) LAVA_FAULT='$(LAVA_FAULT)' LAVA_HOLD_TIMEOUT='$(LAVA_HOLD_TIMEOUT)' \
+		LAVA_PYTHON='$(LAVA_PYTHON)' tests/boot/lava.sh

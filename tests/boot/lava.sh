@@ -15,8 +15,9 @@
 #          ptlab's own report, read by tools/report.py from the serial lines
 #          LAVA logged (count, results, each line's text, the plan and the
 #          closing line), and "make lava"'s line says those counts
-#   fault  ARGS=--inject=$LAVA_FAULT (default pf-mapped, a fault of
-#          docs/faults.md): the cases that failed are exactly the ones the
+#   fault  ARGS=--inject=$LAVA_FAULT (default pf-mapped: a fault of
+#          docs/faults.md whose check keys its lines, " # check=FAULT",
+#          and does not stop the run): the cases that failed are exactly the ones the
 #          good job's records key with " # check=$LAVA_FAULT" (by number),
 #          every other case passed or skipped, and the report says the same
 #   hold   ARGS=--hold LAVA_TIMEOUT=$LAVA_HOLD_TIMEOUT (default 60): LAVA
@@ -127,8 +128,12 @@ cat >"$DIR/pc-test.jinja2" <<'EOF'
 EOF
 render device "$DIR/pc-test.jinja2" >"$DIR/pc-test.yaml" 2>"$DIR/render.err"
 render job "$LAVA/jobs/pc-usb.yaml" --url "file://$ROOT/README.md" >"$DIR/pc-file-job.yaml"
-if lava-run --validate --job-id 1 --output-dir "$DIR/pc-validate" --device "$DIR/pc-test.yaml" \
-		--dispatcher "$LAVA/dispatcher.yaml" "$DIR/pc-file-job.yaml" >"$DIR/pc-validate.log" 2>&1 &&
+# (validating makes the job's scratch directory and leaves it: removed here)
+lava-run --validate --job-id "$$" --output-dir "$DIR/pc-validate" --device "$DIR/pc-test.yaml" \
+	--dispatcher "$LAVA/dispatcher.yaml" "$DIR/pc-file-job.yaml" >"$DIR/pc-validate.log" 2>&1
+st=$?
+rm -rf -- "/var/lib/lava/dispatcher/tmp/ptlab-$$"
+if [ "$st" -eq 0 ] &&
    grep -q '"case": "validate", "definition": "lava", "result": "pass"' "$DIR/pc-validate.log" &&
    grep -q 'deploy-flasher' "$DIR/pc-validate/description.yaml" &&
    grep -q 'minimal-boot' "$DIR/pc-validate/description.yaml"; then
