@@ -433,6 +433,24 @@ boot_bg()
 	) &
 }
 
+# judge_efivars TAG LOG VARS [REF_LOG]: the EFI global variables a kernel
+# listed in LOG through efivarfs are the firmware's variable store's (VARS,
+# the boot's own flash copy, read after QEMU ended), byte for byte, and
+# with REF_LOG the same as that boot's (tests/boot/efivars.py)
+judge_efivars()
+{
+	local tag=$1 log=$2 vars=$3 ref=${4:-} l
+	python3 "$(dirname "${BASH_SOURCE[0]}")/efivars.py" judge "$log" --store "$vars" \
+		${ref:+--ref "$ref"} >"$BOOT_DIR/$tag.efivars" 2>&1
+	while read -r l; do
+		case $l in
+		"ok: "*) pass "$tag: efivarfs: ${l#ok: }" ;;
+		*) fail "$tag: efivarfs: ${l#FAIL: }" ;;
+		esac
+	done <"$BOOT_DIR/$tag.efivars"
+	[ -s "$BOOT_DIR/$tag.efivars" ] || fail "$tag: efivarfs: efivars.py printed nothing"
+}
+
 # boot_quit TAG SOCKET: stop boot_bg TAG (started with -qmp unix:SOCKET,
 # server=on,wait=off) with a QMP quit, unless it has already ended.
 boot_quit()

@@ -221,24 +221,6 @@ judge_efi()
 	fi
 }
 
-# judge_efivars TAG [REF_LOG]: the EFI global variables /init listed
-# through efivarfs are the firmware's variable store's (the boot's own
-# flash copy, read on the host after QEMU ended), byte for byte, and with
-# REF_LOG the same as that boot's (tests/boot/efivars.py)
-judge_efivars()
-{
-	local tag=$1 ref=${2:-} vars
-	vars=$(dirname "$BOOT_IMG_COPY")/vars.fd
-	python3 "$(dirname "$0")/efivars.py" judge "$BOOT_LOG" --store "$vars" ${ref:+--ref "$ref"} \
-		>"$BOOT_DIR/$tag.efivars" 2>&1
-	while read -r l; do
-		case $l in
-		"ok: "*) pass "$tag: efivarfs: ${l#ok: }" ;;
-		*) fail "$tag: efivarfs: ${l#FAIL: }" ;;
-		esac
-	done <"$BOOT_DIR/$tag.efivars"
-	[ -s "$BOOT_DIR/$tag.efivars" ] || fail "$tag: efivarfs: efivars.py printed nothing"
-}
 
 # judge_linux TAG SMP: ptlab handed over and the kernel agrees with its report
 judge_linux()
@@ -269,7 +251,7 @@ judge_linux()
 	esac
 	case $(cat "$BOOT_DIR/$tag.cmdline") in
 	*efi=noruntime*) ;;
-	*) judge_efivars "$tag" "$STUB_LOG" ;;
+	*) judge_efivars "$tag" "$BOOT_LOG" "$(dirname "$BOOT_IMG_COPY")/vars.fd" "$STUB_LOG" ;;
 	esac
 	ptlab_e820 "$BOOT_LOG" >"$BOOT_DIR/$tag.e820"
 	kernel_memmap "$BOOT_LOG" >"$BOOT_DIR/$tag.memmap"
@@ -358,7 +340,7 @@ boot_result stub
 st=$?
 check_status "$st" "$INIT_PASSED" "stub: the same kernel and initrd through its EFI stub reached /init, which passed"
 BOOT_LOG_STUB=$BOOT_LOG
-judge_efivars stub
+judge_efivars stub "$BOOT_LOG" "$(dirname "$BOOT_IMG_COPY")/vars.fd"
 stub_usable=$(kernel_memmap "$BOOT_LOG_STUB" | usable_bytes)
 if [ -n "$stub_usable" ] && [ "$stub_usable" -gt 0 ] && [ -n "$ref_usable" ]; then
 	diff_pages=$(( (stub_usable - ref_usable) / 4096 ))

@@ -336,22 +336,6 @@ judge_efiview()
 }
 judge_efiview initramfs "$ptlab_log"
 
-# judge_efivars TAG LOG VARS [REF_LOG]: the variables the shell listed are
-# the firmware's store's (VARS, the boot's flash after QEMU ended) and,
-# with REF_LOG, the reference boot's (efivars.py)
-judge_efivars()
-{
-	local tag=$1 log=$2 vars=$3 ref=${4:-}
-	python3 "$HERE/efivars.py" judge "$log" --store "$vars" ${ref:+--ref "$ref"} \
-		>"$BOOT_DIR/$tag.efivars" 2>&1
-	while read -r l; do
-		case $l in
-		"ok: "*) pass "$tag: efivarfs: ${l#ok: }" ;;
-		*) fail "$tag: efivarfs: ${l#FAIL: }" ;;
-		esac
-	done <"$BOOT_DIR/$tag.efivars"
-	[ -s "$BOOT_DIR/$tag.efivars" ] || fail "$tag: efivarfs: efivars.py printed nothing"
-}
 boot_result stub >/dev/null
 stub_vars=$(dirname "$BOOT_IMG_COPY")/vars.fd
 boot_result initramfs >/dev/null
