@@ -47,7 +47,7 @@ APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject
 	limine/lmresp.c limine/lmplan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	report/serline.c \
-	smp/smpcore.c)
+	smp/smpcore.c acpi/acpi.c)
 APP_HOST_OBJS := $(APP_HOST_SRCS:%=$(BUILD)/host/%.o)
 HOST_LIBAPP := $(BUILD)/host/libptlab-app.a
 SRCLIST_app = $(APP_HOST_SRCS)

@@ -26,6 +26,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "acpi/acpi.h"
 #include "checks/elsewhere.h"
 #include "checks/checkkit.h"
 #include "bringup/bringup.h"
@@ -249,37 +250,30 @@ static bool mp_list(PTLAB_MP_SERVICES *mp, struct smp_table *t, uint32_t *bsp_ap
 	return true;
 }
 
-/* The ACPI MADT through the ACPI 2.0 RSDP and its XSDT (read only); NULL if none. */
-static const void *find_madt(uint64_t *len)
+/*
+ * The enabled CPUs of the firmware's MADT into @t: ACPI_OK, or the ACPI
+ * error that kept them out (ACPI_ENOTFOUND: no MADT) with its length, or 0,
+ * in *@len for the report.
+ */
+static int madt_ids(struct smp_table *t, uint32_t *len)
 {
-	const uint8_t *rsdp = fw_config_table(&fw_guid_acpi20), *xsdt;
-	uint64_t xsdt_pa;
-	uint32_t xlen;
+	const struct acpi_mem identity = ACPI_MEM_IDENTITY;
+	uint64_t pa = fw_acpi_rsdp();
+	struct acpi_rsdp r;
+	struct acpi_madt m;
+	int err;
 
-	if (!rsdp || CompareMem((void *)rsdp, "RSD PTR ", 8) != 0 || rsdp[15] < 2)
-		return NULL;
-	CopyMem(&xsdt_pa, (void *)(rsdp + 24), 8);
-	xsdt = (const uint8_t *)(uintptr_t)xsdt_pa;
-	if (!xsdt || CompareMem((void *)xsdt, "XSDT", 4) != 0)
-		return NULL;
-	CopyMem(&xlen, (void *)(xsdt + 4), 4);
-	if (xlen < 36 || xlen > 65536)
-		return NULL;
-	for (uint32_t off = 36; off + 8 <= xlen; off += 8) {
-		uint64_t pa;
-		const uint8_t *h;
-
-		CopyMem(&pa, (void *)(xsdt + off), 8);
-		h = (const uint8_t *)(uintptr_t)pa;
-		if (h && CompareMem((void *)h, "APIC", 4) == 0) {
-			uint32_t l;
-
-			CopyMem(&l, (void *)(h + 4), 4);
-			*len = l;
-			return h;
-		}
-	}
-	return NULL;
+	*len = 0;
+	if (!pa)
+		return ACPI_ENOTFOUND;
+	if ((err = acpi_rsdp_read(&identity, pa, &r)) ||
+	    (err = acpi_find(&identity, &r, "APIC", &pa, len)))
+		return err;
+	if ((err = acpi_madt_read(acpi_at(&identity, pa, *len), *len, &m)) < 0)
+		return err;
+	for (unsigned i = 0; i < m.ncpu; i++)
+		smp_table_add(t, m.cpu[i].apic);
+	return ACPI_OK;
 }
 
 /* Is every ID of @a in @b and the other way round? */
@@ -304,21 +298,21 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	struct smp_shared *sh = smp_shared_reset(p);
 	PTLAB_MP_SERVICES *mp = NULL;
 	EFI_PHYSICAL_ADDRESS tramp = 0x9ffff;
-	uint64_t apic_base = rdmsr(MSR_APIC_BASE), madt_len = 0;
+	uint64_t apic_base = rdmsr(MSR_APIC_BASE);
 	struct smp_table madt = { 0 }, mpt = { 0 };
 	const struct smp_table *ids;
-	uint32_t bsp = smp_apic_id(), mp_bsp = bsp;
-	const void *m = find_madt(&madt_len);
-	unsigned dropped = 0;
-	int nm = m ? smp_madt_parse(m, madt_len, &madt, &dropped) : -1;
+	uint32_t bsp = smp_apic_id(), mp_bsp = bsp, madt_len;
+	int err = madt_ids(&madt, &madt_len);
+	int nm = err ? -1 : (int)madt.n;
 	struct pt_leaf l;
 
 	sh->tsc_per_us = p->t.tsc_per_us;
 	if (!(mp = fw_mp_locate()) || !mp_list(mp, &mpt, &mp_bsp))
 		mp = NULL;
-	if (m && nm < 0)
-		check_report(p->rep, &check_smp_madt, false, "smp: the MADT (%llu bytes) is malformed",
-			     (unsigned long long)madt_len);
+	if (err && err != ACPI_ENOTFOUND)
+		check_report(p->rep, &check_smp_madt, false, "smp: %s is malformed (%s): %u "
+			     "bytes", madt_len ? "the MADT" : "the RSDP or its root table",
+			     acpi_strerror(err), madt_len);
 	if (nm > 0 && mp) {
 		struct smp_table seen = madt;
 

@@ -32,6 +32,7 @@
 #include "fw/fsfile.h"
 #include "checks/inject.h"
 #include "report/fmt.h"
+#include "lib/le.h"
 #include "report/report.h"
 #include "smp/smp.h"
 
@@ -42,11 +43,6 @@
 #define HDRS_OFF        0x202u
 #define HDRS_MAGIC      0x53726448u           /* "HdrS" */
 
-static uint32_t le32(const uint8_t *b)
-{
-	return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
 /*
  * The protocol of the file's bytes, or NULL with what they looked like in
  * @why: the bzImage's "HdrS" first (an EFI-stub kernel is a PE file too).
@@ -54,9 +50,9 @@ static uint32_t le32(const uint8_t *b)
 static const struct kernel_proto *recognise(const uint8_t *b, uint64_t len, char *why,
 					    size_t n)
 {
-	if (len >= HDRS_OFF + 4 && le32(b + HDRS_OFF) == HDRS_MAGIC)
+	if (len >= HDRS_OFF + 4 && le_ld32(b + HDRS_OFF) == HDRS_MAGIC)
 		return &kernel_linux;
-	if (len >= 4 && le32(b) == ELF_MAGIC)
+	if (len >= 4 && le_ld32(b) == ELF_MAGIC)
 		return &kernel_limine;
 	if (len >= 2 && b[0] == 'M' && b[1] == 'Z')
 		fmt_snprintf(why, n, "a PE/COFF image without a Linux setup header (no \"HdrS\" at "

@@ -37,6 +37,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "acpi/acpi.h"
 #include "checks/elsewhere.h"
 #include "core/end.h"
 #include "core/handoff.h"
@@ -192,86 +193,46 @@ static size_t str_len(const char *s)
 
 static void find_tables(struct lim *l)
 {
-	l->rsdp = (uint64_t)(uintptr_t)fw_config_table(&fw_guid_acpi20);
-	if (!l->rsdp)
-		l->rsdp = (uint64_t)(uintptr_t)fw_config_table(&fw_guid_acpi10);
+	l->rsdp = fw_acpi_rsdp();
 	l->smbios32 = (uint64_t)(uintptr_t)fw_config_table(&fw_guid_smbios);
 	l->smbios64 = (uint64_t)(uintptr_t)fw_config_table(&fw_guid_smbios3);
 	l->st = (uint64_t)(uintptr_t)ST;
 }
 
-static uint32_t rd32(const uint8_t *b)
-{
-	return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *b)
-{
-	return rd32(b) | (uint64_t)rd32(b + 4) << 32;
-}
-
-/* The ACPI table with @sig through the RSDP's XSDT (or RSDT), or NULL. */
-static const uint8_t *acpi_table(uint64_t rsdp, const char *sig)
-{
-	const uint8_t *r = (const uint8_t *)(uintptr_t)rsdp, *sdt;
-	bool x;
-	uint32_t len;
-
-	if (!r || CompareMem((void *)r, "RSD PTR ", 8) != 0)
-		return NULL;
-	x = r[15] >= 2 && rd64(r + 24);
-	sdt = (const uint8_t *)(uintptr_t)(x ? rd64(r + 24) : rd32(r + 16));
-	if (!sdt)
-		return NULL;
-	len = rd32(sdt + 4);
-	for (uint32_t off = 36; off + (x ? 8 : 4) <= len; off += x ? 8 : 4) {
-		const uint8_t *t = (const uint8_t *)(uintptr_t)(x ? rd64(sdt + off) : rd32(sdt + off));
-
-		if (t && CompareMem((void *)t, (void *)sig, 4) == 0)
-			return t;
-	}
-	return NULL;
-}
-
 /*
  * The enabled CPUs of the MADT (ACPI processor UID, APIC ID), the BSP
- * among them, and the I/O APICs.  Without an MADT: the BSP alone.
+ * among them, and the I/O APICs.  Without a MADT, or with one that is
+ * malformed or lacks the BSP: the BSP alone, with a note on @rep.
  */
-static void find_cpus(struct lim *l)
+static void find_cpus(struct lim *l, struct report *rep)
 {
-	const uint8_t *m = acpi_table(l->rsdp, "APIC");
-	uint32_t len = m ? rd32(m + 4) : 0;
-	bool bsp = false;
+	const struct acpi_mem identity = ACPI_MEM_IDENTITY;
+	struct acpi_rsdp r;
+	struct acpi_madt m;
+	uint64_t pa;
+	uint32_t len = 0;
+	int err = !l->rsdp ? ACPI_ENOTFOUND : acpi_rsdp_read(&identity, l->rsdp, &r);
 
+	if (!err)
+		err = acpi_find(&identity, &r, "APIC", &pa, &len);
+	if (!err)
+		err = acpi_madt_read(acpi_at(&identity, pa, len), len, &m);
 	l->bsp_apic = smp_apic_id();
 	l->ncpu = 0;
-	for (uint32_t off = 44; m && off + 2 <= len && m[off + 1] >= 2; off += m[off + 1]) {
-		const uint8_t *e = m + off;
-		uint32_t uid, apic, flags;
-
-		if (e[0] == 0 && e[1] >= 8) {
-			uid = e[2];
-			apic = e[3];
-			flags = rd32(e + 4);
-		} else if (e[0] == 9 && e[1] >= 16) {
-			apic = rd32(e + 4);
-			flags = rd32(e + 8);
-			uid = rd32(e + 12);
-		} else {
-			if (e[0] == 1 && e[1] >= 12 && l->nioapic < MAX_IOAPICS)
-				l->ioapic[l->nioapic++] = rd32(e + 4);
-			continue;
-		}
-		if (!(flags & 1) || l->ncpu == MAX_CPUS)
-			continue;
-		bsp |= apic == l->bsp_apic;
-		l->cpu[l->ncpu++] = (struct lm_cpu_in){ uid, apic };
+	l->nioapic = 0;
+	if (err >= 0) {
+		for (unsigned i = 0; i < m.ncpu && l->ncpu < MAX_CPUS; i++)
+			l->cpu[l->ncpu++] = (struct lm_cpu_in){ m.cpu[i].uid, m.cpu[i].apic };
+		for (unsigned i = 0; i < m.nioapic && l->nioapic < MAX_IOAPICS; i++)
+			l->ioapic[l->nioapic++] = m.ioapic[i].pa;
+		if (acpi_madt_find_apic(&m, l->bsp_apic) >= 0)
+			return;
 	}
-	if (!bsp) {
-		/* no MADT, or one without the BSP: the BSP alone */
-		l->ncpu = 1;
-		l->cpu[0] = (struct lm_cpu_in){ 0, l->bsp_apic };
-	}
+	report_note(rep, "limine: %s%s: the SMP response lists the BSP alone",
+		    err >= 0 ? "the MADT does not list the BSP" : "no usable MADT: ",
+		    err >= 0 ? "" : acpi_strerror(err));
+	l->ncpu = 1;
+	l->cpu[0] = (struct lm_cpu_in){ 0, l->bsp_apic };
 }
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
@@ -736,7 +697,7 @@ static int limine_load(struct ptlab *p, const struct kernel_file *f, const struc
 	CopyMem((void *)(uintptr_t)l->kfile_pa, f->buf, f->len);
 
 	find_tables(l);
-	find_cpus(l);
+	find_cpus(l, p->rep);
 	boot_time(l);
 	describe_fb(&p->fb, l);
 	{

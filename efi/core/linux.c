@@ -26,6 +26,7 @@
 #include <efilib.h>
 
 #include "core/linux.h"
+#include "acpi/acpi.h"
 #include "checks/elsewhere.h"
 #include "core/end.h"
 #include "core/handoff.h"
@@ -89,13 +90,21 @@ static uint64_t place_kernel(struct ptlab_kernel *k, const struct pt_memmap *map
 }
 
 /* The ACPI 2.0 RSDP, else the 1.0 one; 0 when the firmware has neither. */
-static uint64_t find_rsdp(void)
+/*
+ * The RSDP for boot_params (0: none), as the firmware gives it; one that
+ * does not read as an RSDP is handed over all the same, with a note.
+ */
+static uint64_t find_rsdp(struct report *rep)
 {
-	void *t = fw_config_table(&fw_guid_acpi20);
+	const struct acpi_mem identity = ACPI_MEM_IDENTITY;
+	uint64_t pa = fw_acpi_rsdp();
+	struct acpi_rsdp r;
+	int err = pa ? acpi_rsdp_read(&identity, pa, &r) : ACPI_OK;
 
-	if (!t)
-		t = fw_config_table(&fw_guid_acpi10);
-	return (uint64_t)(uintptr_t)t;
+	if (err)
+		report_note(rep, "linux: the firmware's RSDP at 0x%llx is malformed (%s): handed "
+			    "over as it is", (unsigned long long)pa, acpi_strerror(err));
+	return pa;
 }
 
 static size_t str_len(const char *s)
@@ -304,7 +313,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	if (k->ext_cap && kernel_alloc(k, AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->ext_pa = pa;
-	k->acpi_rsdp = find_rsdp();
+	k->acpi_rsdp = find_rsdp(p->rep);
 	if (k->hdr.version < LB_RSDP_VERSION)
 		report_note(p->rep, "linux: boot protocol %u.%02u has no acpi_rsdp_addr (2.14): the "
 			    "kernel finds ACPI through efi_info's system table", k->hdr.version >> 8,

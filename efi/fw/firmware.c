@@ -166,6 +166,15 @@ void *fw_config_table(const EFI_GUID *guid)
 	return NULL;
 }
 
+uint64_t fw_acpi_rsdp(void)
+{
+	void *t = fw_config_table(&fw_guid_acpi20);
+
+	if (!t)
+		t = fw_config_table(&fw_guid_acpi10);
+	return (uint64_t)(uintptr_t)t;
+}
+
 bool fw_config_entry(unsigned i, EFI_GUID *guid, uint64_t *pa)
 {
 	if (!ST || i >= ST->NumberOfTableEntries)

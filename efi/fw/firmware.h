@@ -51,6 +51,13 @@ extern const EFI_GUID fw_guid_mat, fw_guid_rt_properties;
 void *fw_config_table(const EFI_GUID *guid);
 
 /*
+ * fw_acpi_rsdp() - the RSDP's address as the configuration table gives it:
+ * the ACPI 2.0 entry, else the ACPI 1.0 one, else 0.  Not checked: the
+ * ACPI module (acpi/acpi.h) reads and checks it.
+ */
+uint64_t fw_acpi_rsdp(void);
+
+/*
  * fw_config_entry() - the configuration table's entry @i (0-based): its
  * GUID into @guid, its VendorTable address into @pa.  Return: false past
  * the last entry (@guid and @pa untouched).  It reads only ST, so it

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "limine/lmbytes.h"
+#include "lib/le.h"
 #include "limine/lmerr.h"
 #include "limine/lmelf.h"
 #include "report/fmt.h"
@@ -127,8 +127,8 @@ static int read_dyn(const uint8_t *file, uint64_t size, uint64_t off, uint64_t l
 		return lm_refuse(why, whylen, "dynamic section [0x%llx, +0x%llx) past the end of the file (0x%llx bytes)",
 			(ull)off, (ull)len, (ull)size);
 	for (uint64_t p = off; p + DYN_BYTES <= off + len; p += DYN_BYTES) {
-		int64_t tag = (int64_t)lm_ld64(file + p);
-		uint64_t val = lm_ld64(file + p + 8);
+		int64_t tag = (int64_t)le_ld64(file + p);
+		uint64_t val = le_ld64(file + p + 8);
 
 		switch (tag) {
 		case DT_NULL:
@@ -159,8 +159,8 @@ static int check_rela(const uint8_t *file, const struct lm_elf *e, uint64_t off,
 {
 	for (uint64_t i = 0; i < count; i++) {
 		const uint8_t *r = file + off + i * RELA_BYTES;
-		uint32_t type = (uint32_t)lm_ld64(r + 8);
-		uint64_t target = lm_ld64(r) + e->slide;
+		uint32_t type = (uint32_t)le_ld64(r + 8);
+		uint64_t target = le_ld64(r) + e->slide;
 
 		if (type != LM_R_X86_64_RELATIVE)
 			return lm_refuse(why, whylen, "%s relocation %llu: type %u is not supported (only R_X86_64_RELATIVE, 8)",
@@ -186,7 +186,7 @@ static int walk_relr(const uint8_t *file, const struct lm_elf *e, uint64_t off,
 	bool have = false;
 
 	for (uint64_t i = 0; i < count; i++) {
-		uint64_t w = lm_ld64(file + off + 8 * i);
+		uint64_t w = le_ld64(file + off + 8 * i);
 		uint64_t t[64];
 		unsigned nt = 0;
 
@@ -212,7 +212,7 @@ static int walk_relr(const uint8_t *file, const struct lm_elf *e, uint64_t off,
 				continue;
 			}
 			uint8_t *p = dst + (t[k] - e->va);
-			lm_st64(p, lm_ld64(p) + e->slide);
+			le_st64(p, le_ld64(p) + e->slide);
 		}
 	}
 	return 0;
@@ -282,10 +282,10 @@ static int check_ident(const uint8_t *file, uint64_t size, char *why, size_t why
 		return lm_refuse(why, whylen, "not a 64-bit ELF (class %u)", file[EI_CLASS]);
 	if (file[EI_DATA] != ELFDATA2LSB)
 		return lm_refuse(why, whylen, "not a little-endian ELF (data encoding %u)", file[EI_DATA]);
-	machine = lm_ld16(file + E_MACHINE);
+	machine = le_ld16(file + E_MACHINE);
 	if (machine != LM_EM_X86_64)
 		return lm_refuse(why, whylen, "not an x86-64 ELF (machine %u)", machine);
-	type = lm_ld16(file + E_TYPE);
+	type = le_ld16(file + E_TYPE);
 	if (type != LM_ET_EXEC && type != LM_ET_DYN)
 		return lm_refuse(why, whylen, "not an executable or position-independent ELF (type %u)", type);
 	return 0;
@@ -295,13 +295,13 @@ static int check_ident(const uint8_t *file, uint64_t size, char *why, size_t why
 static int read_load(const uint8_t *ph, unsigned idx, uint64_t size, struct lm_seg *s,
 	uint64_t *align, char *why, size_t whylen)
 {
-	uint64_t a = lm_ld64(ph + P_ALIGN);
+	uint64_t a = le_ld64(ph + P_ALIGN);
 
-	s->flags = lm_ld32(ph + P_FLAGS) & (LM_SEG_R | LM_SEG_W | LM_SEG_X);
-	s->file_off = lm_ld64(ph + P_OFFSET);
-	s->va = lm_ld64(ph + P_VADDR);
-	s->filesz = lm_ld64(ph + P_FILESZ);
-	s->memsz = lm_ld64(ph + P_MEMSZ);
+	s->flags = le_ld32(ph + P_FLAGS) & (LM_SEG_R | LM_SEG_W | LM_SEG_X);
+	s->file_off = le_ld64(ph + P_OFFSET);
+	s->va = le_ld64(ph + P_VADDR);
+	s->filesz = le_ld64(ph + P_FILESZ);
+	s->memsz = le_ld64(ph + P_MEMSZ);
 	if (s->filesz > s->memsz)
 		return lm_refuse(why, whylen, "segment %u: p_filesz 0x%llx > p_memsz 0x%llx",
 			idx, (ull)s->filesz, (ull)s->memsz);
@@ -370,27 +370,27 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 	memset(e, 0, sizeof(*e));
 	if (check_ident(file, size, why, whylen))
 		return -1;
-	e->type = lm_ld16(file + E_TYPE);
-	phoff = lm_ld64(file + E_PHOFF);
-	phnum = lm_ld16(file + E_PHNUM);
-	if (lm_ld16(file + E_PHENTSIZE) != PH_BYTES)
+	e->type = le_ld16(file + E_TYPE);
+	phoff = le_ld64(file + E_PHOFF);
+	phnum = le_ld16(file + E_PHNUM);
+	if (le_ld16(file + E_PHENTSIZE) != PH_BYTES)
 		return lm_refuse(why, whylen, "program header size %u, not %u",
-			lm_ld16(file + E_PHENTSIZE), PH_BYTES);
+			le_ld16(file + E_PHENTSIZE), PH_BYTES);
 	if (!inside(phoff, phnum * PH_BYTES, size))
 		return lm_refuse(why, whylen, "program headers [0x%llx, +%llu x %u) past the end of the file (0x%llx bytes)",
 			(ull)phoff, (ull)phnum, PH_BYTES, (ull)size);
 	e->align = PAGE;
 	for (unsigned i = 0; i < phnum; i++) {
 		const uint8_t *ph = file + phoff + (uint64_t)i * PH_BYTES;
-		uint32_t type = lm_ld32(ph + P_TYPE);
+		uint32_t type = le_ld32(ph + P_TYPE);
 		uint64_t a = 0;
 
 		if (type == PT_DYNAMIC) {
 			dyn = true;
-			dyn_off = lm_ld64(ph + P_OFFSET);
-			dyn_len = lm_ld64(ph + P_FILESZ);
+			dyn_off = le_ld64(ph + P_OFFSET);
+			dyn_len = le_ld64(ph + P_FILESZ);
 		}
-		if (type != PT_LOAD || !lm_ld64(ph + P_MEMSZ))
+		if (type != PT_LOAD || !le_ld64(ph + P_MEMSZ))
 			continue;
 		if (e->nseg == LM_ELF_MAX_SEGS)
 			return lm_refuse(why, whylen, "more than %u PT_LOAD segments", LM_ELF_MAX_SEGS);
@@ -437,7 +437,7 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 				(ull)e->seg[i].va);
 		e->seg[i].off = e->seg[i].va - e->va;
 	}
-	e->entry = lm_ld64(file + E_ENTRY) + e->slide;
+	e->entry = le_ld64(file + E_ENTRY) + e->slide;
 	if (e->type == LM_ET_DYN && dyn)
 		return plan_relocs(file, size, dyn_off, dyn_len, e, why, whylen);
 	return 0;
@@ -455,9 +455,9 @@ int lm_elf_load(const uint8_t *file, uint64_t size, const struct lm_elf *e,
 		memcpy(dst + e->seg[i].off, file + e->seg[i].file_off, e->seg[i].filesz);
 	for (uint64_t i = 0; i < e->rela_count; i++) {
 		const uint8_t *r = file + e->rela_off + i * RELA_BYTES;
-		uint64_t target = lm_ld64(r) + e->slide;
+		uint64_t target = le_ld64(r) + e->slide;
 
-		lm_st64(dst + (target - e->va), e->slide + lm_ld64(r + 16));
+		le_st64(dst + (target - e->va), e->slide + le_ld64(r + 16));
 	}
 	if (e->relr_count)
 		walk_relr(file, e, e->relr_off, e->relr_count, dst, why, whylen);

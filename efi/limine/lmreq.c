@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "limine/lmbytes.h"
+#include "lib/le.h"
 #include "limine/lmerr.h"
 #include "limine/lmreq.h"
 #include "report/fmt.h"
@@ -96,7 +96,7 @@ static unsigned extra_words(unsigned kind, uint64_t revision)
 static bool words_are(const uint8_t *p, const uint64_t *w, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (lm_ld64(p + 8 * i) != w[i])
+		if (le_ld64(p + 8 * i) != w[i])
 			return false;
 	return true;
 }
@@ -143,7 +143,7 @@ static int take_tag(const uint8_t *img, uint64_t off, struct lm_requests *r,
 			(ull)r->tag_off, (ull)off);
 	r->tag = true;
 	r->tag_off = off;
-	r->asked = lm_ld64(img + off + 16);
+	r->asked = le_ld64(img + off + 16);
 	return 0;
 }
 
@@ -161,7 +161,7 @@ static int take_req(const uint8_t *img, uint64_t off, unsigned kind, struct lm_r
 	if (lm_has(r, kind))
 		return lm_refuse(why, whylen, "%s request twice, at offsets 0x%llx and 0x%llx",
 			names[kind], (ull)q->off, (ull)off);
-	rev = lm_ld64(img + off + LM_REQ_REVISION);
+	rev = le_ld64(img + off + LM_REQ_REVISION);
 	n = extra_words(kind, rev);
 	bytes = LM_REQ_HDR_BYTES + 8 * (uint64_t)n;
 	if (r->hi - off < bytes)
@@ -171,7 +171,7 @@ static int take_req(const uint8_t *img, uint64_t off, unsigned kind, struct lm_r
 	q->off = off;
 	q->revision = rev;
 	for (unsigned i = 0; i < n; i++)
-		q->extra[i] = lm_ld64(img + off + LM_REQ_EXTRA + 8 * i);
+		q->extra[i] = le_ld64(img + off + LM_REQ_EXTRA + 8 * i);
 	r->have |= UINT32_C(1) << kind;
 	return 0;
 }
@@ -181,7 +181,7 @@ int lm_scan(const uint8_t *img, uint64_t len, struct lm_requests *r, char *why, 
 	memset(r, 0, sizeof(*r));
 	find_area(img, len, r);
 	for (uint64_t off = r->lo; off + 16 <= r->hi; off += 8) {
-		uint64_t w0 = lm_ld64(img + off), w1 = lm_ld64(img + off + 8);
+		uint64_t w0 = le_ld64(img + off), w1 = le_ld64(img + off + 8);
 
 		if (w0 == LM_BASE_REV_MAGIC0 && w1 == LM_BASE_REV_MAGIC1) {
 			if (r->hi - off < 8 * LM_BASE_REV_WORDS)
@@ -197,7 +197,7 @@ int lm_scan(const uint8_t *img, uint64_t len, struct lm_requests *r, char *why, 
 			r->unknown++;   /* not even an identifier: nothing to answer */
 			continue;
 		}
-		unsigned kind = kind_of(lm_ld64(img + off + 16), lm_ld64(img + off + 24));
+		unsigned kind = kind_of(le_ld64(img + off + 16), le_ld64(img + off + 24));
 
 		if (kind == LM_REQ_COUNT) {
 			r->unknown++;
@@ -221,7 +221,7 @@ int lm_scan(const uint8_t *img, uint64_t len, struct lm_requests *r, char *why, 
 void lm_base_rev_commit(uint8_t *img, const struct lm_requests *r)
 {
 	if (r->tag && r->honoured)
-		lm_st64(img + r->tag_off + 16, 0);
+		le_st64(img + r->tag_off + 16, 0);
 }
 
 /* Returns whether the CPU can run paging mode @m. */
@@ -322,20 +322,20 @@ int lm_internal_modules(const uint8_t *img, uint64_t len, uint64_t va, const str
 		return lm_refuse(why, whylen, "the module request's internal module array at 0x%llx "
 			      "(%llu pointers) is not inside the kernel's image", (ull)arr, (ull)n);
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t m = lm_ld64(img + (arr - va) + 8 * i), moff = m - va;
+		uint64_t m = le_ld64(img + (arr - va) + 8 * i), moff = m - va;
 		struct lm_internal *e = &out[i];
 
 		if (m < va || moff > len || len - moff < sizeof(struct lm_internal_module))
 			return lm_refuse(why, whylen, "internal module %llu: its structure at 0x%llx is "
 				      "not inside the kernel's image", (ull)i, (ull)m);
-		e->flags = lm_ld64(img + moff + 16);
-		if (!block_str(img, len, va, lm_ld64(img + moff), e->path, sizeof(e->path)))
+		e->flags = le_ld64(img + moff + 16);
+		if (!block_str(img, len, va, le_ld64(img + moff), e->path, sizeof(e->path)))
 			return lm_refuse(why, whylen, "internal module %llu: its path is not a string of at "
 				      "most %u bytes inside the kernel's image", (ull)i,
 				      (unsigned)sizeof(e->path) - 1);
-		if (!lm_ld64(img + moff + 8))
+		if (!le_ld64(img + moff + 8))
 			e->cmdline[0] = 0;
-		else if (!block_str(img, len, va, lm_ld64(img + moff + 8), e->cmdline,
+		else if (!block_str(img, len, va, le_ld64(img + moff + 8), e->cmdline,
 				    sizeof(e->cmdline)))
 			return lm_refuse(why, whylen, "internal module %llu (%s): its string is not a "
 				      "string of at most %u bytes inside the kernel's image", (ull)i,

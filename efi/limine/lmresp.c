@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "limine/lmbytes.h"
+#include "lib/le.h"
 #include "limine/lmerr.h"
 #include "limine/lmresp.h"
 #include "report/fmt.h"
@@ -74,7 +74,7 @@ static uint64_t ptr_array(struct bump *b, uint64_t n, uint64_t size, uint64_t *o
 
 	*objs = take(b, size * n);
 	for (uint64_t i = 0; i < n && b->buf; i++)
-		lm_st64(b->buf + arr + 8 * i, ptr(b, *objs + size * i));
+		le_st64(b->buf + arr + 8 * i, ptr(b, *objs + size * i));
 	return arr;
 }
 
@@ -193,7 +193,7 @@ static uint64_t modules(struct bump *b, const struct lm_machine *m)
 		uint64_t f = file(b, m, &m->mod[i]);
 
 		if (b->buf)
-			lm_st64(b->buf + arr + 8 * i, ptr(b, f));
+			le_st64(b->buf + arr + 8 * i, ptr(b, f));
 	}
 	return off;
 }
@@ -388,7 +388,7 @@ int lm_respond(const struct lm_machine *m, const struct lm_requests *r, uint8_t 
 		return 0;
 	for (unsigned k = 0; k < LM_REQ_COUNT; k++)
 		if (a->answered >> k & 1)
-			lm_st64(img + r->req[k].off + LM_REQ_RESPONSE, ptr(&b, a->resp_off[k]));
+			le_st64(img + r->req[k].off + LM_REQ_RESPONSE, ptr(&b, a->resp_off[k]));
 	lm_base_rev_commit(img, r);
 	return 0;
 }

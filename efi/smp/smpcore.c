@@ -26,55 +26,6 @@ int smp_table_find(const struct smp_table *t, uint32_t apic)
 	return -1;
 }
 
-static uint32_t le32(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-#define MADT_HEADER   44u      /* SDT header (36), local APIC address (4), flags (4) */
-
-int smp_madt_parse(const void *madt, uint64_t len, struct smp_table *t, unsigned *dropped)
-{
-	const uint8_t *b = madt;
-	uint32_t total;
-	uint8_t sum = 0;
-	int added = 0;
-
-	*dropped = 0;
-	if (!b || len < MADT_HEADER || b[0] != 'A' || b[1] != 'P' || b[2] != 'I' || b[3] != 'C')
-		return -1;
-	total = le32(b + 4);
-	if (total < MADT_HEADER || total > len)
-		return -1;
-	for (uint32_t i = 0; i < total; i++)
-		sum = (uint8_t)(sum + b[i]);
-	if (sum)
-		return -1;
-	for (uint32_t off = MADT_HEADER; off < total; off += b[off + 1])
-		if (total - off < 2 || b[off + 1] < 2 || b[off + 1] > total - off)
-			return -1;
-	for (uint32_t off = MADT_HEADER; off < total; off += b[off + 1]) {
-		uint32_t id, flags;
-
-		if (b[off] == 0 && b[off + 1] >= 8) {
-			id = b[off + 3];
-			flags = le32(b + off + 4);
-		} else if (b[off] == 9 && b[off + 1] >= 16) {
-			id = le32(b + off + 4);
-			flags = le32(b + off + 8);
-		} else {
-			continue;
-		}
-		if (!(flags & 1))
-			continue;
-		if (smp_table_add(t, id) < 0)
-			(*dropped)++;
-		else
-			added++;
-	}
-	return added;
-}
-
 bool smp_obs_matches(const struct smp_obs *o, const struct smp_expect *e)
 {
 	if (e->fault)

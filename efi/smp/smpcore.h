@@ -36,17 +36,6 @@ int smp_table_add(struct smp_table *t, uint32_t apic);
 /* Index of the CPU with APIC ID @apic, or -1. */
 int smp_table_find(const struct smp_table *t, uint32_t apic);
 
-/*
- * The APIC IDs of the enabled processors in an ACPI MADT (signature
- * "APIC"; ACPI 6.5 §5.2.12): Processor Local APIC entries (type 0) and
- * Processor Local x2APIC entries (type 9) with the Enabled flag, added to
- * @t in table order.  The whole table is checked first: signature, length
- * within @len, checksum, every entry's length.  Returns the number of IDs
- * added, or -1 (nothing added) for a malformed table.  An ID already in @t
- * or a full table is counted in *@dropped.
- */
-int smp_madt_parse(const void *madt, uint64_t len, struct smp_table *t, unsigned *dropped);
-
 /* ---- what a probe saw, what it must see ---- */
 
 /* One read probe as the CPU answered it. */

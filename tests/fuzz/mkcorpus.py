@@ -17,7 +17,10 @@ bzimage/ bzImage setup headers for fuzz_bzimage (run byte, u32 command line
          length, the file), valid and one field off;
 opts/    option text for fuzz_opts (selector byte, the bytes): \ptlab.cfg
          lines as the documentation gives them, LoadOptions in UCS-2 from a
-         shell and a boot manager, and malformed ones.
+         shell and a boot manager, and malformed ones;
+acpi/    physical memory from 0x1000 for fuzz_acpi, the RSDP first: ACPI
+         1.0 and 2.0 sets (RSDP, RSDT or XSDT, FACP, a MADT of local APIC,
+         x2APIC and I/O APIC entries) and one fault each.
 
 Inputs the fuzzers found are kept next to these under their own names
 (ops/sparse-unmap-empty-model); this script leaves them alone.
@@ -459,6 +462,56 @@ def opts_corpus():
     w("err-2", 1 | 3 << 5, ucs2("x --bogus"))
 
 
+ACPI_PHYS = 0x1000
+
+
+def acpi_sum(b, at, n, where):
+    """Set byte at+where so the n bytes from at sum to zero."""
+    b[at + where] = 0
+    b[at + where] = (0x100 - sum(b[at:at + n]) % 256) % 256
+
+
+def acpi_sdt(b, at, sig, body):
+    n = 36 + len(body)
+    b[at:at + n] = sig + struct.pack("<IBB6s8sI4sI", n, 1, 0, b"PTLAB ", b"PTLABFZ ", 1,
+                                     b"PTLB", 1) + body
+    acpi_sum(b, at, n, 9)
+
+
+def acpi_set(rev, cpus=((0, 0, 1), (1, 1, 1), (2, 2, 0)), x2=((7, 300, 1),)):
+    b = bytearray(0x600)
+    rsdt, xsdt, facp, madt = 0x40, 0x80, 0x100, 0x200
+    b[0:20] = b"RSD PTR " + b"\0" + b"PTLAB " + bytes([rev]) + struct.pack(
+        "<I", ACPI_PHYS + rsdt)
+    acpi_sum(b, 0, 20, 8)
+    if rev >= 2:
+        b[20:36] = struct.pack("<IQ4s", 36, ACPI_PHYS + xsdt, bytes(4))
+        acpi_sum(b, 0, 36, 32)
+    acpi_sdt(b, rsdt, b"RSDT", struct.pack("<II", ACPI_PHYS + facp, ACPI_PHYS + madt))
+    acpi_sdt(b, xsdt, b"XSDT", struct.pack("<QQ", ACPI_PHYS + facp, ACPI_PHYS + madt))
+    acpi_sdt(b, facp, b"FACP", bytes(80))
+    ent = b"".join(struct.pack("<BBBBI", 0, 8, u, a, f) for u, a, f in cpus)
+    ent += struct.pack("<BBBBII", 1, 12, 2, 0, 0xFEC00000, 0)
+    ent += b"".join(struct.pack("<BBHIII", 9, 16, 0, a, f, u) for u, a, f in x2)
+    acpi_sdt(b, madt, b"APIC", struct.pack("<II", 0xFEE00000, 1) + ent)
+    return b
+
+
+def acpi_corpus():
+    write("acpi", "acpi2-xsdt", bytes(acpi_set(2)))
+    write("acpi", "acpi1-rsdt", bytes(acpi_set(0)))
+    write("acpi", "repeated-apic-id", bytes(acpi_set(2, x2=((7, 1, 1), (8, 400, 1)))))
+    bad = acpi_set(2)
+    bad[0x200 + 9] ^= 1
+    write("acpi", "madt-bad-checksum", bytes(bad))
+    bad = acpi_set(2)
+    bad[0x200 + 44 + 1] = 1
+    acpi_sum(bad, 0x200, bad[0x204] | bad[0x205] << 8, 9)
+    write("acpi", "madt-entry-length-1", bytes(bad))
+    write("acpi", "rsdp-truncated", bytes(acpi_set(2)[:30]))
+    write("acpi", "xsdt-past-end", bytes(acpi_set(2)[:0xa0]))
+
+
 def main():
     memmap_corpus()
     plan_corpus()
@@ -466,6 +519,7 @@ def main():
     lmelf_corpus()
     bzimage_corpus()
     opts_corpus()
+    acpi_corpus()
 
 
 if __name__ == "__main__":

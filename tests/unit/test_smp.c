@@ -2,7 +2,7 @@
 /*
  * efi/smp/smpcore.c: the CPU table (APIC ID to index), the judgement of a
  * probe after a shootdown, and the concurrent churn's shadow model checked
- * against a reference kept here; the MADT parser; the hand-off trampoline's
+ * against a reference kept here; the hand-off trampoline's
  * placement rule and its data page (GDT, far pointers, CR3 below 4 GiB).
  */
 #include <setjmp.h>
@@ -183,108 +183,6 @@ static void test_churn_seeded(void **state)
 	assert_true(differ > 100);
 }
 
-/* A MADT: header, then entries appended by madt_add; madt_close sets length and checksum. */
-struct madt {
-	uint8_t b[512];
-	uint32_t len;
-};
-
-static void madt_open(struct madt *m)
-{
-	memset(m, 0, sizeof(*m));
-	memcpy(m->b, "APIC", 4);
-	m->b[8] = 5;                     /* revision */
-	m->b[36] = 0x00; m->b[37] = 0x00; m->b[38] = 0xe0; m->b[39] = 0xfe;   /* 0xfee00000 */
-	m->len = 44;
-}
-
-static void madt_add(struct madt *m, const uint8_t *e, uint8_t n)
-{
-	memcpy(m->b + m->len, e, n);
-	m->len += n;
-}
-
-static void madt_lapic(struct madt *m, uint8_t uid, uint8_t id, uint32_t flags)
-{
-	uint8_t e[8] = { 0, 8, uid, id, (uint8_t)flags, (uint8_t)(flags >> 8), 0, 0 };
-
-	madt_add(m, e, 8);
-}
-
-static void madt_x2apic(struct madt *m, uint32_t id, uint32_t flags)
-{
-	uint8_t e[16] = { 9, 16, 0, 0, (uint8_t)id, (uint8_t)(id >> 8), (uint8_t)(id >> 16),
-			  (uint8_t)(id >> 24), (uint8_t)flags, 0, 0, 0, 1, 0, 0, 0 };
-
-	madt_add(m, e, 16);
-}
-
-static void madt_close(struct madt *m)
-{
-	uint8_t sum = 0;
-
-	m->b[4] = (uint8_t)m->len;
-	m->b[5] = (uint8_t)(m->len >> 8);
-	m->b[9] = 0;
-	for (uint32_t i = 0; i < m->len; i++)
-		sum = (uint8_t)(sum + m->b[i]);
-	m->b[9] = (uint8_t)(0x100 - sum);
-}
-
-static void test_madt(void **state)
-{
-	static const uint8_t ioapic[12] = { 1, 12, 0, 0, 0, 0, 0xc0, 0xfe, 0, 0, 0, 0 };
-	struct smp_table t = { 0 };
-	unsigned dropped = 9;
-	struct madt m;
-
-	(void)state;
-	madt_open(&m);
-	madt_lapic(&m, 0, 0, 1);
-	madt_add(&m, ioapic, sizeof(ioapic));      /* other entry types are skipped */
-	madt_lapic(&m, 1, 2, 1);
-	madt_lapic(&m, 2, 4, 0);                   /* disabled */
-	madt_lapic(&m, 3, 6, 2);                   /* online capable only: not enabled */
-	madt_x2apic(&m, 300, 1);
-	madt_x2apic(&m, 2, 1);                     /* repeats ID 2 */
-	madt_close(&m);
-	assert_int_equal(smp_madt_parse(m.b, m.len, &t, &dropped), 3);
-	assert_int_equal(dropped, 1);
-	assert_int_equal(t.n, 3);
-	assert_int_equal(t.apic[0], 0);
-	assert_int_equal(t.apic[1], 2);
-	assert_int_equal(t.apic[2], 300);
-
-	/* malformed: nothing added */
-	t.n = 0;
-	m.b[9] ^= 1;                               /* checksum */
-	assert_int_equal(smp_madt_parse(m.b, m.len, &t, &dropped), -1);
-	m.b[9] ^= 1;
-	assert_int_equal(smp_madt_parse(m.b, m.len - 1, &t, &dropped), -1);   /* beyond the buffer */
-	memcpy(m.b, "FACP", 4);
-	assert_int_equal(smp_madt_parse(m.b, m.len, &t, &dropped), -1);
-	memcpy(m.b, "APIC", 4);
-	assert_int_equal(smp_madt_parse(NULL, 0, &t, &dropped), -1);
-	assert_int_equal(t.n, 0);
-
-	madt_open(&m);
-	madt_lapic(&m, 0, 0, 1);
-	m.b[m.len - 7] = 1;                        /* entry length 1: the walk cannot go on */
-	madt_close(&m);
-	assert_int_equal(smp_madt_parse(m.b, m.len, &t, &dropped), -1);
-	madt_open(&m);
-	madt_lapic(&m, 0, 0, 1);
-	m.b[m.len - 7] = 20;                       /* runs past the table's end */
-	madt_close(&m);
-	assert_int_equal(smp_madt_parse(m.b, m.len, &t, &dropped), -1);
-	assert_int_equal(t.n, 0);
-
-	/* an empty MADT is well formed */
-	madt_open(&m);
-	madt_close(&m);
-	assert_int_equal(smp_madt_parse(m.b, m.len, &t, &dropped), 0);
-}
-
 static void test_tramp_place(void **state)
 {
 	(void)state;
@@ -348,7 +246,6 @@ int main(void)
 		cmocka_unit_test(test_obs_text),
 		cmocka_unit_test(test_churn_shadow),
 		cmocka_unit_test(test_churn_seeded),
-		cmocka_unit_test(test_madt),
 		cmocka_unit_test(test_tramp_place),
 		cmocka_unit_test(test_tramp_fill),
 	};
