@@ -14,6 +14,8 @@
 #include "fw/firmware.h"
 #include "report/fmt.h"
 
+#include <ptlab/pte.h>
+
 #define PTE_P		(UINT64_C(1) << 0)
 #define PTE_W		(UINT64_C(1) << 1)
 #define PTE_PS		(UINT64_C(1) << 7)
@@ -110,7 +112,7 @@ static bool in_ram(EFI_SYSTEM_TABLE *st, uint64_t pa)
 		for (UINTN off = 0; off + dsize <= size; off += dsize) {
 			EFI_MEMORY_DESCRIPTOR *d = (EFI_MEMORY_DESCRIPTOR *)((UINT8 *)map + off);
 
-			if (pa < d->PhysicalStart || pa - d->PhysicalStart >= d->NumberOfPages * 4096)
+			if (pa < d->PhysicalStart || pa - d->PhysicalStart >= d->NumberOfPages * PT_PAGE_SIZE)
 				continue;
 			switch (d->Type) {
 			case EfiLoaderCode:

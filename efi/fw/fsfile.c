@@ -14,9 +14,10 @@
 #include "fw/fsfile.h"
 #include "fw/owned.h"
 
+#include <ptlab/pte.h>
+
 #define NAME_MAX16 256u
 #define READ_CHUNK (64u << 20)   /* one Read call at most: some drivers balk at more */
-#define PAGE_BYTES 4096u
 
 #define TFTP_BLOCK 1432u        /* asked of the server: fits an Ethernet frame */
 
@@ -238,7 +239,7 @@ void fsfile_close(struct fsfile *f)
 
 static UINTN pages_of(uint64_t bytes)
 {
-	return (UINTN)((bytes + PAGE_BYTES - 1) / PAGE_BYTES);
+	return (UINTN)((bytes + PT_PAGE_SIZE - 1) / PT_PAGE_SIZE);
 }
 
 EFI_STATUS fsfile_load(EFI_HANDLE device, const char *name, uint64_t max, uint64_t max_pa,

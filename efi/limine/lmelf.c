@@ -14,7 +14,8 @@
 #include "limine/lmelf.h"
 #include "report/fmt.h"
 
-#define PAGE         UINT64_C(4096)
+#include <ptlab/pte.h>
+
 #define MAX_ALIGN    (UINT64_C(1) << 30)
 
 /* the ELF header */
@@ -67,7 +68,7 @@ static bool inside(uint64_t off, uint64_t len, uint64_t size)
 
 static uint64_t page_down(uint64_t x)
 {
-	return x & ~(PAGE - 1);
+	return x & ~(PT_PAGE_SIZE - 1);
 }
 
 /* Returns the segment's permissions as "RWX" letters into @s (4 bytes). */
@@ -319,7 +320,7 @@ static int read_load(const uint8_t *ph, unsigned idx, uint64_t size, struct lm_s
 		return lm_refuse(why, whylen, "segment %u: p_vaddr 0x%llx and p_offset 0x%llx differ modulo p_align 0x%llx",
 			idx, (ull)s->va, (ull)s->file_off, (ull)a);
 	/* the gABI asks it modulo the page whatever p_align says (0, 1 or below a page) */
-	if ((s->va - s->file_off) & (PAGE - 1))
+	if ((s->va - s->file_off) & (PT_PAGE_SIZE - 1))
 		return lm_refuse(why, whylen, "segment %u: p_vaddr 0x%llx and p_offset 0x%llx differ modulo the page (p_align 0x%llx)",
 			idx, (ull)s->va, (ull)s->file_off, (ull)a);
 	*align = a;
@@ -379,7 +380,7 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 	if (!inside(phoff, phnum * PH_BYTES, size))
 		return lm_refuse(why, whylen, "program headers [0x%llx, +%llu x %u) past the end of the file (0x%llx bytes)",
 			(ull)phoff, (ull)phnum, PH_BYTES, (ull)size);
-	e->align = PAGE;
+	e->align = PT_PAGE_SIZE;
 	for (unsigned i = 0; i < phnum; i++) {
 		const uint8_t *ph = file + phoff + (uint64_t)i * PH_BYTES;
 		uint32_t type = le_ld32(ph + P_TYPE);
@@ -416,9 +417,9 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 	 */
 	if (end - lo > page_down(max_span))
 		return lm_refuse(why, whylen, "load span 0x%llx bytes exceeds the limit 0x%llx",
-			(ull)(end - lo > UINT64_MAX - (PAGE - 1) ? end - lo :
-			      (end - lo + PAGE - 1) & ~(PAGE - 1)), (ull)max_span);
-	e->span = (end - lo + PAGE - 1) & ~(PAGE - 1);
+			(ull)(end - lo > UINT64_MAX - (PT_PAGE_SIZE - 1) ? end - lo :
+			      (end - lo + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1)), (ull)max_span);
+	e->span = (end - lo + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
 
 	if (e->type == LM_ET_DYN) {
 		/* linked at 0 (or anywhere low): the minimum slide, then KASLR */

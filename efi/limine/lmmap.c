@@ -15,7 +15,8 @@
 #include "limine/lmmap.h"
 #include "report/fmt.h"
 
-#define PAGE  UINT64_C(4096)
+#include <ptlab/pte.h>
+
 #define FOUR_GIB (UINT64_C(1) << 32)
 
 typedef unsigned long long ull;
@@ -77,12 +78,12 @@ static bool item(const struct lm_map_in *in, unsigned i, struct item *it)
 		it->type = LM_MEM_FRAMEBUFFER;
 		it->what = "framebuffer";
 	}
-	it->a = r->pa & ~(PAGE - 1);
-	if (!r->len || r->pa + r->len < r->pa || r->pa + r->len > UINT64_MAX - (PAGE - 1)) {
+	it->a = r->pa & ~(PT_PAGE_SIZE - 1);
+	if (!r->len || r->pa + r->len < r->pa || r->pa + r->len > UINT64_MAX - (PT_PAGE_SIZE - 1)) {
 		it->b = r->pa + r->len;
 		return false;
 	}
-	it->b = (r->pa + r->len + PAGE - 1) & ~(PAGE - 1);
+	it->b = (r->pa + r->len + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
 	return true;
 }
 
@@ -152,7 +153,7 @@ static int type_at(const struct lm_map_in *in, uint64_t p)
 				break;
 			}
 		}
-	if (t == LM_MEM_USABLE && p < PAGE)
+	if (t == LM_MEM_USABLE && p < PT_PAGE_SIZE)
 		t = LM_MEM_RESERVED;
 	return t;
 }
@@ -160,7 +161,7 @@ static int type_at(const struct lm_map_in *in, uint64_t p)
 /* Returns the lowest boundary above @p (UINT64_MAX: none); 4 KiB is one, for page 0. */
 static uint64_t next_edge(const struct lm_map_in *in, uint64_t p)
 {
-	uint64_t q = p < PAGE ? PAGE : UINT64_MAX;
+	uint64_t q = p < PT_PAGE_SIZE ? PT_PAGE_SIZE : UINT64_MAX;
 	unsigned n = nitems(in);
 	struct item it;
 
@@ -248,8 +249,8 @@ int lm_hhdm_ranges(unsigned base_rev, const struct lm_memmap_entry *map, unsigne
 
 	/* map is sorted by base: one pass merges it onto [0, 4 GiB) */
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t ea = map[i].base & ~(PAGE - 1);
-		uint64_t eb = (map[i].base + map[i].length + PAGE - 1) & ~(PAGE - 1);
+		uint64_t ea = map[i].base & ~(PT_PAGE_SIZE - 1);
+		uint64_t eb = (map[i].base + map[i].length + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
 
 		if (!map[i].length || !lm_hhdm_maps(base_rev, map[i].type) || eb <= FOUR_GIB)
 			continue;

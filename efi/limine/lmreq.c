@@ -14,7 +14,8 @@
 #include "limine/lmreq.h"
 #include "report/fmt.h"
 
-#define PAGE UINT64_C(4096)
+#include <ptlab/pte.h>
+
 
 typedef unsigned long long ull;
 
@@ -278,9 +279,9 @@ uint64_t lm_stack_bytes(const struct lm_requests *r)
 	s = r->req[LM_REQ_STACK_SIZE].extra[0];
 	if (s <= LM_STACK_DEFAULT)
 		return LM_STACK_DEFAULT;
-	if (s > UINT64_MAX - (PAGE - 1))
-		return UINT64_MAX & ~(PAGE - 1);
-	return (s + PAGE - 1) & ~(PAGE - 1);
+	if (s > UINT64_MAX - (PT_PAGE_SIZE - 1))
+		return UINT64_MAX & ~(PT_PAGE_SIZE - 1);
+	return (s + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
 }
 
 /*

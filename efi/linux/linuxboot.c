@@ -11,11 +11,12 @@
 #include "linux/linuxboot.h"
 #include "report/fmt.h"
 
+#include <ptlab/pte.h>
+
 #include <string.h>
 
 #define BOOT_FLAG         0xaa55u
 #define HDRS_MAGIC        UINT32_C(0x53726448)   /* "HdrS" */
-#define PAGE_BYTES        4096u
 #define PARAGRAPH         16u                    /* syssize's unit */
 /* file offset past the last header field lb_parse reads (init_size, 2.10) */
 #define HDR_READ_END      ((uint32_t)(offsetof(struct lb_boot_params, hdr.init_size) + 4))
@@ -91,7 +92,7 @@ int lb_parse(const uint8_t *f, uint64_t len, struct lb_kernel *k, char *why, siz
 			     "must hold", k->init_size, (unsigned long long)k->pm_bytes);
 		return LB_EINITSIZE;
 	}
-	if (k->kernel_alignment < PAGE_BYTES || (k->kernel_alignment & (k->kernel_alignment - 1))) {
+	if (k->kernel_alignment < PT_PAGE_SIZE || (k->kernel_alignment & (k->kernel_alignment - 1))) {
 		fmt_snprintf(why, whylen, "kernel_alignment 0x%x is not a power of two of at "
 			     "least 4 KiB", k->kernel_alignment);
 		return LB_EALIGN;

@@ -12,7 +12,6 @@
 
 #include <ptlab/pte.h>
 
-#define PAGE            4096u
 
 /* Window GDT descriptors, accessed bit preset so the CPU never writes them. */
 #define DESC_CODE64     UINT64_C(0x00af9b000000ffff)
@@ -44,9 +43,9 @@ void la57_tramp_init(uint64_t tramp)
 	uint64_t data = tramp + LA57_DATA;
 	size_t n = (size_t)(la57_blob_end - la57_blob);
 
-	for (size_t i = 0; i < PAGE; i++)
+	for (size_t i = 0; i < PT_PAGE_SIZE; i++)
 		code[i] = i < n ? (uint8_t)la57_blob[i] : 0xcc;
-	for (size_t i = 0; i < PAGE; i++)
+	for (size_t i = 0; i < PT_PAGE_SIZE; i++)
 		d[i] = 0;
 	put64(d, LA57_P_GDT + LA57_SEL_CODE64, DESC_CODE64);
 	put64(d, LA57_P_GDT + LA57_SEL_DATA, DESC_DATA);

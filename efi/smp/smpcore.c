@@ -8,6 +8,8 @@
 #include "smp/smpcore.h"
 #include "smp/smp_tramp.h"
 
+#include <ptlab/pte.h>
+
 #define VEC_PF 14u
 
 int smp_table_add(struct smp_table *t, uint32_t apic)
@@ -124,7 +126,7 @@ _Static_assert(sizeof(struct smp_tramp_data) == TD_SIZE, "TD_SIZE");
 
 bool smp_tramp_place_ok(uint64_t pa)
 {
-	uint64_t end = pa + 2 * 4096;
+	uint64_t end = pa + 2 * PT_PAGE_SIZE;
 
 	if (pa & 0xfff || pa == 0 || end > 0x100000)
 		return false;
@@ -136,7 +138,7 @@ bool smp_tramp_fill(struct smp_tramp_data *d, uint64_t base, uint32_t pm32_off,
 		    uint64_t cpu, uint64_t entry)
 {
 	if (!smp_tramp_place_ok(base) || cr3 >= (UINT64_C(1) << 32) || (cr3 & 0xfff) ||
-	    pm32_off >= 4096 || lm64_off >= 4096)
+	    pm32_off >= PT_PAGE_SIZE || lm64_off >= PT_PAGE_SIZE)
 		return false;
 	d->gdt[0] = 0;
 	d->gdt[TRAMP_SEL_CODE32 / 8] = UINT64_C(0x00cf9a000000ffff);   /* 32-bit code, 4 GiB */
