@@ -435,6 +435,99 @@ out:
 		pt_unmap(&p->build.space, sh->apic_pa, PT_PAGE_SIZE, 0, NULL);
 }
 
+/*
+ * Whether the AP checks can run: the built hierarchy has the firmware's
+ * level count, the MP services exist and list more than one CPU (their
+ * APIC IDs into @ids, the BSP's into *@bsp), the local APIC is enabled
+ * (IA32_APIC_BASE into *@apic_base).  Otherwise false after a skip or a
+ * failure line on the report.
+ */
+static bool smp_can_run(struct ptlab *p, PTLAB_MP_SERVICES **mp, struct smp_table *ids,
+			uint32_t *bsp, uint64_t *apic_base)
+{
+	if (p->build.levels != p->cpu.fw_levels) {
+		/*
+		 * The APs run the firmware's paging mode inside its MP services;
+		 * a root of the other level count would be walked as the wrong
+		 * table type.  Switching every AP through the LA57 trampoline is
+		 * not done.
+		 */
+		report_skip(p->rep, "smp", "the APs run the firmware's %u-level paging and the built "
+			    "hierarchy has %u levels", p->cpu.fw_levels, p->build.levels);
+		return false;
+	}
+	smp_shared_reset(p)->source = "mp-services";
+	if (!(*mp = fw_mp_locate())) {
+		fact(p->rep, p->smp, 1, 1, 1, "none");
+		report_skip(p->rep, "smp", "the firmware has no EFI_MP_SERVICES_PROTOCOL");
+		return false;
+	}
+	if (!mp_list(*mp, ids, bsp)) {
+		report_fail(p->rep, "smp: GetNumberOfProcessors failed");
+		return false;
+	}
+	if (ids->n < 2) {
+		fact(p->rep, p->smp, ids->n, 1, 1, "mp-services");
+		report_skip(p->rep, "smp", "one CPU: no AP to run the per-CPU and shootdown checks");
+		return false;
+	}
+	*apic_base = rdmsr(MSR_APIC_BASE);
+	if (!(*apic_base & APIC_BASE_EN)) {
+		report_skip(p->rep, "smp", "the local APIC is disabled (IA32_APIC_BASE=0x%llx)",
+			    (unsigned long long)*apic_base);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * After the APs' run: each AP's end reported, and whether all @aps of them
+ * ran on our tables and came back (@returned: out of our procedure,
+ * @signaled: the firmware's event), with the run's smp fact.
+ */
+static void smp_judge_end(struct ptlab *p, struct smp_shared *sh, unsigned aps, bool returned,
+			  bool signaled)
+{
+	unsigned started = 1, on_tables = 1;
+
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		struct smp_cpu *c = sh->cpu[i];
+
+		if (c->bsp)
+			continue;
+		started += c->state != SMP_ST_NONE;
+		on_tables += c->on_tables != 0;
+		report_ap_end(p->rep, c, &ap_end_returned);
+	}
+	if (sh->unknown)
+		report_fail(p->rep, "smp: %u procedure calls found no CPU with their APIC ID",
+			    (unsigned)sh->unknown);
+	if (!returned || !signaled)
+		report_fail(p->rep, "smp: the APs did not all return (%s)", returned ?
+			    "the firmware did not signal the end" : "an AP is still in our procedure");
+	else if (on_tables == aps + 1 && started == aps + 1)
+		check_report(p->rep, &check_smp_aps_on_tables, true,
+			     "smp: %u AP%s ran on our tables and returned on their own "
+			     "firmware state", aps, aps == 1 ? "" : "s");
+	else
+		check_report(p->rep, &check_smp_aps_on_tables, false,
+			     "smp: %u of %u APs reached our tables", on_tables - 1, aps);
+	fact(p->rep, p->smp, (unsigned)sh->ncpu, started, on_tables, "mp-services");
+	for (unsigned i = 0; i < sh->ncpu; i++) {
+		const struct smp_cpu *c = sh->cpu[i];
+
+		if (c->bsp || !c->on_tables)
+			continue;
+		if (c->fw.tr)
+			report_note(p->rep, "smp: the firmware's TR on the APs (0x%x) was reloaded from "
+				    "a copy of its GDT", c->fw.tr);
+		else
+			report_note(p->rep, "smp: the firmware loaded no TR on the APs: ours stays "
+				    "loaded, unused at CPL 0 with IST-free firmware gates");
+		break;
+	}
+}
+
 void smp_run(struct ptlab *p)
 {
 	struct smp_shared *sh;
@@ -445,43 +538,13 @@ void smp_run(struct ptlab *p)
 	EFI_EVENT ev = NULL;
 	EFI_STATUS st;
 	uint64_t apic_base, apic_pa = 0;
-	unsigned started = 1, on_tables = 1, aps = 0;
+	unsigned aps = 0;
 	int apic_mapped = 0;
 	bool returned = false, signaled = false;
 
-	if (p->build.levels != p->cpu.fw_levels) {
-		/*
-		 * The APs run the firmware's paging mode inside its MP services;
-		 * a root of the other level count would be walked as the wrong
-		 * table type.  Switching every AP through the LA57 trampoline is
-		 * not done.
-		 */
-		report_skip(p->rep, "smp", "the APs run the firmware's %u-level paging and the built "
-			    "hierarchy has %u levels", p->cpu.fw_levels, p->build.levels);
+	if (!smp_can_run(p, &mp, &ids, &bsp, &apic_base))
 		return;
-	}
-	sh = smp_shared_reset(p);
-	sh->source = "mp-services";
-	if (!(mp = fw_mp_locate())) {
-		fact(p->rep, p->smp, 1, 1, 1, "none");
-		report_skip(p->rep, "smp", "the firmware has no EFI_MP_SERVICES_PROTOCOL");
-		return;
-	}
-	if (!mp_list(mp, &ids, &bsp)) {
-		report_fail(p->rep, "smp: GetNumberOfProcessors failed");
-		return;
-	}
-	if (ids.n < 2) {
-		fact(p->rep, p->smp, ids.n, 1, 1, "mp-services");
-		report_skip(p->rep, "smp", "one CPU: no AP to run the per-CPU and shootdown checks");
-		return;
-	}
-	apic_base = rdmsr(MSR_APIC_BASE);
-	if (!(apic_base & APIC_BASE_EN)) {
-		report_skip(p->rep, "smp", "the local APIC is disabled (IA32_APIC_BASE=0x%llx)",
-			    (unsigned long long)apic_base);
-		return;
-	}
+	sh = p->smp;
 	sh->x2apic = (apic_base & APIC_BASE_X2) != 0;
 	apic_pa = apic_base & ~UINT64_C(0xfff) & ((UINT64_C(1) << p->cpu.caps.maxphyaddr) - 1);
 	if (make_blocks(p->smp, &p->opts, &ids, bsp, &why)) {
@@ -539,42 +602,7 @@ void smp_run(struct ptlab *p)
 		       rdtsc() < end)
 			uefi_call_wrapper(BS->Stall, 1, 1000);
 	}
-	for (unsigned i = 0; i < sh->ncpu; i++) {
-		struct smp_cpu *c = sh->cpu[i];
-
-		if (c->bsp)
-			continue;
-		started += c->state != SMP_ST_NONE;
-		on_tables += c->on_tables != 0;
-		report_ap_end(p->rep, c, &ap_end_returned);
-	}
-	if (sh->unknown)
-		report_fail(p->rep, "smp: %u procedure calls found no CPU with their APIC ID",
-			    (unsigned)sh->unknown);
-	if (!returned || !signaled)
-		report_fail(p->rep, "smp: the APs did not all return (%s)", returned ?
-			    "the firmware did not signal the end" : "an AP is still in our procedure");
-	else if (on_tables == aps + 1 && started == aps + 1)
-		check_report(p->rep, &check_smp_aps_on_tables, true,
-			     "smp: %u AP%s ran on our tables and returned on their own "
-			     "firmware state", aps, aps == 1 ? "" : "s");
-	else
-		check_report(p->rep, &check_smp_aps_on_tables, false,
-			     "smp: %u of %u APs reached our tables", on_tables - 1, aps);
-	fact(p->rep, p->smp, (unsigned)sh->ncpu, started, on_tables, "mp-services");
-	for (unsigned i = 0; i < sh->ncpu; i++) {
-		const struct smp_cpu *c = sh->cpu[i];
-
-		if (c->bsp || !c->on_tables)
-			continue;
-		if (c->fw.tr)
-			report_note(p->rep, "smp: the firmware's TR on the APs (0x%x) was reloaded from "
-				    "a copy of its GDT", c->fw.tr);
-		else
-			report_note(p->rep, "smp: the firmware loaded no TR on the APs: ours stays "
-				    "loaded, unused at CPL 0 with IST-free firmware gates");
-		break;
-	}
+	smp_judge_end(p, sh, aps, returned, signaled);
 out:
 	sh->closed = 1;
 	smp_unmap_area(p);
