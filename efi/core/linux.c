@@ -26,6 +26,7 @@
 #include <efilib.h>
 
 #include "core/linux.h"
+#include "linux/linuxboot.h"
 #include "acpi/acpi.h"
 #include "checks/elsewhere.h"
 #include "core/end.h"
@@ -54,6 +55,30 @@
 #define RET_OPCODE      0xc3u
 #define BDA_BASE_MEM_KIB 0x413u               /* BIOS data area: base memory size in KiB */
 
+/* The Linux hand-off's state: where its pieces were placed (p->kern.priv, in pages of ours). */
+struct lnx {
+	uint64_t load_pa;            /* the protected-mode kernel, kernel_alignment aligned */
+	uint64_t init_bytes;         /* init_size, page-rounded */
+	uint64_t pm_bytes;           /* bytes of it copied from the file */
+	uint64_t zero_page_pa;       /* boot_params, then the command line, below 4 GiB */
+	uint64_t cmdline_pa;
+	uint64_t initrd_pa, initrd_bytes;
+	uint64_t ext_pa, ext_cap;    /* the SETUP_E820_EXT node's room (bytes), 0: none */
+	uint64_t acpi_rsdp;
+	struct lb_e820 *e820;        /* e820_cap entries */
+	unsigned e820_cap, e820_n;
+	uint8_t entry_bytes[16];     /* the file's bytes at the 64-bit entry */
+	struct lb_kernel hdr;        /* its setup header, judged */
+	uint8_t *setup;              /* the file's first LB_SETUP_COPY bytes */
+	const char *how;             /* "pref_address" or "lowest fit" */
+};
+
+/* The hand-off's state of the run's kernel @k. */
+static struct lnx *lnx_of(const struct ptlab_kernel *k)
+{
+	return k->priv;
+}
+
 /*
  * pref_address when [pref, pref + bytes) can be had; else, for a
  * relocatable kernel, the lowest aligned slot of free conventional memory
@@ -62,14 +87,14 @@
  * recorded in it, k->how says which); @map: the normalized memory map;
  * @maxphyaddr: the CPU's.  0 when there is none.
  */
-static uint64_t place_kernel(struct ptlab_kernel *k, const struct pt_memmap *map,
-			     unsigned maxphyaddr, uint64_t bytes)
+static uint64_t place_kernel(struct ptlab_kernel *kern, struct lnx *k,
+			     const struct pt_memmap *map, unsigned maxphyaddr, uint64_t bytes)
 {
 	const struct lb_kernel *h = &k->hdr;
 	uint64_t align = h->kernel_alignment, pa = h->pref_address, from, limit;
 
 	if (pa >= LOW_LIMIT && !(pa & (PT_PAGE_SIZE - 1)) &&
-	    kernel_alloc(k, AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
+	    kernel_alloc(kern, AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
 		k->how = "pref_address";
 		return pa;
 	}
@@ -81,7 +106,7 @@ static uint64_t place_kernel(struct ptlab_kernel *k, const struct pt_memmap *map
 	     from = pa + align) {
 		uint64_t at = pa;
 
-		if (kernel_alloc(k, AllocateAddress, bytes, &at) == EFI_SUCCESS) {
+		if (kernel_alloc(kern, AllocateAddress, bytes, &at) == EFI_SUCCESS) {
 			k->how = "lowest fit";
 			return at;
 		}
@@ -142,8 +167,9 @@ static bool verified(struct report *rep, const struct verify_src *src, const cha
  * after a failure line on @rep naming the file; then nothing stays open
  * or allocated here.
  */
-static bool load_initrds(struct ptlab_kernel *k, const struct opts *o, unsigned maxphyaddr,
-			 struct report *rep, EFI_LOADED_IMAGE *li, const struct verify_src *src)
+static bool load_initrds(struct ptlab_kernel *kern, struct lnx *k, const struct opts *o,
+			 unsigned maxphyaddr, struct report *rep, EFI_LOADED_IMAGE *li,
+			 const struct verify_src *src)
 {
 	struct fsfile f[OPTS_INITRD_MAX];
 	uint64_t at[OPTS_INITRD_MAX], total = 0, pa;
@@ -173,10 +199,10 @@ static bool load_initrds(struct ptlab_kernel *k, const struct opts *o, unsigned 
 		total += f[n].size;
 	}
 	pa = k->hdr.initrd_addr_max;
-	st = kernel_alloc(k, AllocateMaxAddress, total, &pa);
+	st = kernel_alloc(kern, AllocateMaxAddress, total, &pa);
 	if (st != EFI_SUCCESS && (k->hdr.xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G)) {
 		pa = (UINT64_C(1) << maxphyaddr) - 1;
-		st = kernel_alloc(k, AllocateMaxAddress, total, &pa);
+		st = kernel_alloc(kern, AllocateMaxAddress, total, &pa);
 	}
 	if (st != EFI_SUCCESS) {
 		report_fail(rep, "linux: initrd %s%s (%llu bytes) does not fit below the "
@@ -249,7 +275,8 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 		      unsigned map_cap)
 {
 	const struct verify_src src = { b->image, b->li->DeviceHandle, p->rep };
-	struct ptlab_kernel *k = &p->kern;
+	struct ptlab_kernel *kern = &p->kern;
+	struct lnx *k;
 	const struct opts *o = &p->opts;
 	const char *file = (const char *)f->buf;
 	uint64_t len = f->len;
@@ -264,6 +291,12 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	}
 	if (!verified(p->rep, &src, "kernel", o->kernel, file, len, VERIFY_PE))
 		return PT_EINVAL;
+	pa = 0;
+	if (kernel_alloc(kern, AllocateAnyPages, sizeof(*k), &pa) != EFI_SUCCESS)
+		goto nomem;
+	k = (struct lnx *)(uintptr_t)pa;
+	SetMem(k, sizeof(*k), 0);
+	kern->priv = k;
 	if (lb_parse((const uint8_t *)file, len, &k->hdr, why, sizeof(why)) != LB_OK ||
 	    lb_check_run(&k->hdr, p->opts.levels ? p->opts.levels : p->build.levels,
 			 p->cpu.caps.la57, cmdline, why, sizeof(why)) != LB_OK) {
@@ -272,7 +305,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	}
 
 	k->init_bytes = pt_align_up(k->hdr.init_size, PT_PAGE_SIZE);
-	k->load_pa = place_kernel(k, &p->build.map, p->cpu.caps.maxphyaddr, k->init_bytes);
+	k->load_pa = place_kernel(kern, k, &p->build.map, p->cpu.caps.maxphyaddr, k->init_bytes);
 	if (!k->load_pa) {
 		report_fail(p->rep, "linux: kernel %s: no free RAM holds init_size 0x%x at "
 			    "pref_address 0x%llx%s", o->kernel, k->hdr.init_size,
@@ -286,16 +319,16 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	CopyMem(k->entry_bytes, (void *)(file + k->hdr.pm_offset + LB_ENTRY64_OFF),
 		sizeof(k->entry_bytes));
 	pa = 0;
-	if (kernel_alloc(k, AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(kern, AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->setup = (uint8_t *)(uintptr_t)pa;
 	CopyMem(k->setup, (void *)file, LB_SETUP_COPY);
-	if (o->ninitrd && !load_initrds(k, o, p->cpu.caps.maxphyaddr, p->rep, b->li, &src))
+	if (o->ninitrd && !load_initrds(kern, k, o, p->cpu.caps.maxphyaddr, p->rep, b->li, &src))
 		return PT_EINVAL;
 
 	/* the zero page, then the command line (cmd_line_ptr has 32 bits) */
 	pa = BELOW_4G;
-	if (kernel_alloc(k, AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
+	if (kernel_alloc(kern, AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->zero_page_pa = pa;
 	k->cmdline_pa = pa + PT_PAGE_SIZE;
@@ -305,12 +338,12 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	/* the e820 table and the room for entries past the zero page's 128 */
 	k->e820_cap = map_cap;
 	pa = 0;
-	if (kernel_alloc(k, AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
+	if (kernel_alloc(kern, AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->e820 = (void *)(uintptr_t)pa;
 	k->ext_cap = lb_e820_ext_bytes(map_cap);
 	pa = 0;
-	if (k->ext_cap && kernel_alloc(k, AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
+	if (k->ext_cap && kernel_alloc(kern, AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
 		goto nomem;
 	k->ext_pa = pa;
 	k->acpi_rsdp = find_rsdp(p->rep);
@@ -347,11 +380,11 @@ nomem:
  */
 static int linux_plan_exempt(struct ptlab *p)
 {
-	struct ptlab_kernel *k = &p->kern;
+	const struct lnx *k = lnx_of(&p->kern);
 	struct pt_range low[PTLAB_WX_EXEMPT_MAX - 1];
 	int n, err;
 
-	if (!k->on)
+	if (!p->kern.on)
 		return PT_OK;
 	n = lb_low_ram(&p->build.map, low, PTLAB_WX_EXEMPT_MAX - 1);
 	if (n < 0) {
@@ -396,7 +429,7 @@ static uint16_t peek16(uint64_t va)
  */
 static int cpu_probe(struct ptlab *p)
 {
-	const struct ptlab_kernel *k = &p->kern;
+	const struct lnx *k = lnx_of(&p->kern);
 	volatile uint8_t *entry = (volatile uint8_t *)(uintptr_t)(k->load_pa + LB_ENTRY64_OFF);
 	volatile uint8_t *slot = (volatile uint8_t *)(uintptr_t)(k->load_pa + k->init_bytes - 16);
 	uint8_t saved = *slot;
@@ -575,7 +608,7 @@ static bool plant_digest(struct ptlab *p)
  */
 static int linux_prepare_jump(struct ptlab *p)
 {
-	struct ptlab_kernel *k = &p->kern;
+	struct lnx *k = lnx_of(&p->kern);
 	struct ptlab_build *b = &p->build;
 	struct lb_load ld;
 	struct lb_efi efi;
@@ -692,7 +725,7 @@ static uint64_t boot_gdt[4] __attribute__((aligned(16))) = { 0, 0, GDT_CODE64, G
  * 0x200.  @caps: the CPU's (whether it has a PAT).
  */
 static __attribute__((noreturn)) void linux_jump(const struct cpu_caps *caps,
-						 const struct ptlab_kernel *k, uint64_t cr3)
+						 const struct lnx *k, uint64_t cr3)
 {
 	static struct desc_ptr gdtr;
 	uint64_t cr4 = read_cr4();
@@ -716,7 +749,7 @@ static __attribute__((noreturn)) void linux_jump(const struct cpu_caps *caps,
  */
 static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
 {
-	const struct ptlab_kernel *k = &p->kern;
+	const struct lnx *k = lnx_of(&p->kern);
 	unsigned parked = smp_handoff_init_aps(p->smp);
 
 	report_fact(p->rep, "linux", "entry=0x%llx load=0x%llx init_size=0x%llx boot_params=0x%llx "

@@ -25,7 +25,6 @@
 #include "lib/model.h"
 #include "lib/prng.h"
 #include "report/fbcon.h"
-#include "linux/linuxboot.h"
 #include "opts/opts.h"
 #include "report/report.h"
 #include "state/mode.h"
@@ -179,31 +178,17 @@ struct ptlab_exit {
 #define PTLAB_KERNEL_ALLOC_MAX 64u
 
 /*
- * Hand-off mode ending in a kernel (--kernel): its protocol and where its
- * pieces were placed before ExitBootServices, all in pages of ours
- * (recorded, never handed to the frame allocator).  on == false: no
- * kernel.  The fields after @nalloc are the Linux protocol's.
+ * Hand-off mode ending in a kernel (--kernel): its protocol and every page
+ * taken for it before ExitBootServices, all in pages of ours (recorded,
+ * never handed to the frame allocator).  on == false: no kernel.  What
+ * the protocol placed where is its own state (priv), private to it.
  */
 struct ptlab_kernel {
 	bool on;
 	const struct kernel_proto *proto;   /* core/kernel.h: the file's protocol */
 	struct pt_range alloc[PTLAB_KERNEL_ALLOC_MAX];   /* every page taken for it (va = pa) */
 	unsigned nalloc;
-	void *priv;                  /* the protocol's own state, in pages of ours (limine.c) */
-	uint64_t load_pa;            /* the protected-mode kernel, kernel_alignment aligned */
-	uint64_t init_bytes;         /* init_size, page-rounded */
-	uint64_t pm_bytes;           /* bytes of it copied from the file */
-	uint64_t zero_page_pa;       /* boot_params, then the command line, below 4 GiB */
-	uint64_t cmdline_pa;
-	uint64_t initrd_pa, initrd_bytes;
-	uint64_t ext_pa, ext_cap;    /* the SETUP_E820_EXT node's room (bytes), 0: none */
-	uint64_t acpi_rsdp;
-	void *e820;                  /* struct lb_e820[e820_cap] */
-	unsigned e820_cap, e820_n;
-	uint8_t entry_bytes[16];     /* the file's bytes at the 64-bit entry */
-	struct lb_kernel hdr;        /* its setup header, judged */
-	uint8_t *setup;              /* the file's first LB_SETUP_COPY bytes */
-	const char *how;             /* "pref_address" or "lowest fit" */
+	void *priv;                  /* the protocol's own state, in pages of ours */
 };
 
 /*
