@@ -24,9 +24,9 @@
 #include "fw/fsfile.h"
 #include "checks/registry.h"
 #include "core/end.h"
-#include "core/limine.h"
 #include "core/mode.h"
 #include "opts/optcheck.h"
+#include "proto/proto.h"
 #include "fw/owned.h"
 #include "state/state.h"
 #include "report/report.h"
@@ -289,8 +289,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		report_note(app.rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
 			    "ignored, %s", src.foreign,
 			    src.cfg_found ? "options from \\ptlab.cfg" : "no \\ptlab.cfg, defaults");
-	/* a Limine-protocol kernel's paging mode request may choose the run's levels */
-	if (run_start(&app, boot.t0, li, limine_levels))
+	/* a kernel's protocol may choose the run's levels */
+	if (run_start(&app, boot.t0, li, proto_table))
 		app.mode->run(&app, &boot);   /* returns with boot services only */
 
 	tss_page_put(tss_page);

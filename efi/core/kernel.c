@@ -20,8 +20,6 @@
  * (fsfile.c); AllocatePages and FreePages through kalloc.c.
  */
 #include "checks/checkkit.h"
-#include "core/limine.h"
-#include "core/linux.h"
 #include "bringup/bringup.h"
 #include "core/end.h"
 #include "core/handoff.h"
@@ -32,51 +30,62 @@
 #include "fw/fsfile.h"
 #include "checks/inject.h"
 #include "report/fmt.h"
-#include "lib/le.h"
 #include "report/report.h"
 #include "smp/smp.h"
 
 #include <ptlab/pte.h>
 
 #define KERNEL_MAX      (256u << 20)          /* a larger --kernel is refused */
-#define ELF_MAGIC       0x464c457fu           /* "\x7fELF" */
-#define HDRS_OFF        0x202u
-#define HDRS_MAGIC      0x53726448u           /* "HdrS" */
-
-/*
- * The protocol of the file's bytes, or NULL with what they looked like in
- * @why: the bzImage's "HdrS" first (an EFI-stub kernel is a PE file too).
- */
-static const struct kernel_proto *recognise(const uint8_t *b, uint64_t len, char *why,
-					    size_t n)
+static size_t str_len(const char *s)
 {
-	if (len >= HDRS_OFF + 4 && le_ld32(b + HDRS_OFF) == HDRS_MAGIC)
-		return &kernel_linux;
-	if (len >= 4 && le_ld32(b) == ELF_MAGIC)
-		return &kernel_limine;
-	if (len >= 2 && b[0] == 'M' && b[1] == 'Z')
-		fmt_snprintf(why, n, "a PE/COFF image without a Linux setup header (no \"HdrS\" at "
-			     "0x202): neither a bzImage nor an ELF file");
-	else if (len >= 6 && b[0] == '0' && b[1] == '7' && b[2] == '0' && b[3] == '7' &&
-		 b[4] == '0' && (b[5] == '1' || b[5] == '2'))
-		fmt_snprintf(why, n, "a cpio archive (an initramfs?): neither a bzImage nor an "
-			     "ELF file");
-	else if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-		fmt_snprintf(why, n, "a gzip stream: neither a bzImage nor an ELF file "
-			     "(decompress it first)");
-	else
-		fmt_snprintf(why, n, "%llu bytes beginning %02x %02x %02x %02x: neither a bzImage "
-			     "(\"HdrS\" at 0x202) nor an ELF file (\\x7fELF)", (unsigned long long)len,
-			     len > 0 ? b[0] : 0, len > 1 ? b[1] : 0, len > 2 ? b[2] : 0,
-			     len > 3 ? b[3] : 0);
-	return NULL;
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
 }
 
 /*
- * Whether the run's verdict (its report @r, @aborted) lets a kernel have
- * the machine: every check passed (a run that checked nothing hands
- * nothing over either).
+ * The protocol of the file's bytes, or NULL with, in @why, what they
+ * looked like and the files the protocols take: the first protocol of
+ * @protos that recognises them wins (a bzImage with an EFI stub is a PE
+ * file too, so the order is the table's).
  */
+static const struct kernel_proto *recognise(const struct kernel_proto *const *protos,
+					    const uint8_t *b, uint64_t len, char *why, size_t n)
+{
+	const char *hint = NULL, *tail = "";
+	size_t at;
+
+	for (const struct kernel_proto *const *k = protos; *k; k++)
+		if ((*k)->recognise(b, len))
+			return *k;
+	if (len >= 2 && b[0] == 'M' && b[1] == 'Z') {
+		hint = "a PE/COFF image without a Linux setup header (no \"HdrS\" at 0x202)";
+	} else if (len >= 6 && b[0] == '0' && b[1] == '7' && b[2] == '0' && b[3] == '7' &&
+		   b[4] == '0' && (b[5] == '1' || b[5] == '2')) {
+		hint = "a cpio archive (an initramfs?)";
+	} else if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+		hint = "a gzip stream";
+		tail = " (decompress it first)";
+	}
+	if (hint)
+		fmt_snprintf(why, n, "%s", hint);
+	else
+		fmt_snprintf(why, n, "%llu bytes beginning %02x %02x %02x %02x",
+			     (unsigned long long)len, len > 0 ? b[0] : 0, len > 1 ? b[1] : 0,
+			     len > 2 ? b[2] : 0, len > 3 ? b[3] : 0);
+	/* ": neither A nor B", each with its magic when the bytes named no kind of file */
+	for (const struct kernel_proto *const *k = protos; *k; k++) {
+		at = str_len(why);
+		fmt_snprintf(why + at, n - at, "%s%s%s%s%s", k == protos ? ": neither " : " nor ",
+			     (*k)->format, hint ? "" : " (", hint ? "" : (*k)->magic, hint ? "" : ")");
+	}
+	at = str_len(why);
+	fmt_snprintf(why + at, n - at, "%s", tail);
+	return NULL;
+}
+
 static bool may_hand_over(const struct report *r, bool aborted)
 {
 	return verdict_of(r, aborted) == VERDICT_PASSED;
@@ -109,7 +118,7 @@ static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsign
 	} else {
 		const uint8_t *buf = (const uint8_t *)(uintptr_t)pa;
 
-		proto = recognise(buf, len, why, sizeof(why));
+		proto = recognise(p->protos, buf, len, why, sizeof(why));
 		if (!proto) {
 			report_fail(p->rep, "kernel: %s refused: %s", o->kernel, why);
 		} else {

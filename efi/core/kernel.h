@@ -4,8 +4,9 @@
  * --kernel file read and its format recognised from its bytes, every page
  * a protocol places things in taken from one allocator that records it,
  * the checked plan built again after the checks and compared by digest,
- * then the protocol's own checks and its jump.  A protocol (linux.c,
- * limine.c) is a struct kernel_proto below it.
+ * then the protocol's own checks and its jump.  A protocol is a struct
+ * kernel_proto; the run's table of them (p->protos, proto/proto.c) is
+ * the only place that names them.
  */
 #ifndef PTLAB_EFI_CORE_KERNEL_H
 #define PTLAB_EFI_CORE_KERNEL_H
@@ -25,6 +26,18 @@ struct kernel_file {
 
 struct kernel_proto {
 	const char *name;            /* the report's prefix: "linux", "limine" */
+	const char *format;          /* the file it takes, for a refusal: "a bzImage" */
+	const char *magic;           /* what marks such a file: "\"HdrS\" at 0x202" */
+	/* Whether the @len bytes at @b are a file of this protocol (its magic, nothing more). */
+	bool (*recognise)(const uint8_t *b, uint64_t len);
+	/*
+	 * Before the run, with --kernel=@path and no --levels (NULL: the
+	 * protocol asks for none): the paging levels the kernel asks for,
+	 * read from @li's volume, given CPUID's @la57; 0 when it asks for
+	 * none or the file is not this protocol's (the load, later, says why).
+	 * Nothing stays allocated.
+	 */
+	unsigned (*levels)(struct report *rep, const char *path, bool la57, EFI_LOADED_IMAGE *li);
 	/*
 	 * Before ExitBootServices, after the map was normalized: judge the
 	 * file and place what the kernel needs, every page through

@@ -53,6 +53,7 @@
 #include "fw/fsfile.h"
 #include "fw/owned.h"
 #include "fw/verify.h"
+#include "lib/le.h"
 #include "limine/limine.h"
 #include "limine/lmelf.h"
 #include "limine/lmmap.h"
@@ -65,6 +66,8 @@
 #include "live/live.h"
 
 #include <ptlab/pte.h>
+
+#define ELF_MAGIC       0x464c457fu           /* "\x7fELF" */
 
 /* limine_asm.S */
 __attribute__((noreturn)) void limine_jump_asm(uint64_t entry, uint64_t stack_top, uint64_t cr3,
@@ -717,8 +720,18 @@ static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 	limine_jump_asm(l->entry, top, p->build.our_cr3, cr4, &l->gdtr);
 }
 
+/* An ELF file: "\x7fELF" (the ELF header judges the rest). */
+static bool is_elf(const uint8_t *b, uint64_t len)
+{
+	return len >= 4 && le_ld32(b) == ELF_MAGIC;
+}
+
 const struct kernel_proto kernel_limine = {
 	.name = "limine",
+	.format = "an ELF file",
+	.magic = "\\x7fELF",
+	.recognise = is_elf,
+	.levels = limine_levels,
 	.load = limine_load,
 	.plan = limine_plan,
 	.digest_check = &check_limine_digest,

@@ -26,6 +26,7 @@
 #include <efilib.h>
 
 #include "core/linux.h"
+#include "lib/le.h"
 #include "linux/linuxboot.h"
 #include "acpi/acpi.h"
 #include "checks/elsewhere.h"
@@ -53,6 +54,8 @@
 #define LOW_LIMIT       (UINT64_C(1) << 20)   /* the kernel goes above real-mode memory */
 #define BELOW_4G        UINT64_C(0xffffffff)
 #define RET_OPCODE      0xc3u
+#define HDRS_OFF        0x202u
+#define HDRS_MAGIC      0x53726448u           /* "HdrS" */
 #define BDA_BASE_MEM_KIB 0x413u               /* BIOS data area: base memory size in KiB */
 
 /* The Linux hand-off's state: where its pieces were placed (p->kern.priv, in pages of ours). */
@@ -763,8 +766,17 @@ static __attribute__((noreturn)) void hand_to_linux(struct ptlab *p)
 	linux_jump(&p->cpu.caps, k, p->build.our_cr3);
 }
 
+/* A bzImage: "HdrS" at 0x202 (boot.rst), whatever else it is (a PE image, with the EFI stub). */
+static bool is_bzimage(const uint8_t *b, uint64_t len)
+{
+	return len >= HDRS_OFF + 4 && le_ld32(b + HDRS_OFF) == HDRS_MAGIC;
+}
+
 const struct kernel_proto kernel_linux = {
 	.name = "linux",
+	.format = "a bzImage",
+	.magic = "\"HdrS\" at 0x202",
+	.recognise = is_bzimage,
 	.load = linux_load,
 	.plan = linux_plan_exempt,
 	.digest_check = &check_linux_digest,

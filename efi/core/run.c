@@ -16,6 +16,7 @@
 #include "checks/catalog.h"
 #include "checks/elsewhere.h"
 #include "checks/checkkit.h"
+#include "core/kernel.h"
 #include "core/run.h"
 #include "checks/churn.h"
 #include "checks/fwaudit.h"
@@ -554,22 +555,22 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
 
 /*
  * The run's paging levels (live/la57.c decides them; with --kernel and no
- * --levels, @kernel_levels(the report, the path, CPUID's LA57, @li) may
- * ask for them) and, when they are not the firmware's, the two pages of
+ * --levels, the first protocol of p->protos whose levels() answers for
+ * the file, given CPUID's LA57 and @li, asks for them) and, when they are not the firmware's, the two pages of
  * loader code below 4 GiB of the trampoline that switches.  False when
  * the run cannot go on.
  */
-static bool setup_levels(struct ptlab *p, EFI_LOADED_IMAGE *li,
-			 unsigned (*kernel_levels)(struct report *rep, const char *path,
-						   bool la57, EFI_LOADED_IMAGE *li))
+static bool setup_levels(struct ptlab *p, EFI_LOADED_IMAGE *li)
 {
 	uint64_t pa = BELOW_4G - 1;
 	unsigned asked = 0;
 
 	p->cpu.fw_levels = p->cpu.caps.la57_enabled ? 5 : 4;
-	/* no --levels: a Limine-protocol kernel's paging mode request decides */
-	if (!p->opts.levels && p->opts.kernel[0] && kernel_levels)
-		asked = kernel_levels(p->rep, p->opts.kernel, p->cpu.caps.la57, li);
+	/* no --levels: the kernel's protocol may ask for them */
+	for (const struct kernel_proto *const *k = p->protos;
+	     !p->opts.levels && p->opts.kernel[0] && k && *k && !asked; k++)
+		if ((*k)->levels)
+			asked = (*k)->levels(p->rep, p->opts.kernel, p->cpu.caps.la57, li);
 	p->build.levels = la57_levels(p->rep, &p->opts, &p->cpu.caps, p->cpu.fw_levels, asked);
 	if (p->build.levels == p->cpu.fw_levels)
 		return true;
@@ -588,9 +589,9 @@ static bool setup_levels(struct ptlab *p, EFI_LOADED_IMAGE *li,
 }
 
 bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
-	       unsigned (*kernel_levels)(struct report *rep, const char *path, bool la57,
-					 EFI_LOADED_IMAGE *li))
+	       const struct kernel_proto *const *protos)
 {
+	p->protos = protos;
 	cpu_caps_read(&p->cpu.caps);
 	p->cpu.fw_cr3 = read_cr3();
 	p->build.boot_services_gone = p->mode->boot_services_gone;
@@ -602,7 +603,7 @@ bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
 		return false;
 	}
 	/* the paging levels of the run (and the LA57 trampoline when it switches) */
-	return setup_levels(p, li, kernel_levels);
+	return setup_levels(p, li);
 }
 
 void run_release(struct ptlab_build *b, const struct ptlab_data *d, struct ptlab_live *live)

@@ -21,14 +21,15 @@
 
 /*
  * CPU facts, the environment, the TSC (Stall: boot services needed) and the
- * deadline from @t0; the NX requirement and the paging levels (with
- * --kernel and no --levels, @kernel_levels(the report, the --kernel path,
- * CPUID's LA57, @li) may choose them: live/la57.h's la57_levels).  False when the
- * run cannot go on (reported).
+ * deadline from @t0; the run's boot protocols @protos (NULL-ended) kept in
+ * p->protos; the NX requirement and the paging levels (with --kernel and
+ * no --levels, a protocol's levels() may choose them: live/la57.h's
+ * la57_levels).  False when the run cannot go on (reported).
  */
+struct kernel_proto;
+
 bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
-	       unsigned (*kernel_levels)(struct report *rep, const char *path, bool la57,
-					 EFI_LOADED_IMAGE *li));
+	       const struct kernel_proto *const *protos);
 /* GetMemoryMap into @m, growing its buffer on EFI_BUFFER_TOO_SMALL (boot services). */
 EFI_STATUS run_get_map(struct rawmap *m);
 /* --dump-memmap: the raw descriptors of @m as "# memmap-raw:" notes on @rep. */

@@ -281,6 +281,7 @@ struct ptlab {
 	struct opts opts;
 	struct report *rep;
 	const struct mode *mode;     /* what this run's mode does its own way (state/mode.h) */
+	const struct kernel_proto *const *protos;   /* the boot protocols, NULL-ended (proto/) */
 	bool aborted;                /* an unexpected exception or a timeout ended the checks */
 	struct ptlab_cpu cpu;
 	struct ptlab_build build;
