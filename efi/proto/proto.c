@@ -4,8 +4,8 @@
  * kernel_proto and one line here.  Firmware-free: a table of pointers.
  */
 #include "proto/proto.h"
-#include "core/limine.h"
-#include "core/linux.h"
+#include "limine/lmhandoff.h"
+#include "linux/linux.h"
 
 const struct kernel_proto *const proto_table[] = {
 	&kernel_linux,           /* a bzImage: first, an EFI-stub kernel is a PE file too */

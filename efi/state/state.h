@@ -86,13 +86,13 @@ struct ptlab_build {
 	struct pt_image image;
 	/*
 	 * Where the plan maps the image again: PT_IMAGE_BASE, unless the
-	 * kernel hand-off needs that range for the kernel (core/limine.c).
+	 * kernel hand-off needs that range for the kernel (limine/lmhandoff.c).
 	 */
 	uint64_t image_va;
 	/*
 	 * Where the plan's HHDM starts, 0 for PT_HHDM_BASE: a boot protocol
 	 * that fixes another offset for the run's paging mode sets it when it
-	 * loads the kernel (core/limine.c).  The plan's hhdm_base is the one
+	 * loads the kernel (limine/lmhandoff.c).  The plan's hhdm_base is the one
 	 * the checks read.
 	 */
 	uint64_t hhdm_base;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Limine boot protocol below the kernel pipeline (kernel.c; --kernel
- * with an ELF64 x86-64 file, --module, --kaslr, --cmdline as the kernel
- * file's command line).  The protocol's data, the ELF loading, the
- * request scan, the memory map and the responses are efi/limine/'s; this
- * file places, plans, checks and jumps.
+ * The Limine boot protocol below the kernel pipeline (core/kernel.c;
+ * --kernel with an ELF64 x86-64 file, --module, --kaslr, --cmdline as the
+ * kernel file's command line).  The protocol's data, the ELF loading, the
+ * request scan, the memory map and the responses are this folder's
+ * firmware-free files (limine.h, lmelf.c, lmreq.c, lmmap.c, lmresp.c,
+ * lmplan.c); this file plans, checks and jumps.
  *
- * Before ExitBootServices (limine_load.c): the file judged and its load
+ * Before ExitBootServices (lmload.c): the file judged and its load
  * block (every PT_LOAD segment, physically contiguous) placed in pages of
  * ours with the slide applied (--kaslr: RDSEED, RDRAND or
  * EFI_RNG_PROTOCOL), the requests scanned, the paging mode judged against
@@ -28,9 +29,9 @@
  * After the checks and the rebuild: the Limine memory map from the final
  * map (the tables' frames bootloader-reclaimable), the responses, the
  * APs parked on the handed-over tables, the legacy PIC and the I/O APICs
- * masked, each checked; then the jump (limine_asm.S).
+ * masked, each checked; then the jump (lmhandoff_asm.S).
  *
- * Firmware calls (before ExitBootServices only): those of limine_load.c,
+ * Firmware calls (before ExitBootServices only): those of lmload.c,
  * and the file protocols for limine_levels().
  */
 #include <efi.h>
@@ -42,9 +43,9 @@
 #include "core/handoff.h"
 #include "core/kalloc.h"
 #include "core/kernel.h"
-#include "core/limine.h"
-#include "core/limine_load.h"
-#include "core/limine_park.h"
+#include "limine/lmhandoff.h"
+#include "limine/lmload.h"
+#include "limine/lmpark.h"
 #include "core/run.h"
 #include "checks/checkkit.h"
 #include "checks/inject.h"
@@ -69,7 +70,7 @@
 
 #define ELF_MAGIC       0x464c457fu           /* "\x7fELF" */
 
-/* limine_asm.S */
+/* lmhandoff_asm.S */
 __attribute__((noreturn)) void limine_jump_asm(uint64_t entry, uint64_t stack_top, uint64_t cr3,
 					       uint64_t cr4, const struct desc_ptr *gdtr);
 void limine_ap_park(void);

@@ -3,8 +3,8 @@
  * The Linux/x86 boot protocol below the kernel hand-off pipeline
  * (linux.c, over the firmware-free linux/linuxboot.c).
  */
-#ifndef PTLAB_EFI_CORE_LINUX_H
-#define PTLAB_EFI_CORE_LINUX_H
+#ifndef PTLAB_EFI_LINUX_LINUX_H
+#define PTLAB_EFI_LINUX_LINUX_H
 
 #include "core/kernel.h"
 

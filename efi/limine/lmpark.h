@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What limine_asm.S's AP parking code reads: one block per AP, filled by
+ * What lmhandoff_asm.S's AP parking code reads: one block per AP, filled by
  * the BSP (limine.c) in bootloader-reclaimable memory.  Included by
  * assembly: plain numbers.
  */

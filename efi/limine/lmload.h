@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Limine hand-off's own state (struct lim, in pages of ours: the run's
- * p->kern.priv) and what limine_load.c takes before ExitBootServices for
+ * p->kern.priv) and what lmload.c takes before ExitBootServices for
  * limine.c to plan, check and hand over after it.  Private to the two.
  */
-#ifndef PTLAB_EFI_CORE_LIMINE_LOAD_H
-#define PTLAB_EFI_CORE_LIMINE_LOAD_H
+#ifndef PTLAB_EFI_LIMINE_LMLOAD_H
+#define PTLAB_EFI_LIMINE_LMLOAD_H
 
 #include <efi.h>
 
@@ -35,7 +35,7 @@
 #define APIC_BASE_X2    (UINT64_C(1) << 10)
 #define APIC_BASE_EN    (UINT64_C(1) << 11)
 
-/* The protocol's GDT and PAT (limine_load.c): copied and set by the load, loaded at the jump. */
+/* The protocol's GDT and PAT (lmload.c): copied and set by the load, loaded at the jump. */
 extern const uint64_t limine_gdt[7];
 extern const uint8_t limine_pat[8];
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Linux boot protocol below the kernel pipeline (kernel.c; --kernel
- * with a bzImage, --initrd, --cmdline).
+ * The Linux boot protocol below the kernel pipeline (core/kernel.c;
+ * --kernel with a bzImage, --initrd, --cmdline); the setup header, the
+ * zero page and the e820 table are linuxboot.c's (firmware-free).
  *
  * Before ExitBootServices: the setup header judged (linuxboot.c), the
  * protected-mode kernel placed at pref_address when that range is free,
@@ -25,7 +26,7 @@
 #include <efi.h>
 #include <efilib.h>
 
-#include "core/linux.h"
+#include "linux/linux.h"
 #include "lib/le.h"
 #include "linux/linuxboot.h"
 #include "acpi/acpi.h"

@@ -3,8 +3,8 @@
  * What the Limine protocol (limine.c) decides before the run, for
  * la57.c: the paging levels a Limine-protocol kernel asks for.
  */
-#ifndef PTLAB_EFI_CORE_LIMINE_H
-#define PTLAB_EFI_CORE_LIMINE_H
+#ifndef PTLAB_EFI_LIMINE_LMHANDOFF_H
+#define PTLAB_EFI_LIMINE_LMHANDOFF_H
 
 #include <efi.h>
 

@@ -10,7 +10,7 @@
  * (limit 0): the kernel must load its own, and a fault before it does
  * shuts the machine down instead of running handlers of ours.
  */
-#include "core/limine_park.h"
+#include "limine/lmpark.h"
 
 	.text
 
