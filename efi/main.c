@@ -18,7 +18,7 @@
 #include <efi.h>
 #include <efilib.h>
 
-#include "checks/catalog.h"
+#include "proto/catalog.h"
 #include "fw/firmware.h"
 #include "report/fmt.h"
 #include "fw/fsfile.h"
@@ -130,7 +130,7 @@ static EFI_STATUS parse_options(EFI_HANDLE image, EFI_LOADED_IMAGE *li, struct o
 		return EFI_INVALID_PARAMETER;
 	if (o->help)
 		return EFI_SUCCESS;
-	if (opts_validate(o, err, errlen) || checks_accept_injects(o, err, errlen))
+	if (opts_validate(o, err, errlen) || registry_accept(&ptlab_checks, o, err, errlen))
 		return EFI_INVALID_PARAMETER;
 	mode = mode_pick(o);
 	if (mode->option_defaults)
@@ -282,6 +282,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	boot = (struct mode_boot){ .li = li, .image = image, .t0 = rdtsc() };
 	app.mode = mode_pick(&app.opts);
+	app.checks = &ptlab_checks;
 	opts_describe(&app.opts, line, sizeof(line));
 	report_fact(app.rep, "options", "%s from=%s", line, opts_from_name(src.from));
 	firmware_report(app.rep, ST);

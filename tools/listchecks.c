@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The app's check registry (efi/checks/catalog.c) as a table: one
+ * The app's check registry (efi/proto/catalog.c) as a table: one
  * tab-separated line per entry, in the order the run reaches them,
  *
  *   FAULT  NAME  PHASE  WHEN  BREAKS
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/catalog.h"
+#include "proto/catalog.h"
 #include "live/la57.h"
 #include "checks/registry.h"
 #include "cpu/trap.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The checks other parts of the run report - the run's end, the churn,
- * the SMP bring-up, the paging-mode switch, the kernel hand-over - as
+ * the SMP bring-up, the paging-mode switch - as
  * registry entries: their faults are hooks in that code, which names them
  * by these entries (registry.h).  Firmware-free.
  */
@@ -112,75 +112,8 @@ const struct ptlab_check check_la57_back_to_4 = {
 	  PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
-const struct ptlab_check check_linux_digest = {
-	"linux: the tables handed over are the checked plan built again", PTLAB_PHASE_ELSEWHERE,
-	NULL, { "linux-digest", "page 0 mapped before the comparison with the checked build",
-		PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-const struct ptlab_check check_linux_mapped = {
-	"linux: identity mapped as the boot protocol needs", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "linux-unmapped", "a page of the kernel's range unmapped from them", PTLAB_FAULT_HOOK,
-	  NULL, NULL },
-};
-
-const struct ptlab_check check_linux_entry = {
-	"linux: the CPU reads the kernel's entry on the tables handed over", PTLAB_PHASE_ELSEWHERE,
-	NULL, { "linux-entry", "the entry bytes expected with one byte flipped", PTLAB_FAULT_HOOK,
-		NULL, NULL },
-};
-
-const struct ptlab_check check_limine_digest = {
-	"limine: the tables handed over are the checked plan built again", PTLAB_PHASE_ELSEWHERE,
-	NULL, { "limine-digest", "page 0 mapped before the comparison with the checked build",
-		PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-const struct ptlab_check check_limine_segments = {
-	"limine: the kernel's segments mapped at their addresses with their permissions",
-	PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "limine-segment", "the W (or else X) bit of the last page of the kernel's first segment flipped",
-	  PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-const struct ptlab_check check_limine_read = {
-	"limine: the CPU reads the responses through the HHDM and the entry as in the file",
-	PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "limine-entry", "the entry bytes expected with one byte flipped", PTLAB_FAULT_HOOK,
-	  NULL, NULL },
-};
-
-const struct ptlab_check check_limine_layout = {
-	"limine: the HHDM and paging mode responses as the paging mode's layout fixes them",
-	PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "limine-layout", "the other paging mode's HHDM offset written into the HHDM response",
-	  PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-const struct ptlab_check check_limine_identity = {
-	"limine: base revision 0: the identity map RWX as the protocol lays it out",
-	PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "limine-identity", "the page below 4 GiB left no-execute after the identity map was widened",
-	  PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-const struct ptlab_check check_limine_masked = {
-	"limine: the legacy PIC and the I/O APICs' lines masked", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "limine-unmasked", "the first I/O APIC line to mask unmasked instead", PTLAB_FAULT_HOOK,
-	  NULL, NULL },
-};
-
-const struct ptlab_check check_limine_aps = {
-	"limine: every AP parked on the tables handed over", PTLAB_PHASE_ELSEWHERE, NULL,
-	{ "limine-park", "the first AP's CR3 as it reported it taken for wrong",
-	  PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
 ptlab_check_table elsewhere_table = {
 	&check_frames_returned, &check_memory_types, &check_smp_madt, &check_smp_aps_on_tables,
 	&check_smp_ap_alias, &check_smp_ap_call, &check_smp_ap_pf, &check_smp_ap_ad,
-	&check_smp_shootdowns, &check_la57_preconditions, &check_la57_back_to_4,
-	&check_linux_digest, &check_linux_mapped, &check_linux_entry, &check_limine_digest,
-	&check_limine_segments, &check_limine_read, &check_limine_layout, &check_limine_identity, &check_limine_aps,
-	&check_limine_masked, NULL,
+	&check_smp_shootdowns, &check_la57_preconditions, &check_la57_back_to_4, NULL,
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The checks reported by another part of the run (elsewhere.c): the SMP
- * bring-up, the churn, the paging-mode switch, the kernel hand-over.  The
+ * bring-up, the churn, the paging-mode switch.  The
  * registry holds them for their faults; the code that reports one names
  * its entry here (check_report, inject_on).  Firmware-free.
  */
@@ -28,15 +28,5 @@ extern const struct ptlab_check check_smp_ap_ad;
 extern const struct ptlab_check check_smp_shootdowns;
 extern const struct ptlab_check check_la57_preconditions;
 extern const struct ptlab_check check_la57_back_to_4;
-extern const struct ptlab_check check_linux_digest;
-extern const struct ptlab_check check_linux_mapped;
-extern const struct ptlab_check check_linux_entry;
-extern const struct ptlab_check check_limine_digest;
-extern const struct ptlab_check check_limine_segments;
-extern const struct ptlab_check check_limine_read;
-extern const struct ptlab_check check_limine_layout;
-extern const struct ptlab_check check_limine_identity;
-extern const struct ptlab_check check_limine_aps;
-extern const struct ptlab_check check_limine_masked;
 
 #endif

@@ -196,3 +196,13 @@ int registry_accept(const struct ptlab_registry *r, const struct opts *o, char *
 	}
 	return 0;
 }
+
+int checks_run(struct ptlab *p, enum ptlab_phase ph)
+{
+	return registry_run(p, p->checks, ph);
+}
+
+void checks_after_build(struct ptlab *p)
+{
+	registry_after_build(p, p->checks);
+}

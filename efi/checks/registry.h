@@ -182,9 +182,12 @@ const char *registry_phase_name(enum ptlab_phase ph);
  */
 int registry_run(struct ptlab *p, const struct ptlab_registry *r, enum ptlab_phase ph);
 
-
 /* Plant the PTLAB_FAULT_AFTER_BUILD faults asked for (each taken back after its check). */
 void registry_after_build(struct ptlab *p, const struct ptlab_registry *r);
+
+/* registry_run() and registry_after_build() on the run's registry, p->checks. */
+int checks_run(struct ptlab *p, enum ptlab_phase ph);
+void checks_after_build(struct ptlab *p);
 
 /* The entry whose fault is named @name, or NULL. */
 const struct ptlab_check *registry_find_fault(const struct ptlab_registry *r, const char *name);

@@ -27,7 +27,6 @@
  * file (sink.c) and the runs variable (runs.c).  After it only the runtime
  * ResetSystem.
  */
-#include "checks/catalog.h"
 #include "bringup/bringup.h"
 #include "checks/fwaudit.h"
 #include "core/dump.h"

@@ -13,7 +13,6 @@
  * facts make none of their own; in firmware mode the SMP checks reach MP
  * services through the mode's smp (smp_run, bringup/bringup.c).
  */
-#include "checks/catalog.h"
 #include "checks/elsewhere.h"
 #include "checks/checkkit.h"
 #include "core/kernel.h"

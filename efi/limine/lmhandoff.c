@@ -39,6 +39,7 @@
 
 #include "acpi/acpi.h"
 #include "checks/elsewhere.h"
+#include "limine/lmchecks.h"
 #include "core/end.h"
 #include "core/handoff.h"
 #include "core/kalloc.h"

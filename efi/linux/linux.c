@@ -31,6 +31,7 @@
 #include "linux/linuxboot.h"
 #include "acpi/acpi.h"
 #include "checks/elsewhere.h"
+#include "linux/lxchecks.h"
 #include "core/end.h"
 #include "core/handoff.h"
 #include "core/kalloc.h"

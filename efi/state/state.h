@@ -32,6 +32,7 @@
 struct report;
 struct smp_shared;
 struct kernel_proto;
+struct ptlab_registry;
 
 /* Where the checks put test mappings: PML4 slots the plan never uses. */
 #define PTLAB_SCRATCH_LOW   UINT64_C(0x0000010000000000)   /* 1 TiB, slot 2 */
@@ -282,6 +283,7 @@ struct ptlab {
 	struct report *rep;
 	const struct mode *mode;     /* what this run's mode does its own way (state/mode.h) */
 	const struct kernel_proto *const *protos;   /* the boot protocols, NULL-ended (proto/) */
+	const struct ptlab_registry *checks;        /* the check registry (proto/catalog.c) */
 	bool aborted;                /* an unexpected exception or a timeout ended the checks */
 	struct ptlab_cpu cpu;
 	struct ptlab_build build;

@@ -25,13 +25,15 @@
 #include "../../efi/checks/elsewhere.h"
 #include "../../efi/checks/cpuchecks.h"
 #include "../../efi/checks/checks.h"
-#include "../../efi/checks/catalog.h"
+#include "../../efi/proto/catalog.h"
 #include "../../efi/live/la57.h"
 #include "../../efi/checks/registry.h"
 #include "../../efi/cpu/trap.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/state/state.h"
 #include "../../efi/live/live.h"
+#include "../../efi/limine/lmchecks.h"
+#include "../../efi/linux/lxchecks.h"
 
 /* ---- seams: never reached ---- */
 
@@ -75,10 +77,12 @@ static void test_catalog_holds_the_modules_tables(void **state)
 	const unsigned n = entries(e);
 
 	(void)state;
-	assert_int_equal(ptlab_checks.ntables, 3);
+	assert_int_equal(ptlab_checks.ntables, 5);
 	assert_ptr_equal(ptlab_checks.tables[0], checks_table);
 	assert_ptr_equal(ptlab_checks.tables[1], cpuchecks_table);
 	assert_ptr_equal(ptlab_checks.tables[2], elsewhere_table);
+	assert_ptr_equal(ptlab_checks.tables[3], linux_checks_table);
+	assert_ptr_equal(ptlab_checks.tables[4], limine_checks_table);
 	assert_int_equal(registry_count(&ptlab_checks), n);
 	/* the checks other folders' hooks name are entries of it */
 	assert_ptr_equal(registry_find_fault(&ptlab_checks, "leak-frame"), &check_frames_returned);
