@@ -85,6 +85,7 @@ help:
 	@echo '                      and keep no state outside struct ptlab but mk/statics.txt'"'"'s'
 	@echo '  check-interfaces    print the share of functions taking the whole run state (at most 20 %),'
 	@echo '                      and prove state.h has no function and every .c its own header'
+	@echo '  check-size          no file of efi/, paging/, include/ over 800 lines, no function over 100'
 	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
 	@echo '                      (and its no-SSE build); writes results.md and plot.svg'
 	@echo '  bench-runs          make bench BENCH_RUNS times (default 5), goal lines summarised'

@@ -2,8 +2,9 @@
 #
 # The checks of the tree's structure: check-freestanding (paging/ and the
 # firmware-free modules see no firmware header, libptlab.a needs nothing
-# undocumented), check-layers (mk/layers.txt, mk/statics.txt) and
-# check-interfaces (the modules' interfaces are small).
+# undocumented), check-layers (mk/layers.txt, mk/statics.txt),
+# check-interfaces (the modules' interfaces are small) and check-size (so
+# are its files and functions).
 
 # The header scan covers efi/'s firmware-free modules (APP_HOST_SRCS) too.
 check-freestanding: $(EFI_LIBPTLAB) $(FONT_INC) | deps-build
@@ -27,3 +28,10 @@ check-layers: $(EFI_APP_OBJS) $(EFI_LIBPTLAB) | deps-build
 .PHONY: check-interfaces
 check-interfaces: | deps-test
 	$(Q)tests/interfaces.sh
+
+# No file of efi/, paging/ or include/ over 800 lines, no function over 100
+# lines of body; the largest file and the longest function printed.  The
+# suite (tests/sizes.sh) also proves that it refuses both on a copy.
+.PHONY: check-size
+check-size:
+	$(Q)python3 mk/check-size.py .

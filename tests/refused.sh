@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Sourced by the suites that prove a checker refuses what it must
-# (tests/layers.sh, tests/interfaces.sh): the ok/not ok counters and
-# refused(), one judgement of one refusal.
+# (tests/layers.sh, tests/interfaces.sh, tests/sizes.sh): the ok/not ok
+# counters and refused(), one judgement of one refusal.
 
 pass=0 fail=0
 ok()     { pass=$((pass + 1)); echo "ok - $*"; }

@@ -86,6 +86,10 @@ static const char *const raise_names[] = {
 
 /* Index 0 (the firmware's own mode) is not accepted on the command line. */
 static const char *const levels_names[] = { "firmware", "4", "5", NULL };
+static const unsigned int levels_values[] = { 0, 4, 5 };	/* what struct opts holds */
+
+_Static_assert(sizeof(levels_values) / sizeof(levels_values[0]) + 1 ==
+	       sizeof(levels_names) / sizeof(levels_names[0]), "every level has a value");
 
 void opts_defaults(struct opts *o)
 {
@@ -171,10 +175,8 @@ static bool copy_str(char *dst, size_t size, const char *val)
 	return true;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -184,13 +186,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	fmt_vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 }
-
-/*
- * OPT_CHOICE_BARE: a choice whose value may be left out, meaning choice @first.
- * OPT_FAULTS: --inject's comma-separated fault names (see apply_faults).
- */
-enum opt_kind { OPT_FLAG, OPT_NUM, OPT_CHOICE, OPT_CHOICE_BARE, OPT_FAULTS, OPT_PATH,
-	       OPT_TEXT };
 
 bool opts_fault_given(const struct opts *o, const char *name)
 {
@@ -212,14 +207,16 @@ static bool fault_name_ok(const char *s)
 }
 
 /*
- * The comma-separated fault names in @val: the churn's five as bits of
- * *@mask, every other name added to @o->faults once (the check registry
- * judges those).  False with a message on "none", an empty or malformed
- * name ('a'-'z', '0'-'9', '-'), or more names than faults[] holds.
+ * The comma-separated fault names in @val: the churn's five added to
+ * @o->injects (@o->inject the last of them by number), every other name
+ * added to @o->faults once (the check registry judges those).  False with
+ * a message on "none", an empty or malformed name ('a'-'z', '0'-'9', '-'),
+ * or more names than faults[] holds; @o->injects is then left as it was.
  */
-static bool apply_faults(struct opts *o, char *val, uint64_t *mask, char *err, size_t errlen)
+static bool apply_faults(struct opts *o, char *val, char *err, size_t errlen)
 {
-	*mask = 0;
+	uint64_t mask = 0;
+
 	for (char *item = val;;) {
 		char *end = item;
 		int c;
@@ -231,7 +228,7 @@ static bool apply_faults(struct opts *o, char *val, uint64_t *mask, char *err, s
 		*end = '\0';
 		c = choice(inject_names, 0, item);
 		if (c > 0) {
-			*mask |= UINT64_C(1) << c;
+			mask |= UINT64_C(1) << c;
 		} else if (c == 0 || !fault_name_ok(item)) {
 			/* "none" is no fault: index 0 is not accepted */
 			set_err(err, errlen, "--inject: no fault '%.40s'; it needs fault names, "
@@ -245,59 +242,157 @@ static bool apply_faults(struct opts *o, char *val, uint64_t *mask, char *err, s
 			copy_str(o->faults[o->nfaults++], OPTS_FAULT_NAME_MAX, item);
 		}
 		if (last)
-			return true;
+			break;
 		item = end + 1;
 	}
+	/* values add up over several --inject options */
+	o->injects |= mask;
+	for (int i = 1; i < OPTS_INJECT_COUNT; i++)
+		if (mask & (UINT64_C(1) << i))
+			o->inject = (enum opts_inject)i;
+	return true;
 }
+
+/* What an option's value is, and what it stores at its field of struct opts. */
+enum opt_kind {
+	OPT_FLAG,		/* no value: a bool, set */
+	OPT_NUM,		/* a number (parse_u64): a uint64_t */
+	OPT_CHOICE,		/* one of its names: its index, or its value, an enum */
+	OPT_CHOICE_BARE,	/* the same, or no value: the first accepted */
+	OPT_FAULTS,		/* --inject's comma-separated fault names (apply_faults) */
+	OPT_PATH,		/* a file path, not empty: a string of its size */
+	OPT_TEXT,		/* any value, "" too: the same */
+};
+
+/* Every choice is stored as an unsigned int: the enums of opts.h are that wide. */
+#define UINT_WIDE(e) (sizeof(enum e) == sizeof(unsigned int))
+_Static_assert(UINT_WIDE(opts_end) && UINT_WIDE(opts_mode) && UINT_WIDE(opts_dump) &&
+	       UINT_WIDE(opts_raise) && UINT_WIDE(opts_serial), "a choice is an unsigned int");
 
 struct opt_def {
 	const char *name;
 	enum opt_kind kind;
-	const char *const *names;	/* OPT_CHOICE */
+	size_t field;			/* offsetof(struct opts, ...) */
+	size_t given;			/* offsetof a bool set too; 0 (help's): none */
+	const char *const *names;	/* choices */
+	const unsigned int *values;	/* what each choice stores; NULL: its index */
 	int first;			/* first accepted choice */
-	const char *list;		/* OPT_CHOICE, for the message */
+	const char *list;		/* choices, for the message */
+	size_t size;			/* strings: bytes of one, with the NUL */
+	unsigned int max;		/* repeatable strings: @field holds @max */
+	size_t count;			/* ... and the unsigned at @count how many */
+	const char *limit, *unit;	/* the refusal of one more: "--NAME: LIMIT MAX UNIT" */
 };
 
-enum {
-	O_HELP, O_SEED, O_ITER, O_END, O_MEMMAP, O_DUMP, O_HOLD, O_MODE,
-	O_INJECT, O_FAILALLOC, O_TIMEOUT, O_FRAGMENT, O_RAISE, O_LEVELS, O_DUMPFW,
-	O_SERIAL, O_WRONG_RESTORE, O_KERNEL, O_INITRD, O_CMDLINE, O_MODULE, O_KASLR, O_COUNT
+#define FIELD(f) offsetof(struct opts, f)
+#define SIZE(f) sizeof(((struct opts *)0)->f)
+#define OPT(n, k, f) .name = n, .kind = k, .field = FIELD(f)
+
+static const struct opt_def defs[] = {
+	{ OPT("help", OPT_FLAG, help) },
+	{ OPT("seed", OPT_NUM, seed) },
+	{ OPT("iterations", OPT_NUM, iterations), .given = FIELD(iterations_given) },
+	{ OPT("end", OPT_CHOICE, end), .given = FIELD(end_given), .names = end_names,
+	  .list = "wait|return|shutdown|reboot|halt|qemu" },
+	{ OPT("dump-memmap", OPT_FLAG, dump_memmap) },
+	{ OPT("dump", OPT_CHOICE_BARE, dump), .names = dump_names, .first = 1,
+	  .list = "leaves|ranges" },
+	{ OPT("hold", OPT_FLAG, hold) },
+	{ OPT("mode", OPT_CHOICE, mode), .names = mode_names, .list = "firmware|handoff" },
+	{ .name = "inject", .kind = OPT_FAULTS },
+	{ OPT("fail-alloc", OPT_NUM, fail_alloc) },
+	{ OPT("timeout", OPT_NUM, timeout) },
+	{ OPT("fragment", OPT_FLAG, fragment) },
+	{ OPT("raise", OPT_CHOICE, raise), .names = raise_names, .first = 1,
+	  .list = "gp|badstack|timeout|la57-window|la57-root-high|ap-fault" },
+	{ OPT("levels", OPT_CHOICE, levels), .names = levels_names, .values = levels_values,
+	  .first = 1, .list = "4|5" },
+	{ OPT("dump-firmware", OPT_CHOICE, dump_firmware), .names = dump_names, .first = 1,
+	  .list = "leaves|ranges" },
+	{ OPT("serial", OPT_CHOICE, serial), .names = serial_names, .list = "auto|on|off" },
+	{ OPT("wrong-restore", OPT_FLAG, wrong_restore) },
+	{ OPT("kernel", OPT_PATH, kernel), .size = SIZE(kernel) },
+	/* repeatable: the initrds are concatenated in the order given */
+	{ OPT("initrd", OPT_PATH, initrd), .size = SIZE(initrd[0]), .max = OPTS_INITRD_MAX,
+	  .count = FIELD(ninitrd), .limit = "more than", .unit = "" },
+	{ OPT("cmdline", OPT_TEXT, cmdline), .size = SIZE(cmdline) },
+	{ OPT("module", OPT_PATH, module), .size = SIZE(module[0]), .max = OPTS_MODULES_MAX,
+	  .count = FIELD(nmodules), .limit = "at most", .unit = " modules" },
+	{ OPT("kaslr", OPT_FLAG, kaslr) },
 };
 
-static const struct opt_def defs[O_COUNT] = {
-	[O_HELP] = { "help", OPT_FLAG, NULL, 0, NULL },
-	[O_SEED] = { "seed", OPT_NUM, NULL, 0, NULL },
-	[O_ITER] = { "iterations", OPT_NUM, NULL, 0, NULL },
-	[O_END] = { "end", OPT_CHOICE, end_names, 0,
-		    "wait|return|shutdown|reboot|halt|qemu" },
-	[O_MEMMAP] = { "dump-memmap", OPT_FLAG, NULL, 0, NULL },
-	[O_DUMP] = { "dump", OPT_CHOICE_BARE, dump_names, 1, "leaves|ranges" },
-	[O_HOLD] = { "hold", OPT_FLAG, NULL, 0, NULL },
-	[O_MODE] = { "mode", OPT_CHOICE, mode_names, 0, "firmware|handoff" },
-	[O_INJECT] = { "inject", OPT_FAULTS, NULL, 0, NULL },
-	[O_FAILALLOC] = { "fail-alloc", OPT_NUM, NULL, 0, NULL },
-	[O_TIMEOUT] = { "timeout", OPT_NUM, NULL, 0, NULL },
-	[O_FRAGMENT] = { "fragment", OPT_FLAG, NULL, 0, NULL },
-	[O_RAISE] = { "raise", OPT_CHOICE, raise_names, 1,
-		      "gp|badstack|timeout|la57-window|la57-root-high|ap-fault" },
-	[O_LEVELS] = { "levels", OPT_CHOICE, levels_names, 1, "4|5" },
-	[O_DUMPFW] = { "dump-firmware", OPT_CHOICE, dump_names, 1, "leaves|ranges" },
-	[O_SERIAL] = { "serial", OPT_CHOICE, serial_names, 0, "auto|on|off" },
-	[O_WRONG_RESTORE] = { "wrong-restore", OPT_FLAG, NULL, 0, NULL },
-	[O_KERNEL] = { "kernel", OPT_PATH, NULL, 0, NULL },
-	[O_INITRD] = { "initrd", OPT_PATH, NULL, 0, NULL },
-	[O_CMDLINE] = { "cmdline", OPT_TEXT, NULL, 0, NULL },
-	[O_MODULE] = { "module", OPT_PATH, NULL, 0, NULL },
-	[O_KASLR] = { "kaslr", OPT_FLAG, NULL, 0, NULL },
-};
+/* Copy @val into string option @d's field of @o (its next one when repeatable). */
+static bool set_string(struct opts *o, const struct opt_def *d, const char *val,
+		       char *err, size_t errlen)
+{
+	unsigned int *count = (unsigned int *)((char *)o + d->count), i = d->max ? *count : 0;
+
+	if (d->max && i == d->max) {
+		set_err(err, errlen, "--%s: %s %u%s", d->name, d->limit, d->max, d->unit);
+		return false;
+	}
+	if (!copy_str((char *)o + d->field + i * d->size, d->size, val)) {
+		set_err(err, errlen, "--%s: longer than %u characters", d->name,
+			(unsigned)d->size - 1);
+		return false;
+	}
+	if (d->max)
+		(*count)++;
+	return true;
+}
+
+/* Check @val (NULL when none was given) as option @d takes it, and store it in @o. */
+static bool set_opt(struct opts *o, const struct opt_def *d, char *val, char *err, size_t errlen)
+{
+	void *field = (char *)o + d->field;
+	uint64_t num = 0;
+	int c;
+
+	switch (d->kind) {
+	case OPT_FLAG:
+		if (val) {
+			set_err(err, errlen, "--%s takes no value", d->name);
+			return false;
+		}
+		*(bool *)field = true;
+		break;
+	case OPT_NUM:
+		if (!val || !parse_u64(val, &num)) {
+			set_err(err, errlen, "bad number in '--%s%s%.40s'", d->name,
+				val ? "=" : "", val ? val : "");
+			return false;
+		}
+		*(uint64_t *)field = num;
+		break;
+	case OPT_CHOICE:
+	case OPT_CHOICE_BARE:
+		c = val ? choice(d->names, d->first, val) : d->kind == OPT_CHOICE_BARE ? d->first : -1;
+		if (c < 0) {
+			set_err(err, errlen, "--%s needs one of %s", d->name, d->list);
+			return false;
+		}
+		*(unsigned int *)field = d->values ? d->values[c] : (unsigned int)c;
+		break;
+	case OPT_PATH:
+	case OPT_TEXT:
+		if (!val || (d->kind == OPT_PATH && !*val)) {
+			set_err(err, errlen, "--%s needs a %s", d->name,
+				d->kind == OPT_PATH ? "file path on the boot volume" : "value (\"\" for none)");
+			return false;
+		}
+		return set_string(o, d, val, err, errlen);
+	case OPT_FAULTS:
+		return apply_faults(o, val ? val : (char[]){ "" }, err, errlen);
+	}
+	if (d->given)
+		*(bool *)((char *)o + d->given) = true;
+	return true;
+}
 
 /* Apply one token "--name[=value]" to @o; false with a message on error. */
 static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 {
 	char *name = tok + 2, *val = NULL;
-	const struct opt_def *d = NULL;
-	uint64_t num = 0, mask = 0;
-	int id, c = 0;
 
 	if (tok[0] != '-') {
 		/* most often the rest of a value whose quotes a boot manager ate */
@@ -317,153 +412,11 @@ static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
 			break;
 		}
 	}
-	for (id = 0; id < O_COUNT; id++) {
-		if (str_eq(defs[id].name, name)) {
-			d = &defs[id];
-			break;
-		}
-	}
-	if (!d) {
-		set_err(err, errlen, "unknown option '--%.60s'", name);
-		return false;
-	}
-	switch (d->kind) {
-	case OPT_FLAG:
-		if (val) {
-			set_err(err, errlen, "--%s takes no value", d->name);
-			return false;
-		}
-		break;
-	case OPT_NUM:
-		if (!val || !parse_u64(val, &num)) {
-			set_err(err, errlen, "bad number in '--%s%s%.40s'", d->name,
-				val ? "=" : "", val ? val : "");
-			return false;
-		}
-		break;
-	case OPT_CHOICE:
-	case OPT_CHOICE_BARE:
-		c = val ? choice(d->names, d->first, val) : d->kind == OPT_CHOICE_BARE ? d->first : -1;
-		if (c < 0) {
-			set_err(err, errlen, "--%s needs one of %s", d->name,
-				d->list);
-			return false;
-		}
-		break;
-	case OPT_PATH:
-	case OPT_TEXT:
-		if (!val || (d->kind == OPT_PATH && !*val)) {
-			set_err(err, errlen, "--%s needs a %s", d->name,
-				d->kind == OPT_PATH ? "file path on the boot volume" : "value (\"\" for none)");
-			return false;
-		}
-		break;
-	case OPT_FAULTS:
-		if (!apply_faults(o, val ? val : (char[]){ "" }, &mask, err, errlen))
-			return false;
-		break;
-	}
-
-	switch (id) {
-	case O_HELP:
-		o->help = true;
-		break;
-	case O_SEED:
-		o->seed = num;
-		break;
-	case O_ITER:
-		o->iterations = num;
-		o->iterations_given = true;
-		break;
-	case O_END:
-		o->end = (enum opts_end)c;
-		o->end_given = true;
-		break;
-	case O_MEMMAP:
-		o->dump_memmap = true;
-		break;
-	case O_DUMP:
-		o->dump = (enum opts_dump)c;
-		break;
-	case O_DUMPFW:
-		o->dump_firmware = (enum opts_dump)c;
-		break;
-	case O_HOLD:
-		o->hold = true;
-		break;
-	case O_MODE:
-		o->mode = (enum opts_mode)c;
-		break;
-	case O_INJECT:
-		/* values add up over several --inject options */
-		o->injects |= mask;
-		for (int i = 1; i < OPTS_INJECT_COUNT; i++)
-			if (mask & (UINT64_C(1) << i))
-				o->inject = (enum opts_inject)i;
-		break;
-	case O_FAILALLOC:
-		o->fail_alloc = num;
-		break;
-	case O_TIMEOUT:
-		o->timeout = num;
-		break;
-	case O_FRAGMENT:
-		o->fragment = true;
-		break;
-	case O_RAISE:
-		o->raise = (enum opts_raise)c;
-		break;
-	case O_LEVELS:
-		o->levels = c == 1 ? 4 : 5;
-		break;
-	case O_SERIAL:
-		o->serial = (enum opts_serial)c;
-		break;
-	case O_WRONG_RESTORE:
-		o->wrong_restore = true;
-		break;
-	case O_INITRD:
-		/* repeatable: the initrds are concatenated in the order given */
-		if (o->ninitrd == OPTS_INITRD_MAX) {
-			set_err(err, errlen, "--initrd: more than %u", OPTS_INITRD_MAX);
-			return false;
-		}
-		if (!copy_str(o->initrd[o->ninitrd], sizeof(o->initrd[0]), val)) {
-			set_err(err, errlen, "--%s: longer than %u characters", d->name,
-				(unsigned)sizeof(o->initrd[0]) - 1);
-			return false;
-		}
-		o->ninitrd++;
-		break;
-	case O_KERNEL:
-	case O_CMDLINE: {
-		char *dst = id == O_KERNEL ? o->kernel : o->cmdline;
-		size_t size = id == O_CMDLINE ? sizeof(o->cmdline) : sizeof(o->kernel);
-
-		if (!copy_str(dst, size, val)) {
-			set_err(err, errlen, "--%s: longer than %u characters", d->name,
-				(unsigned)size - 1);
-			return false;
-		}
-		break;
-	}
-	case O_MODULE:
-		if (o->nmodules == OPTS_MODULES_MAX) {
-			set_err(err, errlen, "--module: at most %u modules", OPTS_MODULES_MAX);
-			return false;
-		}
-		if (!copy_str(o->module[o->nmodules], sizeof(o->module[0]), val)) {
-			set_err(err, errlen, "--module: longer than %u characters",
-				(unsigned)sizeof(o->module[0]) - 1);
-			return false;
-		}
-		o->nmodules++;
-		break;
-	case O_KASLR:
-		o->kaslr = true;
-		break;
-	}
-	return true;
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+		if (str_eq(defs[i].name, name))
+			return set_opt(o, &defs[i], val, err, errlen);
+	set_err(err, errlen, "unknown option '--%.60s'", name);
+	return false;
 }
 
 /*
@@ -611,20 +564,13 @@ static long wide_command_line(const struct src *s)
 
 static int parse_units(struct src *s, struct opts *o, char *err, size_t errlen)
 {
-	size_t n;
-	long wide;
-
 	/* Text, then optionally NULs up to the very end. */
-	for (n = 0; n < s->n && unit(s, n) != 0; n++)
-		if (!is_text(unit(s, n)))
-			goto binary;
-	for (size_t i = n; i < s->n; i++)
-		if (unit(s, i) != 0)
-			goto binary;
-	s->n = n;
-	return parse(s, false, true, o, err, errlen);
+	long n = text_units(s), wide;
 
-binary:
+	if (n >= 0) {
+		s->n = (size_t)n;
+		return parse(s, false, true, o, err, errlen);
+	}
 	opts_defaults(o);
 	wide = wide_command_line(s);
 	if (wide >= 0) {
@@ -832,23 +778,20 @@ int opts_describe(const struct opts *o, char *buf, size_t size)
 	/* a Limine kernel's options, only when given */
 	if (o->nmodules || o->kaslr)
 		fmt_snprintf(lim, sizeof(lim), " modules=%u kaslr=%d", o->nmodules, o->kaslr);
-	/* the whole length, as fmt_snprintf() says it, also when the buffer is full */
-	{
-		char rds[OPTS_INITRD_MAX * OPTS_PATH_MAX];
-		size_t r = 0;
+	char rds[OPTS_INITRD_MAX * OPTS_PATH_MAX];
+	size_t r = 0;
 
-		rds[0] = '\0';
-		for (unsigned i = 0; i < o->ninitrd; i++) {
-			int k = fmt_snprintf(rds + r, sizeof(rds) - r, "%s%s", i ? "," : "",
-					     o->initrd[i]);
+	rds[0] = '\0';
+	for (unsigned i = 0; i < o->ninitrd; i++) {
+		int k = fmt_snprintf(rds + r, sizeof(rds) - r, "%s%s", i ? "," : "", o->initrd[i]);
 
-			if (k < 0 || (size_t)k >= sizeof(rds) - r)
-				break;
-			r += (size_t)k;
-		}
-		return w + fmt_snprintf((size_t)w < size ? buf + w : full,
-					(size_t)w < size ? size - (size_t)w : sizeof(full),
-					" kernel=%s initrd=%s cmdline=\"%s\"%s", o->kernel,
-					r ? rds : "none", o->cmdline, lim);
+		if (k < 0 || (size_t)k >= sizeof(rds) - r)
+			break;
+		r += (size_t)k;
 	}
+	/* the whole length, as fmt_snprintf() says it, also when the buffer is full */
+	return w + fmt_snprintf((size_t)w < size ? buf + w : full,
+				(size_t)w < size ? size - (size_t)w : sizeof(full),
+				" kernel=%s initrd=%s cmdline=\"%s\"%s", o->kernel,
+				r ? rds : "none", o->cmdline, lim);
 }

@@ -146,6 +146,126 @@ static int parse_int(const char **p)
 	return v;
 }
 
+/* A conversion's flags, width, precision and length modifier. */
+struct fmt_spec {
+	int flags, width, prec;
+	enum len_mod lm;
+};
+
+/*
+ * Read the flags, width, precision and length modifier at *@p (just after
+ * the '%'), taking '*' arguments from @ap; *@p is left at the conversion.
+ */
+static void parse_spec(const char **p, va_list *ap, struct fmt_spec *sp)
+{
+	*sp = (struct fmt_spec){ .prec = -1, .lm = LEN_NONE };
+	for (;; (*p)++) {
+		if (**p == '-')
+			sp->flags |= FL_LEFT;
+		else if (**p == '0')
+			sp->flags |= FL_ZERO;
+		else
+			break;
+	}
+	if (**p == '*') {
+		sp->width = va_arg(*ap, int);
+		if (sp->width > 100000)
+			sp->width = 100000;
+		if (sp->width < 0) {
+			sp->flags |= FL_LEFT;
+			sp->width = sp->width < -100000 ? 100000 : -sp->width;
+		}
+		(*p)++;
+	} else {
+		sp->width = parse_int(p);
+	}
+	if (**p == '.') {
+		(*p)++;
+		if (**p == '*') {
+			sp->prec = va_arg(*ap, int);
+			if (sp->prec < 0)
+				sp->prec = -1;	/* C: as if omitted */
+			(*p)++;
+		} else {
+			sp->prec = parse_int(p);
+		}
+	}
+	if (**p == 'h') {
+		(*p)++;
+		sp->lm = LEN_H;
+		if (**p == 'h') {
+			(*p)++;
+			sp->lm = LEN_HH;
+		}
+	} else if (**p == 'l') {
+		(*p)++;
+		sp->lm = LEN_L;
+		if (**p == 'l') {
+			(*p)++;
+			sp->lm = LEN_LL;
+		}
+	} else if (**p == 'z') {
+		(*p)++;
+		sp->lm = LEN_Z;
+	}
+}
+
+/* %c: through out_str when it can, by hand when c is NUL (out_str would stop at it). */
+static void out_chr(struct fmt_out *o, char c, const struct fmt_spec *sp)
+{
+	char s[2] = { c, 0 };
+	size_t pad = sp->width > 1 ? (size_t)sp->width - 1 : 0;
+
+	if (c) {
+		out_str(o, s, sp->flags, sp->width, -1);
+		return;
+	}
+	if (!(sp->flags & FL_LEFT))
+		out_repeat(o, ' ', pad);
+	out_char(o, 0);
+	if (sp->flags & FL_LEFT)
+		out_repeat(o, ' ', pad);
+}
+
+/* Conversion @conv with @sp, its argument from @ap; false when @conv is none we know. */
+static bool out_conv(struct fmt_out *o, char conv, const struct fmt_spec *sp, va_list *ap)
+{
+	int64_t v;
+
+	switch (conv) {
+	case 'd':
+	case 'i':
+		v = get_signed(ap, sp->lm);
+		out_num(o, v < 0 ? -(uint64_t)v : (uint64_t)v, 10, false, v < 0 ? "-" : "",
+			sp->flags, sp->width, sp->prec);
+		return true;
+	case 'u':
+		out_num(o, get_unsigned(ap, sp->lm), 10, false, "", sp->flags, sp->width,
+			sp->prec);
+		return true;
+	case 'x':
+	case 'X':
+		out_num(o, get_unsigned(ap, sp->lm), 16, conv == 'X', "", sp->flags, sp->width,
+			sp->prec);
+		return true;
+	case 'p':
+		out_num(o, (uintptr_t)va_arg(*ap, void *), 16, false, "0x", sp->flags, sp->width,
+			sp->prec);
+		return true;
+	case 'c':
+		out_chr(o, (char)va_arg(*ap, int), sp);
+		return true;
+	case 's':
+		out_str(o, va_arg(*ap, const char *), sp->flags, sp->width, sp->prec);
+		return true;
+	case '%':
+		out_char(o, '%');
+		return true;
+	default:
+		return false;
+	}
+}
+
 int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap_in)
 {
 	struct fmt_out o = { .buf = buf, .size = size, .len = 0 };
@@ -155,119 +275,21 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap_in)
 	va_copy(ap, ap_in);
 	while (*p) {
 		const char *start = p;
-		int flags = 0, width = 0, prec = -1;
-		enum len_mod lm = LEN_NONE;
+		struct fmt_spec sp;
 
 		if (*p != '%') {
 			out_char(&o, *p++);
 			continue;
 		}
 		p++;
-		for (;; p++) {
-			if (*p == '-')
-				flags |= FL_LEFT;
-			else if (*p == '0')
-				flags |= FL_ZERO;
-			else
-				break;
-		}
-		if (*p == '*') {
-			width = va_arg(ap, int);
-			if (width > 100000)
-				width = 100000;
-			if (width < 0) {
-				flags |= FL_LEFT;
-				width = width < -100000 ? 100000 : -width;
-			}
-			p++;
-		} else {
-			width = parse_int(&p);
-		}
-		if (*p == '.') {
-			p++;
-			if (*p == '*') {
-				prec = va_arg(ap, int);
-				if (prec < 0)
-					prec = -1;	/* C: as if omitted */
-				p++;
-			} else {
-				prec = parse_int(&p);
-			}
-		}
-		if (*p == 'h') {
-			p++;
-			lm = LEN_H;
-			if (*p == 'h') {
-				p++;
-				lm = LEN_HH;
-			}
-		} else if (*p == 'l') {
-			p++;
-			lm = LEN_L;
-			if (*p == 'l') {
-				p++;
-				lm = LEN_LL;
-			}
-		} else if (*p == 'z') {
-			p++;
-			lm = LEN_Z;
-		}
-
-		switch (*p) {
-		case 'd':
-		case 'i': {
-			int64_t v = get_signed(&ap, lm);
-			uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
-
-			out_num(&o, mag, 10, false, v < 0 ? "-" : "", flags,
-				width, prec);
-			break;
-		}
-		case 'u':
-			out_num(&o, get_unsigned(&ap, lm), 10, false, "", flags,
-				width, prec);
-			break;
-		case 'x':
-		case 'X':
-			out_num(&o, get_unsigned(&ap, lm), 16, *p == 'X', "",
-				flags, width, prec);
-			break;
-		case 'p':
-			out_num(&o, (uintptr_t)va_arg(ap, void *), 16, false,
-				"0x", flags, width, prec);
-			break;
-		case 'c': {
-			char c[2] = { (char)va_arg(ap, int), 0 };
-
-			/* Through out_str with an explicit length: c may be NUL. */
-			if (!c[0]) {
-				size_t pad = width > 1 ? (size_t)width - 1 : 0;
-
-				if (!(flags & FL_LEFT))
-					out_repeat(&o, ' ', pad);
-				out_char(&o, 0);
-				if (flags & FL_LEFT)
-					out_repeat(&o, ' ', pad);
-			} else {
-				out_str(&o, c, flags, width, -1);
-			}
-			break;
-		}
-		case 's':
-			out_str(&o, va_arg(ap, const char *), flags, width, prec);
-			break;
-		case '%':
-			out_char(&o, '%');
-			break;
-		default:
+		parse_spec(&p, &ap, &sp);
+		if (!out_conv(&o, *p, &sp, &ap)) {
 			/* Unknown or truncated conversion: copy it literally. */
 			while (start < p)
 				out_char(&o, *start++);
-			if (*p)
-				out_char(&o, *p);
-			else
+			if (!*p)
 				continue;
-			break;
+			out_char(&o, *p);
 		}
 		p++;
 	}

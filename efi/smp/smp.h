@@ -13,6 +13,8 @@
  * by copying the number into its own block; every wait is bounded by a TSC
  * deadline and spins with `pause`.  No lock: each field has one writer.
  *
+ * Here: the APs' side (smp.c), the BSP's checks (bsp.h), hand-off mode's
+ * start of the APs (sipi.h), the local APIC (apic.c, for smp/ alone).
  * Firmware-free: starting the CPUs through the firmware, and the verdicts
  * on how they ended, are bringup/bringup.c.
  */
@@ -22,6 +24,9 @@
 #include "state/state.h"
 #include "smp/smpcore.h"
 #include "cpu/trap.h"
+/* the BSP's checks and hand-off mode's start of the APs, declared beside their files */
+#include "smp/bsp.h"
+#include "smp/sipi.h"
 
 #define SMP_VEC_SHOOT   0xf0u     /* the shootdown IPI's fixed vector */
 #define SMP_TPR_MASK    0xe0u     /* the APs' task priority: only class 0xf gets through */
@@ -170,45 +175,6 @@ uint32_t smp_apic_id(void);
 
 /* Fill @c's GDT and TSS (its stacks from @block); the IDT once for all. */
 int smp_prepare_cpu(struct smp_cpu *c, uint64_t block);
-
-/* The BSP's part on our tables (run through ptlab_live): shootdowns and churn. */
-int smp_bsp_live(struct ptlab *p);
-
-/* Report on @rep what AP @c observed in its per-CPU checks (BSP, any state). */
-void smp_report_cpu(struct report *rep, struct smp_cpu *c);
-
-/* Tell every AP to leave (a plain memory write). */
-void smp_send_exit(struct smp_shared *sh);
-
-/*
- * Hand-off mode.  smp_handoff_init_aps: INIT to every AP right after
- * ExitBootServices (before any firmware memory is reused), the local APIC
- * mapped in the current tables.  smp_handoff_live (through ptlab_live):
- * SIPI-SIPI each AP onto the built tables, the per-CPU checks, the
- * shootdowns and the churn, then every AP parks (hlt, IF=0) on park_cr3.
- * Called again before a kernel is entered, so every AP waits for its SIPI.
- * Returns the INITs the local APIC accepted (0 when @sh, the run's p->smp,
- * is NULL: smp_handoff_prepare, bringup/bringup.h, did not run).
- */
-unsigned smp_handoff_init_aps(struct smp_shared *sh);
-int smp_handoff_live(struct ptlab *p);
-
-/*
- * A kernel that takes its APs parked (the Limine protocol), after
- * smp_handoff_init_aps(): SIPI-SIPI CPU @index (an AP) of @sh (the run's
- * p->smp; NULL: false) through the trampoline onto @cr3 (below 4 GiB, of
- * @levels levels), to call entry(@arg) on @stack_top; true once *@arrived
- * became non-zero (the entry's first word of life), within 10 s.  Else
- * the AP is sent INIT again and false returned.  One AP at a time: the
- * trampoline's data page is shared.
- */
-bool smp_handoff_start_at(struct smp_shared *sh, unsigned levels, unsigned index, uint64_t cr3,
-			  uint64_t stack_top, uint64_t arg, uint64_t entry,
-			  const volatile uint32_t *arrived);
-
-/* Map / unmap the test pages of the SMP area (BSP, before / after the APs ran). */
-int smp_map_area(struct ptlab *p);
-void smp_unmap_area(struct ptlab *p);
 
 /*
  * Called from assembly, never from C but through a pointer.  The firmware

@@ -776,6 +776,50 @@ static void test_opts_initrd_repeatable_in_order(void **state)
 	assert_defaults(&o);
 }
 
+/* --module repeats up to OPTS_MODULES_MAX, each value kept as given; --kaslr and --wrong-restore are flags. */
+static void test_opts_modules_kaslr_and_wrong_restore(void **state)
+{
+	struct opts o;
+	char err[128] = "", line[4096], buf[2048];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(ascii("--mode=handoff --kernel=k \"--module=\\boot\\m1,first module\" "
+			       "--module=m2 --kaslr --wrong-restore", &o, err, sizeof(err)),
+			 OPTS_OK);
+	assert_int_equal(o.nmodules, 2);
+	assert_string_equal(o.module[0], "\\boot\\m1,first module");
+	assert_string_equal(o.module[1], "m2");
+	assert_true(o.kaslr && o.wrong_restore);
+	opts_describe(&o, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " wrong-restore=1 kernel=k "));
+	assert_non_null(strstr(buf, " modules=2 kaslr=1"));
+
+	for (unsigned i = 0; i < OPTS_MODULES_MAX; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "--module=m%u ", i);
+	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(o.nmodules, OPTS_MODULES_MAX);
+	assert_string_equal(o.module[OPTS_MODULES_MAX - 1], "m15");
+	snprintf(line + n, sizeof(line) - n, "--module=one-too-many");
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "--module: at most 16 modules");
+	assert_defaults(&o);
+
+	/* as long as module[] holds (255 characters), and not one longer */
+	assert_int_equal(parse_long_value("module", 255, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(strlen(o.module[0]), 255);
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(parse_long_value("module", 256, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "--module: longer than 255 characters");
+	assert_defaults(&o);
+
+	expect_error("x --module=", "--module needs a file path on the boot volume");
+	expect_error("x --module", "--module needs a file path on the boot volume");
+	expect_error("x --kaslr=1", "--kaslr takes no value");
+	expect_error("x --wrong-restore=", "--wrong-restore takes no value");
+}
+
 /* \" is a quote that is text; every other backslash is text too. */
 static void test_opts_escaped_quotes(void **state)
 {
@@ -940,6 +984,7 @@ int main(void)
 		cmocka_unit_test(test_opts_kernel_and_initrd_need_a_path),
 		cmocka_unit_test(test_opts_kernel_initrd_cmdline_longer_than_the_buffer_refused),
 		cmocka_unit_test(test_opts_initrd_repeatable_in_order),
+		cmocka_unit_test(test_opts_modules_kaslr_and_wrong_restore),
 		cmocka_unit_test(test_opts_describe_names_the_kernel_only_when_given),
 		cmocka_unit_test(test_opts_describe_longest_kernel_line_cut_at_the_buffer),
 	};

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Prove that the product's files and functions stay small enough to read.
+
+  mk/check-size.py [--max-file LINES] [--max-function LINES] ROOT
+
+ROOT  the top of the tree; its efi/, paging/ and include/ are read
+
+The checks:
+  files      no .c, .h or .S file has more than LINES lines (default 800)
+  functions  no function has more than LINES lines of body (default 100)
+
+A function is a top-level definition in a .c or .h file: its body is the
+lines between its opening brace and the closing '}' at column 0.  The
+opening brace is a '{' alone at column 0 (the tree's style), or the '{'
+that ends a line at column 0 whose text before it ends a parameter list,
+"int f(void) {", with no '=' (no initializer); a '{' alone after a
+declarator with no parameter list (a struct's) opens no function.  The
+name is the identifier before the parameter list, attributes skipped.
+
+Prints every file and every function over its limit with its size, and,
+even when none is, the largest file and the longest function; then
+"size: N passed, M failed".  Exits 1 when a check failed, 2 on bad
+arguments.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tapcheck import Checks  # noqa: E402
+
+TOPS = ("efi", "paging", "include")
+ATTRIBUTE = re.compile(r"__attribute__\s*\(\(.*?\)\)")
+NAME = re.compile(r"([A-Za-z_]\w*)\s*\(")
+
+
+def sources(root):
+    """Every .c, .h and .S file of ROOT's product folders, as ROOT-relative paths."""
+    out = []
+    for top in TOPS:
+        for dirpath, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith((".c", ".h", ".S")):
+                    out.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return out
+
+
+def code_of(line):
+    """LINE without a trailing // or one-line /* */ comment and blanks."""
+    line = re.sub(r"/\*.*?\*/", "", line)
+    return line.split("//", 1)[0].rstrip()
+
+
+def declarator(lines, i):
+    """The text of the declarator that ends on line I: that line and the
+    indented continuation lines above it, back to its line at column 0."""
+    j = i
+    while j > 0 and lines[j][:1] in (" ", "\t") and lines[j].strip():
+        j -= 1
+    return " ".join(code_of(l).strip() for l in lines[j:i + 1])
+
+
+def function_name(decl):
+    """The identifier before DECL's parameter list, or None when it has none."""
+    m = NAME.search(ATTRIBUTE.sub("", decl))
+    return m.group(1) if m else None
+
+
+def functions(lines):
+    """(name, first line of the body (1-based), body lines) of each function."""
+    out = []
+    i = 0
+    while i < len(lines):
+        code = code_of(lines[i])
+        name = None
+        if code == "{" and i > 0:
+            # the tree's style: the brace alone, the declarator above it
+            decl = declarator(lines, i - 1)
+            if decl.rstrip().endswith(")") and "=" not in decl:
+                name = function_name(decl)
+        elif code.endswith("{") and lines[i][:1] not in ("", " ", "\t", "#", "}", "/", "*"):
+            # "int f(void) {": the brace ends the declarator's last line
+            decl = declarator(lines, i)[:-1].rstrip()
+            if decl.endswith(")") and "=" not in decl:
+                name = function_name(decl)
+        if name is None:
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and not lines[end].startswith("}"):
+            end += 1
+        out.append((name, i + 2, end - i - 1))
+        i = end + 1
+    return out
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(add_help=True, usage=__doc__.strip().splitlines()[2].strip())
+    ap.add_argument("--max-file", type=int, default=800)
+    ap.add_argument("--max-function", type=int, default=100)
+    ap.add_argument("root")
+    try:
+        args = ap.parse_args(argv[1:])
+    except SystemExit as e:
+        return e.code
+    checks = Checks("size")
+    files, funcs = [], []
+    for rel in sources(args.root):
+        with open(os.path.join(args.root, rel), encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        files.append((len(lines), rel))
+        if rel.endswith((".c", ".h")):
+            for name, line, n in functions(lines):
+                funcs.append((n, "%s (%s:%d)" % (name, rel, line)))
+    if not files:
+        checks.check(False, "%s has sources in %s" % (args.root, ", ".join(TOPS)))
+        return checks.summary()
+
+    big = sorted((f for f in files if f[0] > args.max_file), key=lambda f: (-f[0], f[1]))
+    n, rel = max(files, key=lambda f: (f[0], f[1]))
+    checks.check(not big, "no file over %d lines of %d files (largest: %s, %d lines)"
+                 % (args.max_file, len(files), rel, n),
+                 ["%s: %d lines" % (r, k) for k, r in big])
+
+    long_ = sorted((f for f in funcs if f[0] > args.max_function), key=lambda f: (-f[0], f[1]))
+    if funcs:
+        n, what = max(funcs, key=lambda f: (f[0], f[1]))
+        longest = "longest: %s, %d lines" % (what, n)
+    else:
+        longest = "none found"
+    checks.check(not long_, "no function over %d lines of %d functions (%s)"
+                 % (args.max_function, len(funcs), longest),
+                 ["%s: %d lines" % (w, k) for k, w in long_])
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tests/sizes.sh
+# mk/check-size.py over the tree (efi/, paging/, include/) must pass:
+# no file over 800 lines, no function over 100 lines of body.  Then, on
+# private copies: a file grown past 800 lines (a .c and a .S) and a
+# function grown past 100 lines (in the tree's style, with the brace on
+# the declarator's line, and a header's static inline) must each make it
+# fail, naming the file or the function with its size, while a file of
+# exactly 800 lines, a function of exactly 100 and a long struct are not
+# named; a small tree within the limits passes, naming its largest file
+# and its longest function, and fails under lower limits given as
+# options.  Prints ok/not ok lines and "sizes: N passed, M failed".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+check="$top/mk/check-size.py"
+. "$top/tests/refused.sh"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-sizes.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The tree as it is.
+if python3 "$check" "$top" >"$work/tree.out" 2>&1; then
+	ok "the tree keeps the sizes:"
+	sed -n 's/^ok - /# /p' "$work/tree.out"
+else
+	not_ok "the tree breaks the sizes:"
+	grep -A 20 '^not ok' "$work/tree.out" | grep -v '^size:' | sed 's/^/# /'
+fi
+
+# fresh: a private copy of the product folders.
+fresh() {
+	rm -rf "$work/t"
+	mkdir -p "$work/t"
+	cp -r "$top/efi" "$top/paging" "$top/include" "$work/t/"
+}
+
+# expect_fail WHAT NEEDLE: the check fails on the copy and names NEEDLE.
+expect_fail() {
+	refused "$1" "$2" "$work/t.out" python3 "$check" "$work/t"
+}
+
+# not_named NEEDLE WHAT: no line of the check's output on the copy that
+# names what is over a limit (its "#   " lines) names NEEDLE.
+not_named() {
+	python3 "$check" "$work/t" >"$work/t.out" 2>&1
+	if grep '^#   ' "$work/t.out" | grep -qF -- "$1"; then
+		not_ok "$2: named as over the limit:"
+		grep '^#   ' "$work/t.out" | grep -F -- "$1" | sed 's/^/# /'
+	else
+		ok "$2: not named as over the limit"
+	fi
+}
+
+# grow FILE LINES: append comment lines to the copy's FILE until it has LINES.
+grow() {
+	local f=$work/t/$1 n
+	n=$(wc -l <"$f")
+	while [ "$n" -lt "$2" ]; do
+		echo "/* line $n */" >>"$f"
+		n=$((n + 1))
+	done
+}
+
+# body N: N lines of a function's body.
+body() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		printf '\tn += %d;\n' "$i"
+	done
+}
+
+# A .c file of 800 lines is within the limit, of 801 lines over it.
+fresh
+grow efi/report/fmt.c 800
+not_named "efi/report/fmt.c:" "a .c file of exactly 800 lines"
+grow efi/report/fmt.c 801
+expect_fail "a .c file grown to 801 lines" "efi/report/fmt.c: 801 lines"
+
+# An assembly file is a file too.
+fresh
+grow efi/smp/smp_asm.S 900
+expect_fail "a .S file grown to 900 lines" "efi/smp/smp_asm.S: 900 lines"
+
+# An existing function grown: fmt_snprintf's body to 100 lines, then 101.
+fresh
+fmt=$work/t/efi/report/fmt.c
+# fn_body: the lines of fmt_snprintf's body.
+fn_body() {
+	awk '/^int fmt_snprintf\(/ { f = 1 } f && /^\{/ { s = NR } f && /^\}/ { print NR - s - 1; exit }' \
+		"$fmt"
+}
+# grow_fn N: N more lines at the top of fmt_snprintf's body.
+grow_fn() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		sed -i '/^int fmt_snprintf(/,/^{/ s|^{$|{\n\t/* grown */|' "$fmt"
+	done
+}
+grow_fn $((100 - $(fn_body)))
+if [ "$(fn_body)" = 100 ]; then
+	not_named "fmt_snprintf" "fmt_snprintf grown to exactly 100 lines"
+else
+	not_ok "fmt_snprintf did not grow to 100 lines: $(fn_body)"
+fi
+grow_fn 1
+expect_fail "fmt_snprintf grown to 101 lines" "fmt_snprintf (efi/report/fmt.c:"
+if grep -q '^#   fmt_snprintf (efi/report/fmt.c:[0-9]*): 101 lines$' "$work/t.out"; then
+	ok "it is named with its file, its line and its 101 lines"
+else
+	not_ok "fmt_snprintf is not named with its size:"
+	grep -A 8 '^not ok - no function' "$work/t.out" | sed 's/^/# /'
+fi
+
+# A new function with the brace on the declarator's line, an attribute first.
+fresh
+{
+	printf 'static int __attribute__((unused)) same_line_fn(int n) {\n'
+	body 101
+	printf '\treturn n;\n}\n'
+} >>"$work/t/paging/lint.c"
+expect_fail "a function of 102 lines with its brace on the declarator's line" \
+	"same_line_fn (paging/lint.c:"
+
+# A header's static inline, over the limit.
+fresh
+{
+	printf 'static inline int inline_fn(int n)\n{\n'
+	body 110
+	printf '\treturn n;\n}\n'
+} >>"$work/t/include/ptlab/pte.h"
+expect_fail "a static inline of 111 lines in include/ptlab/pte.h" \
+	"inline_fn (include/ptlab/pte.h:"
+
+# A struct with its brace alone is no function, however long.
+fresh
+{
+	printf 'struct long_struct\n{\n'
+	body 120 | sed 's/n += \([0-9]*\);/int f\1;/'
+	printf '};\n'
+} >>"$work/t/efi/report/fmt.h"
+not_named "long_struct" "a struct of 120 members, its brace alone"
+
+# A small tree within the limits passes, naming its largest file and longest function.
+rm -rf "$work/small"
+mkdir -p "$work/small/efi/x" "$work/small/paging"
+printf 'int f(int n)\n{\n\tn++;\n\treturn n;\n}\n' >"$work/small/efi/x/a.c"
+{
+	printf 'int g(int n)\n{\n'
+	body 7
+	printf '\treturn n;\n}\n'
+} >"$work/small/paging/b.c"
+if python3 "$check" "$work/small" >"$work/small.out" 2>&1 &&
+	grep -q '^ok - no file over 800 lines of 2 files (largest: paging/b.c, 11 lines)$' "$work/small.out" &&
+	grep -q '^ok - no function over 100 lines of 2 functions (longest: g (paging/b.c:3), 8 lines)$' \
+		"$work/small.out"; then
+	ok "a small tree within the limits passes, naming paging/b.c (11 lines) and g (8 lines)"
+else
+	not_ok "a small tree within the limits:"
+	sed 's/^/# /' "$work/small.out"
+fi
+
+# The limits are the options'.
+refused "the small tree with --max-file 10" "paging/b.c: 11 lines" "$work/small.out" \
+	python3 "$check" --max-file 10 "$work/small"
+refused "the small tree with --max-function 7" "g (paging/b.c:3): 8 lines" "$work/small.out" \
+	python3 "$check" --max-function 7 "$work/small"
+
+echo "sizes: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
