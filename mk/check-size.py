@@ -9,6 +9,10 @@ ROOT  the top of the tree; its efi/, paging/ and include/ are read
 The checks:
   files      no .c, .h or .S file has more than LINES lines (default 800)
   functions  no function has more than LINES lines of body (default 100)
+  page       one page-size constant: no #define but include/ptlab/pte.h's
+             gives a name ending in PAGE, PAGE_SIZE or PAGE_BYTES the value
+             4096 (4096u, 0x1000, UINT64_C(4096), 1 << 12, ...); code says
+             PT_PAGE_SIZE
 
 A function is a top-level definition in a .c or .h file: its body is the
 lines between its opening brace and the closing '}' at column 0.  The
@@ -33,6 +37,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tapcheck import Checks  # noqa: E402
 
 TOPS = ("efi", "paging", "include")
+PAGE_HOME = os.path.join("include", "ptlab", "pte.h")
+PAGE_DEFINE = re.compile(r"^\s*#\s*define\s+(\w*PAGE(?:_SIZE|_BYTES)?)\s+(.+?)\s*(?:/\*.*)?$")
 ATTRIBUTE = re.compile(r"__attribute__\s*\(\(.*?\)\)")
 NAME = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
@@ -98,6 +104,26 @@ def functions(lines):
     return out
 
 
+def is_4096(value):
+    """Whether the #define VALUE spells 4096: 4096[u][l], 0x1000, UINT64_C(...), 1 << 12."""
+    v = re.sub(r"\bU?INT(?:64|32)_C\s*\(([^()]*)\)", r"\1", value)
+    v = re.sub(r"(?<=[0-9a-fA-F])[uUlL]+\b", "", v).replace("(", "").replace(")", "")
+    v = v.replace(" ", "")
+    return v.lower() in ("4096", "0x1000", "1<<12", "0x1<<12")
+
+
+def page_defines(rel, lines):
+    """'FILE:LINE NAME VALUE' of each page-size #define of LINES but pte.h's."""
+    if rel == PAGE_HOME:
+        return []
+    out = []
+    for i, line in enumerate(lines):
+        m = PAGE_DEFINE.match(line)
+        if m and is_4096(m.group(2)):
+            out.append("%s:%d %s %s" % (rel, i + 1, m.group(1), m.group(2)))
+    return out
+
+
 def main(argv):
     ap = argparse.ArgumentParser(add_help=True, usage=__doc__.strip().splitlines()[2].strip())
     ap.add_argument("--max-file", type=int, default=800)
@@ -108,13 +134,14 @@ def main(argv):
     except SystemExit as e:
         return e.code
     checks = Checks("size")
-    files, funcs = [], []
+    files, funcs, pages = [], [], []
     for rel in sources(args.root):
         with open(os.path.join(args.root, rel), encoding="utf-8", errors="replace") as f:
             lines = f.read().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         files.append((len(lines), rel))
+        pages += page_defines(rel, lines)
         if rel.endswith((".c", ".h")):
             for name, line, n in functions(lines):
                 funcs.append((n, "%s (%s:%d)" % (name, rel, line)))
@@ -137,6 +164,8 @@ def main(argv):
     checks.check(not long_, "no function over %d lines of %d functions (%s)"
                  % (args.max_function, len(funcs), longest),
                  ["%s: %d lines" % (w, k) for k, w in long_])
+    checks.check(not pages, "one page-size constant: PT_PAGE_SIZE (%s), no other #define of "
+                 "4096 named for a page" % PAGE_HOME, pages)
     return checks.summary()
 
 

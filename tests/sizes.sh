@@ -3,13 +3,14 @@
 #
 # tests/sizes.sh
 # mk/check-size.py over the tree (efi/, paging/, include/) must pass:
-# no file over 800 lines, no function over 100 lines of body.  Then, on
-# private copies: a file grown past 800 lines (a .c and a .S) and a
-# function grown past 100 lines (in the tree's style, with the brace on
-# the declarator's line, and a header's static inline) must each make it
-# fail, naming the file or the function with its size, while a file of
-# exactly 800 lines, a function of exactly 100 and a long struct are not
-# named; a small tree within the limits passes, naming its largest file
+# no file over 800 lines, no function over 100 lines of body, one
+# page-size constant.  Then, on private copies: a file grown past 800
+# lines (a .c and a .S), a function grown past 100 lines (in the tree's
+# style, with the brace on the declarator's line, and a header's static
+# inline) and a page-size #define other than PT_PAGE_SIZE must each make
+# it fail, naming the file or the function with its size, while a file of
+# exactly 800 lines, a function of exactly 100, a long struct and an
+# offset of one page are not named; a small tree within the limits passes, naming its largest file
 # and its longest function, and fails under lower limits given as
 # options.  Prints ok/not ok lines and "sizes: N passed, M failed".
 set -uo pipefail
@@ -142,6 +143,25 @@ fresh
 	printf '};\n'
 } >>"$work/t/efi/report/fmt.h"
 not_named "long_struct" "a struct of 120 members, its brace alone"
+
+# One page-size constant: a private one, in any of its spellings, is refused;
+# an offset of one page (a name not ending in PAGE) is not a page size.
+fresh
+echo '#define PAGE         UINT64_C(4096)' >>"$work/t/efi/limine/lmelf.c"
+echo '#define FW_PAGE_BYTES 0x1000u  /* a page */' >>"$work/t/efi/fw/fsfile.c"
+echo '#define X_PAGE_SIZE  (UINT64_C(1) << 12)' >>"$work/t/efi/lib/le.h"
+echo '#define T_PAGE_OFF   0x1000' >>"$work/t/efi/smp/smp_tramp.h"
+python3 "$check" "$work/t" >"$work/t.out" 2>&1
+for needle in "efi/limine/lmelf.c:" "efi/fw/fsfile.c:" "efi/lib/le.h:"; do
+	if grep -q "^#   ${needle}[0-9]* " "$work/t.out" &&
+		grep -q '^not ok - one page-size constant' "$work/t.out"; then
+		ok "a page-size #define of its own in ${needle%:} is refused, named"
+	else
+		not_ok "a page-size #define of its own in ${needle%:} is not refused:"
+		grep -A 5 'page-size' "$work/t.out" | sed 's/^/# /'
+	fi
+done
+not_named "T_PAGE_OFF" "an offset of one page (T_PAGE_OFF)"
 
 # A small tree within the limits passes, naming its largest file and longest function.
 rm -rf "$work/small"
