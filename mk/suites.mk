@@ -25,6 +25,7 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'examples=$(MAKE) BUILD=$(BUILD) V=$(V) check-examples' \
 	'layers=$(MAKE) BUILD=$(BUILD) V=$(V) check-layers' \
 	'interfaces=$(MAKE) BUILD=$(BUILD) V=$(V) check-interfaces' \
+	'protocols=tests/protocols.sh' \
 	'sizes=tests/sizes.sh' \
 	'report=python3 tests/tools/test_report.py' \
 	'packages=tests/packages.sh' \
