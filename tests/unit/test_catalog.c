@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The app's check registry as the run gets it: ptlab_checks
- * (efi/checks/catalog.c) over the modules' tables (checks.c, cpuchecks.c,
- * elsewhere.c), linked as they are.  Every entry must be one the runner
+ * (efi/proto/catalog.c) over the modules' tables (checks.c, cpuchecks.c,
+ * elsewhere.c, linux/lxchecks.c, limine/lmchecks.c), linked as they are.  Every entry must be one the runner
  * (registry.c) and --inject can use: named, its fault named (the runner
  * compares every entry's fault name when it looks one up), in a phase that
  * exists, run by the phase loops exactly when it is not reported
