@@ -80,12 +80,6 @@ static int mini_load(struct ptlab *p, const struct kernel_file *f, const struct 
 	return PT_EINVAL;
 }
 
-static bool mini_plant(struct ptlab *p)
-{
-	(void)p;
-	return false;
-}
-
 static int mini_prepare(struct ptlab *p)
 {
 	(void)p;
@@ -106,7 +100,6 @@ const struct kernel_proto kernel_mini = {
 	.recognise = is_mini,
 	.load = mini_load,
 	.digest_check = &check_mini_digest,
-	.digest_plant = mini_plant,
 	.prepare = mini_prepare,
 	.enter = mini_enter,
 };

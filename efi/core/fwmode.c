@@ -73,7 +73,6 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 	uint64_t t0 = b->t0;
 	EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];   /* --fragment's pages */
 	struct rawmap m = { 0 };
-	uint64_t t;
 	unsigned cap, fragments = 0;
 	int err;
 
@@ -126,28 +125,16 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 		err = run_setup_pool(p);
 	if (!err)
 		err = run_setup_data(p);
-	/* the final map: after every allocation of ours */
-	if (!err && run_get_map(&m) != EFI_SUCCESS)
-		err = PT_EMAPBAD;
-	if (!err)
-		err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, &m);
-	t = rdtsc();
-	if (!err)
-		err = run_plan(p);
-	p->t.plan = rdtsc() - t;
 	if (err) {
 		report_fail(p->rep, "plan: memory map and plan: %s", pt_strerror(err));
 		goto out;
 	}
-	if (p->opts.dump_memmap)
-		run_dump_raw_map(p->rep, &m);
-	if (p->build.plan.min_total > p->build.pool_frames) {
-		report_fail(p->rep, "plan: needs %llu table frames, the pool holds %llu",
-			    (unsigned long long)p->build.plan.min_total, (unsigned long long)p->build.pool_frames);
+	/* the final map: after every allocation of ours */
+	if (run_get_map(&m) != EFI_SUCCESS) {
+		report_fail(p->rep, "memmap: GetMemoryMap failed");
 		goto out;
 	}
-	run_build_and_check(p, &m);
-	run_report_frames_and_time(p, t0);
+	run_from_final_map(p, &m, t0, NULL);
 out:
 	/* back to the shell with nothing of ours left behind */
 	fragment_free(fragment_pa, fragments);

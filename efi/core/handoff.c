@@ -217,65 +217,52 @@ static unsigned free_ranges(const struct ptlab_build *b, struct pt_range *out, u
 	return n;
 }
 
-static int phase_b_body(void *arg)
+/*
+ * The frame allocator over all free RAM of the normalized final map (the
+ * loader ranges less the app's own pages when they can be told apart),
+ * with its facts: run_from_final_map()'s frames step.
+ */
+static int all_ram_frames(struct ptlab *p)
 {
-	struct ptlab *p = arg;
 	struct ptlab_exit *x = &p->exit;
 	struct pt_range *ranges = x->free;
-	uint64_t t0 = rdtsc(), bytes, t;
-	bool with_loader;
-	unsigned n;
+	const struct pt_range *own;
+	uint64_t bytes, loader = 0, mine = 0;
+	bool with_loader, complete;
+	unsigned n, nown;
 	int err;
 
-	err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, &x->final_map);
-	if (err) {
-		report_fail(p->rep, "handoff: the final memory map: %s", pt_strerror(err));
-		return 0;
-	}
-	/* the map ExitBootServices was called with */
-	if (p->opts.dump_memmap)
-		run_dump_raw_map(p->rep, &x->final_map);
 	n = free_ranges(&p->build, ranges, PT_FRAMES_MAX_RANGES, &bytes, &with_loader);
 	err = pt_frames_init(&p->build.frames, ranges, n, x->ram_bitmap, x->ram_bitmap_bytes,
 			     p->build.env.phys_to_virt, p);
 	if (err) {
 		report_fail(p->rep, "handoff: frame allocator over all RAM: %s (%u ranges)",
 			    pt_strerror(err), n);
-		return 0;
+		return err;
 	}
 	/* a fact: the ram sweep and the churn on these frames are the checks */
 	report_fact(p->rep, "handoff-ram", "the frame allocator owns all free RAM (%u ranges, "
 		    "%llu MiB%s)", n, (unsigned long long)(bytes >> 20),
 		    with_loader ? ", loader ranges less the app's own pages" : ", loader ranges kept out");
-	{
-		const struct pt_range *own;
-		bool complete;
-		unsigned nown = owned_list(&own, &complete);
-		uint64_t loader = 0, mine = 0;
+	nown = owned_list(&own, &complete);
+	for (unsigned i = 0; i < p->build.map.n; i++)
+		if (is_loader_type(p->build.map.range[i].type))
+			loader += p->build.map.range[i].len;
+	for (unsigned i = 0; i < nown; i++)
+		mine += own[i].len;
+	report_fact(p->rep, "handoff-frames", "ranges=%u bytes=%llu loader_bytes=%llu "
+		    "app_allocations=%u app_bytes=%llu image_bytes=%llu all_recorded=%d",
+		    n, (unsigned long long)bytes, (unsigned long long)loader, nown,
+		    (unsigned long long)mine, (unsigned long long)p->build.image.size, complete);
+	return PT_OK;
+}
 
-		for (unsigned i = 0; i < p->build.map.n; i++)
-			if (is_loader_type(p->build.map.range[i].type))
-				loader += p->build.map.range[i].len;
-		for (unsigned i = 0; i < nown; i++)
-			mine += own[i].len;
-		report_fact(p->rep, "handoff-frames", "ranges=%u bytes=%llu loader_bytes=%llu "
-			    "app_allocations=%u app_bytes=%llu image_bytes=%llu all_recorded=%d",
-			    n, (unsigned long long)bytes, (unsigned long long)loader, nown,
-			    (unsigned long long)mine, (unsigned long long)p->build.image.size, complete);
-	}
-	t = rdtsc();
-	err = run_plan(p);
-	if (!err && p->mode->plan)
-		err = p->mode->plan(p);   /* the mode's exemptions */
-	p->t.plan = rdtsc() - t;
-	if (err) {
-		report_fail(p->rep, "handoff: plan of the final map: %s", pt_strerror(err));
-		return 0;
-	}
-	run_build_and_check(p, &x->final_map);
-	run_report_frames_and_time(p, t0);
-	if (p->mode->after_checks)
-		p->mode->after_checks(p);
+/* After ExitBootServices, on our stack: the pipeline on the map the firmware was left with. */
+static int phase_b_body(void *arg)
+{
+	struct ptlab *p = arg;
+
+	run_from_final_map(p, &p->exit.final_map, rdtsc(), all_ram_frames);
 	return 0;
 }
 
@@ -550,11 +537,5 @@ void handoff_ram_sweep(struct ptlab *p)
 }
 
 const struct mode mode_handoff = {
-	.boot_services_gone = true,
-	.option_defaults = handoff_option_defaults,
-	.run = handoff_run,
-	.live_enter = handoff_live_enter,
-	.live_leave = handoff_live_leave,
-	.smp = smp_handoff_run,
-	.own_checks = handoff_ram_sweep,
+	HANDOFF_MODE_OPS,
 };

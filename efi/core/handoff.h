@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hand-off mode (handoff.c): mode_handoff (core/mode.h), and its parts
- * the kernel mode (linux.c), a hand-off that ends in Linux, shares.
+ * the kernel mode (kernel.c), a hand-off that ends in a kernel, shares.
  */
 #ifndef PTLAB_EFI_HANDOFF_H
 #define PTLAB_EFI_HANDOFF_H
@@ -32,6 +32,16 @@ void handoff_ram_sweep(struct ptlab *p);
  * report output of a hand-off.
  */
 void handoff_emit_final(struct report *rep, struct ptlab_fb *fb);
+
+/*
+ * The operations of struct mode the hand-off mode is made of: mode_handoff
+ * is these, mode_kernel these and its kernel's steps (kernel.c).
+ */
+#define HANDOFF_MODE_OPS                                                     \
+	.boot_services_gone = true, .option_defaults = handoff_option_defaults, \
+	.run = handoff_run, .live_enter = handoff_live_enter,                 \
+	.live_leave = handoff_live_leave, .smp = smp_handoff_run,             \
+	.own_checks = handoff_ram_sweep
 
 /* The hand-off mode: the run after ExitBootServices, on all of RAM. */
 extern const struct mode mode_handoff;

@@ -16,6 +16,7 @@
 
 #include "core/mode.h"
 #include "checks/registry.h"
+#include "core/kernel_jump.h"
 
 /* The --kernel file as read: @len bytes in pages of ours, given back after the load. */
 struct kernel_file {
@@ -49,11 +50,10 @@ struct kernel_proto {
 	/* After the final plan: what the protocol adds to it or exempts (NULL: nothing). */
 	int (*plan)(struct ptlab *p);
 	/*
-	 * The digest check's fault (--inject), planted in the tables to hand
-	 * over before the comparison: returns true when it was planted.
+	 * The protocol's entry for the digest comparison of the tables handed
+	 * over (its fault: page 0 mapped before the comparison, kernel.c).
 	 */
 	const struct ptlab_check *digest_check;
-	bool (*digest_plant)(struct ptlab *p);
 	/*
 	 * After the tables were built again and compared: the protocol's own
 	 * checks on them and the data the kernel reads.  PT_OK when the jump
@@ -63,6 +63,15 @@ struct kernel_proto {
 	/* The report closed and the jump; never returns. */
 	__attribute__((noreturn)) void (*enter)(struct ptlab *p);
 };
+
+/*
+ * kernel_jump() - the end of ptlab, every protocol's: CR4 without the
+ * global, supervisor-protection, key and PCID bits the kernel did not ask
+ * for (PAE set) into @j, then kernel_asm.S's jump with it (interrupts off,
+ * the protocol's GDT and selectors, an empty IDT, @j's CR3, RSI and
+ * stack, every other register zero).  Never returns.
+ */
+__attribute__((noreturn)) void kernel_jump(struct kernel_jump *j);
 
 /* The kernel mode: a hand-off that ends in the kernel --kernel names. */
 extern const struct mode mode_kernel;

@@ -605,6 +605,41 @@ bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
 	return setup_levels(p, li);
 }
 
+void run_from_final_map(struct ptlab *p, const struct rawmap *m, uint64_t t0,
+			int (*frames)(struct ptlab *p))
+{
+	uint64_t t, avail;
+	int err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, m);
+
+	if (err) {
+		report_fail(p->rep, "plan: the final memory map: %s", pt_strerror(err));
+		return;
+	}
+	if (p->opts.dump_memmap)
+		run_dump_raw_map(p->rep, m);
+	if (frames && frames(p) != PT_OK)
+		return;
+	t = rdtsc();
+	err = run_plan(p);
+	if (!err && p->mode->plan)
+		err = p->mode->plan(p);
+	p->t.plan = rdtsc() - t;
+	if (err) {
+		report_fail(p->rep, "plan: the plan of the final memory map: %s", pt_strerror(err));
+		return;
+	}
+	avail = pt_frames_available(&p->build.frames);
+	if (p->build.plan.min_total > avail) {
+		report_fail(p->rep, "plan: needs %llu table frames, the frame allocator has %llu",
+			    (unsigned long long)p->build.plan.min_total, (unsigned long long)avail);
+		return;
+	}
+	run_build_and_check(p, m);
+	run_report_frames_and_time(p, t0);
+	if (p->mode->after_checks)
+		p->mode->after_checks(p);
+}
+
 void run_release(struct ptlab_build *b, const struct ptlab_data *d, struct ptlab_live *live)
 {
 	if (b->pool_pa)

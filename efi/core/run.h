@@ -60,6 +60,20 @@ uint64_t run_digest(const struct pt_space *s, uint64_t *leaves);
 void run_build_and_check(struct ptlab *p, const struct rawmap *m);
 /* The frames test point and the "# frames:" and "# time:" facts (@t0: the run's start). */
 void run_report_frames_and_time(struct ptlab *p, uint64_t t0);
+
+/*
+ * The pipeline from the final memory map @m on, one sequence for every
+ * mode: @m normalized into the run's map (--dump-memmap: its raw
+ * descriptors), @frames (NULL: the pool's frames stay the run's) given
+ * the normalized map to set the frame allocator up from, the plan with
+ * the mode's own step after it (p->mode->plan: a kernel's ranges), the
+ * table count it needs against the frames there are, the build and its
+ * checks, the facts of frames and time from @t0, and the mode's
+ * after_checks (a kernel's hand-over).  Each failure is reported and ends
+ * the sequence; nothing is given back here (the mode's end does).
+ */
+void run_from_final_map(struct ptlab *p, const struct rawmap *m, uint64_t t0,
+			int (*frames)(struct ptlab *p));
 /*
  * Firmware mode, at the end: give back what run_setup_pool and
  * run_setup_data allocated (in the run's @b and @d), the map's and the

@@ -72,8 +72,6 @@
 #define ELF_MAGIC       0x464c457fu           /* "\x7fELF" */
 
 /* lmhandoff_asm.S */
-__attribute__((noreturn)) void limine_jump_asm(uint64_t entry, uint64_t stack_top, uint64_t cr3,
-					       uint64_t cr4, const struct desc_ptr *gdtr);
 void limine_ap_park(void);
 void limine_ap_loop(void);
 
@@ -182,17 +180,6 @@ static int limine_plan(struct ptlab *p)
 }
 
 /* ---- after the checks: the data, the checks on the tables to hand over ------------------- */
-
-/* --inject=limine-digest: page 0 mapped before the comparison. */
-static bool plant_digest(struct ptlab *p)
-{
-	struct pt_flushlist fl;
-
-	if (pt_map(&p->build.space, 0, 0, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K, &fl) != PT_OK)
-		return false;
-	report_note(p->rep, "inject: limine-digest planted (page 0 mapped before the comparison)");
-	return true;
-}
 
 /* The page attributes a segment's ELF flags give. */
 static unsigned seg_flags(uint32_t f)
@@ -702,7 +689,8 @@ static int limine_prepare(struct ptlab *p)
 static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 {
 	struct lim *l = lim_of(&p->kern);
-	uint64_t cr4 = read_cr4(), top = hhdm(l, l->stacks_pa + (l->ncpu + 1) * l->stack_bytes);
+	uint64_t top = hhdm(l, l->stacks_pa + (l->ncpu + 1) * l->stack_bytes);
+	struct kernel_jump j;
 
 	report_fact(p->rep, "limine", "entry=0x%llx stack=0x%llx+0x%llx cr3=0x%llx levels=%u "
 		    "base_revision=%u answered=0x%x memmap=%u reclaim_runs=%u cpus=%u parked=%u "
@@ -717,9 +705,9 @@ static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 		wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_EN | APIC_BASE_X2);
 	l->gdtr.limit = sizeof(limine_gdt) - 1;
 	l->gdtr.base = hhdm(l, l->gdt_pa);
-	/* no global, supervisor-protection or key bits the kernel did not ask for */
-	cr4 = (cr4 & ~(CR4_PGE | CR4_SMEP | CR4_SMAP | CR4_PKE | CR4_PCIDE)) | CR4_PAE;
-	limine_jump_asm(l->entry, top, p->build.our_cr3, cr4, &l->gdtr);
+	j = (struct kernel_jump){ .entry = l->entry, .cr3 = p->build.our_cr3, .rsp = top,
+				  .gdtr = &l->gdtr, .cs = LIMINE_SEL_CODE64, .ds = LIMINE_SEL_DATA64 };
+	kernel_jump(&j);
 }
 
 /* An ELF file: "\x7fELF" (the ELF header judges the rest). */
@@ -737,7 +725,6 @@ const struct kernel_proto kernel_limine = {
 	.load = limine_load,
 	.plan = limine_plan,
 	.digest_check = &check_limine_digest,
-	.digest_plant = plant_digest,
 	.prepare = limine_prepare,
 	.enter = limine_enter,
 };

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The last instructions of ptlab before a Limine-protocol kernel, and the
- * loop its APs are parked in (limine.c).  The machine state both leave is
- * the protocol's "machine state at entry" for x86-64: the protocol's GDT
+ * The loop a Limine-protocol kernel's APs are parked in (lmhandoff.c);
+ * the BSP's jump is every protocol's (core/kernel_asm.S).  The machine
+ * state both leave is the protocol's "machine state at entry" for x86-64:
+ * the protocol's GDT
  * (64-bit code 0x28, data 0x30 in every segment register), IF and DF
  * clear, the handed-over tables in CR3, RSP on a stack of the kernel's
  * size with a return address of 0 pushed, every other general purpose
@@ -13,51 +14,6 @@
 #include "limine/lmpark.h"
 
 	.text
-
-/* limine_jump_asm(entry, stack_top, cr3, cr4, gdtr): never returns */
-	.globl	limine_jump_asm
-	.type	limine_jump_asm, @function
-limine_jump_asm:
-	cli
-	cld
-	mov	%rdi, %r9		/* the entry */
-	lgdt	(%r8)
-	pushq	$0
-	pushq	$0
-	lidt	(%rsp)			/* limit 0, base 0 */
-	add	$16, %rsp
-	mov	%rdx, %cr3
-	mov	%rcx, %cr4
-	pushq	$LIMINE_SEL_CODE64
-	leaq	1f(%rip), %rax
-	pushq	%rax
-	lretq
-1:	mov	$LIMINE_SEL_DATA64, %eax
-	mov	%eax, %ds
-	mov	%eax, %es
-	mov	%eax, %ss
-	mov	%eax, %fs
-	mov	%eax, %gs
-	mov	%rsi, %rsp
-	pushq	$0			/* the return address */
-	pushq	%r9			/* taken by ret */
-	xor	%eax, %eax
-	xor	%ebx, %ebx
-	xor	%ecx, %ecx
-	xor	%edx, %edx
-	xor	%esi, %esi
-	xor	%edi, %edi
-	xor	%ebp, %ebp
-	xor	%r8d, %r8d
-	xor	%r9d, %r9d
-	xor	%r10d, %r10d
-	xor	%r11d, %r11d
-	xor	%r12d, %r12d
-	xor	%r13d, %r13d
-	xor	%r14d, %r14d
-	xor	%r15d, %r15d
-	ret
-	.size	limine_jump_asm, . - limine_jump_asm
 
 /*
  * limine_ap_park(block): an AP the trampoline brought onto the handed-

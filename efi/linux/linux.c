@@ -596,15 +596,6 @@ static void report_efi_view(struct report *rep, const struct rawmap *m)
 			    (unsigned long long)(bs >> 10), mat ? "outside-the-map" : "none");
 }
 
-/* --inject=linux-digest: page 0 mapped before the comparison. */
-static bool plant_digest(struct ptlab *p)
-{
-	if (map_page0(&p->build.space) != PT_OK)
-		return false;
-	report_note(p->rep, "inject: linux-digest planted (page 0 mapped before the comparison)");
-	return true;
-}
-
 /*
  * After the checks and the rebuild (no boot services): page 0 added, the
  * CPU reading and executing through the tables to hand over, the e820
@@ -713,14 +704,12 @@ static int linux_prepare_jump(struct ptlab *p)
 	return p->rep->failed || p->aborted ? PT_EINVAL : PT_OK;
 }
 
-/* linux_asm.S */
-__attribute__((noreturn)) void linux_jump_asm(uint64_t entry, uint64_t zero_page, uint64_t cr3,
-					      uint64_t cr4, const struct desc_ptr *gdtr);
-
 #define GDT_CODE64 UINT64_C(0x00af9a000000ffff)   /* present, DPL 0, L=1, D=0, execute/read */
 #define GDT_DATA   UINT64_C(0x00cf92000000ffff)   /* present, DPL 0, read/write, 4 GiB */
 
 /* __BOOT_CS = 0x10, __BOOT_DS = 0x18 (boot.rst, 64-bit boot protocol) */
+#define BOOT_CS    0x10u
+#define BOOT_DS    0x18u
 static uint64_t boot_gdt[4] __attribute__((aligned(16))) = { 0, 0, GDT_CODE64, GDT_DATA };
 
 /*
@@ -733,7 +722,10 @@ static __attribute__((noreturn)) void linux_jump(const struct cpu_caps *caps,
 						 const struct lnx *k, uint64_t cr3)
 {
 	static struct desc_ptr gdtr;
-	uint64_t cr4 = read_cr4();
+	struct kernel_jump j = {
+		.entry = k->load_pa + LB_ENTRY64_OFF, .cr3 = cr3, .rsi = k->zero_page_pa,
+		.gdtr = &gdtr, .cs = BOOT_CS, .ds = BOOT_DS,
+	};
 
 	gdtr.limit = sizeof(boot_gdt) - 1;
 	gdtr.base = (uint64_t)(uintptr_t)boot_gdt;
@@ -741,9 +733,7 @@ static __attribute__((noreturn)) void linux_jump(const struct cpu_caps *caps,
 		/* the firmware's PAT again */
 		cpu_switch_pat(fw_info.entry.pat);
 	}
-	/* no global, supervisor-protection or key bits the kernel did not ask for */
-	cr4 = (cr4 & ~(CR4_PGE | CR4_SMEP | CR4_SMAP | CR4_PKE | CR4_PCIDE)) | CR4_PAE;
-	linux_jump_asm(k->load_pa + LB_ENTRY64_OFF, k->zero_page_pa, cr3, cr4, &gdtr);
+	kernel_jump(&j);
 }
 
 /* ---- the protocol ------------------------------------------------------------------ */
@@ -782,7 +772,6 @@ const struct kernel_proto kernel_linux = {
 	.load = linux_load,
 	.plan = linux_plan_exempt,
 	.digest_check = &check_linux_digest,
-	.digest_plant = plant_digest,
 	.prepare = linux_prepare_jump,
 	.enter = hand_to_linux,
 };
