@@ -7,10 +7,11 @@
 #include "checks/elsewhere.h"
 #include "checks/cpuchecks.h"
 #include "checks/checks.h"
+#include "checks/livechecks.h"
 #include "checks/registry.h"
 
 static const struct ptlab_check *const *const app_tables[] = {
-	checks_table, cpuchecks_table, elsewhere_table,
+	checks_table, livechecks_table, cpuchecks_table, elsewhere_table,
 };
 
 const struct ptlab_registry ptlab_checks = {

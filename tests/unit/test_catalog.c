@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The app's check registry as the run gets it: ptlab_checks
- * (efi/checks/catalog.c) over the modules' tables (checks.c, cpuchecks.c,
- * elsewhere.c), linked as they are.  Every entry must be one the runner
+ * (efi/checks/catalog.c) over the modules' tables (checks.c, livechecks.c,
+ * cpuchecks.c, elsewhere.c), linked as they are.  Every entry must be one the runner
  * (registry.c) and --inject can use: named, its fault named (the runner
  * compares every entry's fault name when it looks one up), in a phase that
  * exists, run by the phase loops exactly when it is not reported
@@ -25,6 +25,7 @@
 #include "../../efi/checks/elsewhere.h"
 #include "../../efi/checks/cpuchecks.h"
 #include "../../efi/checks/checks.h"
+#include "../../efi/checks/livechecks.h"
 #include "../../efi/checks/catalog.h"
 #include "../../efi/live/la57.h"
 #include "../../efi/checks/registry.h"
@@ -75,10 +76,11 @@ static void test_catalog_holds_the_modules_tables(void **state)
 	const unsigned n = entries(e);
 
 	(void)state;
-	assert_int_equal(ptlab_checks.ntables, 3);
+	assert_int_equal(ptlab_checks.ntables, 4);
 	assert_ptr_equal(ptlab_checks.tables[0], checks_table);
-	assert_ptr_equal(ptlab_checks.tables[1], cpuchecks_table);
-	assert_ptr_equal(ptlab_checks.tables[2], elsewhere_table);
+	assert_ptr_equal(ptlab_checks.tables[1], livechecks_table);
+	assert_ptr_equal(ptlab_checks.tables[2], cpuchecks_table);
+	assert_ptr_equal(ptlab_checks.tables[3], elsewhere_table);
 	assert_int_equal(registry_count(&ptlab_checks), n);
 	/* the checks other folders' hooks name are entries of it */
 	assert_ptr_equal(registry_find_fault(&ptlab_checks, "leak-frame"), &check_frames_returned);
