@@ -41,7 +41,8 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # efi/live/flush.c and efi/cpu/trap.c define them for the firmware, the tests that link such a module define
 # their own.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
-APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/inject.c \
+APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/churnjudge.c \
+	checks/churntype.c checks/inject.c \
 	checks/registry.c core/verdict.c lib/model.c lib/sha256.c lib/trust.c \
 	cpu/gdt.c limine/lmelf.c limine/lmerr.c limine/lmmap.c limine/lmreq.c \
 	limine/lmresp.c limine/lmplan.c linux/linuxboot.c opts/optcheck.c opts/opts.c \

@@ -13,7 +13,7 @@ $(BUILD)/host/tests/test_%: $(BUILD)/host/tests/unit/test_%.c.o \
 # tables it lists, linked as they are (with ram.c, firmware-free); the
 # machine's seams those modules call are the test's own.
 CATALOG_HOST_OBJS := $(addprefix $(BUILD)/host/efi/,proto/catalog.c.o linux/lxchecks.c.o \
-	limine/lmchecks.c.o) $(addprefix $(BUILD)/host/efi/checks/,checks.c.o \
+	limine/lmchecks.c.o) $(addprefix $(BUILD)/host/efi/checks/,checks.c.o livechecks.c.o \
 	cpuchecks.c.o elsewhere.c.o ram.c.o)
 
 $(BUILD)/host/tests/test_catalog: $(BUILD)/host/tests/unit/test_catalog.c.o $(CATALOG_HOST_OBJS) \

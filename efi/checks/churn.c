@@ -36,13 +36,19 @@
  * The churn runs in slices of about a second of live time, so the firmware
  * can print progress between them.
  *
+ * The calls and the loop are here; how a call is judged is churnjudge.c's,
+ * the memory types and the typed window churntype.c's, and what the three
+ * share churnctx.h's.
+ *
  * No firmware calls (firmware-free: in the host archive).
  */
 #include "checks/elsewhere.h"
 #include "live/flush.h"
 #include "checks/checkkit.h"
 #include "checks/churn.h"
-#include "checks/ram.h"
+#include "checks/churnctx.h"
+#include "checks/churnjudge.h"
+#include "checks/churntype.h"
 #include "checks/inject.h"
 #include "report/report.h"
 #include "cpu/trap.h"
@@ -54,29 +60,11 @@
 #include "live/live.h"
 
 #define GIB              PT_SIZE_1G
-#define WINDOW           PTLAB_SCRATCH_BYTES
 #define RUNS_SOFT_MAX    384u
 #define LINT_EVERY       1000u
 #define SLICE_US         1000000u
 
-#define EXEC_OFF         0xff0u   /* where a 'ret' goes for fetch checks */
 #define INJECT_OP        1000u    /* --inject: the first op that may damage something */
-
-static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
-
-/*
- * What the churn works on: the parts of the run it reads or changes,
- * made from the run by churn_ctx_of() at each entry point.  Between entry
- * points the churn's state lives in @c (the run's own), never here.
- */
-struct churn_ctx {
-	struct ptlab_churn *c;       /* its sequence, shadow model and counts */
-	struct ptlab_build *b;       /* the live hierarchy, its frame pool and environment */
-	struct ptlab_data *d;        /* the frames mappings point at (typed_len may drop to 0) */
-	const struct opts *o;        /* --seed, --inject, --fail-alloc */
-	struct report *rep;
-	const struct ptlab_wx *wx;   /* W+X exemptions, for putting back what it took out */
-};
 
 /* The context of run @p: pointers into it, nothing copied. */
 static struct churn_ctx churn_ctx_of(struct ptlab *p)
@@ -85,242 +73,6 @@ static struct churn_ctx churn_ctx_of(struct ptlab *p)
 		.c = &p->churn, .b = &p->build, .d = &p->data, .o = &p->opts, .rep = p->rep,
 		.wx = &p->wx,
 	};
-}
-
-/* ---- failures ---- */
-
-static void fail(const struct churn_ctx *cc, const char *what, uint64_t va, uint64_t want,
-		 uint64_t got)
-{
-	struct ptlab_churn *c = cc->c;
-
-	if (c->failed)
-		return;
-	c->failed = true;
-	report_fail(cc->rep, "churn: %s at va=0x%llx expected 0x%llx observed 0x%llx "
-		    "(seed=%llu op=%llu; replay with --seed=%llu --iterations=%llu)", what,
-		    (unsigned long long)va, (unsigned long long)want, (unsigned long long)got,
-		    (unsigned long long)cc->o->seed, (unsigned long long)c->op,
-		    (unsigned long long)cc->o->seed, (unsigned long long)(c->op + 1));
-}
-
-/* ---- where frames come from ---- */
-
-/* Is @pa in the data area (our frames, written through test mappings)? */
-static bool in_data(const struct ptlab_data *d, uint64_t pa)
-{
-	return pa >= d->pa && pa - d->pa < d->len;
-}
-
-/* Is all of [pa, pa+len) in the typed window (false when there is none)? */
-static bool in_typed(const struct ptlab_data *d, uint64_t pa, uint64_t len)
-{
-	return d->typed_len && pa >= d->typed_pa && pa + len <= d->typed_pa + d->typed_len;
-}
-
-/* Does [pa, pa+len) share a frame with the typed window? */
-static bool touches_typed(const struct ptlab_data *d, uint64_t pa, uint64_t len)
-{
-	return d->typed_len && pa < d->typed_pa + d->typed_len && d->typed_pa < pa + len;
-}
-
-static enum pt_cache cache_of(unsigned attrs)
-{
-	return PT_CACHE_OF(attrs);
-}
-
-static unsigned with_cache(unsigned attrs, enum pt_cache t)
-{
-	return (attrs & ~PT_CACHE_MASK) | PT_CACHE(t);
-}
-
-/*
- * The memory type other scratch runs give frames of [pa, pa+len): the
- * parts of runs that map them, except those inside VA [skip, skip+skip_len)
- * (the range being changed).  -1 when none maps them, -2 when they
- * disagree among themselves.
- */
-static int frames_type(const struct ptlab_churn *c, uint64_t pa, uint64_t len, uint64_t skip,
-		       uint64_t skip_len)
-{
-	int type = -1;
-
-	for (unsigned i = 0; i < c->m.n; i++) {
-		const struct model_run *r = &c->m.run[i];
-		uint64_t a = r->pa > pa ? r->pa : pa;
-		uint64_t b = r->pa + r->len < pa + len ? r->pa + r->len : pa + len;
-		uint64_t va;
-
-		if (a >= b)
-			continue;
-		va = r->va + (a - r->pa);
-		if (skip_len && va >= skip && va + (b - a) <= skip + skip_len)
-			continue;
-		if (type == -1)
-			type = (int)cache_of(r->attrs);
-		else if (type != (int)cache_of(r->attrs))
-			return -2;
-	}
-	return type;
-}
-
-/*
- * The attributes a change of VA [va, va+len) to frames [pa, pa+len) may
- * have: @attrs, with write-back outside the typed window, and with the
- * type the frames already have elsewhere.  False when no type fits.
- */
-static bool fit_type(const struct churn_ctx *cc, uint64_t va, uint64_t len, uint64_t pa,
-		     unsigned *attrs)
-{
-	struct ptlab_churn *c = cc->c;
-	int have;
-
-	if (cache_of(*attrs) != PT_CACHE_WB && !in_typed(cc->d, pa, len))
-		*attrs = with_cache(*attrs, PT_CACHE_WB);
-	if (!touches_typed(cc->d, pa, len))
-		return true;
-	have = frames_type(c, pa, len, va, len);
-	if (have == -2)
-		return false;
-	if (have >= 0 && have != (int)cache_of(*attrs)) {
-		if (have != PT_CACHE_WB && !in_typed(cc->d, pa, len))
-			return false;
-		*attrs = with_cache(*attrs, (enum pt_cache)have);
-		c->type_kept++;
-	}
-	return true;
-}
-
-/* Our memory at @pa, through the environment (the identity map in the app). */
-static void *phys(const struct ptlab_build *b, uint64_t pa)
-{
-	return b->env.phys_to_virt(b->env.ctx, pa);
-}
-
-/* ---- the software side ---- */
-
-static void key_point(const struct churn_ctx *cc, uint64_t va)
-{
-	struct ptlab_churn *c = cc->c;
-	const struct model_run *r = model_find(&c->m, va);
-	struct pt_leaf l;
-	int err = pt_translate(&cc->b->space, va, &l);
-
-	if (!r) {
-		if (err != PT_ENOTMAPPED)
-			fail(cc, "translate: mapped where the model has nothing", va, 0, l.pa);
-		return;
-	}
-	if (err)
-		fail(cc, "translate: not mapped where the model has a mapping", va,
-		     r->pa + (va - r->va), 0);
-	else if (l.pa != r->pa + (va - r->va))
-		fail(cc, "translate: wrong frame", va, r->pa + (va - r->va), l.pa);
-	else if (l.flags != r->attrs)
-		fail(cc, "translate: wrong attributes", va, r->attrs, l.flags);
-}
-
-static void key_points(const struct churn_ctx *cc, uint64_t va, uint64_t len)
-{
-	struct ptlab_churn *c = cc->c;
-	uint64_t pts[4] = { va, va + len - PT_PAGE_SIZE, va - PT_PAGE_SIZE, va + len };
-
-	for (unsigned i = 0; i < 4 && !c->failed; i++)
-		key_point(cc, pts[i]);
-}
-
-/* ---- the CPU side ---- */
-
-static void expect_fault(const struct churn_ctx *cc, const char *what, uint64_t va, int faulted,
-			 const struct trap_fault *f, uint64_t error)
-{
-	struct ptlab_churn *c = cc->c;
-
-	c->faults_expected++;
-	if (faulted)
-		c->faults_seen++;
-	if (!faulted)
-		fail(cc, what, va, error, UINT64_C(0xffffffffffffffff));
-	else if (f->vector != TRAP_VEC_PF || f->cr2 != va)
-		fail(cc, what, va, va, f->vector == TRAP_VEC_PF ? f->cr2 : f->vector);
-	else if (f->error != error)
-		fail(cc, what, va, error, f->error);
-}
-
-static void sample(const struct churn_ctx *cc, uint64_t va)
-{
-	struct ptlab_churn *c = cc->c;
-	const struct model_run *r = model_find(&c->m, va);
-	struct trap_fault f;
-	uint64_t got = 0, pa, hh, want;
-	int faulted;
-
-	va &= ~(PT_PAGE_SIZE - 1);
-	c->samples++;
-	if (!r) {
-		faulted = probe_read64(va, &got, &f);
-		expect_fault(cc, "cpu: read of an unmapped page", va, faulted, &f, 0);
-		return;
-	}
-	pa = r->pa + (va - r->va);
-	hh = cc->b->plan.hhdm_base + pa;
-	if (in_typed(cc->d, pa, PT_PAGE_SIZE)) {
-		/* out of the HHDM for the churn: only the scratch address reaches it */
-		faulted = probe_read64(hh + 24, &got, &f);
-		expect_fault(cc, "cpu: the HHDM alias of a typed frame", hh + 24, faulted, &f, 0);
-		if (c->failed)
-			return;
-		if (r->attrs & PT_WRITE) {
-			want = ptlab_pattern(pa, c->op);
-			if (probe_write64(va + 8, want, &f) || probe_read64(va + 8, &got, &f) ||
-			    got != want)
-				fail(cc, "cpu: pattern written and read back through a typed mapping", va,
-				     want, got);
-		} else {
-			faulted = probe_write64(va + 8, 0, &f);
-			expect_fault(cc, "cpu: write to a read-only page", va + 8, faulted, &f,
-				     PF_ERR_P | PF_ERR_W);
-		}
-		return;
-	}
-	if (!in_data(cc->d, pa)) {
-		uint64_t a = 0, b = 0;
-
-		/* RAM we do not own: read both aliases, never write */
-		if (!ptlab_is_ram(&cc->b->map, pa))
-			return;
-		if (probe_read64(va + 16, &a, &f) || probe_read64(hh + 16, &b, &f) || a != b)
-			fail(cc, "cpu: foreign RAM differs between scratch and HHDM alias", va, b, a);
-		return;
-	}
-	want = ptlab_pattern(pa, c->op);
-	if (probe_write64(hh, want, &f) || probe_read64(va, &got, &f) || got != want) {
-		fail(cc, "cpu: pattern written through the HHDM alias, read through the scratch address",
-		     va, want, got);
-		return;
-	}
-	if (r->attrs & PT_WRITE) {
-		want = ~ptlab_pattern(pa, c->op);
-		if (probe_write64(va + 8, want, &f) || probe_read64(hh + 8, &got, &f) || got != want)
-			fail(cc, "cpu: pattern written through the scratch address, read through the HHDM alias",
-			     va, want, got);
-	} else {
-		faulted = probe_write64(va + 8, 0, &f);
-		expect_fault(cc, "cpu: write to a read-only page", va + 8, faulted, &f,
-			     PF_ERR_P | PF_ERR_W);
-	}
-	if (c->failed)
-		return;
-	*(volatile uint8_t *)phys(cc->b, pa + EXEC_OFF) = 0xc3;   /* ret */
-	faulted = probe_exec(va + EXEC_OFF, &f);
-	if (r->attrs & PT_EXEC) {
-		if (faulted)
-			fail(cc, "cpu: fetch from an executable page faulted", va + EXEC_OFF, 0,
-			     f.error);
-	} else {
-		expect_fault(cc, "cpu: fetch from an NX page", va + EXEC_OFF, faulted, &f,
-			     PF_ERR_P | PF_ERR_ID);
-	}
 }
 
 /* ---- choosing operations ---- */
@@ -397,9 +149,9 @@ static void changed(const struct churn_ctx *cc, struct pt_flushlist *fl, bool sk
 		c->type_changes++;
 	}
 	if (model_set(&c->m, va, len, true, pa, attrs))
-		fail(cc, "model: out of runs", va, PTLAB_CHURN_MODEL_CAP, c->m.n);
+		churn_fail(cc, "model: out of runs", va, PTLAB_CHURN_MODEL_CAP, c->m.n);
 	else
-		key_points(cc, va, len);
+		churn_key_points(cc, va, len);
 }
 
 /*
@@ -426,7 +178,7 @@ static int check_result(const struct churn_ctx *cc, const char *call, uint64_t v
 		return -1;
 	}
 	if (got != want) {
-		fail(cc, call, va, (uint64_t)(int64_t)want, (uint64_t)(int64_t)got);
+		churn_fail(cc, call, va, (uint64_t)(int64_t)want, (uint64_t)(int64_t)got);
 		return -1;
 	}
 	return got == PT_OK ? 0 : -1;
@@ -448,7 +200,7 @@ static void op_map(const struct churn_ctx *cc)
 
 	pick_range(c, sizes[k], n, &va, &len);
 	pa = pick_frames(cc, sizes[k], len, attrs);
-	if (!fit_type(cc, va, len, pa, &attrs))
+	if (!churn_fit_type(cc, va, len, pa, &attrs))
 		return;   /* the frames have mixed types already: no mapping can join them */
 	want = model_mapped_bytes(&c->m, va, len) ? PT_EEXIST : PT_OK;
 	got = pt_map(&cc->b->space, va, pa, len, attrs, max[k], &fl);
@@ -459,7 +211,7 @@ static void op_map(const struct churn_ctx *cc)
 	if (cache_of(attrs) != PT_CACHE_WB)
 		c->typed_maps++;
 	changed(cc, &fl, false, va, len, pa, attrs);
-	sample(cc, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
+	churn_sample(cc, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
 /* A page-aligned piece of an existing run (whole run half of the time). */
@@ -500,9 +252,9 @@ static void op_unmap(const struct churn_ctx *cc)
 		return;
 	ptlab_flush(&fl);
 	model_set(&c->m, va, len, false, 0, 0);
-	key_points(cc, va, len);
-	sample(cc, va);
-	sample(cc, va + len - PT_PAGE_SIZE);
+	churn_key_points(cc, va, len);
+	churn_sample(cc, va);
+	churn_sample(cc, va + len - PT_PAGE_SIZE);
 }
 
 static void op_protect(const struct churn_ctx *cc)
@@ -515,14 +267,14 @@ static void op_protect(const struct churn_ctx *cc)
 	unsigned attrs = pick_attrs(cc);
 	int got;
 
-	if (!fit_type(cc, va, len, pa, &attrs))
+	if (!churn_fit_type(cc, va, len, pa, &attrs))
 		return;
 	got = pt_protect(&cc->b->space, va, len, attrs, &fl);
 	c->protects++;
 	if (check_result(cc, "protect", va, PT_OK, got))
 		return;
 	changed(cc, &fl, false, va, len, pa, attrs);
-	sample(cc, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
+	churn_sample(cc, va + prng_below(&c->rng, len / PT_PAGE_SIZE) * PT_PAGE_SIZE);
 }
 
 static void op_remap(const struct churn_ctx *cc)
@@ -559,7 +311,7 @@ static void op_remap(const struct churn_ctx *cc)
 		unsigned fitted = attrs;
 
 		/* remap keeps the attributes: the new frames must take this type as it is */
-		if (!fit_type(cc, va, len, new_pa, &fitted) || fitted != attrs)
+		if (!churn_fit_type(cc, va, len, new_pa, &fitted) || fitted != attrs)
 			return;
 	}
 	if (cc->o->inject == OPTS_INJECT_MISSING_INVLPG && !c->injected && c->op >= c->inject_at &&
@@ -581,7 +333,7 @@ static void op_remap(const struct churn_ctx *cc)
 	if (check_result(cc, "remap", va, PT_OK, got))
 		return;
 	changed(cc, &fl, skip, va, len, new_pa, attrs);
-	sample(cc, va);
+	churn_sample(cc, va);
 	/* a CPU that dropped the stale entry on its own shows the new frame: say so */
 	if (skip && !c->failed) {
 		c->inject_op = c->op;
@@ -632,8 +384,8 @@ static void inject(const struct churn_ctx *cc)
 			    cc->o->inject == OPTS_INJECT_WRONG_FRAME ? "wrong-frame" : "nx-cleared",
 			    (unsigned long long)r->va);
 		/* the CPU sees it first; the software walk would too */
-		sample(cc, r->va);
-		key_point(cc, r->va);
+		churn_sample(cc, r->va);
+		churn_key_point(cc, r->va);
 		break;
 	case OPTS_INJECT_FREED_TABLE:
 		r = data_run(cc, false);
@@ -657,8 +409,8 @@ static void lint(const struct churn_ctx *cc)
 	int err = ptlab_lint(cc->b, true, &l);
 
 	if (err)
-		fail(cc, "lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0,
-		     l.errors);
+		churn_fail(cc, "lint: tables structurally wrong (errors, first va)", l.first_bad_va, 0,
+			   l.errors);
 }
 
 /* ---- the loop ---- */
@@ -683,83 +435,14 @@ static void one_op(const struct churn_ctx *cc)
 		lint(cc);
 }
 
-/*
- * Take [va, va+len) (the typed window's identity or HHDM alias) out of our
- * tables, remembering whether and how it was mapped; all of it with one
- * leaf flag set, or none of it (it then stays and the window is not used).
- */
-static bool typed_take_out(struct pt_space *sp, uint64_t va, uint64_t len,
-			   struct ptlab_churn_typed *o)
-{
-	struct pt_flushlist fl;
-	struct pt_leaf l;
-
-	*o = (struct ptlab_churn_typed){ 0 };
-	for (uint64_t off = 0; off < len; off += PT_PAGE_SIZE) {
-		bool m = pt_translate(sp, va + off, &l) == PT_OK;
-
-		if (off == 0) {
-			o->mapped = m;
-			o->flags = m ? l.flags : 0;
-			o->leaf = l;
-		} else if (m != o->mapped || (m && l.flags != o->flags)) {
-			return false;
-		}
-	}
-	if (o->mapped && pt_unmap(sp, va, len, 0, &fl) != PT_OK)
-		return false;
-	return true;
-}
-
-/*
- * The flags to map [va, va + len) -> pa with again: @flags as they were,
- * with PT_ALLOW_WX when they are W+X and the run's exemption list holds
- * that range (a boot protocol's RWX window); anything else W+X stays
- * refused by pt_map.
- */
-static unsigned again_flags(const struct ptlab_wx *wx, uint64_t va, uint64_t pa, uint64_t len,
-			    unsigned flags)
-{
-	if ((flags & PT_WRITE) && (flags & PT_EXEC) && ptlab_wx_find(wx, va, pa, len))
-		return flags | PT_ALLOW_WX;
-	return flags;
-}
-
-static void typed_put_back(const struct churn_ctx *cc, uint64_t va, uint64_t len,
-			   const struct ptlab_churn_typed *o)
-{
-	uint64_t hb = cc->b->plan.hhdm_base, pa = va >= hb ? va - hb : va;
-	struct pt_flushlist fl;
-
-	if (o->mapped && pt_map(&cc->b->space, va, pa, len,
-				again_flags(cc->wx, va, pa, len, o->flags), PT_PAGE_4K, &fl) != PT_OK)
-		fail(cc, "typed window: identity or HHDM alias not restored", va, 0, 0);
-}
-
-/* A large leaf that held the window, whole again: its 4 KiB pieces out, the leaf back in. */
-static void typed_merge(const struct churn_ctx *cc, const struct ptlab_churn_typed *o)
-{
-	const struct pt_leaf *l = &o->leaf;
-	uint64_t va = l->va & ~(l->size - 1), pa = l->pa & ~(l->size - 1);
-	struct pt_flushlist fl;
-
-	if (!o->mapped || !l->level)
-		return;
-	if (pt_unmap(&cc->b->space, va, l->size, 0, &fl) != PT_OK ||
-	    pt_map(&cc->b->space, va, pa, l->size, again_flags(cc->wx, va, pa, l->size, o->flags),
-		   (enum pt_page_size)l->level, &fl) != PT_OK)
-		report_fail(cc->rep, "churn: the %s leaf 0x%llx around the typed window was not "
-			    "restored", l->level == 2 ? "1 GiB" : "2 MiB", (unsigned long long)va);
-}
-
 void churn_merge_back(struct ptlab *p)
 {
 	const struct churn_ctx cc = churn_ctx_of(p);
 
 	if (!cc.d->typed_len)
 		return;
-	typed_merge(&cc, &cc.c->typed_ident);
-	typed_merge(&cc, &cc.c->typed_hhdm);
+	churn_typed_merge(&cc, &cc.c->typed_ident);
+	churn_typed_merge(&cc, &cc.c->typed_hhdm);
 }
 
 void churn_start(struct ptlab *p)
@@ -779,11 +462,11 @@ void churn_start(struct ptlab *p)
 	 */
 	if (d->typed_len) {
 		ptlab_wbinvd();
-		if (!typed_take_out(sp, d->typed_pa, d->typed_len, &c->typed_ident)) {
+		if (!churn_typed_take_out(sp, d->typed_pa, d->typed_len, &c->typed_ident)) {
 			d->typed_len = 0;
-		} else if (!typed_take_out(sp, cc.b->plan.hhdm_base + d->typed_pa, d->typed_len,
-					   &c->typed_hhdm)) {
-			typed_put_back(&cc, d->typed_pa, d->typed_len, &c->typed_ident);
+		} else if (!churn_typed_take_out(sp, cc.b->plan.hhdm_base + d->typed_pa, d->typed_len,
+						 &c->typed_hhdm)) {
+			churn_typed_put_back(&cc, d->typed_pa, d->typed_len, &c->typed_ident);
 			d->typed_len = 0;
 		}
 	}
@@ -856,86 +539,6 @@ void churn_progress(struct ptlab *p, uint64_t elapsed_us)
 		    (unsigned long long)(elapsed_us ? c->op * 1000000 / elapsed_us : 0));
 }
 
-/*
- * The memory-type rule, on every leaf of the scratch windows: a leaf that
- * is not write-back maps only typed-window frames; every typed-window
- * frame has one type over all leaves that map it; and the window is in
- * neither our identity map nor our HHDM.
- */
-#define TYPED_MAX_FRAMES 64u
-struct type_audit {
-	const struct ptlab_data *d;
-	uint64_t leaves, typed;
-	uint8_t type[TYPED_MAX_FRAMES];   /* 0xff: not mapped yet */
-	uint64_t bad_va;
-	const char *why;
-};
-
-static int audit_leaf(void *arg, const struct pt_leaf *l)
-{
-	struct type_audit *a = arg;
-	const struct ptlab_data *d = a->d;
-	enum pt_cache t = PT_CACHE_OF(l->flags);
-
-	a->leaves++;
-	if (t != PT_CACHE_WB) {
-		a->typed++;
-		if (!in_typed(d, l->pa, l->size)) {
-			a->why = "a leaf that is not write-back maps a frame outside the typed window";
-			a->bad_va = l->va;
-			return 1;
-		}
-	}
-	for (uint64_t off = 0; off < l->size; off += PT_PAGE_SIZE) {
-		uint64_t pa = l->pa + off, i;
-
-		if (!in_typed(d, pa, PT_PAGE_SIZE))
-			continue;
-		i = (pa - d->typed_pa) / PT_PAGE_SIZE;
-		if (a->type[i] == 0xff) {
-			a->type[i] = (uint8_t)t;
-		} else if (a->type[i] != (uint8_t)t) {
-			a->why = "a typed-window frame is mapped with two memory types";
-			a->bad_va = l->va + off;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void audit_types(const struct churn_ctx *cc)
-{
-	struct ptlab_churn *c = cc->c;
-	const struct ptlab_data *d = cc->d;
-	struct pt_space *sp = &cc->b->space;
-	struct type_audit a = { .d = d };
-	struct pt_leaf l;
-
-	for (unsigned i = 0; i < TYPED_MAX_FRAMES; i++)
-		a.type[i] = 0xff;
-	if (d->typed_len > TYPED_MAX_FRAMES * PT_PAGE_SIZE) {
-		fail(cc, "memory types: typed window larger than the audit covers", d->typed_pa,
-		     TYPED_MAX_FRAMES * PT_PAGE_SIZE, d->typed_len);
-		return;
-	}
-	for (unsigned w = 0; w < 2 && !a.why; w++)
-		pt_visit(sp, window_base[w], WINDOW, audit_leaf, &a);
-	for (uint64_t off = 0; off < d->typed_len && !a.why; off += PT_PAGE_SIZE) {
-		if (pt_translate(sp, d->typed_pa + off, &l) == PT_OK ||
-		    pt_translate(sp, cc->b->plan.hhdm_base + d->typed_pa + off, &l) == PT_OK) {
-			a.why = "a typed-window frame is still in the identity map or the HHDM";
-			a.bad_va = d->typed_pa + off;
-		}
-	}
-	if (a.why) {
-		fail(cc, a.why, a.bad_va, 0, 0);
-		return;
-	}
-	c->audit_ok = true;
-	c->audit_leaves = a.leaves;
-	c->audit_typed = a.typed;
-}
-
 int churn_finish(struct ptlab *p)
 {
 	const struct churn_ctx cc = churn_ctx_of(p);
@@ -947,7 +550,7 @@ int churn_finish(struct ptlab *p)
 
 	if (!c->failed) {
 		inject_begin(CHECK_RUN(p), &check_memory_types, 0);
-		audit_types(&cc);
+		churn_audit_types(&cc);
 		inject_end(CHECK_RUN(p), &check_memory_types);
 	}
 	/* everything the churn mapped goes; every table it used must be freed */
@@ -957,18 +560,18 @@ int churn_finish(struct ptlab *p)
 			ptlab_flush(&fl);
 	}
 	if (err)
-		fail(&cc, "cleanup: unmap of the scratch windows", 0, PT_OK, (uint64_t)(int64_t)err);
+		churn_fail(&cc, "cleanup: unmap of the scratch windows", 0, PT_OK, (uint64_t)(int64_t)err);
 	if (!c->failed && pt_table_count(&b->space) != c->tables_before)
-		fail(&cc, "cleanup: tables left behind (count)", 0, c->tables_before,
-		     pt_table_count(&b->space));
+		churn_fail(&cc, "cleanup: tables left behind (count)", 0, c->tables_before,
+			   pt_table_count(&b->space));
 	if (!c->failed && b->frames.in_use != c->frames_before)
-		fail(&cc, "cleanup: frames in use", 0, c->frames_before, b->frames.in_use);
+		churn_fail(&cc, "cleanup: frames in use", 0, c->frames_before, b->frames.in_use);
 	if (!c->failed)
 		lint(&cc);
 	if (d->typed_len) {
 		ptlab_wbinvd();
-		typed_put_back(&cc, d->typed_pa, d->typed_len, &c->typed_ident);
-		typed_put_back(&cc, b->plan.hhdm_base + d->typed_pa, d->typed_len, &c->typed_hhdm);
+		churn_typed_put_back(&cc, d->typed_pa, d->typed_len, &c->typed_ident);
+		churn_typed_put_back(&cc, b->plan.hhdm_base + d->typed_pa, d->typed_len, &c->typed_hhdm);
 	}
 	report_fact(cc.rep, "churn", "seed=%llu ops=%llu maps=%llu unmaps=%llu protects=%llu "
 		    "remaps=%llu refused=%llu cpu_samples=%llu faults_expected=%llu faults_seen=%llu "

@@ -254,7 +254,7 @@ static uint64_t ref_alloc(void)
 
 /*
  * The fill reference's store loop: e, e + step, ... into [p, end), the
- * library's loops (paging/pt.c, store_ptes): 32-byte stores for runs of 64
+ * library's loops (paging/bulk.c, store_ptes): 32-byte stores for runs of 64
  * or more 4 KiB leaves where the environment has wide_stores (the same
  * flag the library reads), else 16-byte stores where the build has SSE2,
  * else scalar (the scalar build has neither, as the library's loop then

@@ -5,7 +5,8 @@
     tests/mutants/mutants.py [--build DIR] [--count N] [--seed S] [--list] [--only FILE]
                              [--since REF] [--key KEY]... [--part K/N]
 
-Every candidate fault is one small edit of one line of paging/*.c:
+Every candidate fault is one small edit of one line of paging/*.c or of
+the inline helpers of paging/pt_internal.h:
 
   CMP    a comparison flipped at its boundary or negated:
          <  <->  <=,   >  <->  >=,   ==  <->  !=
@@ -60,6 +61,11 @@ FAST = {
     "paging/pat.c": ["test_pt", "test_pt_random"],
     "paging/lint.c": ["test_pt", "test_sw_full", "test_pt_random"],
     "paging/pt.c": ["test_wide_stores", "test_bad_input", "test_pt", "test_sw_full", "test_pt_random"],
+    "paging/bulk.c": ["test_wide_stores", "test_bad_input", "test_pt", "test_sw_full", "test_pt_random"],
+    "paging/query.c": ["test_bad_input", "test_pt", "test_pt_random"],
+    "paging/space.c": ["test_bad_input", "test_pt", "test_wide_stores", "test_pt_random"],
+    "paging/pt_internal.h": ["test_wide_stores", "test_bad_input", "test_pt", "test_sw_full",
+                             "test_pt_random"],
 }
 # Operation counts of the randomized tests while judging mutants: enough to
 # reach every path, a fraction of the default run time.
@@ -152,6 +158,17 @@ def candidates(path, top):
     return out
 
 
+def objects_of(rel, top):
+    """The host objects a mutant of @rel (below @top) rebuilds: a source's
+    own, a header's the sources beside it that include it."""
+    if rel.endswith(".c"):
+        return [rel + ".o"]
+    d = os.path.dirname(rel)
+    inc = '#include "%s"' % os.path.basename(rel)
+    return sorted(os.path.join(d, f) + ".o" for f in os.listdir(os.path.join(top, d))
+                  if f.endswith(".c") and inc in open(os.path.join(top, d, f)).read())
+
+
 def sync_copy(dirs, files, dst):
     """Make @dst hold @dirs and @files as in the tree.  A file is rewritten
     (new mtime) only when its bytes differ, so make rebuilds exactly what
@@ -237,7 +254,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build/mutants"))
     ap.add_argument("--count", default="40")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", default=None, help="only mutants of this file (paging/x.c)")
+    ap.add_argument("--only", default=None, help="only mutants of this file (paging/x.c, paging/pt_internal.h)")
     ap.add_argument("--list", action="store_true", help="list the candidates and exit")
     ap.add_argument("--part", default=None, metavar="K/N",
                     help="only every N-th candidate from the K-th (0-based): N runs in parallel, each with its own --build")
@@ -319,7 +336,7 @@ def main():
         try:
             open(path, "w").write("\n".join(mutate(orig, no, col, old, new, op)))
             # The objects of the mutated file: make sees the newer source.
-            st, log = sh(make + [os.path.join(obj, "host", rel + ".o")], src)
+            st, log = sh(make + [os.path.join(obj, "host", o) for o in objects_of(rel, src)], src)
             if st != 0:
                 stillborn += 1
                 verdict = "stillborn"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The app's check registry as the run gets it: ptlab_checks
- * (efi/proto/catalog.c) over the modules' tables (checks.c, cpuchecks.c,
- * elsewhere.c, linux/lxchecks.c, limine/lmchecks.c), linked as they are.  Every entry must be one the runner
+ * (efi/proto/catalog.c) over the modules' tables (checks.c, livechecks.c,
+ * cpuchecks.c, elsewhere.c, linux/lxchecks.c, limine/lmchecks.c), linked
+ * as they are.  Every entry must be one the runner
  * (registry.c) and --inject can use: named, its fault named (the runner
  * compares every entry's fault name when it looks one up), in a phase that
  * exists, run by the phase loops exactly when it is not reported
@@ -25,6 +26,7 @@
 #include "../../efi/checks/elsewhere.h"
 #include "../../efi/checks/cpuchecks.h"
 #include "../../efi/checks/checks.h"
+#include "../../efi/checks/livechecks.h"
 #include "../../efi/proto/catalog.h"
 #include "../../efi/live/la57.h"
 #include "../../efi/checks/registry.h"
@@ -77,12 +79,13 @@ static void test_catalog_holds_the_modules_tables(void **state)
 	const unsigned n = entries(e);
 
 	(void)state;
-	assert_int_equal(ptlab_checks.ntables, 5);
+	assert_int_equal(ptlab_checks.ntables, 6);
 	assert_ptr_equal(ptlab_checks.tables[0], checks_table);
-	assert_ptr_equal(ptlab_checks.tables[1], cpuchecks_table);
-	assert_ptr_equal(ptlab_checks.tables[2], elsewhere_table);
-	assert_ptr_equal(ptlab_checks.tables[3], linux_checks_table);
-	assert_ptr_equal(ptlab_checks.tables[4], limine_checks_table);
+	assert_ptr_equal(ptlab_checks.tables[1], livechecks_table);
+	assert_ptr_equal(ptlab_checks.tables[2], cpuchecks_table);
+	assert_ptr_equal(ptlab_checks.tables[3], elsewhere_table);
+	assert_ptr_equal(ptlab_checks.tables[4], linux_checks_table);
+	assert_ptr_equal(ptlab_checks.tables[5], limine_checks_table);
 	assert_int_equal(registry_count(&ptlab_checks), n);
 	/* the checks other folders' hooks name are entries of it */
 	assert_ptr_equal(registry_find_fault(&ptlab_checks, "leak-frame"), &check_frames_returned);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The machine's churn (efi/checks/churn.c, linked from the host archive as it is)
- * on the host, against a software MMU.
+ * The machine's churn (efi/checks/churn.c with churnjudge.c and churntype.c,
+ * linked from the host archive as they are) on the host, against a software MMU.
  *
  * What only the machine has is stood in for here, at the churn's link
  * seams (trap.h's probes; flush.h's ptlab_flush, ptlab_invlpg and
@@ -55,7 +55,7 @@
 
 #include <cmocka.h>
 
-/* The churn's scratch windows (churn.c). */
+/* The churn's scratch windows (churnctx.h). */
 #define WINDOW PTLAB_SCRATCH_BYTES
 static const uint64_t window_base[2] = { PTLAB_SCRATCH_LOW, PTLAB_SCRATCH_HIGH };
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Host tests of paging/pt.c: map, unmap, protect, remap, translate, visit, lint. */
+/*
+ * Host tests of the walker (paging/pt.c, bulk.c, query.c, space.c): map,
+ * unmap, protect, remap, translate, visit, lint.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

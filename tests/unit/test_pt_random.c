@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Seeded randomized differential test of paging/pt.c against the shadow
- * model (shadow.[ch]), which shares no code with pt.c.
+ * Seeded randomized differential test of the walker (paging/pt.c with
+ * bulk.c, query.c and space.c) against the shadow model (shadow.[ch]),
+ * which shares no code with them.
  *
  * Every operation is first run through the model, which predicts the exact
  * result code from pt.h's documented check order; the library must return

@@ -151,7 +151,7 @@ static void test_wide_loop_builds_the_same_tables(void **state)
 	map_both(s, base + 8 * MiB + 12 * KiB, 64 * 4 * KiB);
 	map_both(s, base + 10 * MiB + 20 * KiB, 65 * 4 * KiB);
 	map_both(s, base + 12 * MiB + 36 * KiB, 200 * 4 * KiB);
-	/* the rest of an existing table (walk_ptes): 303 entries after 209 */
+	/* the rest of an existing table (pt_walk_ptes): 303 entries after 209 */
 	map_both(s, base + 12 * MiB + 36 * KiB + 200 * 4 * KiB, 2 * MiB - 209 * 4 * KiB);
 	/* a range that starts and ends inside tables, across several whole ones */
 	map_both(s, base + 20 * MiB - 7 * 4 * KiB, 9 * MiB + 3 * 4 * KiB);
