@@ -9,6 +9,11 @@ ROOT  the top of the tree; its efi/, paging/ and include/ are read
 The checks:
   files      no .c, .h or .S file has more than LINES lines (default 800)
   functions  no function has more than LINES lines of body (default 100)
+  registry   every check registry entry ("const struct ptlab_check NAME =")
+             that names its run function is within SCREEN lines (default
+             50) of that function's definition, in the same file: from the
+             function's last line to the entry, or from the entry to the
+             function's first
   page       one page-size constant: no #define but include/ptlab/pte.h's
              gives a name ending in PAGE, PAGE_SIZE or PAGE_BYTES the value
              4096 (4096u, 0x1000, UINT64_C(4096), 1 << 12, ...); code says
@@ -124,17 +129,61 @@ def page_defines(rel, lines):
     return out
 
 
+ENTRY = re.compile(r"^(?:static\s+)?const\s+struct\s+ptlab_check\s+(\w+)\s*=\s*\{")
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def entry_run(lines, i):
+    """The run function named by the registry entry that opens on line I, or None."""
+    text = []
+    for line in lines[i:i + 12]:
+        text.append(code_of(line))
+        if line.startswith("};"):
+            break
+    body = STRING.sub('""', " ".join(text).split("{", 1)[1])
+    parts = [p.strip() for p in body.split(",")]
+    if len(parts) > 2 and re.fullmatch(r"[A-Za-z_]\w*", parts[2]) and parts[2] != "NULL":
+        return parts[2]
+    return None
+
+
+def far_entries(rel, lines, funcs, screen):
+    """'FILE:LINE NAME: RUN N lines away' of each entry farther than SCREEN from its
+    run function, and how many entries name a run function of the file."""
+    spans = {}
+    for name, body_line, n in funcs:
+        # body_line is the body's first line (1-based); the function starts above its brace
+        spans[name] = (body_line - 2, body_line + n)
+    out, seen = [], 0
+    for i, line in enumerate(lines):
+        m = ENTRY.match(line)
+        if not m:
+            continue
+        run = entry_run(lines, i)
+        if run is None or run not in spans:
+            continue
+        seen += 1
+        first, last = spans[run]
+        at = i + 1
+        gap = at - last if at > last else first - at
+        if gap > screen:
+            out.append("%s:%d %s: %s is %d lines away" % (rel, at, m.group(1), run, gap))
+    return out, seen
+
+
 def main(argv):
     ap = argparse.ArgumentParser(add_help=True, usage=__doc__.strip().splitlines()[2].strip())
     ap.add_argument("--max-file", type=int, default=800)
     ap.add_argument("--max-function", type=int, default=100)
+    ap.add_argument("--screen", type=int, default=50)
     ap.add_argument("root")
     try:
         args = ap.parse_args(argv[1:])
     except SystemExit as e:
         return e.code
     checks = Checks("size")
-    files, funcs, pages = [], [], []
+    files, funcs, pages, far = [], [], [], []
+    entries = 0
     for rel in sources(args.root):
         with open(os.path.join(args.root, rel), encoding="utf-8", errors="replace") as f:
             lines = f.read().split("\n")
@@ -143,8 +192,12 @@ def main(argv):
         files.append((len(lines), rel))
         pages += page_defines(rel, lines)
         if rel.endswith((".c", ".h")):
-            for name, line, n in functions(lines):
+            found = functions(lines)
+            for name, line, n in found:
                 funcs.append((n, "%s (%s:%d)" % (name, rel, line)))
+            f, n = far_entries(rel, lines, found, args.screen)
+            far += f
+            entries += n
     if not files:
         checks.check(False, "%s has sources in %s" % (args.root, ", ".join(TOPS)))
         return checks.summary()
@@ -164,6 +217,8 @@ def main(argv):
     checks.check(not long_, "no function over %d lines of %d functions (%s)"
                  % (args.max_function, len(funcs), longest),
                  ["%s: %d lines" % (w, k) for k, w in long_])
+    checks.check(not far, "every registry entry within %d lines of its check function "
+                 "(%d entries name one)" % (args.screen, entries), far)
     checks.check(not pages, "one page-size constant: PT_PAGE_SIZE (%s), no other #define of "
                  "4096 named for a page" % PAGE_HOME, pages)
     return checks.summary()

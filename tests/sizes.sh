@@ -8,7 +8,8 @@
 # lines (a .c and a .S), a function grown past 100 lines (in the tree's
 # style, with the brace on the declarator's line, and a header's static
 # inline) and a page-size #define other than PT_PAGE_SIZE must each make
-# it fail, naming the file or the function with its size, while a file of
+# it fail, naming the file or the function with its size, and so must a
+# registry entry 60 lines away from its check function; while a file of
 # exactly 800 lines, a function of exactly 100, a long struct and an
 # offset of one page are not named; a small tree within the limits passes, naming its largest file
 # and its longest function, and fails under lower limits given as
@@ -162,6 +163,18 @@ for needle in "efi/limine/lmelf.c:" "efi/fw/fsfile.c:" "efi/lib/le.h:"; do
 	fi
 done
 not_named "T_PAGE_OFF" "an offset of one page (T_PAGE_OFF)"
+
+# A registry entry moved away from its check function is refused, named.
+fresh
+awk '/^static const struct ptlab_check wp = \{/ { for (i = 0; i < 60; i++) print "/* moved */" } { print }' \
+	"$top/efi/checks/cpuchecks.c" >"$work/t/efi/checks/cpuchecks.c"
+expect_fail "the CR0.WP entry 60 lines below its check" "efi/checks/cpuchecks.c:"
+if grep -q '^#   efi/checks/cpuchecks.c:[0-9]* wp: check_wp is [0-9]* lines away$' "$work/t.out"; then
+	ok "it is named with its entry, its function and the distance"
+else
+	not_ok "the moved entry is not named:"
+	grep -A 4 'registry entry' "$work/t.out" | sed 's/^/# /'
+fi
 
 # A small tree within the limits passes, naming its largest file and longest function.
 rm -rf "$work/small"

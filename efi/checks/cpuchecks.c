@@ -230,6 +230,11 @@ static void check_cr3_reload(struct check_run *run, const struct ptlab_check *se
 			    (unsigned long long)v2);
 }
 
+static const struct ptlab_check cr3_reload = {
+	"CR3 reload: a non-global translation is refreshed", PTLAB_PHASE_CPU, check_cr3_reload,
+	{ "cr3-reload-skipped", "no CR3 reload", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
 static void check_global(struct check_run *run, const struct ptlab_check *self)
 {
 	struct pt_space *s = &run->build->space;
@@ -268,6 +273,11 @@ static void check_global(struct check_run *run, const struct ptlab_check *self)
 		report_fail(run->rep, "global pages: after the PGE toggle read 0x%llx, expected 0x%llx",
 			    (unsigned long long)got, (unsigned long long)v2);
 }
+
+static const struct ptlab_check global = {
+	"global pages: a PGE toggle flushes", PTLAB_PHASE_CPU, check_global,
+	{ "pge-skipped", "neither a CR3 reload nor a PGE toggle", PTLAB_FAULT_HOOK, NULL, NULL },
+};
 
 /* Set @bit in the entry at @e for one access; the fault must carry RSVD. */
 static void rsvd(struct check_run *run, const struct ptlab_check *self, const char *name,
@@ -317,6 +327,11 @@ static void check_reserved(struct check_run *run, const struct ptlab_check *self
 	unmap_flush(s, va, PT_PAGE_SIZE);
 }
 
+static const struct ptlab_check reserved = {
+	"reserved bits fault with RSVD", PTLAB_PHASE_CPU, check_reserved,
+	{ "rsvd-clear", "no bit set in the entry", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
 static void check_wp(struct check_run *run, const struct ptlab_check *self)
 {
 	struct pt_space *s = &run->build->space;
@@ -353,6 +368,11 @@ static void check_wp(struct check_run *run, const struct ptlab_check *self)
 			    with_wp ? "faulted" : "completed", without_wp ? "faulted" : "completed");
 }
 
+static const struct ptlab_check wp = {
+	"CR0.WP", PTLAB_PHASE_CPU, check_wp,
+	{ "wp-clear", "the WP=1 probe runs with CR0.WP=0", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
 static void check_smep(struct check_run *run, const struct ptlab_check *self)
 {
 	struct pt_space *s = &run->build->space;
@@ -383,6 +403,11 @@ static void check_smep(struct check_run *run, const struct ptlab_check *self)
 		report_fail(run->rep, "SMEP: fetch with SMEP %s, without %s",
 			    a ? "faulted" : "completed", b ? "faulted" : "completed");
 }
+
+static const struct ptlab_check smep = {
+	"SMEP", PTLAB_PHASE_CPU, check_smep,
+	{ "smep-clear", "the SMEP probe runs with CR4.SMEP=0", PTLAB_FAULT_HOOK, NULL, NULL },
+};
 
 static void check_smap(struct check_run *run, const struct ptlab_check *self)
 {
@@ -417,6 +442,11 @@ static void check_smap(struct check_run *run, const struct ptlab_check *self)
 		report_fail(run->rep, "SMAP: with AC=0 the read %s, with AC=1 it %s",
 			    a ? "faulted" : "completed", b ? "faulted" : "completed");
 }
+
+static const struct ptlab_check smap = {
+	"SMAP", PTLAB_PHASE_CPU, check_smap,
+	{ "smap-stac", "the AC=0 probe runs after stac", PTLAB_FAULT_HOOK, NULL, NULL },
+};
 
 /* Cutting one page out of a large leaf keeps every other page as it was. */
 static void check_split(struct check_run *run, const struct ptlab_check *self)
@@ -474,12 +504,23 @@ static void check_split(struct check_run *run, const struct ptlab_check *self)
 			    size_name[k]);
 }
 
+static const struct ptlab_check split = {
+	"split: a cut keeps every other page", PTLAB_PHASE_CPU, check_split,
+	{ "split-wrong-page", "the cut takes a checked page instead of its neighbour",
+	  PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
 /* A, D per leaf size: a read sets A only, a write A and D, a faulting write not D. */
 static void check_ad(struct check_run *run, const struct ptlab_check *self)
 {
 	for (unsigned k = 0; k < 3; k++)
 		ad_leaf(run, self, k);
 }
+
+static const struct ptlab_check ad = {
+	"A/D (4K, 2M, 1G leaf)", PTLAB_PHASE_CPU, check_ad,
+	{ "ad-read-only", "the test leaves mapped read-only", PTLAB_FAULT_HOOK, NULL, NULL },
+};
 
 /* Per leaf size: a remap followed by invlpg is seen. */
 static void check_invlpg_remap(struct check_run *run, const struct ptlab_check *self)
@@ -488,54 +529,12 @@ static void check_invlpg_remap(struct check_run *run, const struct ptlab_check *
 		invlpg_remap(run, self, k);
 }
 
-/* ---- the registry entries (their faults are conditions in the checks' bodies) ---- */
-
-static const struct ptlab_check ad = {
-	"A/D (4K, 2M, 1G leaf)", PTLAB_PHASE_CPU, check_ad,
-	{ "ad-read-only", "the test leaves mapped read-only", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
 static const struct ptlab_check invlpg_remaps = {
 	"invlpg remap (4K, 2M, 1G leaf)", PTLAB_PHASE_CPU, check_invlpg_remap,
 	{ "invlpg-skipped", "the remap not followed by invlpg", PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
-static const struct ptlab_check cr3_reload = {
-	"CR3 reload: a non-global translation is refreshed", PTLAB_PHASE_CPU, check_cr3_reload,
-	{ "cr3-reload-skipped", "no CR3 reload", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static const struct ptlab_check global = {
-	"global pages: a PGE toggle flushes", PTLAB_PHASE_CPU, check_global,
-	{ "pge-skipped", "neither a CR3 reload nor a PGE toggle", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static const struct ptlab_check reserved = {
-	"reserved bits fault with RSVD", PTLAB_PHASE_CPU, check_reserved,
-	{ "rsvd-clear", "no bit set in the entry", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static const struct ptlab_check wp = {
-	"CR0.WP", PTLAB_PHASE_CPU, check_wp,
-	{ "wp-clear", "the WP=1 probe runs with CR0.WP=0", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static const struct ptlab_check smep = {
-	"SMEP", PTLAB_PHASE_CPU, check_smep,
-	{ "smep-clear", "the SMEP probe runs with CR4.SMEP=0", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static const struct ptlab_check smap = {
-	"SMAP", PTLAB_PHASE_CPU, check_smap,
-	{ "smap-stac", "the AC=0 probe runs after stac", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static const struct ptlab_check split = {
-	"split: a cut keeps every other page", PTLAB_PHASE_CPU, check_split,
-	{ "split-wrong-page", "the cut takes a checked page instead of its neighbour",
-	  PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
+/* The module's entries, each right after its check; their faults are conditions in the bodies. */
 ptlab_check_table cpuchecks_table = {
 	&ad, &invlpg_remaps, &cr3_reload, &global, &reserved, &wp, &smep, &smap, &split, NULL,
 };
