@@ -237,6 +237,26 @@ void fsfile_close(struct fsfile *f)
 	f->pxe = NULL;
 }
 
+/*
+ * fsfile_open() of @name, refused (closed again, EFI_BAD_BUFFER_SIZE, the
+ * reason in @err) when it is larger than @max bytes: never cut short.
+ */
+static EFI_STATUS open_at_most(EFI_HANDLE device, const char *name, uint64_t max,
+			       struct fsfile *f, char *err, size_t errlen)
+{
+	EFI_STATUS st = fsfile_open(device, name, f, err, errlen);
+
+	if (st != EFI_SUCCESS)
+		return st;
+	if (f->size > max) {
+		fmt_snprintf(err, errlen, "%s is larger than %llu bytes (%llu): refused rather than "
+			     "cut", name, (unsigned long long)max, (unsigned long long)f->size);
+		fsfile_close(f);
+		return EFI_BAD_BUFFER_SIZE;
+	}
+	return EFI_SUCCESS;
+}
+
 static UINTN pages_of(uint64_t bytes)
 {
 	return (UINTN)((bytes + PT_PAGE_SIZE - 1) / PT_PAGE_SIZE);
@@ -251,15 +271,9 @@ EFI_STATUS fsfile_load(EFI_HANDLE device, const char *name, uint64_t max, uint64
 
 	*pa = 0;
 	*len = 0;
-	st = fsfile_open(device, name, &f, err, errlen);
+	st = open_at_most(device, name, max, &f, err, errlen);
 	if (st != EFI_SUCCESS)
 		return st;
-	if (f.size > max) {
-		fmt_snprintf(err, errlen, "%s is larger than %llu bytes (%llu): refused rather than "
-			     "cut", name, (unsigned long long)max, (unsigned long long)f.size);
-		fsfile_close(&f);
-		return EFI_BAD_BUFFER_SIZE;
-	}
 	if (f.size == 0) {
 		fsfile_close(&f);
 		return EFI_SUCCESS;
@@ -300,15 +314,9 @@ EFI_STATUS fsfile_read(EFI_HANDLE device, const char *name, uint64_t max, char *
 
 	*out = NULL;
 	*len = 0;
-	st = fsfile_open(device, name, &f, err, errlen);
+	st = open_at_most(device, name, max, &f, err, errlen);
 	if (st != EFI_SUCCESS)
 		return st;
-	if (f.size > max) {
-		fmt_snprintf(err, errlen, "%s is larger than %llu bytes (%llu): refused rather than "
-			     "cut", name, (unsigned long long)max, (unsigned long long)f.size);
-		fsfile_close(&f);
-		return EFI_BAD_BUFFER_SIZE;
-	}
 	buf = owned_pool(f.size + 1);
 	if (!buf) {
 		fmt_snprintf(err, errlen, "no memory to read %s (%llu bytes)", name,
