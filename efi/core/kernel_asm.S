@@ -51,7 +51,8 @@ kernel_jump_asm:
 	jz	2f
 	mov	%r9, %rsp
 	pushq	$0			/* the return address */
-2:	xor	%eax, %eax
+2:	pushq	%r10			/* taken by ret: no register keeps the entry */
+	xor	%eax, %eax
 	xor	%ebx, %ebx
 	xor	%ecx, %ecx
 	xor	%edx, %edx
@@ -59,12 +60,13 @@ kernel_jump_asm:
 	xor	%ebp, %ebp
 	xor	%r8d, %r8d
 	xor	%r9d, %r9d
+	xor	%r10d, %r10d
 	xor	%r11d, %r11d
 	xor	%r12d, %r12d
 	xor	%r13d, %r13d
 	xor	%r14d, %r14d
 	xor	%r15d, %r15d
-	jmp	*%r10
+	ret
 	.size	kernel_jump_asm, . - kernel_jump_asm
 
 	.section .note.GNU-stack, "", @progbits
