@@ -178,9 +178,8 @@ static uint64_t nbits(const struct pt_frames *f)
 	return pt_align_up(r->bit0 + r->frames, WORD_BITS);
 }
 
-#define FR_PA(r)    ((r).pa)
 #define FR_BYTES(r) ((r).frames << FRAME_SHIFT)
-PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_frames_range, FR_PA, FR_BYTES)
+PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_frames_range, PT_FIELD_PA, FR_BYTES)
 
 /* Index of the range holding @pa, or -1. */
 static int range_of_pa(const struct pt_frames *f, uint64_t pa)

@@ -63,6 +63,11 @@ static inline const type *name##_holding(const type *a, unsigned n, uint64_t x)	
 	return i < n && START(a[i]) <= x ? &a[i] : NULL;			\
 }
 
+/* START and SIZE for PT_DEFINE_RANGE_SEARCH over elements' .pa or .va and .len. */
+#define PT_FIELD_PA(e)  ((e).pa)
+#define PT_FIELD_VA(e)  ((e).va)
+#define PT_FIELD_LEN(e) ((e).len)
+
 /*
  * PT_DEFINE_HEAPSORT(name, type, KEY) defines
  *   static void name(type *a, size_t n)

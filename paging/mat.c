@@ -51,11 +51,7 @@ int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt
 
 	if (!out)
 		return PT_EINVAL;
-	out->n = 0;
-	out->rwx = 0;
-	out->rp = 0;
-	out->why = PT_MAT_OK;
-	out->bad_index = 0;
+	*out = (struct pt_mat){ .range = out->range, .cap = out->cap, .why = PT_MAT_OK };
 	if (!raw || maxphyaddr < 32 || maxphyaddr > 52 || (!out->range && out->cap))
 		return PT_EINVAL;
 	top = UINT64_C(1) << maxphyaddr;
@@ -128,9 +124,7 @@ int pt_mat_parse(const void *raw, size_t raw_len, unsigned maxphyaddr, struct pt
 	return PT_OK;
 }
 
-#define MAT_PA(r)  ((r).pa)
-#define MAT_LEN(r) ((r).len)
-PT_DEFINE_RANGE_SEARCH(search_mat, struct pt_mat_range, MAT_PA, MAT_LEN)
+PT_DEFINE_RANGE_SEARCH(search_mat, struct pt_mat_range, PT_FIELD_PA, PT_FIELD_LEN)
 
 const struct pt_mat_range *pt_mat_find(const struct pt_mat *mat, uint64_t pa)
 {

@@ -350,9 +350,7 @@ int pt_memmap_normalize(const void *raw, size_t raw_len, unsigned count, unsigne
 
 /* ---- queries on a normalized map ---- */
 
-#define RANGE_PA(r)  ((r).pa)
-#define RANGE_LEN(r) ((r).len)
-PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_mem_range, RANGE_PA, RANGE_LEN)
+PT_DEFINE_RANGE_SEARCH(search_ranges, struct pt_mem_range, PT_FIELD_PA, PT_FIELD_LEN)
 
 const struct pt_mem_range *pt_memmap_find(const struct pt_memmap *m, uint64_t pa)
 {

@@ -114,14 +114,10 @@ static void plan_add(struct plan_ctx *c, enum pt_plan_kind kind, uint64_t va, ui
 		c->err = PT_ECAPACITY;
 		return;
 	}
-	e = &p->entry[p->n++];
-	e->va = va;
-	e->pa = pa;
-	e->len = len;
-	e->flags = flags;
-	e->max_size = c->max_size;
-	e->kind = kind;
-	e->efi_type = efi_type;
+	p->entry[p->n++] = (struct pt_plan_entry){
+		.va = va, .pa = pa, .len = len, .flags = flags,
+		.max_size = c->max_size, .kind = kind, .efi_type = efi_type,
+	};
 }
 
 static void plan_range_one(struct plan_ctx *c, enum pt_plan_kind kind, uint64_t pa,
@@ -339,12 +335,7 @@ int pt_plan_build(const struct pt_memmap *map, const struct pt_image *image,
 
 	if (!plan)
 		return PT_EINVAL;
-	plan->n = 0;
-	plan->quirks = 0;
-	plan->min_total = 0;
-	memset(plan->min_tables, 0, sizeof(plan->min_tables));
-	plan->identity_bytes = plan->hhdm_bytes = plan->image_bytes = 0;
-	plan->hhdm_base = 0;
+	*plan = (struct pt_plan){ .entry = plan->entry, .cap = plan->cap };
 	if (!map || !caps || (caps->levels != 4 && caps->levels != 5) ||
 	    caps->maxphyaddr < 32 || caps->maxphyaddr > 52 || (plan->cap > 0 && !plan->entry) ||
 	    !hhdm_base_ok(caps))
@@ -560,9 +551,7 @@ int pt_plan_apply(struct pt_space *s, const struct pt_plan *plan)
 	return err;
 }
 
-#define ENTRY_VA(e)  ((e).va)
-#define ENTRY_LEN(e) ((e).len)
-PT_DEFINE_RANGE_SEARCH(search_entries, struct pt_plan_entry, ENTRY_VA, ENTRY_LEN)
+PT_DEFINE_RANGE_SEARCH(search_entries, struct pt_plan_entry, PT_FIELD_VA, PT_FIELD_LEN)
 
 const struct pt_plan_entry *pt_plan_find(const struct pt_plan *plan, uint64_t va)
 {

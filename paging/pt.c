@@ -62,15 +62,7 @@ int pt_flags_to_bits(const struct pt_env *env, unsigned flags, unsigned level, u
 	err = pt_cache_bits(&env->pat, PT_CACHE_OF(flags), level, &cache);
 	if (err)
 		return err;
-	b |= cache;
-	if (flags & PT_WRITE)
-		b |= PTE_W;
-	if (flags & PT_USER)
-		b |= PTE_US;
-	if (flags & PT_GLOBAL)
-		b |= PTE_G;
-	if (!(flags & PT_EXEC))
-		b |= PTE_NX;
+	b |= cache | perm_bits(flags);
 	if (level)
 		b |= PTE_PS;
 	*bits = b;
@@ -119,6 +111,24 @@ static void barrier(struct walk *w, const struct pt_flushlist *fl)
 
 /* The lists' encoding, list_take and take_frame: pt_internal.h. */
 
+/*
+ * Frame @pa becomes @l's last list page, empty; the first one when @l has
+ * none (the caller links it after the current last page otherwise).
+ */
+static uint64_t *list_page_start(const struct pt_env *env, struct frame_list *l, uint64_t pa)
+{
+	uint64_t *t = tab(env, pa);
+
+	if (!l->head) {
+		l->head = pa;
+		l->taken = 0;
+	}
+	t[0] = 0;
+	t[1] = 0;
+	l->tail = pa;
+	return t;
+}
+
 /* Append frame @pa to @l. */
 static void list_push(const struct pt_env *env, struct frame_list *l, uint64_t pa)
 {
@@ -133,14 +143,8 @@ static void list_push(const struct pt_env *env, struct frame_list *l, uint64_t p
 			return;
 		}
 		t[0] = pa;   /* a new list page after this one */
-	} else {
-		l->head = pa;
-		l->taken = 0;
 	}
-	t = tab(env, pa);
-	t[0] = 0;
-	t[1] = 0;
-	l->tail = pa;
+	list_page_start(env, l, pa);
 }
 
 /* Free every frame of @l; returns how many there were. */
@@ -179,14 +183,8 @@ static int reserve_frames(struct walk *w)
 		if (page) {
 			page[1] = n << LIST_COUNT_SHIFT;
 			page[0] = pa;
-		} else {
-			l->head = pa;
-			l->taken = 0;
 		}
-		page = tab(env, pa);
-		page[0] = 0;
-		page[1] = 0;
-		l->tail = pa;
+		page = list_page_start(env, l, pa);
 		n = 0;
 	}
 	if (page)

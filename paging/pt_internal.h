@@ -67,6 +67,35 @@ static inline uint64_t leaf_addr_mask(unsigned level)
 	return PTE_ADDR_MASK & ~(pt_level_size(level) - 1);
 }
 
+/*
+ * The leaf bit each PT_* permission stands for.  XD is the one inverted:
+ * PT_EXEC is its absence, so both directions work on e ^ PTE_NX.
+ */
+static const struct { unsigned flag; uint64_t bit; } pt_perm_bits[] = {
+	{ PT_WRITE, PTE_W }, { PT_USER, PTE_US }, { PT_GLOBAL, PTE_G }, { PT_EXEC, PTE_NX },
+};
+
+/* The W, U/S, G and XD bits of a leaf with the PT_* permissions @flags. */
+static inline uint64_t perm_bits(unsigned flags)
+{
+	uint64_t b = 0;
+
+	for (unsigned i = 0; i < sizeof(pt_perm_bits) / sizeof(pt_perm_bits[0]); i++)
+		b |= flags & pt_perm_bits[i].flag ? pt_perm_bits[i].bit : 0;
+	return b ^ PTE_NX;
+}
+
+/* The PT_* permissions of leaf @e (perm_bits undone). */
+static inline unsigned perm_flags(uint64_t e)
+{
+	unsigned f = 0;
+
+	e ^= PTE_NX;
+	for (unsigned i = 0; i < sizeof(pt_perm_bits) / sizeof(pt_perm_bits[0]); i++)
+		f |= e & pt_perm_bits[i].bit ? pt_perm_bits[i].flag : 0;
+	return f;
+}
+
 /* Intermediate entries are permissive; leaves carry the permissions. */
 static inline uint64_t table_entry(uint64_t pa, bool user)
 {

@@ -38,17 +38,7 @@ static unsigned leaf_cache_flags(const struct pt_env *env, uint64_t e, unsigned 
 
 unsigned pt_bits_to_flags(const struct pt_env *env, uint64_t e, unsigned level)
 {
-	unsigned f = leaf_cache_flags(env, e, level);
-
-	if (e & PTE_W)
-		f |= PT_WRITE;
-	if (e & PTE_US)
-		f |= PT_USER;
-	if (e & PTE_G)
-		f |= PT_GLOBAL;
-	if (!(e & PTE_NX))
-		f |= PT_EXEC;
-	return f;
+	return leaf_cache_flags(env, e, level) | perm_flags(e);
 }
 
 bool pt_canonical(uint64_t va, unsigned levels)

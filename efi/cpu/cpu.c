@@ -78,6 +78,12 @@ void cpu_state_save(struct cpu_state *s)
 	s->gs = read_gs();
 }
 
+/* The writer of each register a restore step names. */
+static void (*const write_reg[])(uint64_t) = {
+	[CPU_REG_CR0] = write_cr0, [CPU_REG_CR3] = write_cr3, [CPU_REG_CR4] = write_cr4,
+	[CPU_REG_EFER] = write_efer, [CPU_REG_PAT] = write_pat,
+};
+
 static void state_restore(const struct cpu_state *s, void *scratch, uint32_t scratch_bytes,
 			  bool irq)
 {
@@ -96,25 +102,8 @@ static void state_restore(const struct cpu_state *s, void *scratch, uint32_t scr
 	 * it.  CR3 goes back with its PCID bits; PCIDE itself never changed.
 	 */
 	n = cpu_restore_steps(s, read_cr3(), read_cr4(), read_efer(), step);
-	for (unsigned i = 0; i < n; i++) {
-		switch (step[i].reg) {
-		case CPU_REG_CR0:
-			write_cr0(step[i].val);
-			break;
-		case CPU_REG_CR3:
-			write_cr3(step[i].val);
-			break;
-		case CPU_REG_CR4:
-			write_cr4(step[i].val);
-			break;
-		case CPU_REG_EFER:
-			write_efer(step[i].val);
-			break;
-		case CPU_REG_PAT:
-			write_pat(step[i].val);
-			break;
-		}
-	}
+	for (unsigned i = 0; i < n; i++)
+		write_reg[step[i].reg](step[i].val);
 
 	/* the firmware's TSS through a writable copy of its GDT, then its GDTR */
 	if (s->tr && cpu_gdt_copy_for_ltr(&s->gdtr, s->tr, scratch, scratch_bytes, &copy)) {

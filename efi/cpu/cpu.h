@@ -62,58 +62,29 @@ static inline void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
 
 /* ---- control registers -------------------------------------------------- */
 
-static inline uint64_t read_cr0(void)
-{
-	uint64_t v;
+/*
+ * read_crN() and write_crN(v) for CR0, CR2, CR3 and CR4.  Every access is a
+ * compiler barrier, reads included: a write to CR0, CR3 or CR4 changes what
+ * memory means, and no read may move across one.  Loading CR3 flushes every
+ * non-global translation (SDM Vol. 3A §4.10.4.1).
+ */
+#define CPU_CR_ACCESSORS(n)							\
+	static inline uint64_t read_cr##n(void)					\
+	{									\
+		uint64_t v;							\
+										\
+		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v) : : "memory");	\
+		return v;							\
+	}									\
+	static inline void write_cr##n(uint64_t v)				\
+	{									\
+		__asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory");	\
+	}
 
-	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr0(uint64_t v)
-{
-	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
-}
-
-static inline uint64_t read_cr2(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr2(uint64_t v)
-{
-	__asm__ volatile("mov %0, %%cr2" : : "r"(v) : "memory");
-}
-
-static inline uint64_t read_cr3(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr3, %0" : "=r"(v) : : "memory");
-	return v;
-}
-
-/* Load CR3; flushes every non-global translation (SDM Vol. 3A §4.10.4.1). */
-static inline void write_cr3(uint64_t v)
-{
-	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
-}
-
-static inline uint64_t read_cr4(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr4(uint64_t v)
-{
-	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
-}
+CPU_CR_ACCESSORS(0)
+CPU_CR_ACCESSORS(2)
+CPU_CR_ACCESSORS(3)
+CPU_CR_ACCESSORS(4)
 
 /* ---- MSRs --------------------------------------------------------------- */
 

@@ -78,6 +78,21 @@ static uint64_t ptr_array(struct bump *b, uint64_t n, uint64_t size, uint64_t *o
 	return arr;
 }
 
+/*
+ * Lays out the response @resp of @size bytes, then ptr_array's array of @n
+ * pointers to @elem-byte objects, which @resp points at through its field
+ * *@field; the first object's offset in *@objs.  Returns @resp's offset.
+ */
+static uint64_t resp_array(struct bump *b, void *resp, uint64_t size, uint64_t *field,
+			   uint64_t n, uint64_t elem, uint64_t *objs)
+{
+	uint64_t off = take(b, size);
+
+	*field = ptr(b, ptr_array(b, n, elem, objs));
+	put(b, off, resp, size);
+	return off;
+}
+
 /* Lays out one lm_file for @f; returns its offset. */
 static uint64_t file(struct bump *b, const struct lm_machine *m, const struct lm_file_in *f)
 {
@@ -100,11 +115,9 @@ static uint64_t file(struct bump *b, const struct lm_machine *m, const struct lm
 static uint64_t framebuffers(struct bump *b, const struct lm_machine *m)
 {
 	struct lm_resp_framebuffer resp = { .revision = LM_RESP_REV_FRAMEBUFFER, .count = m->nfb };
-	uint64_t off = take(b, sizeof(resp)), objs;
-	uint64_t arr = ptr_array(b, m->nfb, sizeof(struct lm_framebuffer), &objs);
+	uint64_t objs, off = resp_array(b, &resp, sizeof(resp), &resp.framebuffers, m->nfb,
+					sizeof(struct lm_framebuffer), &objs);
 
-	resp.framebuffers = ptr(b, arr);
-	put(b, off, &resp, sizeof(resp));
 	for (unsigned i = 0; i < m->nfb; i++) {
 		const struct lm_fb_in *f = &m->fb[i];
 		struct lm_framebuffer x;
@@ -150,11 +163,9 @@ static uint64_t smp(struct bump *b, const struct lm_machine *m, uint64_t *info)
 		.revision = LM_RESP_REV_DEFAULT, .flags = m->smp_flags,
 		.bsp_lapic_id = m->bsp_lapic_id, .cpu_count = m->ncpu,
 	};
-	uint64_t off = take(b, sizeof(resp));
-	uint64_t arr = ptr_array(b, m->ncpu, sizeof(struct lm_smp_info), info);
+	uint64_t off = resp_array(b, &resp, sizeof(resp), &resp.cpus, m->ncpu,
+				  sizeof(struct lm_smp_info), info);
 
-	resp.cpus = ptr(b, arr);
-	put(b, off, &resp, sizeof(resp));
 	for (unsigned i = 0; i < m->ncpu; i++) {
 		struct lm_smp_info x;
 
@@ -170,11 +181,9 @@ static uint64_t smp(struct bump *b, const struct lm_machine *m, uint64_t *info)
 static uint64_t memmap(struct bump *b, const struct lm_machine *m)
 {
 	struct lm_resp_memmap resp = { .revision = LM_RESP_REV_DEFAULT, .entry_count = m->nmap };
-	uint64_t off = take(b, sizeof(resp)), objs;
-	uint64_t arr = ptr_array(b, m->nmap, sizeof(struct lm_memmap_entry), &objs);
+	uint64_t objs, off = resp_array(b, &resp, sizeof(resp), &resp.entries, m->nmap,
+					sizeof(struct lm_memmap_entry), &objs);
 
-	resp.entries = ptr(b, arr);
-	put(b, off, &resp, sizeof(resp));
 	put(b, objs, m->map, (uint64_t)m->nmap * sizeof(struct lm_memmap_entry));
 	return off;
 }

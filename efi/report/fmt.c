@@ -190,20 +190,13 @@ static void parse_spec(const char **p, va_list *ap, struct fmt_spec *sp)
 			sp->prec = parse_int(p);
 		}
 	}
-	if (**p == 'h') {
-		(*p)++;
-		sp->lm = LEN_H;
-		if (**p == 'h') {
-			(*p)++;
-			sp->lm = LEN_HH;
-		}
-	} else if (**p == 'l') {
-		(*p)++;
-		sp->lm = LEN_L;
-		if (**p == 'l') {
-			(*p)++;
-			sp->lm = LEN_LL;
-		}
+	/* h, hh, l, ll: the second letter doubles the first */
+	if (**p == 'h' || **p == 'l') {
+		char c = *(*p)++;
+		bool twice = **p == c;
+
+		*p += twice;
+		sp->lm = c == 'h' ? (twice ? LEN_HH : LEN_H) : (twice ? LEN_LL : LEN_L);
 	} else if (**p == 'z') {
 		(*p)++;
 		sp->lm = LEN_Z;
