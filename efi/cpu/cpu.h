@@ -239,31 +239,22 @@ static inline void clac(void)
 
 /* ---- port I/O ----------------------------------------------------------- */
 
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
+/* inb()/outb() and inl()/outl(): a byte and a doubleword at an I/O port. */
+#define CPU_PORT_ACCESSORS(sfx, type)						\
+	static inline type in##sfx(uint16_t port)				\
+	{									\
+		type v;								\
+										\
+		__asm__ volatile("in" #sfx " %w1, %0" : "=a"(v) : "Nd"(port));	\
+		return v;							\
+	}									\
+	static inline void out##sfx(uint16_t port, type v)			\
+	{									\
+		__asm__ volatile("out" #sfx " %0, %w1" : : "a"(v), "Nd"(port));	\
+	}
 
-	__asm__ volatile("inb %w1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %w1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint32_t inl(uint16_t port)
-{
-	uint32_t v;
-
-	__asm__ volatile("inl %w1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	__asm__ volatile("outl %0, %w1" : : "a"(v), "Nd"(port));
-}
+CPU_PORT_ACCESSORS(b, uint8_t)
+CPU_PORT_ACCESSORS(l, uint32_t)
 
 /* ---- descriptor tables and selectors ------------------------------------ */
 

@@ -99,11 +99,12 @@ void lm_base_rev_commit(uint8_t *img, const struct lm_requests *r);
  * The preferred mode when available, else the highest available mode
  * within [min, max].  A request of revision 0 has max = its mode and
  * min = LM_PAGING_MIN; no request means mode = max = LM_PAGING_DEFAULT,
- * min = LM_PAGING_MIN.  Values above LM_PAGING_MAX count as
- * LM_PAGING_MAX.
+ * min = LM_PAGING_MIN.  A preferred or highest mode above LM_PAGING_MAX
+ * counts as LM_PAGING_MAX; a lowest mode above it is refused, ptlab
+ * knowing no mode it could give.
  *
- * Returns 0, or -1 with @why set (min above max, or no mode of the range
- * available).
+ * Returns 0, or -1 with @why set (the lowest mode unknown or above the
+ * highest, or no mode of the range available).
  */
 int lm_paging_choose(const struct lm_requests *r, bool la57, uint64_t *mode,
 	char *why, size_t whylen);
