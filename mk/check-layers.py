@@ -35,7 +35,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tapcheck import Checks  # noqa: E402
+from tapcheck import Checks, table_lines  # noqa: E402
 
 COMPILER_SYMBOLS = {"memset", "memcpy", "memmove", "_GLOBAL_OFFSET_TABLE_"}
 INCLUDE_LOCAL = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -53,19 +53,15 @@ def parse_layers(path):
     """{folder: (set of used folders, firmware?)}, in file order."""
     layers = {}
     errors = []
-    with open(path, encoding="utf-8") as f:
-        for n, raw in enumerate(f, 1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            m = re.fullmatch(r"([a-z0-9_]+):\s*([a-z0-9_ ]*?)\s*(\|\s*firmware)?", line)
-            if not m:
-                errors.append("%s:%d: not 'folder: uses | firmware': %s" % (path, n, raw.strip()))
-                continue
-            name, uses, fw = m.group(1), m.group(2).split(), bool(m.group(3))
-            if name in layers:
-                errors.append("%s:%d: folder %s named twice" % (path, n, name))
-            layers[name] = (set(uses), fw)
+    for n, line, raw in table_lines(path):
+        m = re.fullmatch(r"([a-z0-9_]+):\s*([a-z0-9_ ]*?)\s*(\|\s*firmware)?", line)
+        if not m:
+            errors.append("%s:%d: not 'folder: uses | firmware': %s" % (path, n, raw.strip()))
+            continue
+        name, uses, fw = m.group(1), m.group(2).split(), bool(m.group(3))
+        if name in layers:
+            errors.append("%s:%d: folder %s named twice" % (path, n, name))
+        layers[name] = (set(uses), fw)
     return layers, errors
 
 

@@ -36,7 +36,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tapcheck import Checks  # noqa: E402
+from tapcheck import Checks, table_lines  # noqa: E402
 
 KINDS = {"hardware", "fixed", "device", "firmware", "run"}
 
@@ -81,22 +81,18 @@ def main(argv):
 
     allowed = {}
     errors = []
-    with open(list_path, encoding="utf-8") as f:
-        for n, raw in enumerate(f, 1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            fields = line.split(None, 3)
-            if len(fields) < 4:
-                errors.append("%s:%d: not 'FILE SYMBOL KIND WHY'" % (list_path, n))
-                continue
-            fname, sym, kind, _why = fields
-            if kind not in KINDS:
-                errors.append("%s:%d: %s %s: kind '%s' is none of %s"
-                              % (list_path, n, fname, sym, kind, ", ".join(sorted(KINDS))))
-            if (fname, sym) in allowed:
-                errors.append("%s:%d: %s %s listed twice" % (list_path, n, fname, sym))
-            allowed[(fname, sym)] = kind
+    for n, line, _raw in table_lines(list_path):
+        fields = line.split(None, 3)
+        if len(fields) < 4:
+            errors.append("%s:%d: not 'FILE SYMBOL KIND WHY'" % (list_path, n))
+            continue
+        fname, sym, kind, _why = fields
+        if kind not in KINDS:
+            errors.append("%s:%d: %s %s: kind '%s' is none of %s"
+                          % (list_path, n, fname, sym, kind, ", ".join(sorted(KINDS))))
+        if (fname, sym) in allowed:
+            errors.append("%s:%d: %s %s listed twice" % (list_path, n, fname, sym))
+        allowed[(fname, sym)] = kind
     check(not errors, "%s parses, every kind is one of %s" % (list_path, ", ".join(sorted(KINDS))),
           errors)
 

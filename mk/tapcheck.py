@@ -1,5 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""The ok/not ok lines and the summary of ptlab's Python checks."""
+"""The ok/not ok lines and the summary of ptlab's Python checks, and the
+reading of their table files."""
+
+
+def table_lines(path):
+    """(line number, text, raw line) for each line of @path that holds more
+    than a '#' comment and blanks; text is the line without its comment."""
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].strip()
+            if line:
+                yield n, line, raw
 
 
 class Checks:
