@@ -689,6 +689,15 @@ int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
 	return parse(&src, true, false, o, err, errlen);
 }
 
+const char *opts_option(unsigned i, const char **list)
+{
+	if (i >= sizeof(defs) / sizeof(defs[0]))
+		return NULL;
+	if (list)
+		*list = defs[i].list;
+	return defs[i].name;
+}
+
 const char *opts_usage(void)
 {
 	return "usage: BOOTX64.EFI [options]   (or the same options in \\ptlab.cfg)\n"

@@ -232,6 +232,16 @@ int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
 const char *opts_usage(void);
 
 /**
+ * opts_option() - the name of option @i of the table apply() reads
+ * @list: when not NULL, receives its choices as opts_usage() writes them
+ *        ("a|b|c"; NULL for an option without named choices)
+ *
+ * Return: the name without "--", or NULL when @i is past the last option.
+ * The unit tests hold opts_usage() to it.
+ */
+const char *opts_option(unsigned i, const char **list);
+
+/**
  * opts_describe() - one line naming every option's value, for the report
  *
  * Return: as fmt_snprintf().

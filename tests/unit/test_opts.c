@@ -526,6 +526,59 @@ static void test_opts_long_token_and_small_err_buffer(void **state)
 	assert_int_equal(parse_cmdline("x --foo", &o, NULL, 0), OPTS_ERROR);
 }
 
+/* Does the usage line at @at start NAME OPEN LIST CLOSE, then a blank or its end? */
+static bool usage_has(const char *at, const char *name, const char *open, const char *list,
+		      const char *close)
+{
+	char want[128];
+	size_t n = (size_t)snprintf(want, sizeof(want), "%s%s%s%s", name, open, list, close);
+
+	return n < sizeof(want) && !strncmp(at, want, n) && (at[n] == ' ' || at[n] == '\n');
+}
+
+/*
+ * The usage text and the option table agree: every option has its line
+ * ("  --NAME" then '=', "[=", a blank or the end of the line), with its
+ * choices as the table lists them; every "  --NAME" line names an option.
+ */
+static void test_opts_usage_matches_the_table(void **state)
+{
+	const char *usage = opts_usage(), *name, *list;
+	unsigned n = 0;
+
+	(void)state;
+	for (unsigned i = 0; (name = opts_option(i, &list)); i++, n++) {
+		const char *at = usage, *hit = NULL;
+		size_t len = strlen(name);
+
+		while ((at = strstr(at, "\n  --"))) {
+			at += 5;
+			if (!strncmp(at, name, len) && strchr("=[ \n", at[len])) {
+				hit = at;
+				break;
+			}
+		}
+		if (!hit)
+			fail_msg("--%s: no line of the usage text starts with it", name);
+		if (list && !usage_has(hit, name, "=", list, "") && !usage_has(hit, name, "[=", list, "]"))
+			fail_msg("--%s: the usage text's choices are not %s", name, list);
+	}
+	assert_true(n > 20);
+	assert_null(opts_option(n, &list));
+	for (const char *at = usage; (at = strstr(at, "\n  --")); ) {
+		size_t len;
+		unsigned i;
+
+		at += 5;
+		len = strcspn(at, "=[ \n");
+		for (i = 0; (name = opts_option(i, NULL)); i++)
+			if (strlen(name) == len && !strncmp(at, name, len))
+				break;
+		if (!name)
+			fail_msg("the usage text names --%.*s, which is no option", (int)len, at);
+	}
+}
+
 static void test_opts_usage_and_describe(void **state)
 {
 	struct opts o;
@@ -978,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_opts_config_encodings),
 		cmocka_unit_test(test_opts_long_token_and_small_err_buffer),
 		cmocka_unit_test(test_opts_usage_and_describe),
+		cmocka_unit_test(test_opts_usage_matches_the_table),
 		cmocka_unit_test(test_opts_dump_formats),
 		cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_config_file),
 		cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_ucs2),
