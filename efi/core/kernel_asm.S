@@ -15,6 +15,7 @@
  * after the CR3 write only this code and the current stack are touched.
  */
 #include "core/kernel_jump.h"
+#include "cpu/asm.h"
 
 	.text
 	.globl	kernel_jump_asm
@@ -52,20 +53,7 @@ kernel_jump_asm:
 	mov	%r9, %rsp
 	pushq	$0			/* the return address */
 2:	pushq	%r10			/* taken by ret: no register keeps the entry */
-	xor	%eax, %eax
-	xor	%ebx, %ebx
-	xor	%ecx, %ecx
-	xor	%edx, %edx
-	xor	%edi, %edi
-	xor	%ebp, %ebp
-	xor	%r8d, %r8d
-	xor	%r9d, %r9d
-	xor	%r10d, %r10d
-	xor	%r11d, %r11d
-	xor	%r12d, %r12d
-	xor	%r13d, %r13d
-	xor	%r14d, %r14d
-	xor	%r15d, %r15d
+	CLEAR_GPRS keep=rsi
 	ret
 	.size	kernel_jump_asm, . - kernel_jump_asm
 

@@ -12,6 +12,7 @@
  *  - a guard record is the guard's stack pointer: pad, previous record,
  *    struct trap_fault *, r15, r14, r13, r12, rbp, rbx, return address.
  */
+#include "cpu/asm.h"
 #include "cpu/trapentry.h"
 #define TRAP_VEC_NONE	0xffffffff
 
@@ -22,11 +23,23 @@
 	.popsection
 	.endm
 
-	.macro	FUNC name
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-\name:
+/*
+ * PROBE dir, name, access: the probe function name, whose one access (the
+ * instruction with the table entry) is access; a read (dir = read) stores
+ * the value loaded into %rax at *out.
+ */
+	.macro	PROBE dir, name, access:vararg
+FUNC \name
+	movq	%rdx, %r11
+	movl	$TRAP_VEC_NONE, (%r11)
+1:	\access
+	.ifc	\dir, read
+	movq	%rax, (%rsi)
+	.endif
+	xorl	%eax, %eax
+	ret
+	EXTABLE	1b, probe_fixup
+	.size	\name, . - \name
 	.endm
 
 	.section .rodata.trap_extable, "a"
@@ -49,46 +62,16 @@ probe_fixup:
 	ret
 
 /* int probe_read8(uint64_t va, uint64_t *out, struct trap_fault *f) */
-FUNC probe_read8
-	movq	%rdx, %r11
-	movl	$TRAP_VEC_NONE, (%r11)
-1:	movzbq	(%rdi), %rax
-	movq	%rax, (%rsi)
-	xorl	%eax, %eax
-	ret
-	EXTABLE	1b, probe_fixup
-	.size	probe_read8, . - probe_read8
+	PROBE	read, probe_read8, movzbq (%rdi), %rax
 
 /* int probe_read64(uint64_t va, uint64_t *out, struct trap_fault *f) */
-FUNC probe_read64
-	movq	%rdx, %r11
-	movl	$TRAP_VEC_NONE, (%r11)
-1:	movq	(%rdi), %rax
-	movq	%rax, (%rsi)
-	xorl	%eax, %eax
-	ret
-	EXTABLE	1b, probe_fixup
-	.size	probe_read64, . - probe_read64
+	PROBE	read, probe_read64, movq (%rdi), %rax
 
 /* int probe_write8(uint64_t va, uint64_t val, struct trap_fault *f) */
-FUNC probe_write8
-	movq	%rdx, %r11
-	movl	$TRAP_VEC_NONE, (%r11)
-1:	movb	%sil, (%rdi)
-	xorl	%eax, %eax
-	ret
-	EXTABLE	1b, probe_fixup
-	.size	probe_write8, . - probe_write8
+	PROBE	write, probe_write8, movb %sil, (%rdi)
 
 /* int probe_write64(uint64_t va, uint64_t val, struct trap_fault *f) */
-FUNC probe_write64
-	movq	%rdx, %r11
-	movl	$TRAP_VEC_NONE, (%r11)
-1:	movq	%rsi, (%rdi)
-	xorl	%eax, %eax
-	ret
-	EXTABLE	1b, probe_fixup
-	.size	probe_write64, . - probe_write64
+	PROBE	write, probe_write64, movq %rsi, (%rdi)
 
 /*
  * int probe_exec(uint64_t va, struct trap_fault *f)
@@ -126,12 +109,7 @@ trap_exec_fixup:
  * record and %eax = -1; both paths unwind the same way.
  */
 FUNC trap_guard_asm
-	pushq	%rbx
-	pushq	%rbp
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
+	PUSH_CALLEE_SAVED
 	pushq	%rdx
 	pushq	trap_guard_cur(%rip)
 	subq	$8, %rsp
@@ -145,12 +123,7 @@ trap_guard_resume:
 	addq	$8, %rsp
 	popq	trap_guard_cur(%rip)
 	addq	$8, %rsp
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%rbp
-	popq	%rbx
+	POP_CALLEE_SAVED
 	ret
 	.size	trap_guard_asm, . - trap_guard_asm
 

@@ -11,6 +11,7 @@
  * (limit 0): the kernel must load its own, and a fault before it does
  * shuts the machine down instead of running handlers of ours.
  */
+#include "cpu/asm.h"
 #include "limine/lmpark.h"
 
 	.text
@@ -81,20 +82,7 @@ limine_ap_loop:
 	pushq	$0
 	pushq	%rax
 	mov	%rsi, %rdi
-	xor	%eax, %eax
-	xor	%ebx, %ebx
-	xor	%ecx, %ecx
-	xor	%edx, %edx
-	xor	%esi, %esi
-	xor	%ebp, %ebp
-	xor	%r8d, %r8d
-	xor	%r9d, %r9d
-	xor	%r10d, %r10d
-	xor	%r11d, %r11d
-	xor	%r12d, %r12d
-	xor	%r13d, %r13d
-	xor	%r14d, %r14d
-	xor	%r15d, %r15d
+	CLEAR_GPRS keep=rdi
 	ret
 	.size	limine_ap_loop, . - limine_ap_loop
 

@@ -8,6 +8,7 @@
  *
  * void la57_entry(void): interrupts off; the data page's parameters filled.
  */
+#include "cpu/asm.h"
 #include "live/la57tramp.h"
 
 #define CR0_PG		0x80000000
@@ -29,12 +30,7 @@ la57_blob:
 	.globl	la57_entry
 	.hidden	la57_entry
 la57_entry:
-	pushq	%rbx
-	pushq	%rbp
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
+	PUSH_CALLEE_SAVED
 	pushfq
 	cli
 	movq	%rsp, DATA(LA57_P_RSP)(%rip)
@@ -102,12 +98,7 @@ long64:
 	pushq	%rcx
 	lretq
 3:	popfq
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%rbp
-	popq	%rbx
+	POP_CALLEE_SAVED
 	ret
 
 /*
@@ -132,32 +123,25 @@ la57_stubs32:
 	.endr
 	.org	la57_stubs32 + 16 * LA57_IDT32_VECTORS, 0xcc
 
+/* FIELD msg, value: the string msg to COM1, then the 32-bit value in hex. */
+	.macro	FIELD msg, value
+	leal	(\msg - la57_blob)(%ebx), %esi
+	call	puts32
+	movl	\value, %eax
+	call	puthex32
+	.endm
+
 /* Stack: vector, error code, EIP, CS, EFLAGS. */
 window_fault:
 	cli
 	call	1f
 1:	popl	%ebx
 	subl	$(1b - la57_blob), %ebx
-	leal	(msg_head - la57_blob)(%ebx), %esi
-	call	puts32
-	movl	0(%esp), %eax
-	call	puthex32
-	leal	(msg_error - la57_blob)(%ebx), %esi
-	call	puts32
-	movl	4(%esp), %eax
-	call	puthex32
-	leal	(msg_eip - la57_blob)(%ebx), %esi
-	call	puts32
-	movl	8(%esp), %eax
-	call	puthex32
-	leal	(msg_cr0 - la57_blob)(%ebx), %esi
-	call	puts32
-	movl	%cr0, %eax
-	call	puthex32
-	leal	(msg_cr4 - la57_blob)(%ebx), %esi
-	call	puts32
-	movl	%cr4, %eax
-	call	puthex32
+	FIELD	msg_head, 0(%esp)
+	FIELD	msg_error, 4(%esp)
+	FIELD	msg_eip, 8(%esp)
+	FIELD	msg_cr0, %cr0
+	FIELD	msg_cr4, %cr4
 	leal	(msg_tail - la57_blob)(%ebx), %esi
 	call	puts32
 	cmpl	$0, LA57_DATA + LA57_P_EXIT(%ebx)

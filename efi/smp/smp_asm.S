@@ -6,15 +6,9 @@
  * The frame built by the common entry code (trapentry.h) is struct
  * trap_frame (trap.h).
  */
+#include "cpu/asm.h"
 #include "cpu/trapentry.h"
 #include "smp/smp_tramp.h"
-
-	.macro	FUNC name
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-\name:
-	.endm
 
 	.text
 
@@ -69,12 +63,7 @@ FUNC smp_on_stack
  * %eax = -1.
  */
 FUNC smp_guard
-	pushq	%rbx
-	pushq	%rbp
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
+	PUSH_CALLEE_SAVED
 	pushq	%rdx
 	movq	%rsp, (%rdx)
 	movq	%rdi, %rax
@@ -85,12 +74,7 @@ FUNC smp_guard
 smp_guard_resume:
 	popq	%rdx
 	movq	$0, (%rdx)
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%rbp
-	popq	%rbx
+	POP_CALLEE_SAVED
 	ret
 	.size	smp_guard, . - smp_guard
 
