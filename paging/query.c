@@ -126,10 +126,9 @@ void translate_leaf(const struct xlate *x, uint64_t va, uint64_t e, uint64_t ea,
 		    uint64_t rights, const uint8_t *attr, struct pt_leaf *out)
 {
 	uint64_t lo = pt_level_size(level) - 1;
-	unsigned f = rights & PTE_W ? PT_WRITE : 0;
+	/* rights holds "may execute" at PTE_NX, the inverse of a leaf's XD */
+	unsigned f = perm_flags(rights ^ PTE_NX);
 
-	f |= rights & PTE_US ? PT_USER : 0;
-	f |= rights & PTE_NX ? PT_EXEC : 0;
 	if (attr)
 		f |= attr[attr_index(e, level)];
 	else

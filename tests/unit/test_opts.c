@@ -564,7 +564,7 @@ static void test_opts_usage_matches_the_table(void **state)
 			fail_msg("--%s: the usage text's choices are not %s", name, list);
 	}
 	assert_true(n > 20);
-	assert_null(opts_option(n, &list));
+	assert_string_equal(opts_option(0, NULL), "help");   /* @list may be NULL */
 	for (const char *at = usage; (at = strstr(at, "\n  --")); ) {
 		size_t len;
 		unsigned i;
