@@ -26,6 +26,7 @@
 #include "core/end.h"
 #include "core/mode.h"
 #include "opts/optcheck.h"
+#include "opts/usage.h"
 #include "proto/proto.h"
 #include "fw/owned.h"
 #include "state/state.h"

@@ -15,7 +15,7 @@ nothing else: a row's first cell names a file by its path, and the files
 after it in the same cell by name, in the same folder.  The churn's
 default operation counts (firmware and hand-off mode) in the option
 tables of README.md and docs/options.md are those --help says (the text
-of opts_usage() in efi/opts/opts.c, which tests/unit/test_opts.c compares
+of opts_usage() in efi/opts/usage.c, which tests/unit/test_opts.c compares
 with the code's defaults).
 
   check-links.py [ROOT]    ROOT: the top of the tree (default: this file's ../)
@@ -151,8 +151,8 @@ def sources(root):
 
 
 def usage_text(root):
-    """The text of opts_usage() in efi/opts/opts.c: its string literals, joined."""
-    with open(os.path.join(root, "efi", "opts", "opts.c")) as f:
+    """The text of opts_usage() in efi/opts/usage.c: its string literals, joined."""
+    with open(os.path.join(root, "efi", "opts", "usage.c")) as f:
         src = f.read()
     m = re.search(r"const char \*opts_usage\(void\)\s*\{\s*return(.*?);\s*\}", src, re.S)
     if not m:

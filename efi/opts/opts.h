@@ -227,11 +227,6 @@ int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
 		     size_t errlen);
 
 /**
- * opts_usage() - the usage text, lines ending in "\n"
- */
-const char *opts_usage(void);
-
-/**
  * opts_option() - the name of option @i of the table apply() reads
  * @list: when not NULL, receives its choices as opts_usage() writes them
  *        ("a|b|c"; NULL for an option without named choices)

@@ -15,6 +15,7 @@
 
 #include "../../efi/report/fmt.h"
 #include "../../efi/opts/opts.h"
+#include "../../efi/opts/usage.h"
 
 /* what the refusal of a stray word adds: how to quote through a boot manager */
 #define STRAY_HINT ": a value with blanks is one quoted word, \"--cmdline=a b\"; " \
