@@ -16,7 +16,11 @@ in order:
                            output (no ANSI sequences, CRs, NULs; a cursor
                            move starts a new line) matching REGEX (Python
                            re.search), counted from where the previous
-                           expect matched
+                           expect matched; a REGEX ending in $ only
+                           matches a finished line (so "^n: [0-9]+$" does
+                           not take the "n: 2" of a "n: 26" still being
+                           written), any other also the line being
+                           written (a prompt has no newline after it)
     send:TEXT              type TEXT followed by a carriage return, one
                            character at a time, as a terminal would
 
@@ -203,10 +207,13 @@ def chat(got, steps):
         end = time.monotonic() + arg
         found = None
         scan = done   # lines before scan were searched and are complete
+        whole = rx.pattern.endswith("$")
         while True:
             lines = got.lines
-            # the last line may be incomplete: a prompt is matched as it is
-            for i in range(scan, len(lines)):
+            # the last line may be incomplete: a prompt is matched as it is,
+            # a pattern anchored at the line's end waits for its newline
+            last = len(lines) - 1 if whole and not got.closed else len(lines)
+            for i in range(scan, last):
                 if rx.search(lines[i]):
                     found = i
                     break
