@@ -12,7 +12,7 @@
 #   initramfs  Debian's own initramfs with break=premount through ptlab:
 #            at the (initramfs) prompt on the serial port, "echo
 #            ptlab-$((6*7))" prints ptlab-42; then it lists every EFI
-#            global variable through efivarfs (modprobe, mount, od), -smp 2
+#            global variable through efivarfs (insmod, mount, od), -smp 2
 #   stub     the same kernel, initramfs and command line through the
 #            kernel's own EFI stub (no ptlab), driven the same way: its
 #            kernel log's lines about the firmware must all be in ptlab's
@@ -71,6 +71,27 @@ cp -- "$PTLAB_IMG" "$img"
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
 put "$img" "$KERNEL" /boot/vmlinuz
 put "$img" "$DEBIAN_INITRD" /boot/initrd.img
+
+# Debian's initramfs-tools leaves efivarfs out (no hook asks for it): the
+# kernel's own module, as /efivarfs.ko in a second cpio archive, for the
+# shell to insmod.  ptlab gets it as a second --initrd (it aligns each to 4
+# bytes); the EFI stub, which loads initrd= files back to back, gets one
+# file: Debian's, zeros to a 4-byte boundary, the archive.
+EFIVARFS_KO=$(find "/lib/modules/${KERNEL#*/vmlinuz-}/kernel/fs/efivarfs" -name 'efivarfs.ko*' \
+	2>/dev/null | head -n 1)
+if [ -z "$EFIVARFS_KO" ]; then
+	fail "no efivarfs module of ${KERNEL#*/vmlinuz-} under /lib/modules (package linux-image-cloud-amd64)"
+	boot_done
+	exit
+fi
+mkdir -p "$BOOT_DIR/efivarfs.root"
+cp -- "$EFIVARFS_KO" "$BOOT_DIR/efivarfs.root/efivarfs.ko${EFIVARFS_KO##*.ko}"
+(cd "$BOOT_DIR/efivarfs.root" && ls | cpio -o -H newc --quiet) >"$BOOT_DIR/efivarfs.cpio"
+put "$img" "$BOOT_DIR/efivarfs.cpio" /boot/efivarfs.img
+pad=$(( (4 - $(stat -c %s "$DEBIAN_INITRD") % 4) % 4 ))
+{ cat -- "$DEBIAN_INITRD"; head -c "$pad" /dev/zero; cat -- "$BOOT_DIR/efivarfs.cpio"; } \
+	>"$BOOT_DIR/initrd-efivarfs.img"
+put "$img" "$BOOT_DIR/initrd-efivarfs.img" /boot/initrd-efivarfs.img
 put "$img" "$MEMTEST" /boot/memtest.bin
 
 # chat_bg TAG [boot_run options] -- STEPS...: boot_bg TAG with COM1 a pair
@@ -136,16 +157,16 @@ TYPE='send:echo ptlab-$((6*7))'
 ANSWER='expect:60:^ptlab-42$'
 # every EFI global variable through efivarfs, one "efivar: NAME 0 HEX" line
 # each (attributes and data), then "efivar-end: COUNT" (tests/boot/efivars.py)
-EFIVARS='send:modprobe efivarfs;mount -t efivarfs e /sys/firmware/efi/efivars;n=0;for f in /sys/firmware/efi/efivars/*-8be4df61-93ca-11d2-aa0d-00e098032b8c;do b=${f##*/};echo "efivar: ${b%%-*} 0 $(od -An -v -tx1 $f|tr -d '"' \\n'"')";n=$((n+1));done;echo "efivar-end: $n"'
+EFIVARS='send:insmod /efivarfs.ko* 2>/dev/null||modprobe efivarfs;mount -t efivarfs e /sys/firmware/efi/efivars;n=0;for f in /sys/firmware/efi/efivars/*-8be4df61-93ca-11d2-aa0d-00e098032b8c;do b=${f##*/};echo "efivar: ${b%%-*} 0 $(od -An -v -tx1 $f|tr -d '"' \\n'"')";n=$((n+1));done;echo "efivar-end: $n"'
 EFIVARS_END='expect:90:^efivar-end: [0-9]+$'
 chat_bg initramfs --img "$img" --cpu max --mem 2G --smp 2 --cfg "--mode=handoff --end=qemu \
---iterations=2000 --kernel=\\boot\\vmlinuz --initrd=\\boot\\initrd.img \"--cmdline=$DRD_CMDLINE\"" \
+--iterations=2000 --kernel=\\boot\\vmlinuz --initrd=\\boot\\initrd.img --initrd=\\boot\\efivarfs.img \"--cmdline=$DRD_CMDLINE\"" \
 	-- "$PROMPT" "$TYPE" "$ANSWER" "$EFIVARS" "$EFIVARS_END"
 
 stub=$BOOT_DIR/stub.img
 cp -- "$img" "$stub"
 mdel -i "$stub@@$BOOT_ESP_OFFSET" ::/EFI/BOOT/BOOTX64.EFI
-printf '@echo -off\nfs0:\n\\boot\\vmlinuz initrd=\\boot\\initrd.img %s\n' "$DRD_CMDLINE" \
+printf '@echo -off\nfs0:\n\\boot\\vmlinuz initrd=\\boot\\initrd-efivarfs.img %s\n' "$DRD_CMDLINE" \
 	>"$BOOT_DIR/stub.nsh"
 put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
 chat_bg stub --img "$stub" --cpu max --mem 2G --smp 2 -- "$PROMPT" "$TYPE" "$ANSWER" \
