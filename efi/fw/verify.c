@@ -47,6 +47,26 @@ bool verify_enforced(void)
 	return fw_info.secure_boot && !fw_info.setup_mode;
 }
 
+/* shim's SHIM_LOCK protocol, or NULL: shim installs it before it starts its second stage */
+static struct shim_lock *shim_find(void)
+{
+	struct shim_lock *shim = NULL;
+
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &shim_lock_guid, NULL,
+			      (void **)&shim) != EFI_SUCCESS)
+		return NULL;
+	return shim;
+}
+
+void verify_report(struct report *rep)
+{
+	bool shim = shim_find() != NULL, on = verify_enforced();
+
+	report_fact(rep, "secureboot", "state=%s shim=%s via=%s", on ? "on" :
+		    fw_info.secure_boot ? "setup" : "off", shim ? "yes" : "no",
+		    !on ? "none" : shim ? "shim" : "firmware");
+}
+
 /* The UEFI name of the statuses a verification may end with ("" for others). */
 static const char *status_name(EFI_STATUS st)
 {
@@ -137,7 +157,7 @@ static int by_firmware(const struct verify_src *src, const void *buf, size_t len
 int verify_image(const struct verify_src *src, const void *buf, size_t len, const char *path,
 		 enum verify_kind kind, char *why, size_t whylen)
 {
-	struct shim_lock *shim = NULL;
+	struct shim_lock *shim;
 	const struct trust_digest *d;
 	const char *by;
 
@@ -162,8 +182,8 @@ int verify_image(const struct verify_src *src, const void *buf, size_t len, cons
 			    trust_builtin.n);
 		return 0;
 	}
-	if (uefi_call_wrapper(BS->LocateProtocol, 3, &shim_lock_guid, NULL,
-			      (void **)&shim) == EFI_SUCCESS && shim) {
+	shim = shim_find();
+	if (shim) {
 		if (by_shim(shim, buf, len, why, whylen))
 			return -1;
 		by = "shim";
