@@ -22,6 +22,8 @@
 #            shim ("# secureboot: state=on shim=yes via=shim")
 #   other    ptlab signed by another key (made here) on the same store:
 #            shim refuses it, not one line of ptlab
+#   nosbat   ptlab signed by the enrolled key but without its .sbat
+#            section: shim refuses it too (shim wants SBAT data)
 #   linux    after enrolment, --mode=handoff with Debian's signed kernel
 #            (trusted through shim's built-in certificate), verified by
 #            shim's SHIM_LOCK protocol ("# verify: ... by=shim"), and the
@@ -71,10 +73,18 @@ openssl req -new -x509 -newkey rsa:2048 -nodes -keyout "$BOOT_DIR/other.key" \
 	>/dev/null 2>&1 || fail "openssl could not make the other key"
 "$ROOT/mk/sign.sh" "$BOOT_DIR/other.key" "$BOOT_DIR/other.pem" "$SIGNED_APP" \
 	"$BOOT_DIR/other.efi" "$BOOT_DIR/sign" >/dev/null || fail "mk/sign.sh: ptlab with the other key"
+# without .sbat, signed by the key that will be enrolled: shim must refuse
+# it for want of SBAT data alone
+objcopy --remove-section .sbat "$SIGNED_APP" "$BOOT_DIR/nosbat-unsigned.efi" &&
+	KEY_PASS=${KEY_PASS:-snakeoil} "$ROOT/mk/sign.sh" "${PTLAB_KEY:-/usr/share/ovmf/PkKek-1-snakeoil.key}" \
+	"$CERT" "$BOOT_DIR/nosbat-unsigned.efi" "$BOOT_DIR/nosbat.efi" "$BOOT_DIR/sign" >/dev/null 2>&1 ||
+	fail "ptlab without .sbat could not be signed"
 img=$BOOT_DIR/shim.img
 "$ROOT/mk/shim-image.sh" "$img" "$SIGNED_EFI" "$CERT" "" || fail "mk/shim-image.sh"
 "$ROOT/mk/shim-image.sh" "$BOOT_DIR/other.img" "$BOOT_DIR/other.efi" "$BOOT_DIR/other.pem" "" ||
 	fail "mk/shim-image.sh (other key)"
+"$ROOT/mk/shim-image.sh" "$BOOT_DIR/nosbat.img" "$BOOT_DIR/nosbat.efi" "$CERT" "" ||
+	fail "mk/shim-image.sh (no .sbat)"
 
 # the layout: each file of \EFI\BOOT is its source's bytes, the certificate
 # the PEM's in DER, in the order MokManager lists them
@@ -172,21 +182,46 @@ fi
 
 # ---- after enrolment -------------------------------------------------------
 
-# refused_bg TAG IMG: a boot shim refuses; stopped once shim has said so
-# (its message waits for a key)
+# refused_bg TAG IMG: a boot of IMG on the enrolled store that shim
+# refuses; stopped once shim has said so (its message waits for a key)
+refused_bg()
+{
+	boot_bg "$1" --img "$2" --log "$BOOT_DIR/$1.log" --cfg "--end=qemu" "${sb[@]}" \
+		--vars "$ENROLLED" -- "${secure[@]}" -qmp unix:"$BOOT_DIR/$1.qmp",server=on,wait=off
+}
+# refused_wait TAG...: until each has been refused (and stopped) or has ended
+refused_wait()
+{
+	local t left=("$@") now
+	for _ in $(seq 1 "$BOOT_TIMEOUT"); do
+		now=()
+		for t in "${left[@]}"; do
+			if [ -e "$BOOT_DIR/$t.status" ]; then
+				continue
+			elif grep -q 'Verification failed' "$BOOT_DIR/$t.log" 2>/dev/null; then
+				sleep 2
+				boot_quit "$t" "$BOOT_DIR/$t.qmp"
+			else
+				now+=("$t")
+			fi
+		done
+		[ "${#now[@]}" = 0 ] && return 0
+		left=("${now[@]}")
+		sleep 1
+	done
+}
+# judge_refused TAG DESC: shim refused the image, nothing of ptlab ran
+judge_refused()
+{
+	boot_result "$1" >/dev/null
+	check_log 'Verification failed: \(0x1A\) Security Violation' "$BOOT_LOG" "$1: $2"
+	check_no_log "$NOT_PTLAB" "$BOOT_LOG" "$1: not one line of ptlab"
+}
+
 boot_bg after --img "$img" --cfg "--end=qemu --iterations=5000" "${sb[@]}" --vars "$ENROLLED" \
 	-- "${secure[@]}"
-boot_bg other --img "$BOOT_DIR/other.img" --log "$BOOT_DIR/other.log" --cfg "--end=qemu" \
-	"${sb[@]}" --vars "$ENROLLED" -- "${secure[@]}" -qmp unix:"$BOOT_DIR/other.qmp",server=on,wait=off
-for _ in $(seq 1 "$BOOT_TIMEOUT"); do
-	[ -e "$BOOT_DIR/other.status" ] && break
-	if grep -q 'Verification failed' "$BOOT_DIR/other.log" 2>/dev/null; then
-		sleep 2
-		boot_quit other "$BOOT_DIR/other.qmp"
-		break
-	fi
-	sleep 1
-done
+refused_bg other "$BOOT_DIR/other.img"
+refused_wait other
 boot_wait
 
 judge_passed after
@@ -194,10 +229,7 @@ check_log '^# firmware: vendor="EDK II" .*secure_boot=on setup_mode=0 ' "$BOOT_L
 	"after: ran with Secure Boot on"
 check_log '^# secureboot: state=on shim=yes via=shim$' "$BOOT_LOG" \
 	"after: the report says shim started and verified it"
-boot_result other >/dev/null
-check_log 'Verification failed: \(0x1A\) Security Violation' "$BOOT_LOG" \
-	"other: ptlab signed by a key not enrolled is refused by shim"
-check_no_log "$NOT_PTLAB" "$BOOT_LOG" "other: not one line of ptlab"
+judge_refused other "ptlab signed by a key not enrolled is refused by shim"
 
 # ---- Debian's signed kernel through shim -----------------------------------
 
@@ -210,6 +242,7 @@ boot_bg unsigned --img "$kimg" --cfg "--mode=handoff --end=qemu --iterations=200
 boot_wait
 boot_bg resigned --img "$kimg" --cfg "--mode=handoff --end=qemu --iterations=2000 --kernel=\\boot\\resigned" \
 	"${sb[@]}" --vars "$ENROLLED" -- "${secure[@]}"
+refused_bg nosbat "$BOOT_DIR/nosbat.img"
 
 boot_result linux
 st=$?
@@ -230,7 +263,9 @@ check_log '^\[ *[0-9]+\.[0-9]+\] init: [1-9][0-9]* passed, 0 failed$' "$BOOT_LOG
 	"linux: /init ran its checks, all passed"
 [ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
 
+refused_wait nosbat
 boot_wait
+judge_refused nosbat "ptlab signed by the enrolled key but without .sbat is refused by shim"
 shimfail='Secure Boot: shim refuses it \(SHIM_LOCK Verify\): status 0x8000000000000(01a \(security violation\)|00f \(access denied\))$'
 for tag in unsigned resigned; do
 	boot_result "$tag"
