@@ -161,6 +161,8 @@ boot_wait
 judge_passed signed
 check_log '^# firmware: vendor="EDK II" .*secure_boot=on setup_mode=0 ' "$BOOT_LOG" \
 	"signed: ran with Secure Boot on"
+check_log '^# secureboot: state=on shim=no via=firmware$' "$BOOT_LOG" \
+	"signed: the report says the firmware verified it, no shim"
 boot_result unsigned
 check_log 'BdsDxe: failed to load .*Access Denied' "$BOOT_LOG" \
 	"unsigned: the firmware refused it (Access Denied)"
@@ -250,6 +252,8 @@ kernel_sb sb-linux enabled
 [ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 30
 judge_kernel nosb-linux
 check_log '^# firmware: .*secure_boot=off ' "$BOOT_LOG" "nosb-linux: the same firmware, Secure Boot off"
+check_log '^# secureboot: state=off shim=no via=none$' "$BOOT_LOG" \
+	"nosb-linux: the report says nothing verified it"
 check_log '^# verify: file=\\boot\\unsigned kind=pe bytes=[0-9]+ by=none: Secure Boot is off' \
 	"$BOOT_LOG" "nosb-linux: the kernel not verified, and said so"
 check_log '^# verify: file=\\boot\\other.img kind=digest bytes=[0-9]+ by=none: Secure Boot is off' \
