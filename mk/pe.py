@@ -102,4 +102,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    try:
+        main(sys.argv)
+    except (OSError, UnicodeError, struct.error, ValueError) as e:
+        die(str(e))
