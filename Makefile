@@ -74,7 +74,8 @@ help:
 	@echo '  all                 (default) $(BUILD)/ptlab.efi and $(BUILD)/host/libptlab.a'
 	@echo '  deps                check the Debian packages of the build, run and test groups (mk/packages.txt), install missing'
 	@echo '                      ones (as root); deps-build, deps-run, deps-test, deps-lab: one group and those below it'
-	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI'
+	@echo '  image               $(BUILD)/ptlab.img: GPT disk with the app as \EFI\BOOT\BOOTX64.EFI; SHIM=1: Debian'"'"'s'
+	@echo '                      signed shim, MokManager, the signed app (KEY=, CERT=) as grubx64.efi and CERT in DER'
 	@echo '  run                 boot $(RUN_DIR)/run.img under QEMU/OVMF (ends with the run), serial on stdio and in $(RUN_DIR)/serial.log;'
 	@echo '                      verdict from the serial log and the report files'
 	@echo '                      (ARGS="..." -> \ptlab.cfg; QEMU_CPU, QEMU_MEM, QEMU_SMP, QEMU_EXTRA)'
@@ -110,6 +111,7 @@ help:
 	@echo '  test-lava           the LAVA suite: a good job, an injected fault (LAVA_FAULT), a hung run (not in test)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
+	@echo '           NX_COMPAT=$(NX_COMPAT) (1: the PE header says NX_COMPAT; SBAT generation: mk/sbat.csv)'
 
 # Package checks (mk/packages.txt, mk/deps.sh): deps-build before any
 # compile, deps-run before an image or QEMU, deps-test before the test

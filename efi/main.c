@@ -35,6 +35,7 @@
 #include "core/run.h"
 #include "fw/runs.h"
 #include "fw/sink.h"
+#include "fw/verify.h"
 
 #define REPORT_BYTES      (512u * 1024u)
 #define MENU_WAIT_SECONDS 10u    /* after refusing a boot menu's options */
@@ -287,6 +288,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	opts_describe(&app.opts, line, sizeof(line));
 	report_fact(app.rep, "options", "%s from=%s", line, opts_from_name(src.from));
 	firmware_report(app.rep, ST);
+	verify_report(app.rep);
 	if (src.foreign[0])
 		report_note(app.rep, "options: the boot manager's LoadOptions \"%s\" hold no --option: "
 			    "ignored, %s", src.foreign,

@@ -25,6 +25,8 @@ $(BUILD)/lists/%.list: FORCE
 SRCLIST_paging = $(PAGING_SRCS)
 SRCLIST_efi = $(EFI_SRCS)
 SRCLIST_unit = $(UNIT_SUPPORT_SRCS)
+# what mk/pe.py writes into the PE besides the sections
+SRCLIST_pe = version=$(PTLAB_VERSION) nx_compat=$(NX_COMPAT)
 
 $(eval $(call archive-rule,$(EFI_LIBPTLAB),EFI_PAGING_OBJS,paging))
 $(eval $(call efi-app-rule,$(EFI_APP),EFI_APP_OBJS,EFI_APP_LIBS))

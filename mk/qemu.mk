@@ -25,12 +25,15 @@ RUN_DIR ?= $(BUILD)
 
 # ---- image and QEMU ----
 
-# Rebuilt every time: it is cheap and \ptlab.cfg follows ARGS.
+# Rebuilt every time: it is cheap and \ptlab.cfg follows ARGS.  SHIM=1:
+# the image for Secure Boot with Microsoft's keys (mk/secureboot.mk).
 image: $(IMAGE)
 
+ifneq ($(SHIM),1)
 $(IMAGE): $(EFI_APP) startup.nsh mk/image.sh FORCE | deps-run
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(EFI_APP) startup.nsh '$(subst ','\'',$(ARGS))'
+endif
 
 # What "make run" boots: the image with ARGS as \ptlab.cfg and, when ARGS
 # names no --end, --end=shutdown added, so QEMU ends as soon as the run has

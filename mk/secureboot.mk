@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 #
 # Secure Boot: the digest lists built into the app (mk/trust.sh; the
-# default build's empty one is part of "all") and the signed image (make
-# signed-image: sbsigntool, a test package).
+# default build's empty one is part of "all"), the signed image (make
+# signed-image: sbsigntool, a test package) and the image that boots it
+# through Debian's signed shim (make image SHIM=1).
 
 # make signed-image: $(BUILD)/ptlab-signed.efi (stripped, signed with sbsign,
 # checked with sbverify) and $(BUILD)/ptlab-signed.img around it.  KEY and
@@ -52,3 +53,16 @@ $(SIGNED_EFI): $(SIGNED_APP) mk/sign.sh FORCE | deps-test
 $(SIGNED_IMAGE): $(SIGNED_EFI) startup.nsh mk/image.sh | deps-test
 	$(call msg,IMAGE,$@)
 	$(Q)mk/image.sh $@ $(SIGNED_EFI) startup.nsh '$(subst ','\'',$(ARGS))'
+
+# make image SHIM=1 [KEY=... CERT=...]: $(IMAGE) for a PC with Secure Boot
+# on and Microsoft's keys only (mk/shim-image.sh): Debian's signed shim as
+# \EFI\BOOT\BOOTX64.EFI, MokManager beside it, the signed image (the
+# same KEY and CERT as make signed-image) as grubx64.efi and CERT in DER as
+# ptlab.der, the certificate to enrol in shim's MOK list (docs/firmware.md,
+# "Booting through shim").  shim-signed is a test package.
+SHIM ?=
+ifeq ($(SHIM),1)
+$(IMAGE): $(SIGNED_EFI) mk/shim-image.sh mk/image.sh FORCE | deps-test
+	$(call msg,IMAGE,$@)
+	$(Q)mk/shim-image.sh $@ $(SIGNED_EFI) '$(CERT)' '$(subst ','\'',$(ARGS))'
+endif

@@ -29,7 +29,8 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'sizes=tests/sizes.sh' \
 	'report=python3 tests/tools/test_report.py' \
 	'packages=tests/packages.sh' \
-	'docs=python3 tests/check-links.py'
+	'docs=python3 tests/check-links.py' \
+	'pe=python3 tests/pe.py --nx $(NX_COMPAT) $(EFI_APP) $(BUILD)/ptlab-signed.efi'
 TEST_SUITES += $(foreach t,$(BOOT_TESTS), \
 	'$(basename $(notdir $(t)))=PTLAB_BUILD=$(BUILD) PTLAB_IMG=$(IMAGE) $(t)')
 # a hostile report's page judged in headless Chromium (tests/tools/test_view.py)

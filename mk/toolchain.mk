@@ -52,8 +52,6 @@ EFI_APP_CFLAGS := $(EFI_BASE_CFLAGS) -Iefi \
 EFI_LDFLAGS := -nostdlib -znocombreloc -T $(EFI_LDS) -shared -Bsymbolic \
 	--no-undefined -L$(EFI_LIB)
 EFI_LDLIBS := -lefi -lgnuefi $(LIBGCC)
-EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
-	-j .rel -j .rela -j '.rel.*' -j '.rela.*' -j .reloc
 
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -88,18 +86,28 @@ $(1): $$($(2)) $$(BUILD)/lists/$(3).list
 	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$(filter %.o,$$^)
 endef
 
+# The PE's own data (mk/pe.py): the SBAT line of every image (mk/sbat.csv,
+# the one place of ptlab's SBAT generation; docs/firmware.md says when to
+# bump it) and DllCharacteristics' NX_COMPAT bit, set only when NX_COMPAT=1
+# (ptlab then promises never to run code from memory the firmware may map
+# non-executable).  tests/pe.py reads both back from the built image.
+NX_COMPAT ?= 0
+SBAT_CSV := mk/sbat.csv
+PE_KEEP := .text .sdata .data .dynamic .dynsym .rel .rela '.rel.*' '.rela.*' .reloc
+
 # $(call efi-app-rule,EFI,OBJS,LIBS): the UEFI application EFI (PE32+) from
 # the objects in variable OBJS and the archives in variable LIBS, through
-# EFI:.efi=.so linked with gnu-efi's crt0 and linker script.
+# EFI:.efi=.so linked with gnu-efi's crt0 and linker script; objcopy's PE
+# with .sbat and the NX_COMPAT bit (mk/pe.py).
 define efi-app-rule
 $(1:.efi=.so): $$($(2)) $$($(3))
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$$(Q)$$(EFI_LD) $$(EFI_LDFLAGS) $$(EFI_CRT0) $$($(2)) $$($(3)) $$(EFI_LDLIBS) -o $$@
-$(1): $(1:.efi=.so)
+$(1): $(1:.efi=.so) $$(SBAT_CSV) mk/pe.py $$(BUILD)/lists/pe.list
 	$$(call msg,OBJCOPY,$$@)
 	@mkdir -p $$(@D)
-	$$(Q)$$(OBJCOPY) $$(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $$< $$@
+	$$(Q)python3 mk/pe.py $$(OBJCOPY) $$< $$@ $$(SBAT_CSV) $$(PTLAB_VERSION) $$(NX_COMPAT) $$(PE_KEEP)
 endef
 
 EFI_APP_ASFLAGS = $(EFI_APP_CFLAGS) -D__ASSEMBLY__

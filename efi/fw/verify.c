@@ -23,12 +23,21 @@
 
 #define NAME_MAX16 256u
 
-/* shim's protocol for its loader: Verify(buffer, size) judges a PE image */
+/*
+ * shim's protocol for its loader: Verify(buffer, size) judges a PE image.
+ * Unlike every UEFI protocol, shim's functions use the System V calling
+ * convention on x86-64, not EFIAPI (the Microsoft one): shim declares them
+ * without EFIAPI and builds without ms_abi, and the loaders that call it
+ * (GRUB, systemd-boot) declare them sysv_abi.  Called as EFIAPI, the buffer
+ * and size arrive in RCX and RDX while shim reads RDI and RSI, and shim
+ * answers EFI_UNSUPPORTED or worse.  Only Verify is called; the other two
+ * entries are never used and keep no type.
+ */
 static EFI_GUID shim_lock_guid = { 0x605dab50, 0xe046, 0x4300,
 				   { 0xab, 0xb6, 0x3d, 0xd8, 0x10, 0xdd, 0x8b, 0x23 } };
 
 struct shim_lock {
-	EFI_STATUS (EFIAPI *verify)(void *buffer, UINT32 size);
+	EFI_STATUS (__attribute__((sysv_abi)) *verify)(void *buffer, UINT32 size);
 	void *hash;
 	void *context;
 };
@@ -36,6 +45,26 @@ struct shim_lock {
 bool verify_enforced(void)
 {
 	return fw_info.secure_boot && !fw_info.setup_mode;
+}
+
+/* shim's SHIM_LOCK protocol, or NULL: shim installs it before it starts its second stage */
+static struct shim_lock *shim_find(void)
+{
+	struct shim_lock *shim = NULL;
+
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &shim_lock_guid, NULL,
+			      (void **)&shim) != EFI_SUCCESS)
+		return NULL;
+	return shim;
+}
+
+void verify_report(struct report *rep)
+{
+	bool shim = shim_find() != NULL, on = verify_enforced();
+
+	report_fact(rep, "secureboot", "state=%s shim=%s via=%s", on ? "on" :
+		    fw_info.secure_boot ? "setup" : "off", shim ? "yes" : "no",
+		    !on ? "none" : shim ? "shim" : "firmware");
 }
 
 /* The UEFI name of the statuses a verification may end with ("" for others). */
@@ -76,7 +105,8 @@ static int by_shim(struct shim_lock *shim, const void *buf, size_t len, char *wh
 			     (unsigned long long)len);
 		return -1;
 	}
-	st = uefi_call_wrapper(shim->verify, 2, (void *)buf, (UINT32)len);
+	/* a direct call: uefi_call_wrapper() is for EFIAPI functions only */
+	st = shim->verify((void *)buf, (UINT32)len);
 	if (st == EFI_SUCCESS)
 		return 0;
 	fmt_snprintf(why, whylen, "Secure Boot: shim refuses it (SHIM_LOCK Verify): "
@@ -127,7 +157,7 @@ static int by_firmware(const struct verify_src *src, const void *buf, size_t len
 int verify_image(const struct verify_src *src, const void *buf, size_t len, const char *path,
 		 enum verify_kind kind, char *why, size_t whylen)
 {
-	struct shim_lock *shim = NULL;
+	struct shim_lock *shim;
 	const struct trust_digest *d;
 	const char *by;
 
@@ -152,8 +182,8 @@ int verify_image(const struct verify_src *src, const void *buf, size_t len, cons
 			    trust_builtin.n);
 		return 0;
 	}
-	if (uefi_call_wrapper(BS->LocateProtocol, 3, &shim_lock_guid, NULL,
-			      (void **)&shim) == EFI_SUCCESS && shim) {
+	shim = shim_find();
+	if (shim) {
 		if (by_shim(shim, buf, len, why, whylen))
 			return -1;
 		by = "shim";

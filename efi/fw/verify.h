@@ -39,6 +39,14 @@ struct verify_src {
 bool verify_enforced(void);
 
 /**
+ * verify_report() - the "# secureboot:" fact: state=on|off|setup (Secure
+ * Boot enforced, off, or on in setup mode), shim=yes|no (shim's SHIM_LOCK
+ * protocol is installed: shim started ptlab), via=shim|firmware|none (who
+ * verified ptlab itself, and judges the PE images it loads).
+ */
+void verify_report(struct report *rep);
+
+/**
  * verify_image() - may the @len bytes at @buf (the file @path) be run?
  * @kind:  how they are judged (ignored when Secure Boot is off)
  * @why:   on refusal: the reason, with the firmware's or shim's status

@@ -132,7 +132,7 @@ boot_done()
 
 # boot_run [--img IMG] [--log LOG] [--cpu CPU] [--mem MEM] [--smp N]
 #          [--cfg ARGS] [--timeout S] [--usb] [--machine M] [--bios ROM]
-#          [--code CODE --vars VARS] [--serial SPEC] [--serial-pipe PIPE]
+#          [--code CODE --vars VARS [--vars-keep FILE]] [--serial SPEC] [--serial-pipe PIPE]
 #          [--tftp DIR --bootfile FILE] [-- QEMU_ARGS...]
 #
 # Boot a private copy of IMG (default $PTLAB_IMG) with a fresh copy of the
@@ -143,6 +143,8 @@ boot_done()
 # a SATA disk, the way it boots from a stick on a PC.  --machine replaces
 # q35 (e.g. pc); --bios boots a firmware ROM (U-Boot) instead of OVMF's
 # flash; --code/--vars use other OVMF flash files (Secure Boot, 2 MiB);
+# --vars-keep FILE: the variable store as the boot left it (the copy of
+# VARS the firmware wrote) is kept as FILE, for a later boot's --vars;
 # --serial gives COM1 another QEMU backend than the file LOG (which then
 # stays empty), e.g. unix:SOCKET.
 # --tftp boots over the network instead of a disk (no disk at all): a
@@ -158,6 +160,7 @@ boot_run()
 	local img=$PTLAB_IMG log= cpu=${QEMU_CPU:-max} mem=${QEMU_MEM:-2G}
 	local smp=1 cfg= has_cfg=0 tmo=$BOOT_TIMEOUT run st usb=0 pid
 	local machine=q35 bios= code=$OVMF_CODE vars=$OVMF_VARS serial= pipe= tftp= bootfile=
+	local vars_keep=
 	local -a disk fw serial_args
 
 	while [ $# -gt 0 ]; do
@@ -174,6 +177,7 @@ boot_run()
 		--bios) bios=$2; shift 2 ;;
 		--code) code=$2; shift 2 ;;
 		--vars) vars=$2; shift 2 ;;
+		--vars-keep) vars_keep=$2; shift 2 ;;
 		--serial) serial=$2; shift 2 ;;
 		--serial-pipe) pipe=$2; shift 2 ;;
 		--tftp) tftp=$2; shift 2 ;;
@@ -236,6 +240,9 @@ boot_run()
 	[ -n "${BOOT_PIDS:-}" ] && echo "$pid" >>"$BOOT_PIDS"
 	wait "$pid"
 	st=$?
+	if [ -n "$vars_keep" ] && [ -z "$bios" ]; then
+		cp -- "$run/vars.fd" "$vars_keep" || return 2
+	fi
 	case $st in
 	124|137) echo "# $BOOT_NAME: QEMU killed after ${tmo}s (status $st)" ;;
 	esac

@@ -23,6 +23,10 @@ in order:
                            written (a prompt has no newline after it)
     send:TEXT              type TEXT followed by a carriage return, one
                            character at a time, as a terminal would
+    key:NAME               press one key: up, down, left, right, enter,
+                           esc (a VT100 terminal's bytes for it), or a
+                           single character; a menu drawn on the console
+                           (shim's MokManager) is driven this way
 
 Once the steps are over (done or not) it tells QEMU to quit and reads the
 serial port until QEMU has gone.  Prints one "serialchat: ..." line per
@@ -41,6 +45,10 @@ import sys
 import time
 
 F_SETPIPE_SZ = 1031     # fcntl.h
+
+# the bytes a VT100 terminal sends for a key (EDK2's TerminalDxe reads them)
+KEYS = {"up": "\x1b[A", "down": "\x1b[B", "right": "\x1b[C", "left": "\x1b[D",
+        "enter": "\r", "esc": "\x1b"}
 
 # a cursor position or movement: what follows is a line of its own (a full
 # screen program draws its fields this way)
@@ -100,6 +108,8 @@ def main(argv):
                 return 2
         elif kind == "send":
             steps.append(("send", rest, None))
+        elif kind == "key" and (rest in KEYS or len(rest) == 1):
+            steps.append(("key", rest, None))
         else:
             print(f"serialchat: unknown step '{arg}'", file=sys.stderr)
             return 2
@@ -198,6 +208,11 @@ def chat(got, steps):
     """Run the steps over got; 0 when all were done, 1 at the first missed."""
     done = 0          # lines already matched or passed over
     for kind, arg, rx in steps:
+        if kind == "key":
+            got.type(KEYS.get(arg, arg))
+            time.sleep(0.3)
+            print(f"serialchat: pressed {arg}")
+            continue
         if kind == "send":
             for ch in arg + "\r":
                 got.type(ch)
