@@ -9,6 +9,7 @@
  * firmware calls; the tables are reached through the run's phys_to_virt.
  */
 #include "checks/checkkit.h"
+#include "cpu/trap.h"
 #include "live/live.h"
 #include "report/report.h"
 #include "checks/fwaudit.h"
@@ -181,7 +182,7 @@ static volatile uint64_t fw_data_word = 1;
 /*
  * The firmware's mapping of ptlab's own kinds of memory, through the one
  * walker over the firmware's root: the image's text (this function) and
- * data, a page of AllocatePages(EfiLoaderData) (the frame pool), a piece
+ * data, a page of AllocatePages(EfiLoaderData) (our TSS's, main.c), a piece
  * of AllocatePool (the memory map's ranges), the stack the firmware gave
  * us, and the LA57 trampoline's code page (EfiLoaderCode) when the run
  * switches levels.
@@ -198,7 +199,7 @@ static void fw_report_access(const struct check_run *run)
 		    "loader_code=%s",
 		    fw_access(&fw, (uint64_t)(uintptr_t)&fw_report_access),
 		    fw_access(&fw, (uint64_t)(uintptr_t)&fw_data_word),
-		    run->build->pool_pa ? fw_access(&fw, run->build->pool_pa) : "none",
+		    fw_access(&fw, trap_tss_base()),
 		    fw_access(&fw, (uint64_t)(uintptr_t)run->build->map.range),
 		    fw_access(&fw, (uint64_t)(uintptr_t)&here),
 		    tramp ? fw_access(&fw, tramp) : "none");
