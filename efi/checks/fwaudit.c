@@ -176,8 +176,11 @@ static const char *fw_access(const struct pt_space *fw, uint64_t va)
 	return name[((l.flags & PT_WRITE) ? 1 : 0) | ((l.flags & PT_EXEC) ? 2 : 0)];
 }
 
-/* A word of our image's data (not text), for fw_access. */
-static volatile uint64_t fw_data_word = 1;
+/*
+ * A word of our image's data section, for fw_access: gnu-efi's linker
+ * script puts .rodata there (one PE section with .data and .bss).
+ */
+static const uint64_t fw_data_word = 1;
 
 /*
  * The firmware's mapping of ptlab's own kinds of memory, through the one
