@@ -9,6 +9,7 @@
  */
 #include <efi.h>
 #include <efilib.h>
+#include <stddef.h>
 
 #include <ptlab/pte.h>
 
@@ -39,20 +40,14 @@ static struct {
 } changed[MEMATTR_MAX];
 static unsigned nchanged;
 
-static struct memattr_proto *proto;
-static bool looked;
-
+/* The firmware's protocol, NULL when it has none (asked each time: no state kept). */
 static struct memattr_proto *memattr_proto(void)
 {
 	void *iface = NULL;
 
-	if (!looked) {
-		looked = true;
-		if (uefi_call_wrapper(BS->LocateProtocol, 3, &memattr_guid, NULL, &iface) ==
-		    EFI_SUCCESS)
-			proto = iface;
-	}
-	return proto;
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &memattr_guid, NULL, &iface) != EFI_SUCCESS)
+		return NULL;
+	return iface;
 }
 
 bool memattr_present(void)
@@ -108,14 +103,14 @@ EFI_STATUS memattr_make_code(uint64_t pa, uint64_t bytes, uint64_t *before)
 
 EFI_STATUS memattr_restore(uint64_t pa)
 {
-	struct memattr_proto *m = memattr_proto();
-
-	for (unsigned i = 0; m && i < nchanged; i++) {
+	for (unsigned i = 0; i < nchanged; i++) {
+		struct memattr_proto *m;
 		EFI_STATUS st;
 
 		if (changed[i].pa != pa)
 			continue;
-		st = memattr_put_back(m, pa, changed[i].len, changed[i].before);
+		m = memattr_proto();
+		st = m ? memattr_put_back(m, pa, changed[i].len, changed[i].before) : EFI_NOT_FOUND;
 		changed[i] = changed[--nchanged];
 		return st;
 	}

@@ -21,7 +21,7 @@
 #define MEMATTR_XP UINT64_C(0x4000)
 #define MEMATTR_RO UINT64_C(0x20000)
 
-/* Does the firmware offer EFI_MEMORY_ATTRIBUTE_PROTOCOL?  Looked up once. */
+/* Does the firmware offer EFI_MEMORY_ATTRIBUTE_PROTOCOL?  (LocateProtocol) */
 bool memattr_present(void);
 
 /*
@@ -38,8 +38,10 @@ EFI_STATUS memattr_make_code(uint64_t pa, uint64_t bytes, uint64_t *before);
 
 /*
  * Give the pages made code at @pa their attributes back (XP set again,
- * RO cleared again, as they were), before they are written or freed.
- * Nothing for pages memattr_make_code() did not change.
+ * RO cleared again, as they were), before they are written or freed; the
+ * status of the call that failed (EFI_NOT_FOUND: the protocol is gone).
+ * Nothing, and no firmware call, for pages memattr_make_code() did not
+ * change.
  */
 EFI_STATUS memattr_restore(uint64_t pa);
 
