@@ -44,9 +44,10 @@ UNIT_TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT_SRCS := $(filter-out $(UNIT_TEST_SRCS),$(sort $(wildcard tests/unit/*.c)))
 
 # Boot tests: every executable tests/boot/*.sh except the shared library
-# and lava.sh (make test-lava's, mk/lava.mk).
+# lava.sh (make test-lava's, mk/lava.mk) and nxfw.sh (make test-nxfw's,
+# mk/ovmfnx.mk).
 BOOT_TESTS := $(sort $(shell find tests/boot -maxdepth 1 -name '*.sh' \
-	! -name lib.sh ! -name lava.sh -perm -u+x 2>/dev/null))
+	! -name lib.sh ! -name lava.sh ! -name nxfw.sh -perm -u+x 2>/dev/null))
 
 EFI_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/efi/%.o)
 EFI_APP_OBJS := $(EFI_SRCS:%=$(BUILD)/efi/%.o)
@@ -109,6 +110,8 @@ help:
 	@echo '  lava                run ptlab as a LAVA job with lava-run on QEMU/OVMF (as root; ARGS -> \ptlab.cfg,'
 	@echo '                      LAVA_TIMEOUT=$(LAVA_TIMEOUT) s, LAVA_DIR=$(LAVA_DIR)); ends with "lava: N passed, M failed, ..."'
 	@echo '  test-lava           the LAVA suite: a good job, an injected fault (LAVA_FAULT), a hung run (not in test)'
+	@echo '  ovmf-nx             $(OVMFNX_DIR): OVMF built from Debian'"'"'s edk2 source with NX enforced (minutes; cached)'
+	@echo '  test-nxfw           ptlab'"'"'s firmware-mode and hand-off suite on that firmware (not in test; CI runs it)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 	@echo '           NX_COMPAT=$(NX_COMPAT) (1: the PE header says NX_COMPAT; SBAT generation: mk/sbat.csv)'
@@ -116,14 +119,15 @@ help:
 # Package checks (mk/packages.txt, mk/deps.sh): deps-build before any
 # compile, deps-run before an image or QEMU, deps-test before the test
 # suites, deps-lab before "make lava" and "make test-lava" (lava-dispatcher,
-# in no other group); each group includes the ones it builds on.  Order-only
+# in no other group), deps-nxfw before "make ovmf-nx" and "make test-nxfw"
+# (what building edk2 needs; CI installs it); each group includes the ones it builds on.  Order-only
 # prerequisites, so each runs once per make invocation and never forces a
 # rebuild; apt-get is called only when something is missing.  "make" and
 # "make run" never ask for a test package.
 DEPS_CHECK ?= 1
-.PHONY: deps deps-build deps-run deps-test deps-lab
+.PHONY: deps deps-build deps-run deps-test deps-lab deps-nxfw
 deps: deps-test
-deps-build deps-run deps-test deps-lab:
+deps-build deps-run deps-test deps-lab deps-nxfw:
 ifeq ($(DEPS_CHECK),1)
 	$(Q)mk/deps.sh $(@:deps-%=%)
 endif
@@ -173,3 +177,6 @@ include mk/registry.mk
 
 # ptlab as a LAVA job (make lava) and its suite (make test-lava).
 include mk/lava.mk
+
+# The NX-enforcing OVMF (make ovmf-nx) and ptlab's suite on it (make test-nxfw).
+include mk/ovmfnx.mk

@@ -10,9 +10,12 @@
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 PACKAGE DEST" >&2; exit 2; }
 pkg=$1 dest=$2
+rm -rf "$dest" "$dest.apt"
+mkdir -p "$dest"
+# apt reads Dir:: paths relative to /etc/apt: make them absolute
+dest=$(cd "$dest" && pwd)
 state=$dest.apt
-rm -rf "$dest" "$state"
-mkdir -p "$dest" "$state/lists/partial" "$state/sources.list.d"
+mkdir -p "$state/lists/partial" "$state/sources.list.d"
 for f in /etc/apt/sources.list.d/*.sources; do
 	[ -e "$f" ] || continue
 	sed 's/^Types:.*/Types: deb-src/' "$f" >"$state/sources.list.d/$(basename "$f")"

@@ -30,3 +30,14 @@ unit: | deps-test
 	$(Q)tests/run-unit.sh $(UNIT_BINS)
 
 unit-build: $(UNIT_BINS)
+
+# test_memattr: efi/fw/memattr.c as it is, built for the host against the
+# test's stand-in of the gnu-efi declarations it uses (tests/unit/efistub/)
+# and driven through a fake EFI_MEMORY_ATTRIBUTE_PROTOCOL.
+MEMATTR_HOST_OBJS := $(BUILD)/host/efi/fw/memattr.c.o
+$(MEMATTR_HOST_OBJS) $(BUILD)/host/tests/unit/test_memattr.c.o: HOST_CFLAGS += -Itests/unit/efistub
+
+$(BUILD)/host/tests/test_memattr: $(BUILD)/host/tests/unit/test_memattr.c.o $(MEMATTR_HOST_OBJS) \
+		$(UNIT_SUPPORT_OBJS) $(HOST_LIBAPP) $(HOST_LIBPTLAB) $(BUILD)/lists/unit.list
+	$(call msg,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(HOST_LDFLAGS) $(filter %.o %.a,$^) $(HOST_LDLIBS) -o $@

@@ -6,8 +6,11 @@
 # group too, and neither ever asks for a test package (a kernel, a boot
 # manager, U-Boot, a browser) nor reaches deps-test or uses a file of a
 # package only the tests bring (make's plan, tests/make-needs.py); "make
-# test" asks for the build, run and test groups; .ci/run installs the
-# list mk/deps.sh prints and names no package itself.  The group's effect
+# test" asks for the build, run and test groups; "make ovmf-nx" the nxfw
+# group (edk2's build tools, in no other group), "make test-nxfw" the test
+# and nxfw groups; .ci/run installs the nxfw group's list as mk/deps.sh
+# prints it (it runs make test and make test-nxfw) and names no package
+# itself.  The group's effect
 # is observed through mk/deps.sh with a stand-in dpkg-query (every package
 # installed but the ones named missing) and apt-get (which records what it
 # was asked to install).  The lab group is asked for by "make lava" and
@@ -27,7 +30,7 @@ check()  { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; 
 
 cd "$root" || exit 1
 build=$(mk/deps.sh --list build) run=$(mk/deps.sh --list run) test=$(mk/deps.sh --list test)
-lab=$(mk/deps.sh --list lab)
+lab=$(mk/deps.sh --list lab) nxfw=$(mk/deps.sh --list nxfw)
 words() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -u; }
 subset() { [ -z "$(comm -23 <(words "$1") <(words "$2"))" ]; }
 TEST_ONLY='chromium u-boot-qemu grub-efi-amd64-bin grub-common systemd-boot-efi linux-image-cloud-amd64 busybox-static libcmocka-dev'
@@ -41,7 +44,12 @@ none_of() { [ -z "$(comm -12 <(words "$1") <(words "$2"))" ]; }
 check "the run group has none of them" none_of "$TEST_ONLY" "$run"
 check "the run group is within the lab group" subset "$run" "$lab"
 check "the lab group: lava-dispatcher" subset "lava-dispatcher" "$lab"
-check "the test group (what CI installs) has no lava-dispatcher" none_of "lava-dispatcher" "$test"
+check "the test group has no lava-dispatcher" none_of "lava-dispatcher" "$test"
+check "the test group is within the nxfw group" subset "$test" "$nxfw"
+NXFW_ONLY='nasm acpica-tools uuid-dev dpkg-dev'
+check "the nxfw group: what building edk2 needs ($NXFW_ONLY)" subset "$NXFW_ONLY" "$nxfw"
+check "the test group has none of them (make test builds no firmware)" none_of "$NXFW_ONLY" "$test"
+check "the nxfw group (what CI installs) has no lava-dispatcher" none_of "lava-dispatcher" "$nxfw"
 mk/deps.sh --list nosuch >/dev/null 2>"$work/err"; st=$?
 check "an unknown group is refused (status $st): $(head -n 1 "$work/err")" [ "$st" -eq 2 ]
 
@@ -89,6 +97,13 @@ case "$got" in *"mk/deps.sh test"*) ok "make test asks for the test group";;
 	*) not_ok "make test asks for '$got'";; esac
 case "$got" in *"mk/deps.sh lab"*) not_ok "make test asks for the lab group ('$got')";;
 	*) ok "make test does not ask for the lab group";; esac
+case "$got" in *"mk/deps.sh nxfw"*) not_ok "make test asks for the nxfw group ('$got')";;
+	*) ok "make test does not ask for the nxfw group";; esac
+got=$(groups -k ovmf-nx)
+check "make ovmf-nx asks for the nxfw group alone ('$got')" [ "$got" = "mk/deps.sh nxfw " ]
+got=$(groups -k test-nxfw)
+check "make test-nxfw asks for the test and nxfw groups ('$got')" \
+	eval '[[ "$got" == *"mk/deps.sh nxfw"* && "$got" == *"mk/deps.sh test"* ]]'
 got=$(groups lava)
 check "make lava asks for build, lab and run, no test ('$got')" \
 	[ "$got" = "mk/deps.sh build mk/deps.sh lab mk/deps.sh run " ]
@@ -137,9 +152,12 @@ done
 other=$(for m in "${mfl[@]}"; do case "$m" in Makefile|mk/*.mk) ;; *) echo "$m";; esac; done | tr '\n' ' ')
 check "make reads no other makefile in a new tree ('$other')" [ -z "$other" ]
 
-# .ci/run installs exactly the list, and lists no package of its own.
-check ".ci/run installs what mk/deps.sh --list test prints" grep -q 'mk/deps.sh --list test' .ci/run
-own=$(for p in $test; do [ "$p" = make ] && continue; grep -qw -- "$p" .ci/run && echo "$p"; done | tr '\n' ' ')
+# .ci/run installs exactly the list (the nxfw group: it runs make test
+# and make test-nxfw), and lists no package of its own.
+check ".ci/run installs what mk/deps.sh --list nxfw prints" grep -q 'mk/deps.sh --list nxfw' .ci/run
+check ".ci/run runs make test and make test-nxfw" \
+	eval "grep -qx 'make test || st=\\\$?' .ci/run && grep -qx 'make test-nxfw || st=\\\$?' .ci/run"
+own=$(for p in $nxfw; do [ "$p" = make ] && continue; grep -qw -- "$p" .ci/run && echo "$p"; done | tr '\n' ' ')
 check ".ci/run names no package itself ('$own')" [ -z "$own" ]
 own=$(for p in $TEST_ONLY; do grep -qw -- "$p" README.md && echo "$p"; done | tr '\n' ' ')
 check "README points to mk/packages.txt and repeats no list ('$own')" \

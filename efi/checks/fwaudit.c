@@ -9,6 +9,7 @@
  * firmware calls; the tables are reached through the run's phys_to_virt.
  */
 #include "checks/checkkit.h"
+#include "cpu/trap.h"
 #include "live/live.h"
 #include "report/report.h"
 #include "checks/fwaudit.h"
@@ -158,6 +159,55 @@ static void fw_walk_table(struct fw_walk *w, uint64_t table_pa, unsigned level, 
 	}
 }
 
+/*
+ * What the firmware's tables let ptlab do at @va: "rwx", "r-x", "rw-",
+ * "r--", or "unmapped".  Firmware that enforces no-execute (edk2's
+ * PcdDxeNxMemoryProtectionPolicy, PcdImageProtectionPolicy,
+ * PcdSetNxForStack) maps our text r-x and our data, pages, pool and stack
+ * rw-; firmware that does not maps them all rwx.
+ */
+static const char *fw_access(const struct pt_space *fw, uint64_t va)
+{
+	static const char *const name[4] = { "r--", "rw-", "r-x", "rwx" };
+	struct pt_leaf l;
+
+	if (pt_translate(fw, va, &l) != PT_OK)
+		return "unmapped";
+	return name[((l.flags & PT_WRITE) ? 1 : 0) | ((l.flags & PT_EXEC) ? 2 : 0)];
+}
+
+/*
+ * A word of our image's data section, for fw_access: gnu-efi's linker
+ * script puts .rodata there (one PE section with .data and .bss).
+ */
+static const uint64_t fw_data_word = 1;
+
+/*
+ * The firmware's mapping of ptlab's own kinds of memory, through the one
+ * walker over the firmware's root: the image's text (this function) and
+ * data, a page of AllocatePages(EfiLoaderData) (our TSS's, main.c), a piece
+ * of AllocatePool (the memory map's ranges), the stack the firmware gave
+ * us, and the LA57 trampoline's code page (EfiLoaderCode) when the run
+ * switches levels.
+ */
+static void fw_report_access(const struct check_run *run)
+{
+	struct pt_env env = run->build->env;
+	struct pt_space fw = { .env = &env, .root_pa = run->cpu->fw_cr3 & PTE_ADDR_MASK,
+			       .levels = run->cpu->fw_levels };
+	volatile uint64_t here = 0;
+	uint64_t tramp = run->live->la57_tramp;
+
+	report_fact(run->rep, "firmware-access", "text=%s data=%s loader_data=%s pool=%s stack=%s "
+		    "loader_code=%s",
+		    fw_access(&fw, (uint64_t)(uintptr_t)&fw_report_access),
+		    fw_access(&fw, (uint64_t)(uintptr_t)&fw_data_word),
+		    fw_access(&fw, trap_tss_base()),
+		    fw_access(&fw, (uint64_t)(uintptr_t)run->build->map.range),
+		    fw_access(&fw, (uint64_t)(uintptr_t)&here),
+		    tramp ? fw_access(&fw, tramp) : "none");
+}
+
 void ptlab_audit_firmware(const struct check_run *run)
 {
 	struct audit a;
@@ -178,4 +228,5 @@ void ptlab_audit_firmware(const struct check_run *run)
 		    (unsigned long long)w.runs, (unsigned long long)w.uniform_tables, !w.stopped,
 		    a.wx.page0, (unsigned long long)a.wx.wx_bytes, (unsigned long long)a.wx.mmio_x_bytes,
 		    (unsigned long long)ptlab_us(run->t, rdtsc() - t0));
+	fw_report_access(run);
 }

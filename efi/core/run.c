@@ -25,6 +25,7 @@
 #include "live/la57.h"
 #include "live/la57tramp.h"
 #include "opts/optcheck.h"
+#include "fw/memattr.h"
 #include "fw/owned.h"
 #include "report/report.h"
 #include "report/serial.h"
@@ -561,9 +562,12 @@ void run_build_and_check(struct ptlab *p, const struct rawmap *mp)
  */
 static bool setup_levels(struct ptlab *p, EFI_LOADED_IMAGE *li)
 {
-	uint64_t pa = BELOW_4G - 1;
+	uint64_t pa = BELOW_4G - 1, before = 0;
 	unsigned asked = 0;
+	EFI_STATUS st;
 
+	/* asked now, with boot services: the LA57 trampoline's page needs the answer */
+	report_fact(p->rep, "memattr", "protocol=%s", memattr_present() ? "present" : "absent");
 	p->cpu.fw_levels = p->cpu.caps.la57_enabled ? 5 : 4;
 	/* no --levels: the kernel's protocol may ask for them */
 	for (const struct kernel_proto *const *k = p->protos;
@@ -581,9 +585,24 @@ static bool setup_levels(struct ptlab *p, EFI_LOADED_IMAGE *li)
 	}
 	p->live.la57_tramp = pa;
 	la57_tramp_init(pa);
-	report_fact(p->rep, "la57", "switch=%u-to-%u trampoline=0x%llx stack_top=0x%llx",
+	/*
+	 * The code page is entered on the firmware's tables: executable and
+	 * read-only there from now on where the firmware offers the memory
+	 * attribute protocol (its NX policy may cover loader code too); the
+	 * data page (its stack, GDT and parameters) stays as it is.
+	 */
+	st = memattr_make_code(pa, PT_PAGE_SIZE, &before);
+	if (st != EFI_SUCCESS) {
+		report_fail(p->rep, "la57: the firmware would not make the trampoline's page 0x%llx "
+			    "executable (memory attribute protocol): status 0x%llx",
+			    (unsigned long long)pa, (unsigned long long)st);
+		return false;
+	}
+	report_fact(p->rep, "la57", "switch=%u-to-%u trampoline=0x%llx stack_top=0x%llx "
+		    "memattr=%s attrs_before=0x%llx",
 		    p->cpu.fw_levels, p->build.levels, (unsigned long long)pa,
-		    (unsigned long long)(pa + LA57_DATA + LA57_P_STACK_TOP));
+		    (unsigned long long)(pa + LA57_DATA + LA57_P_STACK_TOP),
+		    memattr_present() ? "made-rx" : "absent", (unsigned long long)before);
 	return true;
 }
 
@@ -653,6 +672,8 @@ void run_release(struct ptlab_build *b, const struct ptlab_data *d, struct ptlab
 		owned_free(d->typed_alloc, TYPED_BYTES);
 	if (live->la57_tramp) {
 		la57_arm_fatal_leave(NULL);
+		/* the attributes the firmware gave the page, before it has it back */
+		memattr_restore(live->la57_tramp);
 		owned_free(live->la57_tramp, LA57_PAGES * PT_PAGE_SIZE);
 		live->la57_tramp = 0;
 	}
