@@ -88,10 +88,10 @@ endef
 
 # The PE's own data (mk/pe.py): the SBAT line of every image (mk/sbat.csv,
 # the one place of ptlab's SBAT generation; docs/firmware.md says when to
-# bump it) and DllCharacteristics' NX_COMPAT bit, set only when NX_COMPAT=1
+# bump it) and DllCharacteristics' NX_COMPAT bit, set when NX_COMPAT=1 (the default)
 # (ptlab then promises never to run code from memory the firmware may map
 # non-executable).  tests/pe.py reads both back from the built image.
-NX_COMPAT ?= 0
+NX_COMPAT ?= 1
 SBAT_CSV := mk/sbat.csv
 PE_KEEP := .text .sdata .data .dynamic .dynsym .rel .rela '.rel.*' '.rela.*' .reloc
 
