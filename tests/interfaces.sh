@@ -56,7 +56,7 @@ run_copy() {
 expect_fail() {
 	local what=$1 needle=$2
 	shift 2
-	refused "$what" "$needle" "$work/t.out" python3 "$check" "$@" "$work/t/efi"
+	check_refuses "$what" "$needle" "$work/t.out" python3 "$check" "$@" "$work/t/efi"
 }
 
 # Three functions taking the whole state, in a file of their own with its

@@ -42,7 +42,7 @@ fresh() {
 
 # expect_fail WHAT NEEDLE: the check fails on the copy and its output has NEEDLE.
 expect_fail() {
-	refused "$1" "$2" "$work/t.out" \
+	check_refuses "$1" "$2" "$work/t.out" \
 		python3 "$check" "$work/t/layers.txt" "$work/t/src" "$work/t/obj" "$lib"
 }
 

@@ -2,15 +2,15 @@
 #
 # Sourced by the suites that prove a checker refuses what it must
 # (tests/layers.sh, tests/interfaces.sh, tests/sizes.sh): the ok/not ok
-# counters and refused(), one judgement of one refusal.
+# counters and check_refuses(), one judgement of one refusal.
 
 pass=0 fail=0
 ok()     { pass=$((pass + 1)); echo "ok - $*"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
 
-# refused WHAT NEEDLE OUT CMD...: CMD (its output in OUT) must fail, with a
+# check_refuses WHAT NEEDLE OUT CMD...: CMD (its output in OUT) must fail, with a
 # 'not ok' line, and name NEEDLE; one ok or not ok line says which.
-refused() {
+check_refuses() {
 	local what=$1 needle=$2 out=$3
 	shift 3
 	if "$@" >"$out" 2>&1; then

@@ -41,7 +41,7 @@ fresh() {
 
 # expect_fail WHAT NEEDLE: the check fails on the copy and names NEEDLE.
 expect_fail() {
-	refused "$1" "$2" "$work/t.out" python3 "$check" "$work/t"
+	check_refuses "$1" "$2" "$work/t.out" python3 "$check" "$work/t"
 }
 
 # not_named NEEDLE WHAT: no line of the check's output on the copy that
@@ -196,9 +196,9 @@ else
 fi
 
 # The limits are the options'.
-refused "the small tree with --max-file 10" "paging/b.c: 11 lines" "$work/small.out" \
+check_refuses "the small tree with --max-file 10" "paging/b.c: 11 lines" "$work/small.out" \
 	python3 "$check" --max-file 10 "$work/small"
-refused "the small tree with --max-function 7" "g (paging/b.c:3): 8 lines" "$work/small.out" \
+check_refuses "the small tree with --max-function 7" "g (paging/b.c:3): 8 lines" "$work/small.out" \
 	python3 "$check" --max-function 7 "$work/small"
 
 echo "sizes: $pass passed, $fail failed"

@@ -306,6 +306,53 @@ img_extract()
 	mcopy -n -o -i "$1@@$BOOT_ESP_OFFSET" "::/$2" "$3"
 }
 
+# img_put IMG LOCAL ESP-PATH: copy the file LOCAL onto the image's ESP
+# as ESP-PATH (its folder must exist: mmd), replacing any.
+img_put()
+{
+	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
+}
+
+# check_eq GOT WANT DESC: a pass when WANT is not empty and GOT is the
+# same text (a value found nowhere, both empty, is no match); the failure
+# says both.  For numbers written alike; check_num for others.
+check_eq()
+{
+	if [ -n "$2" ] && [ "$1" = "$2" ]; then
+		pass "$3"
+	else
+		fail "$3 (got '$1', expected '$2')"
+	fi
+}
+
+# check_num GOT WANT DESC: a pass when both are numbers (decimal or 0x hex)
+# of the same value; the failure says both.
+check_num()
+{
+	local re='^(0x[0-9a-fA-F]+|[0-9]+)$'
+	if [[ "$1" =~ $re ]] && [[ "$2" =~ $re ]] && [ $(($1)) -eq $(($2)) ]; then
+		pass "$3"
+	else
+		fail "$3 (got '$1', expected '$2')"
+	fi
+}
+
+# check_fact LOG KEY FIELD WANT DESC: the report's first "# KEY:" line
+# with FIELD says FIELD=WANT (fact, below; check_eq).
+check_fact()
+{
+	check_eq "$(fact "$1" "$2" "$3")" "$4" "$5"
+}
+
+# check_kernel_refused PROTO FILE REASON DESC: the run of $BOOT_LOG refused
+# the kernel \boot\FILE for the PROTO protocol (linux, limine) with a
+# failing test point "PROTO: kernel \boot\FILE refused: REASON" (an
+# extended regex).
+check_kernel_refused()
+{
+	check_log "^not ok [0-9]+ - $1: kernel \\\\boot\\\\$2 refused: $3" "$BOOT_LOG" "$4"
+}
+
 # report_lines LOG: the report's own lines (TAP, facts, notes, plan, closing)
 # from a serial log or a report file, cleaned; firmware chatter is left out.
 report_lines()
@@ -365,14 +412,8 @@ check_report()
 		fail "$d: TAP plan '1..$plan' but $tests test points"
 	fi
 	total=$(fact "$log" tables total)
-	minimum=$(fact "$log" tables minimum)
-	if [ -n "$total" ] && [ "$total" = "$minimum" ]; then
-		pass "$d: tables total $total == minimum"
-	else
-		fail "$d: tables total '$total' != minimum '$minimum'"
-	fi
-	leaked=$(fact "$log" frames leaked)
-	if [ "$leaked" = 0 ]; then pass "$d: no frame leaked"; else fail "$d: leaked='$leaked'"; fi
+	check_fact "$log" tables minimum "$total" "$d: tables total $total == minimum"
+	check_fact "$log" frames leaked 0 "$d: no frame leaked"
 	fw=$(fact "$log" cr3 firmware)
 	built=$(fact "$log" cr3 built)
 	if [ -n "$built" ] && [ "$built" != "$fw" ]; then
@@ -407,11 +448,7 @@ check_completed()
 	else
 		fail "$name: last closing line '$last' counts no failure"
 	fi
-	if [ "$(fact "$BOOT_LOG" frames leaked)" = 0 ]; then
-		pass "$name: no frame leaked"
-	else
-		fail "$name: leaked='$(fact "$BOOT_LOG" frames leaked)'"
-	fi
+	check_fact "$BOOT_LOG" frames leaked 0 "$name: no frame leaked"
 	if img_extract "$BOOT_IMG_COPY" PTLAB.TXT "$file" 2>/dev/null &&
 	   [[ $(python3 "$BOOT_REPORT_PY" closings "$file" | tail -n 1) =~ $closing ]]; then
 		pass "$name: \\PTLAB.TXT written with the closing line"

@@ -60,17 +60,11 @@ for f in "$KERNEL" "$DEBIAN_INITRD" "$MEMTEST"; do
 done
 echo "# kernel $KERNEL, initramfs $DEBIAN_INITRD, $MEMTEST"
 
-# put IMG LOCAL ESP-PATH: copy a file onto an image's ESP
-put()
-{
-	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
-}
-
 img=$BOOT_DIR/ref.img
 cp -- "$PTLAB_IMG" "$img"
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
-put "$img" "$KERNEL" /boot/vmlinuz
-put "$img" "$DEBIAN_INITRD" /boot/initrd.img
+img_put "$img" "$KERNEL" /boot/vmlinuz
+img_put "$img" "$DEBIAN_INITRD" /boot/initrd.img
 
 # Debian's initramfs-tools leaves efivarfs out (no hook asks for it): the
 # kernel's own module, as /efivarfs.ko in a second cpio archive, for the
@@ -87,12 +81,12 @@ fi
 mkdir -p "$BOOT_DIR/efivarfs.root"
 cp -- "$EFIVARFS_KO" "$BOOT_DIR/efivarfs.root/efivarfs.ko${EFIVARFS_KO##*.ko}"
 (cd "$BOOT_DIR/efivarfs.root" && ls | cpio -o -H newc --quiet) >"$BOOT_DIR/efivarfs.cpio"
-put "$img" "$BOOT_DIR/efivarfs.cpio" /boot/efivarfs.img
+img_put "$img" "$BOOT_DIR/efivarfs.cpio" /boot/efivarfs.img
 pad=$(( (4 - $(stat -c %s "$DEBIAN_INITRD") % 4) % 4 ))
 { cat -- "$DEBIAN_INITRD"; head -c "$pad" /dev/zero; cat -- "$BOOT_DIR/efivarfs.cpio"; } \
 	>"$BOOT_DIR/initrd-efivarfs.img"
-put "$img" "$BOOT_DIR/initrd-efivarfs.img" /boot/initrd-efivarfs.img
-put "$img" "$MEMTEST" /boot/memtest.bin
+img_put "$img" "$BOOT_DIR/initrd-efivarfs.img" /boot/initrd-efivarfs.img
+img_put "$img" "$MEMTEST" /boot/memtest.bin
 
 # chat_bg TAG [boot_run options] -- STEPS...: boot_bg TAG with COM1 a pair
 # of FIFOs and serialchat.py running STEPS on it; serialchat ends QEMU and
@@ -168,7 +162,7 @@ cp -- "$img" "$stub"
 mdel -i "$stub@@$BOOT_ESP_OFFSET" ::/EFI/BOOT/BOOTX64.EFI
 printf '@echo -off\nfs0:\n\\boot\\vmlinuz initrd=\\boot\\initrd-efivarfs.img %s\n' "$DRD_CMDLINE" \
 	>"$BOOT_DIR/stub.nsh"
-put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
+img_put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
 chat_bg stub --img "$stub" --cpu max --mem 2G --smp 2 -- "$PROMPT" "$TYPE" "$ANSWER" \
 	"$EFIVARS" "$EFIVARS_END"
 
@@ -177,13 +171,13 @@ chat_bg stub --img "$stub" --cpu max --mem 2G --smp 2 -- "$PROMPT" "$TYPE" "$ANS
 # stub's; no initrd, the kernel's panic for want of a root ends QEMU
 shimg=$BOOT_DIR/shell.img
 cp -- "$stub" "$shimg"
-mcopy -n -o -i "$img@@$BOOT_ESP_OFFSET" ::/EFI/BOOT/BOOTX64.EFI "$BOOT_DIR/ptlab.efi" &&
-	put "$shimg" "$BOOT_DIR/ptlab.efi" /ptlab.efi
+img_extract "$img" EFI/BOOT/BOOTX64.EFI "$BOOT_DIR/ptlab.efi" &&
+	img_put "$shimg" "$BOOT_DIR/ptlab.efi" /ptlab.efi
 printf '@echo -off\nfs0:\n\\ptlab.efi\n' >"$BOOT_DIR/shell.nsh"
-put "$shimg" "$BOOT_DIR/shell.nsh" /startup.nsh
+img_put "$shimg" "$BOOT_DIR/shell.nsh" /startup.nsh
 printf '%s\n' '--mode=handoff --end=qemu --iterations=2000 --kernel=\boot\vmlinuz "--cmdline=console=ttyS0 panic=-1 no_timer_check"' \
 	>"$BOOT_DIR/shell.cfg"
-put "$shimg" "$BOOT_DIR/shell.cfg" /ptlab.cfg
+img_put "$shimg" "$BOOT_DIR/shell.cfg" /ptlab.cfg
 boot_bg shell --img "$shimg" --cpu max --mem 2G --smp 2 --log "$BOOT_DIR/shell.log" --timeout "$REF_TIMEOUT"
 
 # ---- memtest86+ ---------------------------------------------------------------------
@@ -275,7 +269,7 @@ else
 	fail "mkrun: no serial log $serial"
 fi
 onimg=$mkrun/vmlinuz
-if mcopy -n -o -i "$mkrun/build/run.img@@$BOOT_ESP_OFFSET" ::/linux/vmlinuz "$onimg" 2>/dev/null &&
+if img_extract "$mkrun/build/run.img" linux/vmlinuz "$onimg" 2>/dev/null &&
    cmp -s "$onimg" "$KERNEL"; then
 	pass "mkrun: \\linux\\vmlinuz on the run image is KERNEL"
 else
@@ -387,11 +381,7 @@ check_log '^ptlab: handing over to Linux$' "$BOOT_LOG" "shell: ptlab handed over
 judge_efiview shell "$BOOT_LOG"
 ours=$(python3 "$HERE/efiview.py" memattr "$BOOT_LOG")
 theirs=$(python3 "$HERE/efiview.py" memattr "$stub_log")
-if [ -n "$ours" ] && [ "$ours" = "$theirs" ]; then
-	pass "shell: entered from the shell as the stub is, the kernel's MEMATTR is the stub boot's ($ours; under ptlab as the disk's boot option $(python3 "$HERE/efiview.py" memattr "$ptlab_log"))"
-else
-	fail "shell: the kernel's MEMATTR '$ours', the stub boot's '$theirs'"
-fi
+check_eq "$theirs" "$ours" "shell: entered from the shell as the stub is, the kernel's MEMATTR is the stub boot's ($ours; under ptlab as the disk's boot option $(python3 "$HERE/efiview.py" memattr "$ptlab_log"))"
 
 # ---- judge memtest86+ ----------------------------------------------------------------------
 
