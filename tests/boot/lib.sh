@@ -247,6 +247,7 @@ boot_run()
 
 # The report has one reader, tools/report.py: the judges below take every
 # line, fact and count of a report through it, never parse one themselves.
+BOOT_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BOOT_REPORT_PY="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)/report.py"
 
 # log_clean LOG: LOG without ANSI escape sequences, CRs and NULs, on stdout.
@@ -455,6 +456,67 @@ check_completed()
 	else
 		fail "$name: no complete \\PTLAB.TXT"
 	fi
+}
+
+# debian_kernel: the kernel the Linux suites boot: LINUX_KERNEL, else the
+# newest /boot/vmlinuz-*-cloud-amd64 (package linux-image-cloud-amd64);
+# empty when there is none.
+debian_kernel()
+{
+	if [ -n "${LINUX_KERNEL:-}" ]; then
+		echo "$LINUX_KERNEL"
+	else
+		ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n 1
+	fi
+}
+
+# need_files WHY FILE...: every FILE exists, or one failure naming WHY (the
+# packages or make targets that bring them) and the suite ends there.
+need_files()
+{
+	local why=$1 f
+	shift
+	for f in "$@"; do
+		if [ -z "$f" ] || [ ! -f "$f" ]; then
+			fail "no file '$f' ($why)"
+			boot_done
+			exit
+		fi
+	done
+}
+
+# chat_bg TAG [boot_run options] -- STEPS...: boot_bg TAG with COM1 a pair
+# of FIFOs and serialchat.py running STEPS on it; serialchat ends QEMU and
+# keeps the log ($BOOT_DIR/TAG.log), its own output in TAG.chat, its
+# status in TAG.chatst.  QEMU's limit is BOOT_TIMEOUT.
+chat_bg()
+{
+	local tag=$1 pipe=$BOOT_DIR/$1.com1 qmp=$BOOT_DIR/$1.qmp
+	local -a opts=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	boot_bg "$tag" "${opts[@]}" --log "$BOOT_DIR/$tag.log" --timeout "$BOOT_TIMEOUT" \
+		--serial-pipe "$pipe" -- -qmp unix:"$qmp",server=on,wait=off
+	(
+		python3 "$BOOT_LIB_DIR/serialchat.py" --wait 60 --log "$BOOT_DIR/$tag.log" \
+			"$qmp" "$pipe" "$@" >"$BOOT_DIR/$tag.chat" 2>&1
+		echo $? >"$BOOT_DIR/$tag.chatst"
+	) &
+}
+
+# judge_chat TAG DESC: serialchat did every step of TAG
+judge_chat()
+{
+	if [ "$(cat "$BOOT_DIR/$1.chatst" 2>/dev/null)" = 0 ]; then
+		pass "$1: $2"
+	else
+		fail "$1: $2 (serialchat status '$(cat "$BOOT_DIR/$1.chatst" 2>/dev/null)')"
+	fi
+	sed 's/^/# /' "$BOOT_DIR/$1.chat"
 }
 
 # boot_bg TAG [boot_run options...]: boot_run in the background, so two
