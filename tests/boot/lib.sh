@@ -470,6 +470,19 @@ debian_kernel()
 	fi
 }
 
+# kernel_cmdline LOG: the command line the kernel says it was given
+# ("Kernel command line: ..." of its log on the serial port), as written.
+kernel_cmdline()
+{
+	log_clean "$1" | sed -n 's/^\[ *[0-9.]*\] Kernel command line: //p'
+}
+
+# check_cmdline LOG WANT DESC: the kernel of LOG got WANT byte for byte.
+check_cmdline()
+{
+	check_eq "$(kernel_cmdline "$1")" "$2" "$3"
+}
+
 # need_files WHY FILE...: every FILE exists, or one failure naming WHY (the
 # packages or make targets that bring them) and the suite ends there.
 need_files()

@@ -15,9 +15,8 @@ boot_init menu-linux
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KERNEL=$(debian_kernel)
-REF_TIMEOUT=${LINUXREF_TIMEOUT:-420}
 need_files "package linux-image-cloud-amd64" "$KERNEL"
-echo "# kernel $KERNEL"
+REF_TIMEOUT=${LINUXREF_TIMEOUT:-420}
 
 SDBOOT=${SDBOOT:-/usr/lib/systemd/boot/efi/systemd-bootx64.efi}
 GRUB_MODULES="part_gpt fat chain echo halt search search_fs_file configfile normal test"
@@ -76,12 +75,7 @@ for menu in $menus; do
 		"$BOOT_LOG" "$menu: ptlab got the entry's hand-off options from the boot manager"
 	check_report "$BOOT_LOG" "$menu" nofile
 	check_log '^ptlab: handing over to Linux$' "$BOOT_LOG" "$menu: ptlab handed over"
-	got=$(log_clean "$BOOT_LOG" | sed -n 's/^\[ *[0-9.]*\] Kernel command line: //p')
-	if [ "$got" = "$MENU_CMDLINE" ]; then
-		pass "$menu: the kernel's command line is the entry's CMDLINE byte for byte ($got)"
-	else
-		fail "$menu: the kernel's command line '$got', CMDLINE '$MENU_CMDLINE'"
-	fi
+	check_cmdline "$BOOT_LOG" "$MENU_CMDLINE" "$menu: the kernel's command line is the entry's CMDLINE byte for byte"
 	check_log 'Kernel panic - not syncing: VFS: Unable to mount root fs' "$BOOT_LOG" \
 		"$menu: the kernel ran to its panic for a root file system"
 done

@@ -17,9 +17,8 @@ boot_init run-kernel
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KERNEL=$(debian_kernel)
-REF_TIMEOUT=${LINUXREF_TIMEOUT:-420}
 need_files "package linux-image-cloud-amd64" "$KERNEL"
-echo "# kernel $KERNEL"
+REF_TIMEOUT=${LINUXREF_TIMEOUT:-420}
 
 # The command line carries what a tokenizer or a shell could take apart:
 # '#', '\', '$', a single quote, a double blank, quotes, a backslash before
@@ -57,12 +56,7 @@ else
 fi
 if [ -f "$serial" ]; then
 	check_log '^\[ *[0-9.]+\] Linux version [0-9]' "$serial" "mkrun: the kernel printed its banner"
-	got=$(log_clean "$serial" | sed -n 's/^\[ *[0-9.]*\] Kernel command line: //p')
-	if [ "$got" = "$MKRUN_CMDLINE" ]; then
-		pass "mkrun: the kernel's command line is CMDLINE byte for byte ($got)"
-	else
-		fail "mkrun: the kernel's command line '$got', CMDLINE '$MKRUN_CMDLINE'"
-	fi
+	check_cmdline "$serial" "$MKRUN_CMDLINE" "mkrun: the kernel's command line is CMDLINE byte for byte"
 	check_log 'Kernel panic - not syncing: VFS: Unable to mount root fs' "$serial" \
 		"mkrun: without an initrd the kernel ran to its panic for a root file system"
 else

@@ -17,9 +17,9 @@
 # refused by report.py.
 #
 # The page as the templates write it (tools/templates/) looks as it did
-# before them: tests/data/view/reference.html is the page the string-
-# formatting tools/view.py wrote for tests/data/view/fw.log (a firmware-mode
-# serial log of the run above); today's tools/view.py renders the same log,
+# before them: tests/data/view/reference.html.gz is the page the string-
+# formatting tools/view.py wrote for tests/data/view/fw.log.gz (a
+# firmware-mode serial log of the run above); today's tools/view.py renders the same log,
 # and viewcheck.py --compare screenshots both in Chromium and requires the
 # same pixels (0.1 % tolerance); a copy with one colour changed must be
 # told apart.  When the page is meant to change, render the log anew and
@@ -138,18 +138,19 @@ view_of ho "$BOOT_LOG" "$BOOT_DIR/view-ho"
 
 # the page from the templates against the page before them (same report)
 DATA=$HERE/../data/view
-if python3 "$TOOLS/view.py" "$DATA/fw.log" "$BOOT_DIR/view-ref" >/dev/null; then
-	relay "same look" python3 "$HERE/viewcheck.py" --compare "$DATA/reference.html" \
-		"$BOOT_DIR/view-ref/index.html"
+ref=$BOOT_DIR/reference.html
+if gzip -dc "$DATA/fw.log.gz" >"$BOOT_DIR/ref.log" && gzip -dc "$DATA/reference.html.gz" >"$ref" &&
+   python3 "$TOOLS/view.py" "$BOOT_DIR/ref.log" "$BOOT_DIR/view-ref" >/dev/null; then
+	relay "same look" python3 "$HERE/viewcheck.py" --compare "$ref" "$BOOT_DIR/view-ref/index.html"
 	sed 's/#5cb85c/#000000/g' "$BOOT_DIR/view-ref/index.html" >"$BOOT_DIR/view-ref/recoloured.html"
-	if python3 "$HERE/viewcheck.py" --compare "$DATA/reference.html" \
+	if python3 "$HERE/viewcheck.py" --compare "$ref" \
 		"$BOOT_DIR/view-ref/recoloured.html" --expect-different >/dev/null; then
 		pass "control: a page with RW drawn black is told apart from the reference"
 	else
 		fail "control: a recoloured page passed for the reference"
 	fi
 else
-	fail "view.py could not render $DATA/fw.log"
+	fail "view.py could not render $DATA/fw.log.gz"
 fi
 
 # controls: each check above can fail

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/acpi/acpi.h"
 
@@ -312,14 +312,8 @@ static void test_madt(void **state)
 	assert_int_equal(m.cpu[ACPI_MADT_CPUS - 1].apic, ACPI_MADT_CPUS - 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_window),
-		cmocka_unit_test(test_rsdp),
-		cmocka_unit_test(test_find),
-		cmocka_unit_test(test_madt),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_window),
+	cmocka_unit_test(test_rsdp),
+	cmocka_unit_test(test_find),
+	cmocka_unit_test(test_madt))

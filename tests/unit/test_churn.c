@@ -53,7 +53,7 @@
 #include "../../efi/live/live.h"
 #include "../../efi/cpu/trap.h"
 
-#include <cmocka.h>
+#include "unit.h"
 
 /* The churn's scratch windows (churnctx.h). */
 #define WINDOW PTLAB_SCRATCH_BYTES
@@ -790,19 +790,13 @@ static void test_two_runs_interleaved_end_as_each_alone(void **state)
 	free(alone);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default_churn_passes),
-		cmocka_unit_test(test_seeds_differ_and_replay_exactly),
-		cmocka_unit_test(test_memory_types_only_on_the_typed_window),
-		cmocka_unit_test(test_memory_type_audit_catches_an_alias),
-		cmocka_unit_test(test_injected_damage_is_caught),
-		cmocka_unit_test(test_missing_invlpg_needs_a_tlb),
-		cmocka_unit_test(test_churn_passes_with_a_tlb),
-		cmocka_unit_test(test_enomem_is_refused_only_when_expected),
-		cmocka_unit_test(test_two_runs_interleaved_end_as_each_alone),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_default_churn_passes),
+	cmocka_unit_test(test_seeds_differ_and_replay_exactly),
+	cmocka_unit_test(test_memory_types_only_on_the_typed_window),
+	cmocka_unit_test(test_memory_type_audit_catches_an_alias),
+	cmocka_unit_test(test_injected_damage_is_caught),
+	cmocka_unit_test(test_missing_invlpg_needs_a_tlb),
+	cmocka_unit_test(test_churn_passes_with_a_tlb),
+	cmocka_unit_test(test_enomem_is_refused_only_when_expected),
+	cmocka_unit_test(test_two_runs_interleaved_end_as_each_alone))

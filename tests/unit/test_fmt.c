@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/report/fmt.h"
 
@@ -251,21 +251,15 @@ static void test_fmt_vsnprintf_consumes_arguments_in_order(void **state)
 	assert_string_equal(buf, "1234 -5 s c 99");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fmt_signed_matches_libc),
-		cmocka_unit_test(test_fmt_unsigned_matches_libc),
-		cmocka_unit_test(test_fmt_strings_and_chars_match_libc),
-		cmocka_unit_test(test_fmt_pointer_matches_libc_for_non_null),
-		cmocka_unit_test(test_fmt_null_pointer_prints_0x0),
-		cmocka_unit_test(test_fmt_null_string_prints_null),
-		cmocka_unit_test(test_fmt_unknown_conversion_is_copied),
-		cmocka_unit_test(test_fmt_zero_flag_ignored_with_minus_or_precision),
-		cmocka_unit_test(test_fmt_size_zero_writes_nothing),
-		cmocka_unit_test(test_fmt_always_terminates),
-		cmocka_unit_test(test_fmt_vsnprintf_consumes_arguments_in_order),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_fmt_signed_matches_libc),
+	cmocka_unit_test(test_fmt_unsigned_matches_libc),
+	cmocka_unit_test(test_fmt_strings_and_chars_match_libc),
+	cmocka_unit_test(test_fmt_pointer_matches_libc_for_non_null),
+	cmocka_unit_test(test_fmt_null_pointer_prints_0x0),
+	cmocka_unit_test(test_fmt_null_string_prints_null),
+	cmocka_unit_test(test_fmt_unknown_conversion_is_copied),
+	cmocka_unit_test(test_fmt_zero_flag_ignored_with_minus_or_precision),
+	cmocka_unit_test(test_fmt_size_zero_writes_nothing),
+	cmocka_unit_test(test_fmt_always_terminates),
+	cmocka_unit_test(test_fmt_vsnprintf_consumes_arguments_in_order))

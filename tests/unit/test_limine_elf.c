@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/limine/lmelf.h"
 
@@ -483,21 +483,15 @@ static void test_limine_elf_load_into_short_block_writes_nothing(void **state)
 		assert_int_equal(dst[i], 0x5a);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limine_elf_pie_at_0_gets_minimum_slide),
-		cmocka_unit_test(test_limine_elf_pie_loaded_copied_zeroed_relocated),
-		cmocka_unit_test(test_limine_elf_relr_applied),
-		cmocka_unit_test(test_limine_elf_static_kernel_not_slid),
-		cmocka_unit_test(test_limine_elf_kaslr_rounded_to_segment_alignment),
-		cmocka_unit_test(test_limine_elf_pie_linked_high_slid_by_kaslr_only),
-		cmocka_unit_test(test_limine_elf_refusals_of_the_header),
-		cmocka_unit_test(test_limine_elf_refusals_of_segments),
-		cmocka_unit_test(test_limine_elf_refusals_of_relocations),
-		cmocka_unit_test(test_limine_elf_kaslr_past_the_top_refused),
-		cmocka_unit_test(test_limine_elf_load_into_short_block_writes_nothing),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_limine_elf_pie_at_0_gets_minimum_slide),
+	cmocka_unit_test(test_limine_elf_pie_loaded_copied_zeroed_relocated),
+	cmocka_unit_test(test_limine_elf_relr_applied),
+	cmocka_unit_test(test_limine_elf_static_kernel_not_slid),
+	cmocka_unit_test(test_limine_elf_kaslr_rounded_to_segment_alignment),
+	cmocka_unit_test(test_limine_elf_pie_linked_high_slid_by_kaslr_only),
+	cmocka_unit_test(test_limine_elf_refusals_of_the_header),
+	cmocka_unit_test(test_limine_elf_refusals_of_segments),
+	cmocka_unit_test(test_limine_elf_refusals_of_relocations),
+	cmocka_unit_test(test_limine_elf_kaslr_past_the_top_refused),
+	cmocka_unit_test(test_limine_elf_load_into_short_block_writes_nothing))

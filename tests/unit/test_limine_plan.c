@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/plan.h>
 #include <ptlab/pte.h>
@@ -428,19 +428,13 @@ static void test_hhdm_mismatch_refused(void **state)
 	assert_int_equal(lm_plan_add(&x.plan, &x.in), PT_EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alias_moved_and_segments_mapped),
-		cmocka_unit_test(test_first_4g_completed),
-		cmocka_unit_test(test_identity_for_revision_0),
-		cmocka_unit_test(test_framebuffer_wc),
-		cmocka_unit_test(test_built_with_its_minimum),
-		cmocka_unit_test(test_shared_page),
-		cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_hhdm_by_paging_mode),
-		cmocka_unit_test(test_hhdm_mismatch_refused),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_alias_moved_and_segments_mapped),
+	cmocka_unit_test(test_first_4g_completed),
+	cmocka_unit_test(test_identity_for_revision_0),
+	cmocka_unit_test(test_framebuffer_wc),
+	cmocka_unit_test(test_built_with_its_minimum),
+	cmocka_unit_test(test_shared_page),
+	cmocka_unit_test(test_refusals),
+	cmocka_unit_test(test_hhdm_by_paging_mode),
+	cmocka_unit_test(test_hhdm_mismatch_refused))

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/limine/lmreq.h"
 
@@ -422,22 +422,16 @@ static void test_limine_req_internal_modules(void **state)
 	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limine_req_found_by_id_with_their_words),
-		cmocka_unit_test(test_limine_req_revision_0_paging_reads_one_word),
-		cmocka_unit_test(test_limine_req_tag_honoured_and_answered),
-		cmocka_unit_test(test_limine_req_revision_1_and_0_tags),
-		cmocka_unit_test(test_limine_req_newer_revision_left_alone),
-		cmocka_unit_test(test_limine_req_markers_bound_the_area),
-		cmocka_unit_test(test_limine_req_start_marker_alone),
-		cmocka_unit_test(test_limine_req_refusals),
-		cmocka_unit_test(test_limine_req_paging_mode_choice),
-		cmocka_unit_test(test_limine_req_stack_size),
-		cmocka_unit_test(test_limine_req_ids_of_the_other_requests),
-		cmocka_unit_test(test_limine_req_internal_modules),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_limine_req_found_by_id_with_their_words),
+	cmocka_unit_test(test_limine_req_revision_0_paging_reads_one_word),
+	cmocka_unit_test(test_limine_req_tag_honoured_and_answered),
+	cmocka_unit_test(test_limine_req_revision_1_and_0_tags),
+	cmocka_unit_test(test_limine_req_newer_revision_left_alone),
+	cmocka_unit_test(test_limine_req_markers_bound_the_area),
+	cmocka_unit_test(test_limine_req_start_marker_alone),
+	cmocka_unit_test(test_limine_req_refusals),
+	cmocka_unit_test(test_limine_req_paging_mode_choice),
+	cmocka_unit_test(test_limine_req_stack_size),
+	cmocka_unit_test(test_limine_req_ids_of_the_other_requests),
+	cmocka_unit_test(test_limine_req_internal_modules))

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/limine/lmresp.h"
 
@@ -433,15 +433,9 @@ static void test_limine_resp_count_with_a_bound_on_the_map(void **state)
 	assert_true(ten.used == three.used + 7 * (8 + 24));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limine_resp_every_response_laid_out),
-		cmocka_unit_test(test_limine_resp_missing_data_left_unanswered),
-		cmocka_unit_test(test_limine_resp_refusals_change_nothing),
-		cmocka_unit_test(test_limine_resp_newer_base_revision_not_answered),
-		cmocka_unit_test(test_limine_resp_count_with_a_bound_on_the_map),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_limine_resp_every_response_laid_out),
+	cmocka_unit_test(test_limine_resp_missing_data_left_unanswered),
+	cmocka_unit_test(test_limine_resp_refusals_change_nothing),
+	cmocka_unit_test(test_limine_resp_newer_base_revision_not_answered),
+	cmocka_unit_test(test_limine_resp_count_with_a_bound_on_the_map))

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/memmap.h>
 
@@ -1235,52 +1235,46 @@ static void test_linuxboot_params_acpi_rsdp_from_protocol_2_14(void **state)
 	free(f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_linuxboot_valid_header_parsed_field_by_field),
-		cmocka_unit_test(test_linuxboot_header_fields_read_full_width),
-		cmocka_unit_test(test_linuxboot_file_shorter_than_a_header_refused),
-		cmocka_unit_test(test_linuxboot_bad_boot_flag_refused),
-		cmocka_unit_test(test_linuxboot_bad_header_magic_refused),
-		cmocka_unit_test(test_linuxboot_protocol_older_than_2_12_refused),
-		cmocka_unit_test(test_linuxboot_header_end_past_0x290_refused),
-		cmocka_unit_test(test_linuxboot_header_end_before_init_size_refused),
-		cmocka_unit_test(test_linuxboot_setup_sects_0_means_4),
-		cmocka_unit_test(test_linuxboot_file_shorter_than_setup_and_kernel_refused),
-		cmocka_unit_test(test_linuxboot_kernel_without_64_bit_entry_refused),
-		cmocka_unit_test(test_linuxboot_init_size_smaller_than_kernel_refused),
-		cmocka_unit_test(test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused),
-		cmocka_unit_test(test_linuxboot_syssize_rounded_up_to_a_paragraph),
-		cmocka_unit_test(test_linuxboot_first_fault_in_header_order_reported),
-		cmocka_unit_test(test_linuxboot_five_levels_need_xlf_5level),
-		cmocka_unit_test(test_linuxboot_cmdline_up_to_cmdline_size),
-		cmocka_unit_test(test_linuxboot_5level_needs_la57),
-		cmocka_unit_test(test_linuxboot_slot_is_lowest_in_conventional_memory),
-		cmocka_unit_test(test_linuxboot_slot_skips_a_range_too_small),
-		cmocka_unit_test(test_linuxboot_slot_honours_alignment),
-		cmocka_unit_test(test_linuxboot_slot_at_or_above_from),
-		cmocka_unit_test(test_linuxboot_slot_must_end_at_or_below_limit),
-		cmocka_unit_test(test_linuxboot_slot_none_found),
-		cmocka_unit_test(test_linuxboot_e820_type_of_every_efi_type),
-		cmocka_unit_test(test_linuxboot_e820_specific_purpose_memory_soft_reserved),
-		cmocka_unit_test(test_linuxboot_e820_exact_equivalents),
-		cmocka_unit_test(test_linuxboot_e820_build_maps_every_type),
-		cmocka_unit_test(test_linuxboot_e820_build_merges_touching_ranges_of_one_type),
-		cmocka_unit_test(test_linuxboot_e820_build_cap_counts_entries_not_ranges),
-		cmocka_unit_test(test_linuxboot_params_copy_the_setup_header_and_nothing_past_it),
-		cmocka_unit_test(test_linuxboot_params_copy_stops_at_a_short_header),
-		cmocka_unit_test(test_linuxboot_params_pointers_split_at_32_bits),
-		cmocka_unit_test(test_linuxboot_params_e820_packed_in_the_zero_page),
-		cmocka_unit_test(test_linuxboot_params_e820_beyond_128_in_a_setup_data_node),
-		cmocka_unit_test(test_linuxboot_e820_ext_bytes),
-		cmocka_unit_test(test_linuxboot_params_screen_info_for_a_bgr_framebuffer),
-		cmocka_unit_test(test_linuxboot_params_screen_info_for_an_rgb_framebuffer),
-		cmocka_unit_test(test_linuxboot_params_screen_info_base_above_4g),
-		cmocka_unit_test(test_linuxboot_params_without_framebuffer_screen_info_is_zero),
-		cmocka_unit_test(test_linuxboot_params_efi_info),
-		cmocka_unit_test(test_linuxboot_params_acpi_rsdp_from_protocol_2_14),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_linuxboot_valid_header_parsed_field_by_field),
+	cmocka_unit_test(test_linuxboot_header_fields_read_full_width),
+	cmocka_unit_test(test_linuxboot_file_shorter_than_a_header_refused),
+	cmocka_unit_test(test_linuxboot_bad_boot_flag_refused),
+	cmocka_unit_test(test_linuxboot_bad_header_magic_refused),
+	cmocka_unit_test(test_linuxboot_protocol_older_than_2_12_refused),
+	cmocka_unit_test(test_linuxboot_header_end_past_0x290_refused),
+	cmocka_unit_test(test_linuxboot_header_end_before_init_size_refused),
+	cmocka_unit_test(test_linuxboot_setup_sects_0_means_4),
+	cmocka_unit_test(test_linuxboot_file_shorter_than_setup_and_kernel_refused),
+	cmocka_unit_test(test_linuxboot_kernel_without_64_bit_entry_refused),
+	cmocka_unit_test(test_linuxboot_init_size_smaller_than_kernel_refused),
+	cmocka_unit_test(test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused),
+	cmocka_unit_test(test_linuxboot_syssize_rounded_up_to_a_paragraph),
+	cmocka_unit_test(test_linuxboot_first_fault_in_header_order_reported),
+	cmocka_unit_test(test_linuxboot_five_levels_need_xlf_5level),
+	cmocka_unit_test(test_linuxboot_cmdline_up_to_cmdline_size),
+	cmocka_unit_test(test_linuxboot_5level_needs_la57),
+	cmocka_unit_test(test_linuxboot_slot_is_lowest_in_conventional_memory),
+	cmocka_unit_test(test_linuxboot_slot_skips_a_range_too_small),
+	cmocka_unit_test(test_linuxboot_slot_honours_alignment),
+	cmocka_unit_test(test_linuxboot_slot_at_or_above_from),
+	cmocka_unit_test(test_linuxboot_slot_must_end_at_or_below_limit),
+	cmocka_unit_test(test_linuxboot_slot_none_found),
+	cmocka_unit_test(test_linuxboot_e820_type_of_every_efi_type),
+	cmocka_unit_test(test_linuxboot_e820_specific_purpose_memory_soft_reserved),
+	cmocka_unit_test(test_linuxboot_e820_exact_equivalents),
+	cmocka_unit_test(test_linuxboot_e820_build_maps_every_type),
+	cmocka_unit_test(test_linuxboot_e820_build_merges_touching_ranges_of_one_type),
+	cmocka_unit_test(test_linuxboot_e820_build_cap_counts_entries_not_ranges),
+	cmocka_unit_test(test_linuxboot_params_copy_the_setup_header_and_nothing_past_it),
+	cmocka_unit_test(test_linuxboot_params_copy_stops_at_a_short_header),
+	cmocka_unit_test(test_linuxboot_params_pointers_split_at_32_bits),
+	cmocka_unit_test(test_linuxboot_params_e820_packed_in_the_zero_page),
+	cmocka_unit_test(test_linuxboot_params_e820_beyond_128_in_a_setup_data_node),
+	cmocka_unit_test(test_linuxboot_e820_ext_bytes),
+	cmocka_unit_test(test_linuxboot_params_screen_info_for_a_bgr_framebuffer),
+	cmocka_unit_test(test_linuxboot_params_screen_info_for_an_rgb_framebuffer),
+	cmocka_unit_test(test_linuxboot_params_screen_info_base_above_4g),
+	cmocka_unit_test(test_linuxboot_params_without_framebuffer_screen_info_is_zero),
+	cmocka_unit_test(test_linuxboot_params_efi_info),
+	cmocka_unit_test(test_linuxboot_params_acpi_rsdp_from_protocol_2_14))

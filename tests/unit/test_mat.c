@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/mat.h>
 #include <ptlab/memmap.h>
@@ -357,22 +357,16 @@ static void test_mat_why_names(void **state)
 	assert_string_equal(pt_mat_why_name((enum pt_mat_why)-1), "?");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mat_ovmf_like_table_gives_rx_text_and_rw_nx_data),
-		cmocka_unit_test(test_mat_rwx_entry_is_reported_not_allowed),
-		cmocka_unit_test(test_mat_descriptor_sizes_and_unaligned_buffer),
-		cmocka_unit_test(test_mat_version_2_flags_are_kept),
-		cmocka_unit_test(test_mat_empty_table_is_fine),
-		cmocka_unit_test(test_mat_rejects_bad_headers),
-		cmocka_unit_test(test_mat_rejects_huge_count_without_reading),
-		cmocka_unit_test(test_mat_rejects_bad_entries_and_names_the_entry),
-		cmocka_unit_test(test_mat_ends_at_maxphyaddr_is_fine),
-		cmocka_unit_test(test_mat_capacity_and_arguments),
-		cmocka_unit_test(test_mat_find),
-		cmocka_unit_test(test_mat_why_names),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_mat_ovmf_like_table_gives_rx_text_and_rw_nx_data),
+	cmocka_unit_test(test_mat_rwx_entry_is_reported_not_allowed),
+	cmocka_unit_test(test_mat_descriptor_sizes_and_unaligned_buffer),
+	cmocka_unit_test(test_mat_version_2_flags_are_kept),
+	cmocka_unit_test(test_mat_empty_table_is_fine),
+	cmocka_unit_test(test_mat_rejects_bad_headers),
+	cmocka_unit_test(test_mat_rejects_huge_count_without_reading),
+	cmocka_unit_test(test_mat_rejects_bad_entries_and_names_the_entry),
+	cmocka_unit_test(test_mat_ends_at_maxphyaddr_is_fine),
+	cmocka_unit_test(test_mat_capacity_and_arguments),
+	cmocka_unit_test(test_mat_find),
+	cmocka_unit_test(test_mat_why_names))

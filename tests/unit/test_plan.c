@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/plan.h>
 
@@ -1340,33 +1340,27 @@ static void test_policy_table_is_the_docs_table(void **state)
 	assert_int_equal(rows, PT_EFI_TYPE_COUNT);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ovmf_plan_maps_every_range_by_kind_with_strict_wx),
-		cmocka_unit_test(test_every_memory_type_follows_the_policy_table),
-		cmocka_unit_test(test_policy_table_is_the_docs_table),
-		cmocka_unit_test(test_reserved_is_read_only_uncached_and_nx),
-		cmocka_unit_test(test_max_size_follows_1g_capability),
-		cmocka_unit_test(test_merges_equal_neighbours_but_never_across_attributes),
-		cmocka_unit_test(test_find_uses_half_open_ranges),
-		cmocka_unit_test(test_apply_uses_exactly_min_tables_with_1g),
-		cmocka_unit_test(test_apply_uses_exactly_min_tables_without_1g),
-		cmocka_unit_test(test_apply_failure_leaves_space_empty),
-		cmocka_unit_test(test_apply_rejects_overlap_with_existing_mapping),
-		cmocka_unit_test(test_min_tables_match_naive_model_on_random_plans),
-		cmocka_unit_test(test_min_tables_hand_cases),
-		cmocka_unit_test(test_min_tables_is_arithmetic_for_huge_entries),
-		cmocka_unit_test(test_bad_images_are_einval_and_leave_empty_plan),
-		cmocka_unit_test(test_bad_arguments_and_maps_are_einval),
-		cmocka_unit_test(test_capacity_is_exact_and_the_documented_bound_suffices),
-		cmocka_unit_test(test_bound_holds_when_nothing_merges),
-		cmocka_unit_test(test_memory_above_2_47_is_left_out_with_quirk),
-		cmocka_unit_test(test_hhdm_stops_below_image_window),
-		cmocka_unit_test(test_hhdm_base_is_the_callers),
-		cmocka_unit_test(test_ranges_above_maxphyaddr_are_cut_with_quirk),
-		cmocka_unit_test(test_sample_map_normalizes_to_the_same_plan),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_ovmf_plan_maps_every_range_by_kind_with_strict_wx),
+	cmocka_unit_test(test_every_memory_type_follows_the_policy_table),
+	cmocka_unit_test(test_policy_table_is_the_docs_table),
+	cmocka_unit_test(test_reserved_is_read_only_uncached_and_nx),
+	cmocka_unit_test(test_max_size_follows_1g_capability),
+	cmocka_unit_test(test_merges_equal_neighbours_but_never_across_attributes),
+	cmocka_unit_test(test_find_uses_half_open_ranges),
+	cmocka_unit_test(test_apply_uses_exactly_min_tables_with_1g),
+	cmocka_unit_test(test_apply_uses_exactly_min_tables_without_1g),
+	cmocka_unit_test(test_apply_failure_leaves_space_empty),
+	cmocka_unit_test(test_apply_rejects_overlap_with_existing_mapping),
+	cmocka_unit_test(test_min_tables_match_naive_model_on_random_plans),
+	cmocka_unit_test(test_min_tables_hand_cases),
+	cmocka_unit_test(test_min_tables_is_arithmetic_for_huge_entries),
+	cmocka_unit_test(test_bad_images_are_einval_and_leave_empty_plan),
+	cmocka_unit_test(test_bad_arguments_and_maps_are_einval),
+	cmocka_unit_test(test_capacity_is_exact_and_the_documented_bound_suffices),
+	cmocka_unit_test(test_bound_holds_when_nothing_merges),
+	cmocka_unit_test(test_memory_above_2_47_is_left_out_with_quirk),
+	cmocka_unit_test(test_hhdm_stops_below_image_window),
+	cmocka_unit_test(test_hhdm_base_is_the_callers),
+	cmocka_unit_test(test_ranges_above_maxphyaddr_are_cut_with_quirk),
+	cmocka_unit_test(test_sample_map_normalizes_to_the_same_plan))

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/mat.h>
 #include <ptlab/plan.h>
@@ -191,16 +191,10 @@ static void test_extra_ranges_up_to_the_maximum(void **state)
 	assert_int_equal(x.plan.n, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_firmware_mode_keeps_boot_services_code_executable),
-		cmocka_unit_test(test_after_handoff_boot_services_code_is_ram),
-		cmocka_unit_test(test_runtime_ranges_follow_the_attributes_table),
-		cmocka_unit_test(test_runtime_code_without_table_is_the_rwx_exemption),
-		cmocka_unit_test(test_framebuffer_outside_the_map_is_write_combining),
-		cmocka_unit_test(test_extra_ranges_up_to_the_maximum),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_firmware_mode_keeps_boot_services_code_executable),
+	cmocka_unit_test(test_after_handoff_boot_services_code_is_ram),
+	cmocka_unit_test(test_runtime_ranges_follow_the_attributes_table),
+	cmocka_unit_test(test_runtime_code_without_table_is_the_rwx_exemption),
+	cmocka_unit_test(test_framebuffer_outside_the_map_is_write_combining),
+	cmocka_unit_test(test_extra_ranges_up_to_the_maximum))

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/plan.h>
 #include <ptlab/pte.h>
@@ -304,19 +304,13 @@ static void test_identity_perm_null_plan_einval(void **state)
 	assert_int_equal(pt_plan_identity_perm(NULL, 0x1000, 0x1000, PT_EXEC, 4, true), PT_EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_identity_perm_splits_a_range_across_two_entries),
-		cmocka_unit_test(test_identity_perm_splits_a_range_across_three_entries),
-		cmocka_unit_test(test_identity_perm_middle_of_one_entry_three_pieces),
-		cmocka_unit_test(test_identity_perm_entries_already_so_stay_whole),
-		cmocka_unit_test(test_identity_perm_bad_arguments_einval),
-		cmocka_unit_test(test_identity_perm_page_outside_identity_enotmapped),
-		cmocka_unit_test(test_identity_perm_no_room_ecapacity),
-		cmocka_unit_test(test_identity_perm_recomputes_min_total),
-		cmocka_unit_test(test_identity_perm_null_plan_einval),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_identity_perm_splits_a_range_across_two_entries),
+	cmocka_unit_test(test_identity_perm_splits_a_range_across_three_entries),
+	cmocka_unit_test(test_identity_perm_middle_of_one_entry_three_pieces),
+	cmocka_unit_test(test_identity_perm_entries_already_so_stay_whole),
+	cmocka_unit_test(test_identity_perm_bad_arguments_einval),
+	cmocka_unit_test(test_identity_perm_page_outside_identity_enotmapped),
+	cmocka_unit_test(test_identity_perm_no_room_ecapacity),
+	cmocka_unit_test(test_identity_perm_recomputes_min_total),
+	cmocka_unit_test(test_identity_perm_null_plan_einval))

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/pt.h>
 #include <ptlab/pte.h>
@@ -1274,39 +1274,33 @@ static void test_map_reserving_more_than_one_list_page(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, arena_space_teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		T(test_map_reserving_more_than_one_list_page),
-		T(test_map_picks_largest_leaf_that_fits),
-		T(test_map_without_1g_support_uses_2m),
-		T(test_map_respects_max_size),
-		T(test_canonical_boundary),
-		T(test_mappings_above_512g_use_separate_root_slots),
-		T(test_map_over_mapped_page_fails_unchanged),
-		T(test_argument_errors_change_nothing),
-		T(test_unmap_splits_large_leaf_and_keeps_neighbours),
-		T(test_split_moves_pat_bit),
-		T(test_unmap_nosplit_is_blocked),
-		T(test_unmap_frees_empty_tables_after_flush),
-		T(test_unlinked_tables_read_not_present_until_flushed),
-		T(test_unmap_hole_is_not_mapped_unless_sparse),
-		T(test_protect_changes_attributes_and_keeps_frames),
-		T(test_remap_changes_frames_and_keeps_attributes),
-		T(test_out_of_frames_at_every_allocation_leaves_tree_unchanged),
-		T(test_out_of_frames_five_levels_four_new_tables),
-		T(test_flushlist_coalesces_at_the_top_of_the_address_space),
-		T(test_five_level_space),
-		T(test_visit_reports_leaves_in_va_order),
-		T(test_destroy_returns_every_frame),
-		T(test_lint_finds_planted_corruption),
-		T(test_pat_encoding_round_trips),
-		T(test_env_check_rejects_incomplete_environment),
-		T(test_env_check_linear_offset_must_keep_entries_aligned),
-		T(test_translate_cache_type_follows_the_pat),
-		cmocka_unit_test(test_dirty_frames_partly_filled_tables_are_cleared),
-		cmocka_unit_test(test_fast_env_builds_the_same_tables),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	T(test_map_reserving_more_than_one_list_page),
+	T(test_map_picks_largest_leaf_that_fits),
+	T(test_map_without_1g_support_uses_2m),
+	T(test_map_respects_max_size),
+	T(test_canonical_boundary),
+	T(test_mappings_above_512g_use_separate_root_slots),
+	T(test_map_over_mapped_page_fails_unchanged),
+	T(test_argument_errors_change_nothing),
+	T(test_unmap_splits_large_leaf_and_keeps_neighbours),
+	T(test_split_moves_pat_bit),
+	T(test_unmap_nosplit_is_blocked),
+	T(test_unmap_frees_empty_tables_after_flush),
+	T(test_unlinked_tables_read_not_present_until_flushed),
+	T(test_unmap_hole_is_not_mapped_unless_sparse),
+	T(test_protect_changes_attributes_and_keeps_frames),
+	T(test_remap_changes_frames_and_keeps_attributes),
+	T(test_out_of_frames_at_every_allocation_leaves_tree_unchanged),
+	T(test_out_of_frames_five_levels_four_new_tables),
+	T(test_flushlist_coalesces_at_the_top_of_the_address_space),
+	T(test_five_level_space),
+	T(test_visit_reports_leaves_in_va_order),
+	T(test_destroy_returns_every_frame),
+	T(test_lint_finds_planted_corruption),
+	T(test_pat_encoding_round_trips),
+	T(test_env_check_rejects_incomplete_environment),
+	T(test_env_check_linear_offset_must_keep_entries_aligned),
+	T(test_translate_cache_type_follows_the_pat),
+	cmocka_unit_test(test_dirty_frames_partly_filled_tables_are_cleared),
+	cmocka_unit_test(test_fast_env_builds_the_same_tables))

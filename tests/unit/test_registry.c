@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/checks/checkkit.h"
 #include "arena.h"
@@ -472,19 +472,13 @@ static void test_registry_without_the_table_skips_it(void **state)
 	fx_fini();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_registry_runs_the_added_check_in_its_phase),
-		cmocka_unit_test(test_registry_plants_and_removes_the_added_fault),
-		cmocka_unit_test(test_registry_plants_at_phase_entry),
-		cmocka_unit_test(test_registry_keys_each_check_s_lines),
-		cmocka_unit_test(test_registry_inject_accepts_the_added_name),
-		cmocka_unit_test(test_registry_without_the_table_skips_it),
-		cmocka_unit_test(test_registry_gives_a_check_the_run_s_parts),
-		cmocka_unit_test(test_registry_runs_a_phase_in_table_order),
-		cmocka_unit_test(test_registry_runs_only_the_phase_asked_for),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_registry_runs_the_added_check_in_its_phase),
+	cmocka_unit_test(test_registry_plants_and_removes_the_added_fault),
+	cmocka_unit_test(test_registry_plants_at_phase_entry),
+	cmocka_unit_test(test_registry_keys_each_check_s_lines),
+	cmocka_unit_test(test_registry_inject_accepts_the_added_name),
+	cmocka_unit_test(test_registry_without_the_table_skips_it),
+	cmocka_unit_test(test_registry_gives_a_check_the_run_s_parts),
+	cmocka_unit_test(test_registry_runs_a_phase_in_table_order),
+	cmocka_unit_test(test_registry_runs_only_the_phase_asked_for))
