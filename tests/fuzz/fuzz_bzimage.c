@@ -73,24 +73,24 @@ static int expect_parse(const uint8_t *f, uint64_t len)
 
 	if (len < LB_MIN_FILE)
 		return LB_ETRUNCATED;
-	if (fuzz_rd(f, O_BOOT_FLAG, 2) != 0xaa55 || memcmp(f + O_MAGIC, "HdrS", 4))
+	if (le_ldn(f + O_BOOT_FLAG, 2) != 0xaa55 || memcmp(f + O_MAGIC, "HdrS", 4))
 		return LB_EMAGIC;
-	if (fuzz_rd(f, O_VERSION, 2) < 0x020c)
+	if (le_ldn(f + O_VERSION, 2) < 0x020c)
 		return LB_EVERSION;
 	if (O_MAGIC + f[O_JUMP] > LB_SETUP_COPY || O_MAGIC + f[O_JUMP] < HDR_READ_END)
 		return LB_EMAGIC;
 	sects = f[O_SETUP_SECTS] ? f[O_SETUP_SECTS] : 4;
 	pm_off = (sects + 1) * 512;
-	sys = fuzz_rd(f, O_SYSSIZE, 4) * 16;
+	sys = le_ldn(f + O_SYSSIZE, 4) * 16;
 	have = len > pm_off ? len - pm_off : 0;
 	if (!sys || have + 15 < sys)
 		return LB_ETRUNCATED;
-	if (!(fuzz_rd(f, O_XLOADFLAGS, 2) & 1))
+	if (!(le_ldn(f + O_XLOADFLAGS, 2) & 1))
 		return LB_E32BIT;
 	pm = have < sys ? have : sys;
-	if (fuzz_rd(f, O_INIT_SIZE, 4) < pm)
+	if (le_ldn(f + O_INIT_SIZE, 4) < pm)
 		return LB_EINITSIZE;
-	align = (uint32_t)fuzz_rd(f, O_KERNEL_ALIGN, 4);
+	align = (uint32_t)le_ldn(f + O_KERNEL_ALIGN, 4);
 	if (align < 4096 || (align & (align - 1)))
 		return LB_EALIGN;
 	return LB_OK;
@@ -99,14 +99,14 @@ static int expect_parse(const uint8_t *f, uint64_t len)
 /* An accepted kernel's fields against its header. */
 static void check_kernel(const uint8_t *f, uint64_t len, const struct lb_kernel *k)
 {
-	uint64_t sects = f[O_SETUP_SECTS] ? f[O_SETUP_SECTS] : 4, sys = fuzz_rd(f, O_SYSSIZE, 4) * 16;
+	uint64_t sects = f[O_SETUP_SECTS] ? f[O_SETUP_SECTS] : 4, sys = le_ldn(f + O_SYSSIZE, 4) * 16;
 
-	if (k->version != fuzz_rd(f, O_VERSION, 2) || k->setup_sects != f[O_SETUP_SECTS] ||
-	    k->loadflags != f[O_LOADFLAGS] || k->xloadflags != fuzz_rd(f, O_XLOADFLAGS, 2) ||
-	    k->relocatable != f[O_RELOCATABLE] || k->kernel_alignment != fuzz_rd(f, O_KERNEL_ALIGN, 4) ||
-	    k->pref_address != fuzz_rd(f, O_PREF_ADDRESS, 8) || k->init_size != fuzz_rd(f, O_INIT_SIZE, 4) ||
-	    k->initrd_addr_max != fuzz_rd(f, O_INITRD_MAX, 4) ||
-	    k->cmdline_size != fuzz_rd(f, O_CMDLINE_SIZE, 4) || k->hdr_end != O_MAGIC + f[O_JUMP])
+	if (k->version != le_ldn(f + O_VERSION, 2) || k->setup_sects != f[O_SETUP_SECTS] ||
+	    k->loadflags != f[O_LOADFLAGS] || k->xloadflags != le_ldn(f + O_XLOADFLAGS, 2) ||
+	    k->relocatable != f[O_RELOCATABLE] || k->kernel_alignment != le_ldn(f + O_KERNEL_ALIGN, 4) ||
+	    k->pref_address != le_ldn(f + O_PREF_ADDRESS, 8) || k->init_size != le_ldn(f + O_INIT_SIZE, 4) ||
+	    k->initrd_addr_max != le_ldn(f + O_INITRD_MAX, 4) ||
+	    k->cmdline_size != le_ldn(f + O_CMDLINE_SIZE, 4) || k->hdr_end != O_MAGIC + f[O_JUMP])
 		fuzz_die("a field differs from the header");
 	if (k->version < LB_MIN_VERSION || !(k->xloadflags & LB_XLF_KERNEL_64))
 		fuzz_die("accepted a protocol before 2.12 or no 64-bit entry");
@@ -161,14 +161,14 @@ static void check_params(const uint8_t *f, const struct lb_kernel *k)
 	memset(want, 0, sizeof(want));
 	memcpy(want + O_SETUP_SECTS, f + O_SETUP_SECTS, k->hdr_end - O_SETUP_SECTS);
 	want[O_TYPE_OF_LOADER] = 0xff;
-	fuzz_wr(want, O_CMDLINE, 4, CMDLINE_PA);
-	fuzz_wr(want, O_EXT_CMDLINE, 4, CMDLINE_PA >> 32);
-	fuzz_wr(want, O_RAMDISK, 4, INITRD_PA);
-	fuzz_wr(want, O_EXT_RAMDISK, 4, INITRD_PA >> 32);
-	fuzz_wr(want, O_RAMDISK_SIZE, 4, INITRD_BYTES);
-	fuzz_wr(want, O_EXT_RAMDISK_SIZE, 4, INITRD_BYTES >> 32);
+	le_stn(want + O_CMDLINE, 4, CMDLINE_PA);
+	le_stn(want + O_EXT_CMDLINE, 4, CMDLINE_PA >> 32);
+	le_stn(want + O_RAMDISK, 4, INITRD_PA);
+	le_stn(want + O_EXT_RAMDISK, 4, INITRD_PA >> 32);
+	le_stn(want + O_RAMDISK_SIZE, 4, INITRD_BYTES);
+	le_stn(want + O_EXT_RAMDISK_SIZE, 4, INITRD_BYTES >> 32);
 	if (k->version >= 0x020e)
-		fuzz_wr(want, O_ACPI_RSDP, 8, RSDP_PA);
+		le_stn(want + O_ACPI_RSDP, 8, RSDP_PA);
 	if (memcmp(zp, want, ZERO_PAGE))
 		fuzz_die("zero page differs from the header with the loader's fields");
 	free(zp);
@@ -186,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < HDR)
 		return 0;
-	cmdline = (uint32_t)fuzz_rd(data, 1, 4);
+	cmdline = (uint32_t)le_ldn(data + 1, 4);
 	wl = WHY_SIZES[(data[0] >> 2) & 7];
 	len = size - HDR;
 	/* exact-size copies, so reading past either is an ASan report */

@@ -3,8 +3,8 @@
  * What the libFuzzer targets of tests/fuzz/ share: how a target stops on a
  * finding (a message naming the target, then abort(), which libFuzzer
  * reports with the input), the checks every parser's refusal must pass,
- * and the little-endian readers of the input, which are efi/lib/le.h's:
- * the same loads the parsers under test use, at any alignment.
+ * and the little-endian loads and stores of efi/lib/le.h (le_ld32,
+ * le_ldn, le_stn, ...), the ones the parsers under test use.
  *
  * A target defines FUZZ_NAME ("fuzz_acpi") before including this file.
  * A paging target that defines FUZZ_ARENA_FRAMES (after including
@@ -55,23 +55,6 @@ static inline void fuzz_check_why(const char *why, size_t len, const char *what)
 		fprintf(stderr, FUZZ_NAME ": %s\n", what);
 		fuzz_die("refusal without a NUL-terminated message");
 	}
-}
-
-/* Returns the little-endian @n-byte value (n <= 8) at @off of @b. */
-static inline uint64_t fuzz_rd(const uint8_t *b, unsigned off, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)b[off + i] << (8 * i);
-	return v;
-}
-
-/* Stores the low @n bytes of @v little-endian at @off of @b. */
-static inline void fuzz_wr(uint8_t *b, unsigned off, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
 }
 
 #ifdef FUZZ_ARENA_FRAMES

@@ -16,6 +16,7 @@
 #include "unit.h"
 
 #include "../../efi/acpi/acpi.h"
+#include "lib/le.h"
 
 #define PHYS       UINT64_C(0x7f000000)     /* the buffer's first byte's physical address */
 #define RSDP_AT    0x000u
@@ -26,18 +27,6 @@
 
 static uint8_t mem[0x1000];
 static struct acpi_mem w;                       /* the window onto mem, set by good() */
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (unsigned i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
 
 /* Sets the byte at @sum so the @n bytes at @b sum to zero. */
 static void fix_sum(uint8_t *b, uint32_t n, uint8_t *sum)
@@ -54,7 +43,7 @@ static void fix_sum(uint8_t *b, uint32_t n, uint8_t *sum)
 static void sdt(unsigned at, const char *sig, uint32_t len)
 {
 	memcpy(mem + at, sig, 4);
-	put32(mem + at + 4, len);
+	le_st32(mem + at + 4, len);
 	mem[at + 8] = 1;
 	memcpy(mem + at + 10, "PTLABX", 6);
 	fix_sum(mem + at, len, mem + at + 9);
@@ -65,11 +54,11 @@ static void rsdp(unsigned rev)
 	memcpy(mem + RSDP_AT, "RSD PTR ", 8);
 	memcpy(mem + RSDP_AT + 9, "PTLAB ", 6);
 	mem[RSDP_AT + 15] = (uint8_t)rev;
-	put32(mem + RSDP_AT + 16, (uint32_t)(PHYS + RSDT_AT));
+	le_st32(mem + RSDP_AT + 16, (uint32_t)(PHYS + RSDT_AT));
 	fix_sum(mem + RSDP_AT, 20, mem + RSDP_AT + 8);
 	if (rev >= 2) {
-		put32(mem + RSDP_AT + 20, 36);
-		put64(mem + RSDP_AT + 24, PHYS + XSDT_AT);
+		le_st32(mem + RSDP_AT + 20, 36);
+		le_st64(mem + RSDP_AT + 24, PHYS + XSDT_AT);
 		fix_sum(mem + RSDP_AT, 36, mem + RSDP_AT + 32);
 	}
 }
@@ -80,8 +69,8 @@ static uint32_t madt_len;
 static void madt_open(void)
 {
 	memset(mem + MADT_AT, 0, 0x400);
-	put32(mem + MADT_AT + 36, 0xfee00000u);
-	put32(mem + MADT_AT + 40, 1);
+	le_st32(mem + MADT_AT + 36, 0xfee00000u);
+	le_st32(mem + MADT_AT + 40, 1);
 	madt_len = 44;
 }
 
@@ -102,9 +91,9 @@ static void madt_x2apic(uint32_t id, uint32_t flags, uint32_t uid)
 {
 	uint8_t e[16] = { 9, 16 };
 
-	put32(e + 4, id);
-	put32(e + 8, flags);
-	put32(e + 12, uid);
+	le_st32(e + 4, id);
+	le_st32(e + 8, flags);
+	le_st32(e + 12, uid);
 	madt_add(e, 16);
 }
 
@@ -124,11 +113,11 @@ static void good(unsigned rev)
 	w.first = PHYS;
 	w.limit = PHYS + sizeof(mem);
 	rsdp(rev);
-	put32(mem + RSDT_AT + 36, (uint32_t)(PHYS + FACP_AT));
-	put32(mem + RSDT_AT + 40, (uint32_t)(PHYS + MADT_AT));
+	le_st32(mem + RSDT_AT + 36, (uint32_t)(PHYS + FACP_AT));
+	le_st32(mem + RSDT_AT + 40, (uint32_t)(PHYS + MADT_AT));
 	sdt(RSDT_AT, "RSDT", 44);
-	put64(mem + XSDT_AT + 36, PHYS + FACP_AT);
-	put64(mem + XSDT_AT + 44, PHYS + MADT_AT);
+	le_st64(mem + XSDT_AT + 36, PHYS + FACP_AT);
+	le_st64(mem + XSDT_AT + 44, PHYS + MADT_AT);
 	sdt(XSDT_AT, "XSDT", 52);
 	sdt(FACP_AT, "FACP", 116);
 	madt_open();
@@ -180,10 +169,10 @@ static void test_rsdp(void **state)
 	mem[RSDP_AT + 24] ^= 1;                                   /* only the extended checksum */
 	assert_int_equal(acpi_rsdp_read(&w, PHYS + RSDP_AT, &r), ACPI_ESUM);
 	good(2);
-	put32(mem + RSDP_AT + 20, 20);                            /* shorter than the 2.0 form */
+	le_st32(mem + RSDP_AT + 20, 20);                            /* shorter than the 2.0 form */
 	assert_int_equal(acpi_rsdp_read(&w, PHYS + RSDP_AT, &r), ACPI_ELEN);
 	good(2);
-	put32(mem + RSDP_AT + 20, 0x2000);                        /* past the window */
+	le_st32(mem + RSDP_AT + 20, 0x2000);                        /* past the window */
 	assert_int_equal(acpi_rsdp_read(&w, PHYS + RSDP_AT, &r), ACPI_ELEN);
 	assert_int_equal(acpi_rsdp_read(&w, 0, &r), ACPI_ENONE);
 	assert_int_equal(acpi_rsdp_read(&w, PHYS + 0xff0, &r), ACPI_ENONE);
@@ -223,16 +212,16 @@ static void test_find(void **state)
 	memcpy(mem + XSDT_AT, "RSDT", 4);
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ESIG);
 	good(2);
-	put32(mem + XSDT_AT + 4, 35);                             /* shorter than a header */
+	le_st32(mem + XSDT_AT + 4, 35);                             /* shorter than a header */
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ELEN);
 	good(2);
-	put32(mem + XSDT_AT + 4, 0x2000);                         /* past the window */
+	le_st32(mem + XSDT_AT + 4, 0x2000);                         /* past the window */
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ELEN);
 	good(2);
 	mem[MADT_AT + 40] ^= 1;                                   /* the table found: checksum */
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ESUM);
 	good(2);
-	put64(mem + XSDT_AT + 44, UINT64_C(0x100000000000));      /* an entry outside: skipped */
+	le_st64(mem + XSDT_AT + 44, UINT64_C(0x100000000000));      /* an entry outside: skipped */
 	sdt(XSDT_AT, "XSDT", 52);
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ENOTFOUND);
 	good(2);

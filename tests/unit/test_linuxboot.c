@@ -22,6 +22,7 @@
 #include <ptlab/memmap.h>
 
 #include "../../efi/linux/linuxboot.h"
+#include "lib/le.h"
 
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 #define KiB UINT64_C(0x400)
@@ -79,21 +80,6 @@
 #define T_PREF          UINT64_C(0x1000000)
 #define T_INIT_SIZE     UINT32_C(0x01234000)
 
-static void wr(uint8_t *b, unsigned off, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t rd(const uint8_t *b, unsigned off, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)b[off + i] << (8 * i);
-	return v;
-}
-
 /*
  * A valid bzImage of @len bytes (at least T_FILE_BYTES): setup code filled
  * with a pattern, then the header fields above.  Caller frees.
@@ -108,20 +94,20 @@ static uint8_t *image(size_t len)
 	/* every header byte zero except the fields the test sets */
 	memset(f + O_SETUP_SECTS, 0, 0x290 - O_SETUP_SECTS);
 	f[O_SETUP_SECTS] = T_SETUP_SECTS;
-	wr(f, O_SYSSIZE, 4, T_SYSSIZE);
-	wr(f, O_BOOT_FLAG, 2, 0xaa55);
+	le_stn(f + O_SYSSIZE, 4, T_SYSSIZE);
+	le_stn(f + O_BOOT_FLAG, 2, 0xaa55);
 	f[0x200] = 0xeb;                          /* jmp short */
 	f[O_JUMP] = T_JUMP;
 	memcpy(f + O_MAGIC, "HdrS", 4);
-	wr(f, O_VERSION, 2, T_VERSION);
+	le_stn(f + O_VERSION, 2, T_VERSION);
 	f[O_LOADFLAGS] = T_LOADFLAGS;
-	wr(f, O_INITRD_MAX, 4, T_INITRD_MAX);
-	wr(f, O_KERNEL_ALIGN, 4, T_ALIGN);
+	le_stn(f + O_INITRD_MAX, 4, T_INITRD_MAX);
+	le_stn(f + O_KERNEL_ALIGN, 4, T_ALIGN);
 	f[O_RELOCATABLE] = T_RELOCATABLE;
-	wr(f, O_XLOADFLAGS, 2, T_XLF);
-	wr(f, O_CMDLINE_SIZE, 4, T_CMDLINE_SIZE);
-	wr(f, O_PREF_ADDRESS, 8, T_PREF);
-	wr(f, O_INIT_SIZE, 4, T_INIT_SIZE);
+	le_stn(f + O_XLOADFLAGS, 2, T_XLF);
+	le_stn(f + O_CMDLINE_SIZE, 4, T_CMDLINE_SIZE);
+	le_stn(f + O_PREF_ADDRESS, 8, T_PREF);
+	le_stn(f + O_INIT_SIZE, 4, T_INIT_SIZE);
 	return f;
 }
 
@@ -175,13 +161,13 @@ static void test_linuxboot_header_fields_read_full_width(void **state)
 	char why[128] = "";
 
 	(void)state;
-	wr(f, O_PREF_ADDRESS, 8, UINT64_C(0x8877665544332211));
-	wr(f, O_INIT_SIZE, 4, UINT32_C(0xfffff000));
-	wr(f, O_INITRD_MAX, 4, UINT32_C(0xffffffff));
-	wr(f, O_CMDLINE_SIZE, 4, UINT32_C(0x80000001));
-	wr(f, O_KERNEL_ALIGN, 4, UINT32_C(0x80000000));
-	wr(f, O_XLOADFLAGS, 2, 0xffff);
-	wr(f, O_VERSION, 2, 0x0300);
+	le_stn(f + O_PREF_ADDRESS, 8, UINT64_C(0x8877665544332211));
+	le_stn(f + O_INIT_SIZE, 4, UINT32_C(0xfffff000));
+	le_stn(f + O_INITRD_MAX, 4, UINT32_C(0xffffffff));
+	le_stn(f + O_CMDLINE_SIZE, 4, UINT32_C(0x80000001));
+	le_stn(f + O_KERNEL_ALIGN, 4, UINT32_C(0x80000000));
+	le_stn(f + O_XLOADFLAGS, 2, 0xffff);
+	le_stn(f + O_VERSION, 2, 0x0300);
 	f[O_JUMP] = 0x8e;                      /* header ends exactly at 0x290 */
 	assert_int_equal(lb_parse(f, T_FILE_BYTES, &k, why, sizeof(why)), LB_OK);
 	assert_true(k.pref_address == UINT64_C(0x8877665544332211));
@@ -210,9 +196,9 @@ static void test_linuxboot_bad_boot_flag_refused(void **state)
 	uint8_t *f = image(T_FILE_BYTES);
 
 	(void)state;
-	wr(f, O_BOOT_FLAG, 2, 0x55aa);
+	le_stn(f + O_BOOT_FLAG, 2, 0x55aa);
 	expect_parse(f, T_FILE_BYTES, LB_EMAGIC, "boot_flag 0x55aa");
-	wr(f, O_BOOT_FLAG, 2, 0);
+	le_stn(f + O_BOOT_FLAG, 2, 0);
 	expect_parse(f, T_FILE_BYTES, LB_EMAGIC, "boot_flag 0x0000");
 	free(f);
 }
@@ -237,14 +223,14 @@ static void test_linuxboot_protocol_older_than_2_12_refused(void **state)
 	uint8_t *f = image(T_FILE_BYTES);
 
 	(void)state;
-	wr(f, O_VERSION, 2, 0x020b);
+	le_stn(f + O_VERSION, 2, 0x020b);
 	expect_parse(f, T_FILE_BYTES, LB_EVERSION, "boot protocol 2.11");
-	wr(f, O_VERSION, 2, 0x0206);
+	le_stn(f + O_VERSION, 2, 0x0206);
 	expect_parse(f, T_FILE_BYTES, LB_EVERSION, "boot protocol 2.06");
-	wr(f, O_VERSION, 2, 0x0111);
+	le_stn(f + O_VERSION, 2, 0x0111);
 	expect_parse(f, T_FILE_BYTES, LB_EVERSION, "boot protocol 1.17");
 	/* 2.12 itself is enough */
-	wr(f, O_VERSION, 2, 0x020c);
+	le_stn(f + O_VERSION, 2, 0x020c);
 	expect_parse(f, T_FILE_BYTES, LB_OK, NULL);
 	free(f);
 }
@@ -313,7 +299,7 @@ static void test_linuxboot_file_shorter_than_setup_and_kernel_refused(void **sta
 	/* shorter than the setup sectors alone */
 	expect_parse(f, T_PM_OFFSET - 1, LB_ETRUNCATED, "the header says");
 	/* no kernel at all (syssize 0) */
-	wr(f, O_SYSSIZE, 4, 0);
+	le_stn(f + O_SYSSIZE, 4, 0);
 	expect_parse(f, T_FILE_BYTES, LB_ETRUNCATED, "a 0-byte kernel");
 	free(f);
 }
@@ -323,9 +309,9 @@ static void test_linuxboot_kernel_without_64_bit_entry_refused(void **state)
 	uint8_t *f = image(T_FILE_BYTES);
 
 	(void)state;
-	wr(f, O_XLOADFLAGS, 2, 0x0022);        /* above-4G and 5-level, no KERNEL_64 */
+	le_stn(f + O_XLOADFLAGS, 2, 0x0022);        /* above-4G and 5-level, no KERNEL_64 */
 	expect_parse(f, T_FILE_BYTES, LB_E32BIT, "xloadflags 0x22");
-	wr(f, O_XLOADFLAGS, 2, 0);
+	le_stn(f + O_XLOADFLAGS, 2, 0);
 	expect_parse(f, T_FILE_BYTES, LB_E32BIT, "xloadflags 0x0 ");
 	free(f);
 }
@@ -336,14 +322,14 @@ static void test_linuxboot_init_size_smaller_than_kernel_refused(void **state)
 	char want[96];
 
 	(void)state;
-	wr(f, O_INIT_SIZE, 4, T_PM_BYTES - 1);
+	le_stn(f + O_INIT_SIZE, 4, T_PM_BYTES - 1);
 	snprintf(want, sizeof(want), "init_size 0x%x is smaller than the 0x%x-byte kernel",
 		 T_PM_BYTES - 1, T_PM_BYTES);
 	expect_parse(f, T_FILE_BYTES, LB_EINITSIZE, want);
-	wr(f, O_INIT_SIZE, 4, 0);
+	le_stn(f + O_INIT_SIZE, 4, 0);
 	expect_parse(f, T_FILE_BYTES, LB_EINITSIZE, "init_size 0x0 ");
 	/* exactly the kernel's size is enough */
-	wr(f, O_INIT_SIZE, 4, T_PM_BYTES);
+	le_stn(f + O_INIT_SIZE, 4, T_PM_BYTES);
 	expect_parse(f, T_FILE_BYTES, LB_OK, NULL);
 	free(f);
 }
@@ -365,7 +351,7 @@ static void test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused
 
 	(void)state;
 	for (unsigned i = 0; i < NR(t); i++) {
-		wr(f, O_KERNEL_ALIGN, 4, t[i].align);
+		le_stn(f + O_KERNEL_ALIGN, 4, t[i].align);
 		expect_parse(f, T_FILE_BYTES, t[i].want, t[i].needle);
 	}
 	free(f);
@@ -399,8 +385,8 @@ static void test_linuxboot_syssize_rounded_up_to_a_paragraph(void **state)
 	free(f);
 	f = image(144312);
 	f[O_SETUP_SECTS] = 2;
-	wr(f, O_SYSSIZE, 4, 8924);
-	wr(f, O_INIT_SIZE, 4, 0x6acf8);
+	le_stn(f + O_SYSSIZE, 4, 8924);
+	le_stn(f + O_INIT_SIZE, 4, 0x6acf8);
 	assert_int_equal(lb_parse(f, 144312, &k, why, sizeof(why)), LB_OK);
 	assert_int_equal(k.pm_offset, 3 * 512);
 	assert_int_equal(k.pm_bytes, 144312 - 3 * 512);
@@ -412,13 +398,13 @@ static void test_linuxboot_first_fault_in_header_order_reported(void **state)
 	uint8_t *f = image(T_FILE_BYTES);
 
 	(void)state;
-	wr(f, O_KERNEL_ALIGN, 4, 0x3000);
-	wr(f, O_INIT_SIZE, 4, 0);
+	le_stn(f + O_KERNEL_ALIGN, 4, 0x3000);
+	le_stn(f + O_INIT_SIZE, 4, 0);
 	expect_parse(f, T_FILE_BYTES, LB_EINITSIZE, NULL);
-	wr(f, O_XLOADFLAGS, 2, 0);
+	le_stn(f + O_XLOADFLAGS, 2, 0);
 	expect_parse(f, T_FILE_BYTES, LB_E32BIT, NULL);
 	expect_parse(f, T_FILE_BYTES - 16, LB_ETRUNCATED, NULL);
-	wr(f, O_VERSION, 2, 0x0200);
+	le_stn(f + O_VERSION, 2, 0x0200);
 	expect_parse(f, T_FILE_BYTES - 16, LB_EVERSION, NULL);
 	memcpy(f + O_MAGIC, "HdrX", 4);
 	expect_parse(f, T_FILE_BYTES - 16, LB_EMAGIC, NULL);
@@ -805,7 +791,7 @@ static uint8_t *parsed_image(struct lb_kernel *k, uint64_t setup_data)
 	/* bytes past the header's end in its setup sector, to be left behind */
 	for (unsigned off = 0x202 + T_JUMP; off < 0x400; off++)
 		f[off] = (uint8_t)(0x80 | off);
-	wr(f, O_SETUP_DATA, 8, setup_data);
+	le_stn(f + O_SETUP_DATA, 8, setup_data);
 	assert_int_equal(lb_parse(f, T_FILE_BYTES, k, why, sizeof(why)), LB_OK);
 	return f;
 }
@@ -849,11 +835,11 @@ static void test_linuxboot_params_copy_the_setup_header_and_nothing_past_it(void
 		if (zp[off] != want)
 			fail_msg("zero page byte 0x%x is 0x%02x, want 0x%02x", off, zp[off], want);
 	}
-	assert_int_equal(rd(zp, O_SETUP_SECTS, 1), T_SETUP_SECTS);
-	assert_int_equal(rd(zp, O_BOOT_FLAG, 2), 0xaa55);
-	assert_int_equal(rd(zp, O_VERSION, 2), T_VERSION);
-	assert_int_equal(rd(zp, O_INIT_SIZE, 4), T_INIT_SIZE);
-	assert_int_equal(rd(zp, O_TYPE_OF_LOADER, 1), 0xff);
+	assert_int_equal(le_ldn(zp + O_SETUP_SECTS, 1), T_SETUP_SECTS);
+	assert_int_equal(le_ldn(zp + O_BOOT_FLAG, 2), 0xaa55);
+	assert_int_equal(le_ldn(zp + O_VERSION, 2), T_VERSION);
+	assert_int_equal(le_ldn(zp + O_INIT_SIZE, 4), T_INIT_SIZE);
+	assert_int_equal(le_ldn(zp + O_TYPE_OF_LOADER, 1), 0xff);
 	/* nothing before the header, nothing past it (no e820 entries, no framebuffer) */
 	expect_zero(zp, 0, O_SETUP_SECTS);
 	expect_zero(zp, hdr_end, ZP_BYTES);
@@ -871,10 +857,10 @@ static void test_linuxboot_params_copy_stops_at_a_short_header(void **state)
 	(void)state;
 	memset(&ld, 0, sizeof(ld));
 	k.hdr_end = 0x268;
-	wr(f, 0x264, 4, 0x11223344);   /* handover_offset: inside */
-	wr(f, 0x268, 4, 0x55667788);   /* kernel_info_offset: past the end now */
+	le_stn(f + 0x264, 4, 0x11223344);   /* handover_offset: inside */
+	le_stn(f + 0x268, 4, 0x55667788);   /* kernel_info_offset: past the end now */
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, 0x264, 4), 0x11223344);
+	assert_int_equal(le_ldn(zp + 0x264, 4), 0x11223344);
 	expect_zero(zp, 0x268, ZP_BYTES);
 	free(zp);
 	free(f);
@@ -893,15 +879,15 @@ static void test_linuxboot_params_pointers_split_at_32_bits(void **state)
 	ld.initrd_bytes = UINT64_C(0x100001000);
 	ld.acpi_rsdp = UINT64_C(0x7fbfe014);
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, O_CMDLINE, 4), 0x23456000);
-	assert_int_equal(rd(zp, O_EXT_CMDLINE, 4), 0x1);
-	assert_int_equal(rd(zp, O_RAMDISK, 4), 0x80000000);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK, 4), 0x2);
-	assert_int_equal(rd(zp, O_RAMDISK_SIZE, 4), 0x1000);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK_SIZE, 4), 0x1);
-	assert_int_equal(rd(zp, O_ACPI_RSDP, 8), UINT64_C(0x7fbfe014));
-	assert_int_equal(rd(zp, O_TYPE_OF_LOADER, 1), 0xff);
-	assert_int_equal(rd(zp, O_E820_ENTRIES, 1), 0);
+	assert_int_equal(le_ldn(zp + O_CMDLINE, 4), 0x23456000);
+	assert_int_equal(le_ldn(zp + O_EXT_CMDLINE, 4), 0x1);
+	assert_int_equal(le_ldn(zp + O_RAMDISK, 4), 0x80000000);
+	assert_int_equal(le_ldn(zp + O_EXT_RAMDISK, 4), 0x2);
+	assert_int_equal(le_ldn(zp + O_RAMDISK_SIZE, 4), 0x1000);
+	assert_int_equal(le_ldn(zp + O_EXT_RAMDISK_SIZE, 4), 0x1);
+	assert_int_equal(le_ldn(zp + O_ACPI_RSDP, 8), UINT64_C(0x7fbfe014));
+	assert_int_equal(le_ldn(zp + O_TYPE_OF_LOADER, 1), 0xff);
+	assert_int_equal(le_ldn(zp + O_E820_ENTRIES, 1), 0);
 
 	/* below 4 GiB: the high halves are zero; an RSDP above 4 GiB is whole */
 	ld.cmdline_pa = UINT64_C(0x9f000);
@@ -909,24 +895,24 @@ static void test_linuxboot_params_pointers_split_at_32_bits(void **state)
 	ld.initrd_bytes = UINT64_C(0x1234567);
 	ld.acpi_rsdp = UINT64_C(0x1234567890abcdef);
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, O_CMDLINE, 4), 0x9f000);
-	assert_int_equal(rd(zp, O_EXT_CMDLINE, 4), 0);
-	assert_int_equal(rd(zp, O_RAMDISK, 4), 0x7e000000);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK, 4), 0);
-	assert_int_equal(rd(zp, O_RAMDISK_SIZE, 4), 0x1234567);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK_SIZE, 4), 0);
-	assert_true(rd(zp, O_ACPI_RSDP, 8) == UINT64_C(0x1234567890abcdef));
+	assert_int_equal(le_ldn(zp + O_CMDLINE, 4), 0x9f000);
+	assert_int_equal(le_ldn(zp + O_EXT_CMDLINE, 4), 0);
+	assert_int_equal(le_ldn(zp + O_RAMDISK, 4), 0x7e000000);
+	assert_int_equal(le_ldn(zp + O_EXT_RAMDISK, 4), 0);
+	assert_int_equal(le_ldn(zp + O_RAMDISK_SIZE, 4), 0x1234567);
+	assert_int_equal(le_ldn(zp + O_EXT_RAMDISK_SIZE, 4), 0);
+	assert_true(le_ldn(zp + O_ACPI_RSDP, 8) == UINT64_C(0x1234567890abcdef));
 
 	/* no initrd (0 bytes): its four fields stay zero whatever the address */
 	ld.initrd_pa = UINT64_C(0x300000000);
 	ld.initrd_bytes = 0;
 	ld.acpi_rsdp = 0;
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, O_RAMDISK, 4), 0);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK, 4), 0);
-	assert_int_equal(rd(zp, O_RAMDISK_SIZE, 4), 0);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK_SIZE, 4), 0);
-	assert_int_equal(rd(zp, O_ACPI_RSDP, 8), 0);
+	assert_int_equal(le_ldn(zp + O_RAMDISK, 4), 0);
+	assert_int_equal(le_ldn(zp + O_EXT_RAMDISK, 4), 0);
+	assert_int_equal(le_ldn(zp + O_RAMDISK_SIZE, 4), 0);
+	assert_int_equal(le_ldn(zp + O_EXT_RAMDISK_SIZE, 4), 0);
+	assert_int_equal(le_ldn(zp + O_ACPI_RSDP, 8), 0);
 	free(zp);
 	free(f);
 }
@@ -947,10 +933,10 @@ static struct lb_e820 *entries(unsigned n)
 
 static void expect_e820_at(const uint8_t *b, unsigned off, const struct lb_e820 *e, unsigned i)
 {
-	if (rd(b, off, 8) != e->addr || rd(b, off + 8, 8) != e->size || rd(b, off + 16, 4) != e->type)
+	if (le_ldn(b + off, 8) != e->addr || le_ldn(b + off + 8, 8) != e->size || le_ldn(b + off + 16, 4) != e->type)
 		fail_msg("e820 entry %u at 0x%x: 0x%llx+0x%llx type %llu, want 0x%llx+0x%llx type %u",
-			 i, off, (unsigned long long)rd(b, off, 8), (unsigned long long)rd(b, off + 8, 8),
-			 (unsigned long long)rd(b, off + 16, 4), (unsigned long long)e->addr,
+			 i, off, (unsigned long long)le_ldn(b + off, 8), (unsigned long long)le_ldn(b + off + 8, 8),
+			 (unsigned long long)le_ldn(b + off + 16, 4), (unsigned long long)e->addr,
 			 (unsigned long long)e->size, e->type);
 }
 
@@ -964,20 +950,20 @@ static void test_linuxboot_params_e820_packed_in_the_zero_page(void **state)
 	(void)state;
 	memset(&ld, 0, sizeof(ld));
 	lb_fill_params(zp, f, &k, &ld, e, 3, NULL);
-	assert_int_equal(rd(zp, O_E820_ENTRIES, 1), 3);
+	assert_int_equal(le_ldn(zp + O_E820_ENTRIES, 1), 3);
 	for (unsigned i = 0; i < 3; i++)
 		expect_e820_at(zp, O_E820_TABLE + E820_ENTRY * i, &e[i], i);
 	expect_zero(zp, O_E820_TABLE + 3 * E820_ENTRY, ZP_BYTES);
-	assert_int_equal(rd(zp, O_SETUP_DATA, 8), 0);
+	assert_int_equal(le_ldn(zp + O_SETUP_DATA, 8), 0);
 
 	/* all 128 fit, and nothing goes elsewhere */
 	ld.setup_data_pa = 0x5000;
 	lb_fill_params(zp, f, &k, &ld, e, E820_IN_ZP, NULL);
-	assert_int_equal(rd(zp, O_E820_ENTRIES, 1), E820_IN_ZP);
+	assert_int_equal(le_ldn(zp + O_E820_ENTRIES, 1), E820_IN_ZP);
 	for (unsigned i = 0; i < E820_IN_ZP; i++)
 		expect_e820_at(zp, O_E820_TABLE + E820_ENTRY * i, &e[i], i);
 	expect_zero(zp, O_E820_TABLE + E820_IN_ZP * E820_ENTRY, ZP_BYTES);
-	assert_int_equal(rd(zp, O_SETUP_DATA, 8), 0);
+	assert_int_equal(le_ldn(zp + O_SETUP_DATA, 8), 0);
 	free(e);
 	free(zp);
 	free(f);
@@ -1003,15 +989,15 @@ static void test_linuxboot_params_e820_beyond_128_in_a_setup_data_node(void **st
 		memset(&ld, 0, sizeof(ld));
 		ld.setup_data_pa = UINT64_C(0x1abcd000);
 		lb_fill_params(zp, f, &k, &ld, e, n, ext);
-		assert_int_equal(rd(zp, O_E820_ENTRIES, 1), E820_IN_ZP);
+		assert_int_equal(le_ldn(zp + O_E820_ENTRIES, 1), E820_IN_ZP);
 		for (unsigned i = 0; i < E820_IN_ZP; i++)
 			expect_e820_at(zp, O_E820_TABLE + E820_ENTRY * i, &e[i], i);
 		expect_zero(zp, O_E820_TABLE + E820_IN_ZP * E820_ENTRY, ZP_BYTES);
-		assert_int_equal(rd(zp, O_SETUP_DATA, 8), UINT64_C(0x1abcd000));
+		assert_int_equal(le_ldn(zp + O_SETUP_DATA, 8), UINT64_C(0x1abcd000));
 		/* struct setup_data: next, type SETUP_E820_EXT (1), len, then the entries */
-		assert_true(rd(ext, 0, 8) == old_list);
-		assert_int_equal(rd(ext, 8, 4), 1);
-		assert_int_equal(rd(ext, 12, 4), E820_ENTRY * rest);
+		assert_true(le_ldn(ext, 8) == old_list);
+		assert_int_equal(le_ldn(ext + 8, 4), 1);
+		assert_int_equal(le_ldn(ext + 12, 4), E820_ENTRY * rest);
 		for (unsigned i = 0; i < rest; i++)
 			expect_e820_at(ext, 16 + E820_ENTRY * i, &e[E820_IN_ZP + i], E820_IN_ZP + i);
 		free(e);
@@ -1038,12 +1024,12 @@ static void want_screen(uint8_t *w, const struct lb_fb *fb)
 {
 	memset(w, 0, 0x40);
 	w[0x0f] = 0x70;                                 /* orig_video_isVGA: VIDEO_TYPE_EFI */
-	wr(w, 0x12, 2, fb->width);                      /* lfb_width */
-	wr(w, 0x14, 2, fb->height);                     /* lfb_height */
-	wr(w, 0x16, 2, 32);                             /* lfb_depth */
-	wr(w, 0x18, 4, fb->base & 0xffffffff);          /* lfb_base */
-	wr(w, 0x1c, 4, fb->size & 0xffffffff);          /* lfb_size */
-	wr(w, 0x24, 2, fb->stride_bytes);               /* lfb_linelength */
+	le_stn(w + 0x12, 2, fb->width);                      /* lfb_width */
+	le_stn(w + 0x14, 2, fb->height);                     /* lfb_height */
+	le_stn(w + 0x16, 2, 32);                             /* lfb_depth */
+	le_stn(w + 0x18, 4, fb->base & 0xffffffff);          /* lfb_base */
+	le_stn(w + 0x1c, 4, fb->size & 0xffffffff);          /* lfb_size */
+	le_stn(w + 0x24, 2, fb->stride_bytes);               /* lfb_linelength */
 	w[0x26] = 8;                                    /* red_size */
 	w[0x27] = fb->bgr ? 16 : 0;                     /* red_pos */
 	w[0x28] = 8;                                    /* green_size */
@@ -1052,10 +1038,10 @@ static void want_screen(uint8_t *w, const struct lb_fb *fb)
 	w[0x2b] = fb->bgr ? 0 : 16;                     /* blue_pos */
 	w[0x2c] = 8;                                    /* rsvd_size */
 	w[0x2d] = 24;                                   /* rsvd_pos */
-	wr(w, 0x32, 2, 1);                              /* pages, as the EFI stub sets it */
+	le_stn(w + 0x32, 2, 1);                              /* pages, as the EFI stub sets it */
 	if (fb->base >> 32) {
-		wr(w, 0x36, 4, 2);                      /* capabilities: VIDEO_CAPABILITY_64BIT_BASE */
-		wr(w, 0x3a, 4, fb->base >> 32);         /* ext_lfb_base */
+		le_stn(w + 0x36, 4, 2);                      /* capabilities: VIDEO_CAPABILITY_64BIT_BASE */
+		le_stn(w + 0x3a, 4, fb->base >> 32);         /* ext_lfb_base */
 	}
 }
 
@@ -1094,18 +1080,18 @@ static void test_linuxboot_params_screen_info_for_a_bgr_framebuffer(void **state
 	ld.fb = &fb;
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
 	assert_int_equal(zp[0x0f], 0x70);
-	assert_int_equal(rd(zp, 0x12, 2), 1024);
-	assert_int_equal(rd(zp, 0x14, 2), 768);
-	assert_int_equal(rd(zp, 0x16, 2), 32);
-	assert_int_equal(rd(zp, 0x18, 4), 0x80000000);
-	assert_int_equal(rd(zp, 0x1c, 4), 0x300000);
-	assert_int_equal(rd(zp, 0x24, 2), 4096);
+	assert_int_equal(le_ldn(zp + 0x12, 2), 1024);
+	assert_int_equal(le_ldn(zp + 0x14, 2), 768);
+	assert_int_equal(le_ldn(zp + 0x16, 2), 32);
+	assert_int_equal(le_ldn(zp + 0x18, 4), 0x80000000);
+	assert_int_equal(le_ldn(zp + 0x1c, 4), 0x300000);
+	assert_int_equal(le_ldn(zp + 0x24, 2), 4096);
 	assert_int_equal(zp[0x27], 16);     /* red_pos */
 	assert_int_equal(zp[0x29], 8);      /* green_pos */
 	assert_int_equal(zp[0x2b], 0);      /* blue_pos */
 	assert_int_equal(zp[0x2d], 24);     /* rsvd_pos */
-	assert_int_equal(rd(zp, 0x36, 4), 0);
-	assert_int_equal(rd(zp, 0x3a, 4), 0);
+	assert_int_equal(le_ldn(zp + 0x36, 4), 0);
+	assert_int_equal(le_ldn(zp + 0x3a, 4), 0);
 	free(zp);
 	free(f);
 }
@@ -1144,9 +1130,9 @@ static void test_linuxboot_params_screen_info_base_above_4g(void **state)
 	memset(&ld, 0, sizeof(ld));
 	ld.fb = &fb;
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, 0x18, 4), 0x1000);
-	assert_int_equal(rd(zp, 0x36, 4) & 2, 2);
-	assert_int_equal(rd(zp, 0x3a, 4), 0x8);
+	assert_int_equal(le_ldn(zp + 0x18, 4), 0x1000);
+	assert_int_equal(le_ldn(zp + 0x36, 4) & 2, 2);
+	assert_int_equal(le_ldn(zp + 0x3a, 4), 0x8);
 	free(zp);
 	free(f);
 }
@@ -1189,14 +1175,14 @@ static void test_linuxboot_params_efi_info(void **state)
 	ld.efi = &efi;
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
 	assert_memory_equal(zp + O_EFI_INFO, "EL64", 4);
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x04, 4), 0x7fbee018);    /* efi_systab */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x08, 4), 48);            /* efi_memdesc_size */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x0c, 4), 1);             /* efi_memdesc_version */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x10, 4), 0x7e5a3000);    /* efi_memmap */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x14, 4), 0x1b30);        /* efi_memmap_size */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x18, 4), 1);             /* efi_systab_hi */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x1c, 4), 2);             /* efi_memmap_hi */
-	assert_int_equal(rd(zp, O_SECURE_BOOT, 1), 3);
+	assert_int_equal(le_ldn(zp + O_EFI_INFO + 0x04, 4), 0x7fbee018);    /* efi_systab */
+	assert_int_equal(le_ldn(zp + O_EFI_INFO + 0x08, 4), 48);            /* efi_memdesc_size */
+	assert_int_equal(le_ldn(zp + O_EFI_INFO + 0x0c, 4), 1);             /* efi_memdesc_version */
+	assert_int_equal(le_ldn(zp + O_EFI_INFO + 0x10, 4), 0x7e5a3000);    /* efi_memmap */
+	assert_int_equal(le_ldn(zp + O_EFI_INFO + 0x14, 4), 0x1b30);        /* efi_memmap_size */
+	assert_int_equal(le_ldn(zp + O_EFI_INFO + 0x18, 4), 1);             /* efi_systab_hi */
+	assert_int_equal(le_ldn(zp + O_EFI_INFO + 0x1c, 4), 2);             /* efi_memmap_hi */
+	assert_int_equal(le_ldn(zp + O_SECURE_BOOT, 1), 3);
 	/* nothing else outside the header */
 	expect_zero(zp, 0, O_EFI_INFO);
 	expect_zero(zp, O_EFI_INFO + 0x20, O_SECURE_BOOT);
@@ -1204,7 +1190,7 @@ static void test_linuxboot_params_efi_info(void **state)
 
 	efi.secure_boot = 2;
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, O_SECURE_BOOT, 1), 2);
+	assert_int_equal(le_ldn(zp + O_SECURE_BOOT, 1), 2);
 
 	/* without efi_info: no signature, no secure_boot */
 	ld.efi = NULL;
@@ -1227,9 +1213,9 @@ static void test_linuxboot_params_acpi_rsdp_from_protocol_2_14(void **state)
 	for (uint16_t v = 0x020c; v <= 0x020f; v++) {
 		k.version = v;
 		lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-		if (rd(zp, O_ACPI_RSDP, 8) != (v >= 0x020e ? ld.acpi_rsdp : 0))
+		if (le_ldn(zp + O_ACPI_RSDP, 8) != (v >= 0x020e ? ld.acpi_rsdp : 0))
 			fail_msg("protocol 0x%04x: acpi_rsdp_addr 0x%llx", v,
-				 (unsigned long long)rd(zp, O_ACPI_RSDP, 8));
+				 (unsigned long long)le_ldn(zp + O_ACPI_RSDP, 8));
 	}
 	free(zp);
 	free(f);
