@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/acpi/acpi.c */
 /*
  * efi/acpi/acpi.c: the RSDP (ACPI 1.0 and 2.0 forms, both checksums), the
  * table lookup through the XSDT and through the RSDT, the window every

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/opts/opts.c */
 /*
  * efi/opts/opts.c: whose LoadOptions are ours.  From a shell they are strict as
  * always; from a boot manager (U-Boot's bootargs, a boot entry's data) text

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/proto/catalog.c efi/checks/registry.c */
 /*
  * The app's check registry as the run gets it: ptlab_checks
  * (efi/proto/catalog.c) over the modules' tables (checks.c, livechecks.c,

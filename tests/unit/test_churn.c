@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/checks/churn.c efi/checks/churnjudge.c efi/checks/churntype.c */
 /*
  * The machine's churn (efi/checks/churn.c with churnjudge.c and churntype.c,
  * linked from the host archive as they are) on the host, against a software MMU.

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/cpu/gdt.c */
 /*
  * efi/cpu/gdt.c: the order of the register writes that give the firmware its
  * paging state back (cpu_restore_steps), run on a model CPU that enforces

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/error.c */
 /* Host tests for paging/error.c. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/fbcon.c efi/report/font8x16.c */
 /*
  * efi/report/fbcon.c on the host: text drawn into malloc'd framebuffers whose
  * padding (stride past width, lines past height) holds a canary, so a

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/fmt.c */
 /*
  * efi/report/fmt.c against the host C library's snprintf, the independent oracle.
  * Formats are literals so both calls are format-checked by the compiler.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/frames.c */
 /*
  * Host tests for paging/frames.c.
  *

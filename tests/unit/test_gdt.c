@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/cpu/gdt.c */
 /*
  * efi/cpu/gdt.c: finding a firmware's busy TSS and the writable GDT copy that
  * lets ltr reload it, on tables in ordinary memory.  The firmware's table

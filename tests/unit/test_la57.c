@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/pt.c paging/plan.c */
 /*
  * 5-level paging on the host: the 57-bit canonical rules, the plan's table
  * minimum with a PML5 (against the same plan at 4 levels, and against what

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/limine/lmelf.c efi/limine/lmerr.c */
 /*
  * Host tests for efi/limine/lmelf.c: an ELF64 x86-64 kernel judged, planned,
  * copied and relocated for the Limine protocol.

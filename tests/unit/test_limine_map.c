@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/limine/lmmap.c */
 /*
  * Host tests for efi/limine/lmmap.c: the Limine memory map and the HHDM's
  * ranges.

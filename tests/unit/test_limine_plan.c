@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/limine/lmplan.c */
 /*
  * Host tests of efi/limine/lmplan.c: a plan of a small machine (RAM,
  * runtime ranges, a hole and MMIO below 4 GiB, RAM above it) with an

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/limine/lmreq.c */
 /*
  * Host tests for efi/limine/lmreq.c: the requests and the base
  * revision tag of a loaded kernel, the tag's answer, the paging mode.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/limine/lmresp.c */
 /*
  * Host tests for efi/limine/lmresp.c: every response and its data laid
  * out in one buffer, every pointer an HHDM address into it, the requests

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/linux/linuxboot.c */
 /*
  * Host tests for efi/linux/linuxboot.c: the Linux/x86 boot protocol's data.
  *

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/mat.c */
 /*
  * paging/mat.c: synthetic Memory Attributes Tables shaped like OVMF's (a
  * runtime driver image split into RX text and RW+NX data, runtime data

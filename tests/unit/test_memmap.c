@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/memmap.c */
 /*
  * Host tests for paging/memmap.c.
  *

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/plan.c */
 /*
  * Minimal tables on real firmware maps: for each OVMF memory map captured
  * with tests/data/memmap/capture.sh (q35, -cpu max, 256M/2G/8G/16G), the

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/lib/model.c */
 /*
  * Host tests of the churn's shadow model (efi/lib/model.c): hand-worked cases,
  * then random set/find/mapped_bytes sequences against a per-page array.

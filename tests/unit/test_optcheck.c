@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/opts/optcheck.c */
 /*
  * efi/opts/optcheck.c: combinations of options refused before anything runs,
  * and --timeout's deadline saturating instead of wrapping.

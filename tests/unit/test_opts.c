@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/opts/opts.c efi/opts/usage.c */
 /*
  * efi/opts/opts.c: LoadOptions as the shell and boot entries pass them, config
  * files, every option, and the exact error messages.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/memmap.c paging/plan.c */
 /*
  * Host tests for paging/plan.c.
  *

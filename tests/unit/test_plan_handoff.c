@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/plan.c */
 /*
  * Host tests of the plan's hand-off attributes (paging/plan.c with
  * pt_plan_caps.boot_services_gone, .mat and .extra): boot-services code

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/plan.c */
 /*
  * pt_plan_identity_perm (paging/plan.c) on a hand-made plan: ranges across
  * one, two and three identity entries cut into exactly the expected

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/lib/prng.h */
 /*
  * The checks' and tests' one pseudo-random generator (efi/lib/prng.h):
  * splitmix64's published outputs, computed here by a second, 32-bit-limb

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/ptdump.c */
 /*
  * efi/report/ptdump.c: the batched walk against pt_visit, the ranges listing
  * against a coalescing of pt_visit's leaves done here, exact lines, region

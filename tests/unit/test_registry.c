@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/checks/registry.c efi/checks/inject.c efi/checks/checkkit.c */
 /*
  * The check registry (efi/checks/registry.c, with efi/checks/inject.c and
  * efi/opts/opts.c, linked as they are): a check added in this file alone -

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/report.c */
 /*
  * efi/report/report.c: exact TAP lines, counters, overflow policy and the cursor.
  */

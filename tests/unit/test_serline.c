@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/serline.c */
 /*
  * Writing a polled transmitter with a budget per line (efi/report/serline.c),
  * on a port of the test's own: a clock that advances one tick per poll of

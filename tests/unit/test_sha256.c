@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/lib/sha256.c */
 /*
  * efi/lib/sha256.c: the FIPS 180-2 example messages (appendix B: "abc",
  * the 448-bit two-block message, one million 'a') and the 896-bit message

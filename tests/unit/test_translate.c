@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/query.c paging/pat.c */
 /*
  * Host tests of the lookups: pt_translate and pt_translate_many against a
  * walk written here from the SDM (Vol. 3A §4.5, §4.6.1), in both

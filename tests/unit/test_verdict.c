@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/core/verdict.c */
 /*
  * efi/core/verdict.c: the run's verdict from the report's counts and the
  * aborted flag, its isa-debug-exit code (QEMU exits with (code << 1) | 1:

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/checks/checkkit.c */
 /*
  * The run's W^X exemption list (efi/checks/checkkit.c: ptlab_wx_add,
  * ptlab_wx_find, ptlab_wx_identity, ptlab_wx_expect, ptlab_wx_describe),

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/checks/checkkit.c */
 /*
  * The W^X audit's MMIO test (efi/checks/checkkit.c, ptlab_mmio_exec_bytes),
  * which the audit of our tables and the one of the firmware's both call.
