@@ -27,32 +27,10 @@
 
 #define FUZZ_NAME "fuzz_bzimage"
 #include "fuzzkit.h"
+#include "../unit/bzimage.h"  /* boot.rst's offsets, independent of linuxboot.h */
 
 #define HDR 5u
 
-/* boot.rst's offsets, written here independently of linuxboot.h's struct */
-#define O_SETUP_SECTS   0x1f1u
-#define O_SYSSIZE       0x1f4u
-#define O_BOOT_FLAG     0x1feu
-#define O_JUMP          0x201u
-#define O_MAGIC         0x202u
-#define O_VERSION       0x206u
-#define O_TYPE_OF_LOADER 0x210u
-#define O_LOADFLAGS     0x211u
-#define O_RAMDISK       0x218u
-#define O_RAMDISK_SIZE  0x21cu
-#define O_CMDLINE       0x228u
-#define O_INITRD_MAX    0x22cu
-#define O_KERNEL_ALIGN  0x230u
-#define O_RELOCATABLE   0x234u
-#define O_XLOADFLAGS    0x236u
-#define O_CMDLINE_SIZE  0x238u
-#define O_PREF_ADDRESS  0x258u
-#define O_INIT_SIZE     0x260u
-#define O_ACPI_RSDP     0x070u
-#define O_EXT_RAMDISK   0x0c0u
-#define O_EXT_RAMDISK_SIZE 0x0c4u
-#define O_EXT_CMDLINE   0x0c8u
 #define ZERO_PAGE       4096u
 #define HDR_READ_END    (O_INIT_SIZE + 4u)   /* past the last header field lb_parse reads */
 
