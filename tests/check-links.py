@@ -32,22 +32,20 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mk"))
+from tapcheck import Checks  # noqa: E402
+
 LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 
-passed = failed = 0
+CHECKS = Checks("docs", prefix="docs")
 
 
 def check(cond, name, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok - docs: " + name)
-    else:
-        failed += 1
-        print("not ok - docs: %s%s" % (name, (": " + detail) if detail else ""))
+    return CHECKS.check(cond, name, detail=detail)
 
 
 def prose_lines(path):
@@ -267,8 +265,7 @@ def main(argv):
         check(helps is not None and got == helps,
               "%s's --iterations row says the defaults --help says" % rel,
               "%s says %r, --help %r" % (rel, got, helps))
-    print("docs: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":

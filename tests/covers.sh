@@ -14,16 +14,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 check="$top/tests/covers.py"
 . "$top/tests/refused.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-covers.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+scratch covers
 
-if python3 "$check" "$top" >"$work/tree.out" 2>&1; then
-	ok "the tree's covers: lines hold:"
-	sed -n 's/^ok - covers: /# /p' "$work/tree.out"
-else
-	not_ok "the tree's covers: lines do not hold:"
-	sed 's/^/# /' "$work/tree.out"
-fi
+tree_passes "the tree's covers: lines hold" "$work/tree.out" python3 "$check" "$top"
 python3 "$check" --map "$top" >"$work/map" 2>&1
 if grep -q '^paging/pt.c: .*test_pt\b' "$work/map" && grep -q '^efi/acpi/acpi.c: test_acpi$' "$work/map"; then
 	ok "the map (make mutants') names test_pt for paging/pt.c and test_acpi alone for efi/acpi/acpi.c"

@@ -17,8 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 check="$top/mk/check-interfaces.py"
 . "$top/tests/refused.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-interfaces.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+scratch interfaces
 
 # share_of OUTPUT: "N M PCT" from the checker's share line.
 share_of() {

@@ -18,8 +18,7 @@ check="$top/mk/check-layers.py"
 lib="$build/efi/libptlab.a"
 . "$top/tests/refused.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-layers.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+scratch layers
 
 # The tree as it is.
 if python3 "$check" "$top/mk/layers.txt" "$top/efi" "$build/efi/efi" "$lib" \

@@ -24,17 +24,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 check="$top/mk/check-size.py"
 . "$top/tests/refused.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-sizes.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+scratch sizes
 
 # The tree as it is.
-if python3 "$check" "$top" >"$work/tree.out" 2>&1; then
-	ok "the tree keeps the sizes:"
-	sed -n 's/^ok - /# /p' "$work/tree.out"
-else
-	not_ok "the tree breaks the sizes:"
-	grep -A 20 '^not ok' "$work/tree.out" | grep -v '^size:' | sed 's/^/# /'
-fi
+tree_passes "the tree keeps the sizes" "$work/tree.out" python3 "$check" "$top"
 
 # fresh: a private copy of the product folders.
 fresh() {
@@ -208,13 +201,7 @@ check_refuses "the small tree with --max-function 7" "g (paging/b.c:3): 8 lines"
 # The tests, kept like the product with a looser budget (--profile tests:
 # 1,200 lines a file, 150 a function, over tests/ with its .sh and .py, but
 # what tests/sizes-allowed.txt allows, which may shrink and not grow).
-if python3 "$check" --profile tests "$top" >"$work/tests.out" 2>&1; then
-	ok "the tests keep their sizes:"
-	sed -n 's/^ok - /# /p' "$work/tests.out"
-else
-	not_ok "the tests break their sizes:"
-	grep -A 20 '^not ok' "$work/tests.out" | grep -v '^size-tests:' | sed 's/^/# /'
-fi
+tree_passes "the tests keep their sizes" "$work/tests.out" python3 "$check" --profile tests "$top"
 # tfresh: a private copy of the tests' unit and bench folders and the allowances
 tfresh() {
 	rm -rf "$work/tt"

@@ -167,15 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cmdline = (uint32_t)le_ldn(data + 1, 4);
 	wl = WHY_SIZES[(data[0] >> 2) & 7];
 	len = size - HDR;
-	/* exact-size copies, so reading past either is an ASan report */
-	file = malloc(len ? len : 1);
-	why = malloc(wl);
-	if (!file || !why)
-		fuzz_die("malloc");
-	memcpy(file, data + HDR, len);
-
+	fuzz_copies(data + HDR, len, wl, &file, &why);
 	want = expect_parse(file, len);
-	memset(why, 0xff, wl);
 	memset(&k, 0xa5, sizeof(k));
 	got = lb_parse(file, len, &k, why, wl);
 	if (got != want) {
@@ -190,7 +183,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_run(&k, data[0], cmdline, why, wl);
 	check_params(file, &k);
 done:
-	free(why);
-	free(file);
+	fuzz_free(file, why);
 	return 0;
 }

@@ -642,14 +642,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	max = (data[9] & 0x1f) % (LM_INTERNAL_MAX + 1);
 	wl = WHY_SIZES[data[9] >> 5];
 	len = size - HDR;
-	/* exact-size copies, so reading past either is an ASan report */
-	file = malloc(len ? len : 1);
-	why = malloc(wl);
-	if (!file || !why)
-		fuzz_die("malloc");
-	memcpy(file, data + HDR, len);
-
-	memset(why, 0xff, wl);
+	fuzz_copies(data + HDR, len, wl, &file, &why);
 	if (lm_elf_parse(file, len, kaslr, max_span, &e, why, wl)) {
 		fuzz_check_why(why, wl, "lm_elf_parse");
 		goto done;
@@ -658,7 +651,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (e.span <= LOAD_MAX)
 		check_block(file, len, &e, max, why, wl);
 done:
-	free(why);
-	free(file);
+	fuzz_free(file, why);
 	return 0;
 }

@@ -57,6 +57,28 @@ static inline void fuzz_check_why(const char *why, size_t len, const char *what)
 	}
 }
 
+/*
+ * The input's @len bytes at @data as a file of exactly that size, and a
+ * message buffer of exactly @wl bytes filled with 0xff, both malloc'd: a
+ * read past either is an ASan report.  fuzz_free() frees them.
+ */
+static inline void fuzz_copies(const uint8_t *data, size_t len, size_t wl, uint8_t **file,
+			       char **why)
+{
+	*file = malloc(len ? len : 1);
+	*why = malloc(wl);
+	if (!*file || !*why)
+		fuzz_die("malloc");
+	memcpy(*file, data, len);
+	memset(*why, 0xff, wl);
+}
+
+static inline void fuzz_free(uint8_t *file, char *why)
+{
+	free(why);
+	free(file);
+}
+
 #ifdef FUZZ_ARENA_FRAMES
 #ifndef PTLAB_TEST_ARENA_H
 #error "include tests/unit/arena.h before fuzzkit.h with FUZZ_ARENA_FRAMES"

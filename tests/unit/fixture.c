@@ -20,6 +20,11 @@ int arena_space_setup(void **state, uint64_t frames, unsigned levels)
 	return 0;
 }
 
+int arena_space_setup4(void **state)
+{
+	return arena_space_setup(state, 4096, 4);
+}
+
 int arena_space_teardown(void **state)
 {
 	struct arena_space *f = *state;

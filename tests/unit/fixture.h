@@ -21,6 +21,8 @@ struct arena_space {
 
 /* *state = an arena of @frames frames holding an empty @levels-level space. */
 int arena_space_setup(void **state, uint64_t frames, unsigned levels);
+/* arena_space_setup with 4096 frames and 4 levels: the walker tests' default. */
+int arena_space_setup4(void **state);
 /* Checks the reservations and the frames (see above), then frees *state. */
 int arena_space_teardown(void **state);
 

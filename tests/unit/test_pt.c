@@ -25,11 +25,6 @@
 #define KiB (UINT64_C(1) << 10)
 #define HIGH UINT64_C(0xffff800000000000)
 
-static int setup4(void **state)
-{
-	return arena_space_setup(state, 4096, 4);
-}
-
 static void test_map_picks_largest_leaf_that_fits(void **state)
 {
 	struct arena_space *f = *state;
@@ -925,7 +920,7 @@ static void test_translate_cache_type_follows_the_pat(void **state)
 	pt_pat_ptlab(&f->a.env.pat);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, arena_space_teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, arena_space_setup4, arena_space_teardown)
 
 UNIT_MAIN(
 	T(test_map_picks_largest_leaf_that_fits),

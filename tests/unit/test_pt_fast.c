@@ -23,11 +23,6 @@
 #define KiB (UINT64_C(1) << 10)
 #define HIGH UINT64_C(0xffff800000000000)
 
-static int setup4(void **state)
-{
-	return arena_space_setup(state, 4096, 4);
-}
-
 /* Linear phys-to-virt and unzeroed frames for @a (its memory is 0xa5 garbage). */
 static void arena_fast(struct arena *a)
 {
@@ -324,7 +319,7 @@ static void test_map_reserving_more_than_one_list_page(void **state)
 	assert_int_equal(f->a.frames.in_use, in_use);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, arena_space_teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, arena_space_setup4, arena_space_teardown)
 
 UNIT_MAIN(
 	T(test_map_reserving_more_than_one_list_page),
