@@ -313,19 +313,28 @@ static void expect_screen(const struct lb_fb *fb)
 	free(f);
 }
 
-static void test_linuxboot_params_screen_info_for_a_bgr_framebuffer(void **state)
+/* The zero page of a framebuffer @fb, after expect_screen checked its screen_info. */
+static uint8_t *screen_params(const struct lb_fb *fb)
 {
-	const struct lb_fb fb = { UINT64_C(0x80000000), UINT64_C(0x300000), 1024, 768, 4096, true };
 	struct lb_kernel k;
 	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
 	struct lb_load ld;
 
-	(void)state;
-	expect_screen(&fb);
-	/* spot checks of the fields at their offsets */
+	expect_screen(fb);
 	memset(&ld, 0, sizeof(ld));
-	ld.fb = &fb;
+	ld.fb = fb;
 	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
+	free(f);
+	return zp;
+}
+
+static void test_linuxboot_params_screen_info_for_a_bgr_framebuffer(void **state)
+{
+	const struct lb_fb fb = { UINT64_C(0x80000000), UINT64_C(0x300000), 1024, 768, 4096, true };
+	uint8_t *zp = screen_params(&fb);
+
+	(void)state;
+	/* spot checks of the fields at their offsets */
 	assert_int_equal(zp[0x0f], 0x70);
 	assert_int_equal(le_ldn(zp + 0x12, 2), 1024);
 	assert_int_equal(le_ldn(zp + 0x14, 2), 768);
@@ -340,48 +349,33 @@ static void test_linuxboot_params_screen_info_for_a_bgr_framebuffer(void **state
 	assert_int_equal(le_ldn(zp + 0x36, 4), 0);
 	assert_int_equal(le_ldn(zp + 0x3a, 4), 0);
 	free(zp);
-	free(f);
 }
 
 static void test_linuxboot_params_screen_info_for_an_rgb_framebuffer(void **state)
 {
 	const struct lb_fb fb = { UINT64_C(0xc0000000), UINT64_C(0x7e9000), 1920, 1080, 7680, false };
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
+	uint8_t *zp = screen_params(&fb);
 
 	(void)state;
-	expect_screen(&fb);
-	memset(&ld, 0, sizeof(ld));
-	ld.fb = &fb;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
 	assert_int_equal(zp[0x26], 8);
 	assert_int_equal(zp[0x27], 0);      /* red_pos */
 	assert_int_equal(zp[0x29], 8);      /* green_pos */
 	assert_int_equal(zp[0x2b], 16);     /* blue_pos */
 	assert_int_equal(zp[0x2d], 24);
 	free(zp);
-	free(f);
 }
 
 static void test_linuxboot_params_screen_info_base_above_4g(void **state)
 {
 	const struct lb_fb fb = { UINT64_C(0x800001000), UINT64_C(0x1d4c000), 2560, 1600, 10240,
 				  true };
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
+	uint8_t *zp = screen_params(&fb);
 
 	(void)state;
-	expect_screen(&fb);
-	memset(&ld, 0, sizeof(ld));
-	ld.fb = &fb;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
 	assert_int_equal(le_ldn(zp + 0x18, 4), 0x1000);
 	assert_int_equal(le_ldn(zp + 0x36, 4) & 2, 2);
 	assert_int_equal(le_ldn(zp + 0x3a, 4), 0x8);
 	free(zp);
-	free(f);
 }
 
 static void test_linuxboot_params_without_framebuffer_screen_info_is_zero(void **state)
