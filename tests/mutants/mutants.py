@@ -266,9 +266,9 @@ def main():
     obj = os.path.join(a.build, "obj")
     os.makedirs(src, exist_ok=True)
     # test_plan reads the policy table of docs/architecture.md; tools/
-    # generates the console font; test_catalog includes tests/catalog_seams.h
+    # generates the console font; test_catalog includes tests/seams.h
     sync_copy(["paging", "include", "tests/unit", "tests/data", "mk", "efi", "tools"],
-              ["Makefile", "docs/architecture.md", "tests/catalog_seams.h", "tests/covers.py"], src)
+              ["Makefile", "docs/architecture.md", "tests/seams.h", "tests/covers.py"], src)
     # Candidates and originals come from the copy, so that edits to the
     # working tree during a run cannot mix into it.
     fast = fast_map(src)

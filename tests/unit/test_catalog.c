@@ -42,7 +42,7 @@
 
 #define UNREACHED(what) fail_msg("%s called: this test runs no check", what)
 
-#include "../catalog_seams.h"
+#include "../seams.h"
 
 /* ---- the entries ---- */
 

@@ -232,7 +232,7 @@ static int mmu_access(uint64_t va, bool write, bool fetch, uint64_t *pa, struct 
 	return 0;
 }
 
-int probe_read64(uint64_t va, uint64_t *out, struct trap_fault *f)
+static int sim_read64(uint64_t va, uint64_t *out, struct trap_fault *f)
 {
 	uint64_t pa;
 
@@ -245,7 +245,7 @@ int probe_read64(uint64_t va, uint64_t *out, struct trap_fault *f)
 	return 0;
 }
 
-int probe_write64(uint64_t va, uint64_t val, struct trap_fault *f)
+static int sim_write64(uint64_t va, uint64_t val, struct trap_fault *f)
 {
 	uint64_t pa;
 
@@ -256,7 +256,7 @@ int probe_write64(uint64_t va, uint64_t val, struct trap_fault *f)
 	return 0;
 }
 
-int probe_exec(uint64_t va, struct trap_fault *f)
+static int sim_exec(uint64_t va, struct trap_fault *f)
 {
 	uint64_t pa;
 
@@ -269,7 +269,7 @@ int probe_exec(uint64_t va, struct trap_fault *f)
 	return 1;
 }
 
-void ptlab_flush(const struct pt_flushlist *fl)
+static void sim_flush(const struct pt_flushlist *fl)
 {
 	sim->flushes++;
 	if (!sim->tlb_on)
@@ -289,14 +289,20 @@ bool ptlab_is_ram(const struct pt_memmap *map, uint64_t pa)
 }
 
 /* No --timeout on the host: the deadline never passes. */
-bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
-			   bool *aborted)
+static bool sim_deadline_passed(const struct ptlab_time *t, const struct opts *o,
+				struct report *rep, bool *aborted)
 {
 	(void)o;
 	(void)rep;
 	(void)aborted;
 	return t->deadline && rdtsc() >= t->deadline;
 }
+
+/* the one definition of the seams (tests/seams.h), through these hooks */
+#define UNREACHED(what) fail_msg("%s called: the churn does not use it", what)
+#define SEAM_HOOKS { .flush = sim_flush, .deadline_passed = sim_deadline_passed, \
+		     .probe_read64 = sim_read64, .probe_write64 = sim_write64, .probe_exec = sim_exec }
+#include "../seams.h"
 
 /* ---- the environment, as the app's (live/live.c) but over the arena ---- */
 

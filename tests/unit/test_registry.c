@@ -69,7 +69,7 @@ static struct {
 
 /* ---- seams ---- */
 
-int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
+static int live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 {
 	int ret;
 
@@ -85,15 +85,15 @@ int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 	return ret;
 }
 
-void ptlab_flush(const struct pt_flushlist *fl)
+static void count_flush(const struct pt_flushlist *fl)
 {
 	(void)fl;
 	seen.flushes++;
 }
 
 /* The run's deadline (live/live.c on the machine): as the test sets it. */
-bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
-			   bool *aborted)
+static bool deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
+			    bool *aborted)
 {
 	(void)o;
 	(void)rep;
@@ -101,6 +101,12 @@ bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, str
 	seen.deadline_marks = aborted;
 	return seen.deadline_says;
 }
+
+/* the one definition of the seams (tests/seams.h), through these hooks */
+#define UNREACHED(what) fail_msg("%s called: no hook of this test's", what)
+#define SEAM_HOOKS { .live_phase = live_phase, .flush = count_flush, \
+		     .deadline_passed = deadline_passed }
+#include "../seams.h"
 
 /* ---- the checks added here ---- */
 
