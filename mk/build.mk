@@ -40,8 +40,8 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # of their own: the unit tests link them as they are.  What they need from
 # the machine (the fault probes, invlpg, wbinvd, flushes, the deadline) is
 # behind link seams declared in efi/ headers: efi/live/live.c,
-# efi/live/flush.c and efi/cpu/trap.c define them for the firmware, the tests that link such a module define
-# their own.  Built without the gnu-efi include path, so a firmware header
+# efi/live/flush.c and efi/cpu/trap.c define them for the firmware,
+# tests/seams.h once for the host programs that link such a module.  Built without the gnu-efi include path, so a firmware header
 # reaching one of these modules fails to compile here.
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/churnjudge.c \
 	checks/churntype.c checks/inject.c \

@@ -28,7 +28,7 @@ FUZZ_SRCS_lmelf := $(addprefix efi/,limine/lmelf.c limine/lmerr.c limine/lmreq.c
 FUZZ_SRCS_bzimage := efi/linux/linuxboot.c efi/report/fmt.c
 FUZZ_SRCS_opts := efi/opts/opts.c efi/opts/optcheck.c efi/report/fmt.c
 FUZZ_SRCS_acpi := efi/acpi/acpi.c
-FUZZ_HDRS := $(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h efi/*/*.h)
+FUZZ_HDRS := $(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h tests/fuzz/*.h efi/*/*.h)
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-replay reliability

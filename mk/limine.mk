@@ -13,8 +13,8 @@
 # a failing check fails the build.  "make limine" builds them.
 
 LIMINE_DIR := $(BUILD)/limine
-LIMINE_SRCS := tests/limine/entry.S tests/limine/kernel.c tests/limine/lib.c
-LIMINE_HDRS := tests/limine/lib.h tests/limine/proto.h
+LIMINE_SRCS := tests/limine/entry.S tests/limine/kernel.c tests/limine/fwtables.c tests/limine/smp.c tests/limine/lib.c
+LIMINE_HDRS := tests/limine/lib.h tests/limine/proto.h tests/limine/kernel.h
 LIMINE_KERNELS := $(LIMINE_DIR)/kernel-pie.elf $(LIMINE_DIR)/kernel-static.elf \
 	$(LIMINE_DIR)/kernel-rev0.elf
 

@@ -27,6 +27,7 @@ TEST_SUITES := 'freestanding=rm -rf $(FRESH_BUILD) && $(MAKE) BUILD=$(FRESH_BUIL
 	'interfaces=$(MAKE) BUILD=$(BUILD) V=$(V) check-interfaces' \
 	'protocols=tests/protocols.sh' \
 	'sizes=tests/sizes.sh' \
+	'covers=tests/covers.sh' \
 	'report=python3 tests/tools/test_report.py' \
 	'packages=tests/packages.sh' \
 	'docs=python3 tests/check-links.py' \

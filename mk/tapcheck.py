@@ -14,22 +14,25 @@ def table_lines(path):
 
 
 class Checks:
-    """Counts checks; each prints 'ok - WHAT' or 'not ok - WHAT' and its details."""
+    """Counts checks; each prints 'ok - WHAT' or 'not ok - WHAT' and its details
+    (with @prefix: 'ok - PREFIX: WHAT'; @detail, on a failure: after a colon)."""
 
-    def __init__(self, suite):
+    def __init__(self, suite, prefix=None):
         self.suite = suite
+        self.lead = prefix + ": " if prefix else ""
         self.passed = 0
         self.failed = 0
 
-    def check(self, ok, what, details=()):
+    def check(self, ok, what, details=(), detail=""):
         if ok:
             self.passed += 1
-            print("ok - " + what)
+            print("ok - " + self.lead + what)
         else:
             self.failed += 1
-            print("not ok - " + what)
+            print("not ok - " + self.lead + what + (": " + detail if detail else ""))
             for d in details:
                 print("#   " + d)
+        return ok
 
     def summary(self):
         """Print 'SUITE: N passed, M failed'; the exit status: 1 on a failure."""

@@ -11,7 +11,7 @@ $(BUILD)/host/tests/test_%: $(BUILD)/host/tests/unit/test_%.c.o \
 
 # test_catalog reads the app's registry: catalog.c and the modules whose
 # tables it lists, linked as they are (with ram.c, firmware-free); the
-# machine's seams those modules call are the test's own.
+# machine's seams those modules call are tests/seams.h's.
 CATALOG_HOST_OBJS := $(addprefix $(BUILD)/host/efi/,proto/catalog.c.o linux/lxchecks.c.o \
 	limine/lmchecks.c.o) $(addprefix $(BUILD)/host/efi/checks/,checks.c.o livechecks.c.o \
 	cpuchecks.c.o elsewhere.c.o ram.c.o)

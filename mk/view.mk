@@ -6,6 +6,8 @@
 # writes $(BUILD)/view/index.html (self-contained) and $(BUILD)/view/map.svg
 # with tools/view.py.  Without REPORT: the serial log of the last "make
 # run" ($(RUN_DIR)/serial.log), else \PTLAB.TXT from its image $(RUN_IMAGE).
+# It asks for the run group: the page is rendered through Jinja2 templates
+# (tools/templates/, python3-jinja2) and read from a run's image (mtools).
 
 REPORT ?=
 VIEW_DIR := $(BUILD)/view
@@ -18,7 +20,7 @@ VIEW_DIR := $(BUILD)/view
 # expand it to do so).
 unexport REPORT
 view: export PTLAB_VIEW_REPORT = $(value REPORT)
-view: | deps-build
+view: | deps-run
 	$(Q)rep=$$PTLAB_VIEW_REPORT; \
 	if [ -z "$$rep" ]; then \
 		if [ -s '$(RUN_DIR)/serial.log' ]; then rep='$(RUN_DIR)/serial.log'; \

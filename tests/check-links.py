@@ -16,7 +16,10 @@ after it in the same cell by name, in the same folder.  The churn's
 default operation counts (firmware and hand-off mode) in the option
 tables of README.md and docs/options.md are those --help says (the text
 of opts_usage() in efi/opts/usage.c, which tests/unit/test_opts.c compares
-with the code's defaults).
+with the code's defaults).  The suite table of docs/testing.md ("The
+suites") has one row for every suite "make test" runs (the names of
+TEST_SUITES in mk/suites.mk and every executable tests/boot/*.sh but
+lib.sh and lava.sh, as the Makefile's BOOT_TESTS finds them), and no other.
 
   check-links.py [ROOT]    ROOT: the top of the tree (default: this file's ../)
 
@@ -29,22 +32,20 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mk"))
+from tapcheck import Checks  # noqa: E402
+
 LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 
-passed = failed = 0
+CHECKS = Checks("docs", prefix="docs")
 
 
 def check(cond, name, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok - docs: " + name)
-    else:
-        failed += 1
-        print("not ok - docs: %s%s" % (name, (": " + detail) if detail else ""))
+    return CHECKS.check(cond, name, detail=detail)
 
 
 def prose_lines(path):
@@ -182,6 +183,35 @@ def iteration_defaults(root):
     return helps, docs
 
 
+SUITE_ENTRY = re.compile(r"'([a-z0-9][a-z0-9-]*)(?:@[a-z-]+)?=")
+SUITE_ROW = re.compile(r"^\|\s*`([a-z0-9][a-z0-9-]*)`\s*\|")
+
+
+def suites(root):
+    """The suites make test runs: mk/suites.mk's names and the boot tests."""
+    with open(os.path.join(root, "mk", "suites.mk"), encoding="utf-8") as f:
+        names = set(SUITE_ENTRY.findall(f.read()))
+    for path in glob.glob(os.path.join(root, "tests", "boot", "*.sh")):
+        name = os.path.basename(path)
+        if name not in ("lib.sh", "lava.sh") and os.access(path, os.X_OK):
+            names.add(name[:-3])
+    return names
+
+
+def suite_table(root):
+    """The suite names of the rows of docs/testing.md's table under "## The suites"."""
+    rows, inside = set(), False
+    for _, line in prose_lines(os.path.join(root, "docs", "testing.md")):
+        m = HEADING.match(line)
+        if m:
+            inside = m.group(2) == "The suites"
+            continue
+        r = SUITE_ROW.match(line)
+        if inside and r:
+            rows.add(r.group(1))
+    return rows
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else
                            os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -223,6 +253,11 @@ def main(argv):
           " ".join(missing))
     stale = sorted(named - found)
     check(not stale, "every file docs/architecture.md's module table names exists", " ".join(stale))
+    run, rows = suites(root), suite_table(root)
+    check(not run - rows, "docs/testing.md's suite table has a row for each of the %d suites "
+          "make test runs" % len(run), " ".join(sorted(run - rows)))
+    check(not rows - run, "docs/testing.md's suite table names no suite make test does not run",
+          " ".join(sorted(rows - run)))
     helps, docs = iteration_defaults(root)
     check(helps is not None, "--help (opts_usage) gives --iterations' defaults as "
           "(default N; M in hand-off mode)")
@@ -230,8 +265,7 @@ def main(argv):
         check(helps is not None and got == helps,
               "%s's --iterations row says the defaults --help says" % rel,
               "%s says %r, --help %r" % (rel, got, helps))
-    print("docs: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":

@@ -17,8 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 check="$top/mk/check-interfaces.py"
 . "$top/tests/refused.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-interfaces.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+scratch interfaces
 
 # share_of OUTPUT: "N M PCT" from the checker's share line.
 share_of() {
@@ -56,7 +55,7 @@ run_copy() {
 expect_fail() {
 	local what=$1 needle=$2
 	shift 2
-	refused "$what" "$needle" "$work/t.out" python3 "$check" "$@" "$work/t/efi"
+	check_refuses "$what" "$needle" "$work/t.out" python3 "$check" "$@" "$work/t/efi"
 }
 
 # Three functions taking the whole state, in a file of their own with its

@@ -18,8 +18,7 @@ check="$top/mk/check-layers.py"
 lib="$build/efi/libptlab.a"
 . "$top/tests/refused.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-layers.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+scratch layers
 
 # The tree as it is.
 if python3 "$check" "$top/mk/layers.txt" "$top/efi" "$build/efi/efi" "$lib" \
@@ -42,7 +41,7 @@ fresh() {
 
 # expect_fail WHAT NEEDLE: the check fails on the copy and its output has NEEDLE.
 expect_fail() {
-	refused "$1" "$2" "$work/t.out" \
+	check_refuses "$1" "$2" "$work/t.out" \
 		python3 "$check" "$work/t/layers.txt" "$work/t/src" "$work/t/obj" "$lib"
 }
 

@@ -92,6 +92,9 @@ got=$(groups run)
 check "make run asks for build and run, no test ('$got')" [ "$got" = "mk/deps.sh build mk/deps.sh run " ]
 got=$(groups image)
 check "make image asks for build and run, no test ('$got')" [ "$got" = "mk/deps.sh build mk/deps.sh run " ]
+got=$(groups view REPORT=x)
+check "make view asks for the run group, no test ('$got')" [ "$got" = "mk/deps.sh run " ]
+check "the run group has python3-jinja2 (make view's templates)" subset "python3-jinja2" "$run"
 got=$(groups -k test TEST_SUITES=)
 case "$got" in *"mk/deps.sh test"*) ok "make test asks for the test group";;
 	*) not_ok "make test asks for '$got'";; esac

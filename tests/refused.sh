@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: MIT
 #
 # Sourced by the suites that prove a checker refuses what it must
-# (tests/layers.sh, tests/interfaces.sh, tests/sizes.sh): the ok/not ok
-# counters and refused(), one judgement of one refusal.
+# (tests/layers.sh, tests/interfaces.sh, tests/sizes.sh, tests/protocols.sh,
+# tests/covers.sh): the ok/not ok counters, scratch(), tree_passes() and
+# check_refuses(), one judgement of one refusal.
 
 pass=0 fail=0
 ok()     { pass=$((pass + 1)); echo "ok - $*"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
 
-# refused WHAT NEEDLE OUT CMD...: CMD (its output in OUT) must fail, with a
+# check_refuses WHAT NEEDLE OUT CMD...: CMD (its output in OUT) must fail, with a
 # 'not ok' line, and name NEEDLE; one ok or not ok line says which.
-refused() {
+check_refuses() {
 	local what=$1 needle=$2 out=$3
 	shift 3
 	if "$@" >"$out" 2>&1; then
@@ -23,5 +24,27 @@ refused() {
 	else
 		not_ok "$what: refused, but '$needle' is not named:"
 		grep -A 3 '^not ok' "$out" | sed 's/^/# /'
+	fi
+}
+
+# scratch NAME: $work, a private directory of this script's, removed when
+# it exits.
+scratch() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-$1.XXXXXX") || exit 1
+	trap 'rm -rf "$work"' EXIT
+}
+
+# tree_passes WHAT OUT CMD...: CMD (its output in OUT), run on the tree as
+# it is, must pass: one ok line "WHAT:" with CMD's own ok lines as
+# comments, or a not ok line with its failures.
+tree_passes() {
+	local what=$1 out=$2
+	shift 2
+	if "$@" >"$out" 2>&1; then
+		ok "$what:"
+		sed -n 's/^ok - /# /p' "$out"
+	else
+		not_ok "$what: no"
+		grep -A 20 '^not ok' "$out" | grep -v ': [0-9]* passed, [0-9]* failed$' | sed 's/^/# /'
 	fi
 }

@@ -13,24 +13,21 @@
 # exactly 800 lines, a function of exactly 100, a long struct and an
 # offset of one page are not named; a small tree within the limits passes, naming its largest file
 # and its longest function, and fails under lower limits given as
-# options.  Prints ok/not ok lines and "sizes: N passed, M failed".
+# options.  Then tests/ under the tests' budget (--profile tests: 1,200
+# lines a file, 150 a function, tests/sizes-allowed.txt's exceptions that
+# only shrink): on copies a grown test file, a long test function, an
+# allowed file grown past its allowance and a stale allowance each refused.
+# Prints ok/not ok lines and "sizes: N passed, M failed".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 check="$top/mk/check-size.py"
 . "$top/tests/refused.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ptlab-sizes.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+scratch sizes
 
 # The tree as it is.
-if python3 "$check" "$top" >"$work/tree.out" 2>&1; then
-	ok "the tree keeps the sizes:"
-	sed -n 's/^ok - /# /p' "$work/tree.out"
-else
-	not_ok "the tree breaks the sizes:"
-	grep -A 20 '^not ok' "$work/tree.out" | grep -v '^size:' | sed 's/^/# /'
-fi
+tree_passes "the tree keeps the sizes" "$work/tree.out" python3 "$check" "$top"
 
 # fresh: a private copy of the product folders.
 fresh() {
@@ -41,7 +38,7 @@ fresh() {
 
 # expect_fail WHAT NEEDLE: the check fails on the copy and names NEEDLE.
 expect_fail() {
-	refused "$1" "$2" "$work/t.out" python3 "$check" "$work/t"
+	check_refuses "$1" "$2" "$work/t.out" python3 "$check" "$work/t"
 }
 
 # not_named NEEDLE WHAT: no line of the check's output on the copy that
@@ -196,10 +193,37 @@ else
 fi
 
 # The limits are the options'.
-refused "the small tree with --max-file 10" "paging/b.c: 11 lines" "$work/small.out" \
+check_refuses "the small tree with --max-file 10" "paging/b.c: 11 lines" "$work/small.out" \
 	python3 "$check" --max-file 10 "$work/small"
-refused "the small tree with --max-function 7" "g (paging/b.c:3): 8 lines" "$work/small.out" \
+check_refuses "the small tree with --max-function 7" "g (paging/b.c:3): 8 lines" "$work/small.out" \
 	python3 "$check" --max-function 7 "$work/small"
+
+# The tests, kept like the product with a looser budget (--profile tests:
+# 1,200 lines a file, 150 a function, over tests/ with its .sh and .py, but
+# what tests/sizes-allowed.txt allows, which may shrink and not grow).
+tree_passes "the tests keep their sizes" "$work/tests.out" python3 "$check" --profile tests "$top"
+# tfresh: a private copy of the tests' unit and bench folders and the allowances
+tfresh() {
+	rm -rf "$work/tt"
+	mkdir -p "$work/tt/tests"
+	cp -r "$top/tests/unit" "$top/tests/bench" "$top/tests/sizes-allowed.txt" "$work/tt/tests/"
+}
+tfresh
+{ cat "$top/tests/unit/test_fmt.c"; yes '/* grown */' | head -n 1300; } >"$work/tt/tests/unit/test_fmt.c"
+check_refuses "a unit test grown past 1,200 lines" "tests/unit/test_fmt.c: " "$work/t.out" \
+	python3 "$check" --profile tests "$work/tt"
+tfresh
+{ printf 'int big(int n)\n{\n'; body 151; printf '\treturn n;\n}\n'; } >"$work/tt/tests/unit/big.c"
+check_refuses "a test function of 152 lines" "big (tests/unit/big.c:3): 152 lines" "$work/t.out" \
+	python3 "$check" --profile tests "$work/tt"
+tfresh
+printf '/* grown */\n' >>"$work/tt/tests/bench/bench.c"
+check_refuses "an allowed file grown past its allowance" "tests/bench/bench.c: " "$work/t.out" \
+	python3 "$check" --profile tests "$work/tt"
+tfresh
+printf 'tests/unit/test_fmt.c 1300\n' >>"$work/tt/tests/sizes-allowed.txt"
+check_refuses "an allowance no longer needed" "tests/unit/test_fmt.c: within the budget now" "$work/t.out" \
+	python3 "$check" --profile tests "$work/tt"
 
 echo "sizes: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -39,7 +39,7 @@ static void unreached(const char *what)
 }
 
 #define UNREACHED(what) unreached(what)
-#include "../tests/catalog_seams.h"
+#include "../tests/seams.h"
 
 /* ---- the table ---- */
 

@@ -15,8 +15,7 @@ size, the firmware's tables beside ptlab's, the audit's findings located
 on them, and the physical memory map with identity and HHDM bands.
 """
 
-import html
-import json
+import bisect
 import math
 import os
 import re
@@ -25,6 +24,14 @@ import sys
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
+
+try:
+    import jinja2
+    import markupsafe
+except ImportError:
+    print("view: Jinja2 is missing: install python3-jinja2 (mk/packages.txt, make deps)",
+          file=sys.stderr)
+    sys.exit(2)
 
 TOP = 1 << 64
 HHDM_BASE = 0xffff800000000000
@@ -46,46 +53,41 @@ LEFT = 110          # label column
 ROW_H = 34
 
 
-# ---- escaping ----
+# ---- rendering ----
 #
-# Every string that came from the report (table names, formats, regions,
-# notes, facts, test names) reaches the page and the SVG through one of two
-# contexts, each with one helper:
-#   - markup text and attribute values (HTML, and the XML of map.svg):
-#     tag(), which escapes every string argument of its template (& < > "
-#     ') and drops what XML cannot hold; a fragment tag() already built is
-#     a Markup and goes in as it is;
-#   - the JSON the page's script reads, inside <script>: script_json(),
-#     which leaves no "<" (so no "</script>" or "<!--") in the script data.
-# Numbers are formatted by the template (%d, %x, %.2f) and need nothing.
+# The page and map.svg are Jinja2 templates (tools/templates/) rendered with
+# autoescaping on: every value a template writes with {{ }} is escaped for
+# markup text and attribute values (& < > " '), so a string that came from
+# the report (table names, formats, regions, notes, facts, test names) cannot
+# add an element or an attribute, and no call site has to remember to
+# escape.  finalize() also turns what XML cannot hold into U+FFFD (map.svg
+# is XML, and the page embeds it) and refuses a None (a field the code
+# forgot, never the text "None").  The JSON the page's script reads goes
+# through the |tojson filter, which leaves no "<", ">", "&" or "'" in it
+# (so no "</script>" or "<!--").  Numbers are formatted by the templates'
+# filters: |hx (0x%016x), |human (4K, 2M, ...), |f2 (%.2f).
 
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 
-class Markup(str):
-    """Text that is already markup: tag() puts it in unescaped."""
+def finalize(v):
+    """@v before it is escaped: text without what XML cannot hold."""
+    if v is None:
+        raise TypeError("view: a template was given None")
+    if isinstance(v, str) and not isinstance(v, markupsafe.Markup):
+        return XML_BAD.sub("\ufffd", v)
+    return v
 
 
-def esc(v):
-    """@v as markup text or an attribute value (quoted with " or ')."""
-    if isinstance(v, Markup):
-        return v
-    if isinstance(v, str):
-        return html.escape(XML_BAD.sub("\ufffd", v), quote=True)
-    if isinstance(v, (int, float)):
-        return v
-    raise TypeError("tag(): %r is neither text nor a number" % (v,))
-
-
-def tag(template, *args):
-    """@template % @args with every string argument escaped: a Markup."""
-    return Markup(template % tuple(esc(a) for a in args))
-
-
-def script_json(data):
-    """@data as JSON safe inside <script>...</script>."""
-    return Markup(json.dumps(data).replace("&", "\\u0026").replace("<", "\\u003c")
-                  .replace(">", "\\u003e"))
+def environment():
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, finalize=finalize,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(hx=hx, human=human, f2=lambda v: "%.2f" % v)
+    # the data keeps the order it was built in (the page's script reads it)
+    env.policies["json.dumps_kwargs"] = {}
+    return env
 
 
 def hx(v):
@@ -213,40 +215,25 @@ def slots(d):
 
 
 # ---- SVG ----
-
-def svg_defs():
-    out = ["<defs>"]
-    for perm, c in PERM_COLOUR.items():
-        out.append(tag('<pattern id="p-%s-pud" width="4" height="4" patternUnits="userSpaceOnUse">'
-                       '<rect width="4" height="4" fill="%s"/></pattern>',
-                       perm, c))
-        out.append(tag('<pattern id="p-%s-pmd" width="6" height="6" patternUnits="userSpaceOnUse">'
-                       '<rect width="6" height="6" fill="%s"/>'
-                       '<circle cx="3" cy="3" r="1.2" fill="#ffffff" fill-opacity="0.55"/></pattern>',
-                       perm, c))
-        out.append(tag('<pattern id="p-%s-pte" width="5" height="5" patternUnits="userSpaceOnUse" '
-                       'patternTransform="rotate(45)"><rect width="5" height="5" fill="%s"/>'
-                       '<line x1="0" y1="0" x2="0" y2="5" stroke="#ffffff" stroke-opacity="0.6" '
-                       'stroke-width="1.5"/></pattern>',
-                       perm, c))
-    out.append('<pattern id="hole" width="8" height="8" patternUnits="userSpaceOnUse" '
-               'patternTransform="rotate(45)"><rect width="8" height="8" fill="#eeeeee"/>'
-               '<line x1="0" y1="0" x2="0" y2="8" stroke="#bbbbbb" stroke-width="3"/></pattern>')
-    out.append("</defs>")
-    return out
+#
+# build_svg() lays the picture out: it computes every shape's place and
+# hands the template (templates/map.svg.j2) a list of (kind, fields) in
+# drawing order; the template alone writes the markup of each kind.
 
 
-def build_svg(r, phys, finds):
+def build_svg(env, r, phys, finds):
     dumps = [(n, d) for n, d in sorted(r.dumps.items(), key=lambda x: x[0] != "ptlab")
              if d.format == "ranges"]
     levels = max([d.levels for _, d in dumps] or [4])
     half = 1 << (12 + 9 * levels - 1)
     halves = [("Lower half", 0, half), ("Upper half", TOP - half, TOP)]
     body = []
+
+    def put(kind, **fields):
+        body.append((kind, fields))
+
     y = 10
-    body.append(tag('<text x="%d" y="%d" class="title">ptlab: virtual address space '
-                    '(compressed scale; colour = permission, pattern = leaf size)</text>',
-                    LEFT, y + 12))
+    put("title", x=LEFT, y=y + 12)
     y += 30
 
     # the physical map on top
@@ -259,17 +246,14 @@ def build_svg(r, phys, finds):
         hi = max(pts)
         phys_scale = Scale(0, hi, pts, lambda a, b: any(pa <= a < pa + ln for pa, ln, _ in phys), W)
         phys_y = y
-        body.append(tag('<text x="4" y="%d" class="lbl">physical</text>', y + 20))
+        put("label", x=4, y=y + 20, text="physical")
         for pa, ln, t in phys:
             x0, x1 = phys_scale.x(pa), phys_scale.x(pa + ln)
-            body.append(tag('<rect class="phys" x="%.2f" y="%d" width="%.2f" height="%d" fill="%s">'
-                            '<title>%s-%s %s %s</title></rect>',
-                            LEFT + x0, y, max(x1 - x0, 0.8), ROW_H - 6, TYPE_COLOUR.get(t, "#000"),
-                            hx(pa), hx(pa + ln), human(ln),
-                            EFI_TYPES[t] if t < len(EFI_TYPES) else "type %d" % t))
-        body.append(tag('<text x="%d" y="%d" class="tick">0</text>', LEFT, y + ROW_H + 6))
-        body.append(tag('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>',
-                        LEFT + W, y + ROW_H + 6, hx(hi)))
+            put("phys", x=LEFT + x0, y=y, w=max(x1 - x0, 0.8), h=ROW_H - 6,
+                fill=TYPE_COLOUR.get(t, "#000"), pa=pa, len=ln,
+                type=EFI_TYPES[t] if t < len(EFI_TYPES) else "type %d" % t)
+        put("tick", x=LEFT, y=y + ROW_H + 6, text="0", end=False)
+        put("tick", x=LEFT + W, y=y + ROW_H + 6, text=hx(hi), end=True)
         y += ROW_H + 40
     band_at = len(body)
 
@@ -287,40 +271,30 @@ def build_svg(r, phys, finds):
         spans.sort()
 
         def mapped(a, b, spans=spans):
-            import bisect
             i = bisect.bisect_right(spans, (a, TOP)) - 1
             return i >= 0 and spans[i][0] <= a < spans[i][1]
 
         sc = Scale(lo, hi, pts, mapped, W)
-        body.append(tag('<text x="4" y="%d" class="half">%s</text>', y + 4, hname))
-        body.append(tag('<text x="%d" y="%d" class="tick">%s</text>', LEFT, y + 4, hx(lo)))
-        body.append(tag('<text x="%d" y="%d" class="tick" text-anchor="end">%s</text>',
-                        LEFT + W, y + 4, hx(hi - 1)))
+        put("half", x=4, y=y + 4, text=hname)
+        put("tick", x=LEFT, y=y + 4, text=hx(lo), end=False)
+        put("tick", x=LEFT + W, y=y + 4, text=hx(hi - 1), end=True)
         y += 10
         # PML4 slot boundaries that are on the scale
         for p in sorted(pts):
             if p % SLOT == 0 and lo < p < hi:
-                x = LEFT + sc.x(p)
-                body.append(tag('<line class="slot" x1="%.2f" x2="%.2f" y1="%d" y2="%d"/>',
-                                x, x, y, y + len(dumps) * (ROW_H + 4)))
+                put("slot", x=LEFT + sc.x(p), y1=y, y2=y + len(dumps) * (ROW_H + 4))
         for name, d in dumps:
             rows[(hi_idx, name)] = (y, sc)
-            body.append(tag('<text x="4" y="%d" class="lbl">%s</text>', y + 20, name))
-            body.append(tag('<rect x="%d" y="%d" width="%d" height="%d" class="empty"/>',
-                            LEFT, y, W, ROW_H - 6))
+            put("label", x=4, y=y + 20, text=name)
+            put("empty", x=LEFT, y=y, w=W, h=ROW_H - 6)
             for run in d.runs:
                 if not lo <= run.start < hi:
                     continue
                 x0, x1 = sc.x(run.start), sc.x(min(run.end, hi))
-                lvl = run.level_name if run.level_name in ("pte", "pmd", "pud") else "pud"
-                cls = "run viol" if run.perm == "RWX" else "run"
-                body.append(tag('<rect class="%s" data-tables="%s" data-start="%s" x="%.2f" y="%d" '
-                                'width="%.2f" height="%d" fill="url(#p-%s-%s)"><title>%s %s-%s %s %s %s'
-                                '</title></rect>',
-                                cls, name, hx(run.start), LEFT + x0, y, max(x1 - x0, 0.8),
-                                ROW_H - 6, run.perm, lvl, name, hx(run.start), hx(run.end),
-                                human(run.size), " ".join(sorted(run.flags)) or "ro",
-                                run.level_name))
+                put("run", viol=run.perm == "RWX", tables=name, run=run, x=LEFT + x0, y=y,
+                    w=max(x1 - x0, 0.8), h=ROW_H - 6,
+                    leaf=run.level_name if run.level_name in ("pte", "pmd", "pud") else "pud",
+                    flags=" ".join(sorted(run.flags)) or "ro")
             y += ROW_H + 4
         # region brackets of ptlab's listing
         for name, d in dumps[:1]:
@@ -330,18 +304,10 @@ def build_svg(r, phys, finds):
                     a, b = regs.get(run.region, (run.start, run.end))
                     regs[run.region] = (min(a, run.start), max(b, run.end))
             for reg, (a, b) in regs.items():
-                x0, x1 = LEFT + sc.x(a), LEFT + sc.x(min(b, hi))
-                body.append(tag('<path class="region" d="M%.2f %d v6 H%.2f v-6"/>', x0, y, x1))
-                body.append(tag('<text class="regionlbl" x="%.2f" y="%d">%s</text>',
-                                x0, y + 18, reg))
+                put("region", x0=LEFT + sc.x(a), x1=LEFT + sc.x(min(b, hi)), y=y, text=reg)
         y += 30
         if hi_idx == 0:
-            body.append(tag('<rect x="%d" y="%d" width="%d" height="22" fill="url(#hole)"/>',
-                            LEFT, y, W))
-            body.append(tag('<text x="%d" y="%d" class="holelbl" text-anchor="middle">'
-                            'non-canonical hole %s-%s (%s)</text>',
-                            LEFT + W // 2, y + 15, hx(half), hx(TOP - half - 1),
-                            human(TOP - 2 * half)))
+            put("hole", x=LEFT, y=y, w=W, start=half, end=TOP - half - 1, len=TOP - 2 * half)
             y += 40
 
     # identity and HHDM bands from the physical map to the virtual rows
@@ -355,11 +321,9 @@ def build_svg(r, phys, finds):
             for e in merge_plan(r.plan_entries, kind):
                 px0, px1 = LEFT + phys_scale.x(e["pa"]), LEFT + phys_scale.x(e["pa"] + e["len"])
                 vx0, vx1 = LEFT + sc.x(e["va"]), LEFT + sc.x(e["va"] + e["len"])
-                bands.append(tag('<polygon class="band %s" points="%.2f,%d %.2f,%d %.2f,%d %.2f,%d" '
-                                 'fill="%s"><title>%s: pa %s -> va %s (%s)</title></polygon>',
-                                 kind, px0, phys_y + ROW_H - 6, px1, phys_y + ROW_H - 6, vx1, vy,
-                                 vx0, vy, colour, kind, hx(e["pa"]), hx(e["va"]), human(e["len"])))
-
+                bands.append(("band", {"kind": kind, "colour": colour, "e": e,
+                                       "points": [(px0, phys_y + ROW_H - 6), (px1, phys_y + ROW_H - 6),
+                                                  (vx1, vy), (vx0, vy)]}))
     body[band_at:band_at] = bands
 
     # findings: numbered pins above the row they concern
@@ -371,140 +335,23 @@ def build_svg(r, phys, finds):
         fy, sc = row
         x = LEFT + sc.x(f["start"]) + 6 if f["kind"] == "page 0" else \
             LEFT + (sc.x(f["start"]) + sc.x(min(f["end"], TOP - 1))) / 2
-        body.append(tag('<g class="finding" data-n="%d"><circle cx="%.2f" cy="%d" r="7"/>'
-                        '<text x="%.2f" y="%d" text-anchor="middle">%d</text><title>%d: %s %s-%s</title></g>',
-                        i, x, fy - 2, x, fy + 2, i, i, f["kind"], hx(f["start"]), hx(f["end"])))
+        put("pin", n=i, x=x, y=fy, f=f)
 
     # legend
     lx = LEFT
     for perm in ("R", "RX", "RW", "RWX"):
         for lvl in ("pte", "pmd", "pud"):
-            body.append(tag('<rect x="%d" y="%d" width="22" height="12" fill="url(#p-%s-%s)"/>',
-                            lx, y, perm, lvl))
-            body.append(tag('<text x="%d" y="%d" class="tick">%s %s</text>',
-                            lx + 25, y + 10, perm, LEVEL_NAMES[lvl]))
+            put("key", x=lx, y=y, perm=perm, leaf=lvl, text="%s %s" % (perm, LEVEL_NAMES[lvl]))
             lx += 80
     y += 24
-    head = ['<svg xmlns="http://www.w3.org/2000/svg" id="map" width="%d" height="%d" '
-            'viewBox="0 0 %d %d" font-family="sans-serif">' % (LEFT + W + 20, y, LEFT + W + 20, y),
-            "<style>.title{font-size:15px;font-weight:bold}.lbl{font-size:12px}"
-            ".half{font-size:13px;font-weight:bold}.tick{font-size:10px;fill:#555}"
-            ".slot{stroke:#999;stroke-dasharray:2,2}.empty{fill:#f6f6f6;stroke:#ddd}"
-            ".viol{stroke:#8b0000;stroke-width:2}.region{fill:none;stroke:#333}"
-            ".regionlbl{font-size:10px}.holelbl{font-size:12px;fill:#555}"
-            ".band{fill-opacity:0.10}.finding circle{fill:#fff;stroke:#d9534f;stroke-width:2}"
-            ".finding text{font-size:9px;fill:#d9534f;font-weight:bold}</style>"]
-    return Markup("\n".join(head + svg_defs() + body + ["</svg>"]))
+    return env.get_template("map.svg.j2").render(
+        width=LEFT + W + 20, height=y, colours=PERM_COLOUR, body=body)
 
 
 # ---- HTML ----
 
-CSS = """
-body{font-family:sans-serif;margin:16px;color:#222}
-h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}
-th{background:#f0f0f0}.mono,td.mono{font-family:monospace}
-.fail{background:#fbe3e3}.skip{background:#fff6d6}.pass{background:#fff}
-.summary span{margin-right:18px;font-weight:bold}
-.grid{display:grid;grid-template-columns:repeat(32,18px);gap:1px;margin:6px 0 14px 0}
-.cell{width:18px;height:18px;background:#f2f2f2;font-size:7px;text-align:center;line-height:18px;color:#fff}
-.cell.R{background:#4a90d9}.cell.RX{background:#e8a33d}.cell.RW{background:#5cb85c}
-.cell.RWX{background:#d9534f;outline:2px solid #8b0000}
-.perm-RWX{background:#fbe3e3}.scroll{max-height:420px;overflow:auto;display:inline-block}
-#mapbox{overflow-x:auto;border:1px solid #ddd}
-#map{width:100%;height:auto}
-"""
-
-JS = r"""
-'use strict';
-const D = JSON.parse(document.getElementById('data').textContent);
-const SIZE = {pte: 1n << 12n, pmd: 1n << 21n, pud: 1n << 30n};
-function el(tag, attrs, text) {
-  const e = document.createElement(tag);
-  for (const k in (attrs || {})) e.setAttribute(k, attrs[k]);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-function row(tbody, cells, attrs) {
-  const tr = el('tr', attrs || {});
-  for (const c of cells) tr.appendChild(el('td', {}, String(c)));
-  tbody.appendChild(tr);
-  return tr;
-}
-// checks: failures first, then skips, then passes
-(function () {
-  const tb = document.querySelector('#checks tbody');
-  const rank = t => (!t.ok ? 0 : t.skip ? 1 : 2);
-  const tests = D.tests.slice().sort((a, b) => rank(a) - rank(b) || a.n - b.n);
-  for (const t of tests)
-    row(tb, [t.n, !t.ok ? 'not ok' : t.skip ? 'skip' : 'ok', t.name, t.reason],
-        {class: !t.ok ? 'fail' : t.skip ? 'skip' : 'pass'});
-})();
-// facts
-(function () {
-  const tb = document.querySelector('#facts tbody');
-  for (const f of D.facts) row(tb, [f[0], f[1]]);
-})();
-// per listing: counts from the runs, the PML4 grid, every run
-for (const name of Object.keys(D.dumps)) {
-  const d = D.dumps[name];
-  const sec = document.getElementById('dump-' + name);
-  const counts = {pte: 0n, pmd: 0n, pud: 0n};
-  let bytes = 0n;
-  for (const r of d.runs) {
-    const size = BigInt(r.end) - BigInt(r.start);
-    bytes += size;
-    if (r.level in SIZE) counts[r.level] += size / SIZE[r.level];
-  }
-  for (const l of d.leaves) {
-    const s = BigInt(l.size);
-    for (const k in SIZE) if (SIZE[k] === s) counts[k] += 1n;
-  }
-  const ct = sec.querySelector('table.counts tbody');
-  const tr = el('tr', {});
-  for (const [k, v] of [['4k', counts.pte], ['2m', counts.pmd], ['1g', counts.pud]])
-    tr.appendChild(el('td', {class: 'count', 'data-tables': name, 'data-size': k}, v.toString()));
-  tr.appendChild(el('td', {class: 'bytes'}, bytes.toString()));
-  tr.appendChild(el('td', {class: 'nruns'}, String(d.runs.length)));
-  ct.appendChild(tr);
-  const grid = sec.querySelector('.grid');
-  for (let s = 0; s < 512; s++) {
-    const info = d.slots[s];
-    const c = el('div', {class: 'cell' + (info ? ' ' + info.main : ''), 'data-slot': String(s)});
-    if (info) {
-      c.title = 'slot ' + s + ': ' + info.total + ' mapped in ' + info.runs + ' run(s); ' +
-        Object.entries(info.bytes).map(e => e[0] + ' ' + e[1]).join(', ') + '; leaves ' +
-        Object.entries(info.levels).map(e => e[0] + ' ' + e[1]).join(', ') +
-        (info.regions.length ? '; ' + info.regions.join(', ') : '');
-      c.textContent = String(s);
-    } else {
-      c.title = 'slot ' + s + ': nothing mapped';
-    }
-    grid.appendChild(c);
-  }
-  const rb = sec.querySelector('table.runs tbody');
-  for (const r of d.runs) {
-    const tr = row(rb, [r.region || '', r.start, r.end, r.size_h, r.flags.join(' '), r.level, r.perm],
-                   {class: 'run perm-' + r.perm, 'data-start': r.start, 'data-end': r.end});
-    tr.addEventListener('click', () => {
-      for (const rect of document.querySelectorAll('#map rect.run'))
-        rect.style.opacity = rect.getAttribute('data-start') === r.start ? '1' : '0.25';
-    });
-  }
-  const lb = sec.querySelector('table.leaflist tbody');
-  if (lb) for (const l of d.leaves) row(lb, [l.region || '', l.va, l.pa, l.size, l.flags, l.cache]);
-}
-// findings
-(function () {
-  const tb = document.querySelector('#findings tbody');
-  D.findings.forEach((f, i) =>
-    row(tb, [i + 1, f.tables, f.kind, f.start, f.end, f.text], {class: 'finding'}));
-})();
-document.body.setAttribute('data-rendered', 'yes');
-"""
-
-
-def build_html(r, svg, phys, finds, fw):
+def page_data(r, finds):
+    """What the page's script reads (as JSON): tests, facts, listings, findings."""
     dumps = {}
     for name, d in r.dumps.items():
         dumps[name] = {
@@ -519,77 +366,27 @@ def build_html(r, svg, phys, finds, fw):
             "end": d.end or {},
             "notes": d.notes,
         }
-    data = {
+    return {
         "tests": r.tests,
         "facts": [[k, t] for k, t, _ in r.facts],
         "dumps": dumps,
         "findings": [{"tables": f["tables"], "kind": f["kind"], "start": hx(f["start"]),
                       "end": hx(f["end"]), "text": f["text"]} for f in finds],
     }
-    js_data = script_json(data)
-    out = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
-           '<title>ptlab report</title><style>%s</style></head><body>' % CSS,
-           '<h1>ptlab report</h1>',
-           tag('<p class="summary"><span id="passed">%d passed</span><span id="failed">%d failed'
-               '</span><span id="skipped">%d skipped</span><span>plan 1..%s</span></p>',
-               r.passed, r.failed, r.skipped, "" if r.plan is None else r.plan)]
+
+
+def build_html(env, r, svg, phys, finds, fw):
     cpu = r.fact("cpu")
-    if cpu:
-        out.append(tag('<p class="mono">cpu: %s</p>',
-                       " ".join("%s=%s" % kv for kv in cpu.items())))
-    out.append('<h2>Address space</h2>')
-    if not any(d.format == "ranges" for d in r.dumps.values()):
-        out.append('<p>No ranges listing in this report: run with '
-                   '<code>--dump=ranges</code> (and <code>--dump-firmware=ranges</code>).</p>')
-    out.append(tag('<div id="mapbox">%s</div>', svg))
-    out.append('<p>R blue, RX orange, RW green, RWX red (a W^X violation, outlined); '
-               'hatched = 4 KiB leaves, dotted = 2 MiB, solid = 1 GiB. Dashed lines: '
-               '512 GiB PML4 slot boundaries. Bands: identity (blue) and HHDM (purple) '
-               'from the physical map. Numbered pins: findings below.</p>')
-    out.append('<h2>Findings</h2>')
-    if fw:
-        raw = [t for k, t, _ in r.facts if k == "firmware-tables"]
-        out.append(tag('<p class="mono" id="fwaudit">firmware-tables: %s</p>', raw[-1]))
-    out.append('<table id="findings"><thead><tr><th>#</th><th>tables</th><th>finding</th>'
-               '<th>start</th><th>end</th><th>what</th></tr></thead><tbody></tbody></table>')
-    for name in sorted(r.dumps, key=lambda n: n != "ptlab"):
-        d = r.dumps[name]
-        out.append(tag('<section id="dump-%s"><h2>%s tables (%s, %d-level, CR3 %s)</h2>',
-                       name, name, d.format, d.levels,
-                       hx(d.cr3) if isinstance(d.cr3, int) else str(d.cr3)))
-        for note in d.notes:
-            out.append(tag('<p class="note">%s</p>', note))
-        out.append('<table class="counts"><thead><tr><th>4K leaves</th><th>2M leaves</th>'
-                   '<th>1G leaves</th><th>bytes</th><th>runs</th></tr></thead><tbody></tbody>'
-                   '</table>')
-        out.append('<p>PML4 slots (32 per row; slot = bits 47:39 of the address; colour = '
-                   'the permission mapping most bytes, red when any RWX):</p><div class="grid">'
-                   '</div>')
-        if d.format == "ranges":
-            out.append('<div class="scroll"><table class="runs"><thead><tr><th>region</th>'
-                       '<th>start</th><th>end</th><th>size</th><th>flags</th><th>level</th>'
-                       '<th>perm</th></tr></thead><tbody></tbody></table></div>')
-        else:
-            out.append('<div class="scroll"><table class="leaflist"><thead><tr><th>region</th>'
-                       '<th>va</th><th>pa</th><th>size</th><th>flags</th><th>cache</th></tr>'
-                       '</thead><tbody></tbody></table></div>')
-        out.append('</section>')
-    if phys:
-        out.append('<h2>Physical memory map</h2><div class="scroll"><table id="physmap"><thead><tr><th>start</th>'
-                   '<th>end</th><th>size</th><th>type</th></tr></thead><tbody>')
-        for pa, ln, t in phys:
-            out.append(tag('<tr><td class="mono">%s</td><td class="mono">%s</td><td>%s</td>'
-                           '<td><span style="background:%s">&nbsp;&nbsp;&nbsp;</span> %s</td></tr>',
-                           hx(pa), hx(pa + ln), human(ln), TYPE_COLOUR.get(t, "#000"),
-                           EFI_TYPES[t] if t < len(EFI_TYPES) else t))
-        out.append('</tbody></table></div>')
-    out.append('<h2>Checks</h2><table id="checks"><thead><tr><th>#</th><th>result</th>'
-               '<th>check</th><th>reason</th></tr></thead><tbody></tbody></table>')
-    out.append('<h2>Facts</h2><table id="facts"><thead><tr><th>key</th><th>values</th></tr>'
-               '</thead><tbody></tbody></table>')
-    out.append(tag('<script type="application/json" id="data">%s</script>', js_data))
-    out.append(tag('<script>%s</script></body></html>', Markup(JS)))
-    return "\n".join(out)
+    fwraw = [t for k, t, _ in r.facts if k == "firmware-tables"]
+    dumps = [(name, r.dumps[name]) for name in sorted(r.dumps, key=lambda n: n != "ptlab")]
+    return env.get_template("view.html.j2").render(
+        r=r, plan="" if r.plan is None else r.plan,
+        cpu=" ".join("%s=%s" % kv for kv in cpu.items()) if cpu else "",
+        ranges=any(d.format == "ranges" for d in r.dumps.values()),
+        svg=markupsafe.Markup(svg), fw=fwraw[-1] if fw and fwraw else None, dumps=dumps,
+        phys=[(pa, ln, TYPE_COLOUR.get(t, "#000"), EFI_TYPES[t] if t < len(EFI_TYPES) else t)
+              for pa, ln, t in phys],
+        data=page_data(r, finds))
 
 
 def main(argv):
@@ -619,8 +416,9 @@ def main(argv):
         print("view: warning: " + p, file=sys.stderr)
     phys = phys_ranges(r)
     finds, fw = findings(r, phys)
-    svg = build_svg(r, phys, finds)
-    page = build_html(r, svg, phys, finds, fw)
+    env = environment()
+    svg = build_svg(env, r, phys, finds)
+    page = build_html(env, r, svg, phys, finds, fw)
     try:
         os.makedirs(argv[2], exist_ok=True)
         with open(os.path.join(argv[2], "map.svg"), "w") as f:

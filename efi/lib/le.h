@@ -3,7 +3,8 @@
  * Little-endian loads and stores at any alignment, for the firmware-free
  * parsers of what arrives from outside (a kernel's file and image, the
  * firmware's ACPI tables): nothing there is trusted to be aligned, and the
- * loads say the byte order.
+ * loads say the byte order.  The host tests build and read such bytes with
+ * the same functions (tests/unit/, tests/fuzz/fuzzkit.h).
  */
 #ifndef PTLAB_EFI_LE_H
 #define PTLAB_EFI_LE_H
@@ -29,11 +30,39 @@ static inline uint64_t le_ld64(const uint8_t *p)
 	return (uint64_t)le_ld32(p) | (uint64_t)le_ld32(p + 4) << 32;
 }
 
+/* Returns the little-endian value of the @n bytes (n <= 8) at @p. */
+static inline uint64_t le_ldn(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Stores the low @n bytes (n <= 8) of @v little-endian at @p. */
+static inline void le_stn(uint8_t *p, unsigned n, uint64_t v)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Stores @v little-endian at @p. */
+static inline void le_st16(uint8_t *p, uint16_t v)
+{
+	le_stn(p, 2, v);
+}
+
+/* Stores @v little-endian at @p. */
+static inline void le_st32(uint8_t *p, uint32_t v)
+{
+	le_stn(p, 4, v);
+}
+
 /* Stores @v little-endian at @p. */
 static inline void le_st64(uint8_t *p, uint64_t v)
 {
-	for (unsigned i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	le_stn(p, 8, v);
 }
 
 #endif

@@ -16,11 +16,8 @@ boot_bg qemu64-256M --cfg "--end=qemu" --cpu qemu64 --mem 256M
 boot_bg max-2G --cfg "--end=qemu" --cpu max --mem 2G
 boot_wait
 judge_passed qemu64-256M
-if [ "$(fact "$BOOT_LOG" cpu pdpe1gb)" = 0 ] && [ "$(fact "$BOOT_LOG" leaves 1g)" = 0 ]; then
-	pass "qemu64-256M: no 1 GiB page on a CPU without pdpe1gb"
-else
-	fail "qemu64-256M: pdpe1gb=$(fact "$BOOT_LOG" cpu pdpe1gb) leaves_1g=$(fact "$BOOT_LOG" leaves 1g)"
-fi
+check_fact "$BOOT_LOG" cpu pdpe1gb 0 "qemu64-256M: a CPU without pdpe1gb"
+check_fact "$BOOT_LOG" leaves 1g 0 "qemu64-256M: no 1 GiB page on it"
 judge_passed max-2G
 
 boot_bg max-8G --cfg "--end=qemu" --cpu max --mem 8G

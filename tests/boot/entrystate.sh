@@ -25,8 +25,8 @@ if [ ! -f "$CHAIN" ] || [ ! -f "$APP" ] || [ ! -f "$PTLAB_IMG" ]; then
 fi
 img=$BOOT_DIR/chain.img
 cp -- "$PTLAB_IMG" "$img" &&
-	mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$CHAIN" ::/EFI/BOOT/BOOTX64.EFI &&
-	mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$APP" ::/ptlab.efi ||
+	img_put "$img" "$CHAIN" /EFI/BOOT/BOOTX64.EFI &&
+	img_put "$img" "$APP" /ptlab.efi ||
 	{ fail "could not build the chain image"; boot_done; exit; }
 
 boot_run --img "$img" --cpu max --mem 1G --timeout 600 \

@@ -36,11 +36,7 @@ probe()
 	Unmapped*) got=unmapped ;;
 	*) got="?($out)" ;;
 	esac
-	if [ -n "$want" ] && [ "$got" = "$want" ]; then
-		pass "$tag: gva2gpa $name $va: $got, as the leaf list says"
-	else
-		fail "$tag: gva2gpa $name $va: QEMU '$got', leaf list '$want'"
-	fi
+	check_eq "$got" "$want" "$tag: gva2gpa $name $va: $got, as the leaf list says"
 }
 
 # The hold line comes 25-35 s after the start on a busy 2-core machine (a short
@@ -73,11 +69,7 @@ judge_hold()
 	built=$(fact "$log" cr3 built)
 	check_no_log '^not ok ' "$log" "$tag: no failing test point before the hold"
 	check_no_log '^# report truncated' "$log" "$tag: the report (with the dump) was not truncated"
-	if [ "$(fact "$log" paging levels)" = "$levels" ]; then
-		pass "$tag: the report says the live checks ran at $levels levels"
-	else
-		fail "$tag: # paging: levels='$(fact "$log" paging levels)', expected $levels"
-	fi
+	check_fact "$log" paging levels "$levels" "$tag: the report says the live checks ran at $levels levels"
 
 	# CR3 as QEMU sees it, once the CPU has halted: the hold line is printed
 	# just before our tables are loaded and the CPU halts

@@ -32,11 +32,8 @@ at_five()
 	else
 		fail "$name: # paging: levels='$(fact "$BOOT_LOG" paging levels)' la57='$(fact "$BOOT_LOG" paging la57)'"
 	fi
-	if [ "$(fact "$BOOT_LOG" tables pml5)" = 1 ] && [ "$(fact "$BOOT_LOG" cpu levels)" = 5 ]; then
-		pass "$name: # tables: one PML5 counted (total $(fact "$BOOT_LOG" tables total) = minimum)"
-	else
-		fail "$name: # tables: pml5='$(fact "$BOOT_LOG" tables pml5)' cpu levels='$(fact "$BOOT_LOG" cpu levels)'"
-	fi
+	check_fact "$BOOT_LOG" tables pml5 1 "$name: # tables: one PML5 counted (total $(fact "$BOOT_LOG" tables total) = minimum)"
+	check_fact "$BOOT_LOG" cpu levels 5 "$name: # cpu: levels=5"
 	check_log '^ok [0-9]+ - tables: built exactly the plan.s minimum \([0-9]+ pages, 5 levels, one PML5\)' \
 		"$BOOT_LOG" "$name: built exactly the plan's minimum, PML5 included"
 	for far in "above 128 TiB: 0x800000003000" "top of the 57-bit lower half: 0xfffffffffff000" \
@@ -60,11 +57,8 @@ check_log '^# la57: switch=4-to-5 trampoline=0x[0-9a-f]+ ' "$BOOT_LOG" "fw5: the
 check_log '^ok [0-9]+ - la57: switch preconditions hold' "$BOOT_LOG" "fw5: preconditions checked before the window"
 fw5_log=$BOOT_LOG
 judge_passed fw4
-if [ "$(fact "$BOOT_LOG" paging levels)" = 4 ] && [ "$(fact "$BOOT_LOG" tables pml5)" = 0 ]; then
-	pass "fw4: the default is the firmware's mode: 4 levels, no PML5"
-else
-	fail "fw4: paging levels='$(fact "$BOOT_LOG" paging levels)' pml5='$(fact "$BOOT_LOG" tables pml5)'"
-fi
+check_fact "$BOOT_LOG" paging levels 4 "fw4: the default is the firmware's mode: 4 levels"
+check_fact "$BOOT_LOG" tables pml5 0 "fw4: the default is the firmware's mode: no PML5"
 check_log '^ok [0-9]+ - canonical: a read of 0x800000000000 raises #GP \(not #PF\) at 4 levels' \
 	"$BOOT_LOG" "fw4: 2^47 is beyond the 48-bit canonical boundary (#GP)"
 # every check of the 4-level suite ran at 5 levels too, none skipped
@@ -84,22 +78,15 @@ boot_wait
 judge_passed qemu64
 check_log '^ok [0-9]+ - 5-level phase # SKIP --levels=5 but the CPU has no LA57 \(CPUID.\(EAX=7,ECX=0\):ECX\[16\]=0\)' \
 	"$BOOT_LOG" "qemu64: the 5-level phase is a SKIP with its reason"
-if [ "$(fact "$BOOT_LOG" paging levels)" = 4 ] && [ "$(fact "$BOOT_LOG" paging la57)" = 0 ]; then
-	pass "qemu64: the 4-level suite ran instead (# paging: levels=4 la57=0)"
-else
-	fail "qemu64: paging levels='$(fact "$BOOT_LOG" paging levels)'"
-fi
+check_fact "$BOOT_LOG" paging levels 4 "qemu64: the 4-level suite ran instead (# paging: levels=4)"
+check_fact "$BOOT_LOG" paging la57 0 "qemu64: # paging: la57=0"
 check_no_log '^# la57: switch=' "$BOOT_LOG" "qemu64: no trampoline, no switch"
 
 judge_passed handoff5 nofile
 at_five handoff5
 check_log '^ok [0-9]+ - handoff: switched to 5-level paging \(CR4=0x[0-9a-f]+\) with the 5-level recovery hierarchy' \
 	"$BOOT_LOG" "handoff5: switched to LA57 after ExitBootServices, into the recovery hierarchy"
-if [ "$(fact "$BOOT_LOG" handoff recovery_levels)" = 5 ]; then
-	pass "handoff5: the recovery hierarchy is 5-level"
-else
-	fail "handoff5: recovery_levels='$(fact "$BOOT_LOG" handoff recovery_levels)'"
-fi
+check_fact "$BOOT_LOG" handoff recovery_levels 5 "handoff5: the recovery hierarchy is 5-level"
 check_log '^ok [0-9]+ - ram sweep: ' "$BOOT_LOG" "handoff5: the RAM sweep ran at 5 levels"
 check_log '^ok [0-9]+ - handoff: back to 4-level paging \(CR4=0x[0-9a-f]+\) with the recovery identity map' \
 	"$BOOT_LOG" "handoff5: back to 4 levels for the runtime services"

@@ -254,6 +254,7 @@ boot_run()
 
 # The report has one reader, tools/report.py: the judges below take every
 # line, fact and count of a report through it, never parse one themselves.
+BOOT_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BOOT_REPORT_PY="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)/report.py"
 
 # log_clean LOG: LOG without ANSI escape sequences, CRs and NULs, on stdout.
@@ -311,6 +312,53 @@ log_tail()
 img_extract()
 {
 	mcopy -n -o -i "$1@@$BOOT_ESP_OFFSET" "::/$2" "$3"
+}
+
+# img_put IMG LOCAL ESP-PATH: copy the file LOCAL onto the image's ESP
+# as ESP-PATH (its folder must exist: mmd), replacing any.
+img_put()
+{
+	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
+}
+
+# check_eq GOT WANT DESC: a pass when WANT is not empty and GOT is the
+# same text (a value found nowhere, both empty, is no match); the failure
+# says both.  For numbers written alike; check_num for others.
+check_eq()
+{
+	if [ -n "$2" ] && [ "$1" = "$2" ]; then
+		pass "$3"
+	else
+		fail "$3 (got '$1', expected '$2')"
+	fi
+}
+
+# check_num GOT WANT DESC: a pass when both are numbers (decimal or 0x hex)
+# of the same value; the failure says both.
+check_num()
+{
+	local re='^(0x[0-9a-fA-F]+|[0-9]+)$'
+	if [[ "$1" =~ $re ]] && [[ "$2" =~ $re ]] && [ $(($1)) -eq $(($2)) ]; then
+		pass "$3"
+	else
+		fail "$3 (got '$1', expected '$2')"
+	fi
+}
+
+# check_fact LOG KEY FIELD WANT DESC: the report's first "# KEY:" line
+# with FIELD says FIELD=WANT (fact, below; check_eq).
+check_fact()
+{
+	check_eq "$(fact "$1" "$2" "$3")" "$4" "$5"
+}
+
+# check_kernel_refused PROTO FILE REASON DESC: the run of $BOOT_LOG refused
+# the kernel \boot\FILE for the PROTO protocol (linux, limine) with a
+# failing test point "PROTO: kernel \boot\FILE refused: REASON" (an
+# extended regex).
+check_kernel_refused()
+{
+	check_log "^not ok [0-9]+ - $1: kernel \\\\boot\\\\$2 refused: $3" "$BOOT_LOG" "$4"
 }
 
 # report_lines LOG: the report's own lines (TAP, facts, notes, plan, closing)
@@ -372,14 +420,8 @@ check_report()
 		fail "$d: TAP plan '1..$plan' but $tests test points"
 	fi
 	total=$(fact "$log" tables total)
-	minimum=$(fact "$log" tables minimum)
-	if [ -n "$total" ] && [ "$total" = "$minimum" ]; then
-		pass "$d: tables total $total == minimum"
-	else
-		fail "$d: tables total '$total' != minimum '$minimum'"
-	fi
-	leaked=$(fact "$log" frames leaked)
-	if [ "$leaked" = 0 ]; then pass "$d: no frame leaked"; else fail "$d: leaked='$leaked'"; fi
+	check_fact "$log" tables minimum "$total" "$d: tables total $total == minimum"
+	check_fact "$log" frames leaked 0 "$d: no frame leaked"
 	fw=$(fact "$log" cr3 firmware)
 	built=$(fact "$log" cr3 built)
 	if [ -n "$built" ] && [ "$built" != "$fw" ]; then
@@ -414,17 +456,87 @@ check_completed()
 	else
 		fail "$name: last closing line '$last' counts no failure"
 	fi
-	if [ "$(fact "$BOOT_LOG" frames leaked)" = 0 ]; then
-		pass "$name: no frame leaked"
-	else
-		fail "$name: leaked='$(fact "$BOOT_LOG" frames leaked)'"
-	fi
+	check_fact "$BOOT_LOG" frames leaked 0 "$name: no frame leaked"
 	if img_extract "$BOOT_IMG_COPY" PTLAB.TXT "$file" 2>/dev/null &&
 	   [[ $(python3 "$BOOT_REPORT_PY" closings "$file" | tail -n 1) =~ $closing ]]; then
 		pass "$name: \\PTLAB.TXT written with the closing line"
 	else
 		fail "$name: no complete \\PTLAB.TXT"
 	fi
+}
+
+# debian_kernel: the kernel the Linux suites boot: LINUX_KERNEL, else the
+# newest /boot/vmlinuz-*-cloud-amd64 (package linux-image-cloud-amd64);
+# empty when there is none.
+debian_kernel()
+{
+	if [ -n "${LINUX_KERNEL:-}" ]; then
+		echo "$LINUX_KERNEL"
+	else
+		ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n 1
+	fi
+}
+
+# kernel_cmdline LOG: the command line the kernel says it was given
+# ("Kernel command line: ..." of its log on the serial port), as written.
+kernel_cmdline()
+{
+	log_clean "$1" | sed -n 's/^\[ *[0-9.]*\] Kernel command line: //p'
+}
+
+# check_cmdline LOG WANT DESC: the kernel of LOG got WANT byte for byte.
+check_cmdline()
+{
+	check_eq "$(kernel_cmdline "$1")" "$2" "$3"
+}
+
+# need_files WHY FILE...: every FILE exists, or one failure naming WHY (the
+# packages or make targets that bring them) and the suite ends there.
+need_files()
+{
+	local why=$1 f
+	shift
+	for f in "$@"; do
+		if [ -z "$f" ] || [ ! -f "$f" ]; then
+			fail "no file '$f' ($why)"
+			boot_done
+			exit
+		fi
+	done
+}
+
+# chat_bg TAG [boot_run options] -- STEPS...: boot_bg TAG with COM1 a pair
+# of FIFOs and serialchat.py running STEPS on it; serialchat ends QEMU and
+# keeps the log ($BOOT_DIR/TAG.log), its own output in TAG.chat, its
+# status in TAG.chatst.  QEMU's limit is BOOT_TIMEOUT.
+chat_bg()
+{
+	local tag=$1 pipe=$BOOT_DIR/$1.com1 qmp=$BOOT_DIR/$1.qmp
+	local -a opts=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	boot_bg "$tag" "${opts[@]}" --log "$BOOT_DIR/$tag.log" --timeout "$BOOT_TIMEOUT" \
+		--serial-pipe "$pipe" -- -qmp unix:"$qmp",server=on,wait=off
+	(
+		python3 "$BOOT_LIB_DIR/serialchat.py" --wait 60 --log "$BOOT_DIR/$tag.log" \
+			"$qmp" "$pipe" "$@" >"$BOOT_DIR/$tag.chat" 2>&1
+		echo $? >"$BOOT_DIR/$tag.chatst"
+	) &
+}
+
+# judge_chat TAG DESC: serialchat did every step of TAG
+judge_chat()
+{
+	if [ "$(cat "$BOOT_DIR/$1.chatst" 2>/dev/null)" = 0 ]; then
+		pass "$1: $2"
+	else
+		fail "$1: $2 (serialchat status '$(cat "$BOOT_DIR/$1.chatst" 2>/dev/null)')"
+	fi
+	sed 's/^/# /' "$BOOT_DIR/$1.chat"
 }
 
 # boot_bg TAG [boot_run options...]: boot_run in the background, so two

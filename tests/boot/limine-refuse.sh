@@ -62,16 +62,11 @@ for c in $CASES; do
 	python3 "$MINI/craft.py" "$c" "$k/$c" || fail "craft.py $c"
 done
 
-put()
-{
-	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
-}
-
 img=$BOOT_DIR/limine.img
 cp -- "$PTLAB_IMG" "$img"
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
 for f in mini.elf pie.elf mini5.elf mini0.elf minim.elf $CASES; do
-	put "$img" "$k/$f" "/boot/$f"
+	img_put "$img" "$k/$f" "/boot/$f"
 done
 run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 {
@@ -87,7 +82,7 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 } >"$k/startup.nsh"
 rimg=$BOOT_DIR/refuse.img
 cp -- "$img" "$rimg"
-put "$rimg" "$k/startup.nsh" /startup.nsh
+img_put "$rimg" "$k/startup.nsh" /startup.nsh
 
 base="--mode=handoff --end=qemu --iterations=500"
 boot_bg good --img "$img" --cpu max --smp 4 --timeout "$T" \
@@ -194,27 +189,23 @@ check_no_log "$HANDED" "$BOOT_LOG" "park: no jump"
 boot_result refuse
 st=$?
 check_status "$st" 0 "refuse: the shell shut down after every refusal (status 0)"
-refused()
-{
-	check_log "^not ok [0-9]+ - limine: kernel \\\\boot\\\\$1 refused: $2" "$BOOT_LOG" "refuse: $1: $3"
-}
-refused arm 'not an x86-64 ELF \(machine 183\)' "built for another machine"
-refused low 'segment at 0xffffffff7fff0000 is below 0xffffffff80000000' "a segment below the kernel window"
-refused overlap 'overlapping segments: ' "two segments overlapping"
-refused pastfile 'segment 0: file bytes \[0x1000, \+0x10000\) past the end of the file \(0x3000 bytes\)' \
-	"a segment past the end of the file"
-refused huge 'no free RAM holds its 0x30001000 bytes' "a kernel larger than the free RAM"
-refused wx 'segment 0 at 0xffffffff80000000 is writable and executable' "a writable and executable segment"
-refused rel 'RELA relocation 0: type 1 is not supported \(only R_X86_64_RELATIVE, 8\)' \
-	"a relocation other than RELATIVE"
+check_kernel_refused limine arm 'not an x86-64 ELF \(machine 183\)' "refuse: arm: built for another machine"
+check_kernel_refused limine low 'segment at 0xffffffff7fff0000 is below 0xffffffff80000000' "refuse: low: a segment below the kernel window"
+check_kernel_refused limine overlap 'overlapping segments: ' "refuse: overlap: two segments overlapping"
+check_kernel_refused limine pastfile 'segment 0: file bytes \[0x1000, \+0x10000\) past the end of the file \(0x3000 bytes\)' \
+	"refuse: pastfile: a segment past the end of the file"
+check_kernel_refused limine huge 'no free RAM holds its 0x30001000 bytes' "refuse: huge: a kernel larger than the free RAM"
+check_kernel_refused limine wx 'segment 0 at 0xffffffff80000000 is writable and executable' "refuse: wx: a writable and executable segment"
+check_kernel_refused limine rel 'RELA relocation 0: type 1 is not supported \(only R_X86_64_RELATIVE, 8\)' \
+	"refuse: rel: a relocation other than RELATIVE"
 check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: status 0x800000000000000e \(not found\)' \
 	"$BOOT_LOG" "refuse: a missing module refused with the firmware's status"
 check_log '^not ok [0-9]+ - limine: module \\boot\\inothere.bin cannot be opened: status 0x800000000000000e \(not found\)' \
 	"$BOOT_LOG" "refuse: a missing internal module marked required refused, looked for beside the kernel"
-refused mini.elf 'the run has 5-level paging \(--levels\) and the kernel has no paging mode request \(4 levels only\)' \
-	"5 levels asked of a kernel that allows 4"
-refused mini.elf "--initrd is the Linux protocol's; a Limine-protocol kernel takes --module" \
-	"an initrd given to a Limine-protocol kernel"
+check_kernel_refused limine mini.elf 'the run has 5-level paging \(--levels\) and the kernel has no paging mode request \(4 levels only\)' \
+	"refuse: mini.elf: 5 levels asked of a kernel that allows 4"
+check_kernel_refused limine mini.elf "--initrd is the Linux protocol's; a Limine-protocol kernel takes --module" \
+	"refuse: mini.elf: an initrd given to a Limine-protocol kernel"
 if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 11 ]; then
 	pass "refuse: all 11 runs kept boot services"
 else

@@ -69,9 +69,9 @@ image()
 	local img=$BOOT_DIR/$1.img f
 	cp -- "$PTLAB_IMG" "$img" || return 1
 	mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot || return 1
-	mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$2" ::/boot/kernel.elf || return 1
+	img_put "$img" "$2" /boot/kernel.elf || return 1
 	for f in mod1.bin mod2.bin imod.bin; do
-		mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$BOOT_DIR/$f" "::/boot/$f" || return 1
+		img_put "$img" "$BOOT_DIR/$f" "/boot/$f" || return 1
 	done
 	echo "$img"
 }
@@ -160,11 +160,7 @@ judge_limine()
 	fi
 	levels=$(cat "$BOOT_DIR/$tag.levels")
 	mode=$(kfact "$BOOT_LOG" 'paging mode: ' | cut -d, -f1)
-	if [ "$mode" = $((levels - 4)) ]; then
-		pass "$tag: paging mode $mode for --levels=$levels"
-	else
-		fail "$tag: paging mode '$mode' for --levels=$levels"
-	fi
+	check_eq "$mode" $((levels - 4)) "$tag: paging mode $mode for --levels=$levels"
 	# the HHDM offset the kernel got: the reference loader's for the mode
 	want_hhdm=0xffff800000000000
 	[ "$levels" = 5 ] && want_hhdm=0xff00000000000000
@@ -205,11 +201,7 @@ judge_limine()
 	else
 		fail "$tag: ptlab loaded va='$va' load='$load', the kernel's executable address va='$kva' pa='$kpa'"
 	fi
-	if [ -n "$mm" ] && [ "$mm" = "$kmm" ]; then
-		pass "$tag: the kernel's memory map has the $mm entries ptlab reported"
-	else
-		fail "$tag: ptlab reported memmap='$mm', the kernel got '$kmm' entries"
-	fi
+	check_eq "$kmm" "$mm" "$tag: the kernel's memory map has the $mm entries ptlab reported"
 	# "stack=TOP+SIZE": the kernel's RSP+8 (above the return address) is TOP
 	if [ -n "$stack" ] && [ -n "$rsp" ] && [ $((rsp + 8)) = $((${stack%%+*})) ]; then
 		pass "$tag: the kernel's entry RSP+8 is the top of ptlab's stack $stack"
@@ -219,11 +211,7 @@ judge_limine()
 	for i in 1 2; do
 		want_size=$(stat -c %s "$BOOT_DIR/mod$i.bin")
 		got=$(kernel_lines "$BOOT_LOG" | sed -n "s|^# module [0-9]*: path=\"\\([^\"]*mod$i\\.bin\\)\" .* size=\\([0-9]*\\) .*|\\1 \\2|p" | head -n 1)
-		if [ "$got" = "/boot/mod$i.bin $want_size" ]; then
-			pass "$tag: module /boot/mod$i.bin reached the kernel, $want_size bytes"
-		else
-			fail "$tag: module $i '$got', want '/boot/mod$i.bin $want_size'"
-		fi
+		check_eq "$got" "/boot/mod$i.bin $want_size" "$tag: module /boot/mod$i.bin reached the kernel, $want_size bytes"
 	done
 	[ "$BOOT_FAIL" -eq 0 ] || log_tail "$BOOT_LOG" 40
 }
@@ -238,9 +226,9 @@ runimg=$BOOT_DIR/run.img
 if PTLAB_RUN_KERNEL="$LIMINE_DIR/kernel-static.elf" PTLAB_RUN_MODULES="$BOOT_DIR/mod1.bin $BOOT_DIR/mod2.bin" \
 	PTLAB_RUN_CMDLINE="limtest" "$ROOT/mk/image.sh" "$runimg" "$PTLAB_BUILD/ptlab.efi" "$ROOT/startup.nsh" \
 	--iterations=2000 >"$BOOT_DIR/run.out" 2>&1 &&
-   mcopy -n -o -i "$runimg@@$BOOT_ESP_OFFSET" ::/ptlab.cfg "$BOOT_DIR/run.cfg" &&
-   mcopy -n -o -i "$runimg@@$BOOT_ESP_OFFSET" ::/modules/mod2.bin "$BOOT_DIR/run.mod2" &&
-   mcopy -n -o -i "$runimg@@$BOOT_ESP_OFFSET" ::/linux/vmlinuz "$BOOT_DIR/run.kernel" &&
+   img_extract "$runimg" ptlab.cfg "$BOOT_DIR/run.cfg" &&
+   img_extract "$runimg" modules/mod2.bin "$BOOT_DIR/run.mod2" &&
+   img_extract "$runimg" linux/vmlinuz "$BOOT_DIR/run.kernel" &&
    [ "$(cat "$BOOT_DIR/run.cfg")" = '--iterations=2000 --mode=handoff --kernel=\linux\vmlinuz --module=\modules\mod1.bin,mod1.bin --module=\modules\mod2.bin,mod2.bin "--cmdline=limtest"' ] &&
    cmp -s "$BOOT_DIR/run.mod2" "$BOOT_DIR/mod2.bin" && cmp -s "$BOOT_DIR/run.kernel" "$LIMINE_DIR/kernel-static.elf"; then
 	pass "make run MODULES=: the kernel and its modules on the run image, \\ptlab.cfg naming them"

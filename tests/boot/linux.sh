@@ -53,17 +53,11 @@ if [ -z "$KERNEL" ] || [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 fi
 echo "# kernel $KERNEL ($(stat -c %s "$KERNEL") bytes), initrd $INITRD ($(stat -c %s "$INITRD") bytes)"
 
-# put IMG LOCAL ESP-PATH: copy a file onto an image's ESP
-put()
-{
-	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
-}
-
 img=$BOOT_DIR/linux.img
 cp -- "$PTLAB_IMG" "$img"
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
-put "$img" "$KERNEL" /boot/vmlinuz
-put "$img" "$INITRD" /boot/initrd.img
+img_put "$img" "$KERNEL" /boot/vmlinuz
+img_put "$img" "$INITRD" /boot/initrd.img
 
 # The command line of boot TAG (what /init finds in /proc/cmdline), with
 # any further kernel parameters.
@@ -261,11 +255,8 @@ judge_linux()
 		fail "$tag: /sys/firmware/memmap differs from ptlab's e820 report"
 		sed 's/^/# /' "$BOOT_DIR/$tag.diff" | head -n 20
 	fi
-	if [ "$(fact "$BOOT_LOG" linux e820)" = "$(wc -l <"$BOOT_DIR/$tag.e820")" ]; then
-		pass "$tag: # linux: e820=$(fact "$BOOT_LOG" linux e820) counts the ranges"
-	else
-		fail "$tag: # linux: e820='$(fact "$BOOT_LOG" linux e820)' but $(wc -l <"$BOOT_DIR/$tag.e820") lines"
-	fi
+	check_fact "$BOOT_LOG" linux e820 "$(wc -l <"$BOOT_DIR/$tag.e820")" \
+		"$tag: # linux: e820=$(fact "$BOOT_LOG" linux e820) counts the ranges"
 	# the kernel's "Memory: A/TK available (... R reserved ...)": T pages present
 	usable=$(usable_bytes <"$BOOT_DIR/$tag.e820")
 	total=$(log_clean "$BOOT_LOG" | sed -n 's/.*Memory: [0-9]*K\/\([0-9]*\)K available.*/\1/p' | head -n 1)
@@ -294,7 +285,7 @@ mdel -i "$stub@@$BOOT_ESP_OFFSET" ::/EFI/BOOT/BOOTX64.EFI
 cmdline_of stub 1 1 >"$BOOT_DIR/stub.cmdline"
 printf '@echo -off\nfs0:\n\\boot\\vmlinuz initrd=\\boot\\initrd.img %s\n' \
 	"$(cat "$BOOT_DIR/stub.cmdline")" >"$BOOT_DIR/stub.nsh"
-put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
+img_put "$stub" "$BOOT_DIR/stub.nsh" /startup.nsh
 
 cmdline_base=$(cmdline_of max-smp1 1 1)
 # two initrds: a cpio with a marker file first, then the initramfs; a
@@ -303,7 +294,7 @@ first=$BOOT_DIR/first
 mkdir -p "$first"
 echo "ptlab-first-$$" >"$first/ptlab-first-initrd"
 (cd "$first" && echo ptlab-first-initrd | cpio --quiet -o -H newc) >"$BOOT_DIR/first.cpio"
-put "$img" "$BOOT_DIR/first.cpio" /boot/first.cpio
+img_put "$img" "$BOOT_DIR/first.cpio" /boot/first.cpio
 long_params='ptlab.osi="!Windows 2015"'
 pad=$((2000 - ${#long_params} - 1 - ${#cmdline_base} - 1 - 10))
 long_params="$long_params ptlab.pad=$(head -c "$pad" /dev/zero | tr '\0' 'p')"
@@ -408,10 +399,10 @@ bimg=$BOOT_DIR/bad.img
 root=$(cd "$(dirname "$0")/../.." && pwd)
 PTLAB_IMG_MIB=128 "$root/mk/image.sh" "$bimg" "$PTLAB_BUILD/ptlab.efi" "$root/startup.nsh" ""
 mmd -i "$bimg@@$BOOT_ESP_OFFSET" ::/boot
-put "$bimg" "$KERNEL" /boot/vmlinuz
-put "$bimg" "$INITRD" /boot/initrd.img
+img_put "$bimg" "$KERNEL" /boot/vmlinuz
+img_put "$bimg" "$INITRD" /boot/initrd.img
 for f in trunc k32 lowrd k4 huge; do
-	put "$bimg" "$bad/$f" "/boot/$f"
+	img_put "$bimg" "$bad/$f" "/boot/$f"
 done
 run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 {
@@ -426,7 +417,7 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 	printf '%s --kernel=\\boot\\huge\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
 } >"$bad/startup.nsh"
-put "$bimg" "$bad/startup.nsh" /startup.nsh
+img_put "$bimg" "$bad/startup.nsh" /startup.nsh
 # -cpu qemu64: no LA57, so --levels=5 with a good kernel is refused too
 boot_bg bad --img "$bimg" --cfg "--mode=handoff --end=return --kernel=\\boot\\trunc" \
 	--cpu qemu64 --mem 1G --timeout "$LINUX_TIMEOUT"
@@ -450,23 +441,15 @@ check_log '^not ok [0-9]+ - linux: .* reads 15 of 16 bytes .* # check=linux-entr
 	"faults: linux-entry (an expected entry byte flipped) fails the CPU's read-back"
 # and nothing else: the failing lines are exactly one keyed by each of those checks
 failed=$(failed_checks "$BOOT_LOG")
-if [ "$failed" = "linux-digest linux-entry linux-unmapped " ]; then
-	pass "faults: those 3 checks failed and no other"
-else
-	fail "faults: the failing test points' checks are '$failed', not linux-digest, linux-entry and linux-unmapped once each"
-fi
+check_eq "$failed" "linux-digest linux-entry linux-unmapped " "faults: those 3 checks failed and no other"
 check_log '^# linux: not handed over: 3 check\(s\) failed' "$BOOT_LOG" "faults: not handed over, and said why"
 check_no_log '^ptlab: handing over to Linux' "$BOOT_LOG" "faults: no jump"
 
 boot_result bad
 st=$?
 check_status "$st" 0 "bad: the shell shut down after every refusal (status 0)"
-refused()
-{
-	check_log "^not ok [0-9]+ - linux: kernel \\\\boot\\\\$1 refused: $2" "$BOOT_LOG" "bad: $1 refused: $3"
-}
-refused trunc 'truncated: 4000000 bytes, the header says' "a truncated file"
-refused k32 'a 32-bit-only kernel: xloadflags 0x7e has no XLF_KERNEL_64' "no 64-bit entry"
+check_kernel_refused linux trunc 'truncated: 4000000 bytes, the header says' "bad: trunc refused: a truncated file"
+check_kernel_refused linux k32 'a 32-bit-only kernel: xloadflags 0x7e has no XLF_KERNEL_64' "bad: k32 refused: no 64-bit entry"
 check_log '^not ok [0-9]+ - kernel: \\boot\\initrd.img refused: a cpio archive \(an initramfs\?\): neither a bzImage nor an ELF file' \
 	"$BOOT_LOG" "bad: a file that is neither a bzImage nor an ELF file refused, named for what it is"
 check_log '^not ok [0-9]+ - linux: initrd \\boot\\initrd.img \([0-9]+ bytes\) does not fit below the kernel'"'"'s initrd_addr_max 0x1fffff' \
@@ -475,10 +458,10 @@ check_log '^not ok [0-9]+ - kernel: \\boot\\missing cannot be opened: status 0x8
 	"$BOOT_LOG" "bad: a missing kernel refused with the firmware's status"
 check_log '^not ok [0-9]+ - kernel: \\boot is a directory, not a file' \
 	"$BOOT_LOG" "bad: a directory as the kernel refused as a directory"
-refused k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
-	"5 levels asked of a kernel without XLF_5LEVEL"
-refused vmlinuz '--levels=5, but the CPU has no LA57 \(CPUID\.\(EAX=7,ECX=0\):ECX\[16\]\): it would be handed over at 4 levels; boot it with --levels=4' \
-	"5 levels asked on a CPU without LA57 (not handed over at 4 levels)"
+check_kernel_refused linux k4 '--levels=5, but the kernel cannot be entered in 5-level mode \(xloadflags 0x5f has no XLF_5LEVEL\)' \
+	"bad: k4 refused: 5 levels asked of a kernel without XLF_5LEVEL"
+check_kernel_refused linux vmlinuz '--levels=5, but the CPU has no LA57 \(CPUID\.\(EAX=7,ECX=0\):ECX\[16\]\): it would be handed over at 4 levels; boot it with --levels=4' \
+	"bad: vmlinuz refused: 5 levels asked on a CPU without LA57 (not handed over at 4 levels)"
 check_log '^not ok [0-9]+ - linux: kernel \\boot\\huge: no free RAM holds init_size 0xc0000000 at pref_address 0x1000000 or at any kernel_alignment-aligned address' \
 	"$BOOT_LOG" "bad: an init_size that does not fit refused"
 if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 9 ]; then

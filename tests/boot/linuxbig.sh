@@ -34,10 +34,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 PTLAB_IMG_MIB=$(( total / 1048576 + 96 )) "$root/mk/image.sh" "$img" "$PTLAB_BUILD/ptlab.efi" \
 	"$root/startup.nsh" ""
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
-mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$KERNEL" ::/boot/vmlinuz
-mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$INITRD" ::/boot/initrd.img
+img_put "$img" "$KERNEL" /boot/vmlinuz
+img_put "$img" "$INITRD" /boot/initrd.img
 head -c "$zeros" /dev/zero >"$BOOT_DIR/zeros.img"
-mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$BOOT_DIR/zeros.img" ::/boot/zeros.img
+img_put "$img" "$BOOT_DIR/zeros.img" /boot/zeros.img
 rm -f "$BOOT_DIR/zeros.img"
 echo "# initrds: $rd + $zeros bytes = $total of $MEM_MIB MiB"
 

@@ -37,7 +37,7 @@ serve()
 {
 	local dir=$BOOT_DIR/$1.tftp
 	mkdir -p "$dir/boot"
-	mcopy -n -o -i "$PTLAB_IMG@@$BOOT_ESP_OFFSET" ::/EFI/BOOT/BOOTX64.EFI "$dir/ptlab.efi" ||
+	img_extract "$PTLAB_IMG" EFI/BOOT/BOOTX64.EFI "$dir/ptlab.efi" ||
 		fail "$1: no BOOTX64.EFI on $PTLAB_IMG"
 	cp -- "$KERNEL" "$dir/boot/vmlinuz"
 	printf '%s\n' "$2" >"$dir/ptlab.cfg"

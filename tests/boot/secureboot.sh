@@ -92,10 +92,6 @@ boot_bg signed --img "$SIGNED_IMG" --cfg "--end=qemu --iterations=5000" "${sb[@]
 # Boot, so each refusal is a boot of its own, with --end=return: the
 # firmware's boot manager goes on to its next option, finds none and
 # waits for a key, and the test stops QEMU then.
-put()
-{
-	mcopy -o -i "$1@@$BOOT_ESP_OFFSET" "$2" "::$3"
-}
 kimg=$BOOT_DIR/kernels.img
 REFUSALS="unsigned-kernel flipped-kernel unlisted-initrd unlisted-elf"
 # refuse_bg TAG OPTIONS: a refusal's boot, its serial log $BOOT_DIR/TAG.log
@@ -115,12 +111,12 @@ open(sys.argv[2], "wb").write(data)' "$SIGNED_KERNEL" "$BOOT_DIR/flipped"
 	cp -- "$INITRD" "$BOOT_DIR/other.img"
 	head -c 512 /dev/zero >>"$BOOT_DIR/other.img"
 	mmd -i "$kimg@@$BOOT_ESP_OFFSET" ::/boot
-	put "$kimg" "$KERNEL" /boot/unsigned
-	put "$kimg" "$SIGNED_KERNEL" /boot/vmlinuz
-	put "$kimg" "$BOOT_DIR/flipped" /boot/flipped
-	put "$kimg" "$INITRD" /boot/initrd.img
-	put "$kimg" "$BOOT_DIR/other.img" /boot/other.img
-	put "$kimg" "$LIMINE_ELF" /boot/limine.elf
+	img_put "$kimg" "$KERNEL" /boot/unsigned
+	img_put "$kimg" "$SIGNED_KERNEL" /boot/vmlinuz
+	img_put "$kimg" "$BOOT_DIR/flipped" /boot/flipped
+	img_put "$kimg" "$INITRD" /boot/initrd.img
+	img_put "$kimg" "$BOOT_DIR/other.img" /boot/other.img
+	img_put "$kimg" "$LIMINE_ELF" /boot/limine.elf
 	refuse_bg unsigned-kernel '--kernel=\boot\unsigned'
 	refuse_bg flipped-kernel '--kernel=\boot\flipped'
 	refuse_bg unlisted-initrd '--kernel=\boot\vmlinuz --initrd=\boot\other.img'

@@ -33,7 +33,7 @@ start()
 	if [ -n "$nsh" ]; then
 		img=$BOOT_DIR/$tag/image.img
 		cp -- "$PTLAB_IMG" "$img"
-		mcopy -o -i "$img@@$BOOT_ESP_OFFSET" "$nsh" ::/startup.nsh
+		img_put "$img" "$nsh" /startup.nsh
 	fi
 	boot_bg "$tag" --img "$img" --log "$BOOT_DIR/$tag/serial.log" --cfg "$cfg" --mem 1G \
 		--timeout 400 -- -qmp "unix:$BOOT_DIR/$tag/qmp.sock,server=on,wait=off"

@@ -46,11 +46,7 @@ check_once()
 {
 	local name=$1 n
 	n=$(log_clean "$BOOT_LOG" | grep -cE '^ptlab: [0-9]+ passed, ')
-	if [ "$n" -eq 1 ]; then
-		pass "$name: the closing line reached the serial port once"
-	else
-		fail "$name: the closing line reached the serial port $n times"
-	fi
+	check_num "$n" 1 "$name: the closing line reached the serial port once"
 }
 
 check_uboot_facts()

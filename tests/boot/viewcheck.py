@@ -3,6 +3,7 @@
 """Check the address-space page of a report in a real browser.
 
     viewcheck.py REPORT VIEWDIR [--shot OUT.png] [--expect-script-error]
+    viewcheck.py --compare REF.html NEW.html [--expect-different]
 
 Loads VIEWDIR/index.html in headless Chromium, with the browser's console
 log on stderr, and checks:
@@ -18,6 +19,15 @@ log on stderr, and checks:
     run rectangle per run.
 Prints "ok - ..." / "not ok - ..." lines.  --expect-script-error inverts the
 console check (a control: a page with a broken script must be caught).
+
+--compare: the same report's page as two renderers wrote it (REF.html, the
+page as it looked, committed; NEW.html, today's tools/view.py), each
+screenshot by Chromium at 1400x2400 (the summary, the picture, the
+findings and both listings' tables), must look the same: at most
+SAME_PIXELS (0.1 %) of the pixels differ by more than 24 in a colour
+channel, and the new one is not blank (two blank pages are not a match).
+--expect-different inverts it (a control: a page whose colours were
+changed must be told apart).
 """
 
 import html.parser
@@ -119,6 +129,51 @@ def not_blank(path, what):
           % (what, w, h, len(colours), 100 * frac))
 
 
+SHOT_SIZE = "1400,2400"
+SAME_PIXELS = 0.001
+
+
+def differing(a, b):
+    """(pixels that differ by more than 24 in a channel, all pixels) of two PNGs."""
+    wa, ha, ba, ra = png_pixels(a)
+    wb, hb, bb, rb = png_pixels(b)
+    if (wa, ha) != (wb, hb):
+        return wa * ha, wa * ha
+    n = 0
+    for x, y in zip(ra, rb):
+        if x == y and ba == bb:
+            continue
+        for i in range(wa):
+            pa, pb = x[i * ba:i * ba + 3], y[i * bb:i * bb + 3]
+            if any(abs(u - v) > 24 for u, v in zip(pa, pb)):
+                n += 1
+    return n, wa * ha
+
+
+def compare(ref, new, expect_different):
+    """Screenshots of REF and NEW in Chromium, compared pixel by pixel."""
+    shots = []
+    with tempfile.TemporaryDirectory(prefix="ptlab-chromium-") as prof:
+        for page in (ref, new):
+            out = os.path.join(prof, "shot%d.png" % len(shots))
+            rc, _, _ = chromium(["--screenshot=" + out, "--window-size=" + SHOT_SIZE,
+                                 "--hide-scrollbars", "file://" + os.path.abspath(page)], prof)
+            check(rc == 0 and os.path.exists(out), "%s: screenshot written (exit %d)" % (page, rc))
+            shots.append(out)
+        if not all(os.path.exists(x) for x in shots):
+            return 1
+        if not expect_different:
+            not_blank(shots[1], "%s's screenshot" % new)
+        n, total = differing(shots[0], shots[1])
+        same = n <= SAME_PIXELS * total
+        what = "%d of %d pixels differ (at most %.1f %% may)" % (n, total, 100 * SAME_PIXELS)
+        if expect_different:
+            check(not same, "control: a page with changed colours is told apart: " + what)
+        else:
+            check(same, "%s looks as %s does: %s" % (new, ref, what))
+    return 0 if all(results) else 1
+
+
 class Dom(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
@@ -160,6 +215,8 @@ class Dom(html.parser.HTMLParser):
 
 
 def main(argv):
+    if len(argv) >= 4 and argv[1] == "--compare":
+        return compare(argv[2], argv[3], "--expect-different" in argv[4:])
     if len(argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2

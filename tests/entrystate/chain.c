@@ -391,6 +391,118 @@ static bool cpu_has_cet(void)
 	return cpu_has(7, 2, 7) || cpu_has(7, 3, 20);
 }
 
+/* Whether @v cannot run on this CPU or firmware: said and counted as a skip. */
+static bool variant_skipped(const struct variant *v)
+{
+	if ((v->flags & V_PCID) && !cpu_has(1, 2, 17)) {
+		say("skip", v->name, " the CPU has no PCID (CPUID.1:ECX[17]); QEMU TCG does not emulate it");
+		n_skip++;
+		return true;
+	}
+	if (v->flags & V_CET) {
+		if (!cpu_has_cet()) {
+			say("skip", v->name, " the CPU has no CET (CPUID.(EAX=7,ECX=0):ECX[7] CET_SS "
+			    "and EDX[20] CET_IBT are 0); QEMU TCG does not emulate it");
+			n_skip++;
+			return true;
+		}
+		if (!(read_cr0() & CR0_WP) || (read_cr4() & CR4_CET)) {
+			say("skip", v->name, " the firmware runs with CR0.WP=0 or CR4.CET=1 already");
+			n_skip++;
+			return true;
+		}
+	}
+	if (v->flags & V_LA57) {
+		struct snap fw;
+		const char *no;
+
+		snap_take(&fw);
+		no = la57_unfit(&fw);
+		if (no) {
+			say("skip", v->name, no);
+			n_skip++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The firmware's GDT (@fw) copied into a page of its own, as @gdtr; with
+ * V_TSS a TSS descriptor after it: its selector (0 without).
+ */
+static uint16_t gdt_copy(const struct variant *v, const struct desc_ptr *fw, struct desc_ptr *gdtr)
+{
+	uint8_t *g = (uint8_t *)(uintptr_t)gdt_page;
+	uint16_t tss_sel = 0;
+
+	ZeroMem(g, PAGE);
+	CopyMem(g, (void *)(uintptr_t)fw->base, fw->limit + 1u);
+	gdtr->base = gdt_page;
+	gdtr->limit = fw->limit;
+	if (v->flags & V_TSS) {
+		uint64_t *d = (uint64_t *)(uintptr_t)(gdt_page + ((fw->limit + 16u) & ~15u));
+		uint64_t b = tss_page;
+
+		tss_sel = (uint16_t)((uint8_t *)d - g);
+		ZeroMem((void *)(uintptr_t)tss_page, PAGE);
+		((uint16_t *)(uintptr_t)tss_page)[51] = TSS_BYTES;	/* no I/O bitmap */
+		d[0] = (TSS_BYTES - 1) | ((b & 0xffffff) << 16) | (UINT64_C(0x89) << 40) |
+		       (((b >> 24) & 0xff) << 56);
+		d[1] = b >> 32;
+		gdtr->limit = (uint16_t)(tss_sel + 15);
+	}
+	return tss_sel;
+}
+
+/* Back to the state @base the variant @v started from (@s_cet: IA32_S_CET then). */
+static void restore_state(const struct variant *v, const struct snap *base, uint64_t s_cet)
+{
+	if (v->flags & V_PCID) {
+		write_cr3(read_cr3() & ~UINT64_C(0xfff));
+		write_cr4(read_cr4() & ~CR4_PCIDE);
+	}
+	if (v->flags & V_CET) {
+		write_cr4(read_cr4() & ~CR4_CET);
+		wrmsr(MSR_S_CET, s_cet);
+	}
+	if ((v->flags & V_LA57) && (read_cr4() & CR4_LA57))
+		la57_leave(base->cr3);
+	write_cr0(base->cr0);
+	write_pat(base->pat);
+	write_efer(base->efer);		/* before the firmware's tables, which may hold NX bits */
+	write_cr4(base->cr4 & ~CR4_PGE);
+	write_cr3(base->cr3);
+	write_cr4(base->cr4);
+	lgdt(&base->gdtr);
+	lidt(&base->idtr);
+	if (base->rflags_if)
+		sti();
+}
+
+/* The variant's line: ok when ptlab restored every register (V_WRONG: when
+ * the flipped CR0.WP and nothing else was caught). */
+static void verdict(const struct variant *v, const struct snap *got, const struct snap *want)
+{
+	if (v->flags & V_WRONG) {
+		/* the comparison must have caught the flipped CR0.WP, and nothing else */
+		if (diff_len && got->cr0 == (want->cr0 ^ CR0_WP) && got->cr4 == want->cr4) {
+			say("ok", v->name, " caught:");
+			Print(L"chain:   %a\n", diff);
+			n_ok++;
+		} else {
+			say("not ok", v->name, diff_len ? diff : " the wrong restore went unnoticed");
+			n_bad++;
+		}
+	} else if (diff_len) {
+		say("not ok", v->name, diff);
+		n_bad++;
+	} else {
+		say("ok", v->name, "");
+		n_ok++;
+	}
+}
+
 static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 {
 	static CHAR16 cmdline[] = L"root=/dev/sda2 ro quiet console=ttyS0,115200";
@@ -406,36 +518,8 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 	uint16_t tss_sel = 0;
 	bool ints;
 
-	if ((v->flags & V_PCID) && !cpu_has(1, 2, 17)) {
-		say("skip", v->name, " the CPU has no PCID (CPUID.1:ECX[17]); QEMU TCG does not emulate it");
-		n_skip++;
+	if (variant_skipped(v))
 		return;
-	}
-	if (v->flags & V_CET) {
-		if (!cpu_has_cet()) {
-			say("skip", v->name, " the CPU has no CET (CPUID.(EAX=7,ECX=0):ECX[7] CET_SS "
-			    "and EDX[20] CET_IBT are 0); QEMU TCG does not emulate it");
-			n_skip++;
-			return;
-		}
-		if (!(read_cr0() & CR0_WP) || (read_cr4() & CR4_CET)) {
-			say("skip", v->name, " the firmware runs with CR0.WP=0 or CR4.CET=1 already");
-			n_skip++;
-			return;
-		}
-	}
-	if (v->flags & V_LA57) {
-		struct snap fw;
-		const char *no;
-
-		snap_take(&fw);
-		no = la57_unfit(&fw);
-		if (no) {
-			say("skip", v->name, no);
-			n_skip++;
-			return;
-		}
-	}
 	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, self, ptlab_path, NULL, 0, &h);
 	if (EFI_ERROR(st)) {
 		say("not ok", v->name, " LoadImage failed");
@@ -463,27 +547,8 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 
 	snap_take(&base);
 	sgdt(&fw_gdtr);
-	if (v->flags & (V_GDT_RO | V_TSS)) {
-		/* the firmware's GDT in a page of its own, a TSS descriptor after it */
-		uint8_t *g = (uint8_t *)(uintptr_t)gdt_page;
-
-		ZeroMem(g, PAGE);
-		CopyMem(g, (void *)(uintptr_t)fw_gdtr.base, fw_gdtr.limit + 1u);
-		gdtr.base = gdt_page;
-		gdtr.limit = fw_gdtr.limit;
-		if (v->flags & V_TSS) {
-			uint64_t *d = (uint64_t *)(uintptr_t)(gdt_page + ((fw_gdtr.limit + 16u) & ~15u));
-			uint64_t b = tss_page;
-
-			tss_sel = (uint16_t)((uint8_t *)d - g);
-			ZeroMem((void *)(uintptr_t)tss_page, PAGE);
-			((uint16_t *)(uintptr_t)tss_page)[51] = TSS_BYTES;	/* no I/O bitmap */
-			d[0] = (TSS_BYTES - 1) | ((b & 0xffffff) << 16) | (UINT64_C(0x89) << 40) |
-			       (((b >> 24) & 0xff) << 56);
-			d[1] = b >> 32;
-			gdtr.limit = (uint16_t)(tss_sel + 15);
-		}
-	}
+	if (v->flags & (V_GDT_RO | V_TSS))
+		tss_sel = gdt_copy(v, &fw_gdtr, &gdtr);
 	if (v->flags & (V_PGE | V_NXE_OFF | V_TABLES_1G | V_GDT_RO)) {
 		cr3 = build_tables((v->flags & V_TABLES_1G) != 0, (v->flags & V_PGE) != 0,
 				   (v->flags & V_GDT_RO) ? gdt_page : 0);
@@ -576,46 +641,11 @@ static void run_variant(const struct variant *v, EFI_DEVICE_PATH *ptlab_path)
 		differ("IA32_S_CET", s_cet_seen, 0);
 	}
 
-	if (v->flags & V_PCID) {
-		write_cr3(read_cr3() & ~UINT64_C(0xfff));
-		write_cr4(read_cr4() & ~CR4_PCIDE);
-	}
-	if (v->flags & V_CET) {
-		write_cr4(read_cr4() & ~CR4_CET);
-		wrmsr(MSR_S_CET, s_cet);
-	}
-	if ((v->flags & V_LA57) && (read_cr4() & CR4_LA57))
-		la57_leave(base.cr3);
-	write_cr0(base.cr0);
-	write_pat(base.pat);
-	write_efer(base.efer);		/* before the firmware's tables, which may hold NX bits */
-	write_cr4(base.cr4 & ~CR4_PGE);
-	write_cr3(base.cr3);
-	write_cr4(base.cr4);
-	lgdt(&base.gdtr);
-	lidt(&base.idtr);
-	if (base.rflags_if)
-		sti();
+	restore_state(v, &base, s_cet);
 	if (timer)
 		uefi_call_wrapper(BS->CloseEvent, 1, timer);
 
-	if (v->flags & V_WRONG) {
-		/* the comparison must have caught the flipped CR0.WP, and nothing else */
-		if (diff_len && got.cr0 == (want.cr0 ^ CR0_WP) && got.cr4 == want.cr4) {
-			say("ok", v->name, " caught:");
-			Print(L"chain:   %a\n", diff);
-			n_ok++;
-		} else {
-			say("not ok", v->name, diff_len ? diff : " the wrong restore went unnoticed");
-			n_bad++;
-		}
-	} else if (diff_len) {
-		say("not ok", v->name, diff);
-		n_bad++;
-	} else {
-		say("ok", v->name, "");
-		n_ok++;
-	}
+	verdict(v, &got, &want);
 }
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)

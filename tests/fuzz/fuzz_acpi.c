@@ -18,36 +18,16 @@
  *   enabled entry's, and the I/O APICs are the first type 1 entries.
  * A refusal leaves the result untouched.  Violations abort().
  */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "acpi/acpi.h"
+
+#define FUZZ_NAME "fuzz_acpi"
+#include "fuzzkit.h"
 
 #define PHYS UINT64_C(0x1000)
 
 static const uint8_t *mem;
 static uint64_t size;
-
-#define CHECK(c)                                                                     \
-	do {                                                                         \
-		if (!(c)) {                                                          \
-			fprintf(stderr, "fuzz_acpi: %s:%d: %s\n", __FILE__, __LINE__, #c); \
-			abort();                                                     \
-		}                                                                    \
-	} while (0)
-
-static uint32_t u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t u64(const uint8_t *p)
-{
-	return u32(p) | (uint64_t)u32(p + 4) << 32;
-}
 
 /* Is [pa, pa + n) inside the input? */
 static bool in(uint64_t pa, uint64_t n)
@@ -80,17 +60,17 @@ static bool rsdp_good(void)
 		return true;
 	if (!in(PHYS, 36))
 		return false;
-	len = u32(at(PHYS) + 20);
+	len = le_ld32(at(PHYS) + 20);
 	return len >= 36 && len <= 4096 && in(PHYS, len) && zero_sum(PHYS, len);
 }
 
 /* Is @pa an entry of the root table @root (entries of @step bytes)? */
 static bool listed(uint64_t root, unsigned step, uint64_t pa)
 {
-	uint32_t n = u32(at(root) + 4);
+	uint32_t n = le_ld32(at(root) + 4);
 
 	for (uint32_t off = 36; off + step <= n; off += step)
-		if ((step == 8 ? u64(at(root) + off) : u32(at(root) + off)) == pa)
+		if ((step == 8 ? le_ld64(at(root) + off) : le_ld32(at(root) + off)) == pa)
 			return true;
 	return false;
 }
@@ -105,41 +85,41 @@ static void judge_madt(const uint8_t *t, uint32_t len)
 	m = keep;
 	n = acpi_madt_read(t, len, &m);
 	if (n < 0) {
-		CHECK(memcmp(&m, &keep, sizeof(m)) == 0);
+		FUZZ_CHECK(memcmp(&m, &keep, sizeof(m)) == 0);
 		return;
 	}
-	CHECK((unsigned)n == m.ncpu && m.ncpu <= ACPI_MADT_CPUS);
-	CHECK(m.nioapic <= ACPI_MADT_IOAPICS);
+	FUZZ_CHECK((unsigned)n == m.ncpu && m.ncpu <= ACPI_MADT_CPUS);
+	FUZZ_CHECK(m.nioapic <= ACPI_MADT_IOAPICS);
 	for (uint32_t off = 44; off < len; off += t[off + 1]) {
 		const uint8_t *e = t + off;
 
-		CHECK(len - off >= 2 && e[1] >= 2 && e[1] <= len - off);
+		FUZZ_CHECK(len - off >= 2 && e[1] >= 2 && e[1] <= len - off);
 		if ((e[0] == 0 && e[1] >= 8) || (e[0] == 9 && e[1] >= 16)) {
 			cpus++;
 		} else if (e[0] == 1 && e[1] >= 12 && ioapics < m.nioapic) {
-			CHECK(m.ioapic[ioapics].pa == u32(e + 4));
-			CHECK(m.ioapic[ioapics].gsi_base == u32(e + 8));
+			FUZZ_CHECK(m.ioapic[ioapics].pa == le_ld32(e + 4));
+			FUZZ_CHECK(m.ioapic[ioapics].gsi_base == le_ld32(e + 8));
 			ioapics++;
 		}
 	}
-	CHECK(ioapics == m.nioapic);
-	CHECK(m.ncpu + m.dropped + m.disabled == cpus);
+	FUZZ_CHECK(ioapics == m.nioapic);
+	FUZZ_CHECK(m.ncpu + m.dropped + m.disabled == cpus);
 	for (unsigned i = 0; i < m.ncpu; i++) {
 		bool found = false;
 
 		for (unsigned j = 0; j < i; j++)
-			CHECK(m.cpu[j].apic != m.cpu[i].apic);
+			FUZZ_CHECK(m.cpu[j].apic != m.cpu[i].apic);
 		for (uint32_t off = 44; off < len && !found; off += t[off + 1]) {
 			const uint8_t *e = t + off;
 
 			if (e[0] == 0 && e[1] >= 8)
-				found = (u32(e + 4) & 1) && e[3] == m.cpu[i].apic &&
+				found = (le_ld32(e + 4) & 1) && e[3] == m.cpu[i].apic &&
 					e[2] == m.cpu[i].uid;
 			else if (e[0] == 9 && e[1] >= 16)
-				found = (u32(e + 8) & 1) && u32(e + 4) == m.cpu[i].apic &&
-					u32(e + 12) == m.cpu[i].uid;
+				found = (le_ld32(e + 8) & 1) && le_ld32(e + 4) == m.cpu[i].apic &&
+					le_ld32(e + 12) == m.cpu[i].uid;
 		}
-		CHECK(found);
+		FUZZ_CHECK(found);
 	}
 }
 
@@ -156,14 +136,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	memset(&keep, 0x5a, sizeof(keep));
 	r = keep;
 	if (acpi_rsdp_read(&w, PHYS, &r) != ACPI_OK) {
-		CHECK(!rsdp_good());
-		CHECK(memcmp(&r, &keep, sizeof(r)) == 0);
+		FUZZ_CHECK(!rsdp_good());
+		FUZZ_CHECK(memcmp(&r, &keep, sizeof(r)) == 0);
 		return 0;
 	}
-	CHECK(rsdp_good());
-	CHECK(r.revision == at(PHYS)[15]);
-	CHECK(r.rsdt_pa == u32(at(PHYS) + 16));
-	CHECK(r.xsdt_pa == (r.revision >= 2 ? u64(at(PHYS) + 24) : 0));
+	FUZZ_CHECK(rsdp_good());
+	FUZZ_CHECK(r.revision == at(PHYS)[15]);
+	FUZZ_CHECK(r.rsdt_pa == le_ld32(at(PHYS) + 16));
+	FUZZ_CHECK(r.xsdt_pa == (r.revision >= 2 ? le_ld64(at(PHYS) + 24) : 0));
 	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		uint64_t pa = 1;
 		uint32_t len = 1;
@@ -171,14 +151,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		int err = acpi_find(&w, &r, sigs[i], &pa, &len);
 
 		if (err) {
-			CHECK(pa == 1 && len == 1);
+			FUZZ_CHECK(pa == 1 && len == 1);
 			continue;
 		}
-		CHECK(in(root, 36) && in(root, u32(at(root) + 4)));
-		CHECK(memcmp(at(root), r.xsdt_pa ? "XSDT" : "RSDT", 4) == 0);
-		CHECK(listed(root, r.xsdt_pa ? 8 : 4, pa));
-		CHECK(len >= 36 && in(pa, len) && u32(at(pa) + 4) == len);
-		CHECK(memcmp(at(pa), sigs[i], 4) == 0 && zero_sum(pa, len));
+		FUZZ_CHECK(in(root, 36) && in(root, le_ld32(at(root) + 4)));
+		FUZZ_CHECK(memcmp(at(root), r.xsdt_pa ? "XSDT" : "RSDT", 4) == 0);
+		FUZZ_CHECK(listed(root, r.xsdt_pa ? 8 : 4, pa));
+		FUZZ_CHECK(len >= 36 && in(pa, len) && le_ld32(at(pa) + 4) == len);
+		FUZZ_CHECK(memcmp(at(pa), sigs[i], 4) == 0 && zero_sum(pa, len));
 		if (i == 0)
 			judge_madt(at(pa), len);
 	}

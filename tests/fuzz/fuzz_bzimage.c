@@ -22,39 +22,15 @@
  * reading the file (an exact-size copy) only up to the header's end.
  * Violations abort().
  */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "linux/linuxboot.h"
 
+#define FUZZ_NAME "fuzz_bzimage"
+#include "fuzzkit.h"
+#include "../unit/bzimage.h"  /* boot.rst's offsets, independent of linuxboot.h */
+
 #define HDR 5u
 
-/* boot.rst's offsets, written here independently of linuxboot.h's struct */
-#define O_SETUP_SECTS   0x1f1u
-#define O_SYSSIZE       0x1f4u
-#define O_BOOT_FLAG     0x1feu
-#define O_JUMP          0x201u
-#define O_MAGIC         0x202u
-#define O_VERSION       0x206u
-#define O_TYPE_OF_LOADER 0x210u
-#define O_LOADFLAGS     0x211u
-#define O_RAMDISK       0x218u
-#define O_RAMDISK_SIZE  0x21cu
-#define O_CMDLINE       0x228u
-#define O_INITRD_MAX    0x22cu
-#define O_KERNEL_ALIGN  0x230u
-#define O_RELOCATABLE   0x234u
-#define O_XLOADFLAGS    0x236u
-#define O_CMDLINE_SIZE  0x238u
-#define O_PREF_ADDRESS  0x258u
-#define O_INIT_SIZE     0x260u
-#define O_ACPI_RSDP     0x070u
-#define O_EXT_RAMDISK   0x0c0u
-#define O_EXT_RAMDISK_SIZE 0x0c4u
-#define O_EXT_CMDLINE   0x0c8u
 #define ZERO_PAGE       4096u
 #define HDR_READ_END    (O_INIT_SIZE + 4u)   /* past the last header field lb_parse reads */
 
@@ -64,40 +40,8 @@
 #define INITRD_BYTES UINT64_C(0x100000010)
 #define RSDP_PA      UINT64_C(0xfeedbee0)
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const size_t WHY_SIZES[8] = { 256, 1, 2, 16, 64, 256, 256, 256 };
-
-static void die(const char *what)
-{
-	fprintf(stderr, "fuzz_bzimage: %s\n", what);
-	abort();
-}
-
-/* Returns the little-endian @n-byte value at @off of @b. */
-static uint64_t rd(const uint8_t *b, unsigned off, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)b[off + i] << (8 * i);
-	return v;
-}
-
-static void wr(uint8_t *b, unsigned off, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-/* A refusal's message: non-empty (when there is room) and NUL-terminated in @len bytes. */
-static void check_why(const char *why, size_t len, const char *what)
-{
-	if (!memchr(why, 0, len) || (len > 1 && !why[0])) {
-		fprintf(stderr, "fuzz_bzimage: %s\n", what);
-		die("refusal without a NUL-terminated message");
-	}
-}
 
 /* The first of enum lb_err that applies to the @len bytes at @f. */
 static int expect_parse(const uint8_t *f, uint64_t len)
@@ -107,24 +51,24 @@ static int expect_parse(const uint8_t *f, uint64_t len)
 
 	if (len < LB_MIN_FILE)
 		return LB_ETRUNCATED;
-	if (rd(f, O_BOOT_FLAG, 2) != 0xaa55 || memcmp(f + O_MAGIC, "HdrS", 4))
+	if (le_ldn(f + O_BOOT_FLAG, 2) != 0xaa55 || memcmp(f + O_MAGIC, "HdrS", 4))
 		return LB_EMAGIC;
-	if (rd(f, O_VERSION, 2) < 0x020c)
+	if (le_ldn(f + O_VERSION, 2) < 0x020c)
 		return LB_EVERSION;
 	if (O_MAGIC + f[O_JUMP] > LB_SETUP_COPY || O_MAGIC + f[O_JUMP] < HDR_READ_END)
 		return LB_EMAGIC;
 	sects = f[O_SETUP_SECTS] ? f[O_SETUP_SECTS] : 4;
 	pm_off = (sects + 1) * 512;
-	sys = rd(f, O_SYSSIZE, 4) * 16;
+	sys = le_ldn(f + O_SYSSIZE, 4) * 16;
 	have = len > pm_off ? len - pm_off : 0;
 	if (!sys || have + 15 < sys)
 		return LB_ETRUNCATED;
-	if (!(rd(f, O_XLOADFLAGS, 2) & 1))
+	if (!(le_ldn(f + O_XLOADFLAGS, 2) & 1))
 		return LB_E32BIT;
 	pm = have < sys ? have : sys;
-	if (rd(f, O_INIT_SIZE, 4) < pm)
+	if (le_ldn(f + O_INIT_SIZE, 4) < pm)
 		return LB_EINITSIZE;
-	align = (uint32_t)rd(f, O_KERNEL_ALIGN, 4);
+	align = (uint32_t)le_ldn(f + O_KERNEL_ALIGN, 4);
 	if (align < 4096 || (align & (align - 1)))
 		return LB_EALIGN;
 	return LB_OK;
@@ -133,29 +77,29 @@ static int expect_parse(const uint8_t *f, uint64_t len)
 /* An accepted kernel's fields against its header. */
 static void check_kernel(const uint8_t *f, uint64_t len, const struct lb_kernel *k)
 {
-	uint64_t sects = f[O_SETUP_SECTS] ? f[O_SETUP_SECTS] : 4, sys = rd(f, O_SYSSIZE, 4) * 16;
+	uint64_t sects = f[O_SETUP_SECTS] ? f[O_SETUP_SECTS] : 4, sys = le_ldn(f + O_SYSSIZE, 4) * 16;
 
-	if (k->version != rd(f, O_VERSION, 2) || k->setup_sects != f[O_SETUP_SECTS] ||
-	    k->loadflags != f[O_LOADFLAGS] || k->xloadflags != rd(f, O_XLOADFLAGS, 2) ||
-	    k->relocatable != f[O_RELOCATABLE] || k->kernel_alignment != rd(f, O_KERNEL_ALIGN, 4) ||
-	    k->pref_address != rd(f, O_PREF_ADDRESS, 8) || k->init_size != rd(f, O_INIT_SIZE, 4) ||
-	    k->initrd_addr_max != rd(f, O_INITRD_MAX, 4) ||
-	    k->cmdline_size != rd(f, O_CMDLINE_SIZE, 4) || k->hdr_end != O_MAGIC + f[O_JUMP])
-		die("a field differs from the header");
+	if (k->version != le_ldn(f + O_VERSION, 2) || k->setup_sects != f[O_SETUP_SECTS] ||
+	    k->loadflags != f[O_LOADFLAGS] || k->xloadflags != le_ldn(f + O_XLOADFLAGS, 2) ||
+	    k->relocatable != f[O_RELOCATABLE] || k->kernel_alignment != le_ldn(f + O_KERNEL_ALIGN, 4) ||
+	    k->pref_address != le_ldn(f + O_PREF_ADDRESS, 8) || k->init_size != le_ldn(f + O_INIT_SIZE, 4) ||
+	    k->initrd_addr_max != le_ldn(f + O_INITRD_MAX, 4) ||
+	    k->cmdline_size != le_ldn(f + O_CMDLINE_SIZE, 4) || k->hdr_end != O_MAGIC + f[O_JUMP])
+		fuzz_die("a field differs from the header");
 	if (k->version < LB_MIN_VERSION || !(k->xloadflags & LB_XLF_KERNEL_64))
-		die("accepted a protocol before 2.12 or no 64-bit entry");
+		fuzz_die("accepted a protocol before 2.12 or no 64-bit entry");
 	if (k->kernel_alignment < 4096 || (k->kernel_alignment & (k->kernel_alignment - 1)))
-		die("accepted a kernel_alignment that is not a power of two of at least 4 KiB");
+		fuzz_die("accepted a kernel_alignment that is not a power of two of at least 4 KiB");
 	if (k->pm_offset != (sects + 1) * 512)
-		die("pm_offset is not past the setup sectors");
+		fuzz_die("pm_offset is not past the setup sectors");
 	if (!k->pm_bytes || k->pm_offset > len || k->pm_bytes > len - k->pm_offset)
-		die("the protected-mode kernel is empty or not inside the file");
+		fuzz_die("the protected-mode kernel is empty or not inside the file");
 	if (k->pm_bytes > sys || k->pm_bytes + 15 < sys)
-		die("pm_bytes is not syssize paragraphs, the last one up to 15 bytes short");
+		fuzz_die("pm_bytes is not syssize paragraphs, the last one up to 15 bytes short");
 	if (k->init_size < k->pm_bytes)
-		die("init_size smaller than the kernel it holds");
+		fuzz_die("init_size smaller than the kernel it holds");
 	if (k->hdr_end > LB_SETUP_COPY || k->hdr_end < HDR_READ_END || LB_SETUP_COPY > len)
-		die("header past the zero page's copy, before the fields read, or past the file");
+		fuzz_die("header past the zero page's copy, before the fields read, or past the file");
 }
 
 static void check_run(const struct lb_kernel *k, uint8_t run, uint32_t cmdline, char *why,
@@ -172,9 +116,9 @@ static void check_run(const struct lb_kernel *k, uint8_t run, uint32_t cmdline, 
 	memset(why, 0xff, wl);
 	got = lb_check_run(k, levels, la57, cmdline, why, wl);
 	if (got != want)
-		die("lb_check_run differs from its policy");
+		fuzz_die("lb_check_run differs from its policy");
 	if (got != LB_OK)
-		check_why(why, wl, "lb_check_run");
+		fuzz_check_why(why, wl, "lb_check_run");
 }
 
 static void check_params(const uint8_t *f, const struct lb_kernel *k)
@@ -189,22 +133,22 @@ static void check_params(const uint8_t *f, const struct lb_kernel *k)
 	};
 
 	if (!zp)
-		die("malloc");
+		fuzz_die("malloc");
 	memset(zp, 0xa5, ZERO_PAGE);
 	lb_fill_params(zp, f, k, &ld, NULL, 0, NULL);
 	memset(want, 0, sizeof(want));
 	memcpy(want + O_SETUP_SECTS, f + O_SETUP_SECTS, k->hdr_end - O_SETUP_SECTS);
 	want[O_TYPE_OF_LOADER] = 0xff;
-	wr(want, O_CMDLINE, 4, CMDLINE_PA);
-	wr(want, O_EXT_CMDLINE, 4, CMDLINE_PA >> 32);
-	wr(want, O_RAMDISK, 4, INITRD_PA);
-	wr(want, O_EXT_RAMDISK, 4, INITRD_PA >> 32);
-	wr(want, O_RAMDISK_SIZE, 4, INITRD_BYTES);
-	wr(want, O_EXT_RAMDISK_SIZE, 4, INITRD_BYTES >> 32);
+	le_stn(want + O_CMDLINE, 4, CMDLINE_PA);
+	le_stn(want + O_EXT_CMDLINE, 4, CMDLINE_PA >> 32);
+	le_stn(want + O_RAMDISK, 4, INITRD_PA);
+	le_stn(want + O_EXT_RAMDISK, 4, INITRD_PA >> 32);
+	le_stn(want + O_RAMDISK_SIZE, 4, INITRD_BYTES);
+	le_stn(want + O_EXT_RAMDISK_SIZE, 4, INITRD_BYTES >> 32);
 	if (k->version >= 0x020e)
-		wr(want, O_ACPI_RSDP, 8, RSDP_PA);
+		le_stn(want + O_ACPI_RSDP, 8, RSDP_PA);
 	if (memcmp(zp, want, ZERO_PAGE))
-		die("zero page differs from the header with the loader's fields");
+		fuzz_die("zero page differs from the header with the loader's fields");
 	free(zp);
 }
 
@@ -220,33 +164,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < HDR)
 		return 0;
-	cmdline = (uint32_t)rd(data, 1, 4);
+	cmdline = (uint32_t)le_ldn(data + 1, 4);
 	wl = WHY_SIZES[(data[0] >> 2) & 7];
 	len = size - HDR;
-	/* exact-size copies, so reading past either is an ASan report */
-	file = malloc(len ? len : 1);
-	why = malloc(wl);
-	if (!file || !why)
-		die("malloc");
-	memcpy(file, data + HDR, len);
-
+	fuzz_copies(data + HDR, len, wl, &file, &why);
 	want = expect_parse(file, len);
-	memset(why, 0xff, wl);
 	memset(&k, 0xa5, sizeof(k));
 	got = lb_parse(file, len, &k, why, wl);
 	if (got != want) {
 		fprintf(stderr, "fuzz_bzimage: lb_parse %d, expected %d\n", got, want);
-		die("lb_parse's result is not the first error that applies");
+		fuzz_die("lb_parse's result is not the first error that applies");
 	}
 	if (got != LB_OK) {
-		check_why(why, wl, "lb_parse");
+		fuzz_check_why(why, wl, "lb_parse");
 		goto done;
 	}
 	check_kernel(file, len, &k);
 	check_run(&k, data[0], cmdline, why, wl);
 	check_params(file, &k);
 done:
-	free(why);
-	free(file);
+	fuzz_free(file, why);
 	return 0;
 }

@@ -31,15 +31,13 @@
  * bytes; lm_base_rev_commit must write only the tag's third word.
  * Violations abort().
  */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "limine/limine.h"
 #include "limine/lmelf.h"
 #include "limine/lmreq.h"
+
+#define FUZZ_NAME "fuzz_lmelf"
+#include "fuzzkit.h"
 
 #define PAGE UINT64_C(4096)
 #define HDR 10u
@@ -56,7 +54,6 @@
  */
 #define READING __attribute__((no_sanitize("coverage"), noinline))
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const size_t WHY_SIZES[8] = { 200, 1, 2, 16, 64, 200, 200, 200 };
 
@@ -65,45 +62,6 @@ static uint8_t mask[LOAD_MAX];       /* per block byte: relocations writing it (
 static uint8_t saved[LOAD_MAX];      /* want_img with the relocated bytes taken from the block;
 				      * later the block before lm_base_rev_commit */
 static uint8_t pattern[LOAD_MAX];    /* 0xa5: a block lm_elf_load must leave alone */
-
-static void die(const char *what)
-{
-	fprintf(stderr, "fuzz_lmelf: %s\n", what);
-	abort();
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-/* A refusal's message: non-empty (when there is room) and NUL-terminated in @len bytes. */
-static void check_why(const char *why, size_t len, const char *what)
-{
-	if (!memchr(why, 0, len) || (len > 1 && !why[0])) {
-		fprintf(stderr, "fuzz_lmelf: %s\n", what);
-		die("refusal without a NUL-terminated message");
-	}
-}
 
 /*
  * max_span from the selector: 0 the default, 1..127 that many pages,
@@ -178,31 +136,31 @@ static void relocs(const uint8_t *file, uint64_t size, const struct lm_elf *e, c
 	if (e->rela_count) {
 		if (e->rela_count > size / RELA_BYTES || e->rela_off > size ||
 		    size - e->rela_off < e->rela_count * RELA_BYTES)
-			die("RELA table outside the file");
+			fuzz_die("RELA table outside the file");
 	}
 	for (uint64_t i = 0; i < e->rela_count; i++) {
 		const uint8_t *r = file + e->rela_off + i * RELA_BYTES;
-		uint64_t t = rd64(r) + e->slide;
+		uint64_t t = le_ld64(r) + e->slide;
 
 		if (step == R_CHECK) {
-			if ((uint32_t)rd64(r + 8) != LM_R_X86_64_RELATIVE)
-				die("accepted a RELA entry that is not R_X86_64_RELATIVE");
+			if ((uint32_t)le_ld64(r + 8) != LM_R_X86_64_RELATIVE)
+				fuzz_die("accepted a RELA entry that is not R_X86_64_RELATIVE");
 			if (seg_holding8(e, t) == NO_SEG)
-				die("accepted a RELA target outside every segment");
+				fuzz_die("accepted a RELA target outside every segment");
 		} else if (step == R_MARK) {
 			mark8(e, t);
 			memcpy(saved + (t - e->va), blk + (t - e->va), 8);
-		} else if (alone8(e, t) && rd64(blk + (t - e->va)) != e->slide + rd64(r + 16)) {
-			die("RELA target does not hold slide + addend");
+		} else if (alone8(e, t) && le_ld64(blk + (t - e->va)) != e->slide + le_ld64(r + 16)) {
+			fuzz_die("RELA target does not hold slide + addend");
 		}
 	}
 	if (e->relr_count) {
 		if (e->relr_count > size / 8 || e->relr_off > size ||
 		    size - e->relr_off < e->relr_count * 8)
-			die("RELR table outside the file");
+			fuzz_die("RELR table outside the file");
 	}
 	for (uint64_t i = 0; i < e->relr_count; i++) {
-		uint64_t w = rd64(file + e->relr_off + 8 * i), t[64];
+		uint64_t w = le_ld64(file + e->relr_off + 8 * i), t[64];
 		unsigned nt = 0;
 
 		if (!(w & 1)) {
@@ -211,7 +169,7 @@ static void relocs(const uint8_t *file, uint64_t size, const struct lm_elf *e, c
 			have = true;
 		} else {
 			if (!have)
-				die("accepted a RELR bitmap before any address");
+				fuzz_die("accepted a RELR bitmap before any address");
 			for (unsigned b = 1; b < 64; b++)
 				if ((w >> b) & 1)
 					t[nt++] = where + 8 * (uint64_t)(b - 1);
@@ -220,14 +178,14 @@ static void relocs(const uint8_t *file, uint64_t size, const struct lm_elf *e, c
 		for (unsigned k = 0; k < nt; k++) {
 			if (step == R_CHECK) {
 				if (seg_holding8(e, t[k]) == NO_SEG)
-					die("accepted a RELR target outside every segment");
+					fuzz_die("accepted a RELR target outside every segment");
 			} else if (step == R_MARK) {
 				mark8(e, t[k]);
 				memcpy(saved + (t[k] - e->va), blk + (t[k] - e->va), 8);
 			} else if (alone8(e, t[k]) &&
-				   rd64(blk + (t[k] - e->va)) !=
-				   rd64(want_img + (t[k] - e->va)) + e->slide) {
-				die("RELR target does not hold its file value + slide");
+				   le_ld64(blk + (t[k] - e->va)) !=
+				   le_ld64(want_img + (t[k] - e->va)) + e->slide) {
+				fuzz_die("RELR target does not hold its file value + slide");
 			}
 		}
 	}
@@ -239,37 +197,37 @@ static void check_plan(const uint8_t *file, uint64_t size, uint64_t kaslr, uint6
 {
 	struct raw_load raw[LM_ELF_MAX_SEGS];
 	bool used[LM_ELF_MAX_SEGS] = { false };
-	uint64_t phoff = rd64(file + 32), lo = UINT64_MAX, end = 0, align = PAGE, slide = 0;
-	unsigned phnum = rd16(file + 56), n = 0;
-	uint16_t type = rd16(file + 16);
+	uint64_t phoff = le_ld64(file + 32), lo = UINT64_MAX, end = 0, align = PAGE, slide = 0;
+	unsigned phnum = le_ld16(file + 56), n = 0;
+	uint16_t type = le_ld16(file + 16);
 
 	if (e->type != type || (type != LM_ET_EXEC && type != LM_ET_DYN))
-		die("type differs from e_type or is neither ET_EXEC nor ET_DYN");
+		fuzz_die("type differs from e_type or is neither ET_EXEC nor ET_DYN");
 	if (phoff > size || (size - phoff) / PH_BYTES < phnum)
-		die("accepted program headers outside the file");
+		fuzz_die("accepted program headers outside the file");
 	for (unsigned i = 0; i < phnum; i++) {
 		const uint8_t *ph = file + phoff + (uint64_t)i * PH_BYTES;
 		struct raw_load *r = &raw[n];
 
-		if (rd32(ph) != 1 || !rd64(ph + 40))
+		if (le_ld32(ph) != 1 || !le_ld64(ph + 40))
 			continue;
 		if (n == LM_ELF_MAX_SEGS)
-			die("accepted more than LM_ELF_MAX_SEGS loads");
-		r->flags = rd32(ph + 4) & (LM_SEG_R | LM_SEG_W | LM_SEG_X);
-		r->off = rd64(ph + 8);
-		r->va = rd64(ph + 16);
-		r->filesz = rd64(ph + 32);
-		r->memsz = rd64(ph + 40);
-		r->align = rd64(ph + 48);
+			fuzz_die("accepted more than LM_ELF_MAX_SEGS loads");
+		r->flags = le_ld32(ph + 4) & (LM_SEG_R | LM_SEG_W | LM_SEG_X);
+		r->off = le_ld64(ph + 8);
+		r->va = le_ld64(ph + 16);
+		r->filesz = le_ld64(ph + 32);
+		r->memsz = le_ld64(ph + 40);
+		r->align = le_ld64(ph + 48);
 		if (r->filesz > r->memsz || r->off > size || r->filesz > size - r->off)
-			die("accepted a segment with p_filesz > p_memsz or bytes past the file");
+			fuzz_die("accepted a segment with p_filesz > p_memsz or bytes past the file");
 		if (r->va + r->memsz < r->va)
-			die("accepted a segment wrapping at link time");
+			fuzz_die("accepted a segment wrapping at link time");
 		if (r->align & (r->align - 1))
-			die("accepted a p_align that is not a power of two");
+			fuzz_die("accepted a p_align that is not a power of two");
 		if ((r->va - r->off) & (PAGE - 1) ||
 		    (r->align > 1 && (r->va - r->off) & (r->align - 1)))
-			die("accepted p_vaddr != p_offset modulo the page or p_align");
+			fuzz_die("accepted p_vaddr != p_offset modulo the page or p_align");
 		if (r->align > align)
 			align = r->align;
 		if ((r->va & ~(PAGE - 1)) < lo)
@@ -279,25 +237,25 @@ static void check_plan(const uint8_t *file, uint64_t size, uint64_t kaslr, uint6
 		n++;
 	}
 	if (!n || e->nseg != n)
-		die("segment count differs from the PT_LOADs with memory");
+		fuzz_die("segment count differs from the PT_LOADs with memory");
 	if (e->align != align || e->align & (e->align - 1))
-		die("align is not the largest p_align (at least a page) or not a power of two");
+		fuzz_die("align is not the largest p_align (at least a page) or not a power of two");
 	if (type == LM_ET_DYN)
 		slide = (lo < LM_KERNEL_MIN_VA ? LM_KERNEL_MIN_VA : 0) + (kaslr & ~(align - 1));
 	if (e->slide != slide)
-		die("slide differs from the documented one");
+		fuzz_die("slide differs from the documented one");
 	if (e->va != lo + slide || e->va < lo)
-		die("va is not the lowest page plus the slide");
+		fuzz_die("va is not the lowest page plus the slide");
 	if (end - lo > UINT64_MAX - (PAGE - 1) || e->span != ((end - lo + PAGE - 1) & ~(PAGE - 1)))
-		die("span is not the segments' extent rounded up to a page");
+		fuzz_die("span is not the segments' extent rounded up to a page");
 	if (!e->span || e->span & (PAGE - 1) || e->span > (max_span ? max_span : LM_ELF_MAX_SPAN))
-		die("span empty, not page-rounded or above max_span");
+		fuzz_die("span empty, not page-rounded or above max_span");
 	if (e->va + (e->span - 1) < e->va)
-		die("block wraps past the top of the address space");
-	if (e->entry != rd64(file + 24) + slide)
-		die("entry is not e_entry + slide");
+		fuzz_die("block wraps past the top of the address space");
+	if (e->entry != le_ld64(file + 24) + slide)
+		fuzz_die("entry is not e_entry + slide");
 	if (lm_elf_seg_of(e, e->va - 1) != -1)
-		die("lm_elf_seg_of finds a segment below the block");
+		fuzz_die("lm_elf_seg_of finds a segment below the block");
 
 	for (unsigned i = 0; i < e->nseg; i++) {
 		const struct lm_seg *s = &e->seg[i];
@@ -309,29 +267,29 @@ static void check_plan(const uint8_t *file, uint64_t size, uint64_t kaslr, uint6
 			    raw[j].flags == s->flags)
 				break;
 		if (j == n)
-			die("segment matches no program header");
+			fuzz_die("segment matches no program header");
 		used[j] = true;
 		/* ending at 2^64 exactly is not past the top */
 		if (s->va < LM_KERNEL_MIN_VA || s->va + (s->memsz - 1) < s->va)
-			die("segment below LM_KERNEL_MIN_VA or wrapping after the slide");
+			fuzz_die("segment below LM_KERNEL_MIN_VA or wrapping after the slide");
 		if (s->off != s->va - e->va || s->off > e->span || s->memsz > e->span - s->off)
-			die("segment outside [va, va + span)");
+			fuzz_die("segment outside [va, va + span)");
 		if (i + 1 < e->nseg && s->va + s->memsz > e->seg[i + 1].va)
-			die("segments not ascending or overlapping");
+			fuzz_die("segments not ascending or overlapping");
 		if (lm_elf_seg_of(e, s->va) != (int)i ||
 		    lm_elf_seg_of(e, s->va + s->memsz - 1) != (int)i ||
 		    lm_elf_seg_of(e, s->va + s->memsz) == (int)i)
-			die("lm_elf_seg_of disagrees with the segment's bounds");
+			fuzz_die("lm_elf_seg_of disagrees with the segment's bounds");
 		for (unsigned k = i + 1; k < e->nseg; k++) {
 			const struct lm_seg *t = &e->seg[k];
 
 			if (s->flags != t->flags &&
 			    ((s->va + s->memsz - 1) & ~(PAGE - 1)) >= (t->va & ~(PAGE - 1)))
-				die("a page shared by segments of different permissions");
+				fuzz_die("a page shared by segments of different permissions");
 		}
 	}
 	if (type != LM_ET_DYN && (e->rela_count || e->relr_count))
-		die("relocations planned for ET_EXEC");
+		fuzz_die("relocations planned for ET_EXEC");
 	relocs(file, size, e, NULL, R_CHECK);
 }
 
@@ -339,7 +297,7 @@ static void check_plan(const uint8_t *file, uint64_t size, uint64_t kaslr, uint6
 static READING bool words(const uint8_t *p, const uint64_t *w, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (rd64(p + 8 * i) != w[i])
+		if (le_ld64(p + 8 * i) != w[i])
 			return false;
 	return true;
 }
@@ -409,8 +367,8 @@ static READING void expect_scan(const uint8_t *img, uint64_t len, struct expect 
 			continue;
 		}
 		for (k = 0; k < LM_REQ_COUNT; k++)
-			if (rd64(img + off + 16) == lm_req_ids[k][0] &&
-			    rd64(img + off + 24) == lm_req_ids[k][1])
+			if (le_ld64(img + off + 16) == lm_req_ids[k][0] &&
+			    le_ld64(img + off + 24) == lm_req_ids[k][1])
 				break;
 		if (k == LM_REQ_COUNT) {
 			x->unknown++;
@@ -419,7 +377,7 @@ static READING void expect_scan(const uint8_t *img, uint64_t len, struct expect 
 		if (x->count[k]++ == 0)
 			x->off[k] = off;
 		if (x->count[k] > 1 || x->hi - off < 48 ||
-		    x->hi - off < 48 + 8 * (uint64_t)req_words(k, rd64(img + off + 32)))
+		    x->hi - off < 48 + 8 * (uint64_t)req_words(k, le_ld64(img + off + 32)))
 			x->refuse = true;
 	}
 }
@@ -431,7 +389,7 @@ static void check_scan(const uint8_t *img, uint64_t len, const struct lm_request
 
 	if (r->lo != x->lo || r->hi != x->hi || r->start_marker != x->start ||
 	    r->end_marker != x->end || r->lo > r->hi || r->hi > len)
-		die("scanned area differs from the markers");
+		fuzz_die("scanned area differs from the markers");
 	for (unsigned k = 0; k < LM_REQ_COUNT; k++) {
 		const struct lm_request *q = &r->req[k];
 		unsigned nw;
@@ -439,31 +397,31 @@ static void check_scan(const uint8_t *img, uint64_t len, const struct lm_request
 		if (x->count[k])
 			have |= UINT32_C(1) << k;
 		if (lm_has(r, (enum lm_req_kind)k) != !!x->count[k])
-			die("lm_has differs from the requests in the block");
+			fuzz_die("lm_has differs from the requests in the block");
 		if (!x->count[k])
 			continue;
-		nw = req_words(k, rd64(img + x->off[k] + 32));
+		nw = req_words(k, le_ld64(img + x->off[k] + 32));
 		if (q->off != x->off[k] || q->off % 8 || q->off < r->lo ||
 		    q->off + 48 + 8 * (uint64_t)nw > r->hi)
-			die("request offset wrong, unaligned or its words outside the area");
-		if (q->revision != rd64(img + q->off + 32))
-			die("request revision differs from the block");
+			fuzz_die("request offset wrong, unaligned or its words outside the area");
+		if (q->revision != le_ld64(img + q->off + 32))
+			fuzz_die("request revision differs from the block");
 		for (unsigned i = 0; i < 3; i++)
-			if (q->extra[i] != (i < nw ? rd64(img + q->off + 48 + 8 * i) : 0))
-				die("request words differ from the block");
+			if (q->extra[i] != (i < nw ? le_ld64(img + q->off + 48 + 8 * i) : 0))
+				fuzz_die("request words differ from the block");
 	}
 	if (r->have != have || lm_has(r, LM_REQ_COUNT))
-		die("have differs from the requests in the block");
+		fuzz_die("have differs from the requests in the block");
 	if (r->unknown != x->unknown)
-		die("unknown count differs from the block");
+		fuzz_die("unknown count differs from the block");
 	if (r->tag != (x->tags == 1) || (r->tag && r->tag_off != x->tag_off))
-		die("base revision tag differs from the block");
-	if (r->asked != (r->tag ? rd64(img + r->tag_off + 16) : 0))
-		die("asked revision differs from the tag");
+		fuzz_die("base revision tag differs from the block");
+	if (r->asked != (r->tag ? le_ld64(img + r->tag_off + 16) : 0))
+		fuzz_die("asked revision differs from the tag");
 	if (r->base_rev > LM_BASE_REV_HIGHEST ||
 	    r->base_rev != (r->asked > LM_BASE_REV_HIGHEST ? LM_BASE_REV_HIGHEST : r->asked) ||
 	    r->honoured != (r->asked == r->base_rev))
-		die("base revision chosen wrong");
+		fuzz_die("base revision chosen wrong");
 }
 
 /* lm_paging_choose against the documented rule, the mode words read from @img. */
@@ -477,9 +435,9 @@ static void check_paging(const uint8_t *img, const struct lm_requests *r, const 
 	if (x->count[LM_REQ_PAGING_MODE]) {
 		const uint8_t *q = img + x->off[LM_REQ_PAGING_MODE];
 
-		want = rd64(q + LM_PAGING_MODE_OFF);
-		max = rd64(q + 32) ? rd64(q + LM_PAGING_MAX_OFF) : want;
-		min = rd64(q + 32) ? rd64(q + LM_PAGING_MIN_OFF) : LM_PAGING_MIN;
+		want = le_ld64(q + LM_PAGING_MODE_OFF);
+		max = le_ld64(q + 32) ? le_ld64(q + LM_PAGING_MAX_OFF) : want;
+		min = le_ld64(q + 32) ? le_ld64(q + LM_PAGING_MIN_OFF) : LM_PAGING_MIN;
 	}
 	if (max > LM_PAGING_MAX)
 		max = LM_PAGING_MAX;
@@ -494,14 +452,14 @@ static void check_paging(const uint8_t *img, const struct lm_requests *r, const 
 	rc = lm_paging_choose(r, la57, &mode, why, wl);
 	if (pick == UINT64_MAX) {
 		if (rc != -1)
-			die("lm_paging_choose chose with no mode of the range available");
-		check_why(why, wl, "lm_paging_choose");
+			fuzz_die("lm_paging_choose chose with no mode of the range available");
+		fuzz_check_why(why, wl, "lm_paging_choose");
 		return;
 	}
 	if (rc != 0 || mode != pick)
-		die("lm_paging_choose did not choose the preferred or highest available mode");
+		fuzz_die("lm_paging_choose did not choose the preferred or highest available mode");
 	if (mode == LM_PAGING_5LVL && !la57)
-		die("5-level paging chosen without LA57");
+		fuzz_die("5-level paging chosen without LA57");
 }
 
 static void check_stack(const uint8_t *img, const struct lm_requests *r, const struct expect *x)
@@ -509,7 +467,7 @@ static void check_stack(const uint8_t *img, const struct lm_requests *r, const s
 	uint64_t want = LM_STACK_DEFAULT, got = lm_stack_bytes(r);
 
 	if (x->count[LM_REQ_STACK_SIZE]) {
-		uint64_t s = rd64(img + x->off[LM_REQ_STACK_SIZE] + LM_STACK_SIZE_OFF);
+		uint64_t s = le_ld64(img + x->off[LM_REQ_STACK_SIZE] + LM_STACK_SIZE_OFF);
 
 		if (s > UINT64_MAX - (PAGE - 1))
 			want = UINT64_MAX & ~(PAGE - 1);
@@ -517,7 +475,7 @@ static void check_stack(const uint8_t *img, const struct lm_requests *r, const s
 			want = (s + PAGE - 1) & ~(PAGE - 1);
 	}
 	if (got != want || got < LM_STACK_DEFAULT || got & (PAGE - 1))
-		die("lm_stack_bytes is not the request rounded up to a page, at least 64 KiB");
+		fuzz_die("lm_stack_bytes is not the request rounded up to a page, at least 64 KiB");
 }
 
 /*
@@ -552,23 +510,23 @@ static void check_internal(const uint8_t *img, uint64_t len, uint64_t va,
 	int rc;
 
 	if (!out)
-		die("malloc");
-	if (x->count[LM_REQ_MODULE] && rd64(q + 32) >= 1) {
-		n = rd64(q + LM_MODULE_COUNT_OFF);
-		arr = rd64(q + LM_MODULE_LIST_OFF);
+		fuzz_die("malloc");
+	if (x->count[LM_REQ_MODULE] && le_ld64(q + 32) >= 1) {
+		n = le_ld64(q + LM_MODULE_COUNT_OFF);
+		arr = le_ld64(q + LM_MODULE_LIST_OFF);
 	}
 	if (n > max || (n && (arr < va || arr - va > len || (len - (arr - va)) / 8 < n)))
 		ok = false;
 	for (uint64_t i = 0; ok && i < n; i++) {
-		uint64_t m = rd64(img + (arr - va) + 8 * i), c;
+		uint64_t m = le_ld64(img + (arr - va) + 8 * i), c;
 		size_t pl = 0, cl = 0;
 
 		if (m < va || m - va > len || len - (m - va) < sizeof(struct lm_internal_module)) {
 			ok = false;
 			break;
 		}
-		c = rd64(img + (m - va) + 8);
-		if (!block_string(img, len, va, rd64(img + (m - va)), 256, &pl) || !pl ||
+		c = le_ld64(img + (m - va) + 8);
+		if (!block_string(img, len, va, le_ld64(img + (m - va)), 256, &pl) || !pl ||
 		    (c && !block_string(img, len, va, c, 256, &cl)))
 			ok = false;
 	}
@@ -576,30 +534,30 @@ static void check_internal(const uint8_t *img, uint64_t len, uint64_t va,
 	rc = lm_internal_modules(img, len, va, r, out, max, why, wl);
 	if (!ok) {
 		if (rc != -1)
-			die("lm_internal_modules accepted a list that is not inside the image");
-		check_why(why, wl, "lm_internal_modules");
+			fuzz_die("lm_internal_modules accepted a list that is not inside the image");
+		fuzz_check_why(why, wl, "lm_internal_modules");
 		free(out);
 		return;
 	}
 	if (rc != (int)n)
-		die("lm_internal_modules refused a list inside the image or miscounted");
+		fuzz_die("lm_internal_modules refused a list inside the image or miscounted");
 	for (int i = 0; i < rc; i++) {
-		const uint8_t *m = img + (rd64(img + (arr - va) + 8 * (uint64_t)i) - va);
-		uint64_t c = rd64(m + 8);
+		const uint8_t *m = img + (le_ld64(img + (arr - va) + 8 * (uint64_t)i) - va);
+		uint64_t c = le_ld64(m + 8);
 		size_t pl = 0, cl = 0;
 
-		block_string(img, len, va, rd64(m), 256, &pl);
+		block_string(img, len, va, le_ld64(m), 256, &pl);
 		if (c)
 			block_string(img, len, va, c, 256, &cl);
 		if (!memchr(out[i].path, 0, sizeof(out[i].path)) ||
 		    !memchr(out[i].cmdline, 0, sizeof(out[i].cmdline)))
-			die("internal module string not NUL-terminated");
-		if (strlen(out[i].path) != pl || memcmp(out[i].path, img + (rd64(m) - va), pl) ||
+			fuzz_die("internal module string not NUL-terminated");
+		if (strlen(out[i].path) != pl || memcmp(out[i].path, img + (le_ld64(m) - va), pl) ||
 		    strlen(out[i].cmdline) != cl ||
 		    (cl && memcmp(out[i].cmdline, img + (c - va), cl)))
-			die("internal module strings differ from the image");
-		if (out[i].flags != rd64(m + 16))
-			die("internal module flags differ from the image");
+			fuzz_die("internal module strings differ from the image");
+		if (out[i].flags != le_ld64(m + 16))
+			fuzz_die("internal module flags differ from the image");
 	}
 	free(out);
 }
@@ -614,16 +572,16 @@ static void check_block(const uint8_t *file, uint64_t size, const struct lm_elf 
 	int rc;
 
 	if (!blk)
-		die("malloc");
+		fuzz_die("malloc");
 	memset(blk, 0xa5, e->span);
 	memset(why, 0xff, wl);
 	if (lm_elf_load(file, size, e, blk, e->span - 1, why, wl) != -1)
-		die("lm_elf_load accepted a block one byte short");
-	check_why(why, wl, "lm_elf_load, short block");
+		fuzz_die("lm_elf_load accepted a block one byte short");
+	fuzz_check_why(why, wl, "lm_elf_load, short block");
 	if (memcmp(blk, pattern, e->span))
-		die("lm_elf_load wrote a block it refused");
+		fuzz_die("lm_elf_load wrote a block it refused");
 	if (lm_elf_load(file, size, e, blk, e->span, why, wl) != 0)
-		die("lm_elf_load refused a parsed file");
+		fuzz_die("lm_elf_load refused a parsed file");
 
 	memset(want_img, 0, e->span);
 	memset(mask, 0, e->span);
@@ -632,16 +590,16 @@ static void check_block(const uint8_t *file, uint64_t size, const struct lm_elf 
 	memcpy(saved, want_img, e->span);
 	relocs(file, size, e, blk, R_MARK);
 	if (memcmp(saved, blk, e->span))
-		die("a block byte no relocation writes differs from the file or zero");
+		fuzz_die("a block byte no relocation writes differs from the file or zero");
 	relocs(file, size, e, blk, R_VERIFY);
 
 	expect_scan(blk, e->span, &x);
 	memset(why, 0xff, wl);
 	rc = lm_scan(blk, e->span, &r, why, wl);
 	if (rc != (x.refuse ? -1 : 0))
-		die(x.refuse ? "lm_scan accepted a refused block" : "lm_scan refused a good block");
+		fuzz_die(x.refuse ? "lm_scan accepted a refused block" : "lm_scan refused a good block");
 	if (rc) {
-		check_why(why, wl, "lm_scan");
+		fuzz_check_why(why, wl, "lm_scan");
 		free(blk);
 		return;
 	}
@@ -654,12 +612,12 @@ static void check_block(const uint8_t *file, uint64_t size, const struct lm_elf 
 	memcpy(saved, blk, e->span);
 	lm_base_rev_commit(blk, &r);
 	if (r.tag && r.honoured) {
-		if (rd64(blk + r.tag_off + 16) != 0)
-			die("an honoured tag's third word not set to 0");
+		if (le_ld64(blk + r.tag_off + 16) != 0)
+			fuzz_die("an honoured tag's third word not set to 0");
 		memcpy(blk + r.tag_off + 16, saved + r.tag_off + 16, 8);
 	}
 	if (memcmp(blk, saved, e->span))
-		die("lm_base_rev_commit wrote outside the honoured tag's third word");
+		fuzz_die("lm_base_rev_commit wrote outside the honoured tag's third word");
 	free(blk);
 }
 
@@ -679,28 +637,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(pattern, 0xa5, sizeof(pattern));
 		ready = true;
 	}
-	kaslr = rd64(data);
+	kaslr = le_ld64(data);
 	max_span = max_span_of(data[8]);
 	max = (data[9] & 0x1f) % (LM_INTERNAL_MAX + 1);
 	wl = WHY_SIZES[data[9] >> 5];
 	len = size - HDR;
-	/* exact-size copies, so reading past either is an ASan report */
-	file = malloc(len ? len : 1);
-	why = malloc(wl);
-	if (!file || !why)
-		die("malloc");
-	memcpy(file, data + HDR, len);
-
-	memset(why, 0xff, wl);
+	fuzz_copies(data + HDR, len, wl, &file, &why);
 	if (lm_elf_parse(file, len, kaslr, max_span, &e, why, wl)) {
-		check_why(why, wl, "lm_elf_parse");
+		fuzz_check_why(why, wl, "lm_elf_parse");
 		goto done;
 	}
 	check_plan(file, len, kaslr, max_span, &e);
 	if (e.span <= LOAD_MAX)
 		check_block(file, len, &e, max, why, wl);
 done:
-	free(why);
-	free(file);
+	fuzz_free(file, why);
 	return 0;
 }

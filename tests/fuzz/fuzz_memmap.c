@@ -12,42 +12,17 @@
  * and report quirks that match a brute-force reading of the input.
  * Violations abort().
  */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
+
+#define FUZZ_NAME "fuzz_memmap"
+#include "fuzzkit.h"
 
 #define PAGE UINT64_C(4096)
 #define TOP (UINT64_MAX & ~(PAGE - 1))
 #define HDR 10u
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void die(const char *what)
-{
-	fprintf(stderr, "fuzz_memmap: %s\n", what);
-	abort();
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
 
 /*
  * One input descriptor: its bytes as given, and the whole pages it counts
@@ -64,10 +39,10 @@ struct in_desc {
 
 static void read_in(const uint8_t *d, uint64_t limit, struct in_desc *o)
 {
-	uint64_t s = rd64(d + 8), pages = rd64(d + 24), e;
+	uint64_t s = le_ld64(d + 8), pages = le_ld64(d + 24), e;
 
 	memset(o, 0, sizeof(*o));
-	o->type = rd32(d);
+	o->type = le_ld32(d);
 	if (o->type >= PT_EFI_TYPE_COUNT)
 		o->type = PT_EFI_RESERVED;
 	if (!pages) {
@@ -176,15 +151,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < HDR)
 		return 0;
-	desc_size = rd32(data);
-	count = rd32(data + 4);
+	desc_size = le_ld32(data);
+	count = le_ld32(data + 4);
 	maxphy = data[8] % 65;
 	mode = data[9];
 	raw_len = size - HDR;
 	/* an exact-size copy, so reading past raw_len is an ASan report */
 	raw = malloc(raw_len ? raw_len : 1);
 	if (!raw)
-		die("malloc");
+		fuzz_die("malloc");
 	memcpy(raw, data + HDR, raw_len);
 
 	/* the capacity: the documented bound, or (mode bit 0) something smaller */
@@ -193,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cap = (mode >> 1) % (cap + 1);
 	range = calloc(cap ? cap : 1, sizeof(*range));
 	if (!range)
-		die("calloc");
+		fuzz_die("calloc");
 	memset(&out, 0, sizeof(out));
 	out.range = range;
 	out.cap = cap;
@@ -204,55 +179,55 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (desc_size < 40 || desc_size > 4096 || desc_size % 8 || count > PT_MEMMAP_MAX_DESC ||
 	    raw_len / desc_size < count) {
 		if (err != PT_EMAPBAD)
-			die("bad descriptor size, count or length not refused with PT_EMAPBAD");
+			fuzz_die("bad descriptor size, count or length not refused with PT_EMAPBAD");
 		goto done;
 	}
 	if (err == PT_ECAPACITY && cap < 2 * count)
 		goto check_err;
 	if (err != PT_OK)
-		die("good input refused");
+		fuzz_die("good input refused");
 
 	/* shape */
 	for (unsigned i = 0; i < out.n; i++) {
 		const struct pt_mem_range *r = &range[i];
 
 		if (r->len == 0 || (r->pa | r->len) & (PAGE - 1) || r->pa + r->len < r->pa)
-			die("empty, unaligned or wrapping output range");
+			fuzz_die("empty, unaligned or wrapping output range");
 		if (r->type >= PT_EFI_TYPE_COUNT)
-			die("unknown type in the output");
+			fuzz_die("unknown type in the output");
 		if (i && range[i - 1].pa + range[i - 1].len > r->pa)
-			die("output not sorted or overlapping");
+			fuzz_die("output not sorted or overlapping");
 		if (i && range[i - 1].pa + range[i - 1].len == r->pa &&
 		    range[i - 1].type == r->type && range[i - 1].attr == r->attr)
-			die("equal neighbours not merged");
+			fuzz_die("equal neighbours not merged");
 		if (pt_mem_class_of(r->type) == PT_MEM_RAM)
 			usable += r->len;
 		out_bytes += r->len;
 	}
 	if (usable != out.usable_bytes)
-		die("usable_bytes differs from the RAM ranges");
+		fuzz_die("usable_bytes differs from the RAM ranges");
 	if (out.descriptors != count || out.desc_size != desc_size)
-		die("descriptors or desc_size wrong");
+		fuzz_die("descriptors or desc_size wrong");
 
 	/* the input, read independently */
 	limit = maxphy >= 64 ? UINT64_MAX : UINT64_C(1) << maxphy;
 	limit &= ~(PAGE - 1);
 	in = calloc(count ? count : 1, sizeof(*in));
 	if (!in)
-		die("calloc");
+		fuzz_die("calloc");
 	for (unsigned i = 0; i < count; i++) {
 		const uint8_t *d = raw + (size_t)i * desc_size;
 
 		read_in(d, limit, &in[i]);
-		if (rd32(d) >= PT_EFI_TYPE_COUNT)
+		if (le_ld32(d) >= PT_EFI_TYPE_COUNT)
 			want_quirk[PT_QUIRK_UNKNOWN_TYPE]++;
 		if (in[i].zero) {
 			want_quirk[PT_QUIRK_ZERO_LENGTH]++;
 			continue;
 		}
-		if (have_prev && rd64(d + 8) < prev)
+		if (have_prev && le_ld64(d + 8) < prev)
 			want_quirk[PT_QUIRK_UNSORTED]++;
-		prev = rd64(d + 8);
+		prev = le_ld64(d + 8);
 		have_prev = true;
 		want_quirk[PT_QUIRK_WRAP] += in[i].wrap;
 		want_quirk[PT_QUIRK_UNALIGNED] += in[i].unaligned;
@@ -270,11 +245,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t a = r->pa, b = r->pa + r->len;
 
 		if (!covered(in, count, a, b, false))
-			die("output range covers bytes no descriptor has");
+			fuzz_die("output range covers bytes no descriptor has");
 		if (pt_mem_class_of(r->type) != PT_MEM_RAM)
 			continue;
 		if (!covered(in, count, a, b, true))
-			die("RAM output range covers bytes no RAM descriptor offers");
+			fuzz_die("RAM output range covers bytes no RAM descriptor offers");
 		/*
 		 * Judged on the bytes as given, not on the rounding above: a
 		 * byte both usable and withheld is withheld, for the whole page.
@@ -282,32 +257,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (unsigned k = 0; k < count; k++)
 			if (!in[k].zero && pt_mem_class_of(in[k].type) != PT_MEM_RAM &&
 			    in[k].first <= b - 1 && a <= in[k].last)
-				die("RAM output page holds a byte of a non-RAM descriptor");
+				fuzz_die("RAM output page holds a byte of a non-RAM descriptor");
 	}
 	if (union_bytes(in, count) != out_bytes)
-		die("output does not cover exactly the bytes of the input");
+		fuzz_die("output does not cover exactly the bytes of the input");
 	free(in);
 
 	/* quirks */
 	for (unsigned q = 0; q < PT_QUIRK_COUNT; q++)
 		if (!!(out.quirks & (UINT32_C(1) << q)) != !!out.quirk_count[q])
-			die("quirk bit and count disagree");
+			fuzz_die("quirk bit and count disagree");
 	if (out.quirks >> PT_QUIRK_COUNT || out.quirk_count[PT_QUIRK_ABOVE_IDENTITY])
-		die("quirk the normalizer does not own");
+		fuzz_die("quirk the normalizer does not own");
 	for (unsigned q = 0; q < PT_QUIRK_COUNT; q++)
 		if (q != PT_QUIRK_OVERLAP && q != PT_QUIRK_ABOVE_IDENTITY &&
 		    out.quirk_count[q] != want_quirk[q])
-			die("quirk count differs from the input");
+			fuzz_die("quirk count differs from the input");
 	if (any_overlap != !!out.quirk_count[PT_QUIRK_OVERLAP])
-		die("overlap quirk differs from the input");
+		fuzz_die("overlap quirk differs from the input");
 	goto done;
 
 check_err:
 	if (out.n != 0)
-		die("failure left out.n non-zero");
+		fuzz_die("failure left out.n non-zero");
 done:
 	if (err != PT_OK && out.n != 0)
-		die("failure left out.n non-zero");
+		fuzz_die("failure left out.n non-zero");
 	free(range);
 	free(raw);
 	return 0;

@@ -36,11 +36,6 @@
  * its allocator is reset to the same state before every input, so an input
  * always gets the same frames.  Violations abort().
  */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <ptlab/pt.h>
 
@@ -55,11 +50,10 @@
 #define ARENA_FRAMES 128u
 #define FULL_EVERY 16u
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define FUZZ_NAME "fuzz_ops"
+#define FUZZ_ARENA_FRAMES ARENA_FRAMES
+#include "fuzzkit.h"
 
-static struct arena arena;
-static struct pt_frames fresh;          /* the allocator as arena_init left it */
-static bool arena_ready;
 static uint64_t scratch[ARENA_FRAMES];
 static struct model_run runs[ARENA_FRAMES * PT_ENTRIES];
 
@@ -69,32 +63,11 @@ static void die(const char *what, unsigned idx)
 	abort();
 }
 
-static bool owns(void *ctx, uint64_t pa)
-{
-	return pt_frames_in_use(&((struct arena *)ctx)->frames, pa);
-}
-
 struct gather {
 	struct model_run *run;
 	size_t n, cap;
 	uint64_t leaves;
 };
-
-/* Every input starts from the same allocator state (cursor, counters). */
-static void arena_reset(void)
-{
-	if (!arena_ready) {
-		arena_init(&arena, ARENA_FRAMES);
-		fresh = arena.frames;
-		arena_ready = true;
-		return;
-	}
-	if (arena.frames.in_use != 0)
-		die("frames still in use from the previous input", 0);
-	arena.frames = fresh;
-	arena.flushes = 0;
-	memset(&arena.last_flush, 0, sizeof(arena.last_flush));
-}
 
 static int gather_fn(void *arg, const struct pt_leaf *lf)
 {
@@ -137,7 +110,7 @@ static void check_all(const struct pt_space *s, const struct shadow *m, unsigned
 	}
 	if (g.leaves != s->stats.leaves[0] + s->stats.leaves[1] + s->stats.leaves[2])
 		die("leaf statistics wrong", idx);
-	r = pt_lint(s, scratch, ARENA_FRAMES, owns, &arena, &l);
+	r = pt_lint(s, scratch, ARENA_FRAMES, fuzz_owns, &fuzz_arena, &l);
 	if (r != PT_OK) {
 		fprintf(stderr, "fuzz_ops: lint %s: reserved %llu ps %llu empty %llu shared %llu foreign %llu stats %llu bad PTE_SW_FULL %llu\n",
 			pt_strerror(r), (unsigned long long)l.reserved_bits,
@@ -216,20 +189,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	arena_reset();
+	fuzz_arena_reset();
 	levels = data[0] & 1 ? 5 : 4;
-	arena.env.has_1g = !(data[0] & 4);
+	fuzz_arena.env.has_1g = !(data[0] & 4);
 	if (data[0] & 8)
-		pt_pat_ptlab(&arena.env.pat);
+		pt_pat_ptlab(&fuzz_arena.env.pat);
 	else
-		pt_pat_default(&arena.env.pat);
+		pt_pat_default(&fuzz_arena.env.pat);
 	if (data[0] & 2)
 		base = levels == 5 ? UINT64_C(0xff00000000000000) : UINT64_C(0xffff800000000000);
 	else
 		base = (levels == 5 ? UINT64_C(1) << 56 : UINT64_C(1) << 47) - WINDOW;
-	if (pt_create(&s, &arena.env, levels) != PT_OK)
+	if (pt_create(&s, &fuzz_arena.env, levels) != PT_OK)
 		die("pt_create", 0);
-	shadow_init(&m, levels, arena.env.maxphyaddr, &arena.env.pat);
+	shadow_init(&m, levels, fuzz_arena.env.maxphyaddr, &fuzz_arena.env.pat);
 
 	nops = (unsigned)((size - 1) / 8);
 	if (nops > MAX_OPS)
@@ -244,7 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t va = base + ((uint64_t)b[3] * g) % WINDOW;
 		uint64_t len = (uint64_t)b[4] * gl + (b[0] & 0x80 ? K4 : 0);
 		uint64_t pa = ((uint64_t)b[5] * g + ((uint64_t)b[6] << 36)) & ((UINT64_C(1) << 47) - 1);
-		uint64_t in_use = arena.frames.in_use, failed = arena.frames.failed;
+		uint64_t in_use = fuzz_arena.frames.in_use, failed = fuzz_arena.frames.failed;
 		struct pt_stats stats = s.stats;
 		int want, got;
 
@@ -302,9 +275,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (got != want) {
 			bool blocked = got == PT_EBLOCKED && (opts & PT_NOSPLIT) &&
 				       (want == PT_OK || want == PT_ENOTMAPPED);
-			/* the arena really ran out (the model has no frames) */
+			/* the fuzz_arena really ran out (the model has no frames) */
 			bool nomem = got == PT_ENOMEM && want == PT_OK &&
-				     arena.frames.failed != failed;
+				     fuzz_arena.frames.failed != failed;
 
 			if (!blocked && !nomem) {
 				fprintf(stderr, "fuzz_ops: call %u va 0x%llx pa 0x%llx len 0x%llx flags 0x%x opts 0x%x: model %s, library %s\n",
@@ -314,7 +287,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				die("library and model disagree", i);
 			}
 		}
-		if (got != PT_OK && (arena.frames.in_use != in_use ||
+		if (got != PT_OK && (fuzz_arena.frames.in_use != in_use ||
 				     memcmp(&stats, &s.stats, sizeof(stats))))
 			die("a failing call changed the statistics or frames in use", i);
 		check_points(&s, &m, va, len, i);
@@ -323,7 +296,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	pt_destroy(&s);
 	shadow_fini(&m);
-	if (arena.frames.in_use != 0)
+	if (fuzz_arena.frames.in_use != 0)
 		die("frames left in use after destroy", nops);
 	return 0;
 }

@@ -27,19 +27,16 @@
  * manager's accepted or empty text the same as from the shell.
  * Violations abort().
  */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "opts/optcheck.h"
 #include "opts/opts.h"
 
+#define FUZZ_NAME "fuzz_opts"
+#include "fuzzkit.h"
+
 #define HDR 1u
 #define DESCRIBE_MAX 16384u
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const size_t ERR_SIZES[8] = { 256, 0, 1, 2, 5, 40, 104, 4096 };
 
@@ -50,23 +47,10 @@ static const char *const CHURN[OPTS_INJECT_COUNT] = {
 
 static struct opts defaults, got, again, other;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "fuzz_opts: %s\n", what);
-	abort();
-}
-
 /* Whether @s holds a NUL within @n bytes and is not empty. */
 static bool str_in(const char *s, size_t n)
 {
 	return memchr(s, 0, n) && s[0];
-}
-
-/* The message of OPTS_ERROR: non-empty when there is room, NUL-terminated in @len bytes. */
-static void check_err(const char *err, size_t len)
-{
-	if (len && (!memchr(err, 0, len) || (len > 1 && !err[0])))
-		die("OPTS_ERROR without a NUL-terminated message");
 }
 
 /*
@@ -81,16 +65,16 @@ static void check_foreign(const char *err, size_t len)
 	if (!len)
 		return;
 	if (!memchr(err, 0, len))
-		die("OPTS_FOREIGN text not NUL-terminated");
+		fuzz_die("OPTS_FOREIGN text not NUL-terminated");
 	n = strlen(err);
 	if (len >= 5 && !n)
-		die("OPTS_FOREIGN text empty with room for it");
+		fuzz_die("OPTS_FOREIGN text empty with room for it");
 	for (size_t i = 0; i < n; i++)
 		if (err[i] < 0x20 || err[i] > 0x7e || err[i] == '"' ||
 		    (err[i] == ' ' && (i == 0 || err[i - 1] == ' ')))
-			die("OPTS_FOREIGN text not folded to printable ASCII");
+			fuzz_die("OPTS_FOREIGN text not folded to printable ASCII");
 	if (n && err[n - 1] == ' ')
-		die("OPTS_FOREIGN text ends in a blank");
+		fuzz_die("OPTS_FOREIGN text ends in a blank");
 }
 
 /* A check's fault name as --inject takes it: 'a'-'z', '0'-'9', '-', 1..31 bytes. */
@@ -117,48 +101,48 @@ static void check_ok(const struct opts *o)
 	int w, ws;
 
 	if (!memchr(o->kernel, 0, sizeof(o->kernel)) || !memchr(o->cmdline, 0, sizeof(o->cmdline)))
-		die("kernel or cmdline not NUL-terminated");
+		fuzz_die("kernel or cmdline not NUL-terminated");
 	if (o->ninitrd > OPTS_INITRD_MAX || o->nmodules > OPTS_MODULES_MAX ||
 	    o->nfaults > OPTS_FAULTS_MAX)
-		die("a count above its maximum");
+		fuzz_die("a count above its maximum");
 	for (unsigned i = 0; i < o->ninitrd; i++)
 		if (!str_in(o->initrd[i], sizeof(o->initrd[i])))
-			die("an initrd empty or not NUL-terminated");
+			fuzz_die("an initrd empty or not NUL-terminated");
 	for (unsigned i = 0; i < o->nmodules; i++)
 		if (!str_in(o->module[i], sizeof(o->module[i])))
-			die("a module empty or not NUL-terminated");
+			fuzz_die("a module empty or not NUL-terminated");
 	for (unsigned i = 0; i < o->nfaults; i++) {
 		if (!memchr(o->faults[i], 0, sizeof(o->faults[i])) || !fault_ok(o->faults[i]))
-			die("a fault name --inject does not take");
+			fuzz_die("a fault name --inject does not take");
 		for (unsigned j = 0; j < i; j++)
 			if (!strcmp(o->faults[i], o->faults[j]))
-				die("a fault name kept twice");
+				fuzz_die("a fault name kept twice");
 	}
 	if ((unsigned)o->end > OPTS_END_QEMU || (unsigned)o->mode > OPTS_MODE_HANDOFF ||
 	    (unsigned)o->dump > OPTS_DUMP_RANGES || (unsigned)o->dump_firmware > OPTS_DUMP_RANGES ||
 	    (unsigned)o->raise > OPTS_RAISE_AP_FAULT || (unsigned)o->serial > OPTS_SERIAL_OFF ||
 	    (o->levels != 0 && o->levels != 4 && o->levels != 5))
-		die("a choice outside its values");
+		fuzz_die("a choice outside its values");
 	if (o->injects & ~(uint64_t)OPTS_INJECT_CHURN_SET ||
 	    (unsigned)o->inject >= OPTS_INJECT_COUNT ||
 	    (o->inject == OPTS_INJECT_NONE) != !o->injects ||
 	    (o->inject != OPTS_INJECT_NONE && !opts_injected(o, o->inject)))
-		die("inject and injects disagree");
+		fuzz_die("inject and injects disagree");
 
 	memset(full, 0xff, sizeof(full));
 	memset(small, 0xff, sizeof(small));
 	w = opts_describe(o, full, sizeof(full));
 	ws = opts_describe(o, small, sizeof(small));
 	if (w < 0 || ws != w || (size_t)w >= sizeof(full) || strlen(full) != (size_t)w)
-		die("opts_describe's length differs from what it wrote or between buffers");
+		fuzz_die("opts_describe's length differs from what it wrote or between buffers");
 	if (!memchr(small, 0, sizeof(small)) ||
 	    strncmp(small, full, sizeof(small) - 1) || strlen(small) != sizeof(small) - 1)
-		die("opts_describe into a short buffer is not the full text's prefix");
+		fuzz_die("opts_describe into a short buffer is not the full text's prefix");
 
 	memset(verr, 0xff, sizeof(verr));
 	w = opts_validate(o, verr, sizeof(verr));
 	if (w != 0 && (w != -1 || !str_in(verr, sizeof(verr))))
-		die("opts_validate refused without a message or returned neither 0 nor -1");
+		fuzz_die("opts_validate refused without a message or returned neither 0 nor -1");
 }
 
 enum parser { P_ASCII, P_LOAD, P_BOOT, P_SHELL };
@@ -188,11 +172,11 @@ static void check_result(enum parser p, int rc, const struct opts *o, const char
 		  (p != P_ASCII && rc == OPTS_BINARY) || (p == P_BOOT && rc == OPTS_FOREIGN);
 
 	if (!ok)
-		die("a return value the parser does not document");
+		fuzz_die("a return value the parser does not document");
 	if (rc != OPTS_OK && memcmp(o, &defaults, sizeof(*o)))
-		die("options other than the defaults after a result other than OPTS_OK");
+		fuzz_die("options other than the defaults after a result other than OPTS_OK");
 	if (rc == OPTS_ERROR)
-		check_err(err, errlen);
+		fuzz_check_why(err, errlen, "OPTS_ERROR");
 	if (rc == OPTS_FOREIGN)
 		check_foreign(err, errlen);
 	if (rc == OPTS_OK)
@@ -213,7 +197,7 @@ static bool ascii_units(const uint8_t *b, size_t n, uint16_t **u, size_t *nu)
 	*nu = (n - skip) / w;
 	*u = malloc(*nu ? *nu * 2 : 2);
 	if (!*u)
-		die("malloc");
+		fuzz_die("malloc");
 	for (size_t i = 0; i < *nu; i++) {
 		const uint8_t *c = b + skip + w * i;
 
@@ -245,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf = malloc(n + 1);
 	err = errlen ? malloc(errlen) : NULL;
 	if (!buf || (errlen && !err))
-		die("malloc");
+		fuzz_die("malloc");
 	b = (p != P_ASCII && (data[0] & 4)) ? buf + 1 : buf;
 	memcpy(b, data + HDR, n);
 
@@ -255,7 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* again: the same bytes, the same result */
 	rc2 = run(p, b, n, &again, err2, sizeof(err2));
 	if (rc2 != rc || memcmp(&got, &again, sizeof(got)))
-		die("the same input parsed twice gives different results");
+		fuzz_die("the same input parsed twice gives different results");
 
 	if (p == P_ASCII && (rc == OPTS_OK || rc == OPTS_EMPTY)) {
 		uint16_t *u;
@@ -264,7 +248,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ascii_units(b, n, &u, &nu)) {
 			rc2 = opts_parse_ucs2(u, nu, &other, err2, sizeof(err2));
 			if (rc2 != rc || memcmp(&got, &other, sizeof(got)))
-				die("opts_parse_ucs2 differs from opts_parse_ascii on its text");
+				fuzz_die("opts_parse_ucs2 differs from opts_parse_ascii on its text");
 			free(u);
 		}
 	}
@@ -273,7 +257,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static char err3[4096];
 
 		if (!u)
-			die("malloc");
+			fuzz_die("malloc");
 		memcpy(u, b, n);
 		memset(err2, 0, sizeof(err2));
 		memset(err3, 0, sizeof(err3));
@@ -281,20 +265,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc2 = opts_parse_ucs2(u, n / 2, &other, err2, sizeof(err2));
 		if (rc2 != rc || memcmp(&got, &other, sizeof(got)) ||
 		    (rc == OPTS_ERROR && strcmp(err2, err3)))
-			die("opts_parse_load_options differs from opts_parse_ucs2 on a copy");
+			fuzz_die("opts_parse_load_options differs from opts_parse_ucs2 on a copy");
 		free(u);
 	}
 	if (p == P_LOAD && (n & 1) && rc != OPTS_BINARY)
-		die("an odd byte count not OPTS_BINARY");
+		fuzz_die("an odd byte count not OPTS_BINARY");
 	if (p == P_SHELL || p == P_BOOT) {
 		rc2 = opts_parse_load_options(b, n, &other, err2, sizeof(err2));
 		if (p == P_SHELL && (rc2 != rc || memcmp(&got, &other, sizeof(got))))
-			die("the shell's boot options differ from opts_parse_load_options");
+			fuzz_die("the shell's boot options differ from opts_parse_load_options");
 		if (p == P_BOOT && (rc == OPTS_OK || rc == OPTS_EMPTY) &&
 		    (rc2 != rc || memcmp(&got, &other, sizeof(got))))
-			die("a boot manager's options differ from the same from the shell");
+			fuzz_die("a boot manager's options differ from the same from the shell");
 		if (p == P_BOOT && rc == OPTS_BINARY && rc2 != OPTS_BINARY && rc2 != OPTS_ERROR)
-			die("a boot manager's binary data is text from the shell");
+			fuzz_die("a boot manager's binary data is text from the shell");
 	}
 	free(err);
 	free(buf);

@@ -20,11 +20,6 @@
  * other check runs on every plan.  The arena is allocated once and its
  * allocator reset to the same state before every apply.
  */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <ptlab/frames.h>
 #include <ptlab/memmap.h>
@@ -40,22 +35,10 @@
 #define APPLY_MAX_TABLES 32u
 #define ARENA_FRAMES (2 * APPLY_MAX_TABLES)
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define FUZZ_NAME "fuzz_plan"
+#define FUZZ_ARENA_FRAMES ARENA_FRAMES
+#include "fuzzkit.h"
 
-static void die(const char *what)
-{
-	fprintf(stderr, "fuzz_plan: %s\n", what);
-	abort();
-}
-
-static struct arena arena;
-static struct pt_frames fresh;          /* the allocator as arena_init left it */
-static bool arena_ready;
-
-static bool owns(void *ctx, uint64_t pa)
-{
-	return pt_frames_in_use(&((struct arena *)ctx)->frames, pa);
-}
 
 static void check_apply(const struct pt_plan *plan, const struct pt_plan_caps *caps)
 {
@@ -66,37 +49,32 @@ static void check_apply(const struct pt_plan *plan, const struct pt_plan_caps *c
 
 	if (plan->min_total > APPLY_MAX_TABLES)
 		return;
-	if (!arena_ready) {
-		arena_init(&arena, ARENA_FRAMES);
-		fresh = arena.frames;
-		arena_ready = true;
-	}
-	arena.frames = fresh;
-	arena.env.maxphyaddr = caps->maxphyaddr;
-	arena.env.has_1g = caps->has_1g;
-	if (pt_create(&s, &arena.env, caps->levels) != PT_OK)
-		die("pt_create");
+	fuzz_arena_reset();
+	fuzz_arena.env.maxphyaddr = caps->maxphyaddr;
+	fuzz_arena.env.has_1g = caps->has_1g;
+	if (pt_create(&s, &fuzz_arena.env, caps->levels) != PT_OK)
+		fuzz_die("pt_create");
 	err = pt_plan_apply(&s, plan);
 	if (err != PT_OK) {
 		fprintf(stderr, "fuzz_plan: apply: %s\n", pt_strerror(err));
-		die("a plan from pt_plan_build does not apply");
+		fuzz_die("a plan from pt_plan_build does not apply");
 	}
 	for (unsigned L = 0; L < 5; L++)
 		if (s.stats.tables[L] != plan->min_tables[L]) {
 			fprintf(stderr, "fuzz_plan: level %u: %llu tables, plan says %llu\n", L,
 				(unsigned long long)s.stats.tables[L],
 				(unsigned long long)plan->min_tables[L]);
-			die("apply does not use exactly min_tables");
+			fuzz_die("apply does not use exactly min_tables");
 		}
 	if (pt_table_count(&s) != plan->min_total)
-		die("min_total differs from the tables used");
+		fuzz_die("min_total differs from the tables used");
 	/* the arena's frames sit below 2^39: lint's reserved-bit check needs that */
 	if (caps->maxphyaddr >= 39 &&
-	    pt_lint(&s, scratch, ARENA_FRAMES, owns, &arena, &l) != PT_OK)
-		die("lint finds the applied plan inconsistent");
+	    pt_lint(&s, scratch, ARENA_FRAMES, fuzz_owns, &fuzz_arena, &l) != PT_OK)
+		fuzz_die("lint finds the applied plan inconsistent");
 	pt_destroy(&s);
-	if (arena.frames.in_use != 0)
-		die("frames left in use after destroy");
+	if (fuzz_arena.frames.in_use != 0)
+		fuzz_die("frames left in use after destroy");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -143,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	map.range = range;
 	map.cap = 2 * MAX_DESC;
 	if (pt_memmap_normalize(raw, sizeof(raw), n, 48, caps.maxphyaddr, &map) != PT_OK)
-		die("normalize refused a well-formed map");
+		fuzz_die("normalize refused a well-formed map");
 
 	/* the image: inside one output range, or not there at all */
 	memset(&image, 0, sizeof(image));
@@ -177,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;       /* a bad image (sections, placement): refused as documented */
 	if (err != PT_OK) {
 		fprintf(stderr, "fuzz_plan: build: %s\n", pt_strerror(err));
-		die("build refused a normalized map");
+		fuzz_die("build refused a normalized map");
 	}
 
 	phys_end = UINT64_C(1) << caps.maxphyaddr;
@@ -185,28 +163,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct pt_plan_entry *e = &plan.entry[i];
 
 		if (!e->len || (e->va | e->pa | e->len) & (PAGE - 1))
-			die("empty or unaligned entry");
+			fuzz_die("empty or unaligned entry");
 		if (e->va + e->len - 1 < e->va || e->pa + e->len - 1 < e->pa)
-			die("entry wraps");
+			fuzz_die("entry wraps");
 		if (i && plan.entry[i - 1].va + plan.entry[i - 1].len > e->va)
-			die("entries not sorted or overlapping: something is mapped twice");
+			fuzz_die("entries not sorted or overlapping: something is mapped twice");
 		if (e->va < PAGE)
-			die("virtual page 0 mapped");
+			fuzz_die("virtual page 0 mapped");
 		if ((e->flags & (PT_WRITE | PT_EXEC)) == (PT_WRITE | PT_EXEC) ||
 		    (e->flags & PT_ALLOW_WX))
-			die("W+X entry");
+			fuzz_die("W+X entry");
 		if (e->flags & ~PT_ATTR_MASK)
-			die("option bits in an entry");
+			fuzz_die("option bits in an entry");
 		if (e->pa + e->len > phys_end)
-			die("entry reaches above 2^maxphyaddr");
+			fuzz_die("entry reaches above 2^maxphyaddr");
 		if (!pt_canonical(e->va, caps.levels) ||
 		    !pt_canonical(e->va + e->len - 1, caps.levels) ||
 		    (int64_t)(e->va ^ (e->va + e->len - 1)) < 0)
-			die("entry not canonical or across the hole");
+			fuzz_die("entry not canonical or across the hole");
 		if (e->kind == PT_PLAN_IDENTITY && e->va != e->pa)
-			die("identity entry with va != pa");
+			fuzz_die("identity entry with va != pa");
 		if (pt_plan_find(&plan, e->va) != e || pt_plan_find(&plan, e->va + e->len - 1) != e)
-			die("pt_plan_find misses an entry");
+			fuzz_die("pt_plan_find misses an entry");
 	}
 	check_apply(&plan, &caps);
 	return 0;

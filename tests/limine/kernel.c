@@ -25,27 +25,7 @@
 
 #include "lib.h"
 #include "proto.h"
-
-#ifndef BASE_REVISION
-#define BASE_REVISION 2
-#endif
-#ifndef VARIANT
-#define VARIANT "unknown"
-#endif
-
-#define STACK_SIZE (128 * 1024ULL)
-#define MAX_CPUS 64
-#define HHDM_4LVL 0xffff800000000000ULL
-#define HHDM_5LVL 0xff00000000000000ULL
-#define KERNEL_FLOOR 0xffffffff80000000ULL
-/* 2020-01-01T00:00:00Z and 2100-01-01T00:00:00Z */
-#define TIME_2020 1577836800LL
-#define TIME_2100 4102444800LL
-
-/* the internal module: \boot\imod.bin next to the kernel, whose bytes
- * are imod_byte(i) for i < IMOD_SIZE (tests/boot/limine.sh writes it) */
-#define IMOD_SIZE 12345u
-#define IMOD_CMDLINE "internal module of the test kernel"
+#include "kernel.h"
 
 static u8 imod_byte(u64 i)
 {
@@ -94,7 +74,7 @@ static volatile struct lp_req req_fb REQ = { LP_ID_FRAMEBUFFER, 1, NULL };
 static volatile struct lp_paging_mode_req req_paging REQ = {
 	{ LP_ID_PAGING_MODE, 1, NULL }, LP_PAGING_5LVL, LP_PAGING_5LVL, LP_PAGING_4LVL,
 };
-static volatile struct lp_mp_req req_mp REQ = { { LP_ID_MP, 0, NULL }, 0 };
+volatile struct lp_mp_req req_mp REQ = { { LP_ID_MP, 0, NULL }, 0 };
 static volatile struct lp_req req_memmap REQ = { LP_ID_MEMMAP, 0, NULL };
 void kentry_req(void);
 static volatile struct lp_entry_point_req req_entry REQ = {
@@ -106,11 +86,11 @@ static struct lp_internal_module *imods[1] = { &imod };
 static volatile struct lp_module_req req_modules REQ = {
 	{ LP_ID_MODULE, 1, NULL }, 1, imods,
 };
-static volatile struct lp_req req_rsdp REQ = { LP_ID_RSDP, 0, NULL };
-static volatile struct lp_req req_smbios REQ = { LP_ID_SMBIOS, 0, NULL };
-static volatile struct lp_req req_efist REQ = { LP_ID_EFI_SYSTEM_TABLE, 0, NULL };
-static volatile struct lp_req req_efimm REQ = { LP_ID_EFI_MEMMAP, 0, NULL };
-static volatile struct lp_req req_time REQ = { LP_ID_BOOT_TIME, 0, NULL };
+volatile struct lp_req req_rsdp REQ = { LP_ID_RSDP, 0, NULL };
+volatile struct lp_req req_smbios REQ = { LP_ID_SMBIOS, 0, NULL };
+volatile struct lp_req req_efist REQ = { LP_ID_EFI_SYSTEM_TABLE, 0, NULL };
+volatile struct lp_req req_efimm REQ = { LP_ID_EFI_MEMMAP, 0, NULL };
+volatile struct lp_req req_time REQ = { LP_ID_BOOT_TIME, 0, NULL };
 static volatile struct lp_req req_addr REQ = { LP_ID_EXECUTABLE_ADDRESS, 0, NULL };
 
 /* ---- what the linker script and entry.S define ---- */
@@ -118,14 +98,9 @@ static volatile struct lp_req req_addr REQ = { LP_ID_EXECUTABLE_ADDRESS, 0, NULL
 extern char __image_start[], __image_end[], __text_start[], __text_end[];
 extern char __rodata_start[], __rodata_end[], __data_start[], __bss_start[], __bss_end[];
 void kentry_elf(void);
-void ap_entry(void);
 extern char isr_stubs[];
 
 /* registers at entry, as entry.S saved them */
-struct frame {
-	u64 rsp, r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax, rflags;
-};
-
 struct trapframe {
 	u64 vector, error, rip, cs, rflags, rsp, ss;
 };
@@ -133,9 +108,9 @@ struct trapframe {
 /* a bss array the loader must have zeroed (memsz beyond filesz) */
 static volatile u8 bss_probe[8192];
 
-static u64 hhdm;
-static struct lp_memmap_entry **mm;
-static u64 mm_count;
+u64 hhdm;
+struct lp_memmap_entry **mm;
+u64 mm_count;
 static u64 pat_msr;
 static const char *cmdline = "";
 
@@ -155,7 +130,7 @@ struct dtr {
 	u64 base;
 } __attribute__((packed));
 
-static struct dtr idtr;
+struct dtr idtr;
 
 /* idt_load: point the IDT at the exception stubs; the gates use the
  * current CS, whatever the loader's GDT calls it */
@@ -188,7 +163,7 @@ void trap(struct trapframe *t)
 
 /* ---- helpers over the memory map and the walk ---- */
 
-static const char *type_name(u64 t)
+const char *type_name(u64 t)
 {
 	static const char *const names[LP_MEM_TYPES] = {
 		"usable", "reserved", "acpi-reclaimable", "acpi-nvs", "bad",
@@ -222,7 +197,7 @@ static int inside(u64 pa, u64 len, unsigned mask)
 #define M(t) (1u << (t))
 
 /* phys: the physical address va maps to, ~0 when unmapped */
-static u64 phys(const volatile void *va)
+u64 phys(const volatile void *va)
 {
 	struct xlate x;
 
@@ -231,7 +206,7 @@ static u64 phys(const volatile void *va)
 
 /* in_reclaimable: every page of [va, va+len) is mapped onto memory the
  * memory map calls bootloader-reclaimable */
-static int in_reclaimable(const volatile void *va, u64 len)
+int in_reclaimable(const volatile void *va, u64 len)
 {
 	u64 p, end = (u64)va + (len ? len : 1);
 
@@ -262,7 +237,7 @@ static int readable_str(const char *s, size_t max)
 
 /* resp: the response of a request, NULL (with a failed test point) when
  * the loader left it out or it is not mapped */
-static void *resp(volatile struct lp_req *r, const char *name, u64 size)
+void *resp(volatile struct lp_req *r, const char *name, u64 size)
 {
 	void *p = r->response;
 
@@ -298,14 +273,14 @@ static int arg_u64(const char *name, u64 *v)
 }
 
 /* arg: a small number NAME= on the command line, -1 if none */
-static long arg(const char *name)
+long arg(const char *name)
 {
 	u64 v;
 
 	return arg_u64(name, &v) ? (long)v : -1;
 }
 
-static u64 lapic_id(void)
+u64 lapic_id(void)
 {
 	u32 r[4];
 
@@ -317,53 +292,6 @@ static u64 lapic_id(void)
 	}
 	cpuid(1, 0, r);
 	return r[1] >> 24;
-}
-
-/* ---- the RTC: seconds since 1970 by the CMOS clock ---- */
-
-static u8 cmos(u8 reg)
-{
-	outb(0x70, reg);
-	return inb(0x71);
-}
-
-static u64 bcd(u8 v, int binary)
-{
-	return binary ? v : (u64)(v >> 4) * 10 + (v & 15);
-}
-
-static int64_t rtc_now(void)
-{
-	u8 s, m, h, d, mo, y, b;
-	int spins, binary;
-	int64_t yy, mm_, days, era;
-	u64 yoe, doy, doe, hour;
-
-	for (spins = 0; spins < 1000000 && (cmos(0x0a) & 0x80); spins++)
-		cpu_relax();
-	s = cmos(0);
-	m = cmos(2);
-	h = cmos(4);
-	d = cmos(7);
-	mo = cmos(8);
-	y = cmos(9);
-	b = cmos(0x0b);
-	binary = b & 4;
-	hour = bcd(h & 0x7f, binary);
-	if (!(b & 2) && (h & 0x80))
-		hour = (hour % 12) + 12;
-	else if (!(b & 2) && hour == 12)
-		hour = 0;
-	yy = 2000 + (int64_t)bcd(y, binary);
-	mm_ = (int64_t)bcd(mo, binary);
-	/* days from 1970-01-01 of a proleptic Gregorian date */
-	yy -= mm_ <= 2;
-	era = yy / 400;
-	yoe = (u64)(yy - era * 400);
-	doy = (u64)((153 * (mm_ + (mm_ > 2 ? -3 : 9)) + 2) / 5) + bcd(d, binary) - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	days = era * 146097 + (int64_t)doe - 719468;
-	return days * 86400 + (int64_t)(hour * 3600 + bcd(m, binary) * 60 + bcd(s, binary));
 }
 
 /* ---- the entry state ---- */
@@ -911,319 +839,6 @@ static void check_modules(void)
 	}
 }
 
-/* ---- firmware tables ---- */
-
-static u8 sum8(const volatile void *p, u64 n)
-{
-	const volatile u8 *b = p;
-	u8 s = 0;
-
-	while (n--)
-		s = (u8)(s + *b++);
-	return s;
-}
-
-/* fw_ptr: a firmware table address from a response as a pointer */
-static void *fw_ptr(u64 a)
-{
-	return (void *)(BASE_REVISION >= 3 && a ? a + hhdm : a);
-}
-
-/* the CPUs the MADT lists as enabled (or online-capable): (uid, apic id) */
-static u32 madt_uid[MAX_CPUS * 2], madt_apic[MAX_CPUS * 2];
-static int madt_n = -1;
-static u64 ioapic_pa[8];
-static int ioapic_n;
-
-static const u8 *acpi_table(const u8 *rsdp, const char *sig)
-{
-	int x = rsdp[15] >= 2 && *(const u64 *)(rsdp + 24);
-	u64 root = x ? *(const u64 *)(rsdp + 24) : *(const u32 *)(rsdp + 16);
-	const u8 *t = (const u8 *)(root + hhdm);
-	u32 len, i, w = x ? 8 : 4;
-
-	if (!mapped((u64)t, 36))
-		return NULL;
-	len = *(const u32 *)(t + 4);
-	if (!mapped((u64)t, len) || sum8(t, len))
-		return NULL;
-	for (i = 36; i + w <= len; i += w) {
-		u64 a = x ? *(const u64 *)(t + i) : *(const u32 *)(t + i);
-		const u8 *s = (const u8 *)(a + hhdm);
-
-		if (mapped((u64)s, 36) && !memcmp(s, sig, 4) && mapped((u64)s, *(const u32 *)(s + 4)))
-			return s;
-	}
-	return NULL;
-}
-
-static void read_madt(const u8 *rsdp)
-{
-	const u8 *m = acpi_table(rsdp, "APIC");
-	u32 len, i;
-
-	if (!check(m && !sum8(m, *(const u32 *)(m + 4)), "ACPI: the MADT found through the RSDP, checksum 0"))
-		return;
-	len = *(const u32 *)(m + 4);
-	madt_n = 0;
-	for (i = 44; i + 2 <= len && m[i + 1] >= 2; i += m[i + 1]) {
-		u32 uid, id, flags;
-
-		if (m[i] == 0) {
-			uid = m[i + 2];
-			id = m[i + 3];
-			flags = *(const u32 *)(m + i + 4);
-		} else if (m[i] == 9) {
-			id = *(const u32 *)(m + i + 4);
-			flags = *(const u32 *)(m + i + 8);
-			uid = *(const u32 *)(m + i + 12);
-		} else {
-			if (m[i] == 1 && ioapic_n < 8)
-				ioapic_pa[ioapic_n++] = *(const u32 *)(m + i + 4);
-			continue;
-		}
-		if ((flags & 3) && madt_n < MAX_CPUS * 2) {
-			madt_uid[madt_n] = uid;
-			madt_apic[madt_n++] = id;
-		}
-	}
-	say("# madt: %d processors, %d I/O APICs", madt_n, ioapic_n);
-}
-
-struct guid {
-	u32 a;
-	u16 b, c;
-	u8 d[8];
-};
-
-static const struct guid acpi20_guid = { 0x8868e871, 0xe4f1, 0x11d3, { 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
-static const struct guid acpi10_guid = { 0xeb9d2d30, 0x2d88, 0x11d3, { 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
-static const struct guid smbios_guid = { 0xeb9d2d31, 0x2d88, 0x11d3, { 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
-static const struct guid smbios3_guid = { 0xf2fd1544, 0x9794, 0x4a2c, { 0x99, 0x2e, 0xe5, 0xbb, 0xcf, 0x20, 0xe3, 0x94 } };
-
-/* the EFI configuration table's entries, physical */
-static u64 cfg_acpi20, cfg_acpi10, cfg_smbios, cfg_smbios3;
-static int cfg_seen;
-
-static void check_efi_st(void)
-{
-	struct lp_efi_system_table_resp *r = resp(&req_efist, "EFI system table", sizeof(*r));
-	const u8 *st;
-	u8 copy[128];
-	u32 hsize, crc;
-	u64 n, i, ct;
-
-	if (!r)
-		return;
-	st = fw_ptr(r->address);
-	if (!check(mapped((u64)st, 120) && *(const u64 *)st == 0x5453595320494249ULL,
-		   "EFI system table at %p: signature \"IBI SYST\"", (const void *)st))
-		return;
-	hsize = *(const u32 *)(st + 12);
-	if (hsize <= sizeof(copy) && hsize >= 24) {
-		memcpy(copy, st, hsize);
-		memset(copy + 16, 0, 4);
-		crc = crc32(copy, hsize);
-	} else {
-		crc = ~*(const u32 *)(st + 16);
-	}
-	check(crc == *(const u32 *)(st + 16), "EFI system table: header CRC-32 right (0x%x, size %u)",
-	      *(const u32 *)(st + 16), hsize);
-	check(*(const u64 *)(st + 96) == 0,
-	      "EFI system table: BootServices is NULL (boot services were exited)");
-	n = *(const u64 *)(st + 104);
-	ct = *(const u64 *)(st + 112);
-	if (!check(n < 256 && mapped(ct + hhdm, n * 24),
-		   "EFI system table: %llu configuration table entries, mapped through the HHDM",
-		   (unsigned long long)n))
-		return;
-	for (i = 0; i < n; i++) {
-		const u8 *e = (const u8 *)(ct + hhdm + i * 24);
-		u64 a = *(const u64 *)(e + 16);
-
-		if (!memcmp(e, &acpi20_guid, 16))
-			cfg_acpi20 = a;
-		if (!memcmp(e, &acpi10_guid, 16))
-			cfg_acpi10 = a;
-		if (!memcmp(e, &smbios_guid, 16))
-			cfg_smbios = a;
-		if (!memcmp(e, &smbios3_guid, 16))
-			cfg_smbios3 = a;
-	}
-	cfg_seen = 1;
-}
-
-static void check_rsdp(void)
-{
-	struct lp_rsdp_resp *r = resp(&req_rsdp, "RSDP", sizeof(*r));
-	const u8 *p;
-	u64 pa;
-
-	if (!r)
-		return;
-	p = fw_ptr(r->address);
-	if (!check(mapped((u64)p, 20) && !memcmp(p, "RSD PTR ", 8) && !sum8(p, 20),
-		   "RSDP at %p: signature \"RSD PTR \", checksum of the first 20 bytes 0", (const void *)p))
-		return;
-	if (p[15] >= 2)
-		check(mapped((u64)p, 36) && *(const u32 *)(p + 20) >= 36 &&
-		      !sum8(p, *(const u32 *)(p + 20)), "RSDP revision %u: extended checksum 0", p[15]);
-	pa = phys(p);
-	if (cfg_seen)
-		check(pa == cfg_acpi20 || pa == cfg_acpi10,
-		      "RSDP is the EFI configuration table's ACPI entry (pa 0x%llx, table 0x%llx/0x%llx)",
-		      (unsigned long long)pa, (unsigned long long)cfg_acpi20, (unsigned long long)cfg_acpi10);
-	read_madt(p);
-}
-
-static void check_smbios(void)
-{
-	struct lp_smbios_resp *r = resp(&req_smbios, "SMBIOS", sizeof(*r));
-	const u8 *e32, *e64;
-
-	if (!r)
-		return;
-	e32 = fw_ptr(r->entry_32);
-	e64 = fw_ptr(r->entry_64);
-	say("# smbios: entry_32=%p entry_64=%p", (const void *)e32, (const void *)e64);
-	check(e32 || e64, "SMBIOS: at least one entry point");
-	if (e32)
-		check(mapped((u64)e32, 32) && !memcmp(e32, "_SM_", 4) && e32[5] >= 16 &&
-		      mapped((u64)e32, e32[5]) && !sum8(e32, e32[5]),
-		      "SMBIOS 32-bit entry point: anchor \"_SM_\", checksum 0");
-	if (e64)
-		check(mapped((u64)e64, 24) && !memcmp(e64, "_SM3_", 5) && e64[6] >= 24 &&
-		      mapped((u64)e64, e64[6]) && !sum8(e64, e64[6]),
-		      "SMBIOS 64-bit entry point: anchor \"_SM3_\", checksum 0");
-	if (cfg_seen) {
-		if (e32)
-			check(phys(e32) == cfg_smbios, "SMBIOS 32-bit entry is the EFI configuration table's (0x%llx)",
-			      (unsigned long long)cfg_smbios);
-		if (e64)
-			check(phys(e64) == cfg_smbios3, "SMBIOS 64-bit entry is the EFI configuration table's (0x%llx)",
-			      (unsigned long long)cfg_smbios3);
-	}
-}
-
-static void check_efi_memmap(void)
-{
-	struct lp_efi_memmap_resp *r = resp(&req_efimm, "EFI memory map", sizeof(*r));
-	u64 i, j, n, bad = 0, notfree = 0;
-	const u8 *m;
-	char what[160] = "";
-
-	if (!r)
-		return;
-	m = r->memmap;
-	say("# efi memmap: size=%llu desc_size=%llu version=%llu", (unsigned long long)r->memmap_size,
-	    (unsigned long long)r->desc_size, (unsigned long long)r->desc_version);
-	if (!check(r->desc_size >= 40 && r->desc_size % 8 == 0 && r->memmap_size &&
-		   r->memmap_size % r->desc_size == 0 && r->desc_version == 1 &&
-		   mapped((u64)m, r->memmap_size),
-		   "EFI memory map: descriptor size >= 40, a multiple of 8, version 1, mapped"))
-		return;
-	check(in_reclaimable(m, r->memmap_size), "EFI memory map in bootloader-reclaimable memory");
-	n = r->memmap_size / r->desc_size;
-	for (i = 0; i < n; i++) {
-		const u8 *d = m + i * r->desc_size;
-		u32 type = *(const u32 *)d;
-		u64 start = *(const u64 *)(d + 8), pages = *(const u64 *)(d + 24);
-
-		if (type > 15 || start % PAGE || !pages)
-			bad++;
-	}
-	check(!bad, "EFI memory map: %llu descriptors, types known, page aligned, not empty (%llu not)",
-	      (unsigned long long)n, (unsigned long long)bad);
-	/* usable and reclaimable memory is what the firmware left free (loader
-	 * code and data, boot services code and data, conventional) */
-	for (i = 0; i < mm_count; i++) {
-		u64 b = mm[i]->base, e = b + mm[i]->length, got = 0;
-
-		if (mm[i]->type != LP_MEM_USABLE && mm[i]->type != LP_MEM_BOOTLOADER_RECLAIMABLE)
-			continue;
-		for (j = 0; j < n; j++) {
-			const u8 *d = m + j * r->desc_size;
-			u32 type = *(const u32 *)d;
-			u64 s = *(const u64 *)(d + 8), t = s + *(const u64 *)(d + 24) * PAGE;
-			u64 lo = s > b ? s : b, hi = t < e ? t : e;
-
-			if ((type == 1 || type == 2 || type == 3 || type == 4 || type == 7) && hi > lo)
-				got += hi - lo;
-		}
-		if (got != e - b) {
-			notfree++;
-			fmt(what, sizeof(what), ": 0x%llx+0x%llx %s, %llu bytes free in the EFI map",
-			    (unsigned long long)b, (unsigned long long)(e - b), type_name(mm[i]->type),
-			    (unsigned long long)got);
-		}
-	}
-	check(!notfree, "usable and reclaimable memory is free memory in the EFI memory map%s", what);
-}
-
-static void check_boot_time(void)
-{
-	struct lp_boot_time_resp *r = resp(&req_time, "boot time", sizeof(*r));
-	int64_t now = rtc_now();
-
-	if (!r)
-		return;
-	say("# boot time: %lld, RTC now %lld", (long long)r->boot_time, (long long)now);
-	check(r->boot_time > TIME_2020 && r->boot_time < TIME_2100, "boot time after 2020 (%lld)",
-	      (long long)r->boot_time);
-	check(now - r->boot_time >= -2 && now - r->boot_time < 900,
-	      "boot time within 15 minutes before the RTC's now (%lld s)", (long long)(now - r->boot_time));
-}
-
-/* legacy PIC masked; I/O APIC entries with fixed or lowest-priority
- * delivery masked */
-static void check_irqs(void)
-{
-	int i, bad = 0, entries = 0;
-
-	check(inb(0x21) == 0xff && inb(0xa1) == 0xff, "legacy PIC: every IRQ masked (0x%x 0x%x)",
-	      inb(0x21), inb(0xa1));
-	for (i = 0; i < ioapic_n; i++) {
-		volatile u32 *io = (volatile u32 *)(ioapic_pa[i] + hhdm);
-		u32 n, k;
-
-		if (!mapped((u64)io, 0x20))
-			continue;
-		io[0] = 1;
-		n = ((io[4] >> 16) & 0xff) + 1;
-		for (k = 0; k < n; k++) {
-			u32 lo;
-
-			io[0] = 0x10 + 2 * k;
-			lo = io[4];
-			entries++;
-			if (((lo >> 8) & 7) <= 1 && !(lo & (1u << 16)))
-				bad++;
-		}
-	}
-	if (ioapic_n)
-		check(!bad, "I/O APIC: fixed and lowest-priority entries masked (%d of %d not)", bad, entries);
-}
-
-/* A20 open: a word of our own written with the 1 MiB bit of its physical
- * address flipped read back through the HHDM must not change with it
- * (port 0x92 alone does not say: the keyboard controller gates A20 too) */
-static volatile u64 a20_probe;
-
-static void check_a20(void)
-{
-	u64 pa = phys(&a20_probe), before;
-	volatile u64 *alias = (volatile u64 *)(hhdm + (pa ^ (1ULL << 20)));
-
-	if (pa == ~0ULL || !mapped((u64)alias, 8))
-		return (void)check(0, "A20: our probe word (pa 0x%llx) and its 1 MiB alias mapped",
-				   (unsigned long long)pa);
-	before = *alias;
-	a20_probe = ~before;
-	check(*alias == before && a20_probe == ~before,
-	      "A20 open: a write to pa 0x%llx leaves pa 0x%llx alone", (unsigned long long)pa,
-	      (unsigned long long)(pa ^ (1ULL << 20)));
-}
-
 /* ---- framebuffer ---- */
 
 static int mask_ok(u16 bpp, u8 rs, u8 rsh, u8 gs, u8 gsh, u8 bs, u8 bsh)
@@ -1321,151 +936,6 @@ static void check_fb(void)
 		      (unsigned long long)i);
 		say("# framebuffer %llu: current mode %s the list", (unsigned long long)i,
 		    listed ? "in" : "not in");
-	}
-}
-
-/* ---- SMP ---- */
-
-struct apslot {
-	volatile u32 arrived;
-	struct frame f;
-	u64 cr0, cr3, cr4, efer, ret, lapic, extra;
-	int stack_ok;
-	u16 cs, ss;
-};
-
-static struct apslot slots[MAX_CPUS];
-static volatile u32 strays;
-static struct lp_mp_info **cpus;
-static u64 ncpus;
-
-void ap_main(struct frame *f);
-
-void ap_main(struct frame *f)
-{
-	u64 id = lapic_id(), i, top;
-	struct apslot *s = NULL;
-
-	__asm__ volatile("lidt %0" : : "m"(idtr));
-	for (i = 0; i < ncpus; i++)
-		if (cpus[i]->lapic_id == id)
-			s = &slots[i];
-	if (!s) {
-		__atomic_add_fetch(&strays, 1, __ATOMIC_SEQ_CST);
-		return;
-	}
-	s->f = *f;
-	s->cr0 = READ_CR(0);
-	s->cr3 = READ_CR(3);
-	s->cr4 = READ_CR(4);
-	s->efer = rdmsr(MSR_EFER);
-	s->lapic = id;
-	s->cs = READ_SEG(cs);
-	s->ss = READ_SEG(ss);
-	s->ret = mapped(f->rsp, 8) ? *(volatile u64 *)f->rsp : ~0ULL;
-	s->extra = cpus[s - slots]->extra_argument;
-	top = f->rsp + 8;
-	s->stack_ok = in_reclaimable((void *)(top - STACK_SIZE), STACK_SIZE);
-	__atomic_store_n(&s->arrived, 1, __ATOMIC_RELEASE);
-}
-
-static void check_smp(u64 bsp_cr3, u64 bsp_cr4)
-{
-	struct lp_mp_resp *r = resp(&req_mp.head, "MP", sizeof(*r));
-	u64 i, me = lapic_id(), bsp_slot = ~0ULL, dup = 0, nonnull = 0, unknown = 0;
-	long want = arg("cpus");
-	int sec, changes = 0, waiting;
-	u64 apic_base = rdmsr(0x1b);
-
-	if (!r)
-		return;
-	if (!check(r->cpu_count >= 1 && r->cpu_count <= MAX_CPUS && mapped((u64)r->cpus, r->cpu_count * 8),
-		   "MP: %llu CPUs, array mapped", (unsigned long long)r->cpu_count))
-		return;
-	for (i = 0; i < r->cpu_count; i++)
-		if (!mapped((u64)r->cpus[i], sizeof(struct lp_mp_info)))
-			return (void)check(0, "MP: CPU %llu structure mapped", (unsigned long long)i);
-	cpus = r->cpus;
-	say("# mp: cpu_count=%llu bsp_lapic_id=%u flags=0x%x", (unsigned long long)r->cpu_count,
-	    r->bsp_lapic_id, r->flags);
-	check(want < 0 || r->cpu_count == (u64)want, "MP: cpu_count %llu is the command line's cpus=%ld",
-	      (unsigned long long)r->cpu_count, want);
-	check(r->bsp_lapic_id == me, "MP: bsp_lapic_id %u is this CPU's APIC ID %llu", r->bsp_lapic_id,
-	      (unsigned long long)me);
-	check(!!(r->flags & LP_MP_X2APIC) == !!(apic_base & (1u << 10)),
-	      "MP: the x2APIC flag agrees with IA32_APIC_BASE (0x%llx)", (unsigned long long)apic_base);
-	for (i = 0; i < r->cpu_count; i++) {
-		u64 j;
-		int k, found = 0;
-
-		say("# cpu %llu: processor_id=%u lapic_id=%u", (unsigned long long)i, cpus[i]->processor_id,
-		    cpus[i]->lapic_id);
-		if (cpus[i]->lapic_id == r->bsp_lapic_id)
-			bsp_slot = i;
-		for (j = 0; j < i; j++)
-			if (cpus[j]->lapic_id == cpus[i]->lapic_id)
-				dup++;
-		if (cpus[i]->goto_address)
-			nonnull++;
-		for (k = 0; k < madt_n; k++)
-			if (madt_apic[k] == cpus[i]->lapic_id && madt_uid[k] == cpus[i]->processor_id)
-				found = 1;
-		if (!found)
-			unknown++;
-	}
-	check(bsp_slot != ~0ULL && !dup, "MP: APIC IDs unique, the BSP among them");
-	check(!nonnull, "MP: every goto_address NULL at entry (%llu not)", (unsigned long long)nonnull);
-	if (madt_n >= 0)
-		check(!unknown && (u64)madt_n == r->cpu_count,
-		      "MP: the CPUs are the MADT's enabled processors, ids and UIDs (%d in the MADT, %llu not found)",
-		      madt_n, (unsigned long long)unknown);
-	ncpus = r->cpu_count;
-	for (i = 0; i < ncpus; i++) {
-		if (i == bsp_slot)
-			continue;
-		cpus[i]->extra_argument = 0x1000 + i;
-		__atomic_store_n(&cpus[i]->goto_address, (lp_goto)ap_entry, __ATOMIC_SEQ_CST);
-	}
-	/* wait up to 10 RTC seconds for every AP */
-	sec = cmos(0);
-	do {
-		waiting = 0;
-		for (i = 0; i < ncpus; i++)
-			if (i != bsp_slot && !__atomic_load_n(&slots[i].arrived, __ATOMIC_ACQUIRE))
-				waiting++;
-		if (cmos(0) != sec) {
-			sec = cmos(0);
-			changes++;
-		}
-		cpu_relax();
-	} while (waiting && changes < 10);
-	check(!strays, "MP: no AP with an APIC ID outside the list arrived (%u did)", strays);
-	for (i = 0; i < ncpus; i++) {
-		struct apslot *s = &slots[i];
-		const struct frame *f = &s->f;
-		u64 others = f->rax | f->rbx | f->rcx | f->rdx | f->rsi | f->rbp | f->r8 | f->r9 |
-			     f->r10 | f->r11 | f->r12 | f->r13 | f->r14 | f->r15;
-
-		if (i == bsp_slot)
-			continue;
-		if (!check(s->arrived, "AP %llu (APIC ID %u): arrived at its goto_address", (unsigned long long)i,
-			   cpus[i]->lapic_id))
-			continue;
-		check(f->rdi == (u64)cpus[i] && s->extra == 0x1000 + i && s->lapic == cpus[i]->lapic_id,
-		      "AP %llu: RDI is its own info (0x%llx), extra_argument seen, APIC ID matches",
-		      (unsigned long long)i, (unsigned long long)f->rdi);
-		check(s->cr3 == bsp_cr3 && (s->cr4 & CR4_LA57) == (bsp_cr4 & CR4_LA57),
-		      "AP %llu: the BSP's CR3 0x%llx and paging mode", (unsigned long long)i,
-		      (unsigned long long)s->cr3);
-		check(!others && !(f->rflags & (RFLAGS_IF | RFLAGS_DF | RFLAGS_VM)) && s->ret == 0 &&
-		      (f->rsp + 8) % 16 == 0,
-		      "AP %llu: other registers 0, IF/DF/VM clear, return address 0, RSP+8 aligned (rflags 0x%llx rsp 0x%llx)",
-		      (unsigned long long)i, (unsigned long long)f->rflags, (unsigned long long)f->rsp);
-		check((s->cr0 & (CR0_PG | CR0_PE | CR0_WP)) == (CR0_PG | CR0_PE | CR0_WP) &&
-		      (s->cr4 & CR4_PAE) && (s->efer & EFER_LMA) && s->cs == 0x28 && s->ss == 0x30,
-		      "AP %llu: CR0 PG/PE/WP, PAE, long mode, CS 0x28, SS 0x30", (unsigned long long)i);
-		check(s->stack_ok, "AP %llu: %llu KiB stack below RSP in bootloader-reclaimable memory",
-		      (unsigned long long)i, (unsigned long long)(STACK_SIZE >> 10));
 	}
 }
 

@@ -17,7 +17,8 @@ The candidates are enumerated deterministically; N of them (--count, "all"
 for every one) are drawn with the seed S.  Each mutant is built in a copy of
 the tree under DIR (the working tree is never touched): the mutated source
 replaces the original there, make rebuilds the host library and relinks the
-unit binaries that exercise that file (FAST below), which then run with a
+unit binaries that exercise that file (those whose covers: line names it,
+tests/covers.py), which then run with a
 time limit.  A mutant is
 
   killed       a test failed, crashed, hit a sanitizer or ran out of time
@@ -49,24 +50,20 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# Unit binaries that exercise each paging/ file, quickest first.  A survivor
-# is then run against every other unit binary before it is called one.
-FAST = {
-    "paging/error.c": ["test_error"],
-    "paging/mat.c": ["test_mat"],
-    "paging/memmap.c": ["test_memmap", "test_bad_input", "test_plan"],
-    "paging/plan.c": ["test_plan_handoff", "test_min_tables", "test_bad_input", "test_plan",
-                      "test_plan_identity"],
-    "paging/frames.c": ["test_frames", "test_bad_input"],
-    "paging/pat.c": ["test_pt", "test_pt_random"],
-    "paging/lint.c": ["test_pt", "test_sw_full", "test_pt_random"],
-    "paging/pt.c": ["test_wide_stores", "test_bad_input", "test_pt", "test_sw_full", "test_pt_random"],
-    "paging/bulk.c": ["test_wide_stores", "test_bad_input", "test_pt", "test_sw_full", "test_pt_random"],
-    "paging/query.c": ["test_bad_input", "test_pt", "test_pt_random"],
-    "paging/space.c": ["test_bad_input", "test_pt", "test_wide_stores", "test_pt_random"],
-    "paging/pt_internal.h": ["test_wide_stores", "test_bad_input", "test_pt", "test_sw_full",
-                             "test_pt_random"],
-}
+# The unit binaries that exercise each paging/ file are the tests whose
+# covers: line names it (tests/covers.py, smaller test files first), read
+# from the tree being mutated.  A survivor is then run against every other
+# unit binary before it is called one.
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import covers  # noqa: E402
+
+
+def fast_map(top):
+    """{paging/ file: [unit tests that cover it]} of the tree at @top."""
+    return {f: t for f, t in covers.covers_map(top).items() if f.startswith("paging/")}
+
+
 # Operation counts of the randomized tests while judging mutants: enough to
 # reach every path, a fraction of the default run time.
 TEST_ENV = {"PTLAB_OPS": "4000"}
@@ -269,12 +266,13 @@ def main():
     obj = os.path.join(a.build, "obj")
     os.makedirs(src, exist_ok=True)
     # test_plan reads the policy table of docs/architecture.md; tools/
-    # generates the console font; test_catalog includes tests/catalog_seams.h
+    # generates the console font; test_catalog includes tests/seams.h
     sync_copy(["paging", "include", "tests/unit", "tests/data", "mk", "efi", "tools"],
-              ["Makefile", "docs/architecture.md", "tests/catalog_seams.h"], src)
+              ["Makefile", "docs/architecture.md", "tests/seams.h", "tests/covers.py"], src)
     # Candidates and originals come from the copy, so that edits to the
     # working tree during a run cannot mix into it.
-    files = sorted(f for f in FAST if os.path.exists(os.path.join(src, f)))
+    fast = fast_map(src)
+    files = sorted(f for f in fast if os.path.exists(os.path.join(src, f)))
     all_cands = []
     for f in files:
         all_cands += candidates(os.path.join(src, f), src)
@@ -341,9 +339,9 @@ def main():
                 stillborn += 1
                 verdict = "stillborn"
             else:
-                res = passes(FAST[rel])
+                res = passes(fast[rel])
                 if res and res[0]:
-                    res = passes([b for b in unit_bins if b not in FAST[rel]])
+                    res = passes([b for b in unit_bins if b not in fast[rel]])
                 ok, why = res if res else (None, "")
                 if ok is None:
                     stillborn += 1

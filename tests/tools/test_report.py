@@ -19,22 +19,19 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import report  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "mk"))
+from tapcheck import Checks  # noqa: E402
+
 REPORT_PY = os.path.join(ROOT, "tools", "report.py")
 VIEW_PY = os.path.join(ROOT, "tools", "view.py")
 LIB_SH = os.path.join(ROOT, "tests", "boot", "lib.sh")
 VERDICT_SH = os.path.join(ROOT, "mk", "verdict.sh")
 
-passed = failed = 0
+CHECKS = Checks("report", prefix="report")
 
 
 def check(cond, name, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok - report: " + name)
-    else:
-        failed += 1
-        print("not ok - report: %s%s" % (name, (": " + detail) if detail else ""))
+    return CHECKS.check(cond, name, detail=detail)
 
 
 # A report as the application writes it (the file has CRLF line ends), and
@@ -367,8 +364,7 @@ def main():
           "bench-summary: median of an odd count", out)
 
     subprocess.run(["rm", "-rf", d])
-    print("report: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":

@@ -28,6 +28,9 @@ import xml.etree.ElementTree as ET
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CHROMIUM = os.environ.get("CHROMIUM", "chromium")
 TIMEOUT = int(os.environ.get("VIEW_BROWSER_TIMEOUT", "240"))
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "mk"))
+from tapcheck import Checks  # noqa: E402
 
 TABLES = "\"><svg/onload=document.title='pwned-tables'>"
 PAYLOADS = [
@@ -58,17 +61,11 @@ not ok 2 - live: x: </script><script>document.title='pwned-reason'</script>
 ptlab: 1 passed, 1 failed, 0 skipped
 """.format(t=TABLES, p=PAYLOADS)
 
-passed = failed = 0
+CHECKS = Checks("view-hostile", prefix="view-hostile")
 
 
 def check(cond, name, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok - view-hostile: " + name)
-    else:
-        failed += 1
-        print("not ok - view-hostile: %s%s" % (name, (": " + detail) if detail else ""))
+    return CHECKS.check(cond, name, detail=detail)
 
 
 class Dom(html.parser.HTMLParser):
@@ -141,8 +138,7 @@ def main():
           "make view REPORT=<hostile report> wrote index.html and map.svg",
           (p.stdout + p.stderr).strip()[:300])
     if not os.path.exists(page) or not os.path.exists(svg):
-        print("view-hostile: %d passed, %d failed" % (passed, failed + 1))
-        return 1
+        return CHECKS.summary()
     try:
         ET.parse(svg)
         check(True, "map.svg is well-formed XML")
@@ -160,8 +156,7 @@ def main():
         check(TABLES in stext and PAYLOADS[2] in stext,
               "map.svg: the table name and the region are in it as text")
     subprocess.run(["rm", "-rf", work])
-    print("view-hostile: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":

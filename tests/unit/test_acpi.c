@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/acpi/acpi.c */
 /*
  * efi/acpi/acpi.c: the RSDP (ACPI 1.0 and 2.0 forms, both checksums), the
  * table lookup through the XSDT and through the RSDT, the window every
@@ -13,9 +14,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/acpi/acpi.h"
+#include "lib/le.h"
 
 #define PHYS       UINT64_C(0x7f000000)     /* the buffer's first byte's physical address */
 #define RSDP_AT    0x000u
@@ -26,18 +28,6 @@
 
 static uint8_t mem[0x1000];
 static struct acpi_mem w;                       /* the window onto mem, set by good() */
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (unsigned i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
 
 /* Sets the byte at @sum so the @n bytes at @b sum to zero. */
 static void fix_sum(uint8_t *b, uint32_t n, uint8_t *sum)
@@ -54,7 +44,7 @@ static void fix_sum(uint8_t *b, uint32_t n, uint8_t *sum)
 static void sdt(unsigned at, const char *sig, uint32_t len)
 {
 	memcpy(mem + at, sig, 4);
-	put32(mem + at + 4, len);
+	le_st32(mem + at + 4, len);
 	mem[at + 8] = 1;
 	memcpy(mem + at + 10, "PTLABX", 6);
 	fix_sum(mem + at, len, mem + at + 9);
@@ -65,11 +55,11 @@ static void rsdp(unsigned rev)
 	memcpy(mem + RSDP_AT, "RSD PTR ", 8);
 	memcpy(mem + RSDP_AT + 9, "PTLAB ", 6);
 	mem[RSDP_AT + 15] = (uint8_t)rev;
-	put32(mem + RSDP_AT + 16, (uint32_t)(PHYS + RSDT_AT));
+	le_st32(mem + RSDP_AT + 16, (uint32_t)(PHYS + RSDT_AT));
 	fix_sum(mem + RSDP_AT, 20, mem + RSDP_AT + 8);
 	if (rev >= 2) {
-		put32(mem + RSDP_AT + 20, 36);
-		put64(mem + RSDP_AT + 24, PHYS + XSDT_AT);
+		le_st32(mem + RSDP_AT + 20, 36);
+		le_st64(mem + RSDP_AT + 24, PHYS + XSDT_AT);
 		fix_sum(mem + RSDP_AT, 36, mem + RSDP_AT + 32);
 	}
 }
@@ -80,8 +70,8 @@ static uint32_t madt_len;
 static void madt_open(void)
 {
 	memset(mem + MADT_AT, 0, 0x400);
-	put32(mem + MADT_AT + 36, 0xfee00000u);
-	put32(mem + MADT_AT + 40, 1);
+	le_st32(mem + MADT_AT + 36, 0xfee00000u);
+	le_st32(mem + MADT_AT + 40, 1);
 	madt_len = 44;
 }
 
@@ -102,9 +92,9 @@ static void madt_x2apic(uint32_t id, uint32_t flags, uint32_t uid)
 {
 	uint8_t e[16] = { 9, 16 };
 
-	put32(e + 4, id);
-	put32(e + 8, flags);
-	put32(e + 12, uid);
+	le_st32(e + 4, id);
+	le_st32(e + 8, flags);
+	le_st32(e + 12, uid);
 	madt_add(e, 16);
 }
 
@@ -124,11 +114,11 @@ static void good(unsigned rev)
 	w.first = PHYS;
 	w.limit = PHYS + sizeof(mem);
 	rsdp(rev);
-	put32(mem + RSDT_AT + 36, (uint32_t)(PHYS + FACP_AT));
-	put32(mem + RSDT_AT + 40, (uint32_t)(PHYS + MADT_AT));
+	le_st32(mem + RSDT_AT + 36, (uint32_t)(PHYS + FACP_AT));
+	le_st32(mem + RSDT_AT + 40, (uint32_t)(PHYS + MADT_AT));
 	sdt(RSDT_AT, "RSDT", 44);
-	put64(mem + XSDT_AT + 36, PHYS + FACP_AT);
-	put64(mem + XSDT_AT + 44, PHYS + MADT_AT);
+	le_st64(mem + XSDT_AT + 36, PHYS + FACP_AT);
+	le_st64(mem + XSDT_AT + 44, PHYS + MADT_AT);
 	sdt(XSDT_AT, "XSDT", 52);
 	sdt(FACP_AT, "FACP", 116);
 	madt_open();
@@ -180,10 +170,10 @@ static void test_rsdp(void **state)
 	mem[RSDP_AT + 24] ^= 1;                                   /* only the extended checksum */
 	assert_int_equal(acpi_rsdp_read(&w, PHYS + RSDP_AT, &r), ACPI_ESUM);
 	good(2);
-	put32(mem + RSDP_AT + 20, 20);                            /* shorter than the 2.0 form */
+	le_st32(mem + RSDP_AT + 20, 20);                            /* shorter than the 2.0 form */
 	assert_int_equal(acpi_rsdp_read(&w, PHYS + RSDP_AT, &r), ACPI_ELEN);
 	good(2);
-	put32(mem + RSDP_AT + 20, 0x2000);                        /* past the window */
+	le_st32(mem + RSDP_AT + 20, 0x2000);                        /* past the window */
 	assert_int_equal(acpi_rsdp_read(&w, PHYS + RSDP_AT, &r), ACPI_ELEN);
 	assert_int_equal(acpi_rsdp_read(&w, 0, &r), ACPI_ENONE);
 	assert_int_equal(acpi_rsdp_read(&w, PHYS + 0xff0, &r), ACPI_ENONE);
@@ -223,16 +213,16 @@ static void test_find(void **state)
 	memcpy(mem + XSDT_AT, "RSDT", 4);
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ESIG);
 	good(2);
-	put32(mem + XSDT_AT + 4, 35);                             /* shorter than a header */
+	le_st32(mem + XSDT_AT + 4, 35);                             /* shorter than a header */
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ELEN);
 	good(2);
-	put32(mem + XSDT_AT + 4, 0x2000);                         /* past the window */
+	le_st32(mem + XSDT_AT + 4, 0x2000);                         /* past the window */
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ELEN);
 	good(2);
 	mem[MADT_AT + 40] ^= 1;                                   /* the table found: checksum */
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ESUM);
 	good(2);
-	put64(mem + XSDT_AT + 44, UINT64_C(0x100000000000));      /* an entry outside: skipped */
+	le_st64(mem + XSDT_AT + 44, UINT64_C(0x100000000000));      /* an entry outside: skipped */
 	sdt(XSDT_AT, "XSDT", 52);
 	assert_int_equal(acpi_find(&w, &r, "APIC", &pa, &len), ACPI_ENOTFOUND);
 	good(2);
@@ -312,14 +302,8 @@ static void test_madt(void **state)
 	assert_int_equal(m.cpu[ACPI_MADT_CPUS - 1].apic, ACPI_MADT_CPUS - 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_window),
-		cmocka_unit_test(test_rsdp),
-		cmocka_unit_test(test_find),
-		cmocka_unit_test(test_madt),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_window),
+	cmocka_unit_test(test_rsdp),
+	cmocka_unit_test(test_find),
+	cmocka_unit_test(test_madt))

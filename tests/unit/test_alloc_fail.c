@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/frames.c paging/memmap.c paging/plan.c paging/pt.c paging/space.c */
 /*
  * Allocator failure at every point of every call that allocates.
  *

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/error.c paging/frames.c paging/memmap.c paging/plan.c paging/pt.c paging/bulk.c paging/query.c paging/space.c paging/pt_internal.h */
 /*
  * Every public call against every bad input that applies to it.
  *
@@ -21,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/frames.h>
 #include <ptlab/memmap.h>
@@ -1017,14 +1018,8 @@ static void test_good_neighbours_of_bad_cases_succeed(void **state)
 	assert_int_equal(pt_unmap(&f->s4, VA_4K, 8 * K4, PT_SPARSE, NULL), PT_OK);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_every_bad_input_is_refused_and_changes_nothing,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_good_neighbours_of_bad_cases_succeed,
-						setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test_setup_teardown(test_every_bad_input_is_refused_and_changes_nothing,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_good_neighbours_of_bad_cases_succeed,
+					setup, teardown))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/opts/opts.c */
 /*
  * efi/opts/opts.c: whose LoadOptions are ours.  From a shell they are strict as
  * always; from a boot manager (U-Boot's bootargs, a boot entry's data) text
@@ -11,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/report/fmt.h"
 #include "../../efi/opts/opts.h"
@@ -160,16 +161,10 @@ static void test_serial_option(void **state)
 	assert_non_null(strstr(opts_usage(), "--serial=auto|on|off"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_uboot_bootargs_are_foreign),
-		cmocka_unit_test(test_same_text_from_a_shell_is_strict),
-		cmocka_unit_test(test_dashdash_words_make_boot_options_strict),
-		cmocka_unit_test(test_empty_and_binary_boot_options),
-		cmocka_unit_test(test_foreign_text_is_shortened),
-		cmocka_unit_test(test_serial_option),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_uboot_bootargs_are_foreign),
+	cmocka_unit_test(test_same_text_from_a_shell_is_strict),
+	cmocka_unit_test(test_dashdash_words_make_boot_options_strict),
+	cmocka_unit_test(test_empty_and_binary_boot_options),
+	cmocka_unit_test(test_foreign_text_is_shortened),
+	cmocka_unit_test(test_serial_option))

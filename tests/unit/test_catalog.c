@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/proto/catalog.c efi/checks/registry.c */
 /*
  * The app's check registry as the run gets it: ptlab_checks
  * (efi/proto/catalog.c) over the modules' tables (checks.c, livechecks.c,
@@ -21,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/checks/elsewhere.h"
 #include "../../efi/checks/cpuchecks.h"
@@ -41,7 +42,7 @@
 
 #define UNREACHED(what) fail_msg("%s called: this test runs no check", what)
 
-#include "../catalog_seams.h"
+#include "../seams.h"
 
 /* ---- the entries ---- */
 
@@ -182,15 +183,9 @@ static void test_catalog_no_fault_is_the_churns(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_catalog_holds_the_modules_tables),
-		cmocka_unit_test(test_catalog_every_entry_is_named),
-		cmocka_unit_test(test_catalog_phases_and_faults_are_usable),
-		cmocka_unit_test(test_catalog_names_are_unique),
-		cmocka_unit_test(test_catalog_no_fault_is_the_churns),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_catalog_holds_the_modules_tables),
+	cmocka_unit_test(test_catalog_every_entry_is_named),
+	cmocka_unit_test(test_catalog_phases_and_faults_are_usable),
+	cmocka_unit_test(test_catalog_names_are_unique),
+	cmocka_unit_test(test_catalog_no_fault_is_the_churns))

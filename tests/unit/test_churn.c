@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/checks/churn.c efi/checks/churnjudge.c efi/checks/churntype.c */
 /*
  * The machine's churn (efi/checks/churn.c with churnjudge.c and churntype.c,
  * linked from the host archive as they are) on the host, against a software MMU.
@@ -53,7 +54,7 @@
 #include "../../efi/live/live.h"
 #include "../../efi/cpu/trap.h"
 
-#include <cmocka.h>
+#include "unit.h"
 
 /* The churn's scratch windows (churnctx.h). */
 #define WINDOW PTLAB_SCRATCH_BYTES
@@ -231,7 +232,7 @@ static int mmu_access(uint64_t va, bool write, bool fetch, uint64_t *pa, struct 
 	return 0;
 }
 
-int probe_read64(uint64_t va, uint64_t *out, struct trap_fault *f)
+static int sim_read64(uint64_t va, uint64_t *out, struct trap_fault *f)
 {
 	uint64_t pa;
 
@@ -244,7 +245,7 @@ int probe_read64(uint64_t va, uint64_t *out, struct trap_fault *f)
 	return 0;
 }
 
-int probe_write64(uint64_t va, uint64_t val, struct trap_fault *f)
+static int sim_write64(uint64_t va, uint64_t val, struct trap_fault *f)
 {
 	uint64_t pa;
 
@@ -255,7 +256,7 @@ int probe_write64(uint64_t va, uint64_t val, struct trap_fault *f)
 	return 0;
 }
 
-int probe_exec(uint64_t va, struct trap_fault *f)
+static int sim_exec(uint64_t va, struct trap_fault *f)
 {
 	uint64_t pa;
 
@@ -268,7 +269,7 @@ int probe_exec(uint64_t va, struct trap_fault *f)
 	return 1;
 }
 
-void ptlab_flush(const struct pt_flushlist *fl)
+static void sim_flush(const struct pt_flushlist *fl)
 {
 	sim->flushes++;
 	if (!sim->tlb_on)
@@ -288,14 +289,20 @@ bool ptlab_is_ram(const struct pt_memmap *map, uint64_t pa)
 }
 
 /* No --timeout on the host: the deadline never passes. */
-bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
-			   bool *aborted)
+static bool sim_deadline_passed(const struct ptlab_time *t, const struct opts *o,
+				struct report *rep, bool *aborted)
 {
 	(void)o;
 	(void)rep;
 	(void)aborted;
 	return t->deadline && rdtsc() >= t->deadline;
 }
+
+/* the one definition of the seams (tests/seams.h), through these hooks */
+#define UNREACHED(what) fail_msg("%s called: the churn does not use it", what)
+#define SEAM_HOOKS { .flush = sim_flush, .deadline_passed = sim_deadline_passed, \
+		     .probe_read64 = sim_read64, .probe_write64 = sim_write64, .probe_exec = sim_exec }
+#include "../seams.h"
 
 /* ---- the environment, as the app's (live/live.c) but over the arena ---- */
 
@@ -790,19 +797,13 @@ static void test_two_runs_interleaved_end_as_each_alone(void **state)
 	free(alone);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default_churn_passes),
-		cmocka_unit_test(test_seeds_differ_and_replay_exactly),
-		cmocka_unit_test(test_memory_types_only_on_the_typed_window),
-		cmocka_unit_test(test_memory_type_audit_catches_an_alias),
-		cmocka_unit_test(test_injected_damage_is_caught),
-		cmocka_unit_test(test_missing_invlpg_needs_a_tlb),
-		cmocka_unit_test(test_churn_passes_with_a_tlb),
-		cmocka_unit_test(test_enomem_is_refused_only_when_expected),
-		cmocka_unit_test(test_two_runs_interleaved_end_as_each_alone),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_default_churn_passes),
+	cmocka_unit_test(test_seeds_differ_and_replay_exactly),
+	cmocka_unit_test(test_memory_types_only_on_the_typed_window),
+	cmocka_unit_test(test_memory_type_audit_catches_an_alias),
+	cmocka_unit_test(test_injected_damage_is_caught),
+	cmocka_unit_test(test_missing_invlpg_needs_a_tlb),
+	cmocka_unit_test(test_churn_passes_with_a_tlb),
+	cmocka_unit_test(test_enomem_is_refused_only_when_expected),
+	cmocka_unit_test(test_two_runs_interleaved_end_as_each_alone))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/cpu/gdt.c */
 /*
  * efi/cpu/gdt.c: the order of the register writes that give the firmware its
  * paging state back (cpu_restore_steps), run on a model CPU that enforces
@@ -22,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/cpu/gdt.h"
 
@@ -217,16 +218,10 @@ static void test_model_catches_bad_orders(void **state)
 	assert_false(m.fault);			/* ... and allowed with WP set */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ovmf_and_uboot),
-		cmocka_unit_test(test_pge_and_pat),
-		cmocka_unit_test(test_pcid_in_cr3),
-		cmocka_unit_test(test_cet_wp_la57_nxe),
-		cmocka_unit_test(test_no_pge_support),
-		cmocka_unit_test(test_model_catches_bad_orders),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_ovmf_and_uboot),
+	cmocka_unit_test(test_pge_and_pat),
+	cmocka_unit_test(test_pcid_in_cr3),
+	cmocka_unit_test(test_cet_wp_la57_nxe),
+	cmocka_unit_test(test_no_pge_support),
+	cmocka_unit_test(test_model_catches_bad_orders))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/error.c */
 /* Host tests for paging/error.c. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/pt.h>
 
@@ -46,13 +47,7 @@ static void test_unknown_code_names_a_placeholder_and_is_stable(void **state)
 	assert_ptr_equal(pt_strerror(PT_ENOMEM), pt_strerror(PT_ENOMEM));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_code_has_its_own_name),
-		cmocka_unit_test(test_names_match_the_enum_spelling),
-		cmocka_unit_test(test_unknown_code_names_a_placeholder_and_is_stable),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_every_code_has_its_own_name),
+	cmocka_unit_test(test_names_match_the_enum_spelling),
+	cmocka_unit_test(test_unknown_code_names_a_placeholder_and_is_stable))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/fbcon.c efi/report/font8x16.c */
 /*
  * efi/report/fbcon.c on the host: text drawn into malloc'd framebuffers whose
  * padding (stride past width, lines past height) holds a canary, so a
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/report/fbcon.h"
 #include "../../efi/report/font8x16.h"
@@ -377,22 +378,16 @@ static void test_fbcon_clear_restarts_at_top(void **state)
 	free(f.px);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fbcon_init_rejects_bad_geometry_and_leaves_console),
-		cmocka_unit_test(test_fbcon_init_info_checks_size),
-		cmocka_unit_test(test_fbcon_init_clears_visible_area_only),
-		cmocka_unit_test(test_fbcon_pixel_byte_order),
-		cmocka_unit_test(test_fbcon_draws_known_glyph_pixels),
-		cmocka_unit_test(test_fbcon_every_printable_glyph_is_distinct_and_inside_its_grid),
-		cmocka_unit_test(test_fbcon_tap_colours),
-		cmocka_unit_test(test_fbcon_write_line_uses_tap_colour),
-		cmocka_unit_test(test_fbcon_scrolls_when_full),
-		cmocka_unit_test(test_fbcon_clips_long_lines_and_stays_inside),
-		cmocka_unit_test(test_fbcon_newline_ends_line_and_unknown_bytes_are_boxes),
-		cmocka_unit_test(test_fbcon_clear_restarts_at_top),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_fbcon_init_rejects_bad_geometry_and_leaves_console),
+	cmocka_unit_test(test_fbcon_init_info_checks_size),
+	cmocka_unit_test(test_fbcon_init_clears_visible_area_only),
+	cmocka_unit_test(test_fbcon_pixel_byte_order),
+	cmocka_unit_test(test_fbcon_draws_known_glyph_pixels),
+	cmocka_unit_test(test_fbcon_every_printable_glyph_is_distinct_and_inside_its_grid),
+	cmocka_unit_test(test_fbcon_tap_colours),
+	cmocka_unit_test(test_fbcon_write_line_uses_tap_colour),
+	cmocka_unit_test(test_fbcon_scrolls_when_full),
+	cmocka_unit_test(test_fbcon_clips_long_lines_and_stays_inside),
+	cmocka_unit_test(test_fbcon_newline_ends_line_and_unknown_bytes_are_boxes),
+	cmocka_unit_test(test_fbcon_clear_restarts_at_top))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/frames.c */
 /*
  * Host tests for paging/frames.c.
  *
@@ -17,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/frames.h>
 
@@ -819,36 +820,30 @@ static void test_range_in_the_last_page_holds_no_frame(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alloc_and_free_update_counters_and_peak),
-		cmocka_unit_test(test_alloc_zeroes_the_frame_and_only_that_frame),
-		cmocka_unit_test(test_exhaustion_gives_enomem_and_changes_only_failed),
-		cmocka_unit_test(test_alloc_is_next_fit_and_wraps_around),
-		cmocka_unit_test(test_cursor_at_or_past_the_end_wraps),
-		cmocka_unit_test(test_double_free_is_refused_and_counted),
-		cmocka_unit_test(test_free_of_foreign_unaligned_or_unallocated_frame_is_refused),
-		cmocka_unit_test(test_contains_and_in_use_follow_ranges_and_bitmap),
-		cmocka_unit_test(test_fail_nth_fails_exactly_the_nth_allocation_then_disarms),
-		cmocka_unit_test(test_fail_nth_applies_to_runs_and_zero_disarms),
-		cmocka_unit_test(test_alloc_run_2m_is_aligned_in_use_and_not_zeroed),
-		cmocka_unit_test(test_alloc_run_4k_is_not_zeroed),
-		cmocka_unit_test(test_alloc_run_refused_when_every_window_is_fragmented),
-		cmocka_unit_test(test_alloc_run_1g_skips_window_with_a_busy_frame),
-		cmocka_unit_test(test_alloc_run_1g_refused_when_range_holds_no_aligned_window),
-		cmocka_unit_test(test_alloc_run_rejects_sizes_other_than_4k_2m_1g),
-		cmocka_unit_test(test_free_run_refuses_what_is_not_an_allocated_run),
-		cmocka_unit_test(test_init_trims_unaligned_edges_and_sorts_ranges),
-		cmocka_unit_test(test_bitmap_bytes_pads_each_range_to_whole_words),
-		cmocka_unit_test(test_init_errors_leave_struct_and_bitmap_untouched),
-		cmocka_unit_test(test_init_accepts_max_ranges),
-		cmocka_unit_test(test_env_routes_callbacks_through_the_allocator),
-		cmocka_unit_test(test_zeroing_off_hands_frames_out_as_they_are),
-		cmocka_unit_test(test_zeroing_mode_is_fixed_once_an_env_is_filled),
-		cmocka_unit_test(test_zeroing_off_needs_no_memory_behind_the_frames),
-		cmocka_unit_test(test_range_in_the_last_page_holds_no_frame),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_alloc_and_free_update_counters_and_peak),
+	cmocka_unit_test(test_alloc_zeroes_the_frame_and_only_that_frame),
+	cmocka_unit_test(test_exhaustion_gives_enomem_and_changes_only_failed),
+	cmocka_unit_test(test_alloc_is_next_fit_and_wraps_around),
+	cmocka_unit_test(test_cursor_at_or_past_the_end_wraps),
+	cmocka_unit_test(test_double_free_is_refused_and_counted),
+	cmocka_unit_test(test_free_of_foreign_unaligned_or_unallocated_frame_is_refused),
+	cmocka_unit_test(test_contains_and_in_use_follow_ranges_and_bitmap),
+	cmocka_unit_test(test_fail_nth_fails_exactly_the_nth_allocation_then_disarms),
+	cmocka_unit_test(test_fail_nth_applies_to_runs_and_zero_disarms),
+	cmocka_unit_test(test_alloc_run_2m_is_aligned_in_use_and_not_zeroed),
+	cmocka_unit_test(test_alloc_run_4k_is_not_zeroed),
+	cmocka_unit_test(test_alloc_run_refused_when_every_window_is_fragmented),
+	cmocka_unit_test(test_alloc_run_1g_skips_window_with_a_busy_frame),
+	cmocka_unit_test(test_alloc_run_1g_refused_when_range_holds_no_aligned_window),
+	cmocka_unit_test(test_alloc_run_rejects_sizes_other_than_4k_2m_1g),
+	cmocka_unit_test(test_free_run_refuses_what_is_not_an_allocated_run),
+	cmocka_unit_test(test_init_trims_unaligned_edges_and_sorts_ranges),
+	cmocka_unit_test(test_bitmap_bytes_pads_each_range_to_whole_words),
+	cmocka_unit_test(test_init_errors_leave_struct_and_bitmap_untouched),
+	cmocka_unit_test(test_init_accepts_max_ranges),
+	cmocka_unit_test(test_env_routes_callbacks_through_the_allocator),
+	cmocka_unit_test(test_zeroing_off_hands_frames_out_as_they_are),
+	cmocka_unit_test(test_zeroing_mode_is_fixed_once_an_env_is_filled),
+	cmocka_unit_test(test_zeroing_off_needs_no_memory_behind_the_frames),
+	cmocka_unit_test(test_range_in_the_last_page_holds_no_frame))

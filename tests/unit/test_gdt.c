@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/cpu/gdt.c */
 /*
  * efi/cpu/gdt.c: finding a firmware's busy TSS and the writable GDT copy that
  * lets ltr reload it, on tables in ordinary memory.  The firmware's table
@@ -10,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/cpu/gdt.h"
 
@@ -110,14 +111,8 @@ static void test_largest_gdt(void **state)
 	assert_false(cpu_gdt_has_busy_tss(&c, last));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_busy_tss_found),
-		cmocka_unit_test(test_copy_clears_busy_in_the_copy_only),
-		cmocka_unit_test(test_copy_refuses_what_cannot_work),
-		cmocka_unit_test(test_largest_gdt),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_busy_tss_found),
+	cmocka_unit_test(test_copy_clears_busy_in_the_copy_only),
+	cmocka_unit_test(test_copy_refuses_what_cannot_work),
+	cmocka_unit_test(test_largest_gdt))

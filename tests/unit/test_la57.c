@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/pt.c paging/plan.c */
 /*
  * 5-level paging on the host: the 57-bit canonical rules, the plan's table
  * minimum with a PML5 (against the same plan at 4 levels, and against what
@@ -17,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/memmap.h>
 #include <ptlab/plan.h>
@@ -291,15 +292,9 @@ static void test_trampoline_page_refusals_change_nothing(void **state)
 	free(x);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_canonical_48_and_57_bits),
-		cmocka_unit_test(test_five_level_far_mappings_and_the_57_bit_hole),
-		cmocka_unit_test(test_plan_minimum_with_a_pml5),
-		cmocka_unit_test(test_trampoline_page_split_out_rx),
-		cmocka_unit_test(test_trampoline_page_refusals_change_nothing),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_canonical_48_and_57_bits),
+	cmocka_unit_test(test_five_level_far_mappings_and_the_57_bit_hole),
+	cmocka_unit_test(test_plan_minimum_with_a_pml5),
+	cmocka_unit_test(test_trampoline_page_split_out_rx),
+	cmocka_unit_test(test_trampoline_page_refusals_change_nothing))

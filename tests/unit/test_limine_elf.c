@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/limine/lmelf.c efi/limine/lmerr.c */
 /*
  * Host tests for efi/limine/lmelf.c: an ELF64 x86-64 kernel judged, planned,
  * copied and relocated for the Limine protocol.
@@ -18,9 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/limine/lmelf.h"
+#include "lib/le.h"
 
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 #define MIN_VA UINT64_C(0xffffffff80000000)
@@ -40,21 +42,6 @@
 #define R 4u
 #define W 2u
 #define X 1u
-
-static void wr(uint8_t *b, uint64_t off, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t rd64(const uint8_t *b, uint64_t off)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < 8; i++)
-		v |= (uint64_t)b[off + i] << (8 * i);
-	return v;
-}
 
 struct ph {
 	uint32_t type;   /* 1 PT_LOAD, 2 PT_DYNAMIC */
@@ -86,42 +73,42 @@ static void build(struct kfile *f, uint16_t type, uint64_t entry, const struct p
 	f->b[4] = 2;     /* ELFCLASS64 */
 	f->b[5] = 1;     /* little-endian */
 	f->b[6] = 1;     /* EV_CURRENT */
-	wr(f->b, O_TYPE, 2, type);
-	wr(f->b, O_MACHINE, 2, 62);
-	wr(f->b, O_VERSION, 4, 1);
-	wr(f->b, O_ENTRY, 8, entry);
-	wr(f->b, O_PHOFF, 8, 64);
-	wr(f->b, O_EHSIZE, 2, 64);
-	wr(f->b, O_PHENTSIZE, 2, PHDR);
-	wr(f->b, O_PHNUM, 2, n);
+	le_stn(f->b + O_TYPE, 2, type);
+	le_stn(f->b + O_MACHINE, 2, 62);
+	le_stn(f->b + O_VERSION, 4, 1);
+	le_stn(f->b + O_ENTRY, 8, entry);
+	le_stn(f->b + O_PHOFF, 8, 64);
+	le_stn(f->b + O_EHSIZE, 2, 64);
+	le_stn(f->b + O_PHENTSIZE, 2, PHDR);
+	le_stn(f->b + O_PHNUM, 2, n);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t o = 64 + (uint64_t)i * PHDR;
 
-		wr(f->b, o + 0, 4, p[i].type);
-		wr(f->b, o + 4, 4, p[i].flags);
-		wr(f->b, o + 8, 8, p[i].off);
-		wr(f->b, o + 16, 8, p[i].va);
-		wr(f->b, o + 24, 8, p[i].va);
-		wr(f->b, o + 32, 8, p[i].filesz);
-		wr(f->b, o + 40, 8, p[i].memsz);
-		wr(f->b, o + 48, 8, p[i].align);
+		le_stn(f->b + o + 0, 4, p[i].type);
+		le_stn(f->b + o + 4, 4, p[i].flags);
+		le_stn(f->b + o + 8, 8, p[i].off);
+		le_stn(f->b + o + 16, 8, p[i].va);
+		le_stn(f->b + o + 24, 8, p[i].va);
+		le_stn(f->b + o + 32, 8, p[i].filesz);
+		le_stn(f->b + o + 40, 8, p[i].memsz);
+		le_stn(f->b + o + 48, 8, p[i].align);
 	}
 }
 
 /* Writes dynamic entry @i (tag, value) of the section at @off. */
 static void dyn(struct kfile *f, uint64_t off, unsigned i, int64_t tag, uint64_t val)
 {
-	wr(f->b, off + 16 * i, 8, (uint64_t)tag);
-	wr(f->b, off + 16 * i + 8, 8, val);
+	le_stn(f->b + off + 16 * i, 8, (uint64_t)tag);
+	le_stn(f->b + off + 16 * i + 8, 8, val);
 }
 
 /* Writes RELA entry @i of the table at @off. */
 static void rela(struct kfile *f, uint64_t off, unsigned i, uint64_t where, uint32_t type,
 	uint64_t addend)
 {
-	wr(f->b, off + 24 * i, 8, where);
-	wr(f->b, off + 24 * i + 8, 8, type);
-	wr(f->b, off + 24 * i + 16, 8, addend);
+	le_stn(f->b + off + 24 * i, 8, where);
+	le_stn(f->b + off + 24 * i + 8, 8, type);
+	le_stn(f->b + off + 24 * i + 16, 8, addend);
 }
 
 /*
@@ -241,9 +228,9 @@ static void test_limine_elf_pie_loaded_copied_zeroed_relocated(void **state)
 			fail_msg("block byte 0x%llx: 0x%02x, want 0x%02x", (unsigned long long)i,
 				dst[i], want);
 	}
-	assert_true(rd64(dst, 0x3008) == slide + 0x1234);
-	assert_true(rd64(dst, 0x2010) == slide + 0x100);
-	assert_true(rd64(dst, 0x4000) == slide + 0x3000);
+	assert_true(le_ld64(dst + 0x3008) == slide + 0x1234);
+	assert_true(le_ld64(dst + 0x2010) == slide + 0x100);
+	assert_true(le_ld64(dst + 0x4000) == slide + 0x3000);
 }
 
 static void test_limine_elf_relr_applied(void **state)
@@ -257,11 +244,11 @@ static void test_limine_elf_relr_applied(void **state)
 	dyn(&kf, PIE_DYN, 0, 36, PIE_RELR);     /* DT_RELR replaces DT_RELA */
 	dyn(&kf, PIE_DYN, 1, 35, 3 * 8);        /* DT_RELRSZ */
 	dyn(&kf, PIE_DYN, 2, 37, 8);            /* DT_RELRENT */
-	wr(kf.b, PIE_RELR, 8, 0x3010);          /* relocate 0x3010, then from 0x3018 */
-	wr(kf.b, PIE_RELR + 8, 8, (1u << 1 | 1u << 3) | 1);   /* 0x3018 and 0x3028 */
-	wr(kf.b, PIE_RELR + 16, 8, (uint64_t)1 << 20 | 1);    /* 0x3210 + 19 * 8 */
+	le_stn(kf.b + PIE_RELR, 8, 0x3010);          /* relocate 0x3010, then from 0x3018 */
+	le_stn(kf.b + PIE_RELR + 8, 8, (1u << 1 | 1u << 3) | 1);   /* 0x3018 and 0x3028 */
+	le_stn(kf.b + PIE_RELR + 16, 8, (uint64_t)1 << 20 | 1);    /* 0x3210 + 19 * 8 */
 	for (unsigned a = 0x3010; a < 0x3300; a += 8)
-		wr(kf.b, a, 8, a * 3);
+		le_stn(kf.b + a, 8, a * 3);
 	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0, 0, &e, why, sizeof(why)), 0);
 	assert_true(e.relr_off == PIE_RELR && e.relr_count == 3 && e.rela_count == 0);
 	assert_int_equal(lm_elf_load(kf.b, kf.size, &e, dst, sizeof(dst), why, sizeof(why)), 0);
@@ -270,9 +257,9 @@ static void test_limine_elf_relr_applied(void **state)
 			a == 0x3018 + 63 * 8 + 19 * 8;
 		uint64_t want = a * 3 + (hit ? slide : 0);
 
-		if (rd64(dst, a) != want)
+		if (le_ld64(dst + a) != want)
 			fail_msg("word 0x%x: 0x%llx, want 0x%llx", a,
-				(unsigned long long)rd64(dst, a), (unsigned long long)want);
+				(unsigned long long)le_ld64(dst + a), (unsigned long long)want);
 	}
 }
 
@@ -335,13 +322,13 @@ static void test_limine_elf_refusals_of_the_header(void **state)
 	kf.b[5] = 2;
 	refused(&kf, 0, 0, "not a little-endian ELF");
 	exec_kernel(&kf);
-	wr(kf.b, O_MACHINE, 2, 3);
+	le_stn(kf.b + O_MACHINE, 2, 3);
 	refused(&kf, 0, 0, "not an x86-64 ELF (machine 3)");
 	exec_kernel(&kf);
-	wr(kf.b, O_TYPE, 2, 1);
+	le_stn(kf.b + O_TYPE, 2, 1);
 	refused(&kf, 0, 0, "not an executable or position-independent ELF (type 1)");
 	exec_kernel(&kf);
-	wr(kf.b, O_PHOFF, 8, kf.size - 60);
+	le_stn(kf.b + O_PHOFF, 8, kf.size - 60);
 	refused(&kf, 0, 0, "program headers");
 }
 
@@ -457,7 +444,7 @@ static void test_limine_elf_refusals_of_relocations(void **state)
 	dyn(&kf, PIE_DYN, 0, 36, PIE_RELR);
 	dyn(&kf, PIE_DYN, 1, 35, 8);
 	dyn(&kf, PIE_DYN, 2, 37, 8);
-	wr(kf.b, PIE_RELR, 8, 3);               /* a bitmap first */
+	le_stn(kf.b + PIE_RELR, 8, 3);               /* a bitmap first */
 	refused(&kf, 0, 0, "a bitmap before any address");
 }
 
@@ -483,21 +470,15 @@ static void test_limine_elf_load_into_short_block_writes_nothing(void **state)
 		assert_int_equal(dst[i], 0x5a);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limine_elf_pie_at_0_gets_minimum_slide),
-		cmocka_unit_test(test_limine_elf_pie_loaded_copied_zeroed_relocated),
-		cmocka_unit_test(test_limine_elf_relr_applied),
-		cmocka_unit_test(test_limine_elf_static_kernel_not_slid),
-		cmocka_unit_test(test_limine_elf_kaslr_rounded_to_segment_alignment),
-		cmocka_unit_test(test_limine_elf_pie_linked_high_slid_by_kaslr_only),
-		cmocka_unit_test(test_limine_elf_refusals_of_the_header),
-		cmocka_unit_test(test_limine_elf_refusals_of_segments),
-		cmocka_unit_test(test_limine_elf_refusals_of_relocations),
-		cmocka_unit_test(test_limine_elf_kaslr_past_the_top_refused),
-		cmocka_unit_test(test_limine_elf_load_into_short_block_writes_nothing),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_limine_elf_pie_at_0_gets_minimum_slide),
+	cmocka_unit_test(test_limine_elf_pie_loaded_copied_zeroed_relocated),
+	cmocka_unit_test(test_limine_elf_relr_applied),
+	cmocka_unit_test(test_limine_elf_static_kernel_not_slid),
+	cmocka_unit_test(test_limine_elf_kaslr_rounded_to_segment_alignment),
+	cmocka_unit_test(test_limine_elf_pie_linked_high_slid_by_kaslr_only),
+	cmocka_unit_test(test_limine_elf_refusals_of_the_header),
+	cmocka_unit_test(test_limine_elf_refusals_of_segments),
+	cmocka_unit_test(test_limine_elf_refusals_of_relocations),
+	cmocka_unit_test(test_limine_elf_kaslr_past_the_top_refused),
+	cmocka_unit_test(test_limine_elf_load_into_short_block_writes_nothing))

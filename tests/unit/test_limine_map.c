@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/limine/lmmap.c */
 /*
  * Host tests for efi/limine/lmmap.c: the Limine memory map and the HHDM's
  * ranges.
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/ptlab.h>
 
@@ -380,19 +381,13 @@ static void test_limine_map_hhdm_per_revision(void **state)
 			assert_true(lm_hhdm_maps(2, t));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limine_map_ovmf_256m),
-		cmocka_unit_test(test_limine_map_ovmf_2g),
-		cmocka_unit_test(test_limine_map_ovmf_8g),
-		cmocka_unit_test(test_limine_map_ovmf_16g),
-		cmocka_unit_test(test_limine_map_quirks_map_alone),
-		cmocka_unit_test(test_limine_map_page_0_never_usable),
-		cmocka_unit_test(test_limine_map_refusals),
-		cmocka_unit_test(test_limine_map_type_table),
-		cmocka_unit_test(test_limine_map_hhdm_per_revision),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_limine_map_ovmf_256m),
+	cmocka_unit_test(test_limine_map_ovmf_2g),
+	cmocka_unit_test(test_limine_map_ovmf_8g),
+	cmocka_unit_test(test_limine_map_ovmf_16g),
+	cmocka_unit_test(test_limine_map_quirks_map_alone),
+	cmocka_unit_test(test_limine_map_page_0_never_usable),
+	cmocka_unit_test(test_limine_map_refusals),
+	cmocka_unit_test(test_limine_map_type_table),
+	cmocka_unit_test(test_limine_map_hhdm_per_revision))

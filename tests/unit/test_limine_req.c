@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/limine/lmreq.c */
 /*
  * Host tests for efi/limine/lmreq.c: the requests and the base
  * revision tag of a loaded kernel, the tag's answer, the paging mode.
@@ -16,41 +17,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/limine/lmreq.h"
+#include "lib/le.h"
 
 #define IMG 0x4000u
 
 static uint8_t img[IMG], copy[IMG];
 static char why[256];
 
-static void wr64(uint64_t off, uint64_t v)
-{
-	for (unsigned i = 0; i < 8; i++)
-		img[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t rd64(const uint8_t *b, uint64_t off)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < 8; i++)
-		v |= (uint64_t)b[off + i] << (8 * i);
-	return v;
-}
-
 /* A request at @off: the common magic, @a, @b, @rev, response 0, then @x words. */
 static void req(uint64_t off, uint64_t a, uint64_t b, uint64_t rev, const uint64_t *x, unsigned nx)
 {
-	wr64(off, 0xc7b1dd30df4c8b88);
-	wr64(off + 8, 0x0a82e883a194f07b);
-	wr64(off + 16, a);
-	wr64(off + 24, b);
-	wr64(off + 32, rev);
-	wr64(off + 40, 0);
+	le_st64(img + off, 0xc7b1dd30df4c8b88);
+	le_st64(img + off + 8, 0x0a82e883a194f07b);
+	le_st64(img + off + 16, a);
+	le_st64(img + off + 24, b);
+	le_st64(img + off + 32, rev);
+	le_st64(img + off + 40, 0);
 	for (unsigned i = 0; i < nx; i++)
-		wr64(off + 48 + 8 * i, x[i]);
+		le_st64(img + off + 48 + 8 * i, x[i]);
 }
 
 #define HHDM_ID   0x48dcf1cb8ad2b852, 0x63984e959a98244b
@@ -64,23 +51,23 @@ static void req(uint64_t off, uint64_t a, uint64_t b, uint64_t rev, const uint64
 
 static void tag(uint64_t off, uint64_t rev)
 {
-	wr64(off, 0xf9562b2d5c95a6c8);
-	wr64(off + 8, 0x6a7b384944536bdc);
-	wr64(off + 16, rev);
+	le_st64(img + off, 0xf9562b2d5c95a6c8);
+	le_st64(img + off + 8, 0x6a7b384944536bdc);
+	le_st64(img + off + 16, rev);
 }
 
 static void start_marker(uint64_t off)
 {
-	wr64(off, 0xf6b8f4b39de7d1ae);
-	wr64(off + 8, 0xfab91a6940fcb9cf);
-	wr64(off + 16, 0x785c6ed015d3e316);
-	wr64(off + 24, 0x181e920a7852b9d9);
+	le_st64(img + off, 0xf6b8f4b39de7d1ae);
+	le_st64(img + off + 8, 0xfab91a6940fcb9cf);
+	le_st64(img + off + 16, 0x785c6ed015d3e316);
+	le_st64(img + off + 24, 0x181e920a7852b9d9);
 }
 
 static void end_marker(uint64_t off)
 {
-	wr64(off, 0xadc0e0531bb10d03);
-	wr64(off + 8, 0x9572709f31764c62);
+	le_st64(img + off, 0xadc0e0531bb10d03);
+	le_st64(img + off + 8, 0x9572709f31764c62);
 }
 
 /* An image with noise (no magic) and six requests, an unknown one among them. */
@@ -175,7 +162,7 @@ static void test_limine_req_tag_honoured_and_answered(void **state)
 	assert_int_equal(r.base_rev, 2);
 	assert_true(r.honoured);
 	lm_base_rev_commit(img, &r);
-	assert_true(rd64(img, 0x810) == 0);
+	assert_true(le_ld64(img + 0x810) == 0);
 	memcpy(img + 0x810, copy + 0x810, 8);
 	assert_memory_equal(img, copy, IMG);     /* nothing else written */
 }
@@ -370,14 +357,14 @@ static void test_limine_req_internal_modules(void **state)
 	(void)state;
 	memset(img, 0, IMG);
 	req(0x100, MODULE_ID, 1, x, 2);
-	wr64(0x800, VA + 0x900);
-	wr64(0x808, VA + 0x940);
-	wr64(0x900, VA + 0xa00);          /* path */
-	wr64(0x908, VA + 0xa40);          /* string */
-	wr64(0x910, 1);                   /* required */
-	wr64(0x940, VA + 0xa80);
-	wr64(0x948, 0);                   /* no string */
-	wr64(0x950, 2);                   /* compressed */
+	le_st64(img + 0x800, VA + 0x900);
+	le_st64(img + 0x808, VA + 0x940);
+	le_st64(img + 0x900, VA + 0xa00);          /* path */
+	le_st64(img + 0x908, VA + 0xa40);          /* string */
+	le_st64(img + 0x910, 1);                   /* required */
+	le_st64(img + 0x940, VA + 0xa80);
+	le_st64(img + 0x948, 0);                   /* no string */
+	le_st64(img + 0x950, 2);                   /* compressed */
 	wrstr(0xa00, "imod.bin");
 	wrstr(0xa40, "its string");
 	wrstr(0xa80, "/root/other.bin");
@@ -401,17 +388,17 @@ static void test_limine_req_internal_modules(void **state)
 	assert_non_null(strstr(why, "internal module array at 0xffffffff80003ff8 (2 pointers) is not inside"));
 	r.req[LM_REQ_MODULE].extra[1] = VA + 0x800;
 	/* a structure outside */
-	wr64(0x808, VA - 0x1000);
+	le_st64(img + 0x808, VA - 0x1000);
 	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "internal module 1: its structure at 0xffffffff7ffff000 is not inside"));
-	wr64(0x808, VA + 0x940);
+	le_st64(img + 0x808, VA + 0x940);
 	/* a path running off the end of the image */
 	memset(img + IMG - 4, 'x', 4);
-	wr64(0x940, VA + IMG - 4);
+	le_st64(img + 0x940, VA + IMG - 4);
 	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "internal module 1: its path is not a string"));
 	/* an empty path */
-	wr64(0x940, VA + 0xa00 + 8);      /* the NUL of "imod.bin" */
+	le_st64(img + 0x940, VA + 0xa00 + 8);      /* the NUL of "imod.bin" */
 	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "internal module 1: an empty path"));
 
@@ -422,22 +409,16 @@ static void test_limine_req_internal_modules(void **state)
 	assert_int_equal(lm_internal_modules(img, IMG, VA, &r, im, 4, why, sizeof(why)), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limine_req_found_by_id_with_their_words),
-		cmocka_unit_test(test_limine_req_revision_0_paging_reads_one_word),
-		cmocka_unit_test(test_limine_req_tag_honoured_and_answered),
-		cmocka_unit_test(test_limine_req_revision_1_and_0_tags),
-		cmocka_unit_test(test_limine_req_newer_revision_left_alone),
-		cmocka_unit_test(test_limine_req_markers_bound_the_area),
-		cmocka_unit_test(test_limine_req_start_marker_alone),
-		cmocka_unit_test(test_limine_req_refusals),
-		cmocka_unit_test(test_limine_req_paging_mode_choice),
-		cmocka_unit_test(test_limine_req_stack_size),
-		cmocka_unit_test(test_limine_req_ids_of_the_other_requests),
-		cmocka_unit_test(test_limine_req_internal_modules),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_limine_req_found_by_id_with_their_words),
+	cmocka_unit_test(test_limine_req_revision_0_paging_reads_one_word),
+	cmocka_unit_test(test_limine_req_tag_honoured_and_answered),
+	cmocka_unit_test(test_limine_req_revision_1_and_0_tags),
+	cmocka_unit_test(test_limine_req_newer_revision_left_alone),
+	cmocka_unit_test(test_limine_req_markers_bound_the_area),
+	cmocka_unit_test(test_limine_req_start_marker_alone),
+	cmocka_unit_test(test_limine_req_refusals),
+	cmocka_unit_test(test_limine_req_paging_mode_choice),
+	cmocka_unit_test(test_limine_req_stack_size),
+	cmocka_unit_test(test_limine_req_ids_of_the_other_requests),
+	cmocka_unit_test(test_limine_req_internal_modules))

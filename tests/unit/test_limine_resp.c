@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/limine/lmresp.c */
 /*
  * Host tests for efi/limine/lmresp.c: every response and its data laid
  * out in one buffer, every pointer an HHDM address into it, the requests
@@ -18,9 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/limine/lmresp.h"
+#include "lib/le.h"
 
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 #define IMG 0x4000u
@@ -33,21 +35,6 @@ static uint64_t buf_store[BUF / 8], buf_copy[BUF / 8];
 static uint8_t *buf = (uint8_t *)buf_store;
 static char why[256];
 static struct lm_answer ans;
-
-static void wr64(uint8_t *b, uint64_t off, uint64_t v)
-{
-	for (unsigned i = 0; i < 8; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t rd(const uint8_t *b, uint64_t off, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)b[off + i] << (8 * i);
-	return v;
-}
 
 /* The buffer offset an HHDM pointer names; fails unless @n bytes there are inside what was used. */
 static uint64_t at(uint64_t p, uint64_t n)
@@ -93,14 +80,14 @@ static void image(struct lm_requests *r)
 	for (unsigned i = 0; i < NR(order); i++) {
 		uint64_t o = req_off(i);
 
-		wr64(img, o, LM_MAGIC0);
-		wr64(img, o + 8, LM_MAGIC1);
-		wr64(img, o + 16, lm_req_ids[order[i]][0]);
-		wr64(img, o + 24, lm_req_ids[order[i]][1]);
+		le_st64(img + o, LM_MAGIC0);
+		le_st64(img + o + 8, LM_MAGIC1);
+		le_st64(img + o + 16, lm_req_ids[order[i]][0]);
+		le_st64(img + o + 24, lm_req_ids[order[i]][1]);
 	}
-	wr64(img, 0x3000, LM_BASE_REV_MAGIC0);
-	wr64(img, 0x3008, LM_BASE_REV_MAGIC1);
-	wr64(img, 0x3010, 2);
+	le_st64(img + 0x3000, LM_BASE_REV_MAGIC0);
+	le_st64(img + 0x3008, LM_BASE_REV_MAGIC1);
+	le_st64(img + 0x3010, 2);
 	assert_int_equal(lm_scan(img, IMG, r, why, sizeof(why)), 0);
 	assert_int_equal(r->base_rev, 2);
 }
@@ -167,7 +154,7 @@ static void machine(struct lm_machine *m)
 /* The response of request i, read from the image: its buffer offset. */
 static uint64_t resp(unsigned i, uint64_t n)
 {
-	uint64_t p = rd(img, req_off(i) + 40, 8);
+	uint64_t p = le_ldn(img + req_off(i) + 40, 8);
 
 	assert_true(p != 0);
 	return at(p, n);
@@ -176,12 +163,12 @@ static uint64_t resp(unsigned i, uint64_t n)
 /* A struct limine_file at buffer offset @f matches @in. */
 static void check_file(uint64_t f, const struct lm_file_in *in)
 {
-	assert_true(rd(buf, f + 8, 8) == HHDM + in->pa);
-	assert_true(rd(buf, f + 16, 8) == in->size);
-	assert_string_equal(str_at(rd(buf, f + 24, 8)), in->path);
-	assert_string_equal(str_at(rd(buf, f + 32, 8)), in->cmdline ? in->cmdline : "");
-	assert_int_equal(rd(buf, f + 40, 4), LM_MEDIA_GENERIC);
-	assert_int_equal(rd(buf, f + 56, 4), in->partition_index);
+	assert_true(le_ldn(buf + f + 8, 8) == HHDM + in->pa);
+	assert_true(le_ldn(buf + f + 16, 8) == in->size);
+	assert_string_equal(str_at(le_ldn(buf + f + 24, 8)), in->path);
+	assert_string_equal(str_at(le_ldn(buf + f + 32, 8)), in->cmdline ? in->cmdline : "");
+	assert_int_equal(le_ldn(buf + f + 40, 4), LM_MEDIA_GENERIC);
+	assert_int_equal(le_ldn(buf + f + 56, 4), in->partition_index);
 	for (unsigned i = 64; i < 112; i++)
 		assert_int_equal(buf[f + i], 0);     /* no disk identities */
 }
@@ -207,7 +194,7 @@ static void test_limine_resp_every_response_laid_out(void **state)
 
 	for (unsigned i = 0; i < NR(order); i++) {
 		if (order[i] == LM_REQ_DTB) {
-			assert_true(rd(img, req_off(i) + 40, 8) == 0);    /* left untouched */
+			assert_true(le_ldn(img + req_off(i) + 40, 8) == 0);    /* left untouched */
 			continue;
 		}
 		o = resp(i, 8);
@@ -215,116 +202,116 @@ static void test_limine_resp_every_response_laid_out(void **state)
 		switch (order[i]) {
 		case LM_REQ_BOOTLOADER_INFO:
 			o = resp(i, 24);
-			assert_true(rd(buf, o, 8) == 0);
-			assert_string_equal(str_at(rd(buf, o + 8, 8)), "ptlab");
-			assert_string_equal(str_at(rd(buf, o + 16, 8)), "1.2.3");
+			assert_true(le_ldn(buf + o, 8) == 0);
+			assert_string_equal(str_at(le_ldn(buf + o + 8, 8)), "ptlab");
+			assert_string_equal(str_at(le_ldn(buf + o + 16, 8)), "1.2.3");
 			break;
 		case LM_REQ_FIRMWARE_TYPE:
-			assert_true(rd(buf, resp(i, 16) + 8, 8) == 2);
+			assert_true(le_ldn(buf + resp(i, 16) + 8, 8) == 2);
 			break;
 		case LM_REQ_HHDM:
-			assert_true(rd(buf, resp(i, 16) + 8, 8) == HHDM);
+			assert_true(le_ldn(buf + resp(i, 16) + 8, 8) == HHDM);
 			break;
 		case LM_REQ_FRAMEBUFFER: {
 			uint64_t f, mo;
 
 			o = resp(i, 24);
-			assert_true(rd(buf, o, 8) == 1 && rd(buf, o + 8, 8) == 1);
-			arr = at(rd(buf, o + 16, 8), 8);
-			f = at(rd(buf, arr, 8), 80);
-			assert_true(rd(buf, f, 8) == HHDM + 0x80000000);
-			assert_true(rd(buf, f + 8, 8) == 1024 && rd(buf, f + 16, 8) == 768);
-			assert_true(rd(buf, f + 24, 8) == 4096 && rd(buf, f + 32, 2) == 32);
-			assert_true(rd(buf, f + 34, 1) == 1);
-			assert_true(rd(buf, f + 35, 1) == 8 && rd(buf, f + 36, 1) == 16);
-			assert_true(rd(buf, f + 37, 1) == 8 && rd(buf, f + 38, 1) == 8);
-			assert_true(rd(buf, f + 39, 1) == 8 && rd(buf, f + 40, 1) == 0);
-			assert_true(rd(buf, f + 48, 8) == sizeof(edid));
-			assert_memory_equal(buf + at(rd(buf, f + 56, 8), sizeof(edid)), edid, sizeof(edid));
-			assert_true(rd(buf, f + 64, 8) == 2);
-			arr = at(rd(buf, f + 72, 8), 16);
+			assert_true(le_ldn(buf + o, 8) == 1 && le_ldn(buf + o + 8, 8) == 1);
+			arr = at(le_ldn(buf + o + 16, 8), 8);
+			f = at(le_ldn(buf + arr, 8), 80);
+			assert_true(le_ldn(buf + f, 8) == HHDM + 0x80000000);
+			assert_true(le_ldn(buf + f + 8, 8) == 1024 && le_ldn(buf + f + 16, 8) == 768);
+			assert_true(le_ldn(buf + f + 24, 8) == 4096 && le_ldn(buf + f + 32, 2) == 32);
+			assert_true(le_ldn(buf + f + 34, 1) == 1);
+			assert_true(le_ldn(buf + f + 35, 1) == 8 && le_ldn(buf + f + 36, 1) == 16);
+			assert_true(le_ldn(buf + f + 37, 1) == 8 && le_ldn(buf + f + 38, 1) == 8);
+			assert_true(le_ldn(buf + f + 39, 1) == 8 && le_ldn(buf + f + 40, 1) == 0);
+			assert_true(le_ldn(buf + f + 48, 8) == sizeof(edid));
+			assert_memory_equal(buf + at(le_ldn(buf + f + 56, 8), sizeof(edid)), edid, sizeof(edid));
+			assert_true(le_ldn(buf + f + 64, 8) == 2);
+			arr = at(le_ldn(buf + f + 72, 8), 16);
 			for (unsigned k = 0; k < 2; k++) {
-				mo = at(rd(buf, arr + 8 * k, 8), 40);
-				assert_true(rd(buf, mo, 8) == modes[k].pitch);
-				assert_true(rd(buf, mo + 8, 8) == modes[k].width);
-				assert_true(rd(buf, mo + 16, 8) == modes[k].height);
-				assert_true(rd(buf, mo + 24, 2) == 32 && rd(buf, mo + 26, 1) == 1);
-				assert_true(rd(buf, mo + 28, 1) == 16);
+				mo = at(le_ldn(buf + arr + 8 * k, 8), 40);
+				assert_true(le_ldn(buf + mo, 8) == modes[k].pitch);
+				assert_true(le_ldn(buf + mo + 8, 8) == modes[k].width);
+				assert_true(le_ldn(buf + mo + 16, 8) == modes[k].height);
+				assert_true(le_ldn(buf + mo + 24, 2) == 32 && le_ldn(buf + mo + 26, 1) == 1);
+				assert_true(le_ldn(buf + mo + 28, 1) == 16);
 			}
 			break;
 		}
 		case LM_REQ_PAGING_MODE:
-			assert_true(rd(buf, resp(i, 16) + 8, 8) == LM_PAGING_5LVL);
+			assert_true(le_ldn(buf + resp(i, 16) + 8, 8) == LM_PAGING_5LVL);
 			break;
 		case LM_REQ_SMP:
 			o = resp(i, 32);
-			assert_true(rd(buf, o + 8, 4) == 1 && rd(buf, o + 12, 4) == 0);
-			assert_true(rd(buf, o + 16, 8) == 3);
-			arr = at(rd(buf, o + 24, 8), 24);
+			assert_true(le_ldn(buf + o + 8, 4) == 1 && le_ldn(buf + o + 12, 4) == 0);
+			assert_true(le_ldn(buf + o + 16, 8) == 3);
+			arr = at(le_ldn(buf + o + 24, 8), 24);
 			assert_int_equal(ans.nsmp, 3);
 			for (unsigned k = 0; k < 3; k++) {
-				uint64_t c = at(rd(buf, arr + 8 * k, 8), 32);
+				uint64_t c = at(le_ldn(buf + arr + 8 * k, 8), 32);
 
 				assert_true(c == ans.smp_info_off + 32 * k);
-				assert_true(rd(buf, c, 4) == cpus[k].processor_id);
-				assert_true(rd(buf, c + 4, 4) == cpus[k].lapic_id);
-				assert_true(rd(buf, c + 8, 8) == 0);
-				assert_true(rd(buf, c + LM_SMP_INFO_GOTO, 8) == 0);
-				assert_true(rd(buf, c + 24, 8) == 0);
+				assert_true(le_ldn(buf + c, 4) == cpus[k].processor_id);
+				assert_true(le_ldn(buf + c + 4, 4) == cpus[k].lapic_id);
+				assert_true(le_ldn(buf + c + 8, 8) == 0);
+				assert_true(le_ldn(buf + c + LM_SMP_INFO_GOTO, 8) == 0);
+				assert_true(le_ldn(buf + c + 24, 8) == 0);
 			}
 			break;
 		case LM_REQ_MEMMAP:
 			o = resp(i, 24);
-			assert_true(rd(buf, o + 8, 8) == 3);
-			arr = at(rd(buf, o + 16, 8), 24);
+			assert_true(le_ldn(buf + o + 8, 8) == 3);
+			arr = at(le_ldn(buf + o + 16, 8), 24);
 			for (unsigned k = 0; k < 3; k++) {
-				uint64_t e = at(rd(buf, arr + 8 * k, 8), 24);
+				uint64_t e = at(le_ldn(buf + arr + 8 * k, 8), 24);
 
-				assert_true(rd(buf, e, 8) == map[k].base);
-				assert_true(rd(buf, e + 8, 8) == map[k].length);
-				assert_true(rd(buf, e + 16, 8) == map[k].type);
+				assert_true(le_ldn(buf + e, 8) == map[k].base);
+				assert_true(le_ldn(buf + e + 8, 8) == map[k].length);
+				assert_true(le_ldn(buf + e + 16, 8) == map[k].type);
 			}
 			break;
 		case LM_REQ_KERNEL_FILE:
-			check_file(at(rd(buf, resp(i, 16) + 8, 8), 112), &m.kernel);
+			check_file(at(le_ldn(buf + resp(i, 16) + 8, 8), 112), &m.kernel);
 			break;
 		case LM_REQ_MODULE:
 			o = resp(i, 24);
-			assert_true(rd(buf, o, 8) == 1 && rd(buf, o + 8, 8) == 2);
-			arr = at(rd(buf, o + 16, 8), 16);
+			assert_true(le_ldn(buf + o, 8) == 1 && le_ldn(buf + o + 8, 8) == 2);
+			arr = at(le_ldn(buf + o + 16, 8), 16);
 			for (unsigned k = 0; k < 2; k++)
-				check_file(at(rd(buf, arr + 8 * k, 8), 112), &mods[k]);
+				check_file(at(le_ldn(buf + arr + 8 * k, 8), 112), &mods[k]);
 			break;
 		case LM_REQ_RSDP:
-			assert_true(rd(buf, resp(i, 16) + 8, 8) == HHDM + 0x7fe0000);
+			assert_true(le_ldn(buf + resp(i, 16) + 8, 8) == HHDM + 0x7fe0000);
 			break;
 		case LM_REQ_SMBIOS:
 			o = resp(i, 24);
-			assert_true(rd(buf, o + 8, 8) == HHDM + 0xf0000 && rd(buf, o + 16, 8) == 0);
+			assert_true(le_ldn(buf + o + 8, 8) == HHDM + 0xf0000 && le_ldn(buf + o + 16, 8) == 0);
 			break;
 		case LM_REQ_EFI_SYSTEM_TABLE:
-			assert_true(rd(buf, resp(i, 16) + 8, 8) == HHDM + 0x7f00000);
+			assert_true(le_ldn(buf + resp(i, 16) + 8, 8) == HHDM + 0x7f00000);
 			break;
 		case LM_REQ_EFI_MEMMAP:
 			o = resp(i, 40);
-			assert_true(rd(buf, o + 8, 8) == HHDM + 0x6000000);
-			assert_true(rd(buf, o + 16, 8) == 4800 && rd(buf, o + 24, 8) == 48);
-			assert_true(rd(buf, o + 32, 8) == 1);
+			assert_true(le_ldn(buf + o + 8, 8) == HHDM + 0x6000000);
+			assert_true(le_ldn(buf + o + 16, 8) == 4800 && le_ldn(buf + o + 24, 8) == 48);
+			assert_true(le_ldn(buf + o + 32, 8) == 1);
 			break;
 		case LM_REQ_BOOT_TIME:
-			assert_true(rd(buf, resp(i, 16) + 8, 8) == 1700000000);
+			assert_true(le_ldn(buf + resp(i, 16) + 8, 8) == 1700000000);
 			break;
 		case LM_REQ_KERNEL_ADDRESS:
 			o = resp(i, 24);
-			assert_true(rd(buf, o + 8, 8) == 0x100000);
-			assert_true(rd(buf, o + 16, 8) == UINT64_C(0xffffffff80000000));
+			assert_true(le_ldn(buf + o + 8, 8) == 0x100000);
+			assert_true(le_ldn(buf + o + 16, 8) == UINT64_C(0xffffffff80000000));
 			break;
 		default:     /* stack size, entry point: the revision alone */
-			assert_true(rd(buf, resp(i, 8), 8) == 0);
+			assert_true(le_ldn(buf + resp(i, 8), 8) == 0);
 			break;
 		}
 	}
-	assert_true(rd(img, 0x3010, 8) == 0);    /* the base revision answered */
+	assert_true(le_ldn(img + 0x3010, 8) == 0);    /* the base revision answered */
 }
 
 static void test_limine_resp_missing_data_left_unanswered(void **state)
@@ -350,11 +337,11 @@ static void test_limine_resp_missing_data_left_unanswered(void **state)
 			order[i] == LM_REQ_EFI_SYSTEM_TABLE || order[i] == LM_REQ_EFI_MEMMAP ||
 			order[i] == LM_REQ_BOOT_TIME || order[i] == LM_REQ_DTB;
 
-		assert_int_equal(rd(img, req_off(i) + 40, 8) == 0, none);
+		assert_int_equal(le_ldn(img + req_off(i) + 40, 8) == 0, none);
 		if (order[i] == LM_REQ_MODULE) {
 			uint64_t o = resp(i, 24);
 
-			assert_true(rd(buf, o + 8, 8) == 0 && rd(buf, o + 16, 8) == 0);
+			assert_true(le_ldn(buf + o + 8, 8) == 0 && le_ldn(buf + o + 16, 8) == 0);
 		}
 	}
 	assert_int_equal(ans.nsmp, 0);
@@ -408,11 +395,11 @@ static void test_limine_resp_newer_base_revision_not_answered(void **state)
 
 	(void)state;
 	image(&r);
-	wr64(img, 0x3010, 7);
+	le_st64(img + 0x3010, 7);
 	assert_int_equal(lm_scan(img, IMG, &r, why, sizeof(why)), 0);
 	machine(&m);
 	assert_int_equal(lm_respond(&m, &r, img, buf, BUF_PA, BUF, &ans, why, sizeof(why)), 0);
-	assert_true(rd(img, 0x3010, 8) == 7);
+	assert_true(le_ldn(img + 0x3010, 8) == 7);
 }
 
 static void test_limine_resp_count_with_a_bound_on_the_map(void **state)
@@ -433,15 +420,9 @@ static void test_limine_resp_count_with_a_bound_on_the_map(void **state)
 	assert_true(ten.used == three.used + 7 * (8 + 24));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limine_resp_every_response_laid_out),
-		cmocka_unit_test(test_limine_resp_missing_data_left_unanswered),
-		cmocka_unit_test(test_limine_resp_refusals_change_nothing),
-		cmocka_unit_test(test_limine_resp_newer_base_revision_not_answered),
-		cmocka_unit_test(test_limine_resp_count_with_a_bound_on_the_map),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_limine_resp_every_response_laid_out),
+	cmocka_unit_test(test_limine_resp_missing_data_left_unanswered),
+	cmocka_unit_test(test_limine_resp_refusals_change_nothing),
+	cmocka_unit_test(test_limine_resp_newer_base_revision_not_answered),
+	cmocka_unit_test(test_limine_resp_count_with_a_bound_on_the_map))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/linux/linuxboot.c */
 /*
  * Host tests for efi/linux/linuxboot.c: the Linux/x86 boot protocol's data.
  *
@@ -17,113 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/memmap.h>
 
 #include "../../efi/linux/linuxboot.h"
+#include "lib/le.h"
+#include "bzimage.h"
 
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 #define KiB UINT64_C(0x400)
 #define MiB UINT64_C(0x100000)
 #define GiB UINT64_C(0x40000000)
-
-/* setup header offsets (boot.rst), written here independently of linuxboot.c */
-#define O_SETUP_SECTS   0x1f1u
-#define O_SYSSIZE       0x1f4u
-#define O_BOOT_FLAG     0x1feu
-#define O_JUMP          0x201u
-#define O_MAGIC         0x202u
-#define O_VERSION       0x206u
-#define O_TYPE_OF_LOADER 0x210u
-#define O_LOADFLAGS     0x211u
-#define O_RAMDISK       0x218u
-#define O_RAMDISK_SIZE  0x21cu
-#define O_CMDLINE       0x228u
-#define O_INITRD_MAX    0x22cu
-#define O_KERNEL_ALIGN  0x230u
-#define O_RELOCATABLE   0x234u
-#define O_XLOADFLAGS    0x236u
-#define O_CMDLINE_SIZE  0x238u
-#define O_SETUP_DATA    0x250u
-#define O_PREF_ADDRESS  0x258u
-#define O_INIT_SIZE     0x260u
-
-/* boot_params fields outside the setup header */
-#define O_ACPI_RSDP     0x070u
-#define O_EXT_RAMDISK   0x0c0u
-#define O_EXT_RAMDISK_SIZE 0x0c4u
-#define O_EXT_CMDLINE   0x0c8u
-#define O_EFI_INFO      0x1c0u   /* struct efi_info: 8 u32 fields */
-#define O_E820_ENTRIES  0x1e8u
-#define O_SECURE_BOOT   0x1ecu
-#define O_E820_TABLE    0x2d0u
-#define ZP_BYTES        4096u
-#define E820_ENTRY      20u
-#define E820_IN_ZP      128u
-
-/* The synthetic kernel: 3 setup sectors after the boot sector, a 64 KiB kernel. */
-#define T_SETUP_SECTS   3u
-#define T_PM_OFFSET     ((T_SETUP_SECTS + 1u) * 512u)
-#define T_SYSSIZE       0x1000u                  /* 16-byte units */
-#define T_PM_BYTES      (T_SYSSIZE * 16u)
-#define T_FILE_BYTES    (T_PM_OFFSET + T_PM_BYTES)
-#define T_VERSION       0x020fu
-#define T_JUMP          0x6au                    /* header ends at 0x26c */
-#define T_LOADFLAGS     0x01u
-#define T_INITRD_MAX    UINT32_C(0x7fffffff)
-#define T_ALIGN         UINT32_C(0x200000)
-#define T_RELOCATABLE   1u
-#define T_XLF           0x0003u                  /* KERNEL_64 | CAN_BE_LOADED_ABOVE_4G */
-#define T_CMDLINE_SIZE  UINT32_C(2047)
-#define T_PREF          UINT64_C(0x1000000)
-#define T_INIT_SIZE     UINT32_C(0x01234000)
-
-static void wr(uint8_t *b, unsigned off, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t rd(const uint8_t *b, unsigned off, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)b[off + i] << (8 * i);
-	return v;
-}
-
-/*
- * A valid bzImage of @len bytes (at least T_FILE_BYTES): setup code filled
- * with a pattern, then the header fields above.  Caller frees.
- */
-static uint8_t *image(size_t len)
-{
-	uint8_t *f = malloc(len);
-
-	assert_non_null(f);
-	for (size_t i = 0; i < len; i++)
-		f[i] = (uint8_t)(i * 7 + 3);
-	/* every header byte zero except the fields the test sets */
-	memset(f + O_SETUP_SECTS, 0, 0x290 - O_SETUP_SECTS);
-	f[O_SETUP_SECTS] = T_SETUP_SECTS;
-	wr(f, O_SYSSIZE, 4, T_SYSSIZE);
-	wr(f, O_BOOT_FLAG, 2, 0xaa55);
-	f[0x200] = 0xeb;                          /* jmp short */
-	f[O_JUMP] = T_JUMP;
-	memcpy(f + O_MAGIC, "HdrS", 4);
-	wr(f, O_VERSION, 2, T_VERSION);
-	f[O_LOADFLAGS] = T_LOADFLAGS;
-	wr(f, O_INITRD_MAX, 4, T_INITRD_MAX);
-	wr(f, O_KERNEL_ALIGN, 4, T_ALIGN);
-	f[O_RELOCATABLE] = T_RELOCATABLE;
-	wr(f, O_XLOADFLAGS, 2, T_XLF);
-	wr(f, O_CMDLINE_SIZE, 4, T_CMDLINE_SIZE);
-	wr(f, O_PREF_ADDRESS, 8, T_PREF);
-	wr(f, O_INIT_SIZE, 4, T_INIT_SIZE);
-	return f;
-}
 
 /* lb_parse() on @f: @want, and when refused a message holding @needle. */
 static void expect_parse(const uint8_t *f, uint64_t len, int want, const char *needle)
@@ -144,7 +50,7 @@ static void expect_parse(const uint8_t *f, uint64_t len, int want, const char *n
 
 static void test_linuxboot_valid_header_parsed_field_by_field(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 	struct lb_kernel k;
 	char why[128] = "";
 
@@ -170,18 +76,18 @@ static void test_linuxboot_valid_header_parsed_field_by_field(void **state)
 /* A header with its fields at their limits: 64-bit values read whole, u32 fields full. */
 static void test_linuxboot_header_fields_read_full_width(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 	struct lb_kernel k;
 	char why[128] = "";
 
 	(void)state;
-	wr(f, O_PREF_ADDRESS, 8, UINT64_C(0x8877665544332211));
-	wr(f, O_INIT_SIZE, 4, UINT32_C(0xfffff000));
-	wr(f, O_INITRD_MAX, 4, UINT32_C(0xffffffff));
-	wr(f, O_CMDLINE_SIZE, 4, UINT32_C(0x80000001));
-	wr(f, O_KERNEL_ALIGN, 4, UINT32_C(0x80000000));
-	wr(f, O_XLOADFLAGS, 2, 0xffff);
-	wr(f, O_VERSION, 2, 0x0300);
+	le_stn(f + O_PREF_ADDRESS, 8, UINT64_C(0x8877665544332211));
+	le_stn(f + O_INIT_SIZE, 4, UINT32_C(0xfffff000));
+	le_stn(f + O_INITRD_MAX, 4, UINT32_C(0xffffffff));
+	le_stn(f + O_CMDLINE_SIZE, 4, UINT32_C(0x80000001));
+	le_stn(f + O_KERNEL_ALIGN, 4, UINT32_C(0x80000000));
+	le_stn(f + O_XLOADFLAGS, 2, 0xffff);
+	le_stn(f + O_VERSION, 2, 0x0300);
 	f[O_JUMP] = 0x8e;                      /* header ends exactly at 0x290 */
 	assert_int_equal(lb_parse(f, T_FILE_BYTES, &k, why, sizeof(why)), LB_OK);
 	assert_true(k.pref_address == UINT64_C(0x8877665544332211));
@@ -197,7 +103,7 @@ static void test_linuxboot_header_fields_read_full_width(void **state)
 
 static void test_linuxboot_file_shorter_than_a_header_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 
 	(void)state;
 	expect_parse(f, 0x26f, LB_ETRUNCATED, "truncated: 623 bytes");
@@ -207,19 +113,19 @@ static void test_linuxboot_file_shorter_than_a_header_refused(void **state)
 
 static void test_linuxboot_bad_boot_flag_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 
 	(void)state;
-	wr(f, O_BOOT_FLAG, 2, 0x55aa);
+	le_stn(f + O_BOOT_FLAG, 2, 0x55aa);
 	expect_parse(f, T_FILE_BYTES, LB_EMAGIC, "boot_flag 0x55aa");
-	wr(f, O_BOOT_FLAG, 2, 0);
+	le_stn(f + O_BOOT_FLAG, 2, 0);
 	expect_parse(f, T_FILE_BYTES, LB_EMAGIC, "boot_flag 0x0000");
 	free(f);
 }
 
 static void test_linuxboot_bad_header_magic_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 	char want[64];
 
 	(void)state;
@@ -234,24 +140,24 @@ static void test_linuxboot_bad_header_magic_refused(void **state)
 
 static void test_linuxboot_protocol_older_than_2_12_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 
 	(void)state;
-	wr(f, O_VERSION, 2, 0x020b);
+	le_stn(f + O_VERSION, 2, 0x020b);
 	expect_parse(f, T_FILE_BYTES, LB_EVERSION, "boot protocol 2.11");
-	wr(f, O_VERSION, 2, 0x0206);
+	le_stn(f + O_VERSION, 2, 0x0206);
 	expect_parse(f, T_FILE_BYTES, LB_EVERSION, "boot protocol 2.06");
-	wr(f, O_VERSION, 2, 0x0111);
+	le_stn(f + O_VERSION, 2, 0x0111);
 	expect_parse(f, T_FILE_BYTES, LB_EVERSION, "boot protocol 1.17");
 	/* 2.12 itself is enough */
-	wr(f, O_VERSION, 2, 0x020c);
+	le_stn(f + O_VERSION, 2, 0x020c);
 	expect_parse(f, T_FILE_BYTES, LB_OK, NULL);
 	free(f);
 }
 
 static void test_linuxboot_header_end_past_0x290_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 
 	(void)state;
 	f[O_JUMP] = 0x8f;                      /* 0x202 + 0x8f = 0x291 */
@@ -266,7 +172,7 @@ static void test_linuxboot_header_end_past_0x290_refused(void **state)
 /* A header that ends before init_size (0x260..0x264): the fields read are not the header's. */
 static void test_linuxboot_header_end_before_init_size_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 
 	(void)state;
 	f[O_JUMP] = 0x61;                      /* 0x202 + 0x61 = 0x263 */
@@ -281,7 +187,7 @@ static void test_linuxboot_header_end_before_init_size_refused(void **state)
 static void test_linuxboot_setup_sects_0_means_4(void **state)
 {
 	const uint64_t exact = 5 * 512 + T_PM_BYTES;
-	uint8_t *f = image(exact);
+	uint8_t *f = bz_image(exact);
 	struct lb_kernel k;
 	char why[256] = "", want[128];
 
@@ -300,7 +206,7 @@ static void test_linuxboot_setup_sects_0_means_4(void **state)
 
 static void test_linuxboot_file_shorter_than_setup_and_kernel_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES + 1);
+	uint8_t *f = bz_image(T_FILE_BYTES + 1);
 	char want[128];
 
 	(void)state;
@@ -313,37 +219,37 @@ static void test_linuxboot_file_shorter_than_setup_and_kernel_refused(void **sta
 	/* shorter than the setup sectors alone */
 	expect_parse(f, T_PM_OFFSET - 1, LB_ETRUNCATED, "the header says");
 	/* no kernel at all (syssize 0) */
-	wr(f, O_SYSSIZE, 4, 0);
+	le_stn(f + O_SYSSIZE, 4, 0);
 	expect_parse(f, T_FILE_BYTES, LB_ETRUNCATED, "a 0-byte kernel");
 	free(f);
 }
 
 static void test_linuxboot_kernel_without_64_bit_entry_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 
 	(void)state;
-	wr(f, O_XLOADFLAGS, 2, 0x0022);        /* above-4G and 5-level, no KERNEL_64 */
+	le_stn(f + O_XLOADFLAGS, 2, 0x0022);        /* above-4G and 5-level, no KERNEL_64 */
 	expect_parse(f, T_FILE_BYTES, LB_E32BIT, "xloadflags 0x22");
-	wr(f, O_XLOADFLAGS, 2, 0);
+	le_stn(f + O_XLOADFLAGS, 2, 0);
 	expect_parse(f, T_FILE_BYTES, LB_E32BIT, "xloadflags 0x0 ");
 	free(f);
 }
 
 static void test_linuxboot_init_size_smaller_than_kernel_refused(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 	char want[96];
 
 	(void)state;
-	wr(f, O_INIT_SIZE, 4, T_PM_BYTES - 1);
+	le_stn(f + O_INIT_SIZE, 4, T_PM_BYTES - 1);
 	snprintf(want, sizeof(want), "init_size 0x%x is smaller than the 0x%x-byte kernel",
 		 T_PM_BYTES - 1, T_PM_BYTES);
 	expect_parse(f, T_FILE_BYTES, LB_EINITSIZE, want);
-	wr(f, O_INIT_SIZE, 4, 0);
+	le_stn(f + O_INIT_SIZE, 4, 0);
 	expect_parse(f, T_FILE_BYTES, LB_EINITSIZE, "init_size 0x0 ");
 	/* exactly the kernel's size is enough */
-	wr(f, O_INIT_SIZE, 4, T_PM_BYTES);
+	le_stn(f + O_INIT_SIZE, 4, T_PM_BYTES);
 	expect_parse(f, T_FILE_BYTES, LB_OK, NULL);
 	free(f);
 }
@@ -361,11 +267,11 @@ static void test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused
 		{ 0x200000, LB_OK, NULL },
 		{ 0x80000000, LB_OK, NULL },
 	};
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 
 	(void)state;
 	for (unsigned i = 0; i < NR(t); i++) {
-		wr(f, O_KERNEL_ALIGN, 4, t[i].align);
+		le_stn(f + O_KERNEL_ALIGN, 4, t[i].align);
 		expect_parse(f, T_FILE_BYTES, t[i].want, t[i].needle);
 	}
 	free(f);
@@ -380,7 +286,7 @@ static void test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused
  */
 static void test_linuxboot_syssize_rounded_up_to_a_paragraph(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 	struct lb_kernel k;
 	char why[256] = "";
 
@@ -397,10 +303,10 @@ static void test_linuxboot_syssize_rounded_up_to_a_paragraph(void **state)
 	assert_int_equal(k.pm_bytes, T_PM_BYTES);
 	/* memtest86+'s numbers: 2 setup sectors, syssize 8924, 144312 bytes */
 	free(f);
-	f = image(144312);
+	f = bz_image(144312);
 	f[O_SETUP_SECTS] = 2;
-	wr(f, O_SYSSIZE, 4, 8924);
-	wr(f, O_INIT_SIZE, 4, 0x6acf8);
+	le_stn(f + O_SYSSIZE, 4, 8924);
+	le_stn(f + O_INIT_SIZE, 4, 0x6acf8);
 	assert_int_equal(lb_parse(f, 144312, &k, why, sizeof(why)), LB_OK);
 	assert_int_equal(k.pm_offset, 3 * 512);
 	assert_int_equal(k.pm_bytes, 144312 - 3 * 512);
@@ -409,16 +315,16 @@ static void test_linuxboot_syssize_rounded_up_to_a_paragraph(void **state)
 
 static void test_linuxboot_first_fault_in_header_order_reported(void **state)
 {
-	uint8_t *f = image(T_FILE_BYTES);
+	uint8_t *f = bz_image(T_FILE_BYTES);
 
 	(void)state;
-	wr(f, O_KERNEL_ALIGN, 4, 0x3000);
-	wr(f, O_INIT_SIZE, 4, 0);
+	le_stn(f + O_KERNEL_ALIGN, 4, 0x3000);
+	le_stn(f + O_INIT_SIZE, 4, 0);
 	expect_parse(f, T_FILE_BYTES, LB_EINITSIZE, NULL);
-	wr(f, O_XLOADFLAGS, 2, 0);
+	le_stn(f + O_XLOADFLAGS, 2, 0);
 	expect_parse(f, T_FILE_BYTES, LB_E32BIT, NULL);
 	expect_parse(f, T_FILE_BYTES - 16, LB_ETRUNCATED, NULL);
-	wr(f, O_VERSION, 2, 0x0200);
+	le_stn(f + O_VERSION, 2, 0x0200);
 	expect_parse(f, T_FILE_BYTES - 16, LB_EVERSION, NULL);
 	memcpy(f + O_MAGIC, "HdrX", 4);
 	expect_parse(f, T_FILE_BYTES - 16, LB_EMAGIC, NULL);
@@ -794,493 +700,34 @@ static void test_linuxboot_e820_build_cap_counts_entries_not_ranges(void **state
 	assert_int_equal(lb_e820_build(&m, out, 0), 0);
 }
 
-/* ---- lb_fill_params ------------------------------------------------------ */
-
-/* A valid image parsed, with its header's setup_data set to @setup_data. */
-static uint8_t *parsed_image(struct lb_kernel *k, uint64_t setup_data)
-{
-	uint8_t *f = image(T_FILE_BYTES);
-	char why[128] = "";
-
-	/* bytes past the header's end in its setup sector, to be left behind */
-	for (unsigned off = 0x202 + T_JUMP; off < 0x400; off++)
-		f[off] = (uint8_t)(0x80 | off);
-	wr(f, O_SETUP_DATA, 8, setup_data);
-	assert_int_equal(lb_parse(f, T_FILE_BYTES, k, why, sizeof(why)), LB_OK);
-	return f;
-}
-
-static uint8_t *zero_page(void)
-{
-	uint8_t *zp = malloc(ZP_BYTES);
-
-	assert_non_null(zp);
-	memset(zp, 0xcc, ZP_BYTES);
-	return zp;
-}
-
-/* Every byte of [@from, @to) zero. */
-static void expect_zero(const uint8_t *zp, unsigned from, unsigned to)
-{
-	for (unsigned off = from; off < to; off++)
-		if (zp[off])
-			fail_msg("zero page byte 0x%x is 0x%02x, want 0", off, zp[off]);
-}
-
-static void test_linuxboot_params_copy_the_setup_header_and_nothing_past_it(void **state)
-{
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-	const unsigned hdr_end = 0x202 + T_JUMP;
-
-	(void)state;
-	memset(&ld, 0, sizeof(ld));
-	/* the header as the file has it, but for what the loader writes */
-	f[O_TYPE_OF_LOADER] = 0x42;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	for (unsigned off = O_SETUP_SECTS; off < hdr_end; off++) {
-		uint8_t want = f[off];
-
-		if (off == O_TYPE_OF_LOADER)
-			want = 0xff;
-		else if (off >= O_CMDLINE && off < O_CMDLINE + 4)
-			want = 0;
-		if (zp[off] != want)
-			fail_msg("zero page byte 0x%x is 0x%02x, want 0x%02x", off, zp[off], want);
-	}
-	assert_int_equal(rd(zp, O_SETUP_SECTS, 1), T_SETUP_SECTS);
-	assert_int_equal(rd(zp, O_BOOT_FLAG, 2), 0xaa55);
-	assert_int_equal(rd(zp, O_VERSION, 2), T_VERSION);
-	assert_int_equal(rd(zp, O_INIT_SIZE, 4), T_INIT_SIZE);
-	assert_int_equal(rd(zp, O_TYPE_OF_LOADER, 1), 0xff);
-	/* nothing before the header, nothing past it (no e820 entries, no framebuffer) */
-	expect_zero(zp, 0, O_SETUP_SECTS);
-	expect_zero(zp, hdr_end, ZP_BYTES);
-	free(zp);
-	free(f);
-}
-
-/* A header ending earlier copies less: the byte past it stays zero. */
-static void test_linuxboot_params_copy_stops_at_a_short_header(void **state)
-{
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-
-	(void)state;
-	memset(&ld, 0, sizeof(ld));
-	k.hdr_end = 0x268;
-	wr(f, 0x264, 4, 0x11223344);   /* handover_offset: inside */
-	wr(f, 0x268, 4, 0x55667788);   /* kernel_info_offset: past the end now */
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, 0x264, 4), 0x11223344);
-	expect_zero(zp, 0x268, ZP_BYTES);
-	free(zp);
-	free(f);
-}
-
-static void test_linuxboot_params_pointers_split_at_32_bits(void **state)
-{
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-
-	(void)state;
-	memset(&ld, 0, sizeof(ld));
-	ld.cmdline_pa = UINT64_C(0x123456000);
-	ld.initrd_pa = UINT64_C(0x280000000);
-	ld.initrd_bytes = UINT64_C(0x100001000);
-	ld.acpi_rsdp = UINT64_C(0x7fbfe014);
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, O_CMDLINE, 4), 0x23456000);
-	assert_int_equal(rd(zp, O_EXT_CMDLINE, 4), 0x1);
-	assert_int_equal(rd(zp, O_RAMDISK, 4), 0x80000000);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK, 4), 0x2);
-	assert_int_equal(rd(zp, O_RAMDISK_SIZE, 4), 0x1000);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK_SIZE, 4), 0x1);
-	assert_int_equal(rd(zp, O_ACPI_RSDP, 8), UINT64_C(0x7fbfe014));
-	assert_int_equal(rd(zp, O_TYPE_OF_LOADER, 1), 0xff);
-	assert_int_equal(rd(zp, O_E820_ENTRIES, 1), 0);
-
-	/* below 4 GiB: the high halves are zero; an RSDP above 4 GiB is whole */
-	ld.cmdline_pa = UINT64_C(0x9f000);
-	ld.initrd_pa = UINT64_C(0x7e000000);
-	ld.initrd_bytes = UINT64_C(0x1234567);
-	ld.acpi_rsdp = UINT64_C(0x1234567890abcdef);
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, O_CMDLINE, 4), 0x9f000);
-	assert_int_equal(rd(zp, O_EXT_CMDLINE, 4), 0);
-	assert_int_equal(rd(zp, O_RAMDISK, 4), 0x7e000000);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK, 4), 0);
-	assert_int_equal(rd(zp, O_RAMDISK_SIZE, 4), 0x1234567);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK_SIZE, 4), 0);
-	assert_true(rd(zp, O_ACPI_RSDP, 8) == UINT64_C(0x1234567890abcdef));
-
-	/* no initrd (0 bytes): its four fields stay zero whatever the address */
-	ld.initrd_pa = UINT64_C(0x300000000);
-	ld.initrd_bytes = 0;
-	ld.acpi_rsdp = 0;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, O_RAMDISK, 4), 0);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK, 4), 0);
-	assert_int_equal(rd(zp, O_RAMDISK_SIZE, 4), 0);
-	assert_int_equal(rd(zp, O_EXT_RAMDISK_SIZE, 4), 0);
-	assert_int_equal(rd(zp, O_ACPI_RSDP, 8), 0);
-	free(zp);
-	free(f);
-}
-
-/* @n distinct entries (caller frees). */
-static struct lb_e820 *entries(unsigned n)
-{
-	struct lb_e820 *e = malloc(n * sizeof(*e));
-
-	assert_non_null(e);
-	for (unsigned i = 0; i < n; i++) {
-		e[i].addr = UINT64_C(0x100000000) * i + 0x1000 * i + 0x10;
-		e[i].size = UINT64_C(0x0102030405060708) + i;
-		e[i].type = 1 + i % 7;
-	}
-	return e;
-}
-
-static void expect_e820_at(const uint8_t *b, unsigned off, const struct lb_e820 *e, unsigned i)
-{
-	if (rd(b, off, 8) != e->addr || rd(b, off + 8, 8) != e->size || rd(b, off + 16, 4) != e->type)
-		fail_msg("e820 entry %u at 0x%x: 0x%llx+0x%llx type %llu, want 0x%llx+0x%llx type %u",
-			 i, off, (unsigned long long)rd(b, off, 8), (unsigned long long)rd(b, off + 8, 8),
-			 (unsigned long long)rd(b, off + 16, 4), (unsigned long long)e->addr,
-			 (unsigned long long)e->size, e->type);
-}
-
-static void test_linuxboot_params_e820_packed_in_the_zero_page(void **state)
-{
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_e820 *e = entries(E820_IN_ZP);
-	struct lb_load ld;
-
-	(void)state;
-	memset(&ld, 0, sizeof(ld));
-	lb_fill_params(zp, f, &k, &ld, e, 3, NULL);
-	assert_int_equal(rd(zp, O_E820_ENTRIES, 1), 3);
-	for (unsigned i = 0; i < 3; i++)
-		expect_e820_at(zp, O_E820_TABLE + E820_ENTRY * i, &e[i], i);
-	expect_zero(zp, O_E820_TABLE + 3 * E820_ENTRY, ZP_BYTES);
-	assert_int_equal(rd(zp, O_SETUP_DATA, 8), 0);
-
-	/* all 128 fit, and nothing goes elsewhere */
-	ld.setup_data_pa = 0x5000;
-	lb_fill_params(zp, f, &k, &ld, e, E820_IN_ZP, NULL);
-	assert_int_equal(rd(zp, O_E820_ENTRIES, 1), E820_IN_ZP);
-	for (unsigned i = 0; i < E820_IN_ZP; i++)
-		expect_e820_at(zp, O_E820_TABLE + E820_ENTRY * i, &e[i], i);
-	expect_zero(zp, O_E820_TABLE + E820_IN_ZP * E820_ENTRY, ZP_BYTES);
-	assert_int_equal(rd(zp, O_SETUP_DATA, 8), 0);
-	free(e);
-	free(zp);
-	free(f);
-}
-
-static void test_linuxboot_params_e820_beyond_128_in_a_setup_data_node(void **state)
-{
-	static const unsigned counts[] = { 129, 131, 200 };
-	const uint64_t old_list = UINT64_C(0x1122334455667788);
-
-	(void)state;
-	for (unsigned c = 0; c < NR(counts); c++) {
-		const unsigned n = counts[c], rest = n - E820_IN_ZP;
-		const size_t ext_bytes = 16 + (size_t)E820_ENTRY * rest;
-		struct lb_kernel k;
-		uint8_t *f = parsed_image(&k, old_list), *zp = zero_page();
-		uint8_t *ext = malloc(ext_bytes);   /* exactly: ASan sees a byte too many */
-		struct lb_e820 *e = entries(n);
-		struct lb_load ld;
-
-		assert_non_null(ext);
-		memset(ext, 0xcc, ext_bytes);
-		memset(&ld, 0, sizeof(ld));
-		ld.setup_data_pa = UINT64_C(0x1abcd000);
-		lb_fill_params(zp, f, &k, &ld, e, n, ext);
-		assert_int_equal(rd(zp, O_E820_ENTRIES, 1), E820_IN_ZP);
-		for (unsigned i = 0; i < E820_IN_ZP; i++)
-			expect_e820_at(zp, O_E820_TABLE + E820_ENTRY * i, &e[i], i);
-		expect_zero(zp, O_E820_TABLE + E820_IN_ZP * E820_ENTRY, ZP_BYTES);
-		assert_int_equal(rd(zp, O_SETUP_DATA, 8), UINT64_C(0x1abcd000));
-		/* struct setup_data: next, type SETUP_E820_EXT (1), len, then the entries */
-		assert_true(rd(ext, 0, 8) == old_list);
-		assert_int_equal(rd(ext, 8, 4), 1);
-		assert_int_equal(rd(ext, 12, 4), E820_ENTRY * rest);
-		for (unsigned i = 0; i < rest; i++)
-			expect_e820_at(ext, 16 + E820_ENTRY * i, &e[E820_IN_ZP + i], E820_IN_ZP + i);
-		free(e);
-		free(ext);
-		free(zp);
-		free(f);
-	}
-}
-
-static void test_linuxboot_e820_ext_bytes(void **state)
-{
-	(void)state;
-	assert_int_equal(lb_e820_ext_bytes(0), 0);
-	assert_int_equal(lb_e820_ext_bytes(1), 0);
-	assert_int_equal(lb_e820_ext_bytes(128), 0);
-	assert_int_equal(lb_e820_ext_bytes(129), 16 + 20);
-	assert_int_equal(lb_e820_ext_bytes(131), 16 + 3 * 20);
-	assert_int_equal(lb_e820_ext_bytes(1024), 16 + 896 * 20);
-	assert_true(lb_e820_ext_bytes(UINT32_MAX) == 16 + (UINT64_C(0xffffffff) - 128) * 20);
-}
-
-/* struct screen_info (the first 0x40 bytes of the zero page) for a 32-bit EFI framebuffer. */
-static void want_screen(uint8_t *w, const struct lb_fb *fb)
-{
-	memset(w, 0, 0x40);
-	w[0x0f] = 0x70;                                 /* orig_video_isVGA: VIDEO_TYPE_EFI */
-	wr(w, 0x12, 2, fb->width);                      /* lfb_width */
-	wr(w, 0x14, 2, fb->height);                     /* lfb_height */
-	wr(w, 0x16, 2, 32);                             /* lfb_depth */
-	wr(w, 0x18, 4, fb->base & 0xffffffff);          /* lfb_base */
-	wr(w, 0x1c, 4, fb->size & 0xffffffff);          /* lfb_size */
-	wr(w, 0x24, 2, fb->stride_bytes);               /* lfb_linelength */
-	w[0x26] = 8;                                    /* red_size */
-	w[0x27] = fb->bgr ? 16 : 0;                     /* red_pos */
-	w[0x28] = 8;                                    /* green_size */
-	w[0x29] = 8;                                    /* green_pos */
-	w[0x2a] = 8;                                    /* blue_size */
-	w[0x2b] = fb->bgr ? 0 : 16;                     /* blue_pos */
-	w[0x2c] = 8;                                    /* rsvd_size */
-	w[0x2d] = 24;                                   /* rsvd_pos */
-	wr(w, 0x32, 2, 1);                              /* pages, as the EFI stub sets it */
-	if (fb->base >> 32) {
-		wr(w, 0x36, 4, 2);                      /* capabilities: VIDEO_CAPABILITY_64BIT_BASE */
-		wr(w, 0x3a, 4, fb->base >> 32);         /* ext_lfb_base */
-	}
-}
-
-static void expect_screen(const struct lb_fb *fb)
-{
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page(), want[0x40];
-	struct lb_load ld;
-
-	memset(&ld, 0, sizeof(ld));
-	ld.fb = fb;
-	want_screen(want, fb);
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	for (unsigned off = 0; off < 0x40; off++)
-		if (zp[off] != want[off])
-			fail_msg("screen_info byte 0x%02x is 0x%02x, want 0x%02x (fb at 0x%llx, %s)",
-				 off, zp[off], want[off], (unsigned long long)fb->base,
-				 fb->bgr ? "BGR" : "RGB");
-	/* nothing else of the zero page before the header */
-	expect_zero(zp, 0x40, O_SETUP_SECTS);
-	free(zp);
-	free(f);
-}
-
-static void test_linuxboot_params_screen_info_for_a_bgr_framebuffer(void **state)
-{
-	const struct lb_fb fb = { UINT64_C(0x80000000), UINT64_C(0x300000), 1024, 768, 4096, true };
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-
-	(void)state;
-	expect_screen(&fb);
-	/* spot checks of the fields at their offsets */
-	memset(&ld, 0, sizeof(ld));
-	ld.fb = &fb;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(zp[0x0f], 0x70);
-	assert_int_equal(rd(zp, 0x12, 2), 1024);
-	assert_int_equal(rd(zp, 0x14, 2), 768);
-	assert_int_equal(rd(zp, 0x16, 2), 32);
-	assert_int_equal(rd(zp, 0x18, 4), 0x80000000);
-	assert_int_equal(rd(zp, 0x1c, 4), 0x300000);
-	assert_int_equal(rd(zp, 0x24, 2), 4096);
-	assert_int_equal(zp[0x27], 16);     /* red_pos */
-	assert_int_equal(zp[0x29], 8);      /* green_pos */
-	assert_int_equal(zp[0x2b], 0);      /* blue_pos */
-	assert_int_equal(zp[0x2d], 24);     /* rsvd_pos */
-	assert_int_equal(rd(zp, 0x36, 4), 0);
-	assert_int_equal(rd(zp, 0x3a, 4), 0);
-	free(zp);
-	free(f);
-}
-
-static void test_linuxboot_params_screen_info_for_an_rgb_framebuffer(void **state)
-{
-	const struct lb_fb fb = { UINT64_C(0xc0000000), UINT64_C(0x7e9000), 1920, 1080, 7680, false };
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-
-	(void)state;
-	expect_screen(&fb);
-	memset(&ld, 0, sizeof(ld));
-	ld.fb = &fb;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(zp[0x26], 8);
-	assert_int_equal(zp[0x27], 0);      /* red_pos */
-	assert_int_equal(zp[0x29], 8);      /* green_pos */
-	assert_int_equal(zp[0x2b], 16);     /* blue_pos */
-	assert_int_equal(zp[0x2d], 24);
-	free(zp);
-	free(f);
-}
-
-static void test_linuxboot_params_screen_info_base_above_4g(void **state)
-{
-	const struct lb_fb fb = { UINT64_C(0x800001000), UINT64_C(0x1d4c000), 2560, 1600, 10240,
-				  true };
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-
-	(void)state;
-	expect_screen(&fb);
-	memset(&ld, 0, sizeof(ld));
-	ld.fb = &fb;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, 0x18, 4), 0x1000);
-	assert_int_equal(rd(zp, 0x36, 4) & 2, 2);
-	assert_int_equal(rd(zp, 0x3a, 4), 0x8);
-	free(zp);
-	free(f);
-}
-
-static void test_linuxboot_params_without_framebuffer_screen_info_is_zero(void **state)
-{
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-
-	(void)state;
-	memset(&ld, 0, sizeof(ld));
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	expect_zero(zp, 0, 0x40);
-	free(zp);
-	free(f);
-}
-
-/*
- * efi_info as a 64-bit EFI loader fills it: "EL64", the system table and
- * memory map split into halves, descriptor size and version as given; and
- * secure_boot.  Read back at zero-page.rst's offsets.
- */
-static void test_linuxboot_params_efi_info(void **state)
-{
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-	struct lb_efi efi = {
-		.systab_pa = UINT64_C(0x17fbee018),
-		.memmap_pa = UINT64_C(0x27e5a3000),
-		.memmap_bytes = 0x1b30,
-		.desc_size = 48,
-		.desc_version = 1,
-		.secure_boot = 3,
-	};
-
-	(void)state;
-	memset(&ld, 0, sizeof(ld));
-	ld.efi = &efi;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_memory_equal(zp + O_EFI_INFO, "EL64", 4);
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x04, 4), 0x7fbee018);    /* efi_systab */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x08, 4), 48);            /* efi_memdesc_size */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x0c, 4), 1);             /* efi_memdesc_version */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x10, 4), 0x7e5a3000);    /* efi_memmap */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x14, 4), 0x1b30);        /* efi_memmap_size */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x18, 4), 1);             /* efi_systab_hi */
-	assert_int_equal(rd(zp, O_EFI_INFO + 0x1c, 4), 2);             /* efi_memmap_hi */
-	assert_int_equal(rd(zp, O_SECURE_BOOT, 1), 3);
-	/* nothing else outside the header */
-	expect_zero(zp, 0, O_EFI_INFO);
-	expect_zero(zp, O_EFI_INFO + 0x20, O_SECURE_BOOT);
-	expect_zero(zp, O_SECURE_BOOT + 1, O_SETUP_SECTS);
-
-	efi.secure_boot = 2;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	assert_int_equal(rd(zp, O_SECURE_BOOT, 1), 2);
-
-	/* without efi_info: no signature, no secure_boot */
-	ld.efi = NULL;
-	lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-	expect_zero(zp, O_EFI_INFO, O_SETUP_SECTS);
-	free(zp);
-	free(f);
-}
-
-/* Protocol 2.12 and 2.13 have no acpi_rsdp_addr: it stays zero there. */
-static void test_linuxboot_params_acpi_rsdp_from_protocol_2_14(void **state)
-{
-	struct lb_kernel k;
-	uint8_t *f = parsed_image(&k, 0), *zp = zero_page();
-	struct lb_load ld;
-
-	(void)state;
-	memset(&ld, 0, sizeof(ld));
-	ld.acpi_rsdp = UINT64_C(0x7fb7e014);
-	for (uint16_t v = 0x020c; v <= 0x020f; v++) {
-		k.version = v;
-		lb_fill_params(zp, f, &k, &ld, NULL, 0, NULL);
-		if (rd(zp, O_ACPI_RSDP, 8) != (v >= 0x020e ? ld.acpi_rsdp : 0))
-			fail_msg("protocol 0x%04x: acpi_rsdp_addr 0x%llx", v,
-				 (unsigned long long)rd(zp, O_ACPI_RSDP, 8));
-	}
-	free(zp);
-	free(f);
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_linuxboot_valid_header_parsed_field_by_field),
-		cmocka_unit_test(test_linuxboot_header_fields_read_full_width),
-		cmocka_unit_test(test_linuxboot_file_shorter_than_a_header_refused),
-		cmocka_unit_test(test_linuxboot_bad_boot_flag_refused),
-		cmocka_unit_test(test_linuxboot_bad_header_magic_refused),
-		cmocka_unit_test(test_linuxboot_protocol_older_than_2_12_refused),
-		cmocka_unit_test(test_linuxboot_header_end_past_0x290_refused),
-		cmocka_unit_test(test_linuxboot_header_end_before_init_size_refused),
-		cmocka_unit_test(test_linuxboot_setup_sects_0_means_4),
-		cmocka_unit_test(test_linuxboot_file_shorter_than_setup_and_kernel_refused),
-		cmocka_unit_test(test_linuxboot_kernel_without_64_bit_entry_refused),
-		cmocka_unit_test(test_linuxboot_init_size_smaller_than_kernel_refused),
-		cmocka_unit_test(test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused),
-		cmocka_unit_test(test_linuxboot_syssize_rounded_up_to_a_paragraph),
-		cmocka_unit_test(test_linuxboot_first_fault_in_header_order_reported),
-		cmocka_unit_test(test_linuxboot_five_levels_need_xlf_5level),
-		cmocka_unit_test(test_linuxboot_cmdline_up_to_cmdline_size),
-		cmocka_unit_test(test_linuxboot_5level_needs_la57),
-		cmocka_unit_test(test_linuxboot_slot_is_lowest_in_conventional_memory),
-		cmocka_unit_test(test_linuxboot_slot_skips_a_range_too_small),
-		cmocka_unit_test(test_linuxboot_slot_honours_alignment),
-		cmocka_unit_test(test_linuxboot_slot_at_or_above_from),
-		cmocka_unit_test(test_linuxboot_slot_must_end_at_or_below_limit),
-		cmocka_unit_test(test_linuxboot_slot_none_found),
-		cmocka_unit_test(test_linuxboot_e820_type_of_every_efi_type),
-		cmocka_unit_test(test_linuxboot_e820_specific_purpose_memory_soft_reserved),
-		cmocka_unit_test(test_linuxboot_e820_exact_equivalents),
-		cmocka_unit_test(test_linuxboot_e820_build_maps_every_type),
-		cmocka_unit_test(test_linuxboot_e820_build_merges_touching_ranges_of_one_type),
-		cmocka_unit_test(test_linuxboot_e820_build_cap_counts_entries_not_ranges),
-		cmocka_unit_test(test_linuxboot_params_copy_the_setup_header_and_nothing_past_it),
-		cmocka_unit_test(test_linuxboot_params_copy_stops_at_a_short_header),
-		cmocka_unit_test(test_linuxboot_params_pointers_split_at_32_bits),
-		cmocka_unit_test(test_linuxboot_params_e820_packed_in_the_zero_page),
-		cmocka_unit_test(test_linuxboot_params_e820_beyond_128_in_a_setup_data_node),
-		cmocka_unit_test(test_linuxboot_e820_ext_bytes),
-		cmocka_unit_test(test_linuxboot_params_screen_info_for_a_bgr_framebuffer),
-		cmocka_unit_test(test_linuxboot_params_screen_info_for_an_rgb_framebuffer),
-		cmocka_unit_test(test_linuxboot_params_screen_info_base_above_4g),
-		cmocka_unit_test(test_linuxboot_params_without_framebuffer_screen_info_is_zero),
-		cmocka_unit_test(test_linuxboot_params_efi_info),
-		cmocka_unit_test(test_linuxboot_params_acpi_rsdp_from_protocol_2_14),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_linuxboot_valid_header_parsed_field_by_field),
+	cmocka_unit_test(test_linuxboot_header_fields_read_full_width),
+	cmocka_unit_test(test_linuxboot_file_shorter_than_a_header_refused),
+	cmocka_unit_test(test_linuxboot_bad_boot_flag_refused),
+	cmocka_unit_test(test_linuxboot_bad_header_magic_refused),
+	cmocka_unit_test(test_linuxboot_protocol_older_than_2_12_refused),
+	cmocka_unit_test(test_linuxboot_header_end_past_0x290_refused),
+	cmocka_unit_test(test_linuxboot_header_end_before_init_size_refused),
+	cmocka_unit_test(test_linuxboot_setup_sects_0_means_4),
+	cmocka_unit_test(test_linuxboot_file_shorter_than_setup_and_kernel_refused),
+	cmocka_unit_test(test_linuxboot_kernel_without_64_bit_entry_refused),
+	cmocka_unit_test(test_linuxboot_init_size_smaller_than_kernel_refused),
+	cmocka_unit_test(test_linuxboot_kernel_alignment_not_power_of_two_or_below_4k_refused),
+	cmocka_unit_test(test_linuxboot_syssize_rounded_up_to_a_paragraph),
+	cmocka_unit_test(test_linuxboot_first_fault_in_header_order_reported),
+	cmocka_unit_test(test_linuxboot_five_levels_need_xlf_5level),
+	cmocka_unit_test(test_linuxboot_cmdline_up_to_cmdline_size),
+	cmocka_unit_test(test_linuxboot_5level_needs_la57),
+	cmocka_unit_test(test_linuxboot_slot_is_lowest_in_conventional_memory),
+	cmocka_unit_test(test_linuxboot_slot_skips_a_range_too_small),
+	cmocka_unit_test(test_linuxboot_slot_honours_alignment),
+	cmocka_unit_test(test_linuxboot_slot_at_or_above_from),
+	cmocka_unit_test(test_linuxboot_slot_must_end_at_or_below_limit),
+	cmocka_unit_test(test_linuxboot_slot_none_found),
+	cmocka_unit_test(test_linuxboot_e820_type_of_every_efi_type),
+	cmocka_unit_test(test_linuxboot_e820_specific_purpose_memory_soft_reserved),
+	cmocka_unit_test(test_linuxboot_e820_exact_equivalents),
+	cmocka_unit_test(test_linuxboot_e820_build_maps_every_type),
+	cmocka_unit_test(test_linuxboot_e820_build_merges_touching_ranges_of_one_type),
+	cmocka_unit_test(test_linuxboot_e820_build_cap_counts_entries_not_ranges))

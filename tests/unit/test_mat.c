@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/mat.c */
 /*
  * paging/mat.c: synthetic Memory Attributes Tables shaped like OVMF's (a
  * runtime driver image split into RX text and RW+NX data, runtime data
@@ -13,11 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/mat.h>
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
+#include "lib/le.h"
 
 #define RT  PT_EFI_MEMORY_RUNTIME
 #define RO  PT_EFI_MEMORY_RO
@@ -28,14 +30,6 @@ struct desc {
 	uint32_t type;
 	uint64_t pa, pages, attr;
 };
-
-static void put(uint8_t *p, uint64_t v, unsigned bytes)
-{
-	unsigned i;
-
-	for (i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /*
  * A table of @n descriptors of @size bytes, version @version, in a
@@ -55,19 +49,19 @@ static uint8_t *table(uint32_t version, uint32_t size, const struct desc *d,
 	assert_non_null(buf);
 	t = buf + offset;
 	memset(t, 0xa5, *len);
-	put(t, version, 4);
-	put(t + 4, n, 4);
-	put(t + 8, size, 4);
-	put(t + 12, version == 2 ? 1 : 0, 4);
+	le_stn(t, 4, version);
+	le_stn(t + 4, 4, n);
+	le_stn(t + 8, 4, size);
+	le_stn(t + 12, 4, version == 2 ? 1 : 0);
 	for (i = 0; i < n; i++) {
 		uint8_t *e = t + PT_MAT_HEADER_SIZE + (size_t)i * size;
 
-		put(e, d[i].type, 4);
-		put(e + 4, 0, 4);
-		put(e + 8, d[i].pa, 8);
-		put(e + 16, 0, 8);
-		put(e + 24, d[i].pages, 8);
-		put(e + 32, d[i].attr, 8);
+		le_stn(e, 4, d[i].type);
+		le_stn(e + 4, 4, 0);
+		le_stn(e + 8, 8, d[i].pa);
+		le_stn(e + 16, 8, 0);
+		le_stn(e + 24, 8, d[i].pages);
+		le_stn(e + 32, 8, d[i].attr);
 	}
 	/* shrink to the exact size so ASan sees any overread */
 	t = malloc(*len ? *len : 1);
@@ -243,16 +237,16 @@ static void test_mat_rejects_huge_count_without_reading(void **state)
 	struct pt_mat m;
 
 	(void)state;
-	put(hdr, 1, 4);
-	put(hdr + 4, PT_MEMMAP_MAX_DESC + 1, 4);
-	put(hdr + 8, 48, 4);
-	put(hdr + 12, 0, 4);
+	le_stn(hdr, 4, 1);
+	le_stn(hdr + 4, 4, PT_MEMMAP_MAX_DESC + 1);
+	le_stn(hdr + 8, 4, 48);
+	le_stn(hdr + 12, 4, 0);
 	assert_int_equal(parse(hdr, sizeof(hdr), 46, &m, NULL, 0), PT_EMAPBAD);
 	assert_int_equal(m.why, PT_MAT_COUNT);
-	put(hdr + 4, 0xffffffff, 4);
+	le_stn(hdr + 4, 4, 0xffffffff);
 	assert_int_equal(parse(hdr, sizeof(hdr), 46, &m, NULL, 0), PT_EMAPBAD);
 	/* a count that fits the limit but not the bytes */
-	put(hdr + 4, 2, 4);
+	le_stn(hdr + 4, 4, 2);
 	assert_int_equal(parse(hdr, sizeof(hdr), 46, &m, NULL, 0), PT_EMAPBAD);
 	assert_int_equal(m.why, PT_MAT_SHORT);
 }
@@ -357,22 +351,16 @@ static void test_mat_why_names(void **state)
 	assert_string_equal(pt_mat_why_name((enum pt_mat_why)-1), "?");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mat_ovmf_like_table_gives_rx_text_and_rw_nx_data),
-		cmocka_unit_test(test_mat_rwx_entry_is_reported_not_allowed),
-		cmocka_unit_test(test_mat_descriptor_sizes_and_unaligned_buffer),
-		cmocka_unit_test(test_mat_version_2_flags_are_kept),
-		cmocka_unit_test(test_mat_empty_table_is_fine),
-		cmocka_unit_test(test_mat_rejects_bad_headers),
-		cmocka_unit_test(test_mat_rejects_huge_count_without_reading),
-		cmocka_unit_test(test_mat_rejects_bad_entries_and_names_the_entry),
-		cmocka_unit_test(test_mat_ends_at_maxphyaddr_is_fine),
-		cmocka_unit_test(test_mat_capacity_and_arguments),
-		cmocka_unit_test(test_mat_find),
-		cmocka_unit_test(test_mat_why_names),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_mat_ovmf_like_table_gives_rx_text_and_rw_nx_data),
+	cmocka_unit_test(test_mat_rwx_entry_is_reported_not_allowed),
+	cmocka_unit_test(test_mat_descriptor_sizes_and_unaligned_buffer),
+	cmocka_unit_test(test_mat_version_2_flags_are_kept),
+	cmocka_unit_test(test_mat_empty_table_is_fine),
+	cmocka_unit_test(test_mat_rejects_bad_headers),
+	cmocka_unit_test(test_mat_rejects_huge_count_without_reading),
+	cmocka_unit_test(test_mat_rejects_bad_entries_and_names_the_entry),
+	cmocka_unit_test(test_mat_ends_at_maxphyaddr_is_fine),
+	cmocka_unit_test(test_mat_capacity_and_arguments),
+	cmocka_unit_test(test_mat_find),
+	cmocka_unit_test(test_mat_why_names))

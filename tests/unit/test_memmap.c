@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/memmap.c */
 /*
  * Host tests for paging/memmap.c.
  *
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
@@ -1158,38 +1159,32 @@ static void test_random_queries_match_a_page_walk(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_same_output_for_descriptor_sizes_40_48_64),
-		cmocka_unit_test(test_exact_40_byte_map_is_read_within_its_bytes),
-		cmocka_unit_test(test_unsorted_input_is_sorted_and_counted),
-		cmocka_unit_test(test_equal_starts_overlap_but_are_not_unsorted),
-		cmocka_unit_test(test_reserved_inside_ram_gives_three_ranges_reserved_wins),
-		cmocka_unit_test(test_overlap_resolves_to_the_more_restrictive_type_either_order),
-		cmocka_unit_test(test_same_type_overlap_keeps_every_attribute_bit),
-		cmocka_unit_test(test_zero_length_descriptor_is_dropped_and_counted),
-		cmocka_unit_test(test_ranges_above_4g_are_kept),
-		cmocka_unit_test(test_adjacent_same_type_merge_but_not_across_attributes),
-		cmocka_unit_test(test_unknown_type_becomes_reserved_with_quirk),
-		cmocka_unit_test(test_unaligned_start_is_trimmed_inwards),
-		cmocka_unit_test(test_unaligned_reserved_in_a_ram_page_makes_it_reserved),
-		cmocka_unit_test(test_unaligned_descriptor_rounds_by_class_for_every_type),
-		cmocka_unit_test(test_unaligned_non_ram_is_rounded_outwards_at_the_edges),
-		cmocka_unit_test(test_unaligned_non_ram_near_maxphyaddr_and_2_64),
-		cmocka_unit_test(test_wrapping_length_is_clamped),
-		cmocka_unit_test(test_ranges_at_or_above_maxphyaddr_are_cut),
-		cmocka_unit_test(test_bad_descriptor_size_count_or_length_is_emapbad),
-		cmocka_unit_test(test_capacity_below_two_per_descriptor_is_ecapacity),
-		cmocka_unit_test(test_empty_map_gives_no_ranges),
-		cmocka_unit_test(test_largest_map_reversed_and_overlapping_normalizes),
-		cmocka_unit_test(test_classes_follow_the_header_table),
-		cmocka_unit_test(test_type_and_quirk_names_are_distinct),
-		cmocka_unit_test(test_ovmf_like_map_matches_hand_computed_result),
-		cmocka_unit_test(test_random_maps_match_per_page_reference),
-		cmocka_unit_test(test_queries_on_a_hand_built_map),
-		cmocka_unit_test(test_random_queries_match_a_page_walk),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_same_output_for_descriptor_sizes_40_48_64),
+	cmocka_unit_test(test_exact_40_byte_map_is_read_within_its_bytes),
+	cmocka_unit_test(test_unsorted_input_is_sorted_and_counted),
+	cmocka_unit_test(test_equal_starts_overlap_but_are_not_unsorted),
+	cmocka_unit_test(test_reserved_inside_ram_gives_three_ranges_reserved_wins),
+	cmocka_unit_test(test_overlap_resolves_to_the_more_restrictive_type_either_order),
+	cmocka_unit_test(test_same_type_overlap_keeps_every_attribute_bit),
+	cmocka_unit_test(test_zero_length_descriptor_is_dropped_and_counted),
+	cmocka_unit_test(test_ranges_above_4g_are_kept),
+	cmocka_unit_test(test_adjacent_same_type_merge_but_not_across_attributes),
+	cmocka_unit_test(test_unknown_type_becomes_reserved_with_quirk),
+	cmocka_unit_test(test_unaligned_start_is_trimmed_inwards),
+	cmocka_unit_test(test_unaligned_reserved_in_a_ram_page_makes_it_reserved),
+	cmocka_unit_test(test_unaligned_descriptor_rounds_by_class_for_every_type),
+	cmocka_unit_test(test_unaligned_non_ram_is_rounded_outwards_at_the_edges),
+	cmocka_unit_test(test_unaligned_non_ram_near_maxphyaddr_and_2_64),
+	cmocka_unit_test(test_wrapping_length_is_clamped),
+	cmocka_unit_test(test_ranges_at_or_above_maxphyaddr_are_cut),
+	cmocka_unit_test(test_bad_descriptor_size_count_or_length_is_emapbad),
+	cmocka_unit_test(test_capacity_below_two_per_descriptor_is_ecapacity),
+	cmocka_unit_test(test_empty_map_gives_no_ranges),
+	cmocka_unit_test(test_largest_map_reversed_and_overlapping_normalizes),
+	cmocka_unit_test(test_classes_follow_the_header_table),
+	cmocka_unit_test(test_type_and_quirk_names_are_distinct),
+	cmocka_unit_test(test_ovmf_like_map_matches_hand_computed_result),
+	cmocka_unit_test(test_random_maps_match_per_page_reference),
+	cmocka_unit_test(test_queries_on_a_hand_built_map),
+	cmocka_unit_test(test_random_queries_match_a_page_walk))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/plan.c */
 /*
  * Minimal tables on real firmware maps: for each OVMF memory map captured
  * with tests/data/memmap/capture.sh (q35, -cpu max, 256M/2G/8G/16G), the
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/memmap.h>
 #include <ptlab/plan.h>
@@ -160,12 +161,6 @@ static void test_ovmf_maps_build_minimal_tables_without_1g(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ovmf_maps_build_minimal_tables_with_1g),
-		cmocka_unit_test(test_ovmf_maps_build_minimal_tables_without_1g),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_ovmf_maps_build_minimal_tables_with_1g),
+	cmocka_unit_test(test_ovmf_maps_build_minimal_tables_without_1g))

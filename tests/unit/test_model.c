@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/lib/model.c */
 /*
  * Host tests of the churn's shadow model (efi/lib/model.c): hand-worked cases,
  * then random set/find/mapped_bytes sequences against a per-page array.
@@ -10,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/lib/model.h"
 #include "../../efi/lib/prng.h"
@@ -160,14 +161,8 @@ static void test_random_sequences_match_per_page_array(void **state)
 	printf("model: %u lookups checked against the per-page array\n", checked);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_set_splits_and_replaces_runs),
-		cmocka_unit_test(test_set_refuses_when_full_and_changes_nothing),
-		cmocka_unit_test(test_merge_joins_only_continuing_neighbours),
-		cmocka_unit_test(test_random_sequences_match_per_page_array),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_set_splits_and_replaces_runs),
+	cmocka_unit_test(test_set_refuses_when_full_and_changes_nothing),
+	cmocka_unit_test(test_merge_joins_only_continuing_neighbours),
+	cmocka_unit_test(test_random_sequences_match_per_page_array))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/opts/optcheck.c */
 /*
  * efi/opts/optcheck.c: combinations of options refused before anything runs,
  * and --timeout's deadline saturating instead of wrapping.
@@ -9,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/report/fmt.h"
 #include "../../efi/opts/opts.h"
@@ -148,17 +149,11 @@ static void test_optcheck_kernel_lifts_the_handoff_end_rule(void **state)
 	assert_non_null(strstr(err, "--fragment works in firmware mode only"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_optcheck_refusals_name_the_reason),
-		cmocka_unit_test(test_optcheck_accepted),
-		cmocka_unit_test(test_optcheck_deadline_saturates),
-		cmocka_unit_test(test_optcheck_kernel_needs_handoff),
-		cmocka_unit_test(test_optcheck_initrd_and_cmdline_need_kernel),
-		cmocka_unit_test(test_optcheck_kernel_refuses_hold_and_raise),
-		cmocka_unit_test(test_optcheck_kernel_lifts_the_handoff_end_rule),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_optcheck_refusals_name_the_reason),
+	cmocka_unit_test(test_optcheck_accepted),
+	cmocka_unit_test(test_optcheck_deadline_saturates),
+	cmocka_unit_test(test_optcheck_kernel_needs_handoff),
+	cmocka_unit_test(test_optcheck_initrd_and_cmdline_need_kernel),
+	cmocka_unit_test(test_optcheck_kernel_refuses_hold_and_raise),
+	cmocka_unit_test(test_optcheck_kernel_lifts_the_handoff_end_rule))

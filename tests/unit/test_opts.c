@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/opts/opts.c efi/opts/usage.c */
 /*
  * efi/opts/opts.c: LoadOptions as the shell and boot entries pass them, config
  * files, every option, and the exact error messages.
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/report/fmt.h"
 #include "../../efi/opts/opts.h"
@@ -1011,38 +1012,32 @@ static void test_opts_help_says_the_iteration_defaults(void **state)
 	assert_int_equal(o.end, OPTS_END_QEMU);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_opts_defaults),
-		cmocka_unit_test(test_opts_shell_argv0_is_skipped),
-		cmocka_unit_test(test_opts_every_option),
-		cmocka_unit_test(test_opts_every_choice_value),
-		cmocka_unit_test(test_opts_inject_lists),
-		cmocka_unit_test(test_opts_numbers),
-		cmocka_unit_test(test_opts_errors_name_the_problem),
-		cmocka_unit_test(test_opts_quotes_and_extra_spaces),
-		cmocka_unit_test(test_opts_binary_load_options_are_ignored),
-		cmocka_unit_test(test_opts_non_ascii_shell_line_is_refused),
-		cmocka_unit_test(test_opts_all_single_units),
-		cmocka_unit_test(test_opts_config_file),
-		cmocka_unit_test(test_opts_escaped_quotes),
-		cmocka_unit_test(test_opts_help_says_the_iteration_defaults),
-		cmocka_unit_test(test_opts_stray_word_says_how_to_quote),
-		cmocka_unit_test(test_opts_config_encodings),
-		cmocka_unit_test(test_opts_long_token_and_small_err_buffer),
-		cmocka_unit_test(test_opts_usage_and_describe),
-		cmocka_unit_test(test_opts_usage_matches_the_table),
-		cmocka_unit_test(test_opts_dump_formats),
-		cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_config_file),
-		cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_ucs2),
-		cmocka_unit_test(test_opts_kernel_and_initrd_need_a_path),
-		cmocka_unit_test(test_opts_kernel_initrd_cmdline_longer_than_the_buffer_refused),
-		cmocka_unit_test(test_opts_initrd_repeatable_in_order),
-		cmocka_unit_test(test_opts_modules_kaslr_and_wrong_restore),
-		cmocka_unit_test(test_opts_describe_names_the_kernel_only_when_given),
-		cmocka_unit_test(test_opts_describe_longest_kernel_line_cut_at_the_buffer),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_opts_defaults),
+	cmocka_unit_test(test_opts_shell_argv0_is_skipped),
+	cmocka_unit_test(test_opts_every_option),
+	cmocka_unit_test(test_opts_every_choice_value),
+	cmocka_unit_test(test_opts_inject_lists),
+	cmocka_unit_test(test_opts_numbers),
+	cmocka_unit_test(test_opts_errors_name_the_problem),
+	cmocka_unit_test(test_opts_quotes_and_extra_spaces),
+	cmocka_unit_test(test_opts_binary_load_options_are_ignored),
+	cmocka_unit_test(test_opts_non_ascii_shell_line_is_refused),
+	cmocka_unit_test(test_opts_all_single_units),
+	cmocka_unit_test(test_opts_config_file),
+	cmocka_unit_test(test_opts_escaped_quotes),
+	cmocka_unit_test(test_opts_help_says_the_iteration_defaults),
+	cmocka_unit_test(test_opts_stray_word_says_how_to_quote),
+	cmocka_unit_test(test_opts_config_encodings),
+	cmocka_unit_test(test_opts_long_token_and_small_err_buffer),
+	cmocka_unit_test(test_opts_usage_and_describe),
+	cmocka_unit_test(test_opts_usage_matches_the_table),
+	cmocka_unit_test(test_opts_dump_formats),
+	cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_config_file),
+	cmocka_unit_test(test_opts_kernel_initrd_cmdline_from_ucs2),
+	cmocka_unit_test(test_opts_kernel_and_initrd_need_a_path),
+	cmocka_unit_test(test_opts_kernel_initrd_cmdline_longer_than_the_buffer_refused),
+	cmocka_unit_test(test_opts_initrd_repeatable_in_order),
+	cmocka_unit_test(test_opts_modules_kaslr_and_wrong_restore),
+	cmocka_unit_test(test_opts_describe_names_the_kernel_only_when_given),
+	cmocka_unit_test(test_opts_describe_longest_kernel_line_cut_at_the_buffer))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/memmap.c paging/plan.c */
 /*
  * Host tests for paging/plan.c.
  *
@@ -22,11 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/plan.h>
 
 #include "arena.h"
+#include "planfx.h"
 #include "samples.h"
 #include "../../efi/lib/prng.h"
 
@@ -35,86 +37,7 @@
 #define G1 PT_SIZE_1G
 #define G512 PT_SIZE_512G
 
-#define WB_ALL (PT_EFI_MEMORY_UC | PT_EFI_MEMORY_WC | PT_EFI_MEMORY_WT | PT_EFI_MEMORY_WB)
-#define RT_WB (PT_EFI_MEMORY_RUNTIME | WB_ALL)
-
-/* ---- fixtures ------------------------------------------------------------ */
-
-/*
- * An OVMF-like normalized map of a q35 guest with -m 256M: low RAM below the
- * VGA hole, the firmware's ACPI NVS islands at 8 MiB, boot-services memory,
- * this application's loader-code range, runtime code/data, ACPI tables at
- * the top of RAM, the PCIe ECAM window, the flash, and the 12 GiB reserved
- * HyperTransport hole at 1012 GiB that OVMF reports on q35.
- */
-#define OVMF_IMG_BASE UINT64_C(0x0e5e5000)
-#define OVMF_LOADER   UINT64_C(0x0e5e4000)
-
-static const struct pt_mem_range ovmf_ranges[] = {
-	{ 0x00000000, 0x0009f000, PT_EFI_CONVENTIONAL, WB_ALL },
-	{ 0x0009f000, 0x00001000, PT_EFI_BS_DATA, WB_ALL },
-	{ 0x00100000, 0x00700000, PT_EFI_CONVENTIONAL, WB_ALL },
-	{ 0x00800000, 0x00008000, PT_EFI_ACPI_NVS, WB_ALL },
-	{ 0x00808000, 0x00003000, PT_EFI_CONVENTIONAL, WB_ALL },
-	{ 0x0080b000, 0x00001000, PT_EFI_ACPI_NVS, WB_ALL },
-	{ 0x0080c000, 0x00004000, PT_EFI_CONVENTIONAL, WB_ALL },
-	{ 0x00810000, 0x000f0000, PT_EFI_ACPI_NVS, WB_ALL },
-	{ 0x00900000, 0x0d700000, PT_EFI_CONVENTIONAL, WB_ALL },
-	{ 0x0e000000, 0x005e4000, PT_EFI_BS_DATA, WB_ALL },
-	{ OVMF_LOADER, 0x0001a000, PT_EFI_LOADER_CODE, WB_ALL },
-	{ 0x0e5fe000, 0x00202000, PT_EFI_CONVENTIONAL, WB_ALL },
-	{ 0x0e800000, 0x00e00000, PT_EFI_BS_CODE, WB_ALL },
-	{ 0x0f600000, 0x00100000, PT_EFI_BS_DATA, WB_ALL },
-	{ 0x0f700000, 0x00100000, PT_EFI_RT_DATA, RT_WB },
-	{ 0x0f800000, 0x00100000, PT_EFI_RT_CODE, RT_WB },
-	{ 0x0f900000, 0x00200000, PT_EFI_BS_DATA, WB_ALL },
-	{ 0x0fb00000, 0x0007e000, PT_EFI_ACPI_RECLAIM, WB_ALL },
-	{ 0x0fb7e000, 0x00080000, PT_EFI_ACPI_NVS, WB_ALL },
-	{ 0x0fbfe000, 0x0037a000, PT_EFI_BS_DATA, WB_ALL },
-	{ 0x0ff78000, 0x00088000, PT_EFI_RESERVED, 0 },
-	{ 0xb0000000, 0x10000000, PT_EFI_MMIO, PT_EFI_MEMORY_UC | PT_EFI_MEMORY_RUNTIME },
-	{ 0xffc00000, 0x00400000, PT_EFI_MMIO, PT_EFI_MEMORY_UC | PT_EFI_MEMORY_RUNTIME },
-	{ UINT64_C(0xfd00000000), UINT64_C(0x300000000), PT_EFI_RESERVED, 0 },
-};
-
 #define NR(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
-
-struct fx {
-	struct pt_mem_range range[64];
-	struct pt_memmap map;
-	struct pt_image image;
-	struct pt_plan_entry entry[256];
-	struct pt_plan plan;
-	struct pt_plan_caps caps;
-};
-
-static void fx_map(struct fx *x, const struct pt_mem_range *r, unsigned n)
-{
-	assert_true(n <= NR(x->range));
-	memcpy(x->range, r, n * sizeof(*r));
-	memset(&x->map, 0, sizeof(x->map));
-	x->map.range = x->range;
-	x->map.cap = NR(x->range);
-	x->map.n = n;
-}
-
-static void fx_init(struct fx *x, bool has_1g, unsigned levels)
-{
-	memset(x, 0, sizeof(*x));
-	fx_map(x, ovmf_ranges, NR(ovmf_ranges));
-	/* text 48 KiB, rodata 16 KiB, data 24 KiB, inside the loader-code range */
-	x->image.base = OVMF_IMG_BASE;
-	x->image.size = 0x16000;
-	x->image.nsections = 3;
-	x->image.section[0] = (struct pt_image_section){ OVMF_IMG_BASE, 0xc000, PT_EXEC };
-	x->image.section[1] = (struct pt_image_section){ OVMF_IMG_BASE + 0xc000, 0x4000, 0 };
-	x->image.section[2] = (struct pt_image_section){ OVMF_IMG_BASE + 0x10000, 0x6000, PT_WRITE };
-	x->plan.entry = x->entry;
-	x->plan.cap = NR(x->entry);
-	x->caps.has_1g = has_1g;
-	x->caps.levels = levels;
-	x->caps.maxphyaddr = 46;
-}
 
 /* ---- expectations, written independently of plan.c ---------------------- */
 
@@ -167,7 +90,7 @@ static bool want_hhdm(uint32_t type)
 }
 
 /* Expected identity attributes of physical page @pa of range @r. */
-static unsigned want_identity_flags(const struct fx *x, const struct pt_mem_range *r, uint64_t pa)
+static unsigned want_identity_flags(const struct plan_fx *x, const struct pt_mem_range *r, uint64_t pa)
 {
 	const struct pt_image *im = &x->image;
 
@@ -223,11 +146,11 @@ static void assert_maps(const struct pt_plan *p, uint64_t va, enum pt_plan_kind 
 
 static void test_ovmf_plan_maps_every_range_by_kind_with_strict_wx(void **state)
 {
-	struct fx x;
+	struct plan_fx x;
 	uint64_t id_bytes = 0, hhdm_bytes = 0;
 
 	(void)state;
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
 	assert_true(x.plan.n > 0);
 	assert_int_equal(x.plan.quirks, 0);
@@ -297,11 +220,11 @@ static void test_ovmf_plan_maps_every_range_by_kind_with_strict_wx(void **state)
 
 static void test_reserved_is_read_only_uncached_and_nx(void **state)
 {
-	struct fx x;
+	struct plan_fx x;
 	const struct pt_plan_entry *e;
 
 	(void)state;
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
 	e = pt_plan_find(&x.plan, 0x0ff78000);
 	assert_non_null(e);
@@ -314,11 +237,11 @@ static void test_reserved_is_read_only_uncached_and_nx(void **state)
 
 static void test_max_size_follows_1g_capability(void **state)
 {
-	struct fx x;
+	struct plan_fx x;
 
 	(void)state;
 	for (int has_1g = 0; has_1g <= 1; has_1g++) {
-		fx_init(&x, has_1g, 4);
+		plan_fx_ovmf(&x, has_1g, 4);
 		assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
 		for (unsigned i = 0; i < x.plan.n; i++)
 			assert_int_equal(x.plan.entry[i].max_size, has_1g ? PT_PAGE_1G : PT_PAGE_2M);
@@ -336,12 +259,12 @@ static void test_merges_equal_neighbours_but_never_across_attributes(void **stat
 		{ 0xa00000, 0x200000, PT_EFI_RESERVED, 0 },
 		{ 0xc00000, 0x200000, PT_EFI_CONVENTIONAL, WB_ALL },
 	};
-	struct fx x;
+	struct plan_fx x;
 	const struct pt_plan_entry *e;
 
 	(void)state;
-	fx_init(&x, true, 4);
-	fx_map(&x, r, NR(r));
+	plan_fx_ovmf(&x, true, 4);
+	plan_fx_map(&x, r, NR(r));
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
 	assert_sorted_disjoint_wx(&x.plan);
 	/* three RAM-like ranges with the same attributes: one identity entry */
@@ -387,462 +310,9 @@ static void test_find_uses_half_open_ranges(void **state)
 	assert_null(pt_plan_find(NULL, 0x1000));
 }
 
-/* ---- (b) the build uses exactly the computed minimum ------------------ */
-
-struct leaf_check {
-	const struct pt_plan *plan;
-	uint64_t bytes;
-	uint64_t leaves;
-};
-
-static int check_leaf(void *arg, const struct pt_leaf *l)
-{
-	struct leaf_check *c = arg;
-	const struct pt_plan_entry *e = pt_plan_find(c->plan, l->va);
-
-	if (!e || l->va - e->va + l->size > e->len)
-		fail_msg("leaf 0x%llx+0x%llx not inside one plan entry",
-			 (unsigned long long)l->va, (unsigned long long)l->size);
-	if (l->pa != e->pa + (l->va - e->va))
-		fail_msg("leaf 0x%llx maps pa 0x%llx", (unsigned long long)l->va,
-			 (unsigned long long)l->pa);
-	if ((l->flags & PT_ATTR_MASK) != e->flags)
-		fail_msg("leaf 0x%llx flags 0x%x, entry 0x%x", (unsigned long long)l->va,
-			 l->flags, e->flags);
-	c->bytes += l->size;
-	c->leaves++;
-	return 0;
-}
-
-static void apply_and_count(bool has_1g, unsigned levels)
-{
-	struct fx x;
-	struct arena a;
-	struct pt_space s;
-	struct leaf_check c = { 0 };
-
-	fx_init(&x, has_1g, levels);
-	assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
-	c.plan = &x.plan;
-	arena_init(&a, 8192);
-	a.env.has_1g = has_1g;
-	assert_int_equal(pt_create(&s, &a.env, levels), PT_OK);
-	assert_int_equal(pt_plan_apply(&s, &x.plan), PT_OK);
-
-	print_message("has_1g %d levels %u: %llu tables (%llu %llu %llu %llu %llu)\n",
-		      has_1g, levels, (unsigned long long)x.plan.min_total,
-		      (unsigned long long)x.plan.min_tables[0],
-		      (unsigned long long)x.plan.min_tables[1],
-		      (unsigned long long)x.plan.min_tables[2],
-		      (unsigned long long)x.plan.min_tables[3],
-		      (unsigned long long)x.plan.min_tables[4]);
-	assert_int_equal(pt_table_count(&s), x.plan.min_total);
-	for (unsigned L = 0; L < 5; L++)
-		assert_int_equal(s.stats.tables[L], x.plan.min_tables[L]);
-	assert_int_equal(x.plan.min_tables[levels - 1], 1);
-
-	/* every leaf lies inside one entry and carries its attributes */
-	assert_int_equal(pt_visit(&s, 0, 0, check_leaf, &c), 0);
-	assert_int_equal(c.bytes, x.plan.identity_bytes + x.plan.hhdm_bytes + x.plan.image_bytes);
-	assert_int_equal(c.leaves, s.stats.leaves[0] + s.stats.leaves[1] + s.stats.leaves[2]);
-	if (!has_1g)
-		assert_int_equal(s.stats.leaves[PT_PAGE_1G], 0);
-	else
-		assert_true(s.stats.leaves[PT_PAGE_1G] > 0);
-
-	pt_destroy(&s);
-	assert_int_equal(a.frames.in_use, 0);
-	arena_fini(&a);
-}
-
-static void test_apply_uses_exactly_min_tables_with_1g(void **state)
-{
-	(void)state;
-	apply_and_count(true, 4);
-	apply_and_count(true, 5);
-}
-
-static void test_apply_uses_exactly_min_tables_without_1g(void **state)
-{
-	(void)state;
-	apply_and_count(false, 4);
-	apply_and_count(false, 5);
-}
-
-static void test_apply_failure_leaves_space_empty(void **state)
-{
-	struct fx x;
-	struct arena a;
-	struct pt_space s;
-	struct arena_snap before, after;
-	uint64_t need;
-
-	(void)state;
-	fx_init(&x, true, 4);
-	assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
-	need = x.plan.min_total - 1;
-	/* fail the first, a middle and the last table allocation */
-	for (uint64_t k = 1; k <= need; k += need / 2 ? need / 2 : 1) {
-		arena_init(&a, 8192);
-		assert_int_equal(pt_create(&s, &a.env, 4), PT_OK);
-		arena_snap_take(&before, &a, &s);
-		a.frames.fail_at = k;
-		assert_int_equal(pt_plan_apply(&s, &x.plan), PT_ENOMEM);
-		arena_snap_take(&after, &a, &s);
-		assert_int_equal(after.ntables, before.ntables);
-		assert_memory_equal(&after.stats, &before.stats, sizeof(before.stats));
-		assert_int_equal(after.in_use, before.in_use);
-		assert_memory_equal(after.words, before.words,
-				    before.ntables * PT_ENTRIES * sizeof(uint64_t));
-		arena_snap_free(&before);
-		arena_snap_free(&after);
-		/* and the same space takes the whole plan afterwards */
-		a.frames.fail_at = 0;
-		assert_int_equal(pt_plan_apply(&s, &x.plan), PT_OK);
-		assert_int_equal(pt_table_count(&s), x.plan.min_total);
-		pt_destroy(&s);
-		arena_fini(&a);
-	}
-}
-
-static void test_apply_rejects_overlap_with_existing_mapping(void **state)
-{
-	struct fx x;
-	struct arena a;
-	struct pt_space s;
-
-	(void)state;
-	fx_init(&x, true, 4);
-	assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
-	arena_init(&a, 8192);
-	assert_int_equal(pt_create(&s, &a.env, 4), PT_OK);
-	/* something already at the image window: the last entries fail */
-	assert_int_equal(pt_map(&s, PT_IMAGE_BASE + 0x10000, 0x1000, K4, PT_WRITE, PT_PAGE_4K,
-				NULL), PT_OK);
-	assert_int_equal(pt_plan_apply(&s, &x.plan), PT_EEXIST);
-	assert_int_equal(s.stats.leaves[0] + s.stats.leaves[1] + s.stats.leaves[2], 1);
-	assert_int_equal(pt_table_count(&s), 4);
-	pt_destroy(&s);
-	arena_fini(&a);
-}
-
-/* ---- (c) min_tables against a naive leaf-by-leaf model ------------------- */
-
-static uint64_t naive_leaf_size(const struct pt_plan_entry *e, uint64_t va, bool has_1g)
-{
-	static const uint64_t size[3] = { K4, M2, G1 };
-	uint64_t pa = e->pa + (va - e->va);
-	uint64_t left = e->va + e->len - va;
-
-	for (int k = 2; k >= 0; k--) {
-		if (k > (int)e->max_size || (k == 2 && !has_1g))
-			continue;
-		if (va % size[k] == 0 && pa % size[k] == 0 && left >= size[k])
-			return size[k];
-	}
-	fail_msg("no leaf fits at 0x%llx", (unsigned long long)va);
-	return 0;
-}
-
-struct region {
-	unsigned level;
-	uint64_t index;
-};
-
-static int region_cmp(const void *a, const void *b)
-{
-	const struct region *x = a, *y = b;
-
-	if (x->level != y->level)
-		return x->level < y->level ? -1 : 1;
-	if (x->index != y->index)
-		return x->index < y->index ? -1 : 1;
-	return 0;
-}
-
-static uint64_t naive_min_tables(const struct pt_plan_entry *e, unsigned n, unsigned levels,
-				 bool has_1g, uint64_t out[5])
-{
-	struct region *r = NULL;
-	size_t nr = 0, cap = 0;
-	uint64_t total = 0, last[5] = { 0 };
-	bool have[5] = { false };
-
-	memset(out, 0, 5 * sizeof(out[0]));
-	for (unsigned i = 0; i < n; i++) {
-		for (uint64_t va = e[i].va; va != e[i].va + e[i].len;) {
-			uint64_t sz = naive_leaf_size(&e[i], va, has_1g);
-			unsigned leaf_level = sz == G1 ? 2 : sz == M2 ? 1 : 0;
-
-			for (unsigned L = leaf_level; L + 1 < levels; L++) {
-				uint64_t index = va / pt_level_size(L + 1);
-
-				/* the sort below dedups; this only keeps the array small */
-				if (have[L] && last[L] == index)
-					continue;
-				have[L] = true;
-				last[L] = index;
-				if (nr == cap) {
-					cap = cap ? 2 * cap : 1024;
-					r = realloc(r, cap * sizeof(*r));
-					assert_non_null(r);
-				}
-				r[nr].level = L;
-				r[nr].index = index;
-				nr++;
-			}
-			va += sz;
-		}
-	}
-	if (nr)
-		qsort(r, nr, sizeof(*r), region_cmp);
-	for (size_t i = 0; i < nr; i++)
-		if (i == 0 || region_cmp(&r[i - 1], &r[i]) != 0)
-			out[r[i].level]++;
-	free(r);
-	out[levels - 1] = 1;
-	for (unsigned L = 0; L < 5; L++)
-		total += out[L];
-	return total;
-}
-
-static struct prng rng;
-
-/*
- * A random sorted, disjoint plan of up to 12 entries in a window of a few
- * GiB placed just below a 512 GiB, 256 TiB or 2^47 boundary, at 0, or near
- * the top of the address space, so regions at every level are shared,
- * crossed and split.  4 KiB-only entries stay below 64 MiB to keep the
- * naive model quick.
- */
-static unsigned random_plan(struct pt_plan_entry *e, unsigned cap, unsigned levels)
-{
-	static const uint64_t bases[] = {
-		0,
-		G512 - 2 * G1,
-		5 * G512 - 3 * G1 + 7 * M2,
-		(UINT64_C(1) << 48) - 2 * G1,
-		(UINT64_C(1) << 47) - 4 * G1,
-		UINT64_C(0xffff800000000000),
-		UINT64_C(0xfffffffe00000000) - 8 * G1,
-	};
-	unsigned n = 1 + (unsigned)prng_below(&rng, cap);
-	uint64_t va = bases[prng_below(&rng, NR(bases))] + prng_below(&rng, 64) * K4;
-	unsigned i;
-
-	if (levels == 4 && va >= (UINT64_C(1) << 47) && va < UINT64_C(0xffff800000000000))
-		va = prng_below(&rng, 4) * G1;
-	for (i = 0; i < n; i++) {
-		struct pt_plan_entry *x = &e[i];
-		uint64_t delta, len;
-
-		switch (prng_below(&rng, 4)) {
-		case 0:
-			break;                                  /* touching */
-		case 1:
-			va += (1 + prng_below(&rng, 16)) * K4;
-			break;
-		case 2:
-			va += prng_below(&rng, 64) * M2;
-			break;
-		default:
-			va += prng_below(&rng, 3) * G1 + prng_below(&rng, 512) * K4;
-			break;
-		}
-		switch (prng_below(&rng, 4)) {
-		case 0:
-			delta = prng_below(&rng, 1024) * G1;           /* 1 GiB co-aligned */
-			break;
-		case 1:
-			delta = prng_below(&rng, 1024) * M2;
-			break;
-		case 2:
-			delta = prng_below(&rng, 1 << 20) * K4;
-			break;
-		default:
-			delta = 0;
-			break;
-		}
-		x->va = va;
-		x->pa = (va & ((UINT64_C(1) << 40) - 1)) + delta;
-		x->max_size = (enum pt_page_size)prng_below(&rng, 3);
-		x->flags = PT_WRITE;
-		x->kind = PT_PLAN_IDENTITY;
-		if (x->max_size == PT_PAGE_4K || ((x->va ^ x->pa) & (M2 - 1)))
-			len = (1 + prng_below(&rng, 16384)) * K4;
-		else if (prng_below(&rng, 2))
-			len = (1 + prng_below(&rng, 2048)) * K4;
-		else
-			len = prng_below(&rng, 4) * G1 + prng_below(&rng, 1024) * M2 + prng_below(&rng, 512) * K4 + K4;
-		/* stay clear of the top of the address space */
-		if (va + len < va || va + len > UINT64_C(0xfffffffffffff000)) {
-			if (va >= UINT64_C(0xfffffffffffff000))
-				break;
-			len = UINT64_C(0xfffffffffffff000) - va;
-			if (len > 4 * G1)
-				len = 4 * G1;
-		}
-		x->len = len;
-		va += len;
-		if (va >= UINT64_C(0xffffffff00000000)) {
-			i++;
-			break;
-		}
-	}
-	return i;
-}
-
-/* Does a largest-fit build of @e (1 GiB allowed) place a 1 GiB leaf? */
-static bool has_1g_leaf(const struct pt_plan_entry *e)
-{
-	uint64_t va = (e->va + G1 - 1) & ~(G1 - 1);
-
-	return e->max_size == PT_PAGE_1G && va >= e->va && va - e->va + G1 <= e->len &&
-	       naive_leaf_size(e, va, true) == G1;
-}
-
-static void test_min_tables_match_naive_model_on_random_plans(void **state)
-{
-	const char *env = getenv("PTLAB_SEED");
-	uint64_t seed = env ? strtoull(env, NULL, 0) : UINT64_C(0x5eed0f91a1);
-	unsigned rounds = env ? 1 : 2000;
-	struct pt_plan_entry e[12];
-	unsigned built = 0, cross_512g = 0, cross_256t = 0, with_1g = 0;
-	struct arena a;
-
-	(void)state;
-	print_message("random plans: seed 0x%llx, %u rounds (PTLAB_SEED=<seed> replays one)\n",
-		      (unsigned long long)seed, rounds);
-	arena_init(&a, 4096);
-	for (unsigned round = 0; round < rounds; round++) {
-		uint64_t s = seed + round;
-		unsigned levels, n;
-		bool has_1g;
-		uint64_t want[5], got[5], tw, tg;
-
-		prng_seed(&rng, s);
-		levels = prng_below(&rng, 2) ? 5 : 4;
-		has_1g = prng_below(&rng, 2);
-		n = random_plan(e, NR(e), levels);
-		tw = naive_min_tables(e, n, levels, has_1g, want);
-		tg = pt_plan_min_tables(e, n, levels, has_1g, got);
-		if (tw != tg || memcmp(want, got, sizeof(want)) != 0) {
-			for (unsigned i = 0; i < n; i++)
-				print_error("  va 0x%llx pa 0x%llx len 0x%llx max %d\n",
-					    (unsigned long long)e[i].va,
-					    (unsigned long long)e[i].pa,
-					    (unsigned long long)e[i].len, e[i].max_size);
-			fail_msg("seed 0x%llx (levels %u, 1g %d): want %llu [%llu %llu %llu %llu %llu], got %llu [%llu %llu %llu %llu %llu]",
-				 (unsigned long long)s, levels, has_1g,
-				 (unsigned long long)tw, (unsigned long long)want[0],
-				 (unsigned long long)want[1], (unsigned long long)want[2],
-				 (unsigned long long)want[3], (unsigned long long)want[4],
-				 (unsigned long long)tg, (unsigned long long)got[0],
-				 (unsigned long long)got[1], (unsigned long long)got[2],
-				 (unsigned long long)got[3], (unsigned long long)got[4]);
-		}
-		cross_512g += got[2] > 1;
-		cross_256t += got[3] > 1 && levels == 5;
-		for (unsigned i = 0; i < n; i++)
-			with_1g += has_1g && has_1g_leaf(&e[i]);
-
-		/* and a real build, for the plans that fit the arena's pt_map limits */
-		if (built < 300 && tg <= 1024) {
-			struct pt_plan p = { .entry = e, .cap = NR(e), .n = n };
-			struct pt_space sp;
-			bool fits = true;
-			int err;
-
-			for (unsigned i = 0; i < n; i++)
-				fits &= pt_canonical(e[i].va, levels) &&
-					pt_canonical(e[i].va + e[i].len - 1, levels) &&
-					e[i].pa + e[i].len <= (UINT64_C(1) << a.env.maxphyaddr);
-			if (!fits)
-				continue;
-			a.env.has_1g = has_1g;
-			assert_int_equal(pt_create(&sp, &a.env, levels), PT_OK);
-			err = pt_plan_apply(&sp, &p);
-
-			if (err != PT_OK)
-				fail_msg("seed 0x%llx: apply %s", (unsigned long long)s,
-					 pt_strerror(err));
-			for (unsigned L = 0; L < 5; L++)
-				if (sp.stats.tables[L] != got[L])
-					fail_msg("seed 0x%llx: level %u built %llu, computed %llu",
-						 (unsigned long long)s, L,
-						 (unsigned long long)sp.stats.tables[L],
-						 (unsigned long long)got[L]);
-			pt_destroy(&sp);
-			built++;
-		}
-	}
-	arena_fini(&a);
-	print_message("random plans: %u built with pt_map, %u cross 512 GiB, %u cross 256 TiB, %u entries with 1 GiB leaves\n",
-		      built, cross_512g, cross_256t, with_1g);
-	if (rounds > 1) {
-		/* the generator must keep reaching every level */
-		assert_true(built >= 100);
-		assert_true(cross_512g >= 20);
-		assert_true(cross_256t >= 10);
-		assert_true(with_1g >= 50);
-	}
-}
-
-static void test_min_tables_hand_cases(void **state)
-{
-	struct pt_plan_entry e[2];
-	uint64_t out[5];
-
-	(void)state;
-	memset(e, 0, sizeof(e));
-	/* one 1 GiB leaf: a PDPT under the root */
-	e[0] = (struct pt_plan_entry){ .va = G1, .pa = G1, .len = G1, .max_size = PT_PAGE_1G };
-	assert_int_equal(pt_plan_min_tables(e, 1, 4, true, out), 2);
-	assert_int_equal(out[2], 1);
-	assert_int_equal(out[3], 1);
-	/* the same without 1 GiB pages: 512 2 MiB leaves in one PD */
-	assert_int_equal(pt_plan_min_tables(e, 1, 4, false, out), 3);
-	assert_int_equal(out[1], 1);
-	assert_int_equal(out[0], 0);
-	/* pa not 2 MiB co-aligned: 512 PTs */
-	e[0].pa = G1 + K4;
-	assert_int_equal(pt_plan_min_tables(e, 1, 4, true, out), 512 + 1 + 1 + 1);
-	/* 5 levels: a PML4 below the root */
-	assert_int_equal(pt_plan_min_tables(e, 1, 5, true, out), 512 + 1 + 1 + 1 + 1);
-	assert_int_equal(out[4], 1);
-	/* two entries sharing a PT across their boundary */
-	e[0] = (struct pt_plan_entry){ .va = 0x1000, .pa = 0x1000, .len = 0x1000,
-				       .max_size = PT_PAGE_1G };
-	e[1] = (struct pt_plan_entry){ .va = 0x2000, .pa = 0x9000, .len = 0x1000,
-				       .max_size = PT_PAGE_1G };
-	assert_int_equal(pt_plan_min_tables(e, 2, 4, true, out), 4);
-	assert_int_equal(out[0], 1);
-	/* nothing: the root alone */
-	assert_int_equal(pt_plan_min_tables(e, 0, 4, true, out), 1);
-	assert_int_equal(out[3], 1);
-	assert_int_equal(pt_plan_min_tables(e, 0, 3, true, out), 0);
-}
-
-static void test_min_tables_is_arithmetic_for_huge_entries(void **state)
-{
-	struct pt_plan_entry e = { .va = 0, .pa = 0, .len = UINT64_C(1) << 46,
-				   .max_size = PT_PAGE_4K };
-	uint64_t out[5];
-
-	(void)state;
-	/* 2^34 pages of 4 KiB: counted per run, not per page */
-	assert_int_equal(pt_plan_min_tables(&e, 1, 4, true, out),
-			 (UINT64_C(1) << 25) + (UINT64_C(1) << 16) + 128 + 1);
-	assert_int_equal(out[0], UINT64_C(1) << 25);
-	assert_int_equal(out[1], UINT64_C(1) << 16);
-	assert_int_equal(out[2], 128);
-	e.max_size = PT_PAGE_1G;
-	assert_int_equal(pt_plan_min_tables(&e, 1, 4, true, out), 128 + 1);
-}
-
 /* ---- (d) errors ------------------------------------------------------------ */
 
-static void expect_build_error(struct fx *x, const struct pt_image *im, int err)
+static void expect_build_error(struct plan_fx *x, const struct pt_image *im, int err)
 {
 	x->plan.n = 77;
 	assert_int_equal(pt_plan_build(&x->map, im, &x->caps, &x->plan), err);
@@ -851,11 +321,11 @@ static void expect_build_error(struct fx *x, const struct pt_image *im, int err)
 
 static void test_bad_images_are_einval_and_leave_empty_plan(void **state)
 {
-	struct fx x;
+	struct plan_fx x;
 	struct pt_image im;
 
 	(void)state;
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 
 	im = x.image;                           /* section length not 4 KiB aligned */
 	im.section[0].len = 0xb800;
@@ -932,10 +402,10 @@ static void test_bad_images_are_einval_and_leave_empty_plan(void **state)
 		static const struct pt_mem_range big[] = {
 			{ 4 * G1, 4 * G1, PT_EFI_LOADER_CODE, WB_ALL },
 		};
-		struct fx y;
+		struct plan_fx y;
 
-		fx_init(&y, true, 4);
-		fx_map(&y, big, NR(big));
+		plan_fx_ovmf(&y, true, 4);
+		plan_fx_map(&y, big, NR(big));
 		im = y.image;
 		im.base = 4 * G1;
 		im.size = 2 * G1;
@@ -955,10 +425,10 @@ static void test_bad_images_are_einval_and_leave_empty_plan(void **state)
 
 static void test_bad_arguments_and_maps_are_einval(void **state)
 {
-	struct fx x;
+	struct plan_fx x;
 
 	(void)state;
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	assert_int_equal(pt_plan_build(NULL, NULL, &x.caps, &x.plan), PT_EINVAL);
 	assert_int_equal(pt_plan_build(&x.map, NULL, NULL, &x.plan), PT_EINVAL);
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, NULL), PT_EINVAL);
@@ -971,21 +441,21 @@ static void test_bad_arguments_and_maps_are_einval(void **state)
 
 	x.range[3].pa = x.range[2].pa;          /* unsorted / overlapping map */
 	expect_build_error(&x, NULL, PT_EINVAL);
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	x.range[2].len += 0x800;                /* unaligned range */
 	expect_build_error(&x, NULL, PT_EINVAL);
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	x.range[2].len = 0;                     /* empty range */
 	expect_build_error(&x, NULL, PT_EINVAL);
 }
 
 static void test_capacity_is_exact_and_the_documented_bound_suffices(void **state)
 {
-	struct fx x;
+	struct plan_fx x;
 	unsigned need;
 
 	(void)state;
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	assert_int_equal(pt_plan_build(&x.map, &x.image, &x.caps, &x.plan), PT_OK);
 	need = x.plan.n;
 	x.plan.cap = need;
@@ -1010,14 +480,14 @@ static void test_capacity_is_exact_and_the_documented_bound_suffices(void **stat
 static void test_bound_holds_when_nothing_merges(void **state)
 {
 	struct pt_mem_range r[16];
-	struct fx x;
+	struct plan_fx x;
 
 	(void)state;
 	for (unsigned i = 0; i < NR(r); i++)
 		r[i] = (struct pt_mem_range){ 0x100000 + i * 0x100000, 0x100000,
 					      i % 2 ? PT_EFI_RT_CODE : PT_EFI_LOADER_CODE, WB_ALL };
-	fx_init(&x, true, 4);
-	fx_map(&x, r, NR(r));
+	plan_fx_ovmf(&x, true, 4);
+	plan_fx_map(&x, r, NR(r));
 	x.image.base = 0x140000;
 	x.image.size = 8 * 0x2000;
 	x.image.nsections = 8;
@@ -1051,13 +521,13 @@ static void test_memory_above_2_47_is_left_out_with_quirk(void **state)
 	};
 	const uint64_t top = UINT64_C(1) << 47;
 	const uint64_t hhdm_lim = PT_IMAGE_BASE - PT_HHDM_BASE;
-	struct fx x;
+	struct plan_fx x;
 
 	(void)state;
 	for (unsigned levels = 4; levels <= 5; levels++) {
-		fx_init(&x, true, levels);
+		plan_fx_ovmf(&x, true, levels);
 		x.caps.maxphyaddr = 52;
-		fx_map(&x, r, NR(r));
+		plan_fx_map(&x, r, NR(r));
 		assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
 		assert_sorted_disjoint_wx(&x.plan);
 		assert_true(x.plan.quirks & (1u << PT_QUIRK_ABOVE_IDENTITY));
@@ -1095,7 +565,7 @@ static void test_memory_above_2_47_is_left_out_with_quirk(void **state)
 			{ top - M2, 2 * M2, PT_EFI_RESERVED, 0 },
 		};
 
-		fx_map(&x, rr, NR(rr));
+		plan_fx_map(&x, rr, NR(rr));
 		assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
 		assert_true(x.plan.quirks & (1u << PT_QUIRK_ABOVE_IDENTITY));
 		assert_int_equal(x.plan.n, 1);
@@ -1103,7 +573,7 @@ static void test_memory_above_2_47_is_left_out_with_quirk(void **state)
 	}
 
 	/* below 2^47 - 2 GiB: no quirk */
-	fx_map(&x, r, 1);
+	plan_fx_map(&x, r, 1);
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
 	assert_int_equal(x.plan.quirks, 0);
 }
@@ -1114,13 +584,13 @@ static void test_hhdm_stops_below_image_window(void **state)
 	const struct pt_mem_range r[] = {
 		{ lim - G1, 2 * G1, PT_EFI_CONVENTIONAL, WB_ALL },
 	};
-	struct fx x;
+	struct plan_fx x;
 	const struct pt_plan_entry *e;
 
 	(void)state;
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	x.caps.maxphyaddr = 52;
-	fx_map(&x, r, NR(r));
+	plan_fx_map(&x, r, NR(r));
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
 	assert_true(x.plan.quirks & (1u << PT_QUIRK_ABOVE_IDENTITY));
 	e = pt_plan_find(&x.plan, PT_HHDM_BASE + lim - K4);
@@ -1144,18 +614,18 @@ static void test_hhdm_base_is_the_callers(void **state)
 		{ 0x100000, 0x100000, PT_EFI_CONVENTIONAL, WB_ALL },
 		{ (UINT64_C(1) << 51), 2 * G1, PT_EFI_CONVENTIONAL, WB_ALL },
 	};
-	struct fx x;
+	struct plan_fx x;
 	const struct pt_plan_entry *e;
 
 	(void)state;
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
 	assert_int_equal(x.plan.hhdm_base, PT_HHDM_BASE);
 
-	fx_init(&x, true, 5);
+	plan_fx_ovmf(&x, true, 5);
 	x.caps.maxphyaddr = 52;
 	x.caps.hhdm_base = b5;
-	fx_map(&x, r, NR(r));
+	plan_fx_map(&x, r, NR(r));
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
 	assert_int_equal(x.plan.hhdm_base, b5);
 	assert_int_equal(x.plan.hhdm_bytes, 2 * G1 + 0x100000);
@@ -1175,7 +645,7 @@ static void test_hhdm_base_is_the_callers(void **state)
 	expect_build_error(&x, NULL, PT_EINVAL);
 	x.caps.hhdm_base = PT_IMAGE_BASE & ~(G1 - 1);     /* at the image window */
 	expect_build_error(&x, NULL, PT_EINVAL);
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	x.caps.hhdm_base = b5;                            /* non-canonical at 4 levels */
 	expect_build_error(&x, NULL, PT_EINVAL);
 	x.caps.hhdm_base = PT_HHDM_BASE + 64 * G1;        /* another 4-level base: taken */
@@ -1190,12 +660,12 @@ static void test_ranges_above_maxphyaddr_are_cut_with_quirk(void **state)
 		{ 0x100000, 0x100000, PT_EFI_CONVENTIONAL, WB_ALL },
 		{ (UINT64_C(1) << 36) - M2, 2 * M2, PT_EFI_CONVENTIONAL, WB_ALL },
 	};
-	struct fx x;
+	struct plan_fx x;
 
 	(void)state;
-	fx_init(&x, true, 4);
+	plan_fx_ovmf(&x, true, 4);
 	x.caps.maxphyaddr = 36;
-	fx_map(&x, r, NR(r));
+	plan_fx_map(&x, r, NR(r));
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
 	assert_true(x.plan.quirks & (1u << PT_QUIRK_ABOVE_MAXPHYS));
 	assert_null(pt_plan_find(&x.plan, UINT64_C(1) << 36));
@@ -1215,28 +685,28 @@ static void test_sample_map_normalizes_to_the_same_plan(void **state)
 		{ "ovmf-q35-256m.bin", 48 },
 		{ "ovmf-q35-256m-desc56.bin", 56 },
 	};
-	struct fx want, got;
+	struct plan_fx want, got;
 
 	(void)state;
-	fx_init(&want, true, 4);
+	plan_fx_ovmf(&want, true, 4);
 	assert_int_equal(pt_plan_build(&want.map, &want.image, &want.caps, &want.plan), PT_OK);
 	for (unsigned i = 0; i < NR(sample); i++) {
 		size_t len;
 		void *raw = sample_read(sample[i].file, &len);
 		unsigned count = (unsigned)(len / sample[i].desc_size);
 
-		fx_init(&got, true, 4);
+		plan_fx_ovmf(&got, true, 4);
 		got.map.n = 0;
 		assert_true(2 * count <= got.map.cap);
 		assert_int_equal(pt_memmap_normalize(raw, len, count, sample[i].desc_size, 46,
 						     &got.map), PT_OK);
 		free(raw);
 		assert_int_equal(got.map.quirks, 0);
-		assert_int_equal(got.map.n, NR(ovmf_ranges));
+		assert_int_equal(got.map.n, plan_ovmf_nranges);
 		for (unsigned k = 0; k < got.map.n; k++) {
-			assert_int_equal(got.range[k].pa, ovmf_ranges[k].pa);
-			assert_int_equal(got.range[k].len, ovmf_ranges[k].len);
-			assert_int_equal(got.range[k].type, ovmf_ranges[k].type);
+			assert_int_equal(got.range[k].pa, plan_ovmf_ranges[k].pa);
+			assert_int_equal(got.range[k].len, plan_ovmf_ranges[k].len);
+			assert_int_equal(got.range[k].type, plan_ovmf_ranges[k].type);
 		}
 		assert_int_equal(pt_plan_build(&got.map, &got.image, &got.caps, &got.plan), PT_OK);
 		assert_int_equal(got.plan.n, want.plan.n);
@@ -1249,13 +719,13 @@ static void test_sample_map_normalizes_to_the_same_plan(void **state)
 static void test_every_memory_type_follows_the_policy_table(void **state)
 {
 	struct pt_mem_range r[PT_EFI_TYPE_COUNT];
-	struct fx x;
+	struct plan_fx x;
 
 	(void)state;
 	for (uint32_t t = 0; t < PT_EFI_TYPE_COUNT; t++)
 		r[t] = (struct pt_mem_range){ (1 + 4 * (uint64_t)t) * M2, 3 * K4, t, WB_ALL };
-	fx_init(&x, true, 4);
-	fx_map(&x, r, PT_EFI_TYPE_COUNT);
+	plan_fx_ovmf(&x, true, 4);
+	plan_fx_map(&x, r, PT_EFI_TYPE_COUNT);
 	x.image.nsections = 0;
 	x.image.base = r[PT_EFI_LOADER_CODE].pa;
 	x.image.size = K4;
@@ -1340,33 +810,20 @@ static void test_policy_table_is_the_docs_table(void **state)
 	assert_int_equal(rows, PT_EFI_TYPE_COUNT);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ovmf_plan_maps_every_range_by_kind_with_strict_wx),
-		cmocka_unit_test(test_every_memory_type_follows_the_policy_table),
-		cmocka_unit_test(test_policy_table_is_the_docs_table),
-		cmocka_unit_test(test_reserved_is_read_only_uncached_and_nx),
-		cmocka_unit_test(test_max_size_follows_1g_capability),
-		cmocka_unit_test(test_merges_equal_neighbours_but_never_across_attributes),
-		cmocka_unit_test(test_find_uses_half_open_ranges),
-		cmocka_unit_test(test_apply_uses_exactly_min_tables_with_1g),
-		cmocka_unit_test(test_apply_uses_exactly_min_tables_without_1g),
-		cmocka_unit_test(test_apply_failure_leaves_space_empty),
-		cmocka_unit_test(test_apply_rejects_overlap_with_existing_mapping),
-		cmocka_unit_test(test_min_tables_match_naive_model_on_random_plans),
-		cmocka_unit_test(test_min_tables_hand_cases),
-		cmocka_unit_test(test_min_tables_is_arithmetic_for_huge_entries),
-		cmocka_unit_test(test_bad_images_are_einval_and_leave_empty_plan),
-		cmocka_unit_test(test_bad_arguments_and_maps_are_einval),
-		cmocka_unit_test(test_capacity_is_exact_and_the_documented_bound_suffices),
-		cmocka_unit_test(test_bound_holds_when_nothing_merges),
-		cmocka_unit_test(test_memory_above_2_47_is_left_out_with_quirk),
-		cmocka_unit_test(test_hhdm_stops_below_image_window),
-		cmocka_unit_test(test_hhdm_base_is_the_callers),
-		cmocka_unit_test(test_ranges_above_maxphyaddr_are_cut_with_quirk),
-		cmocka_unit_test(test_sample_map_normalizes_to_the_same_plan),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_ovmf_plan_maps_every_range_by_kind_with_strict_wx),
+	cmocka_unit_test(test_every_memory_type_follows_the_policy_table),
+	cmocka_unit_test(test_policy_table_is_the_docs_table),
+	cmocka_unit_test(test_reserved_is_read_only_uncached_and_nx),
+	cmocka_unit_test(test_max_size_follows_1g_capability),
+	cmocka_unit_test(test_merges_equal_neighbours_but_never_across_attributes),
+	cmocka_unit_test(test_find_uses_half_open_ranges),
+	cmocka_unit_test(test_bad_images_are_einval_and_leave_empty_plan),
+	cmocka_unit_test(test_bad_arguments_and_maps_are_einval),
+	cmocka_unit_test(test_capacity_is_exact_and_the_documented_bound_suffices),
+	cmocka_unit_test(test_bound_holds_when_nothing_merges),
+	cmocka_unit_test(test_memory_above_2_47_is_left_out_with_quirk),
+	cmocka_unit_test(test_hhdm_stops_below_image_window),
+	cmocka_unit_test(test_hhdm_base_is_the_callers),
+	cmocka_unit_test(test_ranges_above_maxphyaddr_are_cut_with_quirk),
+	cmocka_unit_test(test_sample_map_normalizes_to_the_same_plan))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: paging/plan.c */
 /*
  * pt_plan_identity_perm (paging/plan.c) on a hand-made plan: ranges across
  * one, two and three identity entries cut into exactly the expected
@@ -16,7 +17,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/plan.h>
 #include <ptlab/pte.h>
@@ -27,6 +28,13 @@
 #define WC PT_CACHE(PT_CACHE_WC)
 #define UC PT_CACHE(PT_CACHE_UC)
 #define IDN PT_PLAN_IDENTITY
+
+/* the entries every expected plan below ends with: the HHDM's, the image's */
+#define PERM_TAIL                                                                      \
+	{ PT_HHDM_BASE + 0x1000, 0x1000, 0xbff000, PT_WRITE, PT_PAGE_1G, PT_PLAN_HHDM, \
+	  PT_EFI_CONVENTIONAL },                                                        \
+	{ PT_IMAGE_BASE, 0x800000, 0x10000, PT_EXEC, PT_PAGE_1G, PT_PLAN_IMAGE,        \
+	  PT_EFI_LOADER_CODE }
 
 /*
  * Four identity entries (RW+NX from 4 KiB to 2 MiB; RW+NX write-combining
@@ -89,6 +97,20 @@ static void expect_plan(const struct perm_fx *x, const struct pt_plan_entry *wan
 		assert_int_equal(x->plan.min_tables[k], tables[k]);
 }
 
+/*
+ * The plan of perm_load(@levels, @has_1g) after pt_plan_identity_perm(@pa,
+ * @len, @flags) succeeded: exactly @want.
+ */
+static void perm_case(unsigned levels, bool has_1g, uint64_t pa, uint64_t len, unsigned flags,
+		      const struct pt_plan_entry *want, unsigned n)
+{
+	struct perm_fx x;
+
+	perm_load(&x, levels, has_1g);
+	assert_int_equal(pt_plan_identity_perm(&x.plan, pa, len, flags, levels, has_1g), PT_OK);
+	expect_plan(&x, want, n, levels, has_1g);
+}
+
 static void test_identity_perm_splits_a_range_across_two_entries(void **state)
 {
 	static const struct pt_plan_entry want[] = {
@@ -98,17 +120,10 @@ static void test_identity_perm_splits_a_range_across_two_entries(void **state)
 		{ 0x210000, 0x210000, 0x5f0000, PT_WRITE | WC, PT_PAGE_1G, IDN, PT_EFI_BS_DATA },
 		{ 0x800000, 0x800000, 0x400000, PT_EXEC, PT_PAGE_1G, IDN, PT_EFI_RT_CODE },
 		{ 0xc00000, 0xc00000, 0x100000, PT_WRITE | UC, PT_PAGE_1G, IDN, PT_EFI_MMIO },
-		{ PT_HHDM_BASE + 0x1000, 0x1000, 0xbff000, PT_WRITE, PT_PAGE_1G, PT_PLAN_HHDM,
-		  PT_EFI_CONVENTIONAL },
-		{ PT_IMAGE_BASE, 0x800000, 0x10000, PT_EXEC, PT_PAGE_1G, PT_PLAN_IMAGE,
-		  PT_EFI_LOADER_CODE },
+		PERM_TAIL,
 	};
-	struct perm_fx x;
-
 	(void)state;
-	perm_load(&x, 4, true);
-	assert_int_equal(pt_plan_identity_perm(&x.plan, 0x1f0000, 0x20000, RWX, 4, true), PT_OK);
-	expect_plan(&x, want, NR(want), 4, true);
+	perm_case(4, true, 0x1f0000, 0x20000, RWX, want, NR(want));
 }
 
 static void test_identity_perm_splits_a_range_across_three_entries(void **state)
@@ -120,17 +135,10 @@ static void test_identity_perm_splits_a_range_across_three_entries(void **state)
 		{ 0x800000, 0x800000, 0x100000, RWX, PT_PAGE_1G, IDN, PT_EFI_RT_CODE },
 		{ 0x900000, 0x900000, 0x300000, PT_EXEC, PT_PAGE_1G, IDN, PT_EFI_RT_CODE },
 		{ 0xc00000, 0xc00000, 0x100000, PT_WRITE | UC, PT_PAGE_1G, IDN, PT_EFI_MMIO },
-		{ PT_HHDM_BASE + 0x1000, 0x1000, 0xbff000, PT_WRITE, PT_PAGE_1G, PT_PLAN_HHDM,
-		  PT_EFI_CONVENTIONAL },
-		{ PT_IMAGE_BASE, 0x800000, 0x10000, PT_EXEC, PT_PAGE_1G, PT_PLAN_IMAGE,
-		  PT_EFI_LOADER_CODE },
+		PERM_TAIL,
 	};
-	struct perm_fx x;
-
 	(void)state;
-	perm_load(&x, 5, false);
-	assert_int_equal(pt_plan_identity_perm(&x.plan, 0x100000, 0x800000, RWX, 5, false), PT_OK);
-	expect_plan(&x, want, NR(want), 5, false);
+	perm_case(5, false, 0x100000, 0x800000, RWX, want, NR(want));
 }
 
 /* A range inside one entry, not at either end: before, the range, after. */
@@ -143,17 +151,10 @@ static void test_identity_perm_middle_of_one_entry_three_pieces(void **state)
 		{ 0x403000, 0x403000, 0x3fd000, PT_WRITE | WC, PT_PAGE_1G, IDN, PT_EFI_BS_DATA },
 		{ 0x800000, 0x800000, 0x400000, PT_EXEC, PT_PAGE_1G, IDN, PT_EFI_RT_CODE },
 		{ 0xc00000, 0xc00000, 0x100000, PT_WRITE | UC, PT_PAGE_1G, IDN, PT_EFI_MMIO },
-		{ PT_HHDM_BASE + 0x1000, 0x1000, 0xbff000, PT_WRITE, PT_PAGE_1G, PT_PLAN_HHDM,
-		  PT_EFI_CONVENTIONAL },
-		{ PT_IMAGE_BASE, 0x800000, 0x10000, PT_EXEC, PT_PAGE_1G, PT_PLAN_IMAGE,
-		  PT_EFI_LOADER_CODE },
+		PERM_TAIL,
 	};
-	struct perm_fx x;
-
 	(void)state;
-	perm_load(&x, 4, false);
-	assert_int_equal(pt_plan_identity_perm(&x.plan, 0x400000, 0x3000, PT_EXEC, 4, false), PT_OK);
-	expect_plan(&x, want, NR(want), 4, false);
+	perm_case(4, false, 0x400000, 0x3000, PT_EXEC, want, NR(want));
 }
 
 static void test_identity_perm_entries_already_so_stay_whole(void **state)
@@ -164,10 +165,7 @@ static void test_identity_perm_entries_already_so_stay_whole(void **state)
 		{ 0x7ff000, 0x7ff000, 0x1000, PT_EXEC | WC, PT_PAGE_1G, IDN, PT_EFI_BS_DATA },
 		{ 0x800000, 0x800000, 0x400000, PT_EXEC, PT_PAGE_1G, IDN, PT_EFI_RT_CODE },
 		{ 0xc00000, 0xc00000, 0x100000, PT_WRITE | UC, PT_PAGE_1G, IDN, PT_EFI_MMIO },
-		{ PT_HHDM_BASE + 0x1000, 0x1000, 0xbff000, PT_WRITE, PT_PAGE_1G, PT_PLAN_HHDM,
-		  PT_EFI_CONVENTIONAL },
-		{ PT_IMAGE_BASE, 0x800000, 0x10000, PT_EXEC, PT_PAGE_1G, PT_PLAN_IMAGE,
-		  PT_EFI_LOADER_CODE },
+		PERM_TAIL,
 	};
 	struct perm_fx x;
 
@@ -304,19 +302,13 @@ static void test_identity_perm_null_plan_einval(void **state)
 	assert_int_equal(pt_plan_identity_perm(NULL, 0x1000, 0x1000, PT_EXEC, 4, true), PT_EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_identity_perm_splits_a_range_across_two_entries),
-		cmocka_unit_test(test_identity_perm_splits_a_range_across_three_entries),
-		cmocka_unit_test(test_identity_perm_middle_of_one_entry_three_pieces),
-		cmocka_unit_test(test_identity_perm_entries_already_so_stay_whole),
-		cmocka_unit_test(test_identity_perm_bad_arguments_einval),
-		cmocka_unit_test(test_identity_perm_page_outside_identity_enotmapped),
-		cmocka_unit_test(test_identity_perm_no_room_ecapacity),
-		cmocka_unit_test(test_identity_perm_recomputes_min_total),
-		cmocka_unit_test(test_identity_perm_null_plan_einval),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_identity_perm_splits_a_range_across_two_entries),
+	cmocka_unit_test(test_identity_perm_splits_a_range_across_three_entries),
+	cmocka_unit_test(test_identity_perm_middle_of_one_entry_three_pieces),
+	cmocka_unit_test(test_identity_perm_entries_already_so_stay_whole),
+	cmocka_unit_test(test_identity_perm_bad_arguments_einval),
+	cmocka_unit_test(test_identity_perm_page_outside_identity_enotmapped),
+	cmocka_unit_test(test_identity_perm_no_room_ecapacity),
+	cmocka_unit_test(test_identity_perm_recomputes_min_total),
+	cmocka_unit_test(test_identity_perm_null_plan_einval))

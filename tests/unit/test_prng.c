@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/lib/prng.h */
 /*
  * The checks' and tests' one pseudo-random generator (efi/lib/prng.h):
  * splitmix64's published outputs, computed here by a second, 32-bit-limb
@@ -11,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/lib/prng.h"
 
@@ -90,13 +91,7 @@ static void test_below_stays_in_range_and_replays(void **state)
 	assert_int_equal(prng_below(&a, 1), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seed0_gives_the_reference_outputs),
-		cmocka_unit_test(test_matches_a_second_implementation),
-		cmocka_unit_test(test_below_stays_in_range_and_replays),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_seed0_gives_the_reference_outputs),
+	cmocka_unit_test(test_matches_a_second_implementation),
+	cmocka_unit_test(test_below_stays_in_range_and_replays))

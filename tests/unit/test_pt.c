@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/pat.c paging/lint.c paging/pt.c paging/bulk.c paging/query.c paging/space.c paging/pt_internal.h */
 /*
  * Host tests of the walker (paging/pt.c, bulk.c, query.c, space.c): map,
  * unmap, protect, remap, translate, visit, lint.
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/pt.h>
 #include <ptlab/pte.h>
@@ -24,61 +25,6 @@
 #define KiB (UINT64_C(1) << 10)
 #define HIGH UINT64_C(0xffff800000000000)
 
-static int setup4(void **state)
-{
-	return arena_space_setup(state, 4096, 4);
-}
-
-static void lint_clean_space(const struct pt_space *s)
-{
-	uint64_t scratch[8192];
-	struct pt_lint l;
-	int err = pt_lint(s, scratch, 8192, NULL, NULL, &l);
-
-	if (err != PT_OK)
-		fprintf(stderr, "lint: %s errors=%llu reserved=%llu ps=%llu empty=%llu shared=%llu stats=%llu va=0x%llx level=%d\n",
-			pt_strerror(err), (unsigned long long)l.errors,
-			(unsigned long long)l.reserved_bits, (unsigned long long)l.bad_ps,
-			(unsigned long long)l.empty_tables, (unsigned long long)l.shared_tables,
-			(unsigned long long)l.stats_mismatch, (unsigned long long)l.first_bad_va,
-			l.first_bad_level);
-	assert_int_equal(err, PT_OK);
-	/* clean: no first problem to name (level -1, not a real level 0) */
-	assert_int_equal(l.errors, 0);
-	assert_int_equal(l.first_bad_level, -1);
-}
-
-static void lint_clean(struct arena_space *f)
-{
-	lint_clean_space(&f->s);
-}
-
-/* Translate @va in @s and check pa, leaf level and flags. */
-static void expect_xlat_in(struct arena *a, const struct pt_space *s, uint64_t va, uint64_t pa,
-			   unsigned level, unsigned flags)
-{
-	struct pt_leaf l;
-
-	assert_int_equal(pt_translate(s, va, &l), PT_OK);
-	assert_int_equal(l.pa, pa);
-	assert_int_equal(l.level, level);
-	assert_int_equal(l.flags, flags);
-	/* entry_pa names the very entry that was read */
-	assert_int_equal(*(uint64_t *)arena_p2v(a, l.entry_pa), l.entry);
-}
-
-static void expect_xlat(struct arena_space *f, uint64_t va, uint64_t pa, unsigned level, unsigned flags)
-{
-	expect_xlat_in(&f->a, &f->s, va, pa, level, flags);
-}
-
-static void expect_unmapped(struct arena_space *f, uint64_t va)
-{
-	struct pt_leaf l;
-
-	assert_int_equal(pt_translate(&f->s, va, &l), PT_ENOTMAPPED);
-}
-
 static void test_map_picks_largest_leaf_that_fits(void **state)
 {
 	struct arena_space *f = *state;
@@ -87,13 +33,13 @@ static void test_map_picks_largest_leaf_that_fits(void **state)
 
 	/* 2 pages 4K, then 2M leaves up to 4G, 1G leaf, 2M leaves, 4K tail */
 	assert_int_equal(pt_map(&f->s, va, pa, len, PT_WRITE, PT_PAGE_1G, &fl), PT_OK);
-	expect_xlat(f, va, pa, 0, PT_WRITE);
-	expect_xlat(f, va + 8 * KiB, pa + 8 * KiB, 1, PT_WRITE);
-	expect_xlat(f, 4 * GiB + 123, pa + 4 * MiB + 8 * KiB + 123, 2, PT_WRITE);
-	expect_xlat(f, 5 * GiB, pa + GiB + 4 * MiB + 8 * KiB, 1, PT_WRITE);
-	expect_xlat(f, va + len - 1, pa + len - 1, 0, PT_WRITE);
-	expect_unmapped(f, va - 4 * KiB);
-	expect_unmapped(f, va + len);
+	assert_xlat(f, va, pa, 0, PT_WRITE);
+	assert_xlat(f, va + 8 * KiB, pa + 8 * KiB, 1, PT_WRITE);
+	assert_xlat(f, 4 * GiB + 123, pa + 4 * MiB + 8 * KiB + 123, 2, PT_WRITE);
+	assert_xlat(f, 5 * GiB, pa + GiB + 4 * MiB + 8 * KiB, 1, PT_WRITE);
+	assert_xlat(f, va + len - 1, pa + len - 1, 0, PT_WRITE);
+	assert_unmapped(f, va - 4 * KiB);
+	assert_unmapped(f, va + len);
 	assert_int_equal(f->s.stats.leaves[2], 1);
 	assert_int_equal(f->s.stats.leaves[1], 2 + 2);
 	assert_int_equal(f->s.stats.leaves[0], 2 + 2);
@@ -102,7 +48,7 @@ static void test_map_picks_largest_leaf_that_fits(void **state)
 	assert_int_equal(fl.n, 1);
 	assert_int_equal(fl.r[0].va, va);
 	assert_int_equal(fl.r[0].len, len);
-	lint_clean(f);
+	assert_fx_clean(f);
 }
 
 static void test_map_without_1g_support_uses_2m(void **state)
@@ -111,10 +57,10 @@ static void test_map_without_1g_support_uses_2m(void **state)
 
 	f->a.env.has_1g = false;
 	assert_int_equal(pt_map(&f->s, GiB, GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
-	expect_xlat(f, GiB, GiB, 1, PT_WRITE);
+	assert_xlat(f, GiB, GiB, 1, PT_WRITE);
 	assert_int_equal(f->s.stats.leaves[2], 0);
 	assert_int_equal(f->s.stats.leaves[1], 512);
-	lint_clean(f);
+	assert_fx_clean(f);
 }
 
 static void test_map_respects_max_size(void **state)
@@ -122,7 +68,7 @@ static void test_map_respects_max_size(void **state)
 	struct arena_space *f = *state;
 
 	assert_int_equal(pt_map(&f->s, GiB, GiB, 2 * MiB, 0, PT_PAGE_4K, NULL), PT_OK);
-	expect_xlat(f, GiB, GiB, 0, 0);
+	assert_xlat(f, GiB, GiB, 0, 0);
 	assert_int_equal(f->s.stats.leaves[0], 512);
 }
 
@@ -132,18 +78,18 @@ static void test_canonical_boundary(void **state)
 	uint64_t top = UINT64_C(0x00007ffffffff000);
 
 	assert_int_equal(pt_map(&f->s, top, 0x5000, 4 * KiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
-	expect_xlat(f, top + 0xfff, 0x5fff, 0, PT_WRITE);
+	assert_xlat(f, top + 0xfff, 0x5fff, 0, PT_WRITE);
 	assert_int_equal(pt_map(&f->s, UINT64_C(0x0000800000000000), 0, 4 * KiB, 0, PT_PAGE_4K, NULL),
 			 PT_ENONCANON);
 	/* crossing the hole from the top of the lower half */
 	assert_int_equal(pt_map(&f->s, top - 4 * KiB, 0, 12 * KiB, 0, PT_PAGE_4K, NULL), PT_ENONCANON);
 	assert_int_equal(pt_map(&f->s, HIGH, 0x6000, 4 * KiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
-	expect_xlat(f, HIGH, 0x6000, 0, PT_WRITE);
+	assert_xlat(f, HIGH, 0x6000, 0, PT_WRITE);
 	/* the very last page of the address space */
 	assert_int_equal(pt_map(&f->s, UINT64_C(0xfffffffffffff000), 0x7000, 4 * KiB, 0,
 				PT_PAGE_4K, NULL), PT_OK);
-	expect_xlat(f, UINT64_MAX, 0x7fff, 0, 0);
-	lint_clean(f);
+	assert_xlat(f, UINT64_MAX, 0x7fff, 0, 0);
+	assert_fx_clean(f);
 }
 
 static void test_mappings_above_512g_use_separate_root_slots(void **state)
@@ -159,8 +105,8 @@ static void test_mappings_above_512g_use_separate_root_slots(void **state)
 		used += !!(root[i] & PTE_P);
 	assert_int_equal(used, 4);
 	assert_int_equal(f->s.stats.tables[2], 4);
-	expect_xlat(f, 3 * 512 * GiB + 0x1234, 0x1234, 0, 0);
-	lint_clean(f);
+	assert_xlat(f, 3 * 512 * GiB + 0x1234, 0x1234, 0, 0);
+	assert_fx_clean(f);
 }
 
 static void test_map_over_mapped_page_fails_unchanged(void **state)
@@ -470,15 +416,15 @@ static void test_unmap_splits_large_leaf_and_keeps_neighbours(void **state)
 	w.armed = false;
 
 	assert_int_equal(pt_translate(&w.s, va + 5 * MiB, &l), PT_ENOTMAPPED);
-	expect_xlat_in(&f->a, &w.s, va + 5 * MiB - 1, pa + 5 * MiB - 1, 0, flags);
-	expect_xlat_in(&f->a, &w.s, va + 5 * MiB + 4 * KiB, pa + 5 * MiB + 4 * KiB, 0, flags);
-	expect_xlat_in(&f->a, &w.s, va + 2 * MiB, pa + 2 * MiB, 1, flags);
-	expect_xlat_in(&f->a, &w.s, va + GiB - 1, pa + GiB - 1, 1, flags);
+	assert_xlat_in(&f->a, &w.s, va + 5 * MiB - 1, pa + 5 * MiB - 1, 0, flags);
+	assert_xlat_in(&f->a, &w.s, va + 5 * MiB + 4 * KiB, pa + 5 * MiB + 4 * KiB, 0, flags);
+	assert_xlat_in(&f->a, &w.s, va + 2 * MiB, pa + 2 * MiB, 1, flags);
+	assert_xlat_in(&f->a, &w.s, va + GiB - 1, pa + GiB - 1, 1, flags);
 	assert_int_equal(fl.n, 1);
 	assert_int_equal(fl.r[0].va, va + 5 * MiB);
 	assert_int_equal(fl.r[0].len, 4 * KiB);
 	assert_true(fl.global);
-	lint_clean_space(&w.s);
+	assert_lint_clean(&w.s);
 	watch_fini(&w);
 }
 
@@ -498,7 +444,7 @@ static void test_split_moves_pat_bit(void **state)
 	assert_true(l.entry & PTE_PAT_4K);
 	assert_int_equal(l.entry & PTE_ADDR_MASK, 2 * GiB + 4 * KiB);
 	assert_int_equal(PT_CACHE_OF(l.flags), PT_CACHE_WC);
-	lint_clean(f);
+	assert_fx_clean(f);
 }
 
 static void test_unmap_nosplit_is_blocked(void **state)
@@ -544,7 +490,7 @@ static void test_unmap_frees_empty_tables_after_flush(void **state)
 	w.armed = false;
 	assert_int_equal(pt_table_count(&w.s), 1);
 	assert_int_equal(f->a.frames.in_use, in_use - 3);
-	lint_clean_space(&w.s);
+	assert_lint_clean(&w.s);
 	watch_fini(&w);
 }
 
@@ -573,9 +519,9 @@ static void test_protect_changes_attributes_and_keeps_frames(void **state)
 
 	assert_int_equal(pt_map(&f->s, GiB, 7 * GiB, GiB, PT_WRITE, PT_PAGE_1G, NULL), PT_OK);
 	assert_int_equal(pt_protect(&f->s, GiB + 2 * MiB, 2 * MiB, PT_EXEC, &fl), PT_OK);
-	expect_xlat(f, GiB + 2 * MiB + 5, 7 * GiB + 2 * MiB + 5, 1, PT_EXEC);
-	expect_xlat(f, GiB + 4 * MiB, 7 * GiB + 4 * MiB, 1, PT_WRITE);
-	expect_xlat(f, GiB, 7 * GiB, 1, PT_WRITE);
+	assert_xlat(f, GiB + 2 * MiB + 5, 7 * GiB + 2 * MiB + 5, 1, PT_EXEC);
+	assert_xlat(f, GiB + 4 * MiB, 7 * GiB + 4 * MiB, 1, PT_WRITE);
+	assert_xlat(f, GiB, 7 * GiB, 1, PT_WRITE);
 	assert_int_equal(fl.n, 1);
 	assert_int_equal(fl.r[0].va, GiB + 2 * MiB);
 	/* same attributes: nothing to split, nothing to flush */
@@ -583,8 +529,8 @@ static void test_protect_changes_attributes_and_keeps_frames(void **state)
 	assert_int_equal(fl.n, 0);
 	/* uncached: PCD|PWT with the default layout */
 	assert_int_equal(pt_protect(&f->s, GiB, 4 * KiB, PT_CACHE(PT_CACHE_UC), NULL), PT_OK);
-	expect_xlat(f, GiB, 7 * GiB, 0, PT_CACHE(PT_CACHE_UC));
-	lint_clean(f);
+	assert_xlat(f, GiB, 7 * GiB, 0, PT_CACHE(PT_CACHE_UC));
+	assert_fx_clean(f);
 }
 
 static void test_remap_changes_frames_and_keeps_attributes(void **state)
@@ -594,12 +540,12 @@ static void test_remap_changes_frames_and_keeps_attributes(void **state)
 	assert_int_equal(pt_map(&f->s, GiB, 0, 4 * MiB, PT_WRITE | PT_USER, PT_PAGE_2M, NULL), PT_OK);
 	/* aligned: the 2M leaf is retargeted in place */
 	assert_int_equal(pt_remap(&f->s, GiB, 2 * MiB, 40 * MiB, 0, NULL), PT_OK);
-	expect_xlat(f, GiB + 77, 40 * MiB + 77, 1, PT_WRITE | PT_USER);
+	assert_xlat(f, GiB + 77, 40 * MiB + 77, 1, PT_WRITE | PT_USER);
 	/* misaligned new frame: the second leaf is split to 4K */
 	assert_int_equal(pt_remap(&f->s, GiB + 2 * MiB, 2 * MiB, 80 * MiB + 4 * KiB, 0, NULL), PT_OK);
-	expect_xlat(f, GiB + 2 * MiB, 80 * MiB + 4 * KiB, 0, PT_WRITE | PT_USER);
-	expect_xlat(f, GiB + 4 * MiB - 1, 82 * MiB + 4 * KiB - 1, 0, PT_WRITE | PT_USER);
-	lint_clean(f);
+	assert_xlat(f, GiB + 2 * MiB, 80 * MiB + 4 * KiB, 0, PT_WRITE | PT_USER);
+	assert_xlat(f, GiB + 4 * MiB - 1, 82 * MiB + 4 * KiB - 1, 0, PT_WRITE | PT_USER);
+	assert_fx_clean(f);
 }
 
 /* Fail the n-th allocation of operations needing 1..4 new tables. */
@@ -651,7 +597,7 @@ static void test_out_of_frames_at_every_allocation_leaves_tree_unchanged(void **
 	pt_frames_fail_nth(&f->a.frames, 35);
 	assert_int_equal(pt_map(&f->s, 2048 * GiB, 0, 64 * MiB, 0, PT_PAGE_4K, NULL), PT_OK);
 	pt_frames_fail_nth(&f->a.frames, 0);
-	lint_clean(f);
+	assert_fx_clean(f);
 }
 
 /*
@@ -685,7 +631,7 @@ static void test_out_of_frames_five_levels_four_new_tables(void **state)
 	assert_int_equal(pt_table_count(&s5), 5 + 4);
 	assert_int_equal(pt_translate(&s5, va + 0x123, &l), PT_OK);
 	assert_int_equal(l.pa, 0x5123);
-	lint_clean_space(&s5);
+	assert_lint_clean(&s5);
 	pt_destroy(&s5);
 }
 
@@ -723,7 +669,7 @@ static void test_flushlist_coalesces_at_the_top_of_the_address_space(void **stat
 	assert_int_equal(fl.n, 1);
 	assert_int_equal(fl.r[0].va, top - 4 * KiB);
 	assert_int_equal(fl.r[0].len, 8 * KiB);
-	expect_xlat(f, UINT64_MAX, 0x81fff, 0, 0);
+	assert_xlat(f, UINT64_MAX, 0x81fff, 0, 0);
 	/* PT_SPARSE over a hole below them: one run */
 	assert_int_equal(pt_unmap(&f->s, top - 12 * KiB, 16 * KiB, PT_SPARSE, &fl), PT_OK);
 	assert_int_equal(fl.n, 1);
@@ -733,7 +679,7 @@ static void test_flushlist_coalesces_at_the_top_of_the_address_space(void **stat
 	/* a 4 KiB leaf (in a PT) right below a 2 MiB leaf that ends at 2^64 */
 	assert_int_equal(pt_map(&f->s, top2m - 4 * KiB, 0x1ff000, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
 	assert_int_equal(pt_map(&f->s, top2m, 0x200000, 2 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
-	expect_xlat(f, top, 0x3ff000, 1, 0);
+	assert_xlat(f, top, 0x3ff000, 1, 0);
 	assert_int_equal(pt_protect(&f->s, top2m - 4 * KiB, 2 * MiB + 4 * KiB, PT_WRITE, &fl), PT_OK);
 	assert_int_equal(fl.n, 1);
 	assert_int_equal(fl.r[0].va, top2m - 4 * KiB);
@@ -743,7 +689,7 @@ static void test_flushlist_coalesces_at_the_top_of_the_address_space(void **stat
 	assert_int_equal(fl.r[0].va, top2m - 4 * KiB);
 	assert_int_equal(fl.r[0].len, 2 * MiB + 4 * KiB);
 	assert_int_equal(pt_table_count(&f->s), 1);
-	lint_clean(f);
+	assert_fx_clean(f);
 }
 
 static void test_five_level_space(void **state)
@@ -835,7 +781,7 @@ static void test_lint_finds_planted_corruption(void **state)
 
 	assert_int_equal(pt_map(&f->s, GiB, 0, 4 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
 	assert_int_equal(pt_map(&f->s, 0x1000, 0, 4 * KiB, 0, PT_PAGE_4K, NULL), PT_OK);
-	lint_clean(f);
+	assert_fx_clean(f);
 	root = arena_p2v(&f->a, f->s.root_pa);
 	/* PS in the root */
 	root[5] = PTE_P | PTE_PS;
@@ -849,7 +795,7 @@ static void test_lint_finds_planted_corruption(void **state)
 	assert_true(l.stats_mismatch >= 1);
 	root[6] = 0;
 	/* a reservation that was not used up */
-	lint_clean(f);
+	assert_fx_clean(f);
 	f->s.stats.reserve_unused = 2;
 	assert_int_equal(pt_lint(&f->s, scratch, 64, NULL, NULL, &l), PT_ECORRUPT);
 	assert_int_equal(l.reserve_unused, 1);
@@ -883,7 +829,7 @@ static void test_lint_finds_planted_corruption(void **state)
 		pd[0] = saved;
 	}
 	assert_int_equal(pt_lint(&f->s, scratch, 2, NULL, NULL, &l), PT_ECAPACITY);
-	lint_clean(f);
+	assert_fx_clean(f);
 }
 
 static void test_pat_encoding_round_trips(void **state)
@@ -957,356 +903,48 @@ static void test_translate_cache_type_follows_the_pat(void **state)
 		assert_int_equal(pt_map(&f->s, va4, 0, 4 * KiB, PT_CACHE(c), PT_PAGE_4K, NULL), PT_OK);
 		assert_int_equal(pt_map(&f->s, va2, 0, 2 * MiB, PT_CACHE(c) | PT_GLOBAL, PT_PAGE_2M,
 					NULL), PT_OK);
-		expect_xlat(f, va4, 0, 0, PT_CACHE(c));
-		expect_xlat(f, va2 + 8 * KiB, 8 * KiB, 1, PT_CACHE(c) | PT_GLOBAL);
+		assert_xlat(f, va4, 0, 0, PT_CACHE(c));
+		assert_xlat(f, va2 + 8 * KiB, 8 * KiB, 1, PT_CACHE(c) | PT_GLOBAL);
 		assert_int_equal(pt_translate(&f->s, va4, &l), PT_OK);
 		assert_int_equal(pt_cache_of_entry(&f->a.env.pat, l.entry, 0), (int)c);
 	}
 	/* a reserved code and an out-of-range one in the WT slot read as UC */
 	f->a.env.pat.type[1] = 2;
 	assert_int_equal(pt_cache_of_entry(&f->a.env.pat, PTE_PWT, 0), -1);
-	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
+	assert_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
 	f->a.env.pat.type[1] = 9;
-	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
+	assert_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
 	/* 8, the first code past the table of eight, is out of range too */
 	f->a.env.pat.type[1] = 8;
-	expect_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
+	assert_xlat(f, PT_CACHE_WT * 2 * MiB, 0, 0, PT_CACHE(PT_CACHE_UC));
 	pt_pat_ptlab(&f->a.env.pat);
 }
 
-/* ---- the optional environment fast paths -------------------------------- */
+#define T(fn) cmocka_unit_test_setup_teardown(fn, arena_space_setup4, arena_space_teardown)
 
-/* Linear phys-to-virt and unzeroed frames for @a (its memory is 0xa5 garbage). */
-static void arena_fast(struct arena *a)
-{
-	assert_int_equal(pt_frames_set_zeroing(&a->frames, false), PT_OK);
-	a->env.frames_dirty = true;
-	a->env.p2v_linear = true;
-	a->env.p2v_offset = (uint64_t)(uintptr_t)a->mem - a->base;
-}
-
-struct cmp {
-	struct arena_space *other;
-	uint64_t leaves;
-};
-
-/*
- * @leaf of one space must be a leaf of the other with the same va, size,
- * flags and entry: translate there (its last byte; the other way round too).
- */
-static int cmp_leaf(void *arg, const struct pt_leaf *leaf)
-{
-	struct cmp *c = arg;
-	struct pt_leaf t;
-	uint64_t last = leaf->va + leaf->size - 1;
-
-	c->leaves++;
-	if (pt_translate(&c->other->s, last, &t) != PT_OK)
-		return 1;
-	if (t.va != leaf->va || t.size != leaf->size || t.flags != leaf->flags ||
-	    t.entry != leaf->entry || t.pa != leaf->pa + leaf->size - 1)
-		return 2;
-	/* entry_pa names the very entry that was read */
-	if (*(uint64_t *)arena_p2v(&c->other->a, t.entry_pa) != t.entry)
-		return 3;
-	return 0;
-}
-
-/* Same leaves (entry_pa aside), same statistics, translate agrees, lint clean. */
-static void expect_same_space(struct arena_space *a, struct arena_space *b)
-{
-	struct cmp ca = { b, 0 }, cb = { a, 0 };
-
-	assert_int_equal(pt_visit(&a->s, 0, 0, cmp_leaf, &ca), 0);
-	assert_int_equal(pt_visit(&b->s, 0, 0, cmp_leaf, &cb), 0);
-	assert_int_equal(ca.leaves, cb.leaves);
-	assert_memory_equal(&a->s.stats, &b->s.stats, sizeof(a->s.stats));
-	lint_clean(a);
-	lint_clean(b);
-}
-
-static void fx_init_pair(struct arena_space *ref, struct arena_space *fast, uint64_t frames)
-{
-	arena_init(&ref->a, frames);
-	arena_init(&fast->a, frames);
-	arena_fast(&fast->a);
-	pt_pat_ptlab(&ref->a.env.pat);
-	pt_pat_ptlab(&fast->a.env.pat);
-	assert_int_equal(pt_create(&ref->s, &ref->a.env, 4), PT_OK);
-	assert_int_equal(pt_create(&fast->s, &fast->a.env, 4), PT_OK);
-}
-
-static void fx_fini_pair(struct arena_space *ref, struct arena_space *fast)
-{
-	pt_destroy(&ref->s);
-	pt_destroy(&fast->s);
-	assert_int_equal(ref->a.frames.in_use, 0);
-	assert_int_equal(fast->a.frames.in_use, 0);
-	arena_fini(&ref->a);
-	arena_fini(&fast->a);
-}
-
-/* A fresh table the map fills in part is zero everywhere else. */
-static void test_dirty_frames_partly_filled_tables_are_cleared(void **state)
-{
-	static struct arena_space ref, fast;
-	const uint64_t *pt;
-	struct pt_leaf l;
-
-	(void)state;
-	fx_init_pair(&ref, &fast, 256);
-	/* root, PDPT, PD and one PT, three leaves in the middle of the PT */
-	assert_int_equal(pt_map(&fast.s, 5 * GiB + 2 * MiB + 100 * 4 * KiB, 0, 3 * 4 * KiB,
-				PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
-	assert_int_equal(pt_translate(&fast.s, 5 * GiB + 2 * MiB + 101 * 4 * KiB, &l), PT_OK);
-	pt = arena_p2v(&fast.a, l.entry_pa - 101 * sizeof(uint64_t));
-	for (unsigned i = 0; i < PT_ENTRIES; i++)
-		if (i < 100 || i > 102)
-			assert_int_equal(pt[i], 0);
-		else
-			assert_int_equal(pt[i] & PTE_ADDR_MASK, (i - 100) * 4 * KiB);
-	expect_unmapped(&fast, 5 * GiB + 2 * MiB + 99 * 4 * KiB);
-	expect_unmapped(&fast, 5 * GiB + 2 * MiB + 103 * 4 * KiB);
-	expect_unmapped(&fast, 5 * GiB);
-	expect_unmapped(&fast, 6 * GiB);
-	/* a PT filled whole next to it, and 2 MiB leaves in a fresh PD */
-	assert_int_equal(pt_map(&fast.s, 5 * GiB + 4 * MiB, 0, 2 * MiB, PT_WRITE, PT_PAGE_4K,
-				NULL), PT_OK);
-	assert_int_equal(pt_map(&fast.s, 9 * GiB + 6 * MiB, 0, 4 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
-	assert_int_equal(pt_map(&ref.s, 5 * GiB + 2 * MiB + 100 * 4 * KiB, 0, 3 * 4 * KiB,
-				PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
-	assert_int_equal(pt_map(&ref.s, 5 * GiB + 4 * MiB, 0, 2 * MiB, PT_WRITE, PT_PAGE_4K,
-				NULL), PT_OK);
-	assert_int_equal(pt_map(&ref.s, 9 * GiB + 6 * MiB, 0, 4 * MiB, 0, PT_PAGE_2M, NULL), PT_OK);
-	expect_same_space(&ref, &fast);
-	fx_fini_pair(&ref, &fast);
-}
-
-static uint64_t rng_state;
-
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state % n;
-}
-
-/*
- * The same random calls on a default environment and on one with a linear
- * mapping and unzeroed frames (recycled frames hold old entries, fresh ones
- * 0xa5 garbage with P and PS set): same results, same tables.  Failures
- * injected into both must leave the fast one unchanged.
- */
-static void test_fast_env_builds_the_same_tables(void **state)
-{
-	static struct arena_space ref, fast;
-	/* two windows: one in root slot 0, one across the slot 0/1 boundary */
-	const uint64_t win[2] = { 0, 512 * GiB - 64 * MiB };
-	const unsigned flags[] = { 0, PT_WRITE, PT_EXEC, PT_USER | PT_WRITE, PT_GLOBAL,
-				   PT_CACHE(PT_CACHE_WC), PT_CACHE(PT_CACHE_UC) | PT_WRITE };
-	struct arena_snap snap;
-	unsigned injected = 0, ok = 0;
-
-	(void)state;
-	rng_state = UINT64_C(0x243f6a8885a308d3);
-	fx_init_pair(&ref, &fast, 2048);
-	for (unsigned step = 0; step < 1500; step++) {
-		uint64_t va = win[rnd(2)] + rnd(64) * 2 * MiB + (rnd(2) ? rnd(512) * 4 * KiB : 0);
-		uint64_t len = rnd(3) == 0 ? (1 + rnd(3)) * 2 * MiB : (1 + rnd(700)) * 4 * KiB;
-		uint64_t pa = rnd(2) ? (va & (GiB - 1)) : rnd(4096) * 4 * KiB;
-		unsigned fl = flags[rnd(sizeof(flags) / sizeof(flags[0]))];
-		unsigned op = (unsigned)rnd(5), opts = rnd(2) ? PT_SPARSE : 0;
-		enum pt_page_size size = (enum pt_page_size)rnd(3);
-		uint64_t fail = rnd(3) == 0 ? 1 + rnd(3) : 0;
-		int e1, e2;
-
-		if (fail) {
-			pt_frames_fail_nth(&ref.a.frames, fail);
-			pt_frames_fail_nth(&fast.a.frames, fail);
-			arena_snap_take(&snap, &fast.a, &fast.s);
-		}
-		switch (op) {
-		case 0:
-		case 1:
-			e1 = pt_map(&ref.s, va, pa, len, fl, size, NULL);
-			e2 = pt_map(&fast.s, va, pa, len, fl, size, NULL);
-			break;
-		case 2:
-			e1 = pt_unmap(&ref.s, va, len, opts, NULL);
-			e2 = pt_unmap(&fast.s, va, len, opts, NULL);
-			break;
-		case 3:
-			e1 = pt_protect(&ref.s, va, len, fl | opts, NULL);
-			e2 = pt_protect(&fast.s, va, len, fl | opts, NULL);
-			break;
-		default:
-			e1 = pt_remap(&ref.s, va, len, pa, opts, NULL);
-			e2 = pt_remap(&fast.s, va, len, pa, opts, NULL);
-			break;
-		}
-		assert_int_equal(e1, e2);
-		if (fail) {
-			if (e2 == PT_ENOMEM) {
-				assert_true(arena_snap_equal(&snap, &fast.a, &fast.s));
-				injected++;
-			}
-			arena_snap_free(&snap);
-			pt_frames_fail_nth(&ref.a.frames, 0);
-			pt_frames_fail_nth(&fast.a.frames, 0);
-		}
-		ok += e2 == PT_OK;
-		if (step % 50 == 0)
-			expect_same_space(&ref, &fast);
-	}
-	expect_same_space(&ref, &fast);
-	/* the sequence did something, and failed some calls on purpose */
-	assert_true(ok > 300);
-	assert_true(injected > 10);
-	assert_true(fast.a.frames.freed > 50);
-	fx_fini_pair(&ref, &fast);
-}
-
-/*
- * Tables an unmap unlinks are freed only after the flush, and until then a
- * CPU may still walk them through a cached entry above.  Whatever the
- * library writes into them before the flush (it keeps its list of dead
- * frames in some of them) must read as not present: at the flush every
- * entry of every unlinked table is either what it was or not present.
- * Six dead tables (four PTs, their PD, the PDPT), so the count the list
- * keeps in one of them passes odd values.
- */
-#define DEAD_TABLES 8
-
-static struct {
-	struct arena *a;
-	uint64_t pa[DEAD_TABLES];
-	uint64_t old[DEAD_TABLES][512];
-	unsigned n, flushes, bad;
-} dead;
-
-static int dead_collect(void *arg, unsigned level, uint64_t pa)
-{
-	(void)arg;
-	if (level < 3 && dead.n < DEAD_TABLES) {
-		dead.pa[dead.n] = pa;
-		memcpy(dead.old[dead.n], arena_p2v(dead.a, pa), sizeof(dead.old[0]));
-		dead.n++;
-	}
-	return 0;
-}
-
-static void dead_flush(void *ctx, const struct pt_flushlist *fl)
-{
-	(void)ctx;
-	(void)fl;
-	dead.flushes++;
-	for (unsigned i = 0; i < dead.n; i++) {
-		const uint64_t *t = arena_p2v(dead.a, dead.pa[i]);
-
-		for (unsigned j = 0; j < 512; j++)
-			if (t[j] != dead.old[i][j] && (t[j] & PTE_P))
-				dead.bad++;
-	}
-}
-
-static void test_unlinked_tables_read_not_present_until_flushed(void **state)
-{
-	struct arena_space *f = *state;
-	struct pt_env env = f->a.env;
-	struct pt_space s;
-
-	memset(&dead, 0, sizeof(dead));
-	dead.a = &f->a;
-	env.flush = dead_flush;
-	assert_int_equal(pt_create(&s, &env, 4), PT_OK);
-	assert_int_equal(pt_map(&s, 4 * GiB, GiB, 8 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
-	assert_int_equal(pt_visit_tables(&s, dead_collect, NULL), PT_OK);
-	assert_int_equal(dead.n, 6);   /* PDPT, PD, 4 PTs */
-	assert_int_equal(pt_unmap(&s, 4 * GiB, 8 * MiB, 0, NULL), PT_OK);
-	assert_true(dead.flushes >= 1);
-	assert_int_equal(dead.bad, 0);
-	assert_int_equal(pt_table_count(&s), 1);
-	pt_destroy(&s);
-}
-
-/*
- * A map whose reservation outgrows one list page (510 frames): a GiB of
- * 4 KiB pages in an empty space takes 514 tables (PDPT, PD, 512 PTs), so
- * the reserve holds a second list page.  Every reserved frame becomes a
- * table, none is lost or taken twice, no list page is written past its
- * end; a failure on the 514th allocation (in the second list page) hands
- * every frame back.
- */
-static void test_map_reserving_more_than_one_list_page(void **state)
-{
-	struct arena_space *f = *state;
-	const uint64_t va = 3 * GiB, pa = 7 * GiB;
-	uint64_t in_use = f->a.frames.in_use;
-	struct arena_snap snap;
-
-	arena_snap_take(&snap, &f->a, &f->s);
-	f->a.frames.fail_at = 514;
-	assert_int_equal(pt_map(&f->s, va, pa, GiB, PT_WRITE, PT_PAGE_4K, NULL), PT_ENOMEM);
-	assert_true(arena_snap_equal(&snap, &f->a, &f->s));
-	assert_int_equal(f->a.frames.in_use, in_use);
-	assert_int_equal(f->a.frames.allocated - snap.allocated, 513);
-	arena_snap_free(&snap);
-
-	/*
-	 * The first frame taken, the first list page, is the arena's last:
-	 * a list page is written within its 4 KiB only (ASan watches the end).
-	 */
-	assert_int_equal(f->a.size / (4 * KiB), 4096);
-	f->a.frames.cursor = 4095;
-	assert_int_equal(pt_map(&f->s, va, pa, GiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
-	assert_int_equal(f->a.frames.in_use - in_use, 514);
-	assert_int_equal(f->s.stats.tables[0], 512);
-	assert_int_equal(f->s.stats.leaves[PT_PAGE_4K], 512 * 512);
-	for (uint64_t off = 0; off < GiB; off += 2 * MiB - 4 * KiB)
-		expect_xlat(f, va + off, pa + off, 0, PT_WRITE);
-	expect_xlat(f, va + GiB - 4 * KiB, pa + GiB - 4 * KiB, 0, PT_WRITE);
-	expect_unmapped(f, va + GiB);
-	lint_clean(f);
-	assert_int_equal(pt_unmap(&f->s, va, GiB, 0, NULL), PT_OK);
-	assert_int_equal(f->a.frames.in_use, in_use);
-}
-
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup4, arena_space_teardown)
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		T(test_map_reserving_more_than_one_list_page),
-		T(test_map_picks_largest_leaf_that_fits),
-		T(test_map_without_1g_support_uses_2m),
-		T(test_map_respects_max_size),
-		T(test_canonical_boundary),
-		T(test_mappings_above_512g_use_separate_root_slots),
-		T(test_map_over_mapped_page_fails_unchanged),
-		T(test_argument_errors_change_nothing),
-		T(test_unmap_splits_large_leaf_and_keeps_neighbours),
-		T(test_split_moves_pat_bit),
-		T(test_unmap_nosplit_is_blocked),
-		T(test_unmap_frees_empty_tables_after_flush),
-		T(test_unlinked_tables_read_not_present_until_flushed),
-		T(test_unmap_hole_is_not_mapped_unless_sparse),
-		T(test_protect_changes_attributes_and_keeps_frames),
-		T(test_remap_changes_frames_and_keeps_attributes),
-		T(test_out_of_frames_at_every_allocation_leaves_tree_unchanged),
-		T(test_out_of_frames_five_levels_four_new_tables),
-		T(test_flushlist_coalesces_at_the_top_of_the_address_space),
-		T(test_five_level_space),
-		T(test_visit_reports_leaves_in_va_order),
-		T(test_destroy_returns_every_frame),
-		T(test_lint_finds_planted_corruption),
-		T(test_pat_encoding_round_trips),
-		T(test_env_check_rejects_incomplete_environment),
-		T(test_env_check_linear_offset_must_keep_entries_aligned),
-		T(test_translate_cache_type_follows_the_pat),
-		cmocka_unit_test(test_dirty_frames_partly_filled_tables_are_cleared),
-		cmocka_unit_test(test_fast_env_builds_the_same_tables),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	T(test_map_picks_largest_leaf_that_fits),
+	T(test_map_without_1g_support_uses_2m),
+	T(test_map_respects_max_size),
+	T(test_canonical_boundary),
+	T(test_mappings_above_512g_use_separate_root_slots),
+	T(test_map_over_mapped_page_fails_unchanged),
+	T(test_argument_errors_change_nothing),
+	T(test_unmap_splits_large_leaf_and_keeps_neighbours),
+	T(test_split_moves_pat_bit),
+	T(test_unmap_nosplit_is_blocked),
+	T(test_unmap_frees_empty_tables_after_flush),
+	T(test_unmap_hole_is_not_mapped_unless_sparse),
+	T(test_protect_changes_attributes_and_keeps_frames),
+	T(test_remap_changes_frames_and_keeps_attributes),
+	T(test_out_of_frames_at_every_allocation_leaves_tree_unchanged),
+	T(test_out_of_frames_five_levels_four_new_tables),
+	T(test_flushlist_coalesces_at_the_top_of_the_address_space),
+	T(test_five_level_space),
+	T(test_visit_reports_leaves_in_va_order),
+	T(test_destroy_returns_every_frame),
+	T(test_lint_finds_planted_corruption),
+	T(test_pat_encoding_round_trips),
+	T(test_env_check_rejects_incomplete_environment),
+	T(test_env_check_linear_offset_must_keep_entries_aligned),
+	T(test_translate_cache_type_follows_the_pat))

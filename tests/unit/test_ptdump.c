@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/ptdump.c */
 /*
  * efi/report/ptdump.c: the batched walk against pt_visit, the ranges listing
  * against a coalescing of pt_visit's leaves done here, exact lines, region
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/pt.h>
 #include <ptlab/pte.h>
@@ -396,20 +397,14 @@ static void test_bad_arguments(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_range_line_shape),
-		T(test_exact_listing_with_markers),
-		T(test_mixed_space_matches_visit),
-		T(test_full_table_of_equal_leaves_is_one_batch),
-		T(test_frames_out_of_order_split_batches_not_runs),
-		T(test_permissions_are_effective),
-		T(test_ps_in_root_is_counted_not_followed),
-		T(test_leaves_capped),
-		T(test_stop_ends_the_walk),
-		T(test_bad_arguments),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_range_line_shape),
+	T(test_exact_listing_with_markers),
+	T(test_mixed_space_matches_visit),
+	T(test_full_table_of_equal_leaves_is_one_batch),
+	T(test_frames_out_of_order_split_batches_not_runs),
+	T(test_permissions_are_effective),
+	T(test_ps_in_root_is_counted_not_followed),
+	T(test_leaves_capped),
+	T(test_stop_ends_the_walk),
+	T(test_bad_arguments))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/checks/registry.c efi/checks/inject.c efi/checks/checkkit.c */
 /*
  * The check registry (efi/checks/registry.c, with efi/checks/inject.c and
  * efi/opts/opts.c, linked as they are): a check added in this file alone -
@@ -24,7 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/checks/checkkit.h"
 #include "arena.h"
@@ -68,7 +69,7 @@ static struct {
 
 /* ---- seams ---- */
 
-int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
+static int live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 {
 	int ret;
 
@@ -84,15 +85,15 @@ int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
 	return ret;
 }
 
-void ptlab_flush(const struct pt_flushlist *fl)
+static void count_flush(const struct pt_flushlist *fl)
 {
 	(void)fl;
 	seen.flushes++;
 }
 
 /* The run's deadline (live/live.c on the machine): as the test sets it. */
-bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
-			   bool *aborted)
+static bool deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
+			    bool *aborted)
 {
 	(void)o;
 	(void)rep;
@@ -100,6 +101,12 @@ bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, str
 	seen.deadline_marks = aborted;
 	return seen.deadline_says;
 }
+
+/* the one definition of the seams (tests/seams.h), through these hooks */
+#define UNREACHED(what) fail_msg("%s called: no hook of this test's", what)
+#define SEAM_HOOKS { .live_phase = live_phase, .flush = count_flush, \
+		     .deadline_passed = deadline_passed }
+#include "../seams.h"
 
 /* ---- the checks added here ---- */
 
@@ -472,19 +479,13 @@ static void test_registry_without_the_table_skips_it(void **state)
 	fx_fini();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_registry_runs_the_added_check_in_its_phase),
-		cmocka_unit_test(test_registry_plants_and_removes_the_added_fault),
-		cmocka_unit_test(test_registry_plants_at_phase_entry),
-		cmocka_unit_test(test_registry_keys_each_check_s_lines),
-		cmocka_unit_test(test_registry_inject_accepts_the_added_name),
-		cmocka_unit_test(test_registry_without_the_table_skips_it),
-		cmocka_unit_test(test_registry_gives_a_check_the_run_s_parts),
-		cmocka_unit_test(test_registry_runs_a_phase_in_table_order),
-		cmocka_unit_test(test_registry_runs_only_the_phase_asked_for),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_registry_runs_the_added_check_in_its_phase),
+	cmocka_unit_test(test_registry_plants_and_removes_the_added_fault),
+	cmocka_unit_test(test_registry_plants_at_phase_entry),
+	cmocka_unit_test(test_registry_keys_each_check_s_lines),
+	cmocka_unit_test(test_registry_inject_accepts_the_added_name),
+	cmocka_unit_test(test_registry_without_the_table_skips_it),
+	cmocka_unit_test(test_registry_gives_a_check_the_run_s_parts),
+	cmocka_unit_test(test_registry_runs_a_phase_in_table_order),
+	cmocka_unit_test(test_registry_runs_only_the_phase_asked_for))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/report.c */
 /*
  * efi/report/report.c: exact TAP lines, counters, overflow policy and the cursor.
  */
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/cpu/trap.h"
 #include "../../efi/report/fmt.h"
@@ -397,26 +398,20 @@ static void test_report_vector_names(void **state)
 	assert_string_equal(report_vector_name(TRAP_VEC_NONE), "interrupt");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report_tap_lines_are_exact),
-		cmocka_unit_test(test_report_check_key_ends_test_points),
-		cmocka_unit_test(test_report_keyed_point_keeps_the_outer_key),
-		cmocka_unit_test(test_report_empty_report_has_plan_zero),
-		cmocka_unit_test(test_report_newlines_in_text_become_spaces),
-		cmocka_unit_test(test_report_ignores_lines_after_finish),
-		cmocka_unit_test(test_report_truncation_keeps_counts_and_closing_line),
-		cmocka_unit_test(test_report_closing_line_names_serial_loss),
-		cmocka_unit_test(test_report_reserve_holds_longest_finish),
-		cmocka_unit_test(test_report_never_stores_partial_lines),
-		cmocka_unit_test(test_report_tiny_buffer_never_overflows),
-		cmocka_unit_test(test_report_cursor_delivers_each_line_once),
-		cmocka_unit_test(test_report_cursor_with_truncation),
-		cmocka_unit_test(test_report_only_skips_is_nothing_checked),
-		cmocka_unit_test(test_report_exception_wordings),
-		cmocka_unit_test(test_report_vector_names),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_report_tap_lines_are_exact),
+	cmocka_unit_test(test_report_check_key_ends_test_points),
+	cmocka_unit_test(test_report_keyed_point_keeps_the_outer_key),
+	cmocka_unit_test(test_report_empty_report_has_plan_zero),
+	cmocka_unit_test(test_report_newlines_in_text_become_spaces),
+	cmocka_unit_test(test_report_ignores_lines_after_finish),
+	cmocka_unit_test(test_report_truncation_keeps_counts_and_closing_line),
+	cmocka_unit_test(test_report_closing_line_names_serial_loss),
+	cmocka_unit_test(test_report_reserve_holds_longest_finish),
+	cmocka_unit_test(test_report_never_stores_partial_lines),
+	cmocka_unit_test(test_report_tiny_buffer_never_overflows),
+	cmocka_unit_test(test_report_cursor_delivers_each_line_once),
+	cmocka_unit_test(test_report_cursor_with_truncation),
+	cmocka_unit_test(test_report_only_skips_is_nothing_checked),
+	cmocka_unit_test(test_report_exception_wordings),
+	cmocka_unit_test(test_report_vector_names))

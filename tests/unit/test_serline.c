@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/report/serline.c */
 /*
  * Writing a polled transmitter with a budget per line (efi/report/serline.c),
  * on a port of the test's own: a clock that advances one tick per poll of
@@ -14,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/report/serline.h"
 
@@ -199,17 +200,11 @@ static void test_worked_once_never_dead(void **state)
 	assert_true(f.clock < FULL + 50 * (PROBE + 2) + 10);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_stall_sends_everything),
-		cmocka_unit_test(test_short_stall_is_waited_out),
-		cmocka_unit_test(test_long_stall_loses_then_retries),
-		cmocka_unit_test(test_probe_success_restores_full_budget),
-		cmocka_unit_test(test_cut_line_ended_by_its_own_break),
-		cmocka_unit_test(test_never_worked_is_given_up),
-		cmocka_unit_test(test_worked_once_never_dead),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_no_stall_sends_everything),
+	cmocka_unit_test(test_short_stall_is_waited_out),
+	cmocka_unit_test(test_long_stall_loses_then_retries),
+	cmocka_unit_test(test_probe_success_restores_full_budget),
+	cmocka_unit_test(test_cut_line_ended_by_its_own_break),
+	cmocka_unit_test(test_never_worked_is_given_up),
+	cmocka_unit_test(test_worked_once_never_dead))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/lib/sha256.c */
 /*
  * efi/lib/sha256.c: the FIPS 180-2 example messages (appendix B: "abc",
  * the 448-bit two-block message, one million 'a') and the 896-bit message
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/lib/sha256.h"
 
@@ -139,13 +140,7 @@ static void test_padding_boundaries_against_sha256sum(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fips_vectors),
-		cmocka_unit_test(test_pieces_give_the_same_digest),
-		cmocka_unit_test(test_padding_boundaries_against_sha256sum),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_fips_vectors),
+	cmocka_unit_test(test_pieces_give_the_same_digest),
+	cmocka_unit_test(test_padding_boundaries_against_sha256sum))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/smp/smpcore.c */
 /*
  * efi/smp/smpcore.c: the CPU table (APIC ID to index), the judgement of a
  * probe after a shootdown, and the concurrent churn's shadow model checked

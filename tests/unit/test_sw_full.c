@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/lint.c paging/pt.c paging/bulk.c paging/pt_internal.h */
 /*
  * Host tests of PTE_SW_FULL (include/ptlab/pte.h): the software bit in a
  * level-1 entry saying that the page table it links holds 512 present,
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/pt.h>
 #include <ptlab/pte.h>
@@ -287,17 +288,11 @@ static void test_map_over_a_marked_table_fails_unchanged(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, arena_space_teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		T(test_map_marks_the_page_tables_it_fills_whole),
-		T(test_remap_and_nonglobal_protect_keep_the_mark),
-		T(test_partial_unmap_clears_the_mark),
-		T(test_unmap_of_marked_tables_counts_and_flushes_as_a_read),
-		T(test_unmap_trusts_the_mark_and_lint_checks_it),
-		T(test_lint_checks_every_entry_under_a_mark),
-		T(test_map_over_a_marked_table_fails_unchanged),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	T(test_map_marks_the_page_tables_it_fills_whole),
+	T(test_remap_and_nonglobal_protect_keep_the_mark),
+	T(test_partial_unmap_clears_the_mark),
+	T(test_unmap_of_marked_tables_counts_and_flushes_as_a_read),
+	T(test_unmap_trusts_the_mark_and_lint_checks_it),
+	T(test_lint_checks_every_entry_under_a_mark),
+	T(test_map_over_a_marked_table_fails_unchanged))

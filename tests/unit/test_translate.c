@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/query.c paging/pat.c */
 /*
  * Host tests of the lookups: pt_translate and pt_translate_many against a
  * walk written here from the SDM (Vol. 3A §4.5, §4.6.1), in both
@@ -15,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/pt.h>
 #include <ptlab/pte.h>
@@ -636,40 +637,34 @@ static void test_batch_bad_arguments(void **state)
 	assert_int_equal(err[0], PT_ENOTMAPPED);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_every_leaf_size_and_hole, setup4,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_every_leaf_size_and_hole_5_levels, setup5,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_rights_taken_above_a_permissive_leaf, setup4,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_rights_taken_above_a_permissive_leaf_5_levels,
-						setup5, arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_batch_neighbours_of_a_leaf, setup4,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_every_cache_type_global_or_not, setup4,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_batch_walks_once_per_leaf, setup4,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_not_present_entries_at_every_level, setup4,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_not_present_entries_at_every_level_5_levels,
-						setup5, arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_ps_above_level_2, setup4, arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_ps_above_level_2_5_levels, setup5,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_holes_between_leaves, setup4,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_holes_between_leaves_5_levels, setup5,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_random_batches, setup4, arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_random_batches_5_levels, setup5,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_batch_bad_arguments, setup4,
-						arena_space_teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test_setup_teardown(test_every_leaf_size_and_hole, setup4,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_every_leaf_size_and_hole_5_levels, setup5,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_rights_taken_above_a_permissive_leaf, setup4,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_rights_taken_above_a_permissive_leaf_5_levels,
+					setup5, arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_batch_neighbours_of_a_leaf, setup4,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_every_cache_type_global_or_not, setup4,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_batch_walks_once_per_leaf, setup4,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_not_present_entries_at_every_level, setup4,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_not_present_entries_at_every_level_5_levels,
+					setup5, arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_ps_above_level_2, setup4, arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_ps_above_level_2_5_levels, setup5,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_holes_between_leaves, setup4,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_holes_between_leaves_5_levels, setup5,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_random_batches, setup4, arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_random_batches_5_levels, setup5,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_batch_bad_arguments, setup4,
+					arena_space_teardown))

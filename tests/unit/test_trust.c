@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/lib/trust.c */
 /*
  * efi/lib/trust.c, the digest list a signed ptlab accepts what no firmware
  * can judge by: a file is found exactly when its SHA-256 is in the list

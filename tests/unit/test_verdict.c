@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/core/verdict.c */
 /*
  * efi/core/verdict.c: the run's verdict from the report's counts and the
  * aborted flag, its isa-debug-exit code (QEMU exits with (code << 1) | 1:
@@ -12,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/core/verdict.h"
 
@@ -124,15 +125,9 @@ static void test_end_steps(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_verdict_every_combination),
-		cmocka_unit_test(test_verdict_codes_and_words),
-		cmocka_unit_test(test_verdict_without_report),
-		cmocka_unit_test(test_verdict_line),
-		cmocka_unit_test(test_end_steps),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_verdict_every_combination),
+	cmocka_unit_test(test_verdict_codes_and_words),
+	cmocka_unit_test(test_verdict_without_report),
+	cmocka_unit_test(test_verdict_line),
+	cmocka_unit_test(test_end_steps))

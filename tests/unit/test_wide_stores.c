@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: paging/pt.c paging/bulk.c paging/space.c paging/pt_internal.h */
 /*
  * Host tests of struct pt_env's wide_stores (32-byte stores of page tables):
  * pt_cpu_wide_stores() agrees with the compiler runtime's own CPU feature
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -210,16 +211,10 @@ static void test_run_stops_at_its_end_before_a_mapped_entry(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpu_check_agrees_with_the_compiler_runtime),
-		cmocka_unit_test(test_avx2_decision_follows_the_rule),
-		cmocka_unit_test(test_cpu_check_reads_this_cpu),
-		cmocka_unit_test(test_env_check_refuses_what_the_cpu_cannot_do),
-		cmocka_unit_test(test_wide_loop_builds_the_same_tables),
-		cmocka_unit_test(test_run_stops_at_its_end_before_a_mapped_entry),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_cpu_check_agrees_with_the_compiler_runtime),
+	cmocka_unit_test(test_avx2_decision_follows_the_rule),
+	cmocka_unit_test(test_cpu_check_reads_this_cpu),
+	cmocka_unit_test(test_env_check_refuses_what_the_cpu_cannot_do),
+	cmocka_unit_test(test_wide_loop_builds_the_same_tables),
+	cmocka_unit_test(test_run_stops_at_its_end_before_a_mapped_entry))

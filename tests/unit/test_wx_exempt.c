@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/checks/checkkit.c */
 /*
  * The run's W^X exemption list (efi/checks/checkkit.c: ptlab_wx_add,
  * ptlab_wx_find, ptlab_wx_identity, ptlab_wx_expect, ptlab_wx_describe),
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/memmap.h>
 #include <ptlab/plan.h>
@@ -388,17 +389,11 @@ static void test_runtime_code_rule(void **state)
 	free(p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_smm_map_low_ram_is_two_pieces_around_the_hole),
-		cmocka_unit_test(test_smm_map_exemptions_are_the_ram_pieces_and_the_hole_keeps_its_attributes),
-		cmocka_unit_test(test_low_ram_pieces_by_type),
-		cmocka_unit_test(test_list_find_add_and_full),
-		cmocka_unit_test(test_identity_refused_changes_nothing),
-		cmocka_unit_test(test_cache_of_a_listed_range),
-		cmocka_unit_test(test_runtime_code_rule),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_smm_map_low_ram_is_two_pieces_around_the_hole),
+	cmocka_unit_test(test_smm_map_exemptions_are_the_ram_pieces_and_the_hole_keeps_its_attributes),
+	cmocka_unit_test(test_low_ram_pieces_by_type),
+	cmocka_unit_test(test_list_find_add_and_full),
+	cmocka_unit_test(test_identity_refused_changes_nothing),
+	cmocka_unit_test(test_cache_of_a_listed_range),
+	cmocka_unit_test(test_runtime_code_rule))

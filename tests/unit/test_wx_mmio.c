@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* covers: efi/checks/checkkit.c */
 /*
  * The W^X audit's MMIO test (efi/checks/checkkit.c, ptlab_mmio_exec_bytes),
  * which the audit of our tables and the one of the firmware's both call.
@@ -26,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
@@ -291,25 +292,19 @@ static void test_run_longer_than_a_leaf(void **state)
 	assert_int_equal(t.wx_first, VA0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_leaf_from_ram_into_mmio_is_caught),
-		cmocka_unit_test(test_leaf_from_mmio_into_ram_counts_its_mmio),
-		cmocka_unit_test(test_leaf_in_ram_is_not_flagged),
-		cmocka_unit_test(test_leaf_all_mmio_is_caught),
-		cmocka_unit_test(test_nx_mapping_of_mmio_is_not_flagged),
-		cmocka_unit_test(test_gib_leaf_counts_every_mmio_page),
-		cmocka_unit_test_setup_teardown(test_space_leaves_judged_whole, wx_space_setup,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_space_each_leaf_alone, wx_space_setup,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_space_wx_exemptions, wx_space_setup,
-						arena_space_teardown),
-		cmocka_unit_test_setup_teardown(test_space_page0, wx_space_setup,
-						arena_space_teardown),
-		cmocka_unit_test(test_run_longer_than_a_leaf),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_leaf_from_ram_into_mmio_is_caught),
+	cmocka_unit_test(test_leaf_from_mmio_into_ram_counts_its_mmio),
+	cmocka_unit_test(test_leaf_in_ram_is_not_flagged),
+	cmocka_unit_test(test_leaf_all_mmio_is_caught),
+	cmocka_unit_test(test_nx_mapping_of_mmio_is_not_flagged),
+	cmocka_unit_test(test_gib_leaf_counts_every_mmio_page),
+	cmocka_unit_test_setup_teardown(test_space_leaves_judged_whole, wx_space_setup,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_space_each_leaf_alone, wx_space_setup,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_space_wx_exemptions, wx_space_setup,
+					arena_space_teardown),
+	cmocka_unit_test_setup_teardown(test_space_page0, wx_space_setup,
+					arena_space_teardown),
+	cmocka_unit_test(test_run_longer_than_a_leaf))

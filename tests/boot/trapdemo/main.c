@@ -122,38 +122,12 @@ static void show_state(const CHAR16 *tag, const struct cpu_state *s)
 	      s->idtr.base, s->idtr.limit, s->tr, s->cs, s->ds, s->ss, s->fs, s->gs, s->irq_on);
 }
 
-EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+/* The probes with the firmware's CR3: unmapped, mapped, non-canonical,
+ * executable text, the NX stack at @sva (when @stack_nx). */
+static void probes_at_firmware_cr3(uint64_t sva, int stack_nx)
 {
-	struct cpu_caps caps;
-	struct cpu_state s0, s1;
-	struct trap_fault f, f2, f3, f4, f5;
 	uint64_t v = 0, var = 0x1122334455667788ull;
-	volatile uint8_t stackbuf[64];
-	uint64_t sva = (uint64_t)(uintptr_t)stackbuf;
-	int r, r2, r3, r4, r5, nx, lvl = -1, i, bad;
-	uint64_t e;
-	uint64_t t0;
 
-	InitializeLib(image, systab);
-	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
-	Print(L"trapdemo start\r\n");
-	cpu_caps_read(&caps);
-	Print(L"caps: 1g=%d nx=%d la57=%d/%d smep=%d smap=%d pku=%d pge=%d pat=%d mca=%d hv=%d itsc=%d maxphy=%d lin=%d\r\n",
-	      caps.pdpe1gb, caps.nx, caps.la57, caps.la57_enabled, caps.smep, caps.smap, caps.pku,
-	      caps.pge, caps.pat, caps.mca, caps.hypervisor, caps.invariant_tsc, caps.maxphyaddr, caps.linaddr);
-	cpu_state_save(&s0);
-	show_state(L"fw", &s0);
-
-	e = walk(UNMAPPED, &nx, &lvl);
-	Print(L"walk %lx: entry=%lx\r\n", UNMAPPED, e);
-	e = walk(sva, &nx, &lvl);
-	Print(L"walk stack %lx: entry=%lx level=%d nx=%d\r\n", sva, e, lvl, nx);
-	int stack_nx = e && nx;
-	e = walk((uint64_t)(uintptr_t)test_ret, &nx, &lvl);
-	Print(L"walk text %lx: entry=%lx level=%d nx=%d\r\n", (uint64_t)(uintptr_t)test_ret, e, lvl, nx);
-	stackbuf[0] = 0xc3;
-
-	/* probes, firmware CR3 */
 	trap_install();
 	struct trap_fault pr[10];
 	int rr[10];
@@ -198,7 +172,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	CHECK(re2 == 1 && pe2.vector == 13,
 	      L"probe_exec non-canonical: r=%d vec=%d err=%lx rip=%lx", re2, pe2.vector, pe2.error, pe2.rip);
 
-	/* guards */
+}
+
+/* trap_guard around functions that return, fault, double-fault, nest. */
+static void guards(const struct cpu_caps *caps)
+{
+	struct trap_fault f, f2, f3, f4, f5;
+	int r, r2, r3, r4, r5;
+
 	trap_install();
 	r = trap_guard(fn_ret42, NULL, &f);
 	r2 = trap_guard(fn_ud2, NULL, &f2);
@@ -226,7 +207,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	CHECK(r3 == -1 && f3.vector == 18, L"guard int $18 (#MC vector, IST3): r=%d vec=%d", r3, f3.vector);
 	CHECK(r4 == 7 && f4.vector == TRAP_VEC_NONE, L"probe inside guard uses fixup: r=%d vec=%x", r4, f4.vector);
 	CHECK(r5 == 5 && f5.vector == TRAP_VEC_NONE && inner_f.vector == 6, L"nested guard: r=%d outer=%x inner=%d", r5, f5.vector, inner_f.vector);
-	if (caps.smap) {
+	if (caps->smap) {
 		trap_install();
 		r = trap_guard(fn_smap, NULL, &f);
 		trap_uninstall();
@@ -238,7 +219,16 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	trap_uninstall();
 	CHECK(r == -1 && f.vector == 8, L"guard #DF with bad RSP (#PF gate absent, #DF on IST1): r=%d vec=%d rsp=%lx", r, f.vector, f.rsp);
 
-	/* our own tables: firmware PML4 copy + one private slot at OURVA */
+}
+
+/* Tables of our own: the firmware's PML4 copied with one private slot at
+ * OURVA (NX, read-only and executable pages), probed with that CR3 loaded. */
+static void own_tables(void)
+{
+	struct trap_fault f;
+	uint64_t e;
+	int r;
+
 	{
 		EFI_PHYSICAL_ADDRESS pa = 0xffffffff;
 		uint64_t *pml4, *pdpt, *pd, *pt, data, ours;
@@ -291,11 +281,17 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		}
 	}
 
-	cpu_state_save(&s1);
-	show_state(L"after", &s1);
-	CHECK(state_eq(&s0, &s1), L"CPU state after uninstall equals firmware state");
+}
 
-	/* 1000 cycles */
+/* 1000 install/probe/guard/uninstall cycles, each ending in the state @s0;
+ * then the return codes of a second install or uninstall. */
+static void cycles(const struct cpu_state *s0)
+{
+	struct trap_fault f;
+	struct cpu_state s1;
+	uint64_t v = 0, t0;
+	int i, bad;
+
 	bad = 0;
 	t0 = rdtsc();
 	for (i = 0; i < 1000; i++) {
@@ -313,12 +309,54 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		if (trap_uninstall() != 0)
 			bad++;
 		cpu_state_save(&s1);
-		if (!state_eq(&s0, &s1))
+		if (!state_eq(s0, &s1))
 			bad++;
 	}
 	CHECK(bad == 0 && i == 1000, L"1000 install/probe/guard/uninstall cycles: bad=%d, %ld cycles", bad, rdtsc() - t0);
 	CHECK(trap_uninstall() == -1 && trap_install() == 0 && trap_install() == -1 && trap_uninstall() == 0,
 	      L"install/uninstall return codes");
+
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	struct cpu_caps caps;
+	struct cpu_state s0, s1;
+	volatile uint8_t stackbuf[64];
+	uint64_t sva = (uint64_t)(uintptr_t)stackbuf;
+	int nx, lvl = -1;
+	uint64_t e;
+
+	InitializeLib(image, systab);
+	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
+	Print(L"trapdemo start\r\n");
+	cpu_caps_read(&caps);
+	Print(L"caps: 1g=%d nx=%d la57=%d/%d smep=%d smap=%d pku=%d pge=%d pat=%d mca=%d hv=%d itsc=%d maxphy=%d lin=%d\r\n",
+	      caps.pdpe1gb, caps.nx, caps.la57, caps.la57_enabled, caps.smep, caps.smap, caps.pku,
+	      caps.pge, caps.pat, caps.mca, caps.hypervisor, caps.invariant_tsc, caps.maxphyaddr, caps.linaddr);
+	cpu_state_save(&s0);
+	show_state(L"fw", &s0);
+
+	e = walk(UNMAPPED, &nx, &lvl);
+	Print(L"walk %lx: entry=%lx\r\n", UNMAPPED, e);
+	e = walk(sva, &nx, &lvl);
+	Print(L"walk stack %lx: entry=%lx level=%d nx=%d\r\n", sva, e, lvl, nx);
+	int stack_nx = e && nx;
+	e = walk((uint64_t)(uintptr_t)test_ret, &nx, &lvl);
+	Print(L"walk text %lx: entry=%lx level=%d nx=%d\r\n", (uint64_t)(uintptr_t)test_ret, e, lvl, nx);
+	stackbuf[0] = 0xc3;
+
+	probes_at_firmware_cr3(sva, stack_nx);
+
+	guards(&caps);
+
+	own_tables();
+
+	cpu_state_save(&s1);
+	show_state(L"after", &s1);
+	CHECK(state_eq(&s0, &s1), L"CPU state after uninstall equals firmware state");
+
+	cycles(&s0);
 
 #ifdef FATAL_TEST
 	Print(L"fatal test: unguarded ud2 with traps installed, expect halt\r\n");

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine's seams, once, for the host programs that link the check
+ * modules (tests/unit/test_catalog.c, test_registry.c, test_churn.c,
+ * tools/listchecks.c): the functions efi/live/live.c, efi/live/flush.c,
+ * efi/cpu/trap.c and efi/live/la57.c define on the machine.  Each goes to
+ * the includer's hook when it has one (SEAM_HOOKS, a struct seams
+ * initializer, e.g. "{ .flush = my_flush }"), and otherwise fails through
+ * the includer's UNREACHED(name): a program that runs no check gives none.
+ * Included once, in the program's one file that defines UNREACHED, after
+ * the headers that declare the seams.
+ */
+#ifndef UNREACHED
+#error "define UNREACHED(what) before including seams.h"
+#endif
+
+struct seams {
+	int (*live_phase)(struct ptlab *p, const struct ptlab_live_phase *ph);
+	void (*flush)(const struct pt_flushlist *fl);
+	bool (*deadline_passed)(const struct ptlab_time *t, const struct opts *o,
+				struct report *rep, bool *aborted);
+	int (*probe_read64)(uint64_t va, uint64_t *out, struct trap_fault *f);
+	int (*probe_write64)(uint64_t va, uint64_t val, struct trap_fault *f);
+	int (*probe_exec)(uint64_t va, struct trap_fault *f);
+};
+
+#ifndef SEAM_HOOKS
+#define SEAM_HOOKS { 0 }
+#endif
+static const struct seams seams = SEAM_HOOKS;
+
+int ptlab_live_phase(struct ptlab *p, const struct ptlab_live_phase *ph)
+{
+	if (seams.live_phase)
+		return seams.live_phase(p, ph);
+	UNREACHED("ptlab_live_phase");
+	return -1;
+}
+
+void ptlab_flush(const struct pt_flushlist *fl)
+{
+	if (seams.flush)
+		seams.flush(fl);
+	else
+		UNREACHED("ptlab_flush");
+}
+
+uint64_t ptlab_us(const struct ptlab_time *t, uint64_t ticks)
+{
+	(void)t;
+	(void)ticks;
+	UNREACHED("ptlab_us");
+	return 0;
+}
+
+bool ptlab_deadline_passed(const struct ptlab_time *t, const struct opts *o, struct report *rep,
+			   bool *aborted)
+{
+	if (seams.deadline_passed)
+		return seams.deadline_passed(t, o, rep, aborted);
+	UNREACHED("ptlab_deadline_passed");
+	return true;
+}
+
+bool la57_is_code_page(const struct ptlab_live *live, uint64_t pa)
+{
+	(void)live;
+	(void)pa;
+	UNREACHED("la57_is_code_page");
+	return false;
+}
+
+int trap_install(void)
+{
+	UNREACHED("trap_install");
+	return -1;
+}
+
+int trap_uninstall(void)
+{
+	UNREACHED("trap_uninstall");
+	return -1;
+}
+
+bool trap_installed(void)
+{
+	UNREACHED("trap_installed");
+	return false;
+}
+
+uint64_t trap_tss_base(void)
+{
+	UNREACHED("trap_tss_base");
+	return 0;
+}
+
+int probe_read64(uint64_t va, uint64_t *out, struct trap_fault *f)
+{
+	if (seams.probe_read64)
+		return seams.probe_read64(va, out, f);
+	UNREACHED("probe_read64");
+	return -1;
+}
+
+int probe_write64(uint64_t va, uint64_t val, struct trap_fault *f)
+{
+	if (seams.probe_write64)
+		return seams.probe_write64(va, val, f);
+	UNREACHED("probe_write64");
+	return -1;
+}
+
+int probe_exec(uint64_t va, struct trap_fault *f)
+{
+	if (seams.probe_exec)
+		return seams.probe_exec(va, f);
+	UNREACHED("probe_exec");
+	return -1;
+}
