@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* covers: efi/fw/memattr.c */
 /*
  * efi/fw/memattr.c, built as it is for the host, against a fake
  * EFI_MEMORY_ATTRIBUTE_PROTOCOL (UEFI 2.10) that keeps one RO/XP word per
