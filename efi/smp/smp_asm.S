@@ -82,6 +82,10 @@ smp_guard_resume:
 
 	TRAP_ENTRY smp_stubs, smp_ap_dispatch
 
+/* ---- the park IDT's stubs (smp/aptrap.c): hand-off mode, before and after the APs' own ---- */
+
+	TRAP_ENTRY smp_park_stubs, smp_park_dispatch
+
 /*
  * The hand-off trampoline (smp_tramp.h), copied to T below 1 MiB.  Real
  * mode: DS = CS = T >> 4, the data page at DS:0x1000.  Protected and long
@@ -135,6 +139,10 @@ smp_tramp_lm64:
 	movw	%ax, %es
 	movw	%ax, %ss
 	movl	%ebx, %ebx		/* the upper half is not defined after the switch */
+	/* the AP's TSS and the park IDT before the stack is touched (aptrap.h) */
+	movw	$TRAMP_SEL_TSS, %ax
+	ltr	%ax
+	lidt	TD_PAGE_OFF + TD_IDTR(%rbx)
 	movq	TD_PAGE_OFF + TD_STACK(%rbx), %rsp
 	movq	TD_PAGE_OFF + TD_CPU(%rbx), %rdi
 	movq	TD_PAGE_OFF + TD_ENTRY(%rbx), %rax
