@@ -17,6 +17,9 @@
 #        IST stack; the AP stops the BSP and writes the verdict
 #  bsp   -smp 2, --mode=handoff --inject=bsp-fatal: the BSP reads an
 #        unmapped page right after ExitBootServices, outside every guard
+#  bsp-off  the same with --end=shutdown: the BSP's fatal path runs the end
+#        action too (ResetSystem powers QEMU off, status 0), where it used
+#        to halt until the test's timeout killed QEMU
 #
 # About a minute on an idle 2-core machine.
 set -uo pipefail
@@ -47,6 +50,9 @@ boot_bg park --img "$img" --smp 2 --timeout "$T" \
 	--cfg "--mode=handoff --end=qemu --iterations=200 --inject=park-stack --kernel=\\boot\\mini.elf"
 boot_bg bsp --img "$img" --smp 2 --timeout "$T" \
 	--cfg "--mode=handoff --end=qemu --iterations=200 --inject=bsp-fatal"
+boot_wait
+boot_bg bsp-off --img "$img" --smp 2 --timeout 150 \
+	--cfg "--mode=handoff --end=shutdown --iterations=200 --inject=bsp-fatal"
 boot_wait
 
 # closed LOG NAME: the last closing line counts the failure, after the exception's line
@@ -81,5 +87,12 @@ check_status "$st" 37 "bsp: --end=qemu ran: the aborted run's status 0x12"
 check_log '^not ok [0-9]+ - handoff cpu [0-9]+ \(apic 0\), the BSP: unexpected exception outside the checks vector=14 \(#PF\) rip=0x[0-9a-f]+ cr2=0x400000000000 error=0x0 rsp=0x[0-9a-f]+ # check=bsp-fatal$' \
 	"$BOOT_LOG" "bsp: the BSP's #PF outside the guards, with its CPU, keyed by its check"
 closed "$BOOT_LOG" bsp
+
+boot_result bsp-off
+st=$?
+check_status "$st" 0 "bsp-off: --end=shutdown ran: QEMU powered off (status 0), not killed on its timeout"
+check_log '^not ok [0-9]+ - handoff cpu [0-9]+ \(apic 0\), the BSP: unexpected exception outside the checks vector=14 \(#PF\) .* # check=bsp-fatal$' \
+	"$BOOT_LOG" "bsp-off: the BSP's #PF reported"
+closed "$BOOT_LOG" bsp-off
 
 boot_done
