@@ -82,10 +82,6 @@ smp_guard_resume:
 
 	TRAP_ENTRY smp_stubs, smp_ap_dispatch
 
-/* ---- the park IDT's stubs (smp/aptrap.c): hand-off mode, before and after the APs' own ---- */
-
-	TRAP_ENTRY smp_park_stubs, smp_park_dispatch
-
 /*
  * The hand-off trampoline (smp_tramp.h), copied to T below 1 MiB.  Real
  * mode: DS = CS = T >> 4, the data page at DS:0x1000.  Protected and long
