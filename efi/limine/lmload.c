@@ -458,8 +458,11 @@ static bool load_kernel(struct ptlab_kernel *k, struct report *rep, const struct
 	}
 	if (lm_paging_choose(&l->req, levels == 5, &l->paging_mode, why, sizeof(why)) ||
 	    l->paging_mode != (levels == 5 ? LM_PAGING_5LVL : LM_PAGING_4LVL)) {
-		report_fail(rep, "limine: kernel %s refused: the run has %u-level paging (--levels) "
-			    "and the kernel %s", path, levels,
+		char cause[80];
+
+		limine_levels_cause(o, levels, cause, sizeof(cause));
+		report_fail(rep, "limine: kernel %s refused: the run has %u-level paging (%s) "
+			    "and the kernel %s", path, levels, cause,
 			    lm_has(&l->req, LM_REQ_PAGING_MODE) ? "does not allow it" :
 			    "has no paging mode request (4 levels only)");
 		return false;
