@@ -27,6 +27,7 @@
  * file (sink.c) and the runs variable (runs.c).  After it only the runtime
  * ResetSystem.
  */
+#include "lib/efistatus.h"
 #include "bringup/bringup.h"
 #include "checks/elsewhere.h"
 #include "checks/fwaudit.h"
@@ -504,8 +505,8 @@ void handoff_run(struct ptlab *p, const struct mode_boot *b)
 	if (st != EFI_SUCCESS) {
 		/* still in boot services: the report file goes on */
 		sink_file_open(runs_file_name(runs_number()), true);
-		report_fail(p->rep, "handoff: ExitBootServices failed after %u tries: status 0x%llx",
-			    tries, (unsigned long long)st);
+		report_fail(p->rep, "handoff: ExitBootServices failed after %u tries: status 0x%llx "
+			    "(%s)", tries, (unsigned long long)st, efi_status_name(st));
 		return;
 	}
 

@@ -115,19 +115,6 @@ out:
 	return levels;
 }
 
-void limine_levels_cause(const struct opts *o, unsigned levels, char *buf, size_t size)
-{
-	struct cpu_caps caps;
-
-	cpu_caps_read(&caps);
-	if (o->levels)
-		fmt_snprintf(buf, size, "--levels=%u", o->levels);
-	else if (levels == 4 && !caps.la57)
-		fmt_snprintf(buf, size, "the CPU has no LA57, CPUID.(EAX=07H,ECX=0):ECX[16]");
-	else
-		fmt_snprintf(buf, size, "no --levels: the firmware's paging mode");
-}
-
 /* ---- after ExitBootServices: the plan ------------------------------------------------ */
 
 static const char rwx_why[] = "the Limine protocol maps the HHDM (identity map) RWX";

@@ -9,9 +9,7 @@
 #include <efi.h>
 
 #include <stdbool.h>
-#include <stddef.h>
 
-struct opts;
 struct report;
 
 /*
@@ -25,14 +23,6 @@ struct report;
  * run keeps the firmware's levels.  Nothing stays allocated.
  */
 unsigned limine_levels(struct report *rep, const char *path, bool la57, EFI_LOADED_IMAGE *li);
-
-/*
- * Why the run has @levels-level paging, for a refusal of a kernel that
- * does not allow them, into @buf: "--levels=N" when @o gave it; else the
- * CPU's lack of LA57 (CPUID's, as limine_levels() found it), or the
- * firmware's paging mode, which the run keeps.
- */
-void limine_levels_cause(const struct opts *o, unsigned levels, char *buf, size_t size);
 
 struct kernel_proto;
 

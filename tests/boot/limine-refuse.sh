@@ -214,9 +214,9 @@ refused huge 'no free RAM holds its 0x30001000 bytes' "a kernel larger than the 
 refused wx 'segment 0 at 0xffffffff80000000 is writable and executable' "a writable and executable segment"
 refused rel 'RELA relocation 0: type 1 is not supported \(only R_X86_64_RELATIVE, 8\)' \
 	"a relocation other than RELATIVE"
-check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: status 0x800000000000000e \(not found\)' \
+check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: status 0x800000000000000e \(EFI_NOT_FOUND\)' \
 	"$BOOT_LOG" "refuse: a missing module refused with the firmware's status"
-check_log '^not ok [0-9]+ - limine: module \\boot\\inothere.bin cannot be opened: status 0x800000000000000e \(not found\)' \
+check_log '^not ok [0-9]+ - limine: module \\boot\\inothere.bin cannot be opened: status 0x800000000000000e \(EFI_NOT_FOUND\)' \
 	"$BOOT_LOG" "refuse: a missing internal module marked required refused, looked for beside the kernel"
 refused mini.elf 'the run has 5-level paging \(--levels=5\) and the kernel has no paging mode request \(4 levels only\)' \
 	"5 levels asked of a kernel that allows 4"
