@@ -151,19 +151,26 @@ static void refuse(const struct opts_source *src, const char *err)
 {
 	char line[300];
 	const char *name = runs_file_name(runs_number());
+	bool filed;
 
 	say("ptlab: %s\n", err);
 	sink_print(opts_usage());
 	fmt_snprintf(line, sizeof(line), "refused: %s", err);
 	runs_end(line);
-	if (sink_file_open(name, false) == EFI_SUCCESS) {
+	filed = sink_file_open(name, false) == EFI_SUCCESS;
+	if (filed) {
 		fmt_snprintf(line, sizeof(line), "ptlab: %s", err);
 		sink_file_write(line);
 		sink_file_write("ptlab: refused: the options were not accepted, nothing was run");
 		sink_file_close();
 	}
 	note_earlier(true);
-	say("ptlab: refused: the options were not accepted, nothing was run (\\%s)\n", name);
+	/* no file to point to (a network boot has no volume): the reason is on the lines above */
+	if (filed)
+		say("ptlab: refused: the options were not accepted, nothing was run (\\%s)\n", name);
+	else
+		say("ptlab: refused: the options were not accepted, nothing was run (no report "
+		    "file: the reason is above, on the screen and the serial port)\n");
 	/* a boot menu redraws the screen at once: give its user time to read why */
 	if (src->from == FROM_BOOT_MANAGER)
 		say("ptlab: back to the boot menu (%s)\n",

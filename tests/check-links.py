@@ -216,6 +216,23 @@ def suite_table(root):
     return rows
 
 
+def qemu_variables(root):
+    """The QEMU_* variables mk/qemu.mk lets a user set (NAME ?= ...)."""
+    with open(os.path.join(root, "mk", "qemu.mk"), encoding="utf-8") as f:
+        return sorted(set(re.findall(r"^(QEMU_[A-Z0-9_]+)\s*\?=", f.read(), re.M)))
+
+
+def lab_packages(root):
+    """The packages of mk/packages.txt's lab group (what the first make lava installs)."""
+    out = []
+    with open(os.path.join(root, "mk", "packages.txt"), encoding="utf-8") as f:
+        for line in f:
+            words = line.split()
+            if len(words) >= 3 and words[0] == "lab:":
+                out += words[2:]
+    return out
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else
                            os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -269,6 +286,17 @@ def main(argv):
         check(helps is not None and got == helps,
               "%s's --iterations row says the defaults --help says" % rel,
               "%s says %r, --help %r" % (rel, got, helps))
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    for var in qemu_variables(root):
+        check(re.search(r"`[^`]*\b%s=" % var, text) is not None,
+              "README.md's variables table shows %s (mk/qemu.mk)" % var)
+    with open(os.path.join(root, "docs", "lab.md"), encoding="utf-8") as f:
+        text = f.read()
+    unnamed = [p for p in lab_packages(root) if "`%s" % p not in text]
+    check(not unnamed and re.search(r"first `make lava` installs", text) is not None,
+          "docs/lab.md says what the first make lava installs, each package of the lab group",
+          " ".join(unnamed))
     return CHECKS.summary()
 
 

@@ -26,6 +26,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "lib/efistatus.h"
 #include "acpi/acpi.h"
 #include "checks/elsewhere.h"
 #include "checks/checkkit.h"
@@ -578,7 +579,8 @@ void smp_run(struct ptlab *p)
 	st = fw_mp_startup_all(mp, smp_ap_entry, ev, (UINTN)(AP_BUDGET_S + 60) * 1000000,
 			       (void *)sh);
 	if (st != EFI_SUCCESS) {
-		report_fail(p->rep, "smp: StartupAllAPs failed: 0x%llx", (unsigned long long)st);
+		report_fail(p->rep, "smp: StartupAllAPs failed: status 0x%llx (%s)",
+			    (unsigned long long)st, efi_status_name(st));
 		signaled = returned = true;     /* nothing runs */
 		goto out;
 	}

@@ -585,13 +585,20 @@ int churn_finish(struct ptlab *p)
 		    (unsigned long long)c->maps_by_size[0], (unsigned long long)c->maps_by_size[1],
 		    (unsigned long long)c->maps_by_size[2], (unsigned long long)c->typed_maps,
 		    (unsigned long long)c->type_changes, (unsigned long long)c->type_kept);
-	if (!c->failed && c->audit_ok)
+	if (!c->failed && c->audit_ok && !c->audit_leaves)
+		report_skip(cc.rep, "memory types", "the churn mapped nothing (--iterations=%llu): no "
+			    "scratch leaf to audit", (unsigned long long)cc.o->iterations);
+	else if (!c->failed && c->audit_ok)
 		report_ok(cc.rep, "memory types: %llu scratch leaves, %llu of them not write-back, all "
 			  "on the %llu frames of the typed window, none of those mapped with two types "
 			  "or in the identity map or HHDM", (unsigned long long)c->audit_leaves,
 			  (unsigned long long)c->audit_typed,
 			  (unsigned long long)(d->typed_len / PT_PAGE_SIZE));
-	if (!c->failed)
+	/* a check that checked nothing is no pass */
+	if (!c->failed && !c->op)
+		report_skip(cc.rep, "churn", "--iterations=%llu: no operation ran, nothing was "
+			    "compared with the model and the CPU", (unsigned long long)cc.o->iterations);
+	else if (!c->failed)
 		report_ok(cc.rep, "churn: %llu operations agree with the model and the CPU; "
 			  "scratch windows empty, tables and frames returned", (unsigned long long)c->op);
 	return 0;

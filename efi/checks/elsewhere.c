@@ -112,8 +112,26 @@ const struct ptlab_check check_la57_back_to_4 = {
 	  PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
+/*
+ * An exception after ExitBootServices that no guard expects ends the run
+ * with a verdict written by the CPU that took it (docs/handoff.md): the
+ * failing test point is the exception's line, keyed by one of these.
+ */
+const struct ptlab_check check_handoff_ap_exception = {
+	"handoff: no AP takes an exception while ptlab parks it", PTLAB_PHASE_ELSEWHERE, NULL,
+	{ "park-stack", "the first AP parked for a Limine-protocol kernel given a non-canonical "
+	  "stack pointer, as a stack size that wrapped gives", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
+const struct ptlab_check check_handoff_bsp_exception = {
+	"handoff: the BSP takes no exception outside the checks", PTLAB_PHASE_ELSEWHERE, NULL,
+	{ "bsp-fatal", "a read of an unmapped page on the BSP right after ExitBootServices, "
+	  "outside every guard", PTLAB_FAULT_HOOK, NULL, NULL },
+};
+
 ptlab_check_table elsewhere_table = {
 	&check_frames_returned, &check_memory_types, &check_smp_madt, &check_smp_aps_on_tables,
 	&check_smp_ap_alias, &check_smp_ap_call, &check_smp_ap_pf, &check_smp_ap_ad,
-	&check_smp_shootdowns, &check_la57_preconditions, &check_la57_back_to_4, NULL,
+	&check_smp_shootdowns, &check_la57_preconditions, &check_la57_back_to_4,
+	&check_handoff_ap_exception, &check_handoff_bsp_exception, NULL,
 };

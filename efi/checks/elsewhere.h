@@ -28,5 +28,7 @@ extern const struct ptlab_check check_smp_ap_ad;
 extern const struct ptlab_check check_smp_shootdowns;
 extern const struct ptlab_check check_la57_preconditions;
 extern const struct ptlab_check check_la57_back_to_4;
+extern const struct ptlab_check check_handoff_ap_exception;
+extern const struct ptlab_check check_handoff_bsp_exception;
 
 #endif

@@ -27,8 +27,12 @@
  * file (sink.c) and the runs variable (runs.c).  After it only the runtime
  * ResetSystem.
  */
+#include "lib/efistatus.h"
 #include "bringup/bringup.h"
+#include "checks/elsewhere.h"
 #include "checks/fwaudit.h"
+#include "checks/inject.h"
+#include "cpu/claim.h"
 #include "core/dump.h"
 #include "fw/firmware.h"
 #include "fw/gop.h"
@@ -42,6 +46,7 @@
 #include "core/run.h"
 #include "fw/runs.h"
 #include "fw/sink.h"
+#include "report/fmt.h"
 #include "smp/smp.h"
 
 #include <ptlab/pte.h>
@@ -299,6 +304,9 @@ void handoff_emit_final(struct report *rep, struct ptlab_fb *fb)
 	const char *line;
 	size_t len;
 
+	/* one CPU closes the report: another (an AP's exception) has it already */
+	if (!claim_verdict())
+		claim_yield();
 	sink_close(rep);
 	if (fb->ok) {
 		/* the whole report on the screen, as the host renders it */
@@ -332,19 +340,43 @@ static __attribute__((noreturn)) void finish(struct ptlab *p)
 
 /*
  * An exception no guard caught (outside the check phases): the recovery CR3
- * is loaded again; say what happened and end the report on COM1 and the
- * framebuffer, then the CPU halts (or QEMU exits with 0x12).
+ * is loaded again.  Unless another CPU holds the verdict (then this one
+ * halts), say what happened, which CPU took it, close the report on COM1
+ * and the framebuffer, and take the --end action.
  */
 static void fatal_report(void *ctx, const struct trap_fault *f)
 {
 	struct ptlab *p = ctx;
+	char who[64], cpu[48];
+
+	if (!claim_verdict())
+		claim_yield();
+	p->aborted = true;
+	smp_cpu_label(p->smp, cpu, sizeof(cpu));
+	fmt_snprintf(who, sizeof(who), "handoff %s, the BSP", cpu);
+	report_exception(p->rep, &(struct report_exc){ .who = who, .where = " outside the checks",
+			 .rsp = true, .key = check_handoff_bsp_exception.fault.name }, f);
+	handoff_emit_final(p->rep, &p->fb);
+	end_run(p, false);
+}
+
+/*
+ * An AP's exception while ptlab started or parked it (smp/aptrap.c, on the
+ * AP, the verdict its own and the BSP stopped): said with the CPU that took
+ * it, the report closed, the --end action.
+ */
+static void ap_fatal(void *ctx, const char *who, const struct trap_fault *f)
+{
+	struct ptlab *p = ctx;
+	char w[64];
 
 	p->aborted = true;
-	report_exception(p->rep, &(struct report_exc){ .who = "handoff",
-			 .where = " outside the checks" }, f);
-	sink_close(p->rep);
-	if (p->opts.end == OPTS_END_QEMU)
-		verdict_debug_exit(&p->cpu.caps, verdict_of(p->rep, p->aborted));
+	fmt_snprintf(w, sizeof(w), "handoff %s", who);
+	report_exception(p->rep, &(struct report_exc){ .who = w, .where = " after ExitBootServices",
+			 .rsp = true, .then = "the BSP stopped, this AP closes the report",
+			 .key = check_handoff_ap_exception.fault.name }, f);
+	handoff_emit_final(p->rep, &p->fb);
+	end_run(p, false);
 }
 
 /* Runs on our own stack with our GDT/IDT and the recovery CR3 loaded. */
@@ -352,12 +384,17 @@ static __attribute__((noreturn)) void phase_b(void *arg)
 {
 	struct ptlab *p = arg;
 	struct trap_fault f;
+	char who[64], cpu[48];
 
 	if (trap_guard(phase_b_body, p, &f) == TRAP_GUARD_FAULTED) {
 		write_cr3(p->live.home_cr3);
 		p->live.on = false;
+		if (!claim_verdict())
+			claim_yield();	/* an AP's exception: it writes the verdict */
 		p->aborted = true;
-		report_exception(p->rep, &(struct report_exc){ .who = "handoff", .rsp = true }, &f);
+		smp_cpu_label(p->smp, cpu, sizeof(cpu));
+		fmt_snprintf(who, sizeof(who), "handoff %s, the BSP", cpu);
+		report_exception(p->rep, &(struct report_exc){ .who = who, .rsp = true }, &f);
 	}
 	finish(p);
 }
@@ -468,8 +505,8 @@ void handoff_run(struct ptlab *p, const struct mode_boot *b)
 	if (st != EFI_SUCCESS) {
 		/* still in boot services: the report file goes on */
 		sink_file_open(runs_file_name(runs_number()), true);
-		report_fail(p->rep, "handoff: ExitBootServices failed after %u tries: status 0x%llx",
-			    tries, (unsigned long long)st);
+		report_fail(p->rep, "handoff: ExitBootServices failed after %u tries: status 0x%llx "
+			    "(%s)", tries, (unsigned long long)st, efi_status_name(st));
 		return;
 	}
 
@@ -498,6 +535,10 @@ void handoff_run(struct ptlab *p, const struct mode_boot *b)
 	/* the APs leave the firmware's parking loop before its memory is reused */
 	smp_handoff_init_aps(p->smp);
 	trap_set_fatal_home(p->live.home_cr3, fatal_report, p);
+	smp_park_prepare(p->smp, ap_fatal, p);
+	/* --inject=bsp-fatal: a read of a page no table maps, outside every guard */
+	if (inject_on(&p->opts, &check_handoff_bsp_exception))
+		(void)*(volatile uint64_t *)(uintptr_t)PTLAB_UNMAPPED_VA;
 	if (p->fb.ok && fbcon_init_info(&p->fb.con, &p->fb.info,
 					(void *)(uintptr_t)p->fb.info.base_pa) == 0)
 		sink_framebuffer(&p->fb.con);

@@ -8,6 +8,7 @@
  * Firmware calls (before ExitBootServices only): AllocatePages,
  * FreePages, the file protocols (fsfile.c).
  */
+#include "lib/efistatus.h"
 #include "core/kalloc.h"
 #include "core/kernel.h"
 #include "fw/fsfile.h"
@@ -60,8 +61,9 @@ EFI_STATUS kernel_load_file(struct ptlab_kernel *k, struct report *rep, EFI_HAND
 			    path, (unsigned long long)f.size, (unsigned long long)max);
 		st = EFI_BAD_BUFFER_SIZE;
 	} else if ((st = kernel_alloc(k, AllocateAnyPages, f.size, pa)) != EFI_SUCCESS) {
-		report_fail(rep, "%s: %s %s (%llu bytes): no memory for it: status 0x%llx", proto,
-			    what, path, (unsigned long long)f.size, (unsigned long long)st);
+		report_fail(rep, "%s: %s %s (%llu bytes): no memory for it: status 0x%llx (%s)",
+			    proto, what, path, (unsigned long long)f.size, (unsigned long long)st,
+			    efi_status_name(st));
 	} else if ((st = fsfile_read_all(&f, (void *)(uintptr_t)*pa, why, sizeof(why))) !=
 		   EFI_SUCCESS) {
 		report_fail(rep, "%s: %s %s", proto, what, why);

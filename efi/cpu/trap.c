@@ -8,6 +8,7 @@
  */
 #include <stddef.h>
 
+#include "cpu/claim.h"
 #include "cpu/cpu.h"
 #include "cpu/gdt.h"
 #include "cpu/trap.h"
@@ -329,6 +330,9 @@ void trap_dispatch(struct trap_frame *frame)
 {
 	struct guard_rec *g;
 
+	/* an AP that holds the verdict stops the BSP with an NMI (claim.h) */
+	if (frame->vector == TRAP_VEC_NMI)
+		claim_nmi();
 	if (dispatch_depth++)
 		trap_fatal(frame);	/* exception inside the dispatcher */
 

@@ -10,6 +10,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "lib/efistatus.h"
 #include "report/fmt.h"
 #include "fw/fsfile.h"
 #include "fw/owned.h"
@@ -106,19 +107,54 @@ static EFI_STATUS tftp_status(struct fsfile *f, EFI_STATUS st, const char *op, c
 			     m->TftpError.ErrorCode, said);
 		return EFI_NOT_FOUND;
 	}
-	fmt_snprintf(err, errlen, "%s: %s from TFTP server %u.%u.%u.%u failed: status 0x%llx",
-		     f->name, op, a[0], a[1], a[2], a[3], (unsigned long long)st);
+	fmt_snprintf(err, errlen, "%s: %s from TFTP server %u.%u.%u.%u failed: status 0x%llx "
+		     "(%s)", f->name, op, a[0], a[1], a[2], a[3], (unsigned long long)st,
+		     efi_status_name(st));
 	return st == EFI_TFTP_ERROR ? EFI_NOT_FOUND : st;
+}
+
+/*
+ * Is @f's name a directory of the TFTP server?  A name that ends in a
+ * separator is one; else the server is asked the size of NAME/. , which
+ * only a directory has (a regular file answers "not found" at once).  A
+ * server that sends a directory's size for the name itself would then
+ * time its transfer out, block after block, for about a minute.
+ */
+static bool tftp_is_dir(struct fsfile *f)
+{
+	uint8_t probe[FSFILE_TFTP_NAME + 2];
+	UINTN block = TFTP_BLOCK, n = 0;
+	UINT64 size = 0;
+
+	while (f->tftp[n])
+		n++;
+	if (!n || f->tftp[n - 1] == '/' || f->name[0] == 0)
+		return true;
+	for (UINTN i = 0; i < n; i++)
+		probe[i] = f->tftp[i];
+	probe[n] = '/';
+	probe[n + 1] = '.';
+	probe[n + 2] = 0;
+	return uefi_call_wrapper(f->pxe->Mtftp, 10, f->pxe, EFI_PXE_BASE_CODE_TFTP_GET_FILE_SIZE,
+				 NULL, FALSE, &size, &block, &f->server, probe, NULL, FALSE) ==
+	       EFI_SUCCESS;
 }
 
 /* fsfile_open on the TFTP server: the file's size (tsize) asked. */
 static EFI_STATUS tftp_open(struct fsfile *f, char *err, size_t errlen)
 {
+	const UINT8 *a = f->server.v4.Addr;
 	UINTN block = TFTP_BLOCK;
 	UINT64 size = 0;
 	EFI_STATUS st;
 
 	tftp_name(f->name, f->tftp);
+	if (tftp_is_dir(f)) {
+		fmt_snprintf(err, errlen, "%s is a directory of the TFTP server %u.%u.%u.%u, not "
+			     "a file", f->name, a[0], a[1], a[2], a[3]);
+		f->pxe = NULL;
+		return EFI_INVALID_PARAMETER;
+	}
 	st = uefi_call_wrapper(f->pxe->Mtftp, 10, f->pxe, EFI_PXE_BASE_CODE_TFTP_GET_FILE_SIZE,
 			       NULL, FALSE, &size, &block, &f->server, f->tftp, NULL, FALSE);
 	if (st != EFI_SUCCESS) {
@@ -183,14 +219,14 @@ EFI_STATUS fsfile_open(EFI_HANDLE device, const char *name, struct fsfile *f, ch
 	uefi_call_wrapper(root->Close, 1, root);
 	if (st != EFI_SUCCESS) {
 		f->h = NULL;
-		fmt_snprintf(err, errlen, "%s cannot be opened: status 0x%llx%s", name,
-			     (unsigned long long)st, st == EFI_NOT_FOUND ? " (not found)" : "");
+		fmt_snprintf(err, errlen, "%s cannot be opened: status 0x%llx (%s)", name,
+			     (unsigned long long)st, efi_status_name(st));
 		return st;
 	}
 	st = uefi_call_wrapper(f->h->GetInfo, 4, f->h, &GenericFileInfo, &info_len, info);
 	if (st != EFI_SUCCESS) {
-		fmt_snprintf(err, errlen, "%s: its size cannot be had (EFI_FILE_INFO): status 0x%llx",
-			     name, (unsigned long long)st);
+		fmt_snprintf(err, errlen, "%s: its size cannot be had (EFI_FILE_INFO): status 0x%llx "
+			     "(%s)", name, (unsigned long long)st, efi_status_name(st));
 		fsfile_close(f);
 		return st;
 	}
@@ -215,8 +251,9 @@ EFI_STATUS fsfile_read_all(struct fsfile *f, void *buf, char *err, size_t errlen
 
 		if (st != EFI_SUCCESS) {
 			fmt_snprintf(err, errlen, "reading %s (%llu bytes) failed at byte %llu: "
-				     "status 0x%llx", f->name, (unsigned long long)f->size,
-				     (unsigned long long)done, (unsigned long long)st);
+				     "status 0x%llx (%s)", f->name, (unsigned long long)f->size,
+				     (unsigned long long)done, (unsigned long long)st,
+				     efi_status_name(st));
 			return st;
 		}
 		if (n == 0) {
@@ -283,9 +320,10 @@ EFI_STATUS fsfile_load(EFI_HANDLE device, const char *name, uint64_t max, uint64
 			 EfiLoaderData, f.size, &a);
 	if (st != EFI_SUCCESS) {
 		fmt_snprintf(err, errlen, "%s (%llu bytes): no %llu pages of RAM%s for it: status "
-			     "0x%llx", name, (unsigned long long)f.size,
+			     "0x%llx (%s)", name, (unsigned long long)f.size,
 			     (unsigned long long)pages_of(f.size),
-			     max_pa == UINT64_MAX ? "" : " low enough", (unsigned long long)st);
+			     max_pa == UINT64_MAX ? "" : " low enough", (unsigned long long)st,
+			     efi_status_name(st));
 		fsfile_close(&f);
 		return st;
 	}

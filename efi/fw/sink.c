@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/efistatus.h"
 #include "report/fbcon.h"
 #include "report/fmt.h"
 #include "report/report.h"
@@ -254,8 +255,8 @@ static void fail_msg(const char *what, EFI_STATUS status)
 {
 	char buf[128];
 
-	fmt_snprintf(buf, sizeof(buf), "ptlab: %s failed: status 0x%llx", what,
-		     (unsigned long long)status);
+	fmt_snprintf(buf, sizeof(buf), "ptlab: %s failed: status 0x%llx (%s)", what,
+		     (unsigned long long)status, efi_status_name(status));
 	line_out(buf, str_len(buf));
 }
 
@@ -307,8 +308,8 @@ EFI_STATUS sink_file_open(const char *name, bool append)
 
 		/* a network boot has no volume: not a failure, said once */
 		if (!fsfile_network(li->DeviceHandle, net, sizeof(net)))
-			fmt_snprintf(net, sizeof(net), "a device without a file system, status 0x%llx",
-				     (unsigned long long)status);
+			fmt_snprintf(net, sizeof(net), "a device without a file system, status 0x%llx "
+				     "(%s)", (unsigned long long)status, efi_status_name(status));
 		fmt_snprintf(buf, sizeof(buf), "ptlab: no boot volume (loaded from the %s): "
 			     "no report file, the report goes to the console and the serial port", net);
 		line_out(buf, str_len(buf));

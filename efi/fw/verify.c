@@ -15,6 +15,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "lib/efistatus.h"
 #include "fw/firmware.h"
 #include "fw/verify.h"
 #include "lib/trust.h"
@@ -67,29 +68,6 @@ void verify_report(struct report *rep)
 		    !on ? "none" : shim ? "shim" : "firmware");
 }
 
-/* The UEFI name of the statuses a verification may end with ("" for others). */
-static const char *status_name(EFI_STATUS st)
-{
-	switch (st) {
-	case EFI_SECURITY_VIOLATION:
-		return " (security violation)";
-	case EFI_ACCESS_DENIED:
-		return " (access denied)";
-	case EFI_UNSUPPORTED:
-		return " (unsupported)";
-	case EFI_LOAD_ERROR:
-		return " (load error)";
-	case EFI_INVALID_PARAMETER:
-		return " (invalid parameter)";
-	case EFI_OUT_OF_RESOURCES:
-		return " (out of resources)";
-	case EFI_NOT_FOUND:
-		return " (not found)";
-	default:
-		return "";
-	}
-}
-
 static const char *kind_name(enum verify_kind kind)
 {
 	return kind == VERIFY_PE ? "pe" : "digest";
@@ -110,7 +88,7 @@ static int by_shim(struct shim_lock *shim, const void *buf, size_t len, char *wh
 	if (st == EFI_SUCCESS)
 		return 0;
 	fmt_snprintf(why, whylen, "Secure Boot: shim refuses it (SHIM_LOCK Verify): "
-		     "status 0x%llx%s", (unsigned long long)st, status_name(st));
+		     "status 0x%llx (%s)", (unsigned long long)st, efi_status_name(st));
 	return -1;
 }
 
@@ -143,14 +121,15 @@ static int by_firmware(const struct verify_src *src, const void *buf, size_t len
 		return 0;
 	if (st == EFI_SUCCESS)
 		fmt_snprintf(why, whylen, "Secure Boot: the firmware loaded it but could not "
-			     "unload it again: UnloadImage status 0x%llx", (unsigned long long)ust);
+			     "unload it again: UnloadImage status 0x%llx (%s)", (unsigned long long)ust,
+			     efi_status_name(ust));
 	else if (st == EFI_SECURITY_VIOLATION || st == EFI_ACCESS_DENIED)
 		fmt_snprintf(why, whylen, "Secure Boot: the firmware's policy (db/dbx) refuses "
-			     "it: LoadImage status 0x%llx%s", (unsigned long long)st, status_name(st));
+			     "it: LoadImage status 0x%llx (%s)", (unsigned long long)st, efi_status_name(st));
 	else
 		fmt_snprintf(why, whylen, "Secure Boot: the firmware cannot verify it (no PE "
-			     "image it loads): LoadImage status 0x%llx%s", (unsigned long long)st,
-			     status_name(st));
+			     "image it loads): LoadImage status 0x%llx (%s)", (unsigned long long)st,
+			     efi_status_name(st));
 	return -1;
 }
 

@@ -530,6 +530,9 @@ static void park_aps(struct report *rep, const struct opts *o, struct ptlab_buil
 		}
 		bp = &blk[i];
 		stack_top = l->stacks_pa + (i + 1) * l->stack_bytes;
+		/* --inject=park-stack: the first AP's stack where a wrapped stack size put it */
+		if (!aps && inject_on(o, &check_handoff_ap_exception))
+			stack_top = UINT64_C(0xaaaaaaab2888f000);
 		*bp = (struct limine_park){ .gdt_limit = sizeof(limine_gdt) - 1,
 					   .gdt_base = hhdm(l, l->gdt_pa),
 					   .info = hhdm(l, l->resp_pa + l->answer.smp_info_off + 32 * i),

@@ -9,7 +9,11 @@
  * size with a return address of 0 pushed, every other general purpose
  * register 0 (an AP: RDI = its lm_smp_info).  The IDT is made empty
  * (limit 0): the kernel must load its own, and a fault before it does
- * shuts the machine down instead of running handlers of ours.
+ * shuts the machine down instead of running handlers of ours.  An AP
+ * keeps the park IDT (smp/aptrap.h), which the trampoline loaded, until
+ * it leaves for its goto_address: an exception while ptlab parks it is
+ * reported with a verdict (docs/handoff.md, "Exceptions after
+ * ExitBootServices").
  */
 #include "cpu/asm.h"
 #include "limine/lmpark.h"
@@ -30,10 +34,6 @@ limine_ap_park:
 	cli
 	cld
 	lgdt	LP_GDTR(%rdi)
-	pushq	$0
-	pushq	$0
-	lidt	(%rsp)
-	add	$16, %rsp
 	pushq	$LIMINE_SEL_CODE64
 	leaq	1f(%rip), %rax
 	pushq	%rax
@@ -79,6 +79,11 @@ limine_ap_loop:
 	pause
 	jmp	3b
 4:	mov	%r8, %rsp
+	/* the kernel's window begins: the park IDT goes, an empty one instead */
+	pushq	$0
+	pushq	$0
+	lidt	(%rsp)
+	add	$16, %rsp
 	pushq	$0
 	pushq	%rax
 	mov	%rsi, %rdi

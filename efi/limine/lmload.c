@@ -382,6 +382,25 @@ static bool load_modules(struct ptlab_kernel *k, struct report *rep, const struc
 }
 
 /*
+ * Why the run has @levels-level paging, for a refusal of a kernel that
+ * does not allow them: "--levels=N" when @o gave it; else the CPU's lack
+ * of LA57 (limine_levels() then kept the firmware's 4 levels), or the
+ * firmware's paging mode, which the run keeps.
+ */
+static void levels_cause(const struct opts *o, unsigned levels, char *buf, size_t size)
+{
+	struct cpu_caps caps;
+
+	cpu_caps_read(&caps);
+	if (o->levels)
+		fmt_snprintf(buf, size, "--levels=%u", o->levels);
+	else if (levels == 4 && !caps.la57)
+		fmt_snprintf(buf, size, "the CPU has no LA57, CPUID.(EAX=07H,ECX=0):ECX[16]");
+	else
+		fmt_snprintf(buf, size, "no --levels: the firmware's paging mode");
+}
+
+/*
  * The load block placed (in pages recorded in @k, the run's kernel),
  * written and scanned, with a slide when @o asks for --kaslr; the entry
  * and the paging mode judged against the run's @levels.  false after a
@@ -458,8 +477,11 @@ static bool load_kernel(struct ptlab_kernel *k, struct report *rep, const struct
 	}
 	if (lm_paging_choose(&l->req, levels == 5, &l->paging_mode, why, sizeof(why)) ||
 	    l->paging_mode != (levels == 5 ? LM_PAGING_5LVL : LM_PAGING_4LVL)) {
-		report_fail(rep, "limine: kernel %s refused: the run has %u-level paging (--levels) "
-			    "and the kernel %s", path, levels,
+		char cause[80];
+
+		levels_cause(o, levels, cause, sizeof(cause));
+		report_fail(rep, "limine: kernel %s refused: the run has %u-level paging (%s) "
+			    "and the kernel %s", path, levels, cause,
 			    lm_has(&l->req, LM_REQ_PAGING_MODE) ? "does not allow it" :
 			    "has no paging mode request (4 levels only)");
 		return false;

@@ -26,6 +26,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "lib/efistatus.h"
 #include "linux/linux.h"
 #include "lib/le.h"
 #include "linux/linuxboot.h"
@@ -211,11 +212,11 @@ static bool load_initrds(struct ptlab_kernel *kern, struct lnx *k, const struct 
 	}
 	if (st != EFI_SUCCESS) {
 		report_fail(rep, "linux: initrd %s%s (%llu bytes) does not fit below the "
-			    "kernel's initrd_addr_max 0x%x%s: status 0x%llx", o->initrd[0],
+			    "kernel's initrd_addr_max 0x%x%s: status 0x%llx (%s)", o->initrd[0],
 			    n > 1 ? " and the rest" : "", (unsigned long long)total,
 			    k->hdr.initrd_addr_max,
 			    k->hdr.xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G ? " nor anywhere" : "",
-			    (unsigned long long)st);
+			    (unsigned long long)st, efi_status_name(st));
 		goto close;
 	}
 	k->initrd_pa = pa;

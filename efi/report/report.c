@@ -154,8 +154,10 @@ int report_exception(struct report *r, const struct report_exc *how, const struc
 
 	if (how->rsp)
 		fmt_snprintf(rsp, sizeof(rsp), " rsp=0x%llx", (unsigned long long)f->rsp);
-	return report_fail(r, "%s: unexpected exception%s vector=%u (%s) rip=0x%llx cr2=0x%llx "
-			   "error=0x%llx%s%s%s", how->who, how->where ? how->where : "", f->vector,
+	/* without a key of its own the line keeps the one in force (a check's) */
+	return report_keyed(r, how->key ? how->key : r->check, false, "%s: unexpected "
+			   "exception%s vector=%u (%s) rip=0x%llx cr2=0x%llx error=0x%llx%s%s%s",
+			   how->who, how->where ? how->where : "", f->vector,
 			   report_vector_name(f->vector), (unsigned long long)f->rip,
 			   (unsigned long long)f->cr2, (unsigned long long)f->error, rsp,
 			   how->then ? "; " : "", how->then ? how->then : "");

@@ -136,6 +136,7 @@ struct report_exc {
 	const char *where;      /* words after "unexpected exception", or NULL */
 	bool rsp;               /* the stack pointer too */
 	const char *then;       /* what became of the CPU, or NULL */
+	const char *key;        /* the check's key the line ends in (report_keyed), or NULL */
 };
 
 /**

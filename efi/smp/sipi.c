@@ -46,6 +46,15 @@ static bool wait_state(const struct smp_cpu *c, uint32_t state, uint64_t us)
 	return c->state >= state || c->faulted;
 }
 
+/* The trampoline's TSS and IDT for AP @c: its own IST stacks, the park IDT (aptrap.h). */
+static void tramp_park(struct smp_tramp_data *d, const struct smp_cpu *c)
+{
+	uint16_t limit;
+	uint64_t idt = smp_park_idt(&limit);
+
+	smp_tramp_park(d, (uint64_t)(uintptr_t)&c->tss, sizeof(c->tss) - 1, idt, limit);
+}
+
 /*
  * Start AP @c with INIT (already sent), SIPI, 200 us, SIPI onto the
  * tables at @cr3 of @levels levels; wait for it on them.  False (@c lost)
@@ -67,6 +76,7 @@ static bool start_ap(struct report *rep, unsigned levels, uint64_t cr3, struct s
 			    (unsigned long long)cr3);
 		return false;
 	}
+	tramp_park(d, c);
 	barrier();
 	/* INIT, at least 10 ms, SIPI, 200 us, SIPI (the second one only if still needed) */
 	while (rdtsc() < sh->init_tsc + INIT_DELAY_US * sh->tsc_per_us)
@@ -131,6 +141,7 @@ bool smp_handoff_start_at(struct smp_shared *sh, unsigned levels, unsigned index
 			    (uint32_t)(smp_tramp_lm64 - smp_tramp_start), cr3, cr4, stack_top, arg,
 			    entry))
 		return false;
+	tramp_park(d, sh->cpu[index]);
 	barrier();
 	while (rdtsc() < sh->init_tsc + INIT_DELAY_US * sh->tsc_per_us)
 		cpu_pause();

@@ -387,13 +387,18 @@ void smp_ap_handoff(struct smp_cpu *c)
 	while (inject_on(&sh->p->opts, &check_smp_aps_on_tables) && c->index == sh->ncpu - 1)
 		__asm__ volatile("cli; hlt");
 
-	/* started by our trampoline: its selectors are ours to replace */
+	/*
+	 * Started by our trampoline: its selectors are ours to replace.  The
+	 * APs' IDT right after the GDT, whose code selector its gates use (the
+	 * park IDT's is the trampoline's, aptrap.h); TR already holds this
+	 * CPU's TSS, loaded again from our GDT.
+	 */
 	cli();
 	lgdt(&gdtr);
+	lidt(&idtr);
 	cpu_load_data_segs(sh->sel_ss, sh->sel_ss, sh->sel_ss, sh->sel_ss, sh->sel_ss);
 	cpu_load_cs(sh->sel_cs);
 	ltr(c->sel_tss);
-	lidt(&idtr);
 	if (sh->has_pat)
 		cpu_switch_pat(sh->pat);
 	c->state = SMP_ST_ENTERED;

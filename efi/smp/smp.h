@@ -27,6 +27,7 @@
 /* the BSP's checks and hand-off mode's start of the APs, declared beside their files */
 #include "smp/bsp.h"
 #include "smp/sipi.h"
+#include "smp/aptrap.h"
 
 #define SMP_VEC_SHOOT   0xf0u     /* the shootdown IPI's fixed vector */
 #define SMP_TPR_MASK    0xe0u     /* the APs' task priority: only class 0xf gets through */

@@ -135,6 +135,10 @@ smp_tramp_lm64:
 	movw	%ax, %es
 	movw	%ax, %ss
 	movl	%ebx, %ebx		/* the upper half is not defined after the switch */
+	/* the AP's TSS and the park IDT before the stack is touched (aptrap.h) */
+	movw	$TRAMP_SEL_TSS, %ax
+	ltr	%ax
+	lidt	TD_PAGE_OFF + TD_IDTR(%rbx)
 	movq	TD_PAGE_OFF + TD_STACK(%rbx), %rsp
 	movq	TD_PAGE_OFF + TD_CPU(%rbx), %rdi
 	movq	TD_PAGE_OFF + TD_ENTRY(%rbx), %rax

@@ -4,6 +4,8 @@
  *
  * No firmware calls (firmware-free: in the host archive).
  */
+#include <stddef.h>
+
 #include "report/fmt.h"
 #include "smp/smpcore.h"
 #include "smp/smp_tramp.h"
@@ -123,6 +125,15 @@ _Static_assert(__builtin_offsetof(struct smp_tramp_data, stack_top) == TD_STACK,
 _Static_assert(__builtin_offsetof(struct smp_tramp_data, cpu) == TD_CPU, "TD_CPU");
 _Static_assert(__builtin_offsetof(struct smp_tramp_data, entry) == TD_ENTRY, "TD_ENTRY");
 _Static_assert(sizeof(struct smp_tramp_data) == TD_SIZE, "TD_SIZE");
+_Static_assert(offsetof(struct smp_tramp_data, gdtr_limit) == TD_GDTR, "TD_GDTR");
+_Static_assert(offsetof(struct smp_tramp_data, far32_off) == TD_FAR32, "TD_FAR32");
+_Static_assert(offsetof(struct smp_tramp_data, far64_off) == TD_FAR64, "TD_FAR64");
+_Static_assert(offsetof(struct smp_tramp_data, cr3) == TD_CR3, "TD_CR3");
+_Static_assert(offsetof(struct smp_tramp_data, cr4) == TD_CR4, "TD_CR4");
+_Static_assert(offsetof(struct smp_tramp_data, stack_top) == TD_STACK, "TD_STACK");
+_Static_assert(offsetof(struct smp_tramp_data, cpu) == TD_CPU, "TD_CPU");
+_Static_assert(offsetof(struct smp_tramp_data, entry) == TD_ENTRY, "TD_ENTRY");
+_Static_assert(offsetof(struct smp_tramp_data, idtr_limit) == TD_IDTR, "TD_IDTR");
 
 bool smp_tramp_place_ok(uint64_t pa)
 {
@@ -144,6 +155,13 @@ bool smp_tramp_fill(struct smp_tramp_data *d, uint64_t base, uint32_t pm32_off,
 	d->gdt[TRAMP_SEL_CODE32 / 8] = UINT64_C(0x00cf9a000000ffff);   /* 32-bit code, 4 GiB */
 	d->gdt[TRAMP_SEL_DATA / 8] = UINT64_C(0x00cf92000000ffff);     /* data, 4 GiB */
 	d->gdt[TRAMP_SEL_CODE64 / 8] = UINT64_C(0x00af9a000000ffff);   /* 64-bit code (L=1) */
+	d->gdt[4] = 0;
+	d->gdt[TRAMP_SEL_PARK_CODE / 8] = UINT64_C(0x00af9a000000ffff);
+	d->gdt[TRAMP_SEL_PARK_DATA / 8] = UINT64_C(0x00cf92000000ffff);
+	d->gdt[TRAMP_SEL_TSS / 8] = 0;          /* smp_tramp_park() fills it */
+	d->gdt[TRAMP_SEL_TSS / 8 + 1] = 0;
+	d->idtr_limit = 0;
+	d->idtr_base = 0;
 	d->gdtr_limit = sizeof(d->gdt) - 1;
 	d->gdtr_base = (uint32_t)(base + TD_PAGE_OFF + TD_GDT);
 	d->pad0 = d->pad1 = d->pad2 = 0;
@@ -157,4 +175,16 @@ bool smp_tramp_fill(struct smp_tramp_data *d, uint64_t base, uint32_t pm32_off,
 	d->cpu = cpu;
 	d->entry = entry;
 	return true;
+}
+
+void smp_tramp_park(struct smp_tramp_data *d, uint64_t tss, uint32_t tss_limit, uint64_t idt,
+		    uint16_t idt_limit)
+{
+	/* an available 64-bit TSS (type 9), present, DPL 0 (SDM Vol. 3A §8.2.3) */
+	d->gdt[TRAMP_SEL_TSS / 8] = (tss_limit & 0xffffu) | (tss & 0xffffffu) << 16 |
+				    UINT64_C(0x89) << 40 | (uint64_t)(tss_limit >> 16 & 0xf) << 48 |
+				    (tss >> 24 & 0xff) << 56;
+	d->gdt[TRAMP_SEL_TSS / 8 + 1] = tss >> 32;
+	d->idtr_limit = idt_limit;
+	d->idtr_base = idt;
 }

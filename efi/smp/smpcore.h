@@ -124,4 +124,13 @@ bool smp_tramp_fill(struct smp_tramp_data *d, uint64_t base, uint32_t pm32_off,
 		    uint32_t lm64_off, uint64_t cr3, uint32_t cr4, uint64_t stack_top,
 		    uint64_t cpu, uint64_t entry);
 
+/*
+ * The AP's part of @d after smp_tramp_fill(): its TSS at @tss (limit
+ * @tss_limit), whose IST stacks the park IDT uses, and that IDT at @idt
+ * (limit @idt_limit), both loaded by the trampoline's first 64-bit
+ * instructions.
+ */
+void smp_tramp_park(struct smp_tramp_data *d, uint64_t tss, uint32_t tss_limit, uint64_t idt,
+		    uint16_t idt_limit);
+
 #endif

@@ -7,7 +7,7 @@
 # several points is reported cleanly with nothing leaked; a fragmented
 # memory map still gets exactly the minimum tables; and hostile machine
 # shapes (RAM holes below 4 GiB, 16 GiB, 4 CPUs, an EPYC CPU model) pass
-# the full default run.
+# the full default run; --iterations=0 makes the churn a skip, not a pass.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -51,7 +51,13 @@ judge_passed mem-16G
 judge_passed smp-4
 
 boot_bg epyc --cfg "--end=qemu" --cpu EPYC --mem 2G
+boot_bg zero --cfg "--end=qemu --iterations=0" --mem 1G
 boot_wait
+# --iterations=0: the churn compared nothing, so it is a skip with its reason, never a pass
+judge_passed zero
+check_log '^ok [0-9]+ - churn # SKIP --iterations=0: no operation ran, nothing was compared with the model and the CPU' \
+	"$BOOT_LOG" "zero: the churn that ran no operation is skipped, with the reason"
+check_no_log '^ok [0-9]+ - churn: 0 operations agree' "$BOOT_LOG" "zero: no passing churn of 0 operations"
 judge_passed epyc
 if [ "$(fact "$BOOT_LOG" cpu pdpe1gb)" = 1 ] && [ "$(fact "$BOOT_LOG" cpu la57)" = 0 ]; then
 	pass "epyc: 1 GiB pages, 4 levels"

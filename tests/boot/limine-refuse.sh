@@ -22,6 +22,8 @@
 #         check, nothing is handed over
 #  park   --inject=limine-park,limine-unmasked, -smp 2: the AP check and the
 #         interrupt-masking check fail, nothing handed over
+#  nola57 -cpu qemu64: a kernel that requires 5 levels, no --levels: refused
+#         naming the CPU's missing LA57 as the cause
 #  refuse 512 MiB: crafted ELF files (tests/limine-mini/craft.py) and a
 #         missing module and a missing required internal module, each
 #         refused before ExitBootServices with its
@@ -51,6 +53,8 @@ if ! as --64 -o "$k/mini.o" "$MINI/mini.S" ||
    ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini5.elf" "$k/mini5.o" ||
    ! as --64 --defsym BASEREV=0 -o "$k/mini0.o" "$MINI/mini.S" ||
    ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini0.elf" "$k/mini0.o" ||
+   ! as --64 --defsym PAGING5=1 --defsym MIN5=1 -o "$k/mini5min.o" "$MINI/mini.S" ||
+   ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/mini5min.elf" "$k/mini5min.o" ||
    ! as --64 --defsym IMOD=1 -o "$k/minim.o" "$MINI/mini.S" ||
    ! ld -nostdlib -static -z max-page-size=0x1000 -T "$MINI/mini.ld" -o "$k/minim.elf" "$k/minim.o"; then
 	fail "the minimal kernel could not be assembled and linked (binutils)"
@@ -65,7 +69,7 @@ done
 img=$BOOT_DIR/limine.img
 cp -- "$PTLAB_IMG" "$img"
 mmd -i "$img@@$BOOT_ESP_OFFSET" ::/boot
-for f in mini.elf pie.elf mini5.elf mini0.elf minim.elf $CASES; do
+for f in mini.elf pie.elf mini5.elf mini5min.elf mini0.elf minim.elf $CASES; do
 	img_put "$img" "$k/$f" "/boot/$f"
 done
 run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
@@ -77,6 +81,7 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 	printf '%s --kernel=\\boot\\mini.elf --module=\\boot\\nothere,text\n' "$run"
 	printf '%s --kernel=\\boot\\minim.elf\n' "$run"
 	printf '%s --levels=5 --kernel=\\boot\\mini.elf\n' "$run"
+	printf '%s --levels=4 --kernel=\\boot\\mini5min.elf\n' "$run"
 	printf '%s --kernel=\\boot\\mini.elf --initrd=\\boot\\pie.elf\n' "$run"
 	printf 'echo "ptlab-test: the firmware went on"\nreset -s\n'
 } >"$k/startup.nsh"
@@ -98,6 +103,8 @@ boot_bg park --img "$img" --smp 2 --timeout "$T" \
 	--cfg "$base --inject=limine-park,limine-unmasked --kernel=\\boot\\mini.elf"
 boot_bg refuse --img "$rimg" --cpu max --mem 512M --timeout "$T" \
 	--cfg "--mode=handoff --end=return --kernel=\\boot\\arm"
+boot_bg nola57 --img "$img" --cpu qemu64 --mem 512M --timeout "$T" \
+	--cfg "--mode=handoff --end=qemu --kernel=\\boot\\mini5min.elf"
 boot_wait
 
 # ---- good ----
@@ -198,20 +205,30 @@ check_kernel_refused limine huge 'no free RAM holds its 0x30001000 bytes' "refus
 check_kernel_refused limine wx 'segment 0 at 0xffffffff80000000 is writable and executable' "refuse: wx: a writable and executable segment"
 check_kernel_refused limine rel 'RELA relocation 0: type 1 is not supported \(only R_X86_64_RELATIVE, 8\)' \
 	"refuse: rel: a relocation other than RELATIVE"
-check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: status 0x800000000000000e \(not found\)' \
+check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: status 0x800000000000000e \(EFI_NOT_FOUND\)' \
 	"$BOOT_LOG" "refuse: a missing module refused with the firmware's status"
-check_log '^not ok [0-9]+ - limine: module \\boot\\inothere.bin cannot be opened: status 0x800000000000000e \(not found\)' \
+check_log '^not ok [0-9]+ - limine: module \\boot\\inothere.bin cannot be opened: status 0x800000000000000e \(EFI_NOT_FOUND\)' \
 	"$BOOT_LOG" "refuse: a missing internal module marked required refused, looked for beside the kernel"
-check_kernel_refused limine mini.elf 'the run has 5-level paging \(--levels\) and the kernel has no paging mode request \(4 levels only\)' \
+check_kernel_refused limine mini.elf 'the run has 5-level paging \(--levels=5\) and the kernel has no paging mode request \(4 levels only\)' \
 	"refuse: mini.elf: 5 levels asked of a kernel that allows 4"
+check_kernel_refused limine mini5min.elf 'the run has 4-level paging \(--levels=4\) and the kernel does not allow it' \
+	"refuse: mini5min.elf: 4 levels asked of a kernel that requires 5"
 check_kernel_refused limine mini.elf "--initrd is the Linux protocol's; a Limine-protocol kernel takes --module" \
 	"refuse: mini.elf: an initrd given to a Limine-protocol kernel"
-if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 11 ]; then
-	pass "refuse: all 11 runs kept boot services"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 12 ]; then
+	pass "refuse: all 12 runs kept boot services"
 else
-	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 11 runs kept boot services"
+	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 12 runs kept boot services"
 fi
 check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "refuse: the firmware went on after the last refusal"
 check_no_log "$HANDED" "$BOOT_LOG" "refuse: nothing handed over"
+
+# ---- nola57: a kernel that requires 5 levels on a CPU without LA57, no --levels ----
+boot_result nola57
+st=$?
+check_status "$st" 35 "nola57: refused, the run ended with a failure (status 0x11)"
+check_log '^not ok [0-9]+ - limine: kernel \\boot\\mini5min.elf refused: the run has 4-level paging \(the CPU has no LA57, CPUID.\(EAX=07H,ECX=0\):ECX\[16\]\) and the kernel does not allow it' \
+	"$BOOT_LOG" "nola57: the refusal names the real cause, the CPU's missing LA57, not --levels"
+check_no_log "$HANDED" "$BOOT_LOG" "nola57: nothing handed over"
 
 boot_done

@@ -454,7 +454,7 @@ check_log '^not ok [0-9]+ - kernel: \\boot\\initrd.img refused: a cpio archive \
 	"$BOOT_LOG" "bad: a file that is neither a bzImage nor an ELF file refused, named for what it is"
 check_log '^not ok [0-9]+ - linux: initrd \\boot\\initrd.img \([0-9]+ bytes\) does not fit below the kernel'"'"'s initrd_addr_max 0x1fffff' \
 	"$BOOT_LOG" "bad: an initrd that does not fit under initrd_addr_max refused"
-check_log '^not ok [0-9]+ - kernel: \\boot\\missing cannot be opened: status 0x800000000000000e \(not found\)' \
+check_log '^not ok [0-9]+ - kernel: \\boot\\missing cannot be opened: status 0x800000000000000e \(EFI_NOT_FOUND\)' \
 	"$BOOT_LOG" "bad: a missing kernel refused with the firmware's status"
 check_log '^not ok [0-9]+ - kernel: \\boot is a directory, not a file' \
 	"$BOOT_LOG" "bad: a directory as the kernel refused as a directory"

@@ -16,6 +16,13 @@
 #            root (panic=-1 ends QEMU)
 #   missing  --kernel naming a file the server lacks: refused before
 #            ExitBootServices with the server's own "not found"
+#   dir      --kernel=\boot, a directory of the server, and dirsep with
+#            --kernel=\boot\: refused at once as a directory (the server
+#            gave its size and then timed the transfer out, status
+#            EFI_TIMEOUT, after about a minute)
+#   refused  an unknown option in the server's ptlab.cfg: the refusal says
+#            there is no report file rather than pointing to \PTLAB.TXT
+#            (QEMU stopped through QMP once the line is out)
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +58,24 @@ boot_bg kernel --tftp "$(serve kernel "--mode=handoff --end=qemu --iterations=20
 	--cpu max --mem 1G --timeout "$NET_TIMEOUT"
 boot_bg missing --tftp "$(serve missing '--mode=handoff --end=qemu --iterations=2000 --kernel=\boot\nothere')" \
 	--bootfile ptlab.efi --cpu max --mem 1G --timeout "$NET_TIMEOUT"
+boot_wait
+boot_bg dir --tftp "$(serve dir '--mode=handoff --end=qemu --iterations=2000 --kernel=\boot')" --bootfile ptlab.efi \
+	--cpu max --mem 1G --timeout "$NET_TIMEOUT"
+boot_bg dirsep --tftp "$(serve dirsep '--mode=handoff --end=qemu --iterations=2000 --kernel=\boot\')" \
+	--bootfile ptlab.efi --cpu max --mem 1G --timeout "$NET_TIMEOUT"
+refused_log=$BOOT_DIR/refused.serial
+: >"$refused_log"
+boot_bg refused --tftp "$(serve refused '--end=qemu --no-such-option')" --bootfile ptlab.efi \
+	--cpu max --mem 1G --timeout "$NET_TIMEOUT" --log "$refused_log" \
+	-- -qmp "unix:$BOOT_DIR/refused.qmp,server=on,wait=off"
+# the refused run goes back to the firmware, which goes on: stop it once ptlab has said why
+for _ in $(seq 1 "$NET_TIMEOUT"); do
+	log_clean "$refused_log" | grep -q '^ptlab: refused: ' && break
+	[ -e "$BOOT_DIR/refused.status" ] && break
+	sleep 1
+done
+sleep 2
+boot_quit refused "$BOOT_DIR/refused.qmp"
 boot_wait
 
 # the facts every network boot shows
@@ -103,5 +128,23 @@ if log_clean "$BOOT_LOG" | grep -q '^ptlab: handing over'; then
 else
 	pass "missing: nothing handed over (QEMU status $st)"
 fi
+
+for tag in dir dirsep; do
+	boot_result "$tag"
+	st=$?
+	check_status "$st" 35 "$tag: the refusal ended the run with --end=qemu (status 0x11)"
+	judge_net "$tag"
+	check_log '^not ok [0-9]+ - kernel: \\boot(\\)? is a directory of the TFTP server 10\.0\.2\.2, not a file$' \
+		"$BOOT_LOG" "$tag: refused as a directory of the server, before any transfer"
+	check_no_log 'EFI_TIMEOUT' "$BOOT_LOG" "$tag: no transfer timed out"
+done
+
+boot_result refused
+st=$?
+check_log '^ptlab: no boot volume .*: no report file' "$refused_log" "refused: ptlab says it has no report file"
+check_log "^ptlab: unknown option '--no-such-option'" "$refused_log" "refused: the reason on the serial port"
+check_log '^ptlab: refused: the options were not accepted, nothing was run \(no report file: the reason is above, on the screen and the serial port\)$' \
+	"$refused_log" "refused: the refusal points to the serial port, not to a report file"
+check_no_log 'PTLAB\.TXT' "$refused_log" "refused: no report file named"
 
 boot_done

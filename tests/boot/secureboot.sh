@@ -180,7 +180,7 @@ boot_bg nosb-linux --img "$kimg" --cfg "--mode=handoff --end=qemu --iterations=2
 	--machine q35,smm=on --code "$SB_CODE" --vars "$PLAIN_VARS" --cpu max --mem 1G \
 	--timeout "$LINUX_TIMEOUT" -- "${secure[@]}"
 
-sbfail="Secure Boot: the firmware's policy \\(db/dbx\\) refuses it: LoadImage status 0x80000000000000(1a \\(security violation\\)|0f \\(access denied\\))\$"
+sbfail="Secure Boot: the firmware's policy \\(db/dbx\\) refuses it: LoadImage status 0x80000000000000(1a \\(EFI_SECURITY_VIOLATION\\)|0f \\(EFI_ACCESS_DENIED\\))\$"
 other=$(sha256sum "$BOOT_DIR/other.img" | cut -d' ' -f1)
 # judge_refused TAG REGEX DESC: the boot ran ptlab with Secure Boot on, its
 # failure line matches REGEX, boot services were kept, the firmware went on

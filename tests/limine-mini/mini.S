@@ -19,7 +19,8 @@
  * With --defsym IMOD=1 its module request (revision 1) lists a required
  * internal module, inothere.bin beside it (for a refusal).
  * Assembled with --defsym PAGING5=1 it also asks for 5-level paging
- * (paging mode request revision 1: mode 5 levels, max 5, min 4) and
+ * (paging mode request revision 1: mode 5 levels, max 5, min 4; with
+ * --defsym MIN5=1 too, min 5: a kernel that cannot run at 4 levels) and
  * checks:                                         11 the paging mode response
  *                                                    names the mode CR4.LA57 has
  */
@@ -177,7 +178,11 @@ self_ptr:
 .ifdef PAGING5
 paging_req:
 	.quad	0xc7b1dd30df4c8b88, 0x0a82e883a194f07b, 0x95c1a0edab0944cb, 0xa4e5cb3842f7488a, 1, 0
+.ifdef MIN5
+	.quad	1, 1, 1			/* 5 levels and nothing less: refused without LA57 */
+.else
 	.quad	1, 1, 0
+.endif
 .endif
 .ifdef IMOD
 /* a module request of revision 1 with one internal module, marked required */

@@ -216,7 +216,20 @@ static void test_tramp_fill(void **state)
 	assert_int_equal(d.far64_off, base + 0x5c);
 	assert_int_equal(d.far64_sel, TRAMP_SEL_CODE64);
 	assert_int_equal(d.gdtr_base, base + TD_PAGE_OFF + TD_GDT);
-	assert_int_equal(d.gdtr_limit, 31);
+	assert_int_equal(d.gdtr_limit, 8 * TRAMP_GDT_ENTRIES - 1);
+	/* the park IDT's code selector: 64-bit code, as in the Limine protocol's GDT */
+	assert_int_equal(TRAMP_SEL_PARK_CODE, 0x28);
+	assert_int_equal(d.gdt[TRAMP_SEL_PARK_CODE / 8], d.gdt[TRAMP_SEL_CODE64 / 8]);
+	assert_int_equal((d.gdt[TRAMP_SEL_PARK_DATA / 8] >> 40) & 0xff, 0x92);
+	/* no TSS and an empty IDT until smp_tramp_park() */
+	assert_int_equal(d.gdt[TRAMP_SEL_TSS / 8], 0);
+	assert_int_equal(d.idtr_limit, 0);
+	smp_tramp_park(&d, UINT64_C(0x12345678abcd), 103, UINT64_C(0xffff800012345000), 4095);
+	/* base 15:0 at 16, 23:16 at 32, 31:24 at 56, 63:32 in the next word; type 9, P */
+	assert_int_equal(d.gdt[TRAMP_SEL_TSS / 8], UINT64_C(0x56008978abcd0067));
+	assert_int_equal(d.gdt[TRAMP_SEL_TSS / 8 + 1], 0x1234);
+	assert_int_equal(d.idtr_limit, 4095);
+	assert_int_equal(d.idtr_base, UINT64_C(0xffff800012345000));
 	/* descriptors: 32-bit code D=1 L=0, data writable, 64-bit code L=1 D=0, all present DPL 0 */
 	assert_int_equal((d.gdt[1] >> 53) & 3, 2);          /* L=0, D=1 */
 	assert_int_equal((d.gdt[3] >> 53) & 3, 1);          /* L=1, D=0 */
