@@ -34,6 +34,8 @@
 #include <string.h>
 
 #include "opts/optcheck.h"
+#include "opts/cfgfile.h"
+#include "opts/loadopts.h"
 #include "opts/opts.h"
 
 #define HDR 1u

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "../../efi/report/fmt.h"
+#include "../../efi/opts/cfgfile.h"
+#include "../../efi/opts/loadopts.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/opts/usage.h"
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "../../efi/report/fmt.h"
+#include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/opts/optcheck.h"
 
