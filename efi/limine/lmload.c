@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Limine protocol before ExitBootServices (see limine.c for the whole
+ * The Limine protocol before ExitBootServices (see lmhandoff.c for the whole
  * hand-off): the kernel file judged and its load block placed with the
  * slide applied (--kaslr: RDSEED, RDRAND or EFI_RNG_PROTOCOL), the
  * requests scanned, the modules read, the firmware's answers (RSDP,

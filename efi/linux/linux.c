@@ -30,7 +30,6 @@
 #include "lib/le.h"
 #include "linux/linuxboot.h"
 #include "acpi/acpi.h"
-#include "checks/elsewhere.h"
 #include "linux/lxchecks.h"
 #include "core/end.h"
 #include "core/handoff.h"
@@ -43,7 +42,6 @@
 #include "checks/checkkit.h"
 #include "fw/verify.h"
 #include "report/report.h"
-#include "core/run.h"
 #include "cpu/trap.h"
 #include "smp/smp.h"
 #include "live/live.h"
@@ -135,15 +133,6 @@ static uint64_t find_rsdp(struct report *rep)
 		report_note(rep, "linux: the firmware's RSDP at 0x%llx is malformed (%s): handed "
 			    "over as it is", (unsigned long long)pa, acpi_strerror(err));
 	return pa;
-}
-
-static size_t str_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
 }
 
 /*
@@ -285,7 +274,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	const struct opts *o = &p->opts;
 	const char *file = (const char *)f->buf;
 	uint64_t len = f->len;
-	size_t cmdline = str_len(o->cmdline);
+	size_t cmdline = fmt_strlen(o->cmdline);
 	char why[256];
 	uint64_t pa;
 
@@ -375,7 +364,7 @@ nomem:
 }
 
 /*
- * After run_plan(): the kernel's W^X exemptions, each made RWX in the
+ * After the run's plan (run.c): the kernel's W^X exemptions, each made RWX in the
  * identity map and recorded in the run's list (ptlab_wx_identity): its
  * init_size range (the decompressor runs and writes there), and each piece
  * of RAM between page 1 and 640 KiB on its own (the decompressor copies its
