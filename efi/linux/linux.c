@@ -136,22 +136,6 @@ static uint64_t find_rsdp(struct report *rep)
 }
 
 /*
- * Secure Boot's judgement of the @what read from @path (verify.c): true
- * when it may be run; false after a failure line on @rep naming the file,
- * the reason and the firmware's status.
- */
-static bool verified(struct report *rep, const struct verify_src *src, const char *what,
-		     const char *path, const char *buf, UINTN len, enum verify_kind kind)
-{
-	char why[256];
-
-	if (verify_image(src, buf, len, path, kind, why, sizeof(why)) == 0)
-		return true;
-	report_fail(rep, "linux: %s %s refused: %s", what, path, why);
-	return false;
-}
-
-/*
  * The initrds, each 4-byte aligned, concatenated in the order given into
  * one run of pages of exactly their total size: below initrd_addr_max, or
  * anywhere when that fails and the kernel takes an initrd above 4 GiB;
@@ -216,8 +200,8 @@ static bool load_initrds(struct ptlab_kernel *kern, struct lnx *k, const struct 
 			report_fail(rep, "linux: initrd %s", why);
 			goto close;
 		}
-		if (!verified(rep, src, "initrd", o->initrd[i], (const char *)(uintptr_t)(pa + at[i]),
-			      f[i].size, VERIFY_DIGEST))
+		if (!kernel_verified(src, "linux", "initrd", o->initrd[i],
+				     (const void *)(uintptr_t)(pa + at[i]), f[i].size, VERIFY_DIGEST))
 			goto close;
 	}
 	if (n > 1)
@@ -283,7 +267,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 			    "protocol's; a bzImage takes --initrd", o->kernel);
 		return PT_EINVAL;
 	}
-	if (!verified(p->rep, &src, "kernel", o->kernel, file, len, VERIFY_PE))
+	if (!kernel_verified(&src, "linux", "kernel", o->kernel, file, len, VERIFY_PE))
 		return PT_EINVAL;
 	pa = 0;
 	if (kernel_alloc(kern, AllocateAnyPages, sizeof(*k), &pa) != EFI_SUCCESS)
