@@ -25,6 +25,8 @@
 #include "checks/registry.h"
 #include "core/end.h"
 #include "core/mode.h"
+#include "opts/cfgfile.h"
+#include "opts/loadopts.h"
 #include "opts/optcheck.h"
 #include "opts/usage.h"
 #include "proto/proto.h"
@@ -75,6 +77,7 @@ enum opts_from { FROM_DEFAULTS, FROM_SHELL, FROM_BOOT_MANAGER, FROM_CFG };
 /* What reading the options found besides them, for the report and a refusal. */
 struct opts_source {
 	enum opts_from from;
+	bool shell;                  /* a shell started us (else a boot menu did) */
 	bool cfg_found;              /* \ptlab.cfg was read */
 	char foreign[128];           /* LoadOptions not meant for us (the report says so) */
 };
@@ -109,6 +112,7 @@ static EFI_STATUS parse_options(EFI_HANDLE image, EFI_LOADED_IMAGE *li, struct o
 	bool shell = started_by_shell(image);
 	int r = opts_parse_boot_options(li->LoadOptions, li->LoadOptionsSize, shell, o, err, errlen);
 
+	src->shell = shell;
 	if (r == OPTS_OK || r == OPTS_ERROR)
 		src->from = shell ? FROM_SHELL : FROM_BOOT_MANAGER;
 	if (r == OPTS_FOREIGN)
@@ -143,6 +147,19 @@ static EFI_STATUS parse_options(EFI_HANDLE image, EFI_LOADED_IMAGE *li, struct o
 static void note_earlier(bool at_end);
 
 /*
+ * A run that runs nothing (the usage printed, or the options refused):
+ * a boot menu redraws the screen at once, so give its user time to read
+ * why; a shell keeps its screen.
+ */
+static void stop_wait(const struct opts *o, bool refused, const struct opts_source *src)
+{
+	if (opts_stop_waits(o, refused, src->shell))
+		say("ptlab: back to the boot menu (%s)\n",
+		    end_wait_key("to go back to the boot menu", MENU_WAIT_SECONDS) ?
+		    "a key was pressed" : "no key, time is up");
+}
+
+/*
  * Options refused: nothing runs.  The reason goes to the screen, COM1 and
  * this run's report file, and into the runs variable, so the run the shell
  * may start next says that this one was refused.
@@ -171,11 +188,7 @@ static void refuse(const struct opts_source *src, const char *err)
 	else
 		say("ptlab: refused: the options were not accepted, nothing was run (no report "
 		    "file: the reason is above, on the screen and the serial port)\n");
-	/* a boot menu redraws the screen at once: give its user time to read why */
-	if (src->from == FROM_BOOT_MANAGER)
-		say("ptlab: back to the boot menu (%s)\n",
-		    end_wait_key("to go back to the boot menu", MENU_WAIT_SECONDS) ?
-		    "a key was pressed" : "no key, time is up");
+	stop_wait(&app.opts, true, src);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
@@ -254,6 +267,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	firmware_probe(systab);
 	if (!st && app.opts.help) {
 		sink_print(opts_usage());
+		stop_wait(&app.opts, false, &src);	/* as a refusal: the usage stays until read */
 		return EFI_SUCCESS;
 	}
 	runs_begin();

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Prove that efi/'s folders depend on each other only as LAYERS says.
+"""Prove that efi/'s folders depend on each other only as LAYERS says, and
+that the files of paging/ call each other one way, in ORDER's order.
 
   mk/check-layers.py LAYERS SRC OBJ LIB [NM]
+  mk/check-layers.py --order ORDER DIR OBJ [NM]
 
 LAYERS  the folder graph (mk/layers.txt): "folder: used folders | firmware"
 SRC     the source tree (efi/): main.c and one folder per concern
@@ -24,6 +26,17 @@ A folder not marked "firmware" may not include a gnu-efi header and its
 objects may need nothing but efi/'s own objects, the library and what the
 compiler emits calls to (memset, memcpy, memmove, the GOT).  LAYERS itself
 must name every folder of SRC and have no cycle.
+
+With --order: ORDER (mk/paging-order.txt) lists the .c files of DIR
+(paging/) lowest first, and names headers only some files may include
+("only HEADER: FILE...") and headers that may hold inline functions only
+("inline HEADER").  OBJ holds one FILE.o per source file.  Every .c of
+DIR must be listed once; an undefined symbol of a file's object that a
+file of DIR defines must be defined by a file listed before it (a call
+upward, and so any cycle, is refused, naming the file, the symbol and the
+file above it); a restricted header is included by its files only; an
+inline header defines no function but static inline ones and declares no
+other function.
 
 Prints "ok - ..." or "not ok - ..." per check and "layers: N passed,
 M failed"; exits 1 when a check failed, 2 on bad arguments.
@@ -184,9 +197,120 @@ def nm_symbols(nm, path):
     return defined, undefined
 
 
-def main(argv):
+C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+# a function declared or defined at the top level: type words, name, (params), ; or {
+C_FUNCTION = re.compile(r"^([A-Za-z_][\w \t*]*[\s*])([A-Za-z_]\w*)\s*\(([^;{)]*)\)\s*([;{])",
+                        re.M | re.S)
+
+
+def parse_order(path):
+    """(files lowest first, {header: allowed files}, {inline headers}, errors)."""
+    files, only, inline, errors = [], {}, set(), []
+    for n, line, raw in table_lines(path):
+        m = re.fullmatch(r"only\s+([\w.]+\.h):\s*([\w.\s]*)", line)
+        if m:
+            only[m.group(1)] = set(m.group(2).split())
+            continue
+        m = re.fullmatch(r"inline\s+([\w.]+\.h)", line)
+        if m:
+            inline.add(m.group(1))
+            continue
+        if re.fullmatch(r"[\w.]+\.c", line):
+            if line in files:
+                errors.append("%s:%d: %s listed twice" % (path, n, line))
+            files.append(line)
+            continue
+        errors.append("%s:%d: not 'FILE.c', 'only HEADER: FILES' or 'inline HEADER': %s"
+                      % (path, n, raw.strip()))
+    return files, only, inline, errors
+
+
+def header_functions(text):
+    """(name, static inline?, a definition?) of each function of a header's text."""
+    text = C_COMMENT.sub(" ", text)
+    text = re.sub(r"(?m)^\s*#.*?(?<!\\)$", " ", text)   # preprocessor lines
+    out = []
+    for m in C_FUNCTION.finditer(text):
+        words = m.group(1).split()
+        if m.group(2) in ("if", "for", "while", "switch", "return", "sizeof"):
+            continue
+        out.append((m.group(2), "static" in words and "inline" in words, m.group(4) == "{"))
+    return out
+
+
+def main_order(argv):
+    """check-layers.py --order ORDER DIR OBJ [NM]"""
     if len(argv) not in (5, 6):
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        print(__doc__.strip().splitlines()[4], file=sys.stderr)
+        return 2
+    order_path, src, obj = argv[2:5]
+    nm = argv[5] if len(argv) == 6 else "nm"
+    files, only, inline, errors = parse_order(order_path)
+    check(not errors and files, "%s parses" % order_path, errors)
+    present = sorted(f for f in os.listdir(src) if f.endswith(".c"))
+    check(sorted(files) == present, "%s lists every .c of %s once, and no other" %
+          (order_path, src),
+          ["not listed: " + f for f in present if f not in files] +
+          ["listed, no such file: " + f for f in files if f not in present])
+
+    rank = {f: i for i, f in enumerate(files)}
+    defined_by, needs = {}, {}
+    for f in present:
+        o = os.path.join(obj, f + ".o")
+        if not os.path.exists(o):
+            check(False, "%s: object %s exists" % (f, o))
+            continue
+        d, u = nm_symbols(nm, o)
+        needs[f] = u
+        for sym in d:
+            defined_by.setdefault(sym, f)
+    upward, calls = [], {}
+    for f, undefined in sorted(needs.items()):
+        for sym in sorted(undefined):
+            owner = defined_by.get(sym)
+            if owner is None or owner == f:
+                continue
+            calls.setdefault(f, set()).add(owner)
+            if rank.get(owner, len(files)) >= rank.get(f, -1):
+                upward.append("%s needs %s from %s, which %s lists above it"
+                              % (f, sym, owner, order_path))
+    check(not upward, "every file of %s calls only the files below it in %s"
+          % (src, order_path), upward)
+    cyc = find_call_cycle(calls)
+    check(cyc is None, "no cycle of calls between the files of %s" % src,
+          ["calls go round: " + " -> ".join(cyc)] if cyc else [])
+
+    for hdr, allowed in sorted(only.items()):
+        bad = []
+        if not os.path.isfile(os.path.join(src, hdr)):
+            bad.append("%s: no such header in %s" % (hdr, src))
+        for f in sorted(os.listdir(src)):
+            if not f.endswith((".c", ".h")) or f == hdr:
+                continue
+            with open(os.path.join(src, f), encoding="utf-8", errors="replace") as fh:
+                incs = [os.path.basename(h) for h in INCLUDE_LOCAL.findall(fh.read())]
+            if hdr in incs and f not in allowed:
+                bad.append("%s includes %s" % (f, hdr))
+        check(not bad, "%s is included by %s only" % (hdr, " ".join(sorted(allowed))), bad)
+    for hdr in sorted(inline):
+        path = os.path.join(src, hdr)
+        if not os.path.isfile(path):
+            check(False, "%s: no such header in %s" % (hdr, src))
+            continue
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            funcs = header_functions(fh.read())
+        bad = ["%s %s %s, not static inline" % (hdr, "defines" if d else "declares", name)
+               for name, si, d in funcs if not si]
+        check(not bad, "%s holds inline functions only (%d), no call between files"
+              % (hdr, len(funcs)), bad)
+    return CHECKS.summary()
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--order":
+        return main_order(argv)
+    if len(argv) not in (5, 6):
+        print(__doc__.strip().splitlines()[3], file=sys.stderr)
         return 2
     layers_path, src, obj, lib = argv[1:5]
     nm = argv[5] if len(argv) == 6 else "nm"

@@ -26,7 +26,7 @@ FUZZ_SRCS_plan := $(PAGING_SRCS) $(FUZZ_SUPPORT)
 FUZZ_SRCS_ops := $(PAGING_SRCS) $(FUZZ_SUPPORT)
 FUZZ_SRCS_lmelf := $(addprefix efi/,limine/lmelf.c limine/lmerr.c limine/lmreq.c report/fmt.c)
 FUZZ_SRCS_bzimage := efi/linux/linuxboot.c efi/report/fmt.c
-FUZZ_SRCS_opts := efi/opts/opts.c efi/opts/optcheck.c efi/report/fmt.c
+FUZZ_SRCS_opts := efi/opts/opts.c efi/opts/lex.c efi/opts/loadopts.c efi/opts/cfgfile.c efi/opts/optcheck.c efi/report/fmt.c
 FUZZ_SRCS_acpi := efi/acpi/acpi.c
 FUZZ_HDRS := $(wildcard include/ptlab/*.h paging/*.h tests/unit/*.h tests/fuzz/*.h efi/*/*.h)
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "pt_internal.h"
+#include "walk.h"
 
 /*
  * A table frame from a dirty allocator that pt_map is about to fill for

@@ -23,12 +23,15 @@
  * and clears it otherwise (sw_full_kept).
  *
  * Its loops over whole tables and pt_map's APPLY pass are bulk.c's, the
- * argument checks space.c's; pt_internal.h holds what they share, struct
- * walk (a call's state) first.  The queries (translate, visit): query.c.
+ * flush list and the frame lists flush.c's; walk.h holds what those three
+ * share, struct walk (a call's state) first, and entry.h the entry helpers
+ * every file reads entries with.  The calls run one way, pt.c -> bulk.c ->
+ * flush.c (mk/paging-order.txt).  The argument checks are here, beside
+ * begin(), their one caller.  The queries (translate, visit): query.c.
  */
 #include <ptlab/pt.h>
 
-#include "pt_internal.h"
+#include "walk.h"
 
 /* ---- entries ---------------------------------------------------------- */
 
@@ -69,129 +72,6 @@ int pt_flags_to_bits(const struct pt_env *env, unsigned flags, unsigned level, u
 	return PT_OK;
 }
 
-/* ---- flush lists ---------------------------------------------------------- */
-
-/* Record that [va, last] changed; coalesces with the previous range. */
-void pt_fl_add(struct pt_flushlist *fl, uint64_t va, uint64_t last, bool global)
-{
-	struct pt_range *r;
-
-	fl->global |= global;
-	if (fl->all)
-		return;
-	if (fl->n) {
-		r = &fl->r[fl->n - 1];
-		/*
-		 * Adjacent or overlapping: va at most one past r's last byte.
-		 * Measured from r->va, since r->va + r->len is 0 (wrapped) for
-		 * a range that ends at 2^64, the last page of the address space.
-		 */
-		if (va >= r->va && va - r->va <= r->len) {
-			if (last - r->va + 1 > r->len)
-				r->len = last - r->va + 1;
-			return;
-		}
-	}
-	if (fl->n == PT_FLUSHLIST_MAX) {
-		fl->all = true;
-		return;
-	}
-	fl->r[fl->n].va = va;
-	fl->r[fl->n].len = last - va + 1;
-	fl->n++;
-}
-
-static void barrier(struct walk *w, const struct pt_flushlist *fl)
-{
-	if (w->env->flush)
-		w->env->flush(w->env->ctx, fl);
-}
-
-/* ---- frames ----------------------------------------------------------------- */
-
-/* The lists' encoding, list_take and take_frame: pt_internal.h. */
-
-/*
- * Frame @pa becomes @l's last list page, empty; the first one when @l has
- * none (the caller links it after the current last page otherwise).
- */
-static uint64_t *list_page_start(const struct pt_env *env, struct frame_list *l, uint64_t pa)
-{
-	uint64_t *t = tab(env, pa);
-
-	if (!l->head) {
-		l->head = pa;
-		l->taken = 0;
-	}
-	t[0] = 0;
-	t[1] = 0;
-	l->tail = pa;
-	return t;
-}
-
-/* Append frame @pa to @l. */
-static void list_push(const struct pt_env *env, struct frame_list *l, uint64_t pa)
-{
-	uint64_t *t, n;
-
-	if (l->head) {
-		t = tab(env, l->tail);
-		n = t[1] >> LIST_COUNT_SHIFT;
-		if (n < LIST_SLOTS) {
-			t[2 + n] = pa;
-			t[1] = (n + 1) << LIST_COUNT_SHIFT;
-			return;
-		}
-		t[0] = pa;   /* a new list page after this one */
-	}
-	list_page_start(env, l, pa);
-}
-
-/* Free every frame of @l; returns how many there were. */
-static uint64_t list_free(const struct pt_env *env, struct frame_list *l)
-{
-	uint64_t n = 0;
-
-	for (; l->head; n++)
-		env->free_frame(env->ctx, list_take(env, l));
-	return n;
-}
-
-/*
- * Allocate w->need frames into w->reserve: list_push's work with the list
- * page and its count kept in locals (a map of a GiB of 4 KiB pages takes
- * 514 frames), the count stored once per list page.
- */
-static int reserve_frames(struct walk *w)
-{
-	const struct pt_env *env = w->env;
-	struct frame_list *l = &w->reserve;
-	uint64_t *page = NULL, n = 0, pa;
-
-	for (uint64_t i = 0; i < w->need; i++) {
-		if (env->alloc_frame(env->ctx, &pa) != PT_OK) {
-			if (page)
-				page[1] = n << LIST_COUNT_SHIFT;
-			list_free(env, l);
-			return PT_ENOMEM;
-		}
-		if (page && n < LIST_SLOTS) {
-			page[2 + n++] = pa;
-			continue;
-		}
-		/* pa becomes a list page, after the current one if any */
-		if (page) {
-			page[1] = n << LIST_COUNT_SHIFT;
-			page[0] = pa;
-		}
-		page = list_page_start(env, l, pa);
-		n = 0;
-	}
-	if (page)
-		page[1] = n << LIST_COUNT_SHIFT;
-	return PT_OK;
-}
-
 /* ---- the walk ------------------------------------------------------------------ */
 
 static void walk(struct walk *w, unsigned level, uint64_t *t, uint64_t vleaf,
@@ -228,7 +108,7 @@ static uint64_t *split(struct walk *w, uint64_t *t, unsigned i, unsigned level, 
 	/* SDM Vol. 3A §4.10.4.2: no TLB may hold the large page when its pieces change. */
 	one.r[0].va = x & ~(size - 1);
 	one.r[0].len = size;
-	barrier(w, &one);
+	pt_fl_barrier(w, &one);
 	return child;
 }
 
@@ -321,7 +201,7 @@ static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 			w->s->stats.leaves[0] -= PT_ENTRIES;
 			pt_fl_add(w->fl, x, seg_last, false);
 			t[i] = 0;
-			list_push(w->env, &w->dead, cpa);
+			pt_list_push(w->env, &w->dead, cpa);
 			w->s->stats.tables[0]--;
 			return;
 		}
@@ -339,7 +219,7 @@ static void visit_table(struct walk *w, unsigned level, uint64_t *t, unsigned i,
 	if (full || table_empty(child)) {
 		/* Unlink now, free after the flush (SDM Vol. 3A §4.10.2.3; see list_push). */
 		t[i] = 0;
-		list_push(w->env, &w->dead, cpa);
+		pt_list_push(w->env, &w->dead, cpa);
 		w->s->stats.tables[level - 1]--;
 	}
 }
@@ -517,7 +397,7 @@ static int run(struct walk *w, uint64_t len)
 	walk(w, w->s->levels - 1, root, 0, w->va, last);
 	if (w->err)
 		return w->err;
-	err = reserve_frames(w);
+	err = pt_reserve_frames(w);
 	if (err)
 		return err;
 
@@ -526,15 +406,80 @@ static int run(struct walk *w, uint64_t len)
 	if (w->op == OP_MAP)
 		pt_fl_add(w->fl, w->va, last, w->flags & PT_GLOBAL);
 	if (w->dead.head) {
-		barrier(w, w->fl);
-		list_free(w->env, &w->dead);
+		pt_fl_barrier(w, w->fl);
+		pt_list_free(w->env, &w->dead);
 	}
 	/*
 	 * The CHECK pass counted exactly what APPLY takes; a frame left over is
 	 * a counting bug: freed, and counted where pt_lint and the tests see it.
 	 */
-	w->s->stats.reserve_unused += list_free(w->env, &w->reserve);
+	w->s->stats.reserve_unused += pt_list_free(w->env, &w->reserve);
 	return PT_OK;
+}
+
+/* ---- argument checks ---------------------------------------------------------- */
+
+/* The flag bits @allowed, and the cache type and W+X rule, of @flags. */
+static int check_flags(unsigned flags, unsigned allowed)
+{
+	if (flags & ~allowed)
+		return PT_EFLAGS;
+	if (PT_CACHE_OF(flags) >= PT_CACHE_COUNT)
+		return PT_EFLAGS;
+	if ((flags & PT_WRITE) && (flags & PT_EXEC) && !(flags & PT_ALLOW_WX))
+		return PT_EFLAGS;
+	return PT_OK;
+}
+
+static int check_va(const struct pt_space *s, uint64_t va)
+{
+	if (!pt_canonical(va, s->levels))
+		return PT_ENONCANON;
+	if (va & (PT_PAGE_SIZE - 1))
+		return PT_EALIGN_VA;
+	return PT_OK;
+}
+
+static int check_len(const struct pt_space *s, uint64_t va, uint64_t len)
+{
+	uint64_t last = va + len - 1;
+
+	if (len & (PT_PAGE_SIZE - 1))
+		return PT_EALIGN_LEN;
+	if (!len || last < va)
+		return PT_ELEN;
+	if (!pt_canonical(last, s->levels) || (int64_t)(va ^ last) < 0)
+		return PT_ENONCANON;
+	return PT_OK;
+}
+
+static int check_pa(const struct pt_space *s, uint64_t pa, uint64_t len)
+{
+	uint64_t last = pa + len - 1;
+
+	if (last < pa)
+		return PT_ELEN;
+	if (s->env->maxphyaddr < 64 && (last >> s->env->maxphyaddr))
+		return PT_EPHYS;
+	return PT_OK;
+}
+
+/*
+ * Check everything but the tables, in the documented order; @pa is ignored
+ * unless @has_pa.
+ */
+static int check_args(const struct pt_space *s, uint64_t va, uint64_t len,
+		      bool has_pa, uint64_t pa)
+{
+	int err = check_va(s, va);
+
+	if (!err && has_pa && (pa & (PT_PAGE_SIZE - 1)))
+		err = PT_EALIGN_PA;
+	if (!err)
+		err = check_len(s, va, len);
+	if (!err && has_pa)
+		err = check_pa(s, pa, len);
+	return err;
 }
 
 /* The leaf bits for w->flags at levels 0 to 2: encoded once, moved up as a split moves them. */
@@ -561,11 +506,11 @@ static int begin(struct walk *w, uint64_t len, unsigned allowed, bool has_pa)
 	if (!space_ok(w->s))
 		return PT_EINVAL;
 	w->env = w->s->env;
-	err = pt_check_flags(w->flags, allowed);
+	err = check_flags(w->flags, allowed);
 	if (!err && (allowed & PT_ATTR_MASK))
 		err = attrs_for(w);
 	if (!err)
-		err = pt_check_args(w->s, w->va, len, has_pa, w->pa);
+		err = check_args(w->s, w->va, len, has_pa, w->pa);
 	w->user = w->flags & PT_USER;
 	return err;
 }

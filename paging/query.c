@@ -7,7 +7,7 @@
  */
 #include <ptlab/pt.h>
 
-#include "pt_internal.h"
+#include "entry.h"
 
 /* ---- entries ---------------------------------------------------------- */
 

@@ -1,78 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A space's life and what every changing call checks before it walks:
- * pt_env_check, pt_create, pt_destroy, pt_table_count, and the argument
- * checks of map, unmap, protect and remap (pt_check_flags, pt_check_args).
+ * A space's life: pt_env_check, pt_create, pt_destroy, pt_table_count.
  */
 #include <ptlab/pt.h>
 
 #include <string.h>
 
-#include "pt_internal.h"
-
-/* ---- argument checks ---------------------------------------------------------- */
-
-int pt_check_flags(unsigned flags, unsigned allowed)
-{
-	if (flags & ~allowed)
-		return PT_EFLAGS;
-	if (PT_CACHE_OF(flags) >= PT_CACHE_COUNT)
-		return PT_EFLAGS;
-	if ((flags & PT_WRITE) && (flags & PT_EXEC) && !(flags & PT_ALLOW_WX))
-		return PT_EFLAGS;
-	return PT_OK;
-}
-
-static int check_va(const struct pt_space *s, uint64_t va)
-{
-	if (!pt_canonical(va, s->levels))
-		return PT_ENONCANON;
-	if (va & (PT_PAGE_SIZE - 1))
-		return PT_EALIGN_VA;
-	return PT_OK;
-}
-
-static int check_len(const struct pt_space *s, uint64_t va, uint64_t len)
-{
-	uint64_t last = va + len - 1;
-
-	if (len & (PT_PAGE_SIZE - 1))
-		return PT_EALIGN_LEN;
-	if (!len || last < va)
-		return PT_ELEN;
-	if (!pt_canonical(last, s->levels) || (int64_t)(va ^ last) < 0)
-		return PT_ENONCANON;
-	return PT_OK;
-}
-
-static int check_pa(const struct pt_space *s, uint64_t pa, uint64_t len)
-{
-	uint64_t last = pa + len - 1;
-
-	if (last < pa)
-		return PT_ELEN;
-	if (s->env->maxphyaddr < 64 && (last >> s->env->maxphyaddr))
-		return PT_EPHYS;
-	return PT_OK;
-}
-
-/*
- * Check everything but the tables, in the documented order; @pa is ignored
- * unless @has_pa.
- */
-int pt_check_args(const struct pt_space *s, uint64_t va, uint64_t len,
-		  bool has_pa, uint64_t pa)
-{
-	int err = check_va(s, va);
-
-	if (!err && has_pa && (pa & (PT_PAGE_SIZE - 1)))
-		err = PT_EALIGN_PA;
-	if (!err)
-		err = check_len(s, va, len);
-	if (!err && has_pa)
-		err = check_pa(s, pa, len);
-	return err;
-}
+#include "entry.h"
 
 /* ---- create / destroy ---------------------------------------------------------------- */
 

@@ -19,7 +19,15 @@ of opts_usage() in efi/opts/usage.c, which tests/unit/test_opts.c compares
 with the code's defaults).  The suite table of docs/testing.md ("The
 suites") has one row for every suite "make test" runs (the names of
 TEST_SUITES in mk/suites.mk and every executable tests/boot/*.sh but
-lib.sh and lava.sh, as the Makefile's BOOT_TESTS finds them), and no other.
+lib.sh and those the Makefile's BOOT_TESTS leaves out), and no other.
+Every file name a code comment of efi/,
+paging/, include/, mk/ or tests/ writes (NAME.c, dir/NAME.h, NAME.sh,
+...) is a file of the tree - by its path from the top, from the
+comment's folder, from efi/ or include/ (as #include names them), or by
+its name alone anywhere - or a system header, or is listed with a reason
+in tests/comment-names.txt (another project's file, a generated one); a
+name in capitals (FILE.c, DIR/run-K.txt) is a placeholder.  The check is
+shown to refuse a stale name on a copy of a source file.
 
   check-links.py [ROOT]    ROOT: the top of the tree (default: this file's ../)
 
@@ -233,6 +241,111 @@ def lab_packages(root):
     return out
 
 
+# ---- file names in code comments ----------------------------------------------------
+
+COMMENT_TOPS = ("efi", "paging", "include", "mk", "tests")
+COMMENT_SKIP_DIRS = {"corpus", "data", "__pycache__"}
+NAME_EXT = r"(?:c|h|S|sh|py|mk|txt|md|sed|tsv|inc|lds|nsh|ld)"
+FILE_NAME = re.compile(r"(?<![\w./\\$-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\." + NAME_EXT +
+                       r")(?![\w/])")
+PLACEHOLDER = re.compile(r"[A-Z][A-Z_]{2,}|[A-Z]-|-[A-Z]\b|^[A-Z]\.")
+SYSTEM_DIRS = ("/usr/include", "/usr/include/efi", "/usr/include/efi/x86_64", "/usr/lib")
+
+
+def comments(rel, text):
+    """(line, text) of each comment of a source file: C's /* */ and //, a script's '# '."""
+    if rel.endswith((".c", ".h", ".S", ".inc", ".ld")):
+        for m in re.finditer(r"/\*.*?\*/|//[^\n]*", text, re.S):
+            yield text.count("\n", 0, m.start()) + 1, m.group(0)
+        return
+    for n, line in enumerate(text.splitlines(), 1):
+        m = re.match(r"\s*(#(?:\s.*|$))", line)
+        if m:
+            yield n, m.group(1)
+
+
+class TreeNames:
+    """What a comment's file name may resolve to: the tree's files, system headers."""
+
+    def __init__(self, root):
+        self.root = root
+        self.files = []
+        for dirpath, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in (".git", "build")]
+            for name in files:
+                self.files.append(os.path.relpath(os.path.join(dirpath, name), root))
+        self.bases = {os.path.basename(f) for f in self.files}
+        cc = os.popen("gcc -print-file-name=include 2>/dev/null").read().strip()
+        self.system = SYSTEM_DIRS + ((cc,) if cc.startswith("/") else ())
+
+    def resolves(self, name, rel):
+        if "/" not in name and name in self.bases:
+            return True
+        for base in ("", os.path.dirname(rel), "efi", "include"):
+            if os.path.exists(os.path.join(self.root, base, name)):
+                return True
+        if "/" in name and any(f.endswith("/" + name) for f in self.files):
+            return True
+        return any(os.path.exists(os.path.join(d, name)) for d in self.system)
+
+
+def comment_names(root, allowed, tree, only=None):
+    """(file:line: name) of each unresolved file name in a comment, and the allowed names used."""
+    bad, used = [], set()
+    for top in COMMENT_TOPS:
+        for dirpath, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = [d for d in dirs if d not in COMMENT_SKIP_DIRS]
+            for fname in sorted(files):
+                rel = os.path.relpath(os.path.join(dirpath, fname), root)
+                if only is not None:
+                    if rel not in only:
+                        continue
+                    text = only[rel]
+                elif re.search(r"\.(c|h|S|sh|py|mk|inc|sed|txt|ld)$", fname) or fname == "Makefile":
+                    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+                        text = f.read()
+                else:
+                    continue
+                for n, c in comments(rel, text):
+                    for m in FILE_NAME.finditer(c):
+                        name = m.group(1)
+                        if PLACEHOLDER.search(name.rsplit(".", 1)[0]):
+                            continue
+                        if name in allowed:
+                            used.add(name)
+                        elif not tree.resolves(name, rel):
+                            bad.append("%s:%d: %s" % (rel, n + c.count("\n", 0, m.start()), name))
+    return bad, used
+
+
+def check_comment_names(root):
+    listing = os.path.join(root, "tests", "comment-names.txt")
+    allowed = {}
+    with open(listing, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            word = line.split("#", 1)[0].split()
+            if word:
+                allowed[word[0]] = n
+    tree = TreeNames(root)
+    bad, used = comment_names(root, allowed, tree)
+    check(not bad, "every file name a code comment of %s/ writes is a file of the tree "
+          "(or tests/comment-names.txt says whose)" % "/, ".join(COMMENT_TOPS), " ".join(bad))
+    unused = sorted(set(allowed) - used)
+    check(not unused, "every name tests/comment-names.txt lists is still written in a comment",
+          " ".join("%s (line %d)" % (u, allowed[u]) for u in unused))
+    # the check on a copy: efi/core/kernel.c with a comment naming the Limine
+    # hand-over's file of an earlier tree, and names that resolve beside it
+    rel = os.path.join("efi", "core", "kernel.c")
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        text = f.read()
+    gone = "limine" + ".c"
+    copy = text + "\n/* the hand-over: %s, beside lmhandoff.c and core/run.h */\n" % gone
+    bad, _ = comment_names(root, allowed, tree, only={rel: copy})
+    want = ["%s:%d: %s" % (rel, copy.count("\n"), gone)]
+    check(bad == want, "a stale file name in a comment is refused (on a copy of %s: %s)"
+          % (rel, " ".join(want)), "found %s" % (bad,))
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else
                            os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -297,6 +410,7 @@ def main(argv):
     check(not unnamed and re.search(r"first `make lava` installs", text) is not None,
           "docs/lab.md says what the first make lava installs, each package of the lab group",
           " ".join(unnamed))
+    check_comment_names(root)
     return CHECKS.summary()
 
 

@@ -7,7 +7,11 @@
 # wrong arrow must make it fail, naming the arrow: an include against the
 # layers, a call against them, a firmware header or a gnu-efi symbol in a
 # folder without firmware, a cycle or an undeclared folder in the layers
-# file, a cycle of calls between files of one folder.  Likewise mk/check-statics.py: it passes on the tree, and refuses
+# file, a cycle of calls between files of one folder.  paging/'s files
+# likewise in mk/paging-order.txt's order: the tree passes; a call upward
+# (the cycle pt.c <-> bulk.c through pt_fl_add that the split of pt.c once
+# had), a file the order leaves out, walk.h included outside the walk and
+# a function in the inline-only entry.h are refused on copies.  Likewise mk/check-statics.py: it passes on the tree, and refuses
 # a new file-scope variable, a stale line of mk/statics.txt and a kind it
 # does not know.  Prints ok/not ok lines and "layers: N passed, M failed".
 set -uo pipefail
@@ -125,6 +129,64 @@ fresh
 mkdir -p "$work/t/src/extra"
 compile extra/new.c "int extra(void); int extra(void) { return 0; }"
 expect_fail "a folder the layers file does not declare" "extra/new.c"
+
+# paging/: its files call each other one way, in mk/paging-order.txt's order.
+order="$top/mk/paging-order.txt"
+if python3 "$check" --order "$order" "$top/paging" "$build/efi/paging" >"$work/pg.out" 2>&1; then
+	ok "paging/ keeps mk/paging-order.txt ($(tail -n 1 "$work/pg.out"))"
+else
+	not_ok "paging/ breaks mk/paging-order.txt:"
+	grep -A 20 '^not ok' "$work/pg.out" | sed 's/^/# /'
+fi
+
+# pfresh: a private copy of paging/, its objects and the order.
+pfresh() {
+	rm -rf "$work/p"
+	mkdir -p "$work/p"
+	cp -r "$top/paging" "$work/p/src"
+	mkdir -p "$work/p/obj"
+	cp "$build"/efi/paging/*.c.o "$work/p/obj/"
+	cp "$order" "$work/p/order.txt"
+}
+
+# pcompile NAME TEXT: a source file of the paging copy and its object.
+pcompile() {
+	printf '%s\n' "$2" >"$work/p/src/$1"
+	gcc -std=c11 -ffreestanding -fpic -I"$top/include" -I"$work/p/src" -c "$work/p/src/$1" \
+		-o "$work/p/obj/$1.o"
+}
+
+# expect_order_fail WHAT NEEDLE: the order check fails on the copy, naming NEEDLE.
+expect_order_fail() {
+	refused "$1" "$2" "$work/p.out" \
+		python3 "$check" --order "$work/p/order.txt" "$work/p/src" "$work/p/obj"
+}
+
+# flush.c recording a flush through a helper of pt.c: the old pt <-> bulk cycle's shape
+pfresh
+pcompile flush.c "$(cat "$top/paging/flush.c"; printf '%s\n' \
+	'int pt_flush_back(struct pt_space *s);' \
+	'int pt_flush_back(struct pt_space *s) { return pt_unmap(s, 0, 4096, 0, 0); }')"
+expect_order_fail "a call from flush.c up to pt.c" \
+	"flush.c needs pt_unmap from pt.c, which $work/p/order.txt lists above it"
+expect_order_fail "the cycle it closes" "flush.c -> pt.c"
+
+pfresh
+sed -i '/^pt\.c/d' "$work/p/order.txt"
+expect_order_fail "a file mk/paging-order.txt leaves out" "not listed: pt.c"
+
+pfresh
+sed -i 's/#include "entry.h"/#include "walk.h"/' "$work/p/src/query.c"
+expect_order_fail "walk.h included by query.c" "query.c includes walk.h"
+
+pfresh
+sed -i 's/^#endif/int pt_entry_extra(uint64_t e);\n#endif/' "$work/p/src/entry.h"
+expect_order_fail "a function declared in the inline-only entry.h" \
+	"entry.h declares pt_entry_extra, not static inline"
+
+pfresh
+sed -i 's/^error\.c.*/&\nerror.c/' "$work/p/order.txt"
+expect_order_fail "a file listed twice" "error.c listed twice"
 
 # The run's state stays in struct ptlab.
 statics="$top/mk/check-statics.py"

@@ -44,7 +44,6 @@
 #define START_WAIT_S    90u     /* all APs through their per-CPU checks */
 #define AP_BUDGET_S     240u    /* an AP leaves on its own after this */
 #define EVENT_WAIT_S    30u
-#define MSR_APIC_BASE   0x1bu
 #define APIC_BASE_X2    (UINT64_C(1) << 10)
 #define APIC_BASE_EN    (UINT64_C(1) << 11)
 

@@ -157,7 +157,7 @@ enum pt_cache ptlab_cache_pick(const struct pt_pat *pat, enum pt_cache want);
  * runs (report.h's check).  Returns as report_ok().  In checkkit.c, which
  * calls nothing back in the run, so the code that reports such checks
  * (core/run.c, bringup/, smp/, the hand-over's core/kernel.c, linux.c and
- * limine.c) makes no call cycle through the runner.
+ * lmhandoff.c) makes no call cycle through the runner.
  */
 int check_report(struct report *rep, const struct ptlab_check *c, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -69,11 +69,11 @@ static void fragment_free(const EFI_PHYSICAL_ADDRESS *fragment_pa, unsigned n)
  */
 static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 {
-	EFI_LOADED_IMAGE *li = b->li;
 	uint64_t t0 = b->t0;
 	EFI_PHYSICAL_ADDRESS fragment_pa[FRAGMENT_PAGES];   /* --fragment's pages */
 	struct rawmap m = { 0 };
-	unsigned cap, fragments = 0;
+	const char *failed = NULL;
+	unsigned fragments = 0;
 	int err;
 
 	/*
@@ -84,12 +84,11 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 	 */
 	if (p->live.la57_tramp)
 		la57_arm_fatal_leave(p);
-	/* a first look at the map sizes every buffer */
-	if (run_get_map(&m) != EFI_SUCCESS) {
-		report_fail(p->rep, "memmap: GetMemoryMap failed");
-		goto out;
-	}
 	if (p->opts.fragment) {
+		if (run_get_map(&m) != EFI_SUCCESS) {
+			report_fail(p->rep, "memmap: GetMemoryMap failed");
+			goto out;
+		}
 		/* above 256 MiB when there is a free range there, else above 1 MiB */
 		fragments = fragment_map(&m, PT_SIZE_1G / 4, fragment_pa);
 		if (fragments < FRAGMENT_PAGES / 2) {
@@ -103,30 +102,11 @@ static void fwmode_run(struct ptlab *p, const struct mode_boot *b)
 				    4 * FRAGMENT_PAGES);
 			goto out;
 		}
-		if (run_get_map(&m) != EFI_SUCCESS) {
-			report_fail(p->rep, "memmap: GetMemoryMap failed");
-			goto out;
-		}
 	}
-	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * RUN_MAP_SLACK_DESC;
-	p->build.map.range = owned_pool(cap * sizeof(*p->build.map.range));
-	p->build.map.cap = cap;
-	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4;
-	p->build.plan.entry = owned_pool(p->build.plan.cap * sizeof(*p->build.plan.entry));
-	if (!p->build.map.range || !p->build.plan.entry) {
-		report_fail(p->rep, "memmap: no memory for the map and the plan");
-		goto out;
-	}
-	run_describe_image(&p->build.image, li);
-	err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, &m);
-	if (!err)
-		err = run_plan(p);
-	if (!err)
-		err = run_setup_pool(p);
-	if (!err)
-		err = run_setup_data(p);
+	/* a look at the map (after any scattering) sizes every buffer */
+	err = run_prepare(p, b, &m, NULL, &failed);
 	if (err) {
-		report_fail(p->rep, "plan: memory map and plan: %s", pt_strerror(err));
+		report_fail(p->rep, "prepare: %s: %s", failed, pt_strerror(err));
 		goto out;
 	}
 	/* the final map: after every allocation of ours */

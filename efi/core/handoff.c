@@ -53,7 +53,6 @@
 
 #define STACK_BYTES      (128u << 10)   /* the spec asks 128 KiB for firmware calls */
 #define EBS_TRIES        5u
-#define MAP_EXTRA_DESC   64u
 #define LOW_RESERVED     (UINT64_C(1) << 20)   /* real-mode leftovers stay untouched */
 #define PREPARE_REPORTED 1                     /* prepare() failed and said why */
 
@@ -401,37 +400,25 @@ static __attribute__((noreturn)) void phase_b(void *arg)
 
 /* ---- before ExitBootServices ----------------------------------------------------- */
 
-static int prepare(struct ptlab *p, const struct mode_boot *b)
+/*
+ * run_prepare()'s step between the normalized map and the plan: what the
+ * hand-off needs after ExitBootServices (the final map's buffer, sized as
+ * the run's buffers are, the stack, the RAM bitmap), the framebuffer, the
+ * mode's own preparation (a kernel's load), the firmware's tables audited.
+ */
+static int before_plan(struct ptlab *p, const struct mode_boot *b, const struct rawmap *m,
+		       unsigned map_cap)
 {
 	struct ptlab_exit *x = &p->exit;
-	struct rawmap m = { 0 };
-	unsigned cap;
-	int err;
 
-	if (gop_query(ST, &p->fb.info) == 0) {
-		p->fb.ok = true;
-		p->fb.len = pt_align_up(p->fb.info.size, PT_PAGE_SIZE);
-	}
-	find_mat(p->rep, &p->build.mat, p->cpu.caps.maxphyaddr);
-	if (run_get_map(&m) != EFI_SUCCESS)
-		return PT_EMAPBAD;
-	cap = 2 * (unsigned)(m.cap / m.desc_size) + 2 * MAP_EXTRA_DESC;
-	p->build.map.range = owned_pages(cap * sizeof(*p->build.map.range));
-	p->build.map.cap = cap;
-	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
-	p->build.plan.entry = owned_pages(p->build.plan.cap * sizeof(*p->build.plan.entry));
-	x->final_map.cap = m.cap + MAP_EXTRA_DESC * m.desc_size;
+	x->final_map.cap = m->cap + RUN_MAP_SLACK_DESC * m->desc_size;
 	x->final_map.buf = owned_pages(x->final_map.cap);
 	x->stack_top = (uint64_t)(uintptr_t)owned_pages(STACK_BYTES);
-	if (!p->build.map.range || !p->build.plan.entry || !x->final_map.buf || !x->stack_top)
+	if (!x->final_map.buf || !x->stack_top)
 		return PT_ENOMEM;
 	x->stack_top += STACK_BYTES;
-	run_describe_image(&p->build.image, b->li);
-	err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, &m);
-	if (err)
-		return err;
 	p->fb.extra = p->fb.ok && !pt_memmap_overlaps(&p->build.map, p->fb.info.base_pa, p->fb.len);
-	if (p->mode->before_exit && p->mode->before_exit(p, b, cap) != PT_OK)
+	if (p->mode->before_exit && p->mode->before_exit(p, b, map_cap) != PT_OK)
 		return PREPARE_REPORTED;
 	x->ram_bitmap_bytes = bitmap_estimate(&p->build.map);
 	x->ram_bitmap = owned_pages(x->ram_bitmap_bytes);
@@ -439,15 +426,31 @@ static int prepare(struct ptlab *p, const struct mode_boot *b)
 		return PT_ENOMEM;
 	ptlab_audit_firmware(CHECK_RUN(p));
 	ptlab_dump_firmware(p);
+	return PT_OK;
+}
 
+static int prepare(struct ptlab *p, const struct mode_boot *b)
+{
+	struct ptlab_exit *x = &p->exit;
+	struct rawmap m = { 0 };
+	const char *failed = NULL;
+	int err;
+
+	if (gop_query(ST, &p->fb.info) == 0) {
+		p->fb.ok = true;
+		p->fb.len = pt_align_up(p->fb.info.size, PT_PAGE_SIZE);
+	}
+	find_mat(p->rep, &p->build.mat, p->cpu.caps.maxphyaddr);
+	err = run_prepare(p, b, &m, before_plan, &failed);
+	if (err == PREPARE_REPORTED)
+		return err;
+	if (err) {
+		report_fail(p->rep, "handoff: preparing for ExitBootServices: %s: %s", failed,
+			    pt_strerror(err));
+		return PREPARE_REPORTED;
+	}
 	/* the recovery hierarchy, in our pool: everything identity mapped, as after hand-off */
-	err = run_plan(p);
-	if (!err)
-		err = run_setup_pool(p);
-	if (!err)
-		err = run_setup_data(p);
-	if (!err)
-		err = pt_create(&x->recovery, &p->build.env, p->build.levels);
+	err = pt_create(&x->recovery, &p->build.env, p->build.levels);
 	if (!err)
 		err = pt_plan_apply(&x->recovery, &p->build.plan);
 	if (err)

@@ -76,3 +76,14 @@ EFI_STATUS kernel_load_file(struct ptlab_kernel *k, struct report *rep, EFI_HAND
 	fsfile_close(&f);
 	return st;
 }
+
+bool kernel_verified(const struct verify_src *src, const char *proto, const char *what,
+		     const char *path, const void *buf, uint64_t len, enum verify_kind kind)
+{
+	char why[256];
+
+	if (verify_image(src, buf, len, path, kind, why, sizeof(why)) == 0)
+		return true;
+	report_fail(src->rep, "%s: %s %s refused: %s", proto, what, path, why);
+	return false;
+}

@@ -10,6 +10,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "fw/verify.h"
 #include "state/state.h"
 
 /*
@@ -34,6 +35,17 @@ EFI_STATUS kernel_alloc(struct ptlab_kernel *k, EFI_ALLOCATE_TYPE type, uint64_t
 EFI_STATUS kernel_load_file(struct ptlab_kernel *k, struct report *rep, EFI_HANDLE device,
 			    const char *what, const char *path, uint64_t max, uint64_t *pa,
 			    uint64_t *len);
+
+/*
+ * Secure Boot's judgement (fw/verify.c) of the @what ("kernel", "initrd",
+ * "module") read from @path into @buf, as @kind asks (a PE image through
+ * shim or LoadImage, or the digests built into the signed image): true
+ * when it may be run; false after a failure line on @src's report naming
+ * @proto ("linux", "limine"), the file, the reason and the firmware's
+ * status.
+ */
+bool kernel_verified(const struct verify_src *src, const char *proto, const char *what,
+		     const char *path, const void *buf, uint64_t len, enum verify_kind kind);
 
 /* Every page kernel_alloc() took for @k, given back; @k cleared. */
 void kernel_free_all(struct ptlab_kernel *k);

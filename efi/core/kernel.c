@@ -6,7 +6,7 @@
  *  1. before ExitBootServices: the file read from the boot volume at its
  *     size (asked first, one read into pages of exactly that size), its
  *     protocol recognised from its bytes (a bzImage's "HdrS" at 0x202:
- *     Linux, linux.c; an ELF file: the Limine protocol, limine.c; anything
+ *     Linux, linux.c; an ELF file: the Limine protocol, lmhandoff.c; anything
  *     else refused, saying what it looked like), the protocol's load
  *     placing everything in pages from kernel_alloc() (kalloc.c: owned by
  *     the application and recorded, so a refusal gives back every one);
@@ -21,7 +21,6 @@
  */
 #include "checks/checkkit.h"
 #include "bringup/bringup.h"
-#include "core/end.h"
 #include "core/handoff.h"
 #include "core/kalloc.h"
 #include "core/kernel.h"
@@ -36,15 +35,6 @@
 #include <ptlab/pte.h>
 
 #define KERNEL_MAX      (256u << 20)          /* a larger --kernel is refused */
-static size_t str_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
-
 /*
  * The protocol of the file's bytes, or NULL with, in @why, what they
  * looked like and the files the protocols take: the first protocol of
@@ -77,11 +67,11 @@ static const struct kernel_proto *recognise(const struct kernel_proto *const *pr
 			     len > 2 ? b[2] : 0, len > 3 ? b[3] : 0);
 	/* ": neither A nor B", each with its magic when the bytes named no kind of file */
 	for (const struct kernel_proto *const *k = protos; *k; k++) {
-		at = str_len(why);
+		at = fmt_strlen(why);
 		fmt_snprintf(why + at, n - at, "%s%s%s%s%s", k == protos ? ": neither " : " nor ",
 			     (*k)->format, hint ? "" : " (", hint ? "" : (*k)->magic, hint ? "" : ")");
 	}
-	at = str_len(why);
+	at = fmt_strlen(why);
 	fmt_snprintf(why + at, n - at, "%s", tail);
 	return NULL;
 }
@@ -148,7 +138,7 @@ static int kernel_before_exit(struct ptlab *p, const struct mode_boot *b, unsign
 	return PT_EINVAL;
 }
 
-/* After run_plan(): the protocol's entries and exemptions. */
+/* After the run's plan (run.c): the protocol's entries and exemptions. */
 static int kernel_plan(struct ptlab *p)
 {
 	if (!p->kern.on || !p->kern.proto->plan)

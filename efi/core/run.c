@@ -16,6 +16,7 @@
 #include "checks/elsewhere.h"
 #include "checks/checkkit.h"
 #include "core/kernel.h"
+#include "core/mode.h"
 #include "core/run.h"
 #include "checks/churn.h"
 #include "checks/fwaudit.h"
@@ -76,7 +77,8 @@ void run_dump_raw_map(struct report *rep, const struct rawmap *m)
 	}
 }
 
-int run_normalize(struct pt_memmap *map, unsigned maxphyaddr, const struct rawmap *m)
+/* Normalize @m into @map (the run's build.map) for a CPU of @maxphyaddr bits. */
+static int normalize(struct pt_memmap *map, unsigned maxphyaddr, const struct rawmap *m)
 {
 	unsigned count = m->desc_size ? (unsigned)(m->size / m->desc_size) : 0;
 
@@ -92,8 +94,8 @@ static void add_section(struct pt_image *img, uint64_t from, uint64_t to, unsign
 		img->section[img->nsections++] = (struct pt_image_section){ from, to - from, flags };
 }
 
-/* Text RX, data RW, the rest read-only. */
-void run_describe_image(struct pt_image *img, EFI_LOADED_IMAGE *li)
+/* @img from the loaded image @li and the linker's section symbols: text RX, data RW, the rest read-only. */
+static void describe_image(struct pt_image *img, EFI_LOADED_IMAGE *li)
 {
 	uint64_t base = (uint64_t)(uintptr_t)li->ImageBase;
 	uint64_t end = pt_align_up(base + li->ImageSize, PT_PAGE_SIZE);
@@ -123,7 +125,8 @@ static void calibrate_tsc(struct ptlab_time *t)
 
 /* ---- building ---------------------------------------------------------------------------- */
 
-int run_plan(struct ptlab *p)
+/* The plan for p->build.map with the run's capabilities; the W^X exemption list emptied. */
+static int plan(struct ptlab *p)
 {
 	struct pt_plan_caps caps = {
 		.has_1g = p->cpu.caps.pdpe1gb,
@@ -199,7 +202,8 @@ static int la57_pool_alloc(struct report *rep, const struct opts *o, const struc
 	return PT_OK;
 }
 
-int run_setup_pool(struct ptlab *p)
+/* The frame pool for the plan's tables and the checks (boot services). */
+static int setup_pool(struct ptlab *p)
 {
 	EFI_PHYSICAL_ADDRESS pa = 0;
 	struct pt_range r;
@@ -289,7 +293,8 @@ static void setup_typed(struct ptlab_data *d, struct report *rep)
 	d->typed_alloc = pa;
 }
 
-int run_setup_data(struct ptlab *p)
+/* The data area and the typed window (boot services). */
+static int setup_data(struct ptlab *p)
 {
 	EFI_PHYSICAL_ADDRESS pa = 0;
 	UINTN pages = (DATA_BYTES + PT_SIZE_2M) / PT_PAGE_SIZE;
@@ -307,6 +312,44 @@ int run_setup_data(struct ptlab *p)
 	p->data.pages = pages;
 	setup_typed(&p->data, p->rep);
 	return PT_OK;
+}
+
+int run_prepare(struct ptlab *p, const struct mode_boot *b, struct rawmap *m,
+		run_between_fn between, const char **failed)
+{
+	unsigned cap;
+	int err;
+
+	*failed = "GetMemoryMap";
+	if (run_get_map(m) != EFI_SUCCESS)
+		return PT_EMAPBAD;
+	/* both buffers from this first look: a range per descriptor, split twice at most */
+	cap = 2 * (unsigned)(m->cap / m->desc_size) + 2 * RUN_MAP_SLACK_DESC;
+	p->build.map.range = owned_pool(cap * sizeof(*p->build.map.range));
+	p->build.map.cap = cap;
+	p->build.plan.cap = 2 * cap + 2 * PT_IMAGE_MAX_SECTIONS + 4 + PT_PLAN_MAX_EXTRA;
+	p->build.plan.entry = owned_pool(p->build.plan.cap * sizeof(*p->build.plan.entry));
+	*failed = "the map and plan buffers";
+	if (!p->build.map.range || !p->build.plan.entry)
+		return PT_ENOMEM;
+	describe_image(&p->build.image, b->li);
+	*failed = "the memory map";
+	err = normalize(&p->build.map, p->cpu.caps.maxphyaddr, m);
+	if (err)
+		return err;
+	*failed = "the mode's preparation";
+	if (between && (err = between(p, b, m, cap)) != PT_OK)
+		return err;
+	*failed = "the plan";
+	err = plan(p);
+	if (err)
+		return err;
+	*failed = "the frame pool";
+	err = setup_pool(p);
+	if (err)
+		return err;
+	*failed = "the data area";
+	return setup_data(p);
 }
 
 static void run_churn(struct ptlab *p)
@@ -628,7 +671,7 @@ void run_from_final_map(struct ptlab *p, const struct rawmap *m, uint64_t t0,
 			int (*frames)(struct ptlab *p))
 {
 	uint64_t t, avail;
-	int err = run_normalize(&p->build.map, p->cpu.caps.maxphyaddr, m);
+	int err = normalize(&p->build.map, p->cpu.caps.maxphyaddr, m);
 
 	if (err) {
 		report_fail(p->rep, "plan: the final memory map: %s", pt_strerror(err));
@@ -639,7 +682,7 @@ void run_from_final_map(struct ptlab *p, const struct rawmap *m, uint64_t t0,
 	if (frames && frames(p) != PT_OK)
 		return;
 	t = rdtsc();
-	err = run_plan(p);
+	err = plan(p);
 	if (!err && p->mode->plan)
 		err = p->mode->plan(p);
 	p->t.plan = rdtsc() - t;

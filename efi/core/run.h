@@ -16,8 +16,20 @@
 
 #include "state/state.h"
 
-/* Descriptors of room added when a map buffer grows, for our own allocations. */
-#define RUN_MAP_SLACK_DESC 16u
+/*
+ * Descriptors of room for what the memory map gains after a look at it:
+ * a buffer sized from one map must hold a later one.  Every allocation of
+ * ours may split a free range, adding up to two descriptors, and the
+ * firmware's pool may grow with it.  Between the first look, which sizes
+ * the run's buffers (run_prepare), and the final map, a hand-off makes
+ * some 30 allocations (the map and plan buffers, the final map, the stack,
+ * the RAM bitmap, the frame pool, the data area, the typed window, the
+ * 5-level trampoline, a kernel's copy, its stacks and responses, up to 8
+ * initrds and 16 modules); firmware mode makes fewer.  16 (the firmware
+ * mode's old figure) could run out in a hand-off with modules; 64 holds
+ * 32 allocations that each split a range in the middle, for some KiB.
+ */
+#define RUN_MAP_SLACK_DESC 64u
 
 /*
  * CPU facts, the environment, the TSC (Stall: boot services needed) and the
@@ -34,16 +46,36 @@ bool run_start(struct ptlab *p, uint64_t t0, EFI_LOADED_IMAGE *li,
 EFI_STATUS run_get_map(struct rawmap *m);
 /* --dump-memmap: the raw descriptors of @m as "# memmap-raw:" notes on @rep. */
 void run_dump_raw_map(struct report *rep, const struct rawmap *m);
-/* Normalize @m into @map (the run's build.map) for a CPU of @maxphyaddr bits; pt_memmap_normalize's result. */
-int run_normalize(struct pt_memmap *map, unsigned maxphyaddr, const struct rawmap *m);
-/* @img (the run's build.image) from the loaded image @li and the linker's section symbols. */
-void run_describe_image(struct pt_image *img, EFI_LOADED_IMAGE *li);
-/* The plan for p->build.map with the run's capabilities; the W^X exemption list emptied. */
-int run_plan(struct ptlab *p);
-/* The frame pool for the plan's tables and the checks (boot services). */
-int run_setup_pool(struct ptlab *p);
-/* The data area and the typed window (boot services). */
-int run_setup_data(struct ptlab *p);
+
+/*
+ * What a mode does between the map's normalization and the plan (the
+ * hand-off's buffers for after ExitBootServices, its protocol's load):
+ * @map_cap is the range count p->build.map holds.  PT_OK, or an error
+ * run_prepare() returns as it is.
+ */
+typedef int (*run_between_fn)(struct ptlab *p, const struct mode_boot *b, const struct rawmap *m,
+			      unsigned map_cap);
+
+/**
+ * run_prepare() - the preparation of a run, the same in every mode
+ * @b:       the boot (the loaded image)
+ * @m:       the raw map, its buffer grown as needed (the caller frees it)
+ * @between: NULL, or the mode's step after the normalization
+ * @failed:  on an error, the step that failed, for the report
+ *
+ * In this order: the map (GetMemoryMap); the map and plan buffers sized
+ * from it, with RUN_MAP_SLACK_DESC descriptors of room, in this one place;
+ * the image described (p->build.image); the map normalized
+ * (p->build.map); @between; the plan for the map with the run's
+ * capabilities (the W^X exemption list emptied); the frame pool for its
+ * tables and the checks; the data area and the typed window.  Boot
+ * services needed.
+ *
+ * Return: PT_OK, or the error of step *@failed (PT_EMAPBAD when
+ * GetMemoryMap failed); nothing is reported here.
+ */
+int run_prepare(struct ptlab *p, const struct mode_boot *b, struct rawmap *m,
+		run_between_fn between, const char **failed);
 /*
  * A digest of every leaf of @s (va, pa, size, attributes) in VA order, and
  * their number in *@leaves: two builds with the same translations have the

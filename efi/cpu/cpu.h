@@ -33,6 +33,7 @@
 #define RFLAGS_IF	(UINT64_C(1) << 9)
 #define RFLAGS_AC	(UINT64_C(1) << 18)
 
+#define MSR_APIC_BASE		0x1b	/* IA32_APIC_BASE (SDM Vol. 3A 11.4.4) */
 #define MSR_IA32_MCG_STATUS	0x17a
 #define MSR_IA32_PAT		0x277
 #define MSR_EFER		0xc0000080

@@ -12,6 +12,7 @@
 #include <efilib.h>
 
 #include "fw/firmware.h"
+#include "lib/le.h"
 #include "report/fmt.h"
 
 #include <ptlab/pte.h>
@@ -183,15 +184,6 @@ bool fw_config_entry(unsigned i, EFI_GUID *guid, uint64_t *pa)
 	return true;
 }
 
-static uint64_t le(const uint8_t *b, unsigned n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | b[n];
-	return v;
-}
-
 /*
  * String @idx (1-based) of the structure at @s (formatted length @flen)
  * in the table ending at @end, copied printable into @out.
@@ -229,14 +221,14 @@ bool fw_smbios_vendor(char *out, size_t len)
 
 	out[0] = 0;
 	if (ep && CompareMem((void *)ep, "_SM3_", 5) == 0) {
-		bytes = le(ep + SMBIOS3_TABLE_LEN, 4);
-		pa = le(ep + SMBIOS3_TABLE_PA, 8);
+		bytes = le_ld32(ep + SMBIOS3_TABLE_LEN);
+		pa = le_ld64(ep + SMBIOS3_TABLE_PA);
 	} else {
 		ep = fw_config_table(&fw_guid_smbios);
 		if (!ep || CompareMem((void *)ep, "_SM_", 4) != 0)
 			return false;
-		bytes = le(ep + SMBIOS2_TABLE_LEN, 2);
-		pa = le(ep + SMBIOS2_TABLE_PA, 4);
+		bytes = le_ld16(ep + SMBIOS2_TABLE_LEN);
+		pa = le_ld32(ep + SMBIOS2_TABLE_PA);
 	}
 	if (!pa || bytes < 4 || bytes > SMBIOS_TABLE_MAX)
 		return false;

@@ -194,19 +194,10 @@ static void console_write(const char *s, size_t n)
 	uefi_call_wrapper(out->OutputString, 2, out, L"\r\n");
 }
 
-static size_t str_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
-
 void sink_console_line(const char *line)
 {
 	if (console_on)
-		console_write(line, str_len(line));
+		console_write(line, fmt_strlen(line));
 }
 
 /* One line to ConOut and, when enabled, COM1. */
@@ -257,7 +248,7 @@ static void fail_msg(const char *what, EFI_STATUS status)
 
 	fmt_snprintf(buf, sizeof(buf), "ptlab: %s failed: status 0x%llx (%s)", what,
 		     (unsigned long long)status, efi_status_name(status));
-	line_out(buf, str_len(buf));
+	line_out(buf, fmt_strlen(buf));
 }
 
 static EFI_STATUS file_put(const void *data, UINTN n)
@@ -312,7 +303,7 @@ EFI_STATUS sink_file_open(const char *name, bool append)
 				     "(%s)", (unsigned long long)status, efi_status_name(status));
 		fmt_snprintf(buf, sizeof(buf), "ptlab: no boot volume (loaded from the %s): "
 			     "no report file, the report goes to the console and the serial port", net);
-		line_out(buf, str_len(buf));
+		line_out(buf, fmt_strlen(buf));
 		return EFI_NOT_FOUND;
 	}
 	status = uefi_call_wrapper(fs->OpenVolume, 2, fs, &root);
@@ -375,7 +366,7 @@ static EFI_STATUS file_line(const char *s, size_t n)
 
 EFI_STATUS sink_file_write(const char *line)
 {
-	return file_line(line, str_len(line));
+	return file_line(line, fmt_strlen(line));
 }
 
 EFI_STATUS sink_file_close(void)

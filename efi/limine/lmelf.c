@@ -12,7 +12,6 @@
 #include "lib/le.h"
 #include "limine/lmerr.h"
 #include "limine/lmelf.h"
-#include "report/fmt.h"
 
 #include <ptlab/pte.h>
 

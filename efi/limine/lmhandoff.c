@@ -42,12 +42,10 @@
 #include "limine/lmchecks.h"
 #include "core/end.h"
 #include "core/handoff.h"
-#include "core/kalloc.h"
 #include "core/kernel.h"
 #include "limine/lmhandoff.h"
 #include "limine/lmload.h"
 #include "limine/lmpark.h"
-#include "core/run.h"
 #include "checks/checkkit.h"
 #include "checks/inject.h"
 #include "cpu/trap.h"
@@ -62,7 +60,6 @@
 #include "limine/lmplan.h"
 #include "limine/lmreq.h"
 #include "limine/lmresp.h"
-#include "report/fmt.h"
 #include "report/report.h"
 #include "smp/smp.h"
 #include "live/live.h"
@@ -147,7 +144,7 @@ static void fb_pages(const struct ptlab_fb *fb, uint64_t *pa, uint64_t *len)
 }
 
 /*
- * After run_plan(): the alias moved, the segments, the first 4 GiB
+ * After the run's plan (run.c): the alias moved, the segments, the first 4 GiB
  * completed, the HHDM RWX WB
  * with the framebuffer WC (lmplan.c); those ranges recorded as the run's
  * W^X exemptions.  Returns PT_OK, or the error after a failure line.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the Limine protocol (limine.c) decides before the run, for
+ * What the Limine protocol (lmhandoff.c) decides before the run, for
  * la57.c: the paging levels a Limine-protocol kernel asks for.
  */
 #ifndef PTLAB_EFI_LIMINE_LMHANDOFF_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Limine protocol before ExitBootServices (see limine.c for the whole
+ * The Limine protocol before ExitBootServices (see lmhandoff.c for the whole
  * hand-off): the kernel file judged and its load block placed with the
  * slide applied (--kaslr: RDSEED, RDRAND or EFI_RNG_PROTOCOL), the
  * requests scanned, the modules read, the firmware's answers (RSDP,
@@ -69,15 +69,6 @@ const uint64_t limine_gdt[7] = {
 /* The protocol's PAT: WB WT UC- UC WP WC, then UC- UC in the two it leaves open. */
 const uint8_t limine_pat[8] = { PT_PAT_WB, PT_PAT_WT, PT_PAT_UCM, PT_PAT_UC,
 				       PT_PAT_WP, PT_PAT_WC, PT_PAT_UCM, PT_PAT_UC };
-
-static size_t str_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
 
 /* ---- before ExitBootServices: what the firmware knows ----------------------------------- */
 
@@ -251,21 +242,16 @@ static void slash_path(char *dst, size_t cap, const char *src)
 }
 
 /*
- * Secure Boot's judgement of the @what read from @path (verify.c): an ELF
- * kernel or a module is no PE image, so only the digests built into the
- * signed image admit it.  True when it may be run; false after a failure
- * line on @rep naming the file and the reason.
+ * Secure Boot's judgement of the @what read from @path (kernel_verified):
+ * an ELF kernel or a module is no PE image, so only the digests built into
+ * the signed image admit it.
  */
 static bool verified(struct report *rep, const struct mode_boot *b, const char *what,
 		     const char *path, const void *buf, uint64_t len)
 {
 	const struct verify_src src = { b->image, b->li->DeviceHandle, rep };
-	char why[256];
 
-	if (verify_image(&src, buf, len, path, VERIFY_DIGEST, why, sizeof(why)) == 0)
-		return true;
-	report_fail(rep, "limine: %s %s refused: %s", what, path, why);
-	return false;
+	return kernel_verified(&src, "limine", what, path, buf, len, VERIFY_DIGEST);
 }
 
 /*
@@ -282,7 +268,7 @@ static bool add_module(struct ptlab_kernel *k, struct report *rep, struct lim *l
 	if (kernel_load_file(k, rep, b->li->DeviceHandle, "module", file, FILE_MAX, &pa, &len) !=
 	    EFI_SUCCESS || !verified(rep, b, "module", file, (const void *)(uintptr_t)pa, len))
 		return false;
-	CopyMem(s->cmdline, (void *)cmdline, str_len(cmdline) + 1);
+	CopyMem(s->cmdline, (void *)cmdline, fmt_strlen(cmdline) + 1);
 	slash_path(s->path, sizeof(s->path), file);
 	l->mod[l->nmod++] = (struct lm_file_in){ .pa = pa, .size = len, .path = s->path,
 						 .cmdline = s->cmdline };
@@ -316,7 +302,7 @@ static bool load_internal(struct ptlab_kernel *k, struct report *rep, struct lim
 	for (int i = 0; i < n; i++) {
 		bool root = im[i].path[0] == '/' || im[i].path[0] == '\\';
 		bool required = im[i].flags & LM_INTERNAL_MODULE_REQUIRED;
-		size_t pre = root ? 0 : dir, plen = str_len(im[i].path);
+		size_t pre = root ? 0 : dir, plen = fmt_strlen(im[i].path);
 		struct fsfile f;
 
 		if (pre + plen + 1 > sizeof(file)) {

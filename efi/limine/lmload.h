@@ -2,7 +2,7 @@
 /*
  * The Limine hand-off's own state (struct lim, in pages of ours: the run's
  * p->kern.priv) and what lmload.c takes before ExitBootServices for
- * limine.c to plan, check and hand over after it.  Private to the two.
+ * lmhandoff.c to plan, check and hand over after it.  Private to the two.
  */
 #ifndef PTLAB_EFI_LIMINE_LMLOAD_H
 #define PTLAB_EFI_LIMINE_LMLOAD_H
@@ -31,7 +31,6 @@
 #define IOAPIC_REDTBL   0x10u
 #define IOAPIC_MASK     (1u << 16)
 #define ENTRY_BYTES     16u
-#define MSR_APIC_BASE   0x1bu
 #define APIC_BASE_X2    (UINT64_C(1) << 10)
 #define APIC_BASE_EN    (UINT64_C(1) << 11)
 

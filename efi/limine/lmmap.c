@@ -13,7 +13,6 @@
 
 #include "limine/lmerr.h"
 #include "limine/lmmap.h"
-#include "report/fmt.h"
 
 #include <ptlab/pte.h>
 

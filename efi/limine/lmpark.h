@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What lmhandoff_asm.S's AP parking code reads: one block per AP, filled by
- * the BSP (limine.c) in bootloader-reclaimable memory.  Included by
+ * the BSP (lmhandoff.c) in bootloader-reclaimable memory.  Included by
  * assembly: plain numbers.
  */
 #ifndef PTLAB_EFI_LIMINE_PARK_H

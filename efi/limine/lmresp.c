@@ -15,7 +15,6 @@
 #include "lib/le.h"
 #include "limine/lmerr.h"
 #include "limine/lmresp.h"
-#include "report/fmt.h"
 
 typedef unsigned long long ull;
 

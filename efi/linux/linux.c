@@ -31,7 +31,6 @@
 #include "lib/le.h"
 #include "linux/linuxboot.h"
 #include "acpi/acpi.h"
-#include "checks/elsewhere.h"
 #include "linux/lxchecks.h"
 #include "core/end.h"
 #include "core/handoff.h"
@@ -44,7 +43,6 @@
 #include "checks/checkkit.h"
 #include "fw/verify.h"
 #include "report/report.h"
-#include "core/run.h"
 #include "cpu/trap.h"
 #include "smp/smp.h"
 #include "live/live.h"
@@ -138,31 +136,6 @@ static uint64_t find_rsdp(struct report *rep)
 	return pa;
 }
 
-static size_t str_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
-
-/*
- * Secure Boot's judgement of the @what read from @path (verify.c): true
- * when it may be run; false after a failure line on @rep naming the file,
- * the reason and the firmware's status.
- */
-static bool verified(struct report *rep, const struct verify_src *src, const char *what,
-		     const char *path, const char *buf, UINTN len, enum verify_kind kind)
-{
-	char why[256];
-
-	if (verify_image(src, buf, len, path, kind, why, sizeof(why)) == 0)
-		return true;
-	report_fail(rep, "linux: %s %s refused: %s", what, path, why);
-	return false;
-}
-
 /*
  * The initrds, each 4-byte aligned, concatenated in the order given into
  * one run of pages of exactly their total size: below initrd_addr_max, or
@@ -228,8 +201,8 @@ static bool load_initrds(struct ptlab_kernel *kern, struct lnx *k, const struct 
 			report_fail(rep, "linux: initrd %s", why);
 			goto close;
 		}
-		if (!verified(rep, src, "initrd", o->initrd[i], (const char *)(uintptr_t)(pa + at[i]),
-			      f[i].size, VERIFY_DIGEST))
+		if (!kernel_verified(src, "linux", "initrd", o->initrd[i],
+				     (const void *)(uintptr_t)(pa + at[i]), f[i].size, VERIFY_DIGEST))
 			goto close;
 	}
 	if (n > 1)
@@ -286,7 +259,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	const struct opts *o = &p->opts;
 	const char *file = (const char *)f->buf;
 	uint64_t len = f->len;
-	size_t cmdline = str_len(o->cmdline);
+	size_t cmdline = fmt_strlen(o->cmdline);
 	char why[256];
 	uint64_t pa;
 
@@ -295,7 +268,7 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 			    "protocol's; a bzImage takes --initrd", o->kernel);
 		return PT_EINVAL;
 	}
-	if (!verified(p->rep, &src, "kernel", o->kernel, file, len, VERIFY_PE))
+	if (!kernel_verified(&src, "linux", "kernel", o->kernel, file, len, VERIFY_PE))
 		return PT_EINVAL;
 	pa = 0;
 	if (kernel_alloc(kern, AllocateAnyPages, sizeof(*k), &pa) != EFI_SUCCESS)
@@ -376,7 +349,7 @@ nomem:
 }
 
 /*
- * After run_plan(): the kernel's W^X exemptions, each made RWX in the
+ * After the run's plan (run.c): the kernel's W^X exemptions, each made RWX in the
  * identity map and recorded in the run's list (ptlab_wx_identity): its
  * init_size range (the decompressor runs and writes there), and each piece
  * of RAM between page 1 and 640 KiB on its own (the decompressor copies its

@@ -7,7 +7,6 @@
  * cycle of calls.  Host tests link their own versions (link seams).
  */
 #include "live/flush.h"
-#include "live/live.h"
 #include "state/state.h"
 
 #include <ptlab/pte.h>

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Option parsing for LoadOptions (UCS-2) and \ptlab.cfg (ASCII).
+ * The option table: every option, what its value may be and where it is
+ * stored in struct opts, one word applied at a time (opts_apply()), and
+ * the report's line of them.  The sources of the words are elsewhere:
+ * loadopts.c (LoadOptions, UCS-2, from a shell or a boot manager),
+ * cfgfile.c (\ptlab.cfg), both split into words by lex.c.
  * Firmware-free: only compiler headers, so the host tests compile this file
  * as is.
  */
@@ -11,32 +15,6 @@
 
 #include "report/fmt.h"
 #include "opts/opts.h"
-
-#define TOKEN_MAX (OPTS_CMDLINE_MAX + 16)   /* "--cmdline=" and its value */
-
-/* Input as 8- or 16-bit little-endian units, read bytewise (any alignment). */
-struct src {
-	const uint8_t *b;
-	size_t n;		/* units */
-	unsigned int width;	/* 1 or 2 bytes per unit */
-};
-
-static unsigned int unit(const struct src *s, size_t i)
-{
-	if (s->width == 1)
-		return s->b[i];
-	return s->b[2 * i] | (unsigned int)s->b[2 * i + 1] << 8;
-}
-
-static bool is_blank(unsigned int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-static bool is_text(unsigned int c)
-{
-	return (c >= 0x20 && c <= 0x7e) || is_blank(c);
-}
 
 static const char *const end_names[] = {
 	[OPTS_END_WAIT] = "wait", [OPTS_END_RETURN] = "return",
@@ -175,8 +153,7 @@ static bool copy_str(char *dst, size_t size, const char *val)
 	return true;
 }
 
-static void __attribute__((format(printf, 3, 4)))
-set_err(char *err, size_t errlen, const char *fmt, ...)
+void opts_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -231,12 +208,12 @@ static bool apply_faults(struct opts *o, char *val, char *err, size_t errlen)
 			mask |= UINT64_C(1) << c;
 		} else if (c == 0 || !fault_name_ok(item)) {
 			/* "none" is no fault: index 0 is not accepted */
-			set_err(err, errlen, "--inject: no fault '%.40s'; it needs fault names, "
+			opts_set_err(err, errlen, "--inject: no fault '%.40s'; it needs fault names, "
 				"comma-separated (docs/faults.md)", item);
 			return false;
 		} else if (!opts_fault_given(o, item)) {
 			if (o->nfaults == OPTS_FAULTS_MAX) {
-				set_err(err, errlen, "--inject: more than %u faults", OPTS_FAULTS_MAX);
+				opts_set_err(err, errlen, "--inject: more than %u faults", OPTS_FAULTS_MAX);
 				return false;
 			}
 			copy_str(o->faults[o->nfaults++], OPTS_FAULT_NAME_MAX, item);
@@ -328,11 +305,11 @@ static bool set_string(struct opts *o, const struct opt_def *d, const char *val,
 	unsigned int *count = (unsigned int *)((char *)o + d->count), i = d->max ? *count : 0;
 
 	if (d->max && i == d->max) {
-		set_err(err, errlen, "--%s: %s %u%s", d->name, d->limit, d->max, d->unit);
+		opts_set_err(err, errlen, "--%s: %s %u%s", d->name, d->limit, d->max, d->unit);
 		return false;
 	}
 	if (!copy_str((char *)o + d->field + i * d->size, d->size, val)) {
-		set_err(err, errlen, "--%s: longer than %u characters", d->name,
+		opts_set_err(err, errlen, "--%s: longer than %u characters", d->name,
 			(unsigned)d->size - 1);
 		return false;
 	}
@@ -351,14 +328,14 @@ static bool set_opt(struct opts *o, const struct opt_def *d, char *val, char *er
 	switch (d->kind) {
 	case OPT_FLAG:
 		if (val) {
-			set_err(err, errlen, "--%s takes no value", d->name);
+			opts_set_err(err, errlen, "--%s takes no value", d->name);
 			return false;
 		}
 		*(bool *)field = true;
 		break;
 	case OPT_NUM:
 		if (!val || !parse_u64(val, &num)) {
-			set_err(err, errlen, "bad number in '--%s%s%.40s'", d->name,
+			opts_set_err(err, errlen, "bad number in '--%s%s%.40s'", d->name,
 				val ? "=" : "", val ? val : "");
 			return false;
 		}
@@ -368,7 +345,7 @@ static bool set_opt(struct opts *o, const struct opt_def *d, char *val, char *er
 	case OPT_CHOICE_BARE:
 		c = val ? choice(d->names, d->first, val) : d->kind == OPT_CHOICE_BARE ? d->first : -1;
 		if (c < 0) {
-			set_err(err, errlen, "--%s needs one of %s", d->name, d->list);
+			opts_set_err(err, errlen, "--%s needs one of %s", d->name, d->list);
 			return false;
 		}
 		*(unsigned int *)field = d->values ? d->values[c] : (unsigned int)c;
@@ -376,7 +353,7 @@ static bool set_opt(struct opts *o, const struct opt_def *d, char *val, char *er
 	case OPT_PATH:
 	case OPT_TEXT:
 		if (!val || (d->kind == OPT_PATH && !*val)) {
-			set_err(err, errlen, "--%s needs a %s", d->name,
+			opts_set_err(err, errlen, "--%s needs a %s", d->name,
 				d->kind == OPT_PATH ? "file path on the boot volume" : "value (\"\" for none)");
 			return false;
 		}
@@ -389,309 +366,83 @@ static bool set_opt(struct opts *o, const struct opt_def *d, char *val, char *er
 	return true;
 }
 
-/* Apply one token "--name[=value]" to @o; false with a message on error. */
-static bool apply(struct opts *o, char *tok, char *err, size_t errlen)
+/* Options whose values add up when given again (the rest take one value). */
+static bool repeatable(const struct opt_def *d)
+{
+	return d->kind == OPT_FLAG || d->kind == OPT_FAULTS || d->max;
+}
+
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+_Static_assert(NDEFS <= 64, "struct opts_seen has a bit per option");
+
+/*
+ * Remember that option @i was given as @tok (the word, its '=' back in
+ * place); false with both words named when it was already given and
+ * takes one value.
+ */
+static bool first_time(struct opts_seen *seen, size_t i, const char *tok,
+		       char *err, size_t errlen)
+{
+	const struct opt_def *d = &defs[i];
+	size_t len = 0;
+
+	while (tok[len] && len <= 40)
+		len++;
+	if (repeatable(d))
+		return true;
+	if (seen->mask & (UINT64_C(1) << i)) {
+		opts_set_err(err, errlen, "--%s given twice, as '%s' and '%.40s%s': it takes one "
+			     "value; give it once", d->name, seen->first[i], tok,
+			     len > 40 ? "..." : "");
+		return false;
+	}
+	seen->mask |= UINT64_C(1) << i;
+	fmt_snprintf(seen->first[i], sizeof(seen->first[i]), "%.40s%s", tok,
+		     len > 40 ? "..." : "");
+	return true;
+}
+
+bool opts_apply(struct opts *o, struct opts_seen *seen, char *tok, char *err, size_t errlen)
 {
 	char *name = tok + 2, *val = NULL;
 
 	if (tok[0] != '-') {
 		/* most often the rest of a value whose quotes a boot manager ate */
-		set_err(err, errlen, "unexpected argument '%.40s': a value with blanks is one "
+		opts_set_err(err, errlen, "unexpected argument '%.40s': a value with blanks is one "
 			"quoted word, \"--cmdline=a b\"; GRUB strips quotes: write "
 			"'\"--cmdline=a b\"'", tok);
 		return false;
 	}
 	if (tok[1] != '-' || !tok[2]) {
-		set_err(err, errlen, "unexpected argument '%.60s'", tok);
+		opts_set_err(err, errlen, "unexpected argument '%.60s'", tok);
 		return false;
 	}
-	for (char *p = name; *p; p++) {
-		if (*p == '=') {
+	for (size_t i = 0; i < NDEFS; i++) {
+		size_t n = 0;
+
+		/* "--name" alone or "--name=..." */
+		while (defs[i].name[n] && defs[i].name[n] == name[n])
+			n++;
+		if (defs[i].name[n] || (name[n] && name[n] != '='))
+			continue;
+		if (!first_time(seen, i, tok, err, errlen))
+			return false;
+		if (name[n] == '=') {
+			name[n] = '\0';
+			val = name + n + 1;
+		}
+		return set_opt(o, &defs[i], val, err, errlen);
+	}
+	for (char *p = name; *p; p++)
+		if (*p == '=')
 			*p = '\0';
-			val = p + 1;
-			break;
-		}
-	}
-	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
-		if (str_eq(defs[i].name, name))
-			return set_opt(o, &defs[i], val, err, errlen);
-	set_err(err, errlen, "unknown option '--%.60s'", name);
+	opts_set_err(err, errlen, "unknown option '--%.60s'", name);
 	return false;
-}
-
-/*
- * Tokenize and apply.  The caller has checked that every unit is text.
- * @comments: '#' outside quotes starts a comment to the end of the line.
- * @skip_argv0: skip a first token that does not start with '-'.
- */
-static int parse(const struct src *s, bool comments, bool skip_argv0,
-		 struct opts *out, char *err, size_t errlen)
-{
-	struct opts o;
-	size_t i = 0;
-	unsigned int ntok = 0, nopt = 0;
-
-	opts_defaults(&o);
-	opts_defaults(out);
-	for (;;) {
-		char tok[TOKEN_MAX];
-		size_t len = 0;
-		bool quoted = false, any = false;
-
-		while (i < s->n && (is_blank(unit(s, i)) ||
-				    (comments && unit(s, i) == '#'))) {
-			if (unit(s, i) == '#')
-				while (i < s->n && unit(s, i) != '\n')
-					i++;
-			else
-				i++;
-		}
-		if (i >= s->n)
-			break;
-		for (; i < s->n; i++) {
-			unsigned int c = unit(s, i);
-			bool escaped = false;
-
-			/*
-			 * \" is a quote that is text, in quotes or not: the one
-			 * escape, so that a Linux command line can hold quotes.
-			 * Any other backslash is text (UEFI path separators).
-			 */
-			if (c == '\\' && i + 1 < s->n && unit(s, i + 1) == '"') {
-				c = unit(s, ++i);
-				escaped = true;
-			}
-			if (c == '"' && !escaped) {
-				quoted = !quoted;
-				any = true;
-				continue;
-			}
-			if (!quoted && (is_blank(c) || (comments && c == '#')))
-				break;
-			if (len + 1 >= sizeof(tok)) {
-				tok[len] = '\0';
-				set_err(err, errlen, "option too long: '%.40s...'",
-					tok);
-				return OPTS_ERROR;
-			}
-			tok[len++] = (char)c;
-			any = true;
-		}
-		if (quoted) {
-			set_err(err, errlen, "unterminated quote");
-			return OPTS_ERROR;
-		}
-		tok[len] = '\0';
-		if (!any)
-			continue;
-		if (ntok++ == 0 && skip_argv0 && tok[0] != '-')
-			continue;
-		if (len == 0)
-			continue;	/* "" */
-		if (!apply(&o, tok, err, errlen))
-			return OPTS_ERROR;
-		nopt++;
-	}
-	if (!nopt)
-		return OPTS_EMPTY;
-	*out = o;
-	return OPTS_OK;
-}
-
-/* The text units of @s (checked by text_units()) hold a word starting with "--". */
-static bool has_dashdash_word(const struct src *s)
-{
-	for (size_t i = 0; i + 1 < s->n; i++)
-		if ((i == 0 || is_blank(unit(s, i - 1)) || unit(s, i - 1) == '"') &&
-		    unit(s, i) == '-' && unit(s, i + 1) == '-')
-			return true;
-	return false;
-}
-
-/* Number of text units before trailing NULs, or -1 if @s is not text. */
-static long text_units(const struct src *s)
-{
-	size_t n;
-
-	for (n = 0; n < s->n && unit(s, n) != 0; n++)
-		if (!is_text(unit(s, n)))
-			return -1;
-	for (size_t i = n; i < s->n; i++)
-		if (unit(s, i) != 0)
-			return -1;
-	return (long)n;
-}
-
-/* A printable character outside ASCII: not a control, surrogate or noncharacter. */
-static bool is_wide_text(unsigned int c)
-{
-	return c >= 0xa0 && !(c >= 0xd800 && c <= 0xdfff) && c != 0xfffe && c != 0xffff;
-}
-
-/*
- * Text as the shell passes it, but with characters beyond ASCII: a command
- * line with a character the options cannot hold, not boot-entry data.
- * Index of the first such character, or -1 when @s is not such a line.
- */
-static long wide_command_line(const struct src *s)
-{
-	size_t n, ascii = 0;
-	long first = -1;
-
-	if (s->width != 2)
-		return -1;
-	for (n = 0; n < s->n && unit(s, n) != 0; n++) {
-		unsigned int c = unit(s, n);
-
-		if (is_text(c))
-			ascii++;
-		else if (is_wide_text(c) && first < 0)
-			first = (long)n;
-		else if (!is_wide_text(c))
-			return -1;
-	}
-	for (size_t i = n; i < s->n; i++)
-		if (unit(s, i) != 0)
-			return -1;
-	/* mostly ASCII, with an option in it: what a person typed */
-	if (first < 0 || ascii < 2 * (n - ascii))
-		return -1;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (unit(s, i) == '-' && unit(s, i + 1) == '-')
-			return first;
-	return -1;
-}
-
-static int parse_units(struct src *s, struct opts *o, char *err, size_t errlen)
-{
-	/* Text, then optionally NULs up to the very end. */
-	long n = text_units(s), wide;
-
-	if (n >= 0) {
-		s->n = (size_t)n;
-		return parse(s, false, true, o, err, errlen);
-	}
-	opts_defaults(o);
-	wide = wide_command_line(s);
-	if (wide >= 0) {
-		set_err(err, errlen, "character U+%04X at position %ld of the command line is "
-			"not ASCII: options are ASCII only", unit(s, (size_t)wide), wide);
-		return OPTS_ERROR;
-	}
-	return OPTS_BINARY;
-}
-
-int opts_parse_ucs2(const uint16_t *s, size_t nchars, struct opts *o,
-		    char *err, size_t errlen)
-{
-	struct src src = { (const uint8_t *)s, s ? nchars : 0, 2 };
-
-	return parse_units(&src, o, err, errlen);
-}
-
-int opts_parse_load_options(const void *data, size_t bytes, struct opts *o,
-			    char *err, size_t errlen)
-{
-	struct src src = { data, data ? bytes / 2 : 0, 2 };
-
-	if (bytes & 1) {
-		opts_defaults(o);
-		return OPTS_BINARY;
-	}
-	return parse_units(&src, o, err, errlen);
-}
-
-int opts_parse_boot_options(const void *data, size_t bytes, bool from_shell,
-			    struct opts *o, char *err, size_t errlen)
-{
-	struct src src = { data, data ? bytes / 2 : 0, 2 };
-	long n;
-
-	if (from_shell)
-		return opts_parse_load_options(data, bytes, o, err, errlen);
-	opts_defaults(o);
-	if ((bytes & 1) || (n = text_units(&src)) < 0)
-		return OPTS_BINARY;
-	src.n = (size_t)n;
-	if (!has_dashdash_word(&src)) {
-		size_t k = 0, i = 0;
-
-		while (i < src.n && is_blank(unit(&src, i)))
-			i++;
-		if (i == src.n)
-			return OPTS_EMPTY;
-		/* the text for the report: blanks folded, at most 100 characters */
-		for (; i < src.n && err && k + 4 < errlen && k < 100; i++) {
-			unsigned int c = unit(&src, i);
-
-			if (is_blank(c) && (k == 0 || err[k - 1] == ' '))
-				continue;
-			err[k++] = is_blank(c) ? ' ' : c == '"' ? '\'' : (char)c;
-		}
-		while (k && err[k - 1] == ' ')
-			k--;
-		if (err && errlen) {
-			if (i < src.n && k + 4 <= errlen) {
-				err[k++] = '.';
-				err[k++] = '.';
-				err[k++] = '.';
-			}
-			err[k < errlen ? k : errlen - 1] = '\0';
-		}
-		return OPTS_FOREIGN;
-	}
-	return parse(&src, false, false, o, err, errlen);
-}
-
-int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
-		     size_t errlen)
-{
-	struct src src = { (const uint8_t *)s, s ? n : 0, 1 };
-	size_t skip = 0;
-
-	/* what editors put first: a UTF-8 BOM is skipped, UTF-16LE read as such */
-	if (src.n >= 3 && src.b[0] == 0xef && src.b[1] == 0xbb && src.b[2] == 0xbf) {
-		skip = 3;
-	} else if (src.n >= 2 && src.b[0] == 0xff && src.b[1] == 0xfe) {
-		if (src.n & 1) {
-			opts_defaults(o);
-			set_err(err, errlen, "config starts as UTF-16LE (byte-order mark 0xff 0xfe) "
-				"but has an odd number of bytes");
-			return OPTS_ERROR;
-		}
-		src.width = 2;
-		skip = 2;
-	} else if (src.n >= 2 && src.b[0] == 0xfe && src.b[1] == 0xff) {
-		opts_defaults(o);
-		set_err(err, errlen, "config is UTF-16 big-endian (byte-order mark 0xfe 0xff): "
-			"save it as ASCII, UTF-8 or UTF-16LE");
-		return OPTS_ERROR;
-	}
-	src.b += skip;
-	src.n = (src.n - skip) / src.width;
-	for (size_t i = 0; i < src.n; i++) {
-		unsigned int c = unit(&src, i);
-
-		if (is_text(c))
-			continue;
-		opts_defaults(o);
-		if (src.width == 2)
-			set_err(err, errlen, "character U+%04X at offset %zu of the UTF-16 config "
-				"is not ASCII: options are ASCII only", c, skip + 2 * i);
-		else if (c == 0 && i == 1)
-			set_err(err, errlen, "bad byte 0x00 at offset 1 in config: UTF-16 without "
-				"a byte-order mark? save it as ASCII or UTF-8");
-		else
-			set_err(err, errlen, "bad byte 0x%02x at offset %zu in config%s", c,
-				skip + i, c >= 0x80 ? ": not ASCII (options are ASCII only)" : "");
-		return OPTS_ERROR;
-	}
-	return parse(&src, true, false, o, err, errlen);
 }
 
 const char *opts_option(unsigned i, const char **list)
 {
-	if (i >= sizeof(defs) / sizeof(defs[0]))
+	if (i >= NDEFS)
 		return NULL;
 	if (list)
 		*list = defs[i].list;

@@ -158,76 +158,31 @@ void opts_defaults(struct opts *o);
  */
 void opts_handoff_defaults(struct opts *o);
 
-/**
- * opts_parse_ucs2() - parse a UCS-2 command line (LoadOptions)
- * @s:      the text, @nchars 16-bit units; need not be NUL-terminated
- * @nchars: number of units in @s
- * @o:      result; set to the defaults first, then the options applied
- * @err:    message buffer for OPTS_ERROR (may be NULL when @errlen is 0)
- * @errlen: bytes in @err
- *
- * Tokens are separated by blanks; double quotes group and are removed;
- * \" is a quote that is text, in quotes or not (the one escape: any other
- * backslash is text, as in UEFI paths).  The
- * UEFI shell puts argv[0] first, so a first token that does not start with
- * '-' is skipped.  Text is 0x20..0x7e plus tab/CR/LF, ended by the end of
- * the buffer or by NULs that run to the end; anything else means the data
- * is not a command line - except a line that is mostly ASCII, holds "--"
- * and has printable characters beyond ASCII (no controls or surrogates):
- * that is what a person typed, refused with the first such character
- * ("character U+00E9 at position 12 ...").
- *
- * Return: OPTS_OK, OPTS_EMPTY, OPTS_BINARY (@o holds the defaults) or
- * OPTS_ERROR (@o holds the defaults, @err the reason).
- */
-int opts_parse_ucs2(const uint16_t *s, size_t nchars, struct opts *o,
-		    char *err, size_t errlen);
+/* The options one parse has applied so far (opts_apply()). */
+struct opts_seen {
+	uint64_t mask;		/* bit i: option i of the table was given */
+	char first[64][48];	/* ... as it was written, "--name=value" (cut) */
+};
 
 /**
- * opts_parse_load_options() - opts_parse_ucs2() on raw LoadOptions bytes
- * @data:  LoadedImage->LoadOptions, any alignment, may be NULL if @bytes is 0
- * @bytes: LoadedImage->LoadOptionsSize
+ * opts_apply() - apply one word "--name[=value]" of an option source to @o
+ * @seen: what this parse has applied before; zeroed for the first word
  *
- * An odd byte count cannot be UCS-2 text: OPTS_BINARY.
- * Return: as opts_parse_ucs2().
+ * A single-valued option given a second time is refused, naming both
+ * words ("--levels given twice, as '--levels=5' and '--levels=4' ..."):
+ * the last one would otherwise win silently.  Flags, --inject, --initrd
+ * and --module may repeat (their values add up).
+ *
+ * Return: true, or false with the reason in @err.
  */
-int opts_parse_load_options(const void *data, size_t bytes, struct opts *o,
-			    char *err, size_t errlen);
+bool opts_apply(struct opts *o, struct opts_seen *seen, char *tok, char *err, size_t errlen);
+
+/* fmt_vsnprintf() into @err (nothing when @err is NULL or @errlen 0): a refusal's reason. */
+void opts_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /**
- * opts_parse_boot_options() - LoadOptions by who passed them
- * @from_shell: the image has the shell's parameters protocol
- *
- * From a shell: opts_parse_load_options() (argv[0] first, strict).  From a
- * boot manager (U-Boot passes its "bootargs", a boot entry its optional
- * data), with no argv[0]: binary data is OPTS_BINARY; text in which no word
- * starts with "--" is not meant for ptlab: OPTS_FOREIGN, with the text
- * (printable ASCII, shortened) in @err for the report; text with any "--"
- * word is parsed strictly, every word an option, so a typo is never dropped.
- *
- * Return: as opts_parse_ucs2(), or OPTS_FOREIGN (@o holds the defaults).
- */
-int opts_parse_boot_options(const void *data, size_t bytes, bool from_shell,
-			    struct opts *o, char *err, size_t errlen);
-
-/**
- * opts_parse_ascii() - parse a config file's content (\ptlab.cfg)
- * @s: the bytes, @n of them
- *
- * The same options separated by blanks or newlines; '#' starts a comment
- * that runs to the end of the line.  No argv[0].  A UTF-8 byte-order mark
- * is skipped; a file starting with the UTF-16LE one (0xff 0xfe) is read
- * as UTF-16LE.  A byte (character) outside ASCII text is an error naming
- * it and its offset, and UTF-16 big-endian or without a byte-order mark
- * is named as such.
- *
- * Return: OPTS_OK, OPTS_EMPTY or OPTS_ERROR (@o holds the defaults then).
- */
-int opts_parse_ascii(const char *s, size_t n, struct opts *o, char *err,
-		     size_t errlen);
-
-/**
- * opts_option() - the name of option @i of the table apply() reads
+ * opts_option() - the name of option @i of the table opts_apply() reads
  * @list: when not NULL, receives its choices as opts_usage() writes them
  *        ("a|b|c"; NULL for an option without named choices)
  *

@@ -38,4 +38,7 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The length of the string @s, without its NUL (no C library here). */
+size_t fmt_strlen(const char *s);
+
 #endif

@@ -200,7 +200,7 @@ struct ptlab_kernel {
  * and the W^X audit know such ranges only from this list, and the audit
  * names every entry.  (Runtime code the firmware leaves RWX is a rule of
  * its memory class, not a range of the run: checkkit.h's
- * ptlab_wx_runtime.)  Reset with the plan (run_plan).  A feature that
+ * ptlab_wx_runtime.)  Reset with the plan (run.c).  A feature that
  * needs more entries than PTLAB_WX_EXEMPT_MAX is refused (PT_ECAPACITY),
  * nothing recorded.
  */

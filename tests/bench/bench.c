@@ -28,9 +28,17 @@
  * Timing: every sample runs at least BENCH_SAMPLE_NS.  A short call is
  * repeated over a batch of address spaces created beforehand (outside the
  * timed region), and only the calls themselves are timed; a sample's value
- * is the time per call.  Each case takes BENCH_REPS samples (fewer for the
- * range sweep) and prints median, min and max.  The machine this runs on
- * may be shared, so medians are what the goals use.
+ * is the time per call.  A repetition takes one sample of every side of a
+ * case in turn (pt_map, the fill, the per-page mapper, memset; pt_translate,
+ * pt_translate_many, the baseline walk), so a burst of load lands on the
+ * sides of one repetition alike; a ratio is taken within each repetition
+ * (paired), and its median over the repetitions is the figure a goal
+ * judges.  Its spread is the half-width of the 95 % confidence interval of
+ * that median (order statistics, no assumption about the noise's shape),
+ * relative to it.  A case takes BENCH_REPS repetitions, and more, up to
+ * REPS_MAX, until the spread of every ratio of it is within SPREAD_GOAL
+ * (the range sweep takes SWEEP_REPS, and no goal reads it).  Times print
+ * as median, min and max.
  *
  * Two environments:
  *  fast     the library's optional paths: a linear physical-to-virtual
@@ -67,7 +75,9 @@
 #include <ptlab/pte.h>
 
 #define BENCH_BASE  UINT64_C(0x0000004200000000)   /* fake physical base, not 0 */
-#define BENCH_REPS  11u
+#define BENCH_REPS  11u                            /* repetitions a case takes at least */
+#define REPS_MAX    151u                           /* ... at most, for SPREAD_GOAL */
+#define SPREAD_GOAL 0.05                           /* 5 %: a goal figure's spread */
 #define SWEEP_REPS  5u
 #define BENCH_SAMPLE_NS UINT64_C(10000000)         /* 10 ms */
 #define NTRANSLATE  1000000u
@@ -221,6 +231,41 @@ static struct stat3 stat_of(double *t, unsigned n)
 	s.max = t[n - 1];
 	s.med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 	return s;
+}
+
+/*
+ * The ratio of two sides of a case, paired: num[k] / den[k] of the same
+ * repetition k; its median, and the 95 % confidence interval of that
+ * median from the order statistics (ranks n/2 -+ 0.98 sqrt(n), the normal
+ * approximation of the binomial): no assumption about the noise's shape.
+ */
+struct ratio {
+	double med, lo, hi;
+	unsigned n;
+};
+
+static struct ratio paired(const double *num, const double *den, unsigned n)
+{
+	double r[REPS_MAX];
+	struct ratio x = { .n = n };
+	double h = 0.98 * sqrt((double)n);
+	long lo = (long)floor((double)n / 2 - h), hi = (long)ceil((double)n / 2 + h) - 1;
+
+	for (unsigned k = 0; k < n; k++)
+		r[k] = num[k] / den[k];
+	qsort(r, n, sizeof(*r), cmp_dbl);
+	x.med = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+	x.lo = r[lo < 0 ? 0 : lo];
+	x.hi = r[hi >= (long)n ? n - 1 : hi];
+	return x;
+}
+
+/* The spread of @x: the farther end of its interval from the median, relative to it. */
+static double spread(struct ratio x)
+{
+	double d = x.hi - x.med > x.med - x.lo ? x.hi - x.med : x.med - x.lo;
+
+	return x.med > 0 ? d / x.med : 0;
 }
 
 /* Start a sample on the same frames as every other. */
@@ -426,6 +471,9 @@ enum side { SIDE_MAP, SIDE_FILL, SIDE_PERPAGE, SIDE_COUNT };
 
 struct map_result {
 	struct stat3 t[SIDE_COUNT], unmap, memset_ref;
+	/* paired ratios: map/fill, map/memset, perpage/map (0 without it), unmap/map */
+	struct ratio map_fill, map_memset, perpage_map, unmap_map;
+	unsigned reps;
 	uint64_t created;            /* table pages one map call created */
 	uint64_t min_tables;         /* the fewest table pages those leaves need (root excluded) */
 	uint64_t peak_map;           /* frames in use at the peak of pt_map, root included */
@@ -579,11 +627,34 @@ static uint64_t fill_frames(const struct map_case *c)
 	return n;
 }
 
-static void run_map_case(const struct map_case *c, struct map_result *r, unsigned reps,
-			 bool with_perpage)
+/* One sample of memset over @bytes of the reference buffer: ns per call. */
+static double sample_memset(uint64_t bytes, unsigned k)
 {
-	double tm[BENCH_REPS], tu[BENCH_REPS], tr[BENCH_REPS], tf[BENCH_REPS], tp[BENCH_REPS];
+	uint64_t t = 0, calls = 0, t0, inner = MiB / bytes + 1;
+
+	while (t < BENCH_SAMPLE_NS) {
+		t0 = now_ns();
+		for (unsigned j = 0; j < inner; j++) {
+			memset(B.ref, (int)(k + j), bytes);
+			__asm__ volatile("" : : "r"(B.ref) : "memory");
+		}
+		t += now_ns() - t0;
+		calls += inner;
+	}
+	return (double)t / (double)calls;
+}
+
+/*
+ * Case @c: at least @reps repetitions, at most @reps_max, until the spread
+ * of every paired ratio is within SPREAD_GOAL.  Each repetition samples
+ * every side in turn, so a burst of load hits all of them.
+ */
+static void run_map_case(const struct map_case *c, struct map_result *r, unsigned reps,
+			 unsigned reps_max, bool with_perpage)
+{
+	static double tm[REPS_MAX], tu[REPS_MAX], tr[REPS_MAX], tf[REPS_MAX], tp[REPS_MAX];
 	uint64_t per_space, batch, bytes;
+	unsigned k;
 
 	memset(r, 0, sizeof(*r));
 	per_space = frames_per_space(c, r);
@@ -604,38 +675,36 @@ static void run_map_case(const struct map_case *c, struct map_result *r, unsigne
 		batch = MAX_BATCH;
 	if (!batch)
 		batch = 1;
-	for (unsigned k = 0; k < reps; k++) {
-		/* the sides take turns, so a burst of load hits all of them */
-		tm[k] = sample_map(c, SIDE_MAP, (unsigned)batch, &tu[k]);
-		tf[k] = sample_map(c, SIDE_FILL, (unsigned)batch, NULL);
-		if (with_perpage)
-			tp[k] = sample_map(c, SIDE_PERPAGE, (unsigned)batch, NULL);
-	}
 	bytes = r->created * PT_PAGE_SIZE;
 	if (bytes > B.ref_bytes) {
 		fprintf(stderr, "bench: %s: reference buffer too small\n", c->name);
 		exit(1);
 	}
-	for (unsigned k = 0; k < reps; k++) {
-		uint64_t t = 0, calls = 0, t0, inner = MiB / bytes + 1;
-
-		while (t < BENCH_SAMPLE_NS) {
-			t0 = now_ns();
-			for (unsigned j = 0; j < inner; j++) {
-				memset(B.ref, (int)(k + j), bytes);
-				__asm__ volatile("" : : "r"(B.ref) : "memory");
-			}
-			t += now_ns() - t0;
-			calls += inner;
+	for (k = 0; k < reps_max; k++) {
+		tm[k] = sample_map(c, SIDE_MAP, (unsigned)batch, &tu[k]);
+		tf[k] = sample_map(c, SIDE_FILL, (unsigned)batch, NULL);
+		tp[k] = with_perpage ? sample_map(c, SIDE_PERPAGE, (unsigned)batch, NULL) : 0;
+		tr[k] = sample_memset(bytes, k);
+		if (k + 1 < reps)
+			continue;
+		r->map_fill = paired(tm, tf, k + 1);
+		r->map_memset = paired(tm, tr, k + 1);
+		r->unmap_map = paired(tu, tm, k + 1);
+		if (with_perpage)
+			r->perpage_map = paired(tp, tm, k + 1);
+		if (spread(r->map_fill) <= SPREAD_GOAL && spread(r->map_memset) <= SPREAD_GOAL &&
+		    spread(r->unmap_map) <= SPREAD_GOAL && spread(r->perpage_map) <= SPREAD_GOAL) {
+			k++;
+			break;
 		}
-		tr[k] = (double)t / (double)calls;
 	}
-	r->t[SIDE_MAP] = stat_of(tm, reps);
-	r->t[SIDE_FILL] = stat_of(tf, reps);
+	r->reps = k;
+	r->t[SIDE_MAP] = stat_of(tm, k);
+	r->t[SIDE_FILL] = stat_of(tf, k);
 	if (with_perpage)
-		r->t[SIDE_PERPAGE] = stat_of(tp, reps);
-	r->unmap = stat_of(tu, reps);
-	r->memset_ref = stat_of(tr, reps);
+		r->t[SIDE_PERPAGE] = stat_of(tp, k);
+	r->unmap = stat_of(tu, k);
+	r->memset_ref = stat_of(tr, k);
 }
 
 static void print_stat(const char *what, struct stat3 st, uint64_t pages)
@@ -665,9 +734,11 @@ static void print_map_result(const struct map_case *c, const struct map_result *
 	print_stat("memset", r->memset_ref, pages);
 	if (r->t[SIDE_PERPAGE].med > 0)
 		print_stat("perpage", r->t[SIDE_PERPAGE], pages);
-	printf("  ratios   map/fill %.2f  map/memset %.2f  perpage/map %.1f  unmap/map %.2f\n",
-	       r->t[SIDE_MAP].med / r->t[SIDE_FILL].med, r->t[SIDE_MAP].med / r->memset_ref.med,
-	       r->t[SIDE_PERPAGE].med / r->t[SIDE_MAP].med, r->unmap.med / r->t[SIDE_MAP].med);
+	printf("  ratios   paired, median (spread) of %u repetitions: map/fill %.2f (%.1f %%)  "
+	       "map/memset %.2f (%.1f %%)  perpage/map %.1f (%.1f %%)  unmap/map %.2f (%.1f %%)\n",
+	       r->reps, r->map_fill.med, 100 * spread(r->map_fill), r->map_memset.med,
+	       100 * spread(r->map_memset), r->perpage_map.med, 100 * spread(r->perpage_map),
+	       r->unmap_map.med, 100 * spread(r->unmap_map));
 	if (r->created != r->min_tables) {
 		fprintf(stderr, "bench: %s: %" PRIu64 " tables, the leaves need %" PRIu64 "\n",
 			c->name, r->created, r->min_tables);
@@ -730,6 +801,8 @@ bool ref_walk(uintptr_t off, uint64_t root, unsigned levels, uint64_t va, struct
 
 struct xlate_result {
 	struct stat3 one, many, ref;   /* pt_translate, pt_translate_many, the baseline */
+	struct ratio one_ref, many_ref;   /* paired: pt_translate/walk, pt_translate_many/walk */
+	unsigned reps;
 	uint64_t unmapped;
 };
 
@@ -870,23 +943,34 @@ static double sample_ref(const struct pt_space *s, const uint64_t *va, unsigned 
 
 /*
  * Look up every address of @va (n of them) with pt_translate, with
- * pt_translate_many and with the baseline walk, taking turns; every
- * answer is compared first.
+ * pt_translate_many and with the baseline walk, taking turns, at least
+ * @reps times and at most @reps_max, until both paired ratios' spreads are
+ * within SPREAD_GOAL; every answer is compared first.
  */
 static void run_translate(const char *name, const struct pt_space *s, const uint64_t *va,
-			  unsigned n, unsigned reps, struct xlate_result *r)
+			  unsigned n, unsigned reps, unsigned reps_max, struct xlate_result *r)
 {
-	double t1[BENCH_REPS], tm[BENCH_REPS], tw[BENCH_REPS];
+	static double t1[REPS_MAX], tm[REPS_MAX], tw[REPS_MAX];
+	unsigned k;
 
 	r->unmapped = check_translate(name, s, va, n);
-	for (unsigned k = 0; k < reps; k++) {
+	for (k = 0; k < reps_max; k++) {
 		t1[k] = sample_one(s, va, n);
 		tm[k] = sample_many(s, va, n);
 		tw[k] = sample_ref(s, va, n);
+		if (k + 1 < reps)
+			continue;
+		r->one_ref = paired(t1, tw, k + 1);
+		r->many_ref = paired(tm, tw, k + 1);
+		if (spread(r->one_ref) <= SPREAD_GOAL && spread(r->many_ref) <= SPREAD_GOAL) {
+			k++;
+			break;
+		}
 	}
-	r->one = stat_of(t1, reps);
-	r->many = stat_of(tm, reps);
-	r->ref = stat_of(tw, reps);
+	r->reps = k;
+	r->one = stat_of(t1, k);
+	r->many = stat_of(tm, k);
+	r->ref = stat_of(tw, k);
 	printf("%s: %u addresses, %" PRIu64 " of them unmapped\n", name, n, r->unmapped);
 	printf("  %-17s median %8.2f ns/lookup  min %8.2f  max %8.2f\n", "pt_translate",
 	       r->one.med, r->one.min, r->one.max);
@@ -894,8 +978,9 @@ static void run_translate(const char *name, const struct pt_space *s, const uint
 	       r->many.med, r->many.min, r->many.max);
 	printf("  %-17s median %8.2f ns/lookup  min %8.2f  max %8.2f\n", "baseline walk",
 	       r->ref.med, r->ref.min, r->ref.max);
-	printf("  ratios   pt_translate/walk %.2f  pt_translate_many/walk %.2f\n",
-	       r->one.med / r->ref.med, r->many.med / r->ref.med);
+	printf("  ratios   paired, median (spread) of %u repetitions: pt_translate/walk %.2f "
+	       "(%.1f %%)  pt_translate_many/walk %.2f (%.1f %%)\n", r->reps, r->one_ref.med,
+	       100 * spread(r->one_ref), r->many_ref.med, 100 * spread(r->many_ref));
 }
 
 /*
@@ -986,14 +1071,14 @@ static const struct {
 	{ "translate5_seq", "same, 5 levels, ascending order" },
 };
 
-/* The largest pt_translate/walk ratio of @r. */
-static double worst_ratio(const struct xlate_result *r, unsigned n)
+/* The largest paired pt_translate_many/walk ratio of @r, with its spread. */
+static struct ratio worst_ratio(const struct xlate_result *r, unsigned n)
 {
-	double w = 0;
+	struct ratio w = r[0].many_ref;
 
-	for (unsigned i = 0; i < n; i++)
-		if (r[i].many.med / r[i].ref.med > w)
-			w = r[i].many.med / r[i].ref.med;
+	for (unsigned i = 1; i < n; i++)
+		if (r[i].many_ref.med > w.med)
+			w = r[i].many_ref;
 	return w;
 }
 
@@ -1007,9 +1092,10 @@ static void run_mixed(uint64_t *va, struct xlate_result r[XL_GOAL_CASES])
 		frames_rewind();
 		build_xlate_space(&s, levels);
 		fill_xlate_addresses(va, NTRANSLATE, levels);
-		run_translate(xl_case[c].name, &s, va, NTRANSLATE, BENCH_REPS, &r[c]);
+		run_translate(xl_case[c].name, &s, va, NTRANSLATE, BENCH_REPS, REPS_MAX, &r[c]);
 		qsort(va, NTRANSLATE, sizeof(*va), cmp_u64);
-		run_translate(xl_case[c + 1].name, &s, va, NTRANSLATE, BENCH_REPS, &r[c + 1]);
+		run_translate(xl_case[c + 1].name, &s, va, NTRANSLATE, BENCH_REPS, REPS_MAX,
+			      &r[c + 1]);
 		printf("  tables   %" PRIu64 " (%.1f KiB)\n\n", pt_table_count(&s),
 		       (double)(pt_table_count(&s) * PT_PAGE_SIZE) / (double)KiB);
 		pt_destroy(&s);
@@ -1018,11 +1104,20 @@ static void run_mixed(uint64_t *va, struct xlate_result r[XL_GOAL_CASES])
 
 /* ---- output: goals, markdown, plot --------------------------------------------------- */
 
-static void goal(const char *name, double value, const char *op, double target)
+/*
+ * A goal judged on the median of a paired ratio @x: its spread line first
+ * ("bench: spread NAME ..."), then the goal line tools/report.py reads.
+ * Within SPREAD_GOAL the median stands for the goal; beyond it the line
+ * says the figure is noise (spread=wide), whatever met says.
+ */
+static void goal(const char *name, struct ratio x, const char *op, double target)
 {
-	bool met = op[0] == '<' ? value <= target : value >= target;
+	bool met = op[0] == '<' ? x.med <= target : x.med >= target;
 
-	printf("bench: %s value=%.2f goal=%s%.1f met=%s\n", name, value, op, target,
+	printf("bench: spread %s median=%.3f spread=%.1f%% interval=%.3f..%.3f pairs=%u %s\n",
+	       name, x.med, 100 * spread(x), x.lo, x.hi, x.n,
+	       spread(x) <= SPREAD_GOAL ? "spread=ok" : "spread=wide");
+	printf("bench: %s value=%.2f goal=%s%.1f met=%s\n", name, x.med, op, target,
 	       met ? "yes" : "no");
 }
 
@@ -1078,13 +1173,12 @@ static void md_map_table(const struct map_case *c, const struct map_result *r, u
 		    c[i].what, leaves, r[i].created, r[i].min_tables,
 		    (double)(r[i].created * PT_PAGE_SIZE) / ((double)c[i].len / (double)GiB),
 		    r[i].peak_map, r[i].peak_unmap, r[i].t[SIDE_MAP].med / 1e3,
-		    r[i].t[SIDE_FILL].med / 1e3, r[i].t[SIDE_MAP].med / r[i].t[SIDE_FILL].med,
-		    r[i].t[SIDE_MAP].med / r[i].memset_ref.med);
+		    r[i].t[SIDE_FILL].med / 1e3, r[i].map_fill.med, r[i].map_memset.med);
 		if (r[i].t[SIDE_PERPAGE].med > 0)
-			out("%.1f", r[i].t[SIDE_PERPAGE].med / r[i].t[SIDE_MAP].med);
+			out("%.1f", r[i].perpage_map.med);
 		else
 			out("-");
-		out(" | %.2f |\n", r[i].unmap.med / r[i].t[SIDE_MAP].med);
+		out(" | %.2f |\n", r[i].unmap_map.med);
 	}
 }
 
@@ -1286,7 +1380,7 @@ int main(int argc, char **argv)
 		VA0, PA0, GiB, PT_PAGE_4K
 	};
 	struct map_result res[NCASES], cb_res;
-	struct xlate_result mixed[XL_GOAL_CASES], cached, cached_cb, spread;
+	struct xlate_result mixed[XL_GOAL_CASES], cached, cached_cb, spread64;
 	struct lookup_row row[XL_GOAL_CASES + 3];
 	unsigned nrow = 0;
 	const char *md_path = NULL, *svg_path = NULL;
@@ -1314,8 +1408,10 @@ int main(int argc, char **argv)
 		}
 	}
 	bench_init(frames, frames * PT_PAGE_SIZE);
-	printf("bench: %s build; %u samples per case (median, min, max), each >= %.0f ms; "
-	       "arena %" PRIu64 " frames (%.1f MiB)\n", BUILD_NAME, BENCH_REPS,
+	printf("bench: %s build; %u to %u repetitions per case (until every paired ratio's "
+	       "spread is within %.0f %%), each sample >= %.0f ms; "
+	       "arena %" PRIu64 " frames (%.1f MiB)\n", BUILD_NAME, BENCH_REPS, REPS_MAX,
+	       100 * SPREAD_GOAL,
 	       (double)BENCH_SAMPLE_NS / 1e6, frames, (double)B.size / (double)MiB);
 	printf("bench: times are per call; ns/page is per 4 KiB page of the range; "
 	       "wide_stores %s\n\n", B.env_fast.wide_stores ? "on (AVX2)" : "off");
@@ -1330,7 +1426,7 @@ int main(int argc, char **argv)
 		return failures ? 1 : 0;
 	}
 	for (unsigned i = 0; i < NCASES; i++) {
-		run_map_case(&cases[i], &res[i], BENCH_REPS, true);
+		run_map_case(&cases[i], &res[i], BENCH_REPS, REPS_MAX, true);
 		print_map_result(&cases[i], &res[i]);
 		printf("\n");
 	}
@@ -1338,7 +1434,7 @@ int main(int argc, char **argv)
 	if (SCALAR || maps_only)
 		goto report;
 	use_env(false);
-	run_map_case(&cb_case, &cb_res, BENCH_REPS, true);
+	run_map_case(&cb_case, &cb_res, BENCH_REPS, BENCH_REPS, true);
 	print_map_result(&cb_case, &cb_res);
 	printf("\n");
 	use_env(true);
@@ -1353,7 +1449,7 @@ int main(int argc, char **argv)
 		die("translate_cached: map", PT_EINVAL);
 	fill_addresses(va, NTRANSLATE, 2 * MiB);
 	run_translate("translate_cached (2 MiB of 4 KiB pages)", &s, va, NTRANSLATE, BENCH_REPS,
-		      &cached);
+		      BENCH_REPS, &cached);
 	pt_destroy(&s);
 	printf("\n");
 	use_env(false);
@@ -1362,7 +1458,7 @@ int main(int argc, char **argv)
 	if (pt_map(&s, VA0, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL))
 		die("translate_cached: map", PT_EINVAL);
 	run_translate("translate_cached (callback env)", &s, va, NTRANSLATE, BENCH_REPS,
-		      &cached_cb);
+		      BENCH_REPS, &cached_cb);
 	pt_destroy(&s);
 	printf("\n");
 	use_env(true);
@@ -1373,7 +1469,8 @@ int main(int argc, char **argv)
 	if (pt_map(&s, VA0, PA0, 64 * GiB, PT_WRITE, PT_PAGE_4K, NULL))
 		die("translate_spread: map", PT_EINVAL);
 	fill_addresses(va, NTRANSLATE, 64 * GiB);
-	run_translate("translate_spread (64 GiB of 4 KiB pages)", &s, va, NTRANSLATE, 5, &spread);
+	run_translate("translate_spread (64 GiB of 4 KiB pages)", &s, va, NTRANSLATE, 5, 5,
+		      &spread64);
 	pt_destroy(&s);
 	printf("\n");
 	free(va);
@@ -1383,7 +1480,7 @@ int main(int argc, char **argv)
 	row[nrow++] = (struct lookup_row){ "same, callback env (phys_to_virt per level)",
 					   &cached_cb, 0 };
 	row[nrow++] = (struct lookup_row){ "64 GiB of 4 KiB pages (128 MiB of tables), random",
-					   &spread, 0 };
+					   &spread64, 0 };
 
 	/* the sweep for the plot */
 	for (unsigned i = 0; i < 3; i++)
@@ -1393,7 +1490,7 @@ int main(int argc, char **argv)
 			/* the per-page mapper on 64 GiB of 4 KiB pages takes 70 ms a call */
 			bool pp = sw[i].len[j] / pt_level_size(sw[i].size) <= (UINT64_C(1) << 22);
 
-			run_map_case(&c, &r, SWEEP_REPS, pp);
+			run_map_case(&c, &r, SWEEP_REPS, SWEEP_REPS, pp);
 			for (unsigned k = 0; k < SIDE_COUNT; k++)
 				sw[i].ns[k][j] = r.t[k].med / (double)(c.len / PT_PAGE_SIZE);
 		}
@@ -1406,8 +1503,8 @@ report:
 			return 1;
 		}
 	}
-	out("\nResults (%s build; medians of %u samples, each >= 10 ms; times per call):\n\n",
-	    BUILD_NAME, BENCH_REPS);
+	out("\nResults (%s build; medians of %u to %u repetitions, each sample >= 10 ms; times "
+	    "per call; ratios paired within a repetition):\n\n", BUILD_NAME, BENCH_REPS, REPS_MAX);
 	md_map_table(cases, res, NCASES);
 	if (maps_only)
 		return failures ? 1 : 0;
@@ -1418,7 +1515,7 @@ report:
 	for (unsigned c = 0; c < nrow; c++)
 		out("| %s | %.1f ns | %.1f ns | %.1f ns | %.2f | %.2f |\n", row[c].label,
 		    row[c].r->one.med, row[c].r->many.med, row[c].r->ref.med,
-		    row[c].r->one.med / row[c].r->ref.med, row[c].r->many.med / row[c].r->ref.med);
+		    row[c].r->one_ref.med, row[c].r->many_ref.med);
 	out("\n| ns per 4 KiB page | range | pt_map | fill | perpage |\n|---|---|---|---|---|\n");
 	for (unsigned i = 0; i < 3; i++)
 		for (unsigned j = 0; j < sw[i].n; j++) {
@@ -1440,39 +1537,31 @@ report:
 		fclose(md);
 
 	if (!SCALAR) {
-	goal("map2m_vs_fill", res[1].t[SIDE_MAP].med / res[1].t[SIDE_FILL].med, "<=", 1.5);
-	goal("map1g_vs_fill", res[2].t[SIDE_MAP].med / res[2].t[SIDE_FILL].med, "<=", 1.5);
-	goal("mapmixed_vs_fill", res[3].t[SIDE_MAP].med / res[3].t[SIDE_FILL].med, "<=", 2.0);
-	goal("map4k_vs_memset", res[0].t[SIDE_MAP].med / res[0].memset_ref.med, "<=", 1.5);
-	goal("unmap_vs_map", res[0].unmap.med / res[0].t[SIDE_MAP].med, "<=", 1.0);
+	goal("map2m_vs_fill", res[1].map_fill, "<=", 1.5);
+	goal("map1g_vs_fill", res[2].map_fill, "<=", 1.5);
+	goal("mapmixed_vs_fill", res[3].map_fill, "<=", 2.0);
+	goal("map4k_vs_memset", res[0].map_memset, "<=", 1.5);
+	goal("unmap_vs_map", res[0].unmap_map, "<=", 1.0);
 	goal("translate_vs_walk", worst_ratio(mixed, XL_GOAL_CASES), "<=", XLATE_GOAL);
-	goal("map4k_speedup_vs_perpage", res[0].t[SIDE_PERPAGE].med / res[0].t[SIDE_MAP].med,
-	     ">=", 10);
+	goal("map4k_speedup_vs_perpage", res[0].perpage_map, ">=", 10);
 	printf("bench: compare map4k_vs_fill value=%.2f\n",
-	       res[0].t[SIDE_MAP].med / res[0].t[SIDE_FILL].med);
-	printf("bench: compare map4k_vs_memset_callback value=%.2f\n",
-	       cb_res.t[SIDE_MAP].med / cb_res.memset_ref.med);
+	       res[0].map_fill.med);
+	printf("bench: compare map4k_vs_memset_callback value=%.2f\n", cb_res.map_memset.med);
 	for (unsigned c = 0; c < XL_GOAL_CASES; c++)
 		printf("bench: compare %s_vs_walk value=%.2f\n"
 		       "bench: compare %s_one_vs_walk value=%.2f\n", xl_case[c].name,
-		       mixed[c].many.med / mixed[c].ref.med, xl_case[c].name,
-		       mixed[c].one.med / mixed[c].ref.med);
+		       mixed[c].many_ref.med, xl_case[c].name, mixed[c].one_ref.med);
 	printf("bench: compare translate_cached_vs_walk value=%.2f\n",
-	       cached.one.med / cached.ref.med);
+	       cached.one_ref.med);
 	printf("bench: compare translate_cached_ns value=%.2f\n", cached.one.med);
 	} else {
 	printf("bench: compare scalar_map2m_vs_fill value=%.2f\n",
-	       res[1].t[SIDE_MAP].med / res[1].t[SIDE_FILL].med);
-	printf("bench: compare scalar_map1g_vs_fill value=%.2f\n",
-	       res[2].t[SIDE_MAP].med / res[2].t[SIDE_FILL].med);
-	printf("bench: compare scalar_mapmixed_vs_fill value=%.2f\n",
-	       res[3].t[SIDE_MAP].med / res[3].t[SIDE_FILL].med);
-	printf("bench: compare scalar_map4k_vs_memset value=%.2f\n",
-	       res[0].t[SIDE_MAP].med / res[0].memset_ref.med);
-	printf("bench: compare scalar_map4k_vs_fill value=%.2f\n",
-	       res[0].t[SIDE_MAP].med / res[0].t[SIDE_FILL].med);
-	printf("bench: compare scalar_unmap_vs_map value=%.2f\n",
-	       res[0].unmap.med / res[0].t[SIDE_MAP].med);
+	       res[1].map_fill.med);
+	printf("bench: compare scalar_map1g_vs_fill value=%.2f\n", res[2].map_fill.med);
+	printf("bench: compare scalar_mapmixed_vs_fill value=%.2f\n", res[3].map_fill.med);
+	printf("bench: compare scalar_map4k_vs_memset value=%.2f\n", res[0].map_memset.med);
+	printf("bench: compare scalar_map4k_vs_fill value=%.2f\n", res[0].map_fill.med);
+	printf("bench: compare scalar_unmap_vs_map value=%.2f\n", res[0].unmap_map.med);
 	}
 	free(B.mem);
 	free(B.ref);

@@ -29,6 +29,8 @@
  */
 
 #include "opts/optcheck.h"
+#include "opts/cfgfile.h"
+#include "opts/loadopts.h"
 #include "opts/opts.h"
 
 #define FUZZ_NAME "fuzz_opts"

@@ -116,7 +116,7 @@ void sha256_end(struct sha256 *s, u8 out[32]);
 
 u32 crc32(const void *data, size_t n);
 
-/* the page walk (walk.c): the translation of one virtual address */
+/* the page walk (lib.c): the translation of one virtual address */
 struct xlate {
 	u64 pa;		/* physical address va maps to */
 	u64 size;	/* size of the leaf mapping: 4K, 2M or 1G */

@@ -6,7 +6,7 @@
                              [--since REF] [--key KEY]... [--part K/N]
 
 Every candidate fault is one small edit of one line of paging/*.c or of
-the inline helpers of paging/pt_internal.h:
+the inline helpers of paging/entry.h and paging/walk.h:
 
   CMP    a comparison flipped at its boundary or negated:
          <  <->  <=,   >  <->  >=,   ==  <->  !=
@@ -251,7 +251,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build/mutants"))
     ap.add_argument("--count", default="40")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", default=None, help="only mutants of this file (paging/x.c, paging/pt_internal.h)")
+    ap.add_argument("--only", default=None, help="only mutants of this file (paging/x.c, paging/entry.h)")
     ap.add_argument("--list", action="store_true", help="list the candidates and exit")
     ap.add_argument("--part", default=None, metavar="K/N",
                     help="only every N-th candidate from the K-th (0-based): N runs in parallel, each with its own --build")

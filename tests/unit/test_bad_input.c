@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* covers: paging/error.c paging/frames.c paging/memmap.c paging/plan.c paging/pt.c paging/bulk.c paging/query.c paging/space.c paging/pt_internal.h */
+/* covers: paging/error.c paging/frames.c paging/memmap.c paging/plan.c paging/pt.c paging/bulk.c paging/query.c paging/space.c paging/flush.c paging/entry.h paging/walk.h */
 /*
  * Every public call against every bad input that applies to it.
  *

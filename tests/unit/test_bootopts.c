@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* covers: efi/opts/opts.c */
+/* covers: efi/opts/opts.c efi/opts/loadopts.c efi/opts/lex.c */
 /*
  * efi/opts/opts.c: whose LoadOptions are ours.  From a shell they are strict as
  * always; from a boot manager (U-Boot's bootargs, a boot entry's data) text
@@ -15,6 +15,8 @@
 #include "unit.h"
 
 #include "../../efi/report/fmt.h"
+#include "../../efi/opts/cfgfile.h"
+#include "../../efi/opts/loadopts.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/opts/usage.h"
 

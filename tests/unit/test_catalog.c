@@ -32,6 +32,7 @@
 #include "../../efi/live/la57.h"
 #include "../../efi/checks/registry.h"
 #include "../../efi/cpu/trap.h"
+#include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/state/state.h"
 #include "../../efi/live/live.h"

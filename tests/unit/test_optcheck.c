@@ -13,6 +13,7 @@
 #include "unit.h"
 
 #include "../../efi/report/fmt.h"
+#include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/opts/optcheck.h"
 

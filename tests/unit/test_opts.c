@@ -15,6 +15,8 @@
 #include "unit.h"
 
 #include "../../efi/report/fmt.h"
+#include "../../efi/opts/cfgfile.h"
+#include "../../efi/opts/loadopts.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/opts/usage.h"
 
@@ -319,9 +321,9 @@ static void test_opts_quotes_and_extra_spaces(void **state)
 	assert_true(o.dump);
 	/* Whitespace only. */
 	assert_int_equal(parse_cmdline("  \t ", &o, err, sizeof(err)), OPTS_EMPTY);
-	/* Last one wins. */
-	assert_int_equal(parse_cmdline("--seed=1 --seed=2", &o, err, sizeof(err)), OPTS_OK);
-	assert_int_equal(o.seed, 2);
+	/* Given twice: refused (test_optsrc.c has the cases), never the last one silently. */
+	assert_int_equal(parse_cmdline("--seed=1 --seed=2", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_defaults(&o);
 }
 
 static void test_opts_dump_formats(void **state)
@@ -641,13 +643,12 @@ static void test_opts_kernel_initrd_cmdline_from_config_file(void **state)
 			 OPTS_OK);
 	assert_string_equal(o.cmdline, "a #b");
 	assert_true(o.hold);
-	/* an empty command line is allowed; the last value given wins */
-	assert_int_equal(ascii("--cmdline=quiet --cmdline=", &o, err, sizeof(err)),
-			 OPTS_OK);
+	/* an empty command line is allowed; a second one is refused (test_optsrc.c) */
+	assert_int_equal(ascii("--cmdline=", &o, err, sizeof(err)), OPTS_OK);
 	assert_string_equal(o.cmdline, "");
 	assert_int_equal(ascii("--kernel=a --kernel=b", &o, err, sizeof(err)),
-			 OPTS_OK);
-	assert_string_equal(o.kernel, "b");
+			 OPTS_ERROR);
+	assert_string_equal(o.kernel, "");
 }
 
 static void test_opts_kernel_initrd_cmdline_from_ucs2(void **state)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* covers: paging/pat.c paging/lint.c paging/pt.c paging/bulk.c paging/query.c paging/space.c paging/pt_internal.h */
+/* covers: paging/pat.c paging/lint.c paging/pt.c paging/bulk.c paging/query.c paging/space.c paging/flush.c paging/entry.h paging/walk.h */
 /*
  * Host tests of the walker (paging/pt.c, bulk.c, query.c, space.c): map,
  * unmap, protect, remap, translate, visit, lint.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* covers: paging/pt.c paging/bulk.c paging/space.c paging/pt_internal.h */
+/* covers: paging/pt.c paging/bulk.c paging/space.c paging/flush.c paging/entry.h paging/walk.h */
 /*
  * Host tests of the walker's optional environment fast paths (a linear
  * frame window, frames handed out dirty): the tables they build are the

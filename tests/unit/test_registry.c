@@ -32,6 +32,7 @@
 
 #include "../../efi/checks/inject.h"
 #include "../../efi/checks/registry.h"
+#include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/report/report.h"
 #include "../../efi/state/state.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* covers: paging/lint.c paging/pt.c paging/bulk.c paging/pt_internal.h */
+/* covers: paging/lint.c paging/pt.c paging/bulk.c paging/flush.c paging/entry.h paging/walk.h */
 /*
  * Host tests of PTE_SW_FULL (include/ptlab/pte.h): the software bit in a
  * level-1 entry saying that the page table it links holds 512 present,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* covers: paging/pt.c paging/bulk.c paging/space.c paging/pt_internal.h */
+/* covers: paging/pt.c paging/bulk.c paging/space.c paging/flush.c paging/entry.h paging/walk.h */
 /*
  * Host tests of struct pt_env's wide_stores (32-byte stores of page tables):
  * pt_cpu_wide_stores() agrees with the compiler runtime's own CPU feature

@@ -273,7 +273,7 @@ static void test_list_find_add_and_full(void **state)
 	assert_string_equal(text, "none");
 }
 
-/* The listed range in the HHDM, as the Limine hand-off records it (limine.c). */
+/* The listed range in the HHDM, as the Limine hand-off records it (lmhandoff.c). */
 static enum ptlab_wx_exemption hhdm_listed(const void *ctx, uint64_t va, uint64_t pa,
 					   uint64_t size)
 {

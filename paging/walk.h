@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the page-table files (pt.c, bulk.c, query.c, space.c) share and the
- * API does not show: the table access, entry and space helpers, the state of
- * a changing call (struct walk) with its frame lists, and the functions its
- * walk calls across those files.  Not installed.
+ * The walk's own header, included by its files only: pt.c (the walk),
+ * bulk.c (its loops over whole runs of entries) and flush.c (the flush
+ * list and the frame lists).  A changing call's state (struct walk), the
+ * frame lists' encoding, and the functions that cross those files.  The
+ * calls run one way, pt.c -> bulk.c -> flush.c (mk/paging-order.txt,
+ * proved from the objects by make check-layers).  Not installed.
  */
-#ifndef PTLAB_PAGING_PT_INTERNAL_H
-#define PTLAB_PAGING_PT_INTERNAL_H
+#ifndef PTLAB_PAGING_WALK_H
+#define PTLAB_PAGING_WALK_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <ptlab/pt.h>
 
-#include "internal.h"
+#include "entry.h"
 
 enum walk_op { OP_MAP, OP_UNMAP, OP_PROTECT, OP_REMAP };
 
@@ -42,71 +44,6 @@ struct walk {
 	struct pt_flushlist *fl;
 	int err;
 };
-
-/*
- * The table at @pa: pa + p2v_offset with a linear mapping, else what
- * phys_to_virt says.  Every table access of these files goes through here.
- */
-static inline uint64_t *tab(const struct pt_env *env, uint64_t pa)
-{
-	if (env->p2v_linear)
-		return (uint64_t *)(uintptr_t)(pa + env->p2v_offset);
-	return env->phys_to_virt(env->ctx, pa);
-}
-
-/* ---- entries ---------------------------------------------------------- */
-
-static inline bool is_leaf(uint64_t e, unsigned level)
-{
-	return level == 0 || (e & PTE_PS);
-}
-
-/* Address bits of a leaf at @level (a large leaf's low bits hold PAT and reserved bits). */
-static inline uint64_t leaf_addr_mask(unsigned level)
-{
-	return PTE_ADDR_MASK & ~(pt_level_size(level) - 1);
-}
-
-/*
- * The leaf bit each PT_* permission stands for.  XD is the one inverted:
- * PT_EXEC is its absence, so both directions work on e ^ PTE_NX.
- */
-static const struct { unsigned flag; uint64_t bit; } pt_perm_bits[] = {
-	{ PT_WRITE, PTE_W }, { PT_USER, PTE_US }, { PT_GLOBAL, PTE_G }, { PT_EXEC, PTE_NX },
-};
-
-/* The W, U/S, G and XD bits of a leaf with the PT_* permissions @flags. */
-static inline uint64_t perm_bits(unsigned flags)
-{
-	uint64_t b = 0;
-
-	for (unsigned i = 0; i < sizeof(pt_perm_bits) / sizeof(pt_perm_bits[0]); i++)
-		b |= flags & pt_perm_bits[i].flag ? pt_perm_bits[i].bit : 0;
-	return b ^ PTE_NX;
-}
-
-/* The PT_* permissions of leaf @e (perm_bits undone). */
-static inline unsigned perm_flags(uint64_t e)
-{
-	unsigned f = 0;
-
-	e ^= PTE_NX;
-	for (unsigned i = 0; i < sizeof(pt_perm_bits) / sizeof(pt_perm_bits[0]); i++)
-		f |= e & pt_perm_bits[i].bit ? pt_perm_bits[i].flag : 0;
-	return f;
-}
-
-/* Intermediate entries are permissive; leaves carry the permissions. */
-static inline uint64_t table_entry(uint64_t pa, bool user)
-{
-	return pa | PTE_P | PTE_W | (user ? PTE_US : 0);
-}
-
-/* Is @s a space pt_create made (and pt_destroy has not undone)? */
-static inline bool space_ok(const struct pt_space *s)
-{
-	return s && s->env && s->root_pa && (s->levels == 4 || s->levels == 5);
-}
 
 /* ---- frames ----------------------------------------------------------------- */
 
@@ -161,20 +98,25 @@ static inline uint64_t take_frame(struct walk *w)
 	return list_take(w->env, &w->reserve);
 }
 
-/* ---- across the files ----------------------------------------------------- */
+/* ---- flush.c ---------------------------------------------------------------- */
 
-/* pt.c: record that [va, last] changed; coalesces with the previous range. */
+/* Record that [va, last] changed; coalesces with the previous range. */
 void pt_fl_add(struct pt_flushlist *fl, uint64_t va, uint64_t last, bool global);
+/* The environment's flush of @fl (none without a flush callback). */
+void pt_fl_barrier(const struct walk *w, const struct pt_flushlist *fl);
+/* Append frame @pa to @l. */
+void pt_list_push(const struct pt_env *env, struct frame_list *l, uint64_t pa);
+/* Free every frame of @l; returns how many there were. */
+uint64_t pt_list_free(const struct pt_env *env, struct frame_list *l);
+/* Allocate w->need frames into w->reserve; PT_ENOMEM (nothing kept) when one is refused. */
+int pt_reserve_frames(struct walk *w);
 
-/* bulk.c: [x, last] of a real level-0 table for map and unmap; false for the others. */
+/* ---- bulk.c ----------------------------------------------------------------- */
+
+/* [x, last] of a real level-0 table for map and unmap; false for the others. */
 bool pt_walk_ptes(struct walk *w, uint64_t *t, uint64_t x, uint64_t last);
-/* bulk.c: pt_map's APPLY pass over [x, last] of the table @t at @level. */
+/* pt_map's APPLY pass over [x, last] of the table @t at @level. */
 void pt_map_apply(struct walk *w, unsigned level, uint64_t *t, bool fresh,
 		  uint64_t x, uint64_t last);
-
-/* space.c: the flag bits @allowed, and the cache type and W+X rule, of @flags. */
-int pt_check_flags(unsigned flags, unsigned allowed);
-/* space.c: everything but the tables, in the documented order; @pa ignored unless @has_pa. */
-int pt_check_args(const struct pt_space *s, uint64_t va, uint64_t len, bool has_pa, uint64_t pa);
 
 #endif
