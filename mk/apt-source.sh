@@ -9,7 +9,8 @@
 # unpacked source directory on its last line.  Needs dpkg-dev (dpkg-source).
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 PACKAGE DEST" >&2; exit 2; }
-pkg=$1 dest=$2
+# apt reads a relative Dir:: path under /etc/apt: make DEST absolute
+pkg=$1 dest=$(realpath -m "$2")
 state=$dest.apt
 rm -rf "$dest" "$state"
 mkdir -p "$dest" "$state/lists/partial" "$state/sources.list.d"
