@@ -480,7 +480,11 @@ bool mmu_judge(struct mmu_env *e, struct mmu_tally *t, const struct mmu_case *c,
 		t->dev[dev]++;
 	else
 		t->other++;
-	if (t->shown < DETAILS_MAX) {
+	/* a deviation the user listed is shown once, as an example */
+	if (dev >= 0 && opts_deviation_listed(e->run->opts, (enum opts_deviation)dev)) {
+		if (!t->dev_shown++)
+			detail(e, t, c, va, o, &out, "an example of a known deviation");
+	} else if (t->shown < DETAILS_MAX) {
 		t->shown++;
 		detail(e, t, c, va, o, &out, step);
 	}
@@ -518,16 +522,17 @@ void mmu_tally_report(struct mmu_env *e, const struct mmu_tally *t)
 		else
 			unlisted += t->dev[d];
 	}
-	if (t->shown < t->cases - t->agree)
+	if (t->shown + t->dev_shown < t->cases - t->agree)
 		report_note(rep, "%s: %lu more mismatches not shown", t->what,
-			    t->cases - t->agree - t->shown);
-	if (unlisted)
+			    t->cases - t->agree - t->shown - t->dev_shown);
+	if (unlisted && unlisted == t->other)
+		report_fail(rep, "%s: %lu of %lu cases differ from the SDM's rules", t->what,
+			    unlisted, t->cases);
+	else if (unlisted)
 		report_fail(rep, "%s: %lu of %lu cases differ from the SDM's rules (%lu of them "
-			    "deviation rsvd-p0%s)", t->what, unlisted, t->cases,
-			    t->dev[OPTS_DEV_RSVD_P0],
-			    opts_deviation_listed(opts, OPTS_DEV_RSVD_P0) ? ", listed" :
-			    ", not listed in --known-deviation");
-	else
+			    "deviation rsvd-p0, not listed in --known-deviation)", t->what, unlisted,
+			    t->cases, t->dev[OPTS_DEV_RSVD_P0]);
+	if (!unlisted)
 		report_ok(rep, "%s: %lu cases agree with the SDM's rules%s", t->what,
 			  t->cases - listed, listed ? " (the rest: known deviations)" : "");
 	for (int d = 0; d < OPTS_DEV_COUNT; d++)

@@ -54,6 +54,7 @@ struct mmu_tally {
 	unsigned long dev[OPTS_DEV_COUNT];	/* mismatches that are a known kind */
 	unsigned long other;		/* mismatches of no known kind */
 	unsigned int shown;
+	unsigned int dev_shown;		/* details of listed deviations shown (one) */
 };
 
 /* What a case is judged on. */
