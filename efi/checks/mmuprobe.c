@@ -516,6 +516,14 @@ void mmu_tally_report(struct mmu_env *e, const struct mmu_tally *t)
 		report_skip(rep, t->what, "no case could run on this CPU");
 		return;
 	}
+	if (!e->big) {
+		char name[160];
+
+		fmt_snprintf(name, sizeof(name), "%s, 1 GiB leaves", t->what);
+		report_skip(rep, name, "%s", e->run->cpu->caps.pdpe1gb ?
+			    "no GiB of the data area is all RAM" :
+			    "the CPU has no 1 GiB pages (CPUID.80000001h:EDX[26])");
+	}
 	for (int d = 0; d < OPTS_DEV_COUNT; d++) {
 		if (opts_deviation_listed(opts, (enum opts_deviation)d))
 			listed += t->dev[d];
