@@ -516,6 +516,12 @@ void mmu_tally_report(struct mmu_env *e, const struct mmu_tally *t)
 		report_skip(rep, t->what, "no case could run on this CPU");
 		return;
 	}
+	if (!e->user) {
+		char name[160];
+
+		fmt_snprintf(name, sizeof(name), "%s, CPL 3", t->what);
+		report_skip(rep, name, "%s", e->user_why ? e->user_why : "no user mode");
+	}
 	if (!e->big) {
 		char name[160];
 

@@ -21,6 +21,7 @@
 #define DESC_DATA3	UINT64_C(0x00cff2000000ffff)	/* data, DPL 3, read/write */
 #define DESC_CODE3	UINT64_C(0x00affa000000ffff)	/* 64-bit code, DPL 3 */
 #define DESC_S		(UINT64_C(1) << 44)		/* code or data, not system */
+#define DESC_P		(UINT64_C(1) << 47)		/* present */
 #define GATE_DPL3	0x60u
 
 /* The GDT loaded while enabled, and what enable changed (restored by disable). */
@@ -53,12 +54,15 @@ static bool place_data(uint16_t sel, unsigned int *n, const char **why)
 	}
 	while (*n <= i)
 		user_gdt[(*n)++] = 0;
-	if (!user_gdt[i])
+	/*
+	 * A segment descriptor there is kept; anything else (nothing, or our
+	 * TSS's descriptor, which U-Boot's selectors meet) becomes a data
+	 * descriptor: TR holds the TSS's base and limit since LTR, and nothing
+	 * while this GDT is loaded reads its descriptor again (SDM Vol. 3A
+	 * 8.2.4: only LTR and task switches do).
+	 */
+	if ((user_gdt[i] & (DESC_S | DESC_P)) != (DESC_S | DESC_P))
 		user_gdt[i] = DESC_DATA0;
-	else if (!(user_gdt[i] & DESC_S)) {
-		*why = "a data selector of the firmware has the index of our TSS";
-		return false;
-	}
 	return true;
 }
 

@@ -33,8 +33,8 @@ struct trap_fault;
 /*
  * Load the user GDT (ours plus DPL 3 code and data), RSP0, gate DPL 3.
  * Returns 0, or -1 with *@why set (nothing changed): traps not installed,
- * a firmware data selector in the LDT or at the index of our TSS, our GDT
- * too large.
+ * a firmware data selector in the LDT or beyond 62 entries, our GDT too
+ * large.
  */
 int user_enable(const char **why);
 
