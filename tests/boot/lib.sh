@@ -137,10 +137,11 @@ boot_done()
 
 # with_deviations TEXT: the options TEXT (a \ptlab.cfg) with
 # --known-deviation=$BOOT_DEVIATIONS on a line of its own, unless TEXT
-# names deviations itself or there are none to name.
+# names deviations itself, there are none to name, or TEXT is larger than
+# the application reads (1 MiB: refused whole, with its size, as it is).
 with_deviations()
 {
-	if [ -z "$BOOT_DEVIATIONS" ] || [[ "$1" == *--known-deviation* ]]; then
+	if [ -z "$BOOT_DEVIATIONS" ] || [[ "$1" == *--known-deviation* ]] || [ "${#1}" -gt 1048576 ]; then
 		printf '%s' "$1"
 	else
 		printf '%s\n--known-deviation=%s' "$1" "$BOOT_DEVIATIONS"
