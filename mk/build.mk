@@ -45,7 +45,7 @@ $(eval $(call archive-rule,$(HOST_LIBPTLAB),HOST_PAGING_OBJS,paging))
 # reaching one of these modules fails to compile here.
 APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/churnjudge.c \
 	checks/churntype.c checks/inject.c \
-	checks/registry.c core/verdict.c lib/efistatus.c lib/model.c lib/sha256.c lib/trust.c \
+	checks/registry.c core/verdict.c lib/efistatus.c lib/model.c lib/sha256.c lib/trust.c rules/rules.c \
 	cpu/gdt.c limine/lmelf.c limine/lmerr.c limine/lmmap.c limine/lmreq.c \
 	limine/lmresp.c limine/lmplan.c linux/linuxboot.c opts/cfgfile.c opts/lex.c opts/loadopts.c opts/optcheck.c opts/opts.c opts/usage.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
