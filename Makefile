@@ -108,6 +108,9 @@ help:
 	@echo '  lava                run ptlab as a LAVA job with lava-run on QEMU/OVMF (as root; ARGS -> \ptlab.cfg,'
 	@echo '                      LAVA_TIMEOUT=$(LAVA_TIMEOUT) s, LAVA_DIR=$(LAVA_DIR)); ends with "lava: N passed, M failed, ..."'
 	@echo '  test-lava           the LAVA suite: a good job, an injected fault (LAVA_FAULT), a hung run (not in test)'
+	@echo '  mmu-qemu            $(BUILD)/mmu: QEMU 7.2 built from Debian'"'"'s qemu source (once; ~20 min)'
+	@echo '  mmu-faults          every fault of tests/mmu/faults.txt patched into that QEMU, ptlab booted on it:'
+	@echo '                      which check caught it (MMU_FAULTS="NAME ...", MMU_DOC=docs/testing.md; not in test)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 
@@ -119,9 +122,9 @@ help:
 # rebuild; apt-get is called only when something is missing.  "make" and
 # "make run" never ask for a test package.
 DEPS_CHECK ?= 1
-.PHONY: deps deps-build deps-run deps-test deps-lab
+.PHONY: deps deps-build deps-run deps-test deps-lab deps-mmu
 deps: deps-test
-deps-build deps-run deps-test deps-lab:
+deps-build deps-run deps-test deps-lab deps-mmu:
 ifeq ($(DEPS_CHECK),1)
 	$(Q)mk/deps.sh $(@:deps-%=%)
 endif
@@ -171,3 +174,4 @@ include mk/registry.mk
 
 # ptlab as a LAVA job (make lava) and its suite (make test-lava).
 include mk/lava.mk
+include mk/mmu.mk

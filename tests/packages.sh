@@ -42,6 +42,10 @@ check "the run group has none of them" none_of "$TEST_ONLY" "$run"
 check "the run group is within the lab group" subset "$run" "$lab"
 check "the lab group: lava-dispatcher" subset "lava-dispatcher" "$lab"
 check "the test group (what CI installs) has no lava-dispatcher" none_of "lava-dispatcher" "$test"
+mmu=$(mk/deps.sh --list mmu)
+check "the run group is within the mmu group" subset "$run" "$mmu"
+check "the mmu group: QEMU's build (meson, ninja-build, libglib2.0-dev, dpkg-dev)" subset "meson ninja-build libglib2.0-dev dpkg-dev" "$mmu"
+check "the test group (what CI installs) has none of QEMU's build" none_of "meson libglib2.0-dev libpixman-1-dev" "$test"
 mk/deps.sh --list nosuch >/dev/null 2>"$work/err"; st=$?
 check "an unknown group is refused (status $st): $(head -n 1 "$work/err")" [ "$st" -eq 2 ]
 
@@ -89,9 +93,14 @@ case "$got" in *"mk/deps.sh test"*) ok "make test asks for the test group";;
 	*) not_ok "make test asks for '$got'";; esac
 case "$got" in *"mk/deps.sh lab"*) not_ok "make test asks for the lab group ('$got')";;
 	*) ok "make test does not ask for the lab group";; esac
+case "$got" in *"mk/deps.sh mmu"*) not_ok "make test asks for the mmu group ('$got')";;
+	*) ok "make test does not ask for the mmu group";; esac
 got=$(groups lava)
 check "make lava asks for build, lab and run, no test ('$got')" \
 	[ "$got" = "mk/deps.sh build mk/deps.sh lab mk/deps.sh run " ]
+got=$(groups -k mmu-faults)
+check "make mmu-faults asks for the mmu group ('$got')" \
+	eval '[[ "$got" == *"mk/deps.sh mmu"* && "$got" != *"mk/deps.sh test"* ]]'
 got=$(groups -k test-lava)
 check "make test-lava asks for the lab group ('$got')" \
 	eval '[[ "$got" == *"mk/deps.sh lab"* && "$got" != *"mk/deps.sh test"* ]]'
