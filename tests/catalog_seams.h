@@ -100,3 +100,44 @@ int probe_exec(uint64_t va, struct trap_fault *f)
 	UNREACHED("probe_exec");
 	return -1;
 }
+
+int probe_read8(uint64_t va, uint64_t *out, struct trap_fault *f)
+{
+	(void)va;
+	(void)out;
+	(void)f;
+	UNREACHED("probe_read8");
+	return -1;
+}
+
+int probe_write8(uint64_t va, uint64_t val, struct trap_fault *f)
+{
+	(void)va;
+	(void)val;
+	(void)f;
+	UNREACHED("probe_write8");
+	return -1;
+}
+
+int user_enable(const char **why)
+{
+	(void)why;
+	UNREACHED("user_enable");
+	return -1;
+}
+
+void user_disable(void)
+{
+	UNREACHED("user_disable");
+}
+
+int user_run(uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t rflags, struct trap_fault *f)
+{
+	(void)rip;
+	(void)rsp;
+	(void)rdi;
+	(void)rflags;
+	(void)f;
+	UNREACHED("user_run");
+	return -1;
+}

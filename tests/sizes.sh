@@ -166,10 +166,10 @@ not_named "T_PAGE_OFF" "an offset of one page (T_PAGE_OFF)"
 
 # A registry entry moved away from its check function is refused, named.
 fresh
-awk '/^static const struct ptlab_check wp = \{/ { for (i = 0; i < 60; i++) print "/* moved */" } { print }' \
+awk '/^static const struct ptlab_check global = \{/ { for (i = 0; i < 60; i++) print "/* moved */" } { print }' \
 	"$top/efi/checks/cpuchecks.c" >"$work/t/efi/checks/cpuchecks.c"
-expect_fail "the CR0.WP entry 60 lines below its check" "efi/checks/cpuchecks.c:"
-if grep -q '^#   efi/checks/cpuchecks.c:[0-9]* wp: check_wp is [0-9]* lines away$' "$work/t.out"; then
+expect_fail "the global pages entry 60 lines below its check" "efi/checks/cpuchecks.c:"
+if grep -q '^#   efi/checks/cpuchecks.c:[0-9]* global: check_global is [0-9]* lines away$' "$work/t.out"; then
 	ok "it is named with its entry, its function and the distance"
 else
 	not_ok "the moved entry is not named:"

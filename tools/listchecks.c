@@ -27,6 +27,7 @@
 #include "live/la57.h"
 #include "checks/registry.h"
 #include "cpu/trap.h"
+#include "cpu/user.h"
 #include "state/state.h"
 #include "live/live.h"
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Focused checks of what the CPU does with our entries, each against the
- * rule the Intel SDM Vol. 3A states for it (ch. 4: 4.8 accessed/dirty bits,
- * 4.10.4 invlpg and CR3 reloads, 4.10.2.4 global pages, 4.5 and 4.7 reserved
- * bits, 4.6 CR0.WP, SMEP and SMAP), and large-leaf splits.  Each
- * expected value is computed before the CPU is asked.  Runs live; every
+ * rule the Intel SDM Vol. 3A states for it (ch. 4: 4.10.4 invlpg and CR3
+ * reloads of a remapped page, 4.10.2.4 global pages), and large-leaf
+ * splits.  Each expected value is computed before the CPU is asked.  The
+ * permission rules, reserved bits, A/D bits, CR0.WP, SMEP and SMAP are the
+ * MMU matrix's (mmuprobe.c, mmuperm.c, mmutlb.c): cases of one probe
+ * engine judged by the rules model.  Runs live; every
  * mapping it makes is in the low scratch window and is removed again.
  *
  * No firmware calls: everything here runs live (through ptlab_live).
@@ -26,15 +28,6 @@
 
 static const char *const size_name[3] = { "4K", "2M", "1G" };
 static const uint64_t size_bytes[3] = { PT_SIZE_4K, PT_SIZE_2M, PT_SIZE_1G };
-
-static uint64_t *entry_of(const struct pt_space *s, uint64_t va)
-{
-	struct pt_leaf l;
-
-	if (pt_translate(s, va, &l) != PT_OK)
-		return NULL;
-	return (uint64_t *)(uintptr_t)l.entry_pa;
-}
 
 static int map_flush(struct pt_space *s, uint64_t va, uint64_t pa, uint64_t len, unsigned flags,
 		     enum pt_page_size size)
@@ -66,68 +59,6 @@ static bool leaf_target(const struct ptlab_data *d, unsigned k, uint64_t *pa, ui
 	*pa = k == 2 ? d->big_pa : d->pa;
 	*off = k == 2 ? d->pa - d->big_pa : 0;
 	return true;
-}
-
-static const char *ad_text(uint64_t e)
-{
-	static const char *const t[4] = { "A=0 D=0", "A=1 D=0", "A=0 D=1", "A=1 D=1" };
-
-	return t[(e & PTE_A ? 1 : 0) | (e & PTE_D ? 2 : 0)];
-}
-
-static void ad_leaf(struct check_run *run, const struct ptlab_check *self, unsigned k)
-{
-	struct pt_space *s = &run->build->space;
-	uint64_t pa, off, va = AREA, got, *e;
-	struct trap_fault f;
-	const char *bad = NULL;
-	uint64_t seen = 0;
-
-	if (!leaf_target(run->data, k, &pa, &off)) {
-		report_skip(run->rep, "A/D 1G leaf", "no 1 GiB pages, or no GiB that is all RAM");
-		return;
-	}
-	if (map_flush(s, va, pa, size_bytes[k],
-		      inject_on(run->opts, self) ? 0 : PT_WRITE, (enum pt_page_size)k) ||
-	    !(e = entry_of(s, va))) {
-		report_fail(run->rep, "A/D %s leaf: could not map the test leaf", size_name[k]);
-		return;
-	}
-	*e &= ~PTE_AD_MASK;
-	invlpg(va + off);
-	probe_read64(va + off, &got, &f);
-	if ((*e & PTE_AD_MASK) != PTE_A) {
-		bad = "a read";
-		seen = *e;
-	}
-	*e &= ~PTE_AD_MASK;
-	invlpg(va + off);
-	if (!bad && (probe_write64(va + off, got, &f) || (*e & PTE_AD_MASK) != PTE_AD_MASK)) {
-		bad = "a write";
-		seen = *e;
-	}
-	/*
-	 * A faulting write must not set D.  Whether it may set A is left open
-	 * by the SDM ("uses a paging-structure entry"); QEMU sets A while it
-	 * walks to a 1 GiB leaf: information, not a failure.
-	 */
-	*e &= ~(PTE_AD_MASK | PTE_W);
-	invlpg(va + off);
-	if (!bad && (probe_write64(va + off, got, &f) != 1 || (*e & PTE_D))) {
-		bad = "a faulting write";
-		seen = *e;
-	}
-	if (!bad && (*e & PTE_A))
-		report_note(run->rep, "A/D %s leaf: a faulting write set A (information)", size_name[k]);
-	*e |= PTE_W;
-	invlpg(va + off);
-	unmap_flush(s, va, size_bytes[k]);
-	if (bad)
-		report_fail(run->rep, "A/D %s leaf: after %s the leaf has %s", size_name[k], bad,
-			    ad_text(seen));
-	else
-		report_ok(run->rep, "A/D %s leaf: read sets A only, write sets A and D, a faulting "
-			  "write does not set D", size_name[k]);
 }
 
 /* Our own pattern at @pa, different from what @other holds. */
@@ -279,175 +210,6 @@ static const struct ptlab_check global = {
 	{ "pge-skipped", "neither a CR3 reload nor a PGE toggle", PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
-/* Set @bit in the entry at @e for one access; the fault must carry RSVD. */
-static void rsvd(struct check_run *run, const struct ptlab_check *self, const char *name,
-		 uint64_t va, uint64_t *e, uint64_t bit)
-{
-	uint64_t saved = *e, got;
-	struct trap_fault f, g;
-	int r, w;
-
-	*e |= inject_on(run->opts, self) ? 0 : bit;
-	invlpg(va);
-	r = probe_read64(va, &got, &f);
-	w = probe_write64(va, 0, &g);
-	*e = saved;
-	invlpg(va);
-	if (r == 1 && w == 1 && f.vector == TRAP_VEC_PF && g.vector == TRAP_VEC_PF &&
-	    f.cr2 == va && (f.error & (PF_ERR_RSVD | PF_ERR_W | PF_ERR_ID)) == PF_ERR_RSVD &&
-	    (g.error & (PF_ERR_RSVD | PF_ERR_W | PF_ERR_ID)) == (PF_ERR_RSVD | PF_ERR_W)) {
-		report_ok(run->rep, "%s: read and write fault with RSVD (errors 0x%llx, 0x%llx)", name,
-			  (unsigned long long)f.error, (unsigned long long)g.error);
-		report_note(run->rep, "%s: P=%llu in the error code (the SDM says 1)", name,
-			    (unsigned long long)(f.error & PF_ERR_P));
-	} else {
-		report_fail(run->rep, "%s: read %s error 0x%llx, write %s error 0x%llx", name,
-			    r ? "faulted" : "completed", (unsigned long long)f.error,
-			    w ? "faulted" : "completed", (unsigned long long)g.error);
-	}
-}
-
-static void check_reserved(struct check_run *run, const struct ptlab_check *self)
-{
-	struct pt_space *s = &run->build->space;
-	uint64_t va = AREA + 3 * PT_PAGE_SIZE, *e, *root;
-
-	if (map_flush(s, va, run->data->pa, PT_PAGE_SIZE, PT_WRITE, PT_PAGE_4K) ||
-	    !(e = entry_of(s, va))) {
-		report_fail(run->rep, "reserved bits: could not map the test page");
-		return;
-	}
-	if (run->cpu->caps.maxphyaddr < 52)
-		rsvd(run, self, "reserved bit above MAXPHYADDR in a PTE", va, e,
-			   UINT64_C(1) << run->cpu->caps.maxphyaddr);
-	else
-		report_skip(run->rep, "reserved bit above MAXPHYADDR", "MAXPHYADDR is 52");
-	root = (uint64_t *)(uintptr_t)s->root_pa;
-	rsvd(run, self, "PS in a root entry", va, &root[pt_index(va, run->build->levels - 1)], PTE_PS);
-	unmap_flush(s, va, PT_PAGE_SIZE);
-}
-
-static const struct ptlab_check reserved = {
-	"reserved bits fault with RSVD", PTLAB_PHASE_CPU, check_reserved,
-	{ "rsvd-clear", "no bit set in the entry", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static void check_wp(struct check_run *run, const struct ptlab_check *self)
-{
-	struct pt_space *s = &run->build->space;
-	uint64_t va = AREA + 4 * PT_PAGE_SIZE, v = 0, cr0 = read_cr0(), cr4 = read_cr4();
-	struct trap_fault f;
-	int with_wp, without_wp;
-
-	if (map_flush(s, va, run->data->pa, PT_PAGE_SIZE, 0, PT_PAGE_4K)) {
-		report_fail(run->rep, "CR0.WP: could not map the test page");
-		return;
-	}
-	probe_read64(va, &v, &f);
-	write_cr0(inject_on(run->opts, self) && !(cr4 & CR4_CET) ? cr0 & ~CR0_WP :
-		  cr0 | CR0_WP);
-	with_wp = probe_write64(va, v, &f);
-	/*
-	 * CR0.WP cannot be cleared while CR4.CET is set (#GP): a firmware that
-	 * enters with CET gets it back right after the WP=0 probe.
-	 */
-	if (cr4 & CR4_CET)
-		write_cr4(cr4 & ~CR4_CET);
-	write_cr0(cr0 & ~CR0_WP);
-	without_wp = probe_write64(va, v ^ 1, &f);
-	write_cr0(cr0);
-	if (cr4 & CR4_CET)
-		write_cr4(cr4);
-	unmap_flush(s, va, PT_PAGE_SIZE);
-	if (with_wp == 1 && without_wp == 0 &&
-	    *(volatile uint64_t *)(uintptr_t)run->data->pa == (v ^ 1))
-		report_ok(run->rep, "CR0.WP: a supervisor write to a read-only page faults with WP=1 "
-			  "and lands with WP=0");
-	else
-		report_fail(run->rep, "CR0.WP: with WP=1 the write %s, with WP=0 it %s",
-			    with_wp ? "faulted" : "completed", without_wp ? "faulted" : "completed");
-}
-
-static const struct ptlab_check wp = {
-	"CR0.WP", PTLAB_PHASE_CPU, check_wp,
-	{ "wp-clear", "the WP=1 probe runs with CR0.WP=0", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static void check_smep(struct check_run *run, const struct ptlab_check *self)
-{
-	struct pt_space *s = &run->build->space;
-	uint64_t va = AREA + 5 * PT_PAGE_SIZE, cr4 = read_cr4();
-	struct trap_fault f, g;
-	int a, b;
-
-	if (!run->cpu->caps.smep) {
-		report_skip(run->rep, "SMEP", "the CPU has no SMEP");
-		return;
-	}
-	if (map_flush(s, va, run->data->pa, PT_PAGE_SIZE, PT_USER | PT_EXEC, PT_PAGE_4K)) {
-		report_fail(run->rep, "SMEP: could not map the test page");
-		return;
-	}
-	*(volatile uint8_t *)(uintptr_t)run->data->pa = 0xc3;
-	write_cr4(inject_on(run->opts, self) ? cr4 & ~CR4_SMEP : cr4 | CR4_SMEP);
-	a = probe_exec(va, &f);
-	write_cr4(cr4 & ~CR4_SMEP);
-	b = probe_exec(va, &g);
-	write_cr4(cr4);
-	unmap_flush(s, va, PT_PAGE_SIZE);
-	if (a == 1 && f.vector == TRAP_VEC_PF && f.error == (PF_ERR_P | PF_ERR_ID) &&
-	    f.cr2 == va && b == 0)
-		report_ok(run->rep, "SMEP: a supervisor fetch from a user page faults (0x11) "
-			  "only while SMEP is on");
-	else
-		report_fail(run->rep, "SMEP: fetch with SMEP %s, without %s",
-			    a ? "faulted" : "completed", b ? "faulted" : "completed");
-}
-
-static const struct ptlab_check smep = {
-	"SMEP", PTLAB_PHASE_CPU, check_smep,
-	{ "smep-clear", "the SMEP probe runs with CR4.SMEP=0", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
-static void check_smap(struct check_run *run, const struct ptlab_check *self)
-{
-	struct pt_space *s = &run->build->space;
-	uint64_t va = AREA + 5 * PT_PAGE_SIZE, cr4 = read_cr4(), got;
-	struct trap_fault f, g;
-	int a, b;
-
-	if (!run->cpu->caps.smap) {
-		report_skip(run->rep, "SMAP", "the CPU has no SMAP");
-		return;
-	}
-	if (map_flush(s, va, run->data->pa, PT_PAGE_SIZE, PT_USER | PT_WRITE, PT_PAGE_4K)) {
-		report_fail(run->rep, "SMAP: could not map the test page");
-		return;
-	}
-	write_cr4(cr4 | CR4_SMAP);
-	if (inject_on(run->opts, self))
-		stac();
-	else
-		clac();
-	a = probe_read64(va, &got, &f);
-	stac();
-	b = probe_read64(va, &got, &g);
-	clac();
-	write_cr4(cr4);
-	unmap_flush(s, va, PT_PAGE_SIZE);
-	if (a == 1 && f.vector == TRAP_VEC_PF && f.error == PF_ERR_P && f.cr2 == va && b == 0)
-		report_ok(run->rep, "SMAP: a supervisor read of a user page faults with AC=0 and "
-			  "succeeds after stac");
-	else
-		report_fail(run->rep, "SMAP: with AC=0 the read %s, with AC=1 it %s",
-			    a ? "faulted" : "completed", b ? "faulted" : "completed");
-}
-
-static const struct ptlab_check smap = {
-	"SMAP", PTLAB_PHASE_CPU, check_smap,
-	{ "smap-stac", "the AC=0 probe runs after stac", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
 /* Cutting one page out of a large leaf keeps every other page as it was. */
 static void check_split(struct check_run *run, const struct ptlab_check *self)
 {
@@ -510,18 +272,6 @@ static const struct ptlab_check split = {
 	  PTLAB_FAULT_HOOK, NULL, NULL },
 };
 
-/* A, D per leaf size: a read sets A only, a write A and D, a faulting write not D. */
-static void check_ad(struct check_run *run, const struct ptlab_check *self)
-{
-	for (unsigned k = 0; k < 3; k++)
-		ad_leaf(run, self, k);
-}
-
-static const struct ptlab_check ad = {
-	"A/D (4K, 2M, 1G leaf)", PTLAB_PHASE_CPU, check_ad,
-	{ "ad-read-only", "the test leaves mapped read-only", PTLAB_FAULT_HOOK, NULL, NULL },
-};
-
 /* Per leaf size: a remap followed by invlpg is seen. */
 static void check_invlpg_remap(struct check_run *run, const struct ptlab_check *self)
 {
@@ -536,5 +286,5 @@ static const struct ptlab_check invlpg_remaps = {
 
 /* The module's entries, each right after its check; their faults are conditions in the bodies. */
 ptlab_check_table cpuchecks_table = {
-	&ad, &invlpg_remaps, &cr3_reload, &global, &reserved, &wp, &smep, &smap, &split, NULL,
+	&invlpg_remaps, &cr3_reload, &global, &split, NULL,
 };

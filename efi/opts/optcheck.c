@@ -7,9 +7,72 @@
 #include "report/fmt.h"
 #include "opts/optcheck.h"
 
+const char *const opts_deviation_names[OPTS_DEV_COUNT] = {
+	[OPTS_DEV_RSVD_P0] = "rsvd-p0",
+};
+
+/* The length of the name at @s, up to a comma or the end. */
+static size_t item_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] && s[n] != ',')
+		n++;
+	return n;
+}
+
+static int deviation_of(const char *s, size_t n)
+{
+	for (int d = 0; d < OPTS_DEV_COUNT; d++) {
+		const char *name = opts_deviation_names[d];
+		size_t i = 0;
+
+		while (i < n && name[i] == s[i])
+			i++;
+		if (i == n && !name[i])
+			return d;
+	}
+	return -1;
+}
+
+bool opts_deviation_listed(const struct opts *o, enum opts_deviation d)
+{
+	for (const char *s = o->deviations; *s; ) {
+		size_t n = item_len(s);
+
+		if (deviation_of(s, n) == (int)d)
+			return true;
+		s += n + (s[n] == ',');
+	}
+	return false;
+}
+
+/* The first name of --known-deviation that is no known deviation, or NULL. */
+static const char *unknown_deviation(const struct opts *o, size_t *len)
+{
+	for (const char *s = o->deviations; *s; ) {
+		size_t n = item_len(s);
+
+		if (deviation_of(s, n) < 0) {
+			*len = n;
+			return s;
+		}
+		s += n + (s[n] == ',');
+	}
+	return NULL;
+}
+
 int opts_validate(const struct opts *o, char *err, size_t errlen)
 {
-	const char *why = NULL;
+	const char *why = NULL, *dev;
+	size_t devlen = 0;
+
+	if ((dev = unknown_deviation(o, &devlen))) {
+		if (err && errlen)
+			fmt_snprintf(err, errlen, "--known-deviation: unknown deviation '%.*s' "
+				     "(known: rsvd-p0)", (int)(devlen > 40 ? 40 : devlen), dev);
+		return -1;
+	}
 
 	uint64_t churn = o->injects & OPTS_INJECT_CHURN_SET;
 

@@ -6,6 +6,7 @@
 #ifndef PTLAB_EFI_OPTCHECK_H
 #define PTLAB_EFI_OPTCHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,11 +23,18 @@
  * judged alone); --raise=timeout without --timeout (nothing would end the loop);
  * --mode=handoff with --end=wait or --end=return (no boot services to wait
  * or return with) or with --fragment (it scatters boot-time allocations
- * the firmware mode frees again; after hand-off they would stay).
+ * the firmware mode frees again; after hand-off they would stay); a
+ * --known-deviation name that is none of opts_deviation_names.
  *
  * Return: 0 when the options may run, -1 with @err set otherwise.
  */
 int opts_validate(const struct opts *o, char *err, size_t errlen);
+
+/* The names --known-deviation takes, in enum opts_deviation order. */
+extern const char *const opts_deviation_names[OPTS_DEV_COUNT];
+
+/* Whether --known-deviation lists @d. */
+bool opts_deviation_listed(const struct opts *o, enum opts_deviation d);
 
 /**
  * opts_deadline() - the TSC value @seconds after @t0

@@ -85,6 +85,7 @@ static const char *const raise_names[] = {
 };
 
 /* Index 0 (the firmware's own mode) is not accepted on the command line. */
+static const char *const matrix_names[] = { "reduced", "full", NULL };
 static const char *const levels_names[] = { "firmware", "4", "5", NULL };
 static const unsigned int levels_values[] = { 0, 4, 5 };	/* what struct opts holds */
 
@@ -267,7 +268,7 @@ enum opt_kind {
 /* Every choice is stored as an unsigned int: the enums of opts.h are that wide. */
 #define UINT_WIDE(e) (sizeof(enum e) == sizeof(unsigned int))
 _Static_assert(UINT_WIDE(opts_end) && UINT_WIDE(opts_mode) && UINT_WIDE(opts_dump) &&
-	       UINT_WIDE(opts_raise) && UINT_WIDE(opts_serial), "a choice is an unsigned int");
+	       UINT_WIDE(opts_raise) && UINT_WIDE(opts_serial) && UINT_WIDE(opts_matrix), "a choice is an unsigned int");
 
 struct opt_def {
 	const char *name;
@@ -319,6 +320,8 @@ static const struct opt_def defs[] = {
 	{ OPT("module", OPT_PATH, module), .size = SIZE(module[0]), .max = OPTS_MODULES_MAX,
 	  .count = FIELD(nmodules), .limit = "at most", .unit = " modules" },
 	{ OPT("kaslr", OPT_FLAG, kaslr) },
+	{ OPT("matrix", OPT_CHOICE, matrix), .names = matrix_names, .list = "reduced|full" },
+	{ OPT("known-deviation", OPT_TEXT, deviations), .size = SIZE(deviations) },
 };
 
 /* Copy @val into string option @d's field of @o (its next one when repeatable). */

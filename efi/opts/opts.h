@@ -83,6 +83,20 @@ enum opts_raise {
 	OPTS_RAISE_AP_FAULT,	/* SMP: one AP takes a #GP on our tables */
 };
 
+/* --matrix: how many cases the MMU matrix runs (docs/mmu.md). */
+enum opts_matrix {
+	OPTS_MATRIX_REDUCED,	/* every bit at every level, seeded: seconds */
+	OPTS_MATRIX_FULL,	/* the whole product */
+};
+
+/* --known-deviation: the CPU deviations a user lists, reported as TODO (docs/mmu.md). */
+enum opts_deviation {
+	OPTS_DEV_RSVD_P0,	/* "rsvd-p0": a reserved-bit #PF with P=0 in its error code */
+	OPTS_DEV_COUNT,
+};
+
+#define OPTS_DEVIATIONS_MAX	128	/* the --known-deviation list, with its NUL */
+
 enum opts_serial {
 	OPTS_SERIAL_AUTO,	/* COM1 directly unless ConOut already reaches a UART */
 	OPTS_SERIAL_ON,		/* COM1 directly, always */
@@ -122,6 +136,8 @@ struct opts {
 	char module[OPTS_MODULES_MAX][OPTS_MODULE_MAX];
 	unsigned nmodules;
 	bool kaslr;		/* --kaslr: a random slide for a relocatable kernel */
+	enum opts_matrix matrix;	/* --matrix=reduced|full */
+	char deviations[OPTS_DEVIATIONS_MAX];	/* --known-deviation=NAME[,NAME] as given */
 };
 
 /* Whether --inject named the churn's fault @v (in any list). */

@@ -54,5 +54,10 @@ const char *opts_usage(void)
 	       "                         \"--cmdline=acpi_osi=\\\"!Windows 2015\\\"\"\n"
 	       "  --module=PATH[,TEXT]   a Limine-protocol kernel's module (up to 16), with\n"
 	       "                         its string\n"
-	       "  --kaslr                a random slide for a relocatable Limine kernel\n";
+	       "  --kaslr                a random slide for a relocatable Limine kernel\n"
+	       "  --matrix=reduced|full  the MMU matrix: every bit at every level (default),\n"
+	       "                         or the whole product of the bits (minutes)\n"
+	       "  --known-deviation=NAME[,NAME]\n"
+	       "                         a known deviation of this CPU from the SDM,\n"
+	       "                         reported as TODO, not a failure: rsvd-p0\n";
 }

@@ -10,12 +10,14 @@
 #include "checks/cpuchecks.h"
 #include "checks/checks.h"
 #include "checks/livechecks.h"
+#include "checks/mmuperm.h"
+#include "checks/mmutlb.h"
 #include "checks/registry.h"
 #include "limine/lmchecks.h"
 #include "linux/lxchecks.h"
 
 static const struct ptlab_check *const *const app_tables[] = {
-	checks_table, livechecks_table, cpuchecks_table, elsewhere_table, linux_checks_table,
+	checks_table, livechecks_table, cpuchecks_table, mmuperm_table, mmutlb_table, elsewhere_table, linux_checks_table,
 	limine_checks_table,
 };
 

@@ -35,6 +35,7 @@ struct report {
 	unsigned int passed;
 	unsigned int failed;
 	unsigned int skipped;
+	unsigned int todo;	/* TODO points (report_todo), counted in passed too */
 	unsigned int dropped;	/* lines that did not fit */
 	bool finished;
 	/*
@@ -104,6 +105,16 @@ int report_keyed(struct report *r, const char *check, bool ok, const char *fmt, 
  * Return: as report_ok().
  */
 int report_skip(struct report *r, const char *name, const char *reason_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * report_todo() - record a known deviation: "not ok N - <text> # TODO known
+ *                 deviation <name>" (TAP's TODO: reported, never hidden, and
+ *                 not a failure; counted with the passed points and in todo)
+ *
+ * Return: as report_ok().
+ */
+int report_todo(struct report *r, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /**

@@ -125,10 +125,11 @@ keyed()
 	sed -E 's/^(.*) # check=([a-z0-9][a-z0-9-]*)$/\1\t\2/; t; s/$/\t/'
 }
 
-# failing_names LOG: the "not ok" lines as keyed() gives them, one a line.
+# failing_names LOG: the "not ok" lines as keyed() gives them, one a line;
+# a TODO line (a known deviation, docs/mmu.md) is reported, not failed.
 failing_names()
 {
-	log_clean "$1" | sed -nE 's/^not ok [0-9]+ - //p' | keyed
+	log_clean "$1" | grep -v ' # TODO ' | sed -nE 's/^not ok [0-9]+ - //p' | keyed
 }
 
 # of_key KEY: the texts of the keyed() lines on stdin that KEY's check may

@@ -96,8 +96,8 @@ for l in open(sys.argv[1]):
 	fi
 }
 
-FW_ARGS="--seed=5 --iterations=2000 --end=return"
-HO_ARGS="--mode=handoff --seed=7 --iterations=2000"
+FW_ARGS="--seed=5 --iterations=2000 --end=return${BOOT_DEVIATIONS:+ --known-deviation=$BOOT_DEVIATIONS}"
+HO_ARGS="--mode=handoff --seed=7 --iterations=2000${BOOT_DEVIATIONS:+ --known-deviation=$BOOT_DEVIATIONS}"
 # a quoted value with an escaped quote in it: both menus must pass it to
 # ptlab as written, whose refusal quotes the one word it read
 TYPO_ARGS='--seed="5 \"x" --end=return'
@@ -161,7 +161,7 @@ sdboot_image()
 	cp "$SDBOOT" "$tree/EFI/BOOT/BOOTX64.EFI"
 	cp "$tree/EFI/ptlab/ptlab.conf" "$tree/loader/entries/ptlab.conf"
 	printf 'default ptlab.conf\ntimeout 0\n' >"$tree/loader/loader.conf"
-	printf 'title   marker\nefi     /EFI/ptlab/ptlab.efi\noptions --seed=9 --iterations=500 --end=shutdown\n' \
+	printf 'title   marker\nefi     /EFI/ptlab/ptlab.efi\noptions --seed=9 --iterations=500 --end=shutdown%s\n' "${BOOT_DEVIATIONS:+ --known-deviation=$BOOT_DEVIATIONS}" \
 		>"$tree/loader/entries/marker.conf"
 	"$root/mk/image.sh" --tree "$BOOT_DIR/$tag/sdboot.img" "$tree"
 }

@@ -30,6 +30,11 @@ start()
 {
 	local tag=$1 cfg=$2 nsh=${3:-} img=$PTLAB_IMG
 	mkdir -p "$BOOT_DIR/$tag"
+	if [ -z "$nsh" ] && [ -n "$BOOT_DEVIATIONS" ]; then
+		# the image's \startup.nsh, with the known deviations (lib.sh) for the shell's run
+		nsh=$BOOT_DIR/$tag/startup.nsh
+		sed "s/--end=return/--end=return --known-deviation=$BOOT_DEVIATIONS/" "$root/startup.nsh" >"$nsh"
+	fi
 	if [ -n "$nsh" ]; then
 		img=$BOOT_DIR/$tag/image.img
 		cp -- "$PTLAB_IMG" "$img"

@@ -24,6 +24,8 @@
 #include <cmocka.h>
 
 #include "../../efi/checks/elsewhere.h"
+#include "../../efi/checks/mmuperm.h"
+#include "../../efi/checks/mmutlb.h"
 #include "../../efi/checks/cpuchecks.h"
 #include "../../efi/checks/checks.h"
 #include "../../efi/checks/livechecks.h"
@@ -31,6 +33,7 @@
 #include "../../efi/live/la57.h"
 #include "../../efi/checks/registry.h"
 #include "../../efi/cpu/trap.h"
+#include "../../efi/cpu/user.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/state/state.h"
 #include "../../efi/live/live.h"
@@ -79,13 +82,15 @@ static void test_catalog_holds_the_modules_tables(void **state)
 	const unsigned n = entries(e);
 
 	(void)state;
-	assert_int_equal(ptlab_checks.ntables, 6);
+	assert_int_equal(ptlab_checks.ntables, 8);
 	assert_ptr_equal(ptlab_checks.tables[0], checks_table);
 	assert_ptr_equal(ptlab_checks.tables[1], livechecks_table);
 	assert_ptr_equal(ptlab_checks.tables[2], cpuchecks_table);
-	assert_ptr_equal(ptlab_checks.tables[3], elsewhere_table);
-	assert_ptr_equal(ptlab_checks.tables[4], linux_checks_table);
-	assert_ptr_equal(ptlab_checks.tables[5], limine_checks_table);
+	assert_ptr_equal(ptlab_checks.tables[3], mmuperm_table);
+	assert_ptr_equal(ptlab_checks.tables[4], mmutlb_table);
+	assert_ptr_equal(ptlab_checks.tables[5], elsewhere_table);
+	assert_ptr_equal(ptlab_checks.tables[6], linux_checks_table);
+	assert_ptr_equal(ptlab_checks.tables[7], limine_checks_table);
 	assert_int_equal(registry_count(&ptlab_checks), n);
 	/* the checks other folders' hooks name are entries of it */
 	assert_ptr_equal(registry_find_fault(&ptlab_checks, "leak-frame"), &check_frames_returned);

@@ -5,6 +5,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -148,6 +149,31 @@ static void test_optcheck_kernel_lifts_the_handoff_end_rule(void **state)
 	assert_non_null(strstr(err, "--fragment works in firmware mode only"));
 }
 
+/* --known-deviation: each name known, listed ones found; --matrix's two values */
+static void test_optcheck_known_deviations(void **state)
+{
+	struct opts o;
+	char err[200] = "";
+
+	(void)state;
+	assert_int_equal(check("--known-deviation=rsvd-p0", err, sizeof(err)), 0);
+	assert_int_equal(check("--known-deviation=rsvd-p0,rsvd-p0", err, sizeof(err)), 0);
+	assert_int_equal(check("--known-deviation=", err, sizeof(err)), 0);
+	assert_int_equal(check("--known-deviation=rsvd-p0,rsvd", err, sizeof(err)), -1);
+	assert_string_equal(err, "--known-deviation: unknown deviation 'rsvd' (known: rsvd-p0)");
+	assert_int_equal(check("--known-deviation=rsvd-p0x", err, sizeof(err)), -1);
+	assert_int_equal(check("--known-deviation=,", err, sizeof(err)), -1);
+	assert_int_equal(opts_parse_ascii("--known-deviation=rsvd-p0 --matrix=full", 39, &o, err,
+					  sizeof(err)), OPTS_OK);
+	assert_true(opts_deviation_listed(&o, OPTS_DEV_RSVD_P0));
+	assert_int_equal(o.matrix, OPTS_MATRIX_FULL);
+	assert_int_equal(opts_parse_ascii("--end=qemu", 10, &o, err, sizeof(err)), OPTS_OK);
+	assert_false(opts_deviation_listed(&o, OPTS_DEV_RSVD_P0));
+	assert_int_equal(o.matrix, OPTS_MATRIX_REDUCED);
+	assert_int_equal(opts_parse_ascii("--matrix=huge", 13, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, "--matrix needs one of reduced|full");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_optcheck_initrd_and_cmdline_need_kernel),
 		cmocka_unit_test(test_optcheck_kernel_refuses_hold_and_raise),
 		cmocka_unit_test(test_optcheck_kernel_lifts_the_handoff_end_rule),
+		cmocka_unit_test(test_optcheck_known_deviations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
