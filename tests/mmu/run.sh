@@ -63,11 +63,12 @@ fi
 conf_opts()
 {
 	case $1 in
-	base)    echo "--cpu max --mem 1G" ;;
-	la57)    echo "--cpu max --mem 1G" ;;
+	# 4 GiB: a GiB that is all RAM, so the matrix has its 1 GiB leaves
+	base)    echo "--cpu max --mem 4G" ;;
+	la57)    echo "--cpu max --mem 4G" ;;
 	qemu64)  echo "--cpu qemu64 --mem 512M" ;;
-	smp)     echo "--cpu max --mem 1G --smp 2" ;;
-	handoff) echo "--cpu max --mem 1G" ;;
+	smp)     echo "--cpu max --mem 4G --smp 2" ;;
+	handoff) echo "--cpu max --mem 4G" ;;
 	esac
 }
 conf_cfg()
