@@ -431,14 +431,14 @@ function row(tbody, cells, attrs) {
   tbody.appendChild(tr);
   return tr;
 }
-// checks: failures first, then skips, then passes
+// checks: failures first, then skips and known deviations (TODO), then passes
 (function () {
   const tb = document.querySelector('#checks tbody');
-  const rank = t => (!t.ok ? 0 : t.skip ? 1 : 2);
+  const rank = t => (t.todo ? 1 : !t.ok ? 0 : t.skip ? 1 : 2);
   const tests = D.tests.slice().sort((a, b) => rank(a) - rank(b) || a.n - b.n);
   for (const t of tests)
-    row(tb, [t.n, !t.ok ? 'not ok' : t.skip ? 'skip' : 'ok', t.name, t.reason],
-        {class: !t.ok ? 'fail' : t.skip ? 'skip' : 'pass'});
+    row(tb, [t.n, t.todo ? 'todo' : !t.ok ? 'not ok' : t.skip ? 'skip' : 'ok', t.name, t.reason],
+        {class: t.todo ? 'skip' : !t.ok ? 'fail' : t.skip ? 'skip' : 'pass'});
 })();
 // facts
 (function () {

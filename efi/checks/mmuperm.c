@@ -125,6 +125,11 @@ static void check_perm(struct check_run *run, const struct ptlab_check *self)
 
 	if (mmu_begin(&e, run, self, self->name))
 		return;
+	report_fact(run->rep, "mmu", "levels=%u maxphyaddr=%u cpl3=%d big=%d matrix=%s "
+		    "known-deviation=%s seed=0x%llx", e.levels, e.maxphy, e.user, e.big,
+		    mmu_full(&e) ? "full" : "reduced",
+		    run->opts->deviations[0] ? run->opts->deviations : "none",
+		    (unsigned long long)mmu_seed(&e));
 	for (unsigned int leaf = 0; leaf < 3; leaf++) {
 		if (leaf == 2 && !e.big)
 			continue;
@@ -386,6 +391,10 @@ static void check_ad(struct check_run *run, const struct ptlab_check *self)
 	}
 	mmu_end(&e);
 	mmu_tally_report(&e, &t);
+	/* where the SDM leaves the choice, both readings pass: say which this CPU takes */
+	report_note(run->rep, "%s: A on a faulting walk is left open by the SDM (4.8), either "
+		    "accepted: %lu of %lu faulting walks set A in an entry they read", self->name,
+		    t.a_open_set, t.a_open);
 }
 
 static const struct ptlab_check ad = {

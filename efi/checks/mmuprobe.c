@@ -472,6 +472,14 @@ bool mmu_judge(struct mmu_env *e, struct mmu_tally *t, const struct mmu_case *c,
 	}
 	if (ok && (judge & MMU_JUDGE_AD) && !ad_agree(e->n, o->entries, &out))
 		ok = false;
+	if (ok && (judge & MMU_JUDGE_AD) && out.a_may) {
+		t->a_open++;
+		for (unsigned int i = 0; i < e->n; i++)
+			if ((out.a_may >> i) & 1 && (o->entries[i] & PTE_A)) {
+				t->a_open_set++;
+				break;
+			}
+	}
 	if (ok) {
 		t->agree++;
 		return true;

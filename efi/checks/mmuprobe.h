@@ -55,6 +55,8 @@ struct mmu_tally {
 	unsigned long other;		/* mismatches of no known kind */
 	unsigned int shown;
 	unsigned int dev_shown;		/* details of listed deviations shown (one) */
+	/* faulting walks judged for A/D, and those that set A where the SDM leaves it open */
+	unsigned long a_open, a_open_set;
 };
 
 /* What a case is judged on. */

@@ -303,6 +303,13 @@ check_log()
 	fi
 }
 
+# failing_lines LOG: the report's failing test points, one a line: its
+# "not ok" lines but the TODO ones (known deviations, docs/mmu.md).
+failing_lines()
+{
+	log_clean "$1" | grep -E '^not ok ' | grep -v ' # TODO '
+}
+
 # check_no_log REGEX LOG DESC: a pass when no line of the cleaned log matches.
 check_no_log()
 {
@@ -386,7 +393,7 @@ check_report()
 	if [ "$failed" -eq 0 ]; then
 		pass "$d: no failing test point"
 	else
-		fail "$d: $failed failing test point(s):$(log_clean "$log" | grep -E -m 3 '^not ok ' | sed 's/^/ /')"
+		fail "$d: $failed failing test point(s):$(failing_lines "$log" | head -n 3 | sed 's/^/ /')"
 	fi
 	if [ -n "$plan" ] && [ "$tests" -eq "$plan" ] && [ "$tests" -gt 0 ]; then
 		pass "$d: TAP plan 1..$plan matches $tests test points"

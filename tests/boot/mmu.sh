@@ -52,6 +52,8 @@ families()
 
 judge_passed max4
 families max4
+check_log '^# mmu: levels=4 maxphyaddr=[0-9]+ cpl3=1 big=1 matrix=reduced known-deviation=rsvd-p0 seed=0x1$' \
+	"$BOOT_LOG" "max4: 4 levels, CPL 3, 1 GiB leaves, the deviation listed (# mmu:)"
 keyed max4 mmu-perm "not ok [0-9]+ - MMU U/S, R/W, XD and P at every level: [1-9][0-9]* cases: a reserved-bit #PF with P=0 in its error code \(SDM 4\.7: P=1\) # TODO known deviation rsvd-p0" \
 	"QEMU's deviation reported as a TODO line, not hidden"
 check_log '^# MMU U/S, R/W, XD and P at every level: an example of a known deviation: leaf=4K .* expected #PF 0x9 \(SDM 4\.5 reserved bit\), observed #PF 0x8 ' \
@@ -67,6 +69,7 @@ check_no_log "^ok [0-9]+ - MMU .*, 1 GiB leaves # SKIP" "$BOOT_LOG" "max4: 1 GiB
 
 judge_passed max5
 families max5
+check_log '^# mmu: levels=5 .* cpl3=1 ' "$BOOT_LOG" "max5: 5 levels, CPL 3 (# mmu:)"
 check_log "^# MMU U/S, R/W, XD and P at every level: an example of a known deviation: leaf=4K pml5e=" "$BOOT_LOG" \
 	"max5: the walk has five entries (pml5e first)"
 keyed max5 mmu-perm "ok [0-9]+ - MMU U/S, R/W, XD and P at every level: [1-9][0-9]* cases agree [^#]*" "5-level permissions"
@@ -82,6 +85,7 @@ check_log "^ok [0-9]+ - ${SKIPPED[mmu-pk]} # SKIP the CPU has no protection keys
 
 judge_passed smp2
 families smp2
+check_log '^# mmu: levels=4 .* cpl3=1 .* seed=0x7$' "$BOOT_LOG" "smp2: CPL 3, its own seed (# mmu:)"
 
 # without the deviation listed, the same run fails in exactly the families where it shows
 boot_result nodev
