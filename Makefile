@@ -112,6 +112,9 @@ help:
 	@echo '  test-lava           the LAVA suite: a good job, an injected fault (LAVA_FAULT), a hung run (not in test)'
 	@echo '  ovmf-nx             $(OVMFNX_DIR): OVMF built from Debian'"'"'s edk2 source with NX enforced (minutes; cached)'
 	@echo '  test-nxfw           ptlab'"'"'s firmware-mode and hand-off suite on that firmware (not in test; CI runs it)'
+	@echo '  mmu-qemu            $(BUILD)/mmu: QEMU 7.2 built from Debian'"'"'s qemu source (once; ~20 min)'
+	@echo '  mmu-faults          every fault of tests/mmu/faults.txt patched into that QEMU, ptlab booted on it:'
+	@echo '                      which check caught it (MMU_FAULTS="NAME ...", MMU_DOC=docs/testing.md; not in test)'
 	@echo '  clean               remove $(BUILD)'
 	@echo 'variables: BUILD=$(BUILD) V=1 (full commands) DEPS_CHECK=0 (skip package check)'
 	@echo '           NX_COMPAT=$(NX_COMPAT) (1: the PE header says NX_COMPAT; SBAT generation: mk/sbat.csv)'
@@ -125,9 +128,9 @@ help:
 # rebuild; apt-get is called only when something is missing.  "make" and
 # "make run" never ask for a test package.
 DEPS_CHECK ?= 1
-.PHONY: deps deps-build deps-run deps-test deps-lab deps-nxfw
+.PHONY: deps deps-build deps-run deps-test deps-lab deps-nxfw deps-mmu
 deps: deps-test
-deps-build deps-run deps-test deps-lab deps-nxfw:
+deps-build deps-run deps-test deps-lab deps-nxfw deps-mmu:
 ifeq ($(DEPS_CHECK),1)
 	$(Q)mk/deps.sh $(@:deps-%=%)
 endif
@@ -180,3 +183,6 @@ include mk/lava.mk
 
 # The NX-enforcing OVMF (make ovmf-nx) and ptlab's suite on it (make test-nxfw).
 include mk/ovmfnx.mk
+
+# QEMU rebuilt with deliberate MMU faults (make mmu-qemu, make mmu-faults).
+include mk/mmu.mk

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 #   mk/deps.sh GROUP          check the packages of GROUP (build, run, test,
-#                             lab, nxfw: mk/packages.txt) and of every group it builds
+#                             lab, nxfw, mmu: mk/packages.txt) and of every group it builds
 #                             on; as root, install the missing ones with
 #                             apt-get, otherwise say what to install and fail
 #   mk/deps.sh --list GROUP   print those packages, one line, and nothing else
@@ -27,7 +27,7 @@ packages()
 		echo "$rest"
 	done <"$LIST"
 	if [ $found -eq 0 ]; then
-		echo "mk/deps.sh: no group '$group' in $LIST (build, run, test, lab, nxfw)" >&2
+		echo "mk/deps.sh: no group '$group' in $LIST (build, run, test, lab, nxfw, mmu)" >&2
 		return 1
 	fi
 	if [ "$base" != - ]; then
@@ -41,7 +41,7 @@ if [ "${1:-}" = --list ]; then
 	shift
 fi
 if [ $# -ne 1 ]; then
-	echo "usage: mk/deps.sh [--list] build|run|test|lab|nxfw" >&2
+	echo "usage: mk/deps.sh [--list] build|run|test|lab|nxfw|mmu" >&2
 	exit 2
 fi
 all=$(packages "$1") || exit 2

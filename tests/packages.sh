@@ -50,6 +50,10 @@ NXFW_ONLY='nasm acpica-tools uuid-dev dpkg-dev'
 check "the nxfw group: what building edk2 needs ($NXFW_ONLY)" subset "$NXFW_ONLY" "$nxfw"
 check "the test group has none of them (make test builds no firmware)" none_of "$NXFW_ONLY" "$test"
 check "the nxfw group (what CI installs) has no lava-dispatcher" none_of "lava-dispatcher" "$nxfw"
+mmu=$(mk/deps.sh --list mmu)
+check "the run group is within the mmu group" subset "$run" "$mmu"
+check "the mmu group: QEMU's build (meson, ninja-build, libglib2.0-dev, dpkg-dev)" subset "meson ninja-build libglib2.0-dev dpkg-dev" "$mmu"
+check "the nxfw group (what CI installs) has none of QEMU's build" none_of "meson libglib2.0-dev libpixman-1-dev" "$nxfw"
 mk/deps.sh --list nosuch >/dev/null 2>"$work/err"; st=$?
 check "an unknown group is refused (status $st): $(head -n 1 "$work/err")" [ "$st" -eq 2 ]
 
@@ -107,9 +111,14 @@ check "make ovmf-nx asks for the nxfw group alone ('$got')" [ "$got" = "mk/deps.
 got=$(groups -k test-nxfw)
 check "make test-nxfw asks for the test and nxfw groups ('$got')" \
 	eval '[[ "$got" == *"mk/deps.sh nxfw"* && "$got" == *"mk/deps.sh test"* ]]'
+case "$got" in *"mk/deps.sh mmu"*) not_ok "make test asks for the mmu group ('$got')";;
+	*) ok "make test does not ask for the mmu group";; esac
 got=$(groups lava)
 check "make lava asks for build, lab and run, no test ('$got')" \
 	[ "$got" = "mk/deps.sh build mk/deps.sh lab mk/deps.sh run " ]
+got=$(groups -k mmu-faults)
+check "make mmu-faults asks for the mmu group ('$got')" \
+	eval '[[ "$got" == *"mk/deps.sh mmu"* && "$got" != *"mk/deps.sh test"* ]]'
 got=$(groups -k test-lava)
 check "make test-lava asks for the lab group ('$got')" \
 	eval '[[ "$got" == *"mk/deps.sh lab"* && "$got" != *"mk/deps.sh test"* ]]'
