@@ -514,8 +514,12 @@ int limine_load(struct ptlab *p, const struct kernel_file *f, const struct mode_
 	l->hhdm = lm_hhdm_offset(p->build.levels);
 	p->build.hhdm_base = l->hhdm;
 	if (!verified(p->rep, b, "kernel", f->path, f->buf, f->len) ||
-	    !load_kernel(&p->kern, p->rep, &p->opts, p->build.levels, l, f) ||
-	    !load_internal(&p->kern, p->rep, l, b, f->path) ||
+	    !load_kernel(&p->kern, p->rep, &p->opts, p->build.levels, l, f))
+		return PT_EINVAL;
+	if (l->req.unknown)
+		report_note(p->rep, "limine: kernel %s: %u request(s) of an identifier ptlab does "
+			    "not know, left unanswered as PROTOCOL.md says", f->path, l->req.unknown);
+	if (!load_internal(&p->kern, p->rep, l, b, f->path) ||
 	    !load_modules(&p->kern, p->rep, &p->opts, l, b))
 		return PT_EINVAL;
 	find_tables(l);
@@ -530,9 +534,6 @@ int limine_load(struct ptlab *p, const struct kernel_file *f, const struct mode_
 			    (l->req.req[LM_REQ_SMP].extra[0] & LM_SMP_X2APIC) &&
 			    ((r[2] & (1u << 21)) || (rdmsr(MSR_APIC_BASE) & APIC_BASE_X2));
 	}
-	if (l->req.unknown)
-		report_note(p->rep, "limine: kernel %s: %u request(s) of an identifier ptlab does "
-			    "not know, left unanswered as PROTOCOL.md says", f->path, l->req.unknown);
 
 	/*
 	 * The file's copy, the stacks (CPU i's at slot i, the BSP's at slot

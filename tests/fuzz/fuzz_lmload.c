@@ -319,8 +319,13 @@ static void pointer(const struct run *x, const struct lm_memmap_entry *map, unsi
 			 len <= x->mod[i].size - (pa - x->mod[i].pa);
 	inside |= pa >= pl->kfile_pa && pa - pl->kfile_pa <= pl->kfile_len &&
 		  len <= pl->kfile_len - (pa - pl->kfile_pa);
-	if (!inside)
+	if (!inside) {
+		fprintf(stderr, "fuzz_lmload: 0x%llx (pa 0x%llx, %llu bytes); responses at 0x%llx, "
+			"0x%llx bytes\n", (unsigned long long)v, (unsigned long long)pa,
+			(unsigned long long)len, (unsigned long long)pl->resp_pa,
+			(unsigned long long)pl->answer.used);
 		die(what, "outside the responses and the files");
+	}
 	e = entry_of(map, nmap, pa, len);
 	if (!e || (e->type != LM_MEM_BOOTLOADER_RECLAIMABLE && e->type != LM_MEM_KERNEL_AND_MODULES))
 		die(what, "not in reclaimable or kernel memory of the map handed over");
@@ -341,7 +346,7 @@ static void check_responses(struct run *x, const uint8_t *img, const struct lm_m
 		if (!(x->pl.answer.answered >> k & 1))
 			continue;
 		v = rd(img + r->req[k].off + LM_REQ_RESPONSE, 8);
-		pointer(x, map, nmap, v, 16, "a response pointer");
+		pointer(x, map, nmap, v, 8, "a response pointer");   /* its revision, at least */
 		off = v - x->m.hhdm - x->pl.resp_pa;
 		if (off != x->pl.answer.resp_off[k])
 			die("a response pointer", "not at the offset lm_respond reported");
@@ -406,8 +411,10 @@ static bool load(struct run *x, const uint8_t *file, size_t len, unsigned levels
 			return false;
 	}
 	for (unsigned i = 0; i < x->elf.nseg; i++)
-		if ((x->elf.seg[i].flags & (LM_SEG_W | LM_SEG_X)) == (LM_SEG_W | LM_SEG_X))
+		if ((x->elf.seg[i].flags & (LM_SEG_W | LM_SEG_X)) == (LM_SEG_W | LM_SEG_X)) {
+			snprintf(x->why, sizeof(x->why), "segment %u is writable and executable", i);
 			return false;
+		}
 	if (lm_block_place(&pg, file, len, &x->elf, levels, &x->blk, x->why, sizeof(x->why)))
 		return false;
 	n = lm_internal_modules(fake_at(&x->f, x->blk.pa), x->elf.span, x->elf.va, &x->blk.req,
