@@ -58,7 +58,7 @@
 #define MIB         (UINT64_C(1) << 20)
 #define GIB         (UINT64_C(1) << 30)
 #define HDR         13u
-#define MAX_SPAN    (4 * MIB)           /* blocks the fake memory backs */
+#define MAX_SPAN    (512 * 1024)        /* blocks the fake memory backs (larger: parsed only) */
 #define MAX_DESC    96u
 #define MAX_ALLOC   64u
 #define MAX_MOD     (LM_INTERNAL_MAX + 7)

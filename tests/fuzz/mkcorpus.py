@@ -21,6 +21,10 @@ lmload/  the same kernels for fuzz_lmload's whole load plan (u8 map shape,
          (regress-*);
 bzimage/ bzImage setup headers for fuzz_bzimage (run byte, u32 command line
          length, the file), valid and one field off;
+lxload/  bzImages for fuzz_lxload's whole load plan (u8 map shape, u8 flags,
+         u16 RAM scale, u16 command line length, u32 per initrd, the file)
+         on each map shape, with initrds up to and past the bounds,
+         relocatable or not, limits low and high;
 opts/    option text for fuzz_opts (selector byte, the bytes): \ptlab.cfg
          lines as the documentation gives them, LoadOptions in UCS-2 from a
          shell and a boot manager, and malformed ones;
@@ -412,6 +416,37 @@ def bz_header(setup_sects=1, syssize=0x10, version=0x020F, jump=0x6A, xlf=0x23, 
     return b
 
 
+def lxload_corpus():
+    def w(name, file, shape=0, flags=0, scale=0x400 * 4 + 100, cmdline=11, initrds=()):
+        flags |= len(initrds) << 2
+        write("lxload", name, struct.pack("<BBHH", shape, flags, scale, cmdline) +
+              b"".join(struct.pack("<I", v) for v in initrds) + bytes(file))
+
+    good = bz_header()
+    for shape in range(4):
+        w("valid-shape-%d" % shape, good, shape=shape)
+        w("valid-shape-%d-initrds" % shape, good, shape=shape, initrds=(1, 0x1000, 0x123457))
+    w("valid-5-levels", good, flags=3, initrds=(0x10000,))
+    w("eight-initrds", good, initrds=(3, 5, 7, 9, 11, 13, 15, 17))
+    w("nine-initrds", good, initrds=(1,) * 9)
+    w("initrd-empty", good, initrds=(10, 0))
+    # two initrds of 2^40 - 1 KiB each (the top bit scales by 1 KiB): past 2^40 together
+    w("initrds-past-2-40", good, initrds=(0xC0000000 - 1, 0xC0000000 - 1))
+    w("initrd-one-2-40", good, initrds=(0xC0000000,))
+    low = bz_header()
+    put(low, 0x22C, struct.pack("<I", 0x1FFFFF))    # initrd_addr_max 2 MiB
+    w("initrd-addr-max-2m", low, initrds=(0x100000,))
+    below = bz_header(xlf=0x21)                     # no CAN_BE_LOADED_ABOVE_4G
+    w("below-4g-only-shape-3", below, shape=3)
+    fixed = bz_header()
+    fixed[0x234] = 0                                # not relocatable
+    w("not-relocatable-shape-3", fixed, shape=3)
+    w("not-relocatable", fixed)
+    w("init-size-3g", bz_header(init_size=0xC0000000), scale=0x400 * 8)
+    w("align-1g", bz_header(align=0x40000000), shape=3, scale=0x400 * 8)
+    w("fragmented-small-ram", good, shape=2, scale=7, initrds=(0x20000, 0x20000))
+
+
 def bzimage_corpus():
     def w(name, file, run=0, cmdline=0):
         write("bzimage", name, struct.pack("<BI", run, cmdline) + bytes(file))
@@ -573,6 +608,7 @@ def main():
     lmelf_corpus()
     lmload_corpus()
     bzimage_corpus()
+    lxload_corpus()
     opts_corpus()
     acpi_corpus()
 
