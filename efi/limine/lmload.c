@@ -31,6 +31,7 @@
 #include "fw/fsfile.h"
 #include "fw/owned.h"
 #include "fw/verify.h"
+#include "lib/ckd.h"
 #include "limine/limine.h"
 #include "limine/lmelf.h"
 #include "limine/lmmap.h"
@@ -221,9 +222,10 @@ static void describe_fb(const struct ptlab_fb *fb, struct lim *l)
  */
 static uint64_t alloc_aligned(struct ptlab_kernel *k, uint64_t bytes, uint64_t align)
 {
-	uint64_t pa = 0, extra = align > PT_PAGE_SIZE ? align - PT_PAGE_SIZE : 0;
+	uint64_t pa = 0, extra = align > PT_PAGE_SIZE ? align - PT_PAGE_SIZE : 0, total;
 
-	if (kernel_alloc(k, AllocateAnyPages, bytes + extra, &pa) != EFI_SUCCESS)
+	if (!ckd_add(&total, bytes, extra) ||
+	    kernel_alloc(k, AllocateAnyPages, total, &pa) != EFI_SUCCESS)
 		return 0;
 	return pt_align_up(pa, align);
 }
