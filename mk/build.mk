@@ -47,7 +47,7 @@ APP_HOST_SRCS := $(addprefix efi/,checks/checkkit.c checks/churn.c checks/churnj
 	checks/churntype.c checks/inject.c \
 	checks/registry.c core/verdict.c lib/efistatus.c lib/model.c lib/sha256.c lib/trust.c rules/rules.c \
 	cpu/gdt.c limine/lmelf.c limine/lmerr.c limine/lmmap.c limine/lmreq.c \
-	limine/lmresp.c limine/lmplan.c linux/linuxboot.c opts/cfgfile.c opts/lex.c opts/loadopts.c opts/optcheck.c opts/opts.c opts/usage.c \
+	limine/lmresp.c limine/lmplan.c limine/lmplace.c linux/linuxboot.c linux/lxplace.c opts/cfgfile.c opts/lex.c opts/loadopts.c opts/optcheck.c opts/opts.c opts/usage.c \
 	report/fbcon.c report/fmt.c report/font8x16.c report/ptdump.c report/report.c \
 	report/serline.c \
 	smp/smpcore.c acpi/acpi.c)

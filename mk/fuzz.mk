@@ -15,7 +15,7 @@
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?=
-FUZZ_TARGETS := memmap plan ops lmelf bzimage opts acpi
+FUZZ_TARGETS := memmap plan ops lmelf bzimage opts acpi lmload lxload
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CFLAGS := $(WARNFLAGS) -Iinclude -Iefi -D_DEFAULT_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -25,6 +25,9 @@ FUZZ_SRCS_memmap := $(PAGING_SRCS) $(FUZZ_SUPPORT)
 FUZZ_SRCS_plan := $(PAGING_SRCS) $(FUZZ_SUPPORT)
 FUZZ_SRCS_ops := $(PAGING_SRCS) $(FUZZ_SUPPORT)
 FUZZ_SRCS_lmelf := $(addprefix efi/,limine/lmelf.c limine/lmerr.c limine/lmreq.c report/fmt.c)
+FUZZ_SRCS_lmload := $(PAGING_SRCS) $(addprefix efi/,limine/lmelf.c limine/lmerr.c \
+	limine/lmreq.c limine/lmresp.c limine/lmmap.c limine/lmplan.c limine/lmplace.c report/fmt.c)
+FUZZ_SRCS_lxload := $(PAGING_SRCS) $(addprefix efi/,linux/linuxboot.c linux/lxplace.c report/fmt.c)
 FUZZ_SRCS_bzimage := efi/linux/linuxboot.c efi/report/fmt.c
 FUZZ_SRCS_opts := efi/opts/opts.c efi/opts/lex.c efi/opts/loadopts.c efi/opts/cfgfile.c efi/opts/optcheck.c efi/report/fmt.c
 FUZZ_SRCS_acpi := efi/acpi/acpi.c

@@ -11,6 +11,7 @@
 #include <ptlab/pte.h>
 
 #include "fw/owned.h"
+#include "lib/ckd.h"
 
 #define OWNED_MAX 64u
 
@@ -57,11 +58,12 @@ void owned_pool_free(void *p)
 
 EFI_STATUS owned_alloc(EFI_ALLOCATE_TYPE type, EFI_MEMORY_TYPE mem, uint64_t bytes, uint64_t *pa)
 {
-	uint64_t len = pt_align_up(bytes, PT_PAGE_SIZE);
+	uint64_t len;
 	EFI_PHYSICAL_ADDRESS a = type == AllocateAnyPages ? 0 : *pa;
 	EFI_STATUS st;
 
-	if (!bytes)
+	/* a size whose pages wrap past 2^64 would ask for none and be recorded as none */
+	if (!bytes || !ckd_align_up(&len, bytes, PT_PAGE_SIZE))
 		return EFI_INVALID_PARAMETER;
 	st = uefi_call_wrapper(BS->AllocatePages, 4, type, mem, len / PT_PAGE_SIZE, &a);
 	if (st != EFI_SUCCESS)

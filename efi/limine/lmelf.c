@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "lib/ckd.h"
 #include "lib/le.h"
 #include "limine/lmerr.h"
 #include "limine/lmelf.h"
@@ -295,7 +296,7 @@ static int check_ident(const uint8_t *file, uint64_t size, char *why, size_t why
 static int read_load(const uint8_t *ph, unsigned idx, uint64_t size, struct lm_seg *s,
 	uint64_t *align, char *why, size_t whylen)
 {
-	uint64_t a = le_ld64(ph + P_ALIGN);
+	uint64_t a = le_ld64(ph + P_ALIGN), end;
 
 	s->flags = le_ld32(ph + P_FLAGS) & (LM_SEG_R | LM_SEG_W | LM_SEG_X);
 	s->file_off = le_ld64(ph + P_OFFSET);
@@ -308,7 +309,7 @@ static int read_load(const uint8_t *ph, unsigned idx, uint64_t size, struct lm_s
 	if (!inside(s->file_off, s->filesz, size))
 		return lm_refuse(why, whylen, "segment %u: file bytes [0x%llx, +0x%llx) past the end of the file (0x%llx bytes)",
 			idx, (ull)s->file_off, (ull)s->filesz, (ull)size);
-	if (s->va + s->memsz < s->va)
+	if (!ckd_add(&end, s->va, s->memsz))
 		return lm_refuse(why, whylen, "segment %u: [0x%llx, +0x%llx) wraps past the top of the address space",
 			idx, (ull)s->va, (ull)s->memsz);
 	if (a & (a - 1))
@@ -425,8 +426,7 @@ int lm_elf_parse(const uint8_t *file, uint64_t size, uint64_t kaslr, uint64_t ma
 		e->slide = lo < LM_KERNEL_MIN_VA ? LM_KERNEL_MIN_VA : 0;
 		e->slide += kaslr & ~(e->align - 1);
 	}
-	e->va = lo + e->slide;
-	if (e->va < lo || e->va + e->span - 1 < e->va)
+	if (!ckd_add(&e->va, lo, e->slide) || !ckd_add(&end, e->va, e->span - 1))
 		return lm_refuse(why, whylen, "load block at 0x%llx (+0x%llx) slid by 0x%llx runs past the top of the address space",
 			(ull)lo, (ull)e->span, (ull)e->slide);
 	for (unsigned i = 0; i < e->nseg; i++) {

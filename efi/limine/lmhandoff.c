@@ -261,6 +261,7 @@ static bool respond(struct report *rep, const struct opts *o, const struct rawma
 	char why[160];
 
 	lim_describe(o, fm, l, &m, l->nmap, fm->size, fm->desc_size, fm->version);
+	/* resp_len 0: nothing answered, no buffer (resp_pa 0), only the base revision tag */
 	if (lm_respond(&m, &l->req, (uint8_t *)(uintptr_t)l->block_pa,
 		       (uint8_t *)(uintptr_t)l->resp_pa, l->resp_pa,
 		       pt_align_up(l->resp_len, PT_PAGE_SIZE), &l->answer, why, sizeof(why))) {
@@ -689,7 +690,7 @@ static int limine_prepare(struct ptlab *p)
 static __attribute__((noreturn)) void limine_enter(struct ptlab *p)
 {
 	struct lim *l = lim_of(&p->kern);
-	uint64_t top = hhdm(l, l->stacks_pa + (l->ncpu + 1) * l->stack_bytes);
+	uint64_t top = hhdm(l, l->stacks_pa + l->stacks_len);
 	struct kernel_jump j;
 
 	report_fact(p->rep, "limine", "entry=0x%llx stack=0x%llx+0x%llx cr3=0x%llx levels=%u "

@@ -31,9 +31,11 @@
 #include "fw/fsfile.h"
 #include "fw/owned.h"
 #include "fw/verify.h"
+#include "lib/ckd.h"
 #include "limine/limine.h"
 #include "limine/lmelf.h"
 #include "limine/lmmap.h"
+#include "limine/lmplace.h"
 #include "limine/lmplan.h"
 #include "limine/lmreq.h"
 #include "limine/lmresp.h"
@@ -211,11 +213,24 @@ static void describe_fb(const struct ptlab_fb *fb, struct lim *l)
  */
 static uint64_t alloc_aligned(struct ptlab_kernel *k, uint64_t bytes, uint64_t align)
 {
-	uint64_t pa = 0, extra = align > PT_PAGE_SIZE ? align - PT_PAGE_SIZE : 0;
+	uint64_t pa = 0, extra = align > PT_PAGE_SIZE ? align - PT_PAGE_SIZE : 0, total;
 
-	if (kernel_alloc(k, AllocateAnyPages, bytes + extra, &pa) != EFI_SUCCESS)
+	if (!ckd_add(&total, bytes, extra) ||
+	    kernel_alloc(k, AllocateAnyPages, total, &pa) != EFI_SUCCESS)
 		return 0;
 	return pt_align_up(pa, align);
+}
+
+/* The seam of lmplace.c: pages of kernel_alloc() for the run's kernel @ctx, at their address. */
+static uint64_t fw_pages(void *ctx, uint64_t bytes, uint64_t align)
+{
+	return alloc_aligned(ctx, bytes, align);
+}
+
+static uint8_t *fw_at(void *ctx, uint64_t pa)
+{
+	(void)ctx;
+	return (uint8_t *)(uintptr_t)pa;
 }
 
 /* Zeroed pages for @bytes from kernel_alloc() for the run's kernel @k; 0 when none. */
@@ -396,9 +411,10 @@ static bool load_kernel(struct ptlab_kernel *k, struct report *rep, const struct
 			unsigned levels, struct lim *l, const struct kernel_file *f)
 {
 	const char *path = f->path;
-	char why[200];
+	char why[200], cause[80];
+	const struct lm_pages pages = { k, fw_pages, fw_at };
+	struct lm_block blk;
 	uint64_t rnd = 0;
-	int seg;
 
 	if (lm_elf_parse(f->buf, f->len, 0, 0, &l->elf, why, sizeof(why))) {
 		report_fail(rep, "limine: kernel %s refused: %s", path, why);
@@ -428,51 +444,18 @@ static bool load_kernel(struct ptlab_kernel *k, struct report *rep, const struct
 				    (unsigned long long)l->elf.seg[i].va);
 			return false;
 		}
-	l->block_pa = alloc_aligned(k, l->elf.span, l->elf.align);
-	if (!l->block_pa) {
-		report_fail(rep, "limine: kernel %s refused: no free RAM holds its 0x%llx bytes "
-			    "(aligned to 0x%llx) in one piece", path, (unsigned long long)l->elf.span,
-			    (unsigned long long)l->elf.align);
-		return false;
-	}
-	if (lm_elf_load(f->buf, f->len, &l->elf, (uint8_t *)(uintptr_t)l->block_pa, l->elf.span,
-			why, sizeof(why)) ||
-	    lm_scan((const uint8_t *)(uintptr_t)l->block_pa, l->elf.span, &l->req, why,
-		    sizeof(why))) {
+	levels_cause(o, levels, cause, sizeof(cause));
+	if (lm_block_place(&pages, f->buf, f->len, &l->elf, levels, cause, &blk, why,
+			   sizeof(why))) {
 		report_fail(rep, "limine: kernel %s refused: %s", path, why);
 		return false;
 	}
-	l->entry = l->elf.entry;
-	if (lm_has(&l->req, LM_REQ_ENTRY_POINT))
-		l->entry = l->req.req[LM_REQ_ENTRY_POINT].extra[0];
-	seg = lm_elf_seg_of(&l->elf, l->entry);
-	if (seg < 0 || !(l->elf.seg[seg].flags & LM_SEG_X)) {
-		report_fail(rep, "limine: kernel %s refused: its entry 0x%llx%s is in no "
-			    "executable segment", path, (unsigned long long)l->entry,
-			    lm_has(&l->req, LM_REQ_ENTRY_POINT) ? " (entry point request)" : "");
-		return false;
-	}
-	/* the bytes the CPU must read at the entry: the file's, or zeros past filesz */
-	{
-		const struct lm_seg *s = &l->elf.seg[seg];
-		uint64_t at = l->entry - s->va;
-
-		l->entry_len = s->memsz - at < ENTRY_BYTES ? (unsigned)(s->memsz - at) : ENTRY_BYTES;
-		for (unsigned i = 0; i < l->entry_len; i++)
-			l->entry_bytes[i] = at + i < s->filesz ? f->buf[s->file_off + at + i] : 0;
-	}
-	if (lm_paging_choose(&l->req, levels == 5, &l->paging_mode, why, sizeof(why)) ||
-	    l->paging_mode != (levels == 5 ? LM_PAGING_5LVL : LM_PAGING_4LVL)) {
-		char cause[80];
-
-		levels_cause(o, levels, cause, sizeof(cause));
-		report_fail(rep, "limine: kernel %s refused: the run has %u-level paging (%s) "
-			    "and the kernel %s", path, levels, cause,
-			    lm_has(&l->req, LM_REQ_PAGING_MODE) ? "does not allow it" :
-			    "has no paging mode request (4 levels only)");
-		return false;
-	}
-	l->stack_bytes = lm_stack_bytes(&l->req);
+	l->block_pa = blk.pa;
+	l->req = blk.req;
+	l->entry = blk.entry;
+	CopyMem(l->entry_bytes, blk.entry_bytes, sizeof(l->entry_bytes));
+	l->entry_len = blk.entry_len;
+	l->paging_mode = blk.paging_mode;
 	return true;
 }
 
@@ -517,9 +500,12 @@ int limine_load(struct ptlab *p, const struct kernel_file *f, const struct mode_
 		unsigned map_cap)
 {
 	struct lim *l;
-	uint64_t pa = alloc_any(&p->kern, sizeof(*l)), bytes;
+	uint64_t pa = alloc_any(&p->kern, sizeof(*l));
+	const struct lm_pages pages = { &p->kern, fw_pages, fw_at };
 	struct lm_machine m;
+	struct lm_place pl;
 	char why[160];
+	int err;
 
 	if (!pa) {
 		report_fail(p->rep, "limine: no memory for the hand-off's state");
@@ -537,16 +523,14 @@ int limine_load(struct ptlab *p, const struct kernel_file *f, const struct mode_
 	l->hhdm = lm_hhdm_offset(p->build.levels);
 	p->build.hhdm_base = l->hhdm;
 	if (!verified(p->rep, b, "kernel", f->path, f->buf, f->len) ||
-	    !load_kernel(&p->kern, p->rep, &p->opts, p->build.levels, l, f) ||
-	    !load_internal(&p->kern, p->rep, l, b, f->path) ||
+	    !load_kernel(&p->kern, p->rep, &p->opts, p->build.levels, l, f))
+		return PT_EINVAL;
+	if (l->req.unknown)
+		report_note(p->rep, "limine: kernel %s: %u request(s) of an identifier ptlab does "
+			    "not know, left unanswered as PROTOCOL.md says", f->path, l->req.unknown);
+	if (!load_internal(&p->kern, p->rep, l, b, f->path) ||
 	    !load_modules(&p->kern, p->rep, &p->opts, l, b))
 		return PT_EINVAL;
-	l->kfile_len = f->len;
-	l->kfile_pa = alloc_any(&p->kern, f->len);
-	if (!l->kfile_pa)
-		goto nomem;
-	CopyMem((void *)(uintptr_t)l->kfile_pa, f->buf, f->len);
-
 	find_tables(l);
 	find_cpus(l, p->rep);
 	boot_time(l);
@@ -560,47 +544,49 @@ int limine_load(struct ptlab *p, const struct kernel_file *f, const struct mode_
 			    ((r[2] & (1u << 21)) || (rdmsr(MSR_APIC_BASE) & APIC_BASE_X2));
 	}
 
-	/* the stacks (CPU i's at slot i, the BSP's at slot ncpu), the GDT, the park blocks */
-	l->stacks_pa = alloc_any(&p->kern, l->stack_bytes * (l->ncpu + 1));
-	l->gdt_pa = alloc_any(&p->kern, sizeof(limine_gdt) + 64 + LP_BYTES * l->ncpu);
-	if (!l->stacks_pa || !l->gdt_pa)
-		goto nomem;
-	CopyMem((void *)(uintptr_t)l->gdt_pa, (void *)limine_gdt, sizeof(limine_gdt));
-
-	/* the responses' buffer, sized for the largest memory map the final one can be */
+	/*
+	 * The file's copy, the stacks (CPU i's at slot i, the BSP's at slot
+	 * ncpu), the GDT and the park blocks, the memory map for the largest
+	 * the final one can be, the responses' buffer sized with it.
+	 */
+	l->kfile_len = f->len;
 	l->map_cap = map_cap + MAP_EXTRA;
-	l->map_pa = alloc_any(&p->kern, (uint64_t)l->map_cap * sizeof(struct lm_memmap_entry));
-	if (!l->map_pa)
-		goto nomem;
-	/* sized with the bound on the map; the final map is never longer */
+	pl = (struct lm_place){ .ram = p->build.map.usable_bytes, .ncpu = l->ncpu,
+				.kfile_len = f->len, .gdt_head = sizeof(limine_gdt) + 64,
+				.park_bytes = LP_BYTES, .map_cap = l->map_cap };
 	lim_describe(&p->opts, &p->exit.final_map, l, &m, l->map_cap, p->exit.final_map.cap,
 		 sizeof(EFI_MEMORY_DESCRIPTOR), 1);
-	if (lm_respond(&m, &l->req, NULL, NULL, 0, 0, &l->answer, why, sizeof(why))) {
-		report_fail(p->rep, "limine: the responses cannot be laid out: %s", why);
-		return PT_EINVAL;
+	err = lm_place(&pages, &l->req, &m, &pl, why, sizeof(why));
+	if (err) {
+		report_fail(p->rep, "limine: kernel %s refused: %s", f->path, why);
+		return err == LM_PLACE_NOMEM ? PT_ENOMEM : PT_EINVAL;
 	}
-	bytes = l->answer.used;
-	l->resp_len = bytes;
-	l->resp_pa = alloc_any(&p->kern, bytes);
-	if (!l->resp_pa)
-		goto nomem;
+	l->kfile_pa = pl.kfile_pa;
+	CopyMem((void *)(uintptr_t)l->kfile_pa, f->buf, f->len);
+	l->stack_bytes = pl.stack_bytes;
+	l->stacks_pa = pl.stacks_pa;
+	l->stacks_len = pl.stacks_len;
+	l->gdt_pa = pl.gdt_pa;
+	CopyMem((void *)(uintptr_t)l->gdt_pa, (void *)limine_gdt, sizeof(limine_gdt));
+	l->map_pa = pl.map_pa;
+	l->resp_pa = pl.resp_pa;
+	l->resp_len = pl.resp_len;
+	l->answer = pl.answer;
 
 	/* the run's PAT: the protocol's layout, so the tables encode their types for it */
 	for (unsigned i = 0; i < 8; i++)
 		p->build.env.pat.type[i] = limine_pat[i];
 	report_fact(p->rep, "limine-load", "kernel=%s type=%s load=0x%llx+0x%llx va=0x%llx "
 		    "slide=0x%llx%s%s entry=0x%llx base_revision=%u (asked %llu) requests=0x%x "
-		    "levels=%u stack=0x%llx modules=%u cpus=%u ioapics=%u", p->opts.kernel,
+		    "levels=%u stack=0x%llx stacks=0x%llx+0x%llx responses=0x%llx+0x%llx "
+		    "modules=%u cpus=%u ioapics=%u", p->opts.kernel,
 		    l->elf.type == LM_ET_DYN ? "dyn" : "exec", (unsigned long long)l->block_pa,
 		    (unsigned long long)l->elf.span, (unsigned long long)l->elf.va,
 		    (unsigned long long)l->elf.slide, l->rng ? " from " : "", l->rng ? l->rng : "",
 		    (unsigned long long)l->entry, l->req.base_rev, (unsigned long long)l->req.asked,
-		    l->req.have, p->build.levels, (unsigned long long)l->stack_bytes, l->nmod, l->ncpu,
+		    l->req.have, p->build.levels, (unsigned long long)l->stack_bytes,
+		    (unsigned long long)l->stacks_pa, (unsigned long long)l->stacks_len,
+		    (unsigned long long)l->resp_pa, (unsigned long long)l->resp_len, l->nmod, l->ncpu,
 		    l->nioapic);
 	return PT_OK;
-
-nomem:
-	report_fail(p->rep, "limine: no memory for the kernel file's copy, the stacks, the GDT, "
-		    "the memory map or the responses");
-	return PT_ENOMEM;
 }

@@ -13,6 +13,7 @@
 #include "cpu/cpu.h"
 #include "limine/lmelf.h"
 #include "limine/lmmap.h"
+#include "limine/lmplace.h"
 #include "limine/lmreq.h"
 #include "limine/lmresp.h"
 #include "opts/opts.h"
@@ -30,7 +31,7 @@
 #define PIC2_DATA       0xa1
 #define IOAPIC_REDTBL   0x10u
 #define IOAPIC_MASK     (1u << 16)
-#define ENTRY_BYTES     16u
+#define ENTRY_BYTES     LM_ENTRY_BYTES
 #define APIC_BASE_X2    (UINT64_C(1) << 10)
 #define APIC_BASE_EN    (UINT64_C(1) << 11)
 
@@ -80,11 +81,11 @@ struct lim {
 	bool have_time;
 	int64_t boot_time;
 
-	uint64_t resp_pa, resp_len;        /* the responses' buffer */
+	uint64_t resp_pa, resp_len;        /* the responses' buffer (resp_len 0: none, pa 0) */
 	uint64_t map_pa;                   /* the memory map entries lm_map_build() fills */
 	unsigned map_cap, nmap;
 	struct lm_answer answer;
-	uint64_t stacks_pa;                /* ncpu stacks, the BSP's first */
+	uint64_t stacks_pa, stacks_len;    /* ncpu + 1 stacks, CPU i's at slot i, the BSP's at ncpu */
 	uint64_t gdt_pa;                   /* the GDT and, after it, the park blocks */
 	struct lm_range reclaim[RECLAIM_MAX];
 	unsigned nreclaim;

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "lib/ckd.h"
 #include "lib/le.h"
 #include "limine/lmerr.h"
 #include "limine/lmreq.h"
@@ -279,9 +280,10 @@ uint64_t lm_stack_bytes(const struct lm_requests *r)
 	s = r->req[LM_REQ_STACK_SIZE].extra[0];
 	if (s <= LM_STACK_DEFAULT)
 		return LM_STACK_DEFAULT;
-	if (s > UINT64_MAX - (PT_PAGE_SIZE - 1))
+	/* saturated: lm_stack_size() (lmplace.c) refuses such a size before any use */
+	if (!ckd_align_up(&s, s, PT_PAGE_SIZE))
 		return UINT64_MAX & ~(PT_PAGE_SIZE - 1);
-	return (s + PT_PAGE_SIZE - 1) & ~(PT_PAGE_SIZE - 1);
+	return s;
 }
 
 /*

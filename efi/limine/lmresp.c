@@ -382,8 +382,16 @@ int lm_respond(const struct lm_machine *m, const struct lm_requests *r, uint8_t 
 	if (check_machine(m, r, why, whylen))
 		return -1;
 	layout(&b, m, r, a);
-	if (!buf)
+	if (!buf && !img)
 		return 0;
+	if (!buf) {
+		/* nothing to answer (a kernel that asks for nothing): no buffer, the tag still answered */
+		if (a->used)
+			return lm_refuse(why, whylen, "the responses need 0x%llx bytes and there is "
+					 "no buffer", (ull)a->used);
+		lm_base_rev_commit(img, r);
+		return 0;
+	}
 	if ((uintptr_t)buf & 7)
 		return lm_refuse(why, whylen, "the responses' buffer at %p is not 8-byte aligned", (void *)buf);
 	if (a->used > buf_len)

@@ -103,7 +103,9 @@ struct lm_answer {
  * @r: the kernel's requests (lm_scan())
  * @img: the load block, whose requests get their response pointer;
  *       NULL together with @buf NULL: size only
- * @buf: the responses' buffer, 8-byte aligned, NULL to count only
+ * @buf: the responses' buffer, 8-byte aligned, NULL to count only (with
+ *       @img NULL) or when nothing is answered (with @img: the base
+ *       revision tag still answered)
  * @buf_pa: its physical address (the pointers are @m->hhdm + @buf_pa + offset)
  * @buf_len: its bytes
  * @a: receives what was done

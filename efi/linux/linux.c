@@ -32,6 +32,7 @@
 #include "linux/linuxboot.h"
 #include "acpi/acpi.h"
 #include "linux/lxchecks.h"
+#include "linux/lxplace.h"
 #include "core/end.h"
 #include "core/handoff.h"
 #include "core/kalloc.h"
@@ -49,11 +50,7 @@
 
 #include <ptlab/pte.h>
 
-#define INITRD_MAX      (UINT64_C(1) << 40)   /* larger --initrd files together are refused */
-#define INITRD_ALIGN    4u                    /* each initrd starts 4-byte aligned (cpio) */
 #define EFIVAR_MAX      64u                   /* bytes of the EFI variable the facts show */
-#define LOW_LIMIT       (UINT64_C(1) << 20)   /* the kernel goes above real-mode memory */
-#define BELOW_4G        UINT64_C(0xffffffff)
 #define RET_OPCODE      0xc3u
 #define HDRS_OFF        0x202u
 #define HDRS_MAGIC      0x53726448u           /* "HdrS" */
@@ -83,39 +80,17 @@ static struct lnx *lnx_of(const struct ptlab_kernel *k)
 	return k->priv;
 }
 
-/*
- * pref_address when [pref, pref + bytes) can be had; else, for a
- * relocatable kernel, the lowest aligned slot of free conventional memory
- * (below 4 GiB unless XLF_CAN_BE_LOADED_ABOVE_4G) that AllocateAddress
- * grants.  @k: the run's kernel, its setup header judged (the pages are
- * recorded in it, k->how says which); @map: the normalized memory map;
- * @maxphyaddr: the CPU's.  0 when there is none.
- */
-static uint64_t place_kernel(struct ptlab_kernel *kern, struct lnx *k,
-			     const struct pt_memmap *map, unsigned maxphyaddr, uint64_t bytes)
+/* The seam of lxplace.c: pages of kernel_alloc() for the run's kernel @ctx. */
+static bool fw_at(void *ctx, uint64_t pa, uint64_t bytes)
 {
-	const struct lb_kernel *h = &k->hdr;
-	uint64_t align = h->kernel_alignment, pa = h->pref_address, from, limit;
+	return kernel_alloc(ctx, AllocateAddress, bytes, &pa) == EFI_SUCCESS;
+}
 
-	if (pa >= LOW_LIMIT && !(pa & (PT_PAGE_SIZE - 1)) &&
-	    kernel_alloc(kern, AllocateAddress, bytes, &pa) == EFI_SUCCESS) {
-		k->how = "pref_address";
-		return pa;
-	}
-	if (!h->relocatable)
-		return 0;
-	limit = h->xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G ?
-		UINT64_C(1) << maxphyaddr : BELOW_4G + 1;
-	for (from = LOW_LIMIT; lb_next_slot(map, from, bytes, align, limit, &pa);
-	     from = pa + align) {
-		uint64_t at = pa;
+static uint64_t fw_below(void *ctx, uint64_t max, uint64_t bytes)
+{
+	uint64_t pa = max;
 
-		if (kernel_alloc(kern, AllocateAddress, bytes, &at) == EFI_SUCCESS) {
-			k->how = "lowest fit";
-			return at;
-		}
-	}
-	return 0;
+	return kernel_alloc(ctx, AllocateMaxAddress, bytes, &pa) == EFI_SUCCESS ? pa : 0;
 }
 
 /* The ACPI 2.0 RSDP, else the 1.0 one; 0 when the firmware has neither. */
@@ -137,83 +112,83 @@ static uint64_t find_rsdp(struct report *rep)
 }
 
 /*
- * The initrds, each 4-byte aligned, concatenated in the order given into
- * one run of pages of exactly their total size: below initrd_addr_max, or
- * anywhere when that fails and the kernel takes an initrd above 4 GiB;
- * under Secure Boot each verified (built-in digests) where it was read.
- * @o: the run's options (--initrd); @k: the run's kernel, its setup header
- * judged, where the pages are recorded; @maxphyaddr: the CPU's.  False
- * after a failure line on @rep naming the file; then nothing stays open
- * or allocated here.
+ * The initrds of @o (--initrd) opened on @li's volume, their sizes into
+ * @size; false after a failure line on @rep naming the file (an empty one
+ * too).  *@n: how many are open (to close, also on failure).
  */
-static bool load_initrds(struct ptlab_kernel *kern, struct lnx *k, const struct opts *o,
-			 unsigned maxphyaddr, struct report *rep, EFI_LOADED_IMAGE *li,
-			 const struct verify_src *src)
+static bool open_initrds(const struct opts *o, EFI_LOADED_IMAGE *li, struct fsfile *f,
+			 uint64_t *size, unsigned *n, struct report *rep)
 {
-	struct fsfile f[OPTS_INITRD_MAX];
-	uint64_t at[OPTS_INITRD_MAX], total = 0, pa;
-	unsigned n;
 	char why[256];
-	EFI_STATUS st = EFI_SUCCESS;
-	bool ok = false;
 
-	for (n = 0; n < o->ninitrd; n++) {
-		if (fsfile_open(li->DeviceHandle, o->initrd[n], &f[n], why, sizeof(why)) != EFI_SUCCESS) {
-			report_fail(rep, "linux: initrd %s", why);
-			goto close;
-		}
-		if (f[n].size == 0) {
-			report_fail(rep, "linux: initrd %s is empty", o->initrd[n]);
-			n++;
-			goto close;
-		}
-		total = pt_align_up(total, INITRD_ALIGN);
-		at[n] = total;
-		if (f[n].size > INITRD_MAX - total) {
-			report_fail(rep, "linux: initrd %s: the initrds together pass %llu bytes",
-				    o->initrd[n], (unsigned long long)INITRD_MAX);
-			n++;
-			goto close;
-		}
-		total += f[n].size;
-	}
-	pa = k->hdr.initrd_addr_max;
-	st = kernel_alloc(kern, AllocateMaxAddress, total, &pa);
-	if (st != EFI_SUCCESS && (k->hdr.xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G)) {
-		pa = (UINT64_C(1) << maxphyaddr) - 1;
-		st = kernel_alloc(kern, AllocateMaxAddress, total, &pa);
-	}
-	if (st != EFI_SUCCESS) {
-		report_fail(rep, "linux: initrd %s%s (%llu bytes) does not fit below the "
-			    "kernel's initrd_addr_max 0x%x%s: status 0x%llx (%s)", o->initrd[0],
-			    n > 1 ? " and the rest" : "", (unsigned long long)total,
-			    k->hdr.initrd_addr_max,
-			    k->hdr.xloadflags & LB_XLF_CAN_BE_LOADED_ABOVE_4G ? " nor anywhere" : "",
-			    (unsigned long long)st, efi_status_name(st));
-		goto close;
-	}
-	k->initrd_pa = pa;
-	k->initrd_bytes = total;
-	ZeroMem((void *)(uintptr_t)pa, total);   /* the alignment gaps */
-	for (unsigned i = 0; i < n; i++) {
-		if (fsfile_read_all(&f[i], (void *)(uintptr_t)(pa + at[i]), why, sizeof(why)) !=
+	for (*n = 0; *n < o->ninitrd; (*n)++) {
+		if (fsfile_open(li->DeviceHandle, o->initrd[*n], &f[*n], why, sizeof(why)) !=
 		    EFI_SUCCESS) {
 			report_fail(rep, "linux: initrd %s", why);
-			goto close;
+			return false;
+		}
+		size[*n] = f[*n].size;
+	}
+	return true;
+}
+
+/*
+ * The @n initrds @f of @o read into their places of @pl (each 4-byte
+ * aligned, in the order given, the gaps zero); under Secure Boot each
+ * verified (built-in digests) where it was read.  False after a failure
+ * line on @rep naming the file.
+ */
+static bool read_initrds(const struct opts *o, struct fsfile *f, unsigned n,
+			 const struct lx_place *pl, struct report *rep, const struct verify_src *src)
+{
+	char why[256];
+
+	ZeroMem((void *)(uintptr_t)pl->initrd_pa, pl->initrd_bytes);   /* the alignment gaps */
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t at = pl->initrd_pa + pl->initrd_at[i];
+
+		if (fsfile_read_all(&f[i], (void *)(uintptr_t)at, why, sizeof(why)) != EFI_SUCCESS) {
+			report_fail(rep, "linux: initrd %s", why);
+			return false;
 		}
 		if (!kernel_verified(src, "linux", "initrd", o->initrd[i],
-				     (const void *)(uintptr_t)(pa + at[i]), f[i].size, VERIFY_DIGEST))
-			goto close;
+				     (const void *)(uintptr_t)at, f[i].size, VERIFY_DIGEST))
+			return false;
 	}
 	if (n > 1)
 		for (unsigned i = 0; i < n; i++)
 			report_fact(rep, "linux-initrd", "%s at=0x%llx bytes=%llu", o->initrd[i],
-				    (unsigned long long)(pa + at[i]), (unsigned long long)f[i].size);
-	ok = true;
-close:
-	for (unsigned i = 0; i < n; i++)
-		fsfile_close(&f[i]);
-	return ok;
+				    (unsigned long long)(pl->initrd_pa + pl->initrd_at[i]),
+				    (unsigned long long)f[i].size);
+	return true;
+}
+
+/*
+ * The pieces of @k (its header judged) placed by lx_place() for the run
+ * @p with @n initrds of @size bytes and @map_cap e820 entries, into @pl;
+ * false after a failure line naming the kernel or the initrd.
+ */
+static bool place(struct ptlab *p, struct lnx *k, const uint64_t *size, unsigned n,
+		  unsigned map_cap, struct lx_place *pl)
+{
+	const struct lx_pages pages = { &p->kern, fw_at, fw_below };
+	const struct opts *o = &p->opts;
+	char why[256];
+
+	*pl = (struct lx_place){ .map = &p->build.map, .maxphyaddr = p->cpu.caps.maxphyaddr,
+				 .initrd_size = size, .ninitrd = n, .e820_cap = map_cap };
+	if (lx_place(&pages, &k->hdr, pl, why, sizeof(why)) == LX_PLACE_OK)
+		return true;
+	if (pl->failed == LX_PIECE_KERNEL)
+		report_fail(p->rep, "linux: kernel %s: %s", o->kernel, why);
+	else if (pl->failed == LX_PIECE_INITRD && why[0] == '(')
+		report_fail(p->rep, "linux: initrd %s%s %s", o->initrd[0], n > 1 ?
+			    " and the rest" : "", why);
+	else if (pl->failed == LX_PIECE_INITRD)
+		report_fail(p->rep, "linux: initrd %s: %s", o->initrd[pl->bad], why);
+	else
+		report_fail(p->rep, "linux: kernel %s: %s", o->kernel, why);
+	return false;
 }
 
 /*
@@ -261,7 +236,11 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	uint64_t len = f->len;
 	size_t cmdline = fmt_strlen(o->cmdline);
 	char why[256];
-	uint64_t pa;
+	uint64_t pa, size[OPTS_INITRD_MAX];
+	struct fsfile initrd[OPTS_INITRD_MAX];
+	struct lx_place pl;
+	unsigned n = 0;
+	bool ok;
 
 	if (o->nmodules || o->kaslr) {
 		report_fail(p->rep, "linux: kernel %s refused: --module and --kaslr are the Limine "
@@ -271,8 +250,10 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 	if (!kernel_verified(&src, "linux", "kernel", o->kernel, file, len, VERIFY_PE))
 		return PT_EINVAL;
 	pa = 0;
-	if (kernel_alloc(kern, AllocateAnyPages, sizeof(*k), &pa) != EFI_SUCCESS)
-		goto nomem;
+	if (kernel_alloc(kern, AllocateAnyPages, sizeof(*k), &pa) != EFI_SUCCESS) {
+		report_fail(p->rep, "linux: no memory for the hand-off's state");
+		return PT_EINVAL;
+	}
 	k = (struct lnx *)(uintptr_t)pa;
 	SetMem(k, sizeof(*k), 0);
 	kern->priv = k;
@@ -283,48 +264,39 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 		return PT_EINVAL;
 	}
 
-	k->init_bytes = pt_align_up(k->hdr.init_size, PT_PAGE_SIZE);
-	k->load_pa = place_kernel(kern, k, &p->build.map, p->cpu.caps.maxphyaddr, k->init_bytes);
-	if (!k->load_pa) {
-		report_fail(p->rep, "linux: kernel %s: no free RAM holds init_size 0x%x at "
-			    "pref_address 0x%llx%s", o->kernel, k->hdr.init_size,
-			    (unsigned long long)k->hdr.pref_address,
-			    k->hdr.relocatable ? " or at any kernel_alignment-aligned address" :
-			    " (not relocatable)");
-		return PT_EINVAL;
+	/* the initrds opened first: their sizes are part of the placement */
+	ok = open_initrds(o, b->li, initrd, size, &n, p->rep) &&
+	     place(p, k, size, n, map_cap, &pl);
+	if (ok) {
+		k->load_pa = pl.load_pa;
+		k->init_bytes = pl.init_bytes;
+		k->how = pl.how;
+		k->pm_bytes = k->hdr.pm_bytes;
+		CopyMem((void *)(uintptr_t)k->load_pa, (void *)(file + k->hdr.pm_offset),
+			k->pm_bytes);
+		CopyMem(k->entry_bytes, (void *)(file + k->hdr.pm_offset + LB_ENTRY64_OFF),
+			sizeof(k->entry_bytes));
+		k->setup = (uint8_t *)(uintptr_t)pl.setup_pa;
+		CopyMem(k->setup, (void *)file, LB_SETUP_COPY);
+		k->initrd_pa = pl.initrd_pa;
+		k->initrd_bytes = pl.initrd_bytes;
+		ok = read_initrds(o, initrd, n, &pl, p->rep, &src);
 	}
-	k->pm_bytes = k->hdr.pm_bytes;
-	CopyMem((void *)(uintptr_t)k->load_pa, (void *)(file + k->hdr.pm_offset), k->pm_bytes);
-	CopyMem(k->entry_bytes, (void *)(file + k->hdr.pm_offset + LB_ENTRY64_OFF),
-		sizeof(k->entry_bytes));
-	pa = 0;
-	if (kernel_alloc(kern, AllocateAnyPages, LB_SETUP_COPY, &pa) != EFI_SUCCESS)
-		goto nomem;
-	k->setup = (uint8_t *)(uintptr_t)pa;
-	CopyMem(k->setup, (void *)file, LB_SETUP_COPY);
-	if (o->ninitrd && !load_initrds(kern, k, o, p->cpu.caps.maxphyaddr, p->rep, b->li, &src))
+	for (unsigned i = 0; i < n; i++)
+		fsfile_close(&initrd[i]);
+	if (!ok)
 		return PT_EINVAL;
 
 	/* the zero page, then the command line (cmd_line_ptr has 32 bits) */
-	pa = BELOW_4G;
-	if (kernel_alloc(kern, AllocateMaxAddress, 2 * PT_PAGE_SIZE, &pa) != EFI_SUCCESS)
-		goto nomem;
-	k->zero_page_pa = pa;
-	k->cmdline_pa = pa + PT_PAGE_SIZE;
-	ZeroMem((void *)(uintptr_t)pa, 2 * PT_PAGE_SIZE);
+	k->zero_page_pa = pl.zero_page_pa;
+	k->cmdline_pa = pl.cmdline_pa;
+	ZeroMem((void *)(uintptr_t)k->zero_page_pa, 2 * PT_PAGE_SIZE);
 	CopyMem((void *)(uintptr_t)k->cmdline_pa, (void *)o->cmdline, cmdline + 1);
-
 	/* the e820 table and the room for entries past the zero page's 128 */
 	k->e820_cap = map_cap;
-	pa = 0;
-	if (kernel_alloc(kern, AllocateAnyPages, map_cap * sizeof(struct lb_e820), &pa) != EFI_SUCCESS)
-		goto nomem;
-	k->e820 = (void *)(uintptr_t)pa;
-	k->ext_cap = lb_e820_ext_bytes(map_cap);
-	pa = 0;
-	if (k->ext_cap && kernel_alloc(kern, AllocateAnyPages, k->ext_cap, &pa) != EFI_SUCCESS)
-		goto nomem;
-	k->ext_pa = pa;
+	k->e820 = (void *)(uintptr_t)pl.e820_pa;
+	k->ext_cap = pl.ext_cap;
+	k->ext_pa = pl.ext_pa;
 	k->acpi_rsdp = find_rsdp(p->rep);
 	if (k->hdr.version < LB_RSDP_VERSION)
 		report_note(p->rep, "linux: boot protocol %u.%02u has no acpi_rsdp_addr (2.14): the "
@@ -341,11 +313,6 @@ static int linux_load(struct ptlab *p, const struct kernel_file *f, const struct
 		    (unsigned long long)k->zero_page_pa, (unsigned long long)cmdline,
 		    (unsigned long long)k->acpi_rsdp);
 	return PT_OK;
-
-nomem:
-	report_fail(p->rep, "linux: no memory for the kernel's zero page, command line, e820 "
-		    "table or setup header copy");
-	return PT_EINVAL;
 }
 
 /*
@@ -557,8 +524,8 @@ static void report_efi_view(struct report *rep, const struct rawmap *m)
 			mat_type = d->Type;
 		}
 		if ((d->Type == EfiBootServicesCode || d->Type == EfiBootServicesData) &&
-		    end > LOW_LIMIT)
-			bs += end - (start > LOW_LIMIT ? start : LOW_LIMIT);
+		    end > LX_LOW_LIMIT)
+			bs += end - (start > LX_LOW_LIMIT ? start : LX_LOW_LIMIT);
 	}
 	if (mat_end)
 		report_fact(rep, "linux-bootsvc", "above_1m_kib=%llu mat=0x%llx "

@@ -275,6 +275,14 @@ void lb_fill_params(uint8_t *zp, const uint8_t *file, const struct lb_kernel *k,
 	bp->hdr.type_of_loader = LB_LOADER_UNDEFINED;
 	bp->hdr.cmd_line_ptr = (uint32_t)ld->cmdline_pa;
 	bp->ext_cmd_line_ptr = (uint32_t)(ld->cmdline_pa >> 32);
+	/*
+	 * The loader's fields, never the file's: an initrd and a setup_data
+	 * list the file names would be pointers the kernel follows into
+	 * memory nobody placed (found by fuzz_lxload).
+	 */
+	bp->hdr.ramdisk_image = 0;
+	bp->hdr.ramdisk_size = 0;
+	bp->hdr.setup_data = 0;
 	if (ld->initrd_bytes) {
 		bp->hdr.ramdisk_image = (uint32_t)ld->initrd_pa;
 		bp->ext_ramdisk_image = (uint32_t)(ld->initrd_pa >> 32);
@@ -291,9 +299,9 @@ void lb_fill_params(uint8_t *zp, const uint8_t *file, const struct lb_kernel *k,
 	for (unsigned i = 0; i < in_zp; i++)
 		bp->e820_table[i] = (struct lb_e820_entry){ e820[i].addr, e820[i].size, e820[i].type };
 	if (n > LB_E820_IN_PARAMS && ext) {
-		/* the rest in a SETUP_E820_EXT node, ahead of any list the header had */
+		/* the rest in a SETUP_E820_EXT node, the list's only one */
 		node = (struct lb_setup_data_hdr){
-			.next = bp->hdr.setup_data,
+			.next = 0,
 			.type = LB_SETUP_E820_EXT,
 			.len = (n - LB_E820_IN_PARAMS) * LB_E820_ENTRY,
 		};

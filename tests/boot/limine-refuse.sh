@@ -24,13 +24,21 @@
 #         interrupt-masking check fail, nothing handed over
 #  nola57 -cpu qemu64: a kernel that requires 5 levels, no --levels: refused
 #         naming the CPU's missing LA57 as the cause
-#  refuse 512 MiB: crafted ELF files (tests/limine-mini/craft.py) and a
+#  bare   -smp 4: stack size requests of 0x5555555555556000 and
+#         0x3333333333334000 (whose product with the CPUs wrapped, issue 45)
+#         and one of 256 MiB (5 of them more than half the RAM), each
+#         refused naming the request before ExitBootServices; a kernel
+#         with only an unknown request refused for a missing module after
+#         a note naming it; then a kernel with no request at all handed
+#         over (no response buffer), its checks passed
+#  refuse 512 MiB: crafted ELF files (tests/limine-mini/craft.py, among them
+#         a stack size request of 0x8000000000001000 on one CPU) and a
 #         missing module and a missing required internal module, each
 #         refused before ExitBootServices with its
 #         own message; the firmware goes on (the UEFI shell runs the next
 #         case from \startup.nsh, then shuts down)
 #
-# About two minutes on an idle 2-core machine.
+# About two and a half minutes on an idle 2-core machine (bare: 40 s).
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -61,7 +69,12 @@ if ! as --64 -o "$k/mini.o" "$MINI/mini.S" ||
 	boot_done
 	exit
 fi
-CASES="arm low overlap pastfile huge wx rel"
+CASES="arm low overlap pastfile huge wx rel stack-8000000000001000"
+# issue 45: stack size requests whose product with the CPUs wrapped, one that fits a
+# quarter of the RAM but not 5 times in half of it, a kernel with no request at all,
+# one with only an unknown request (and its tag)
+BARE="stack-5555555555556000 stack-3333333333334000 stack-10000000 unknown noreq"
+CASES="$CASES $BARE"
 for c in $CASES; do
 	python3 "$MINI/craft.py" "$c" "$k/$c" || fail "craft.py $c"
 done
@@ -75,7 +88,7 @@ done
 run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 {
 	printf '@echo -off\nfs0:\n'
-	for c in low overlap pastfile huge wx rel; do
+	for c in low overlap pastfile huge wx rel stack-8000000000001000; do
 		printf '%s --kernel=\\boot\\%s\n' "$run" "$c"
 	done
 	printf '%s --kernel=\\boot\\mini.elf --module=\\boot\\nothere,text\n' "$run"
@@ -88,6 +101,18 @@ run="\\EFI\\BOOT\\BOOTX64.EFI --mode=handoff --end=return"
 rimg=$BOOT_DIR/refuse.img
 cp -- "$img" "$rimg"
 img_put "$rimg" "$k/startup.nsh" /startup.nsh
+{
+	printf '@echo -off\nfs0:\n'
+	for c in stack-3333333333334000 stack-10000000; do
+		printf '%s --kernel=\\boot\\%s\n' "$run" "$c"
+	done
+	printf '%s --kernel=\\boot\\unknown --module=\\boot\\nothere\n' "$run"
+	printf '%s --kernel=\\boot\\noreq%s\n' "${run% *} --end=qemu --iterations=500" \
+		"${BOOT_DEVIATIONS:+ --known-deviation=$BOOT_DEVIATIONS}"
+} >"$k/bare.nsh"
+bimg=$BOOT_DIR/bare.img
+cp -- "$img" "$bimg"
+img_put "$bimg" "$k/bare.nsh" /startup.nsh
 
 base="--mode=handoff --end=qemu --iterations=500"
 boot_bg good --img "$img" --cpu max --smp 4 --timeout "$T" \
@@ -105,6 +130,9 @@ boot_bg refuse --img "$rimg" --cpu max --mem 512M --timeout "$T" \
 	--cfg "--mode=handoff --end=return --kernel=\\boot\\arm"
 boot_bg nola57 --img "$img" --cpu qemu64 --mem 512M --timeout "$T" \
 	--cfg "--mode=handoff --end=qemu --kernel=\\boot\\mini5min.elf"
+boot_wait
+boot_bg bare --img "$bimg" --smp 4 --timeout "$T" \
+	--cfg "--mode=handoff --end=return --kernel=\\boot\\stack-5555555555556000"
 boot_wait
 
 # ---- good ----
@@ -209,16 +237,18 @@ check_log '^not ok [0-9]+ - limine: module \\boot\\nothere cannot be opened: sta
 	"$BOOT_LOG" "refuse: a missing module refused with the firmware's status"
 check_log '^not ok [0-9]+ - limine: module \\boot\\inothere.bin cannot be opened: status 0x800000000000000e \(EFI_NOT_FOUND\)' \
 	"$BOOT_LOG" "refuse: a missing internal module marked required refused, looked for beside the kernel"
+check_kernel_refused limine stack-8000000000001000 'stack size request 0x8000000000001000 is larger than a quarter of the RAM \(0x[0-9a-f]+ bytes\)' \
+	"refuse: stack-8000000000001000: a stack size request whose product with the CPUs wraps (1 CPU)"
 check_kernel_refused limine mini.elf 'the run has 5-level paging \(--levels=5\) and the kernel has no paging mode request \(4 levels only\)' \
 	"refuse: mini.elf: 5 levels asked of a kernel that allows 4"
 check_kernel_refused limine mini5min.elf 'the run has 4-level paging \(--levels=4\) and the kernel does not allow it' \
 	"refuse: mini5min.elf: 4 levels asked of a kernel that requires 5"
 check_kernel_refused limine mini.elf "--initrd is the Linux protocol's; a Limine-protocol kernel takes --module" \
 	"refuse: mini.elf: an initrd given to a Limine-protocol kernel"
-if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 12 ]; then
-	pass "refuse: all 12 runs kept boot services"
+if [ "$(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept: the kernel was refused before ExitBootServices')" = 13 ]; then
+	pass "refuse: all 13 runs kept boot services"
 else
-	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 12 runs kept boot services"
+	fail "refuse: $(log_clean "$BOOT_LOG" | grep -c '^# handoff: boot services kept') of 13 runs kept boot services"
 fi
 check_log '^ptlab-test: the firmware went on' "$BOOT_LOG" "refuse: the firmware went on after the last refusal"
 check_no_log "$HANDED" "$BOOT_LOG" "refuse: nothing handed over"
@@ -230,5 +260,31 @@ check_status "$st" 35 "nola57: refused, the run ended with a failure (status 0x1
 check_log '^not ok [0-9]+ - limine: kernel \\boot\\mini5min.elf refused: the run has 4-level paging \(the CPU has no LA57, CPUID.\(EAX=07H,ECX=0\):ECX\[16\]\) and the kernel does not allow it' \
 	"$BOOT_LOG" "nola57: the refusal names the real cause, the CPU's missing LA57, not --levels"
 check_no_log "$HANDED" "$BOOT_LOG" "nola57: nothing handed over"
+
+# ---- bare ----
+boot_result bare
+st=$?
+check_status "$st" 99 "bare: the kernel with no request ran (isa-debug-exit 0x31)"
+check_kernel_refused limine stack-5555555555556000 'stack size request 0x5555555555556000 is larger than a quarter of the RAM' \
+	"bare: stack-5555555555556000: a stack size request whose product with 4 CPUs wraps, before ExitBootServices"
+check_kernel_refused limine stack-3333333333334000 'stack size request 0x3333333333334000 is larger than a quarter of the RAM' \
+	"bare: stack-3333333333334000: another, before ExitBootServices"
+check_kernel_refused limine stack-10000000 'stack size request 0x10000000 times 5 stacks \(4 CPUs and the BSP.s own\) is larger than half the RAM' \
+	"bare: stack-10000000: a stack that fits a quarter of the RAM, 5 of them not half"
+check_log '^# limine: kernel \\boot\\unknown: 1 request\(s\) of an identifier ptlab does not know, left unanswered' \
+	"$BOOT_LOG" "bare: the unknown request named in a note"
+check_log '^# limine-load: kernel=\\boot\\noreq .* requests=0x0 levels=4 stack=0x10000 stacks=0x[0-9a-f]+\+0x50000 responses=0x0\+0x0 modules=0 cpus=4' \
+	"$BOOT_LOG" "bare: no request, no response buffer, 5 stacks of the default size"
+check_log '^# limine: entry=0xffffffff80000000 stack=0xffff8000[0-9a-f]+\+0x10000 .* answered=0x0 .* responses=0x0\+0x0' \
+	"$BOOT_LOG" "bare: entered with the default stack, nothing answered"
+for c in limine-digest limine-segment limine-layout limine-entry limine-unmasked; do
+	check_log "^ok [0-9]+ - limine: .* # check=$c\$" "$BOOT_LOG" "bare: the hand-over's $c check passed"
+done
+if [ "$(log_clean "$BOOT_LOG" | grep '^ptlab: [0-9]* passed' | tail -n 1 | grep -c ' 0 failed')" = 1 ]; then
+	pass "bare: the last run, the kernel with no request, passed every check"
+else
+	fail "bare: the last run's result line is not '0 failed'"
+fi
+check_log "$HANDED" "$BOOT_LOG" "bare: handed over"
 
 boot_done

@@ -13,8 +13,18 @@ ops/     operation sequences for fuzz_ops (setup byte, 8-byte operations);
 lmelf/   ELF64 Limine kernels for fuzz_lmelf (u64 kaslr, span selector,
          options byte, the file): static and position-independent ones with
          requests, relocations and internal modules, and near misses;
+lmload/  the same kernels for fuzz_lmload's whole load plan (u8 map shape,
+         u8 CPUs, u8 flags, u16 RAM scale, u64 slide, u16 per module, the
+         file) on each map shape, 1 to 64 CPUs, 4 and 5 levels; a kernel
+         with no request, one with only the base revision tag, one with an
+         unknown request, and the stack size requests that wrapped
+         (regress-*);
 bzimage/ bzImage setup headers for fuzz_bzimage (run byte, u32 command line
          length, the file), valid and one field off;
+lxload/  bzImages for fuzz_lxload's whole load plan (u8 map shape, u8 flags,
+         u16 RAM scale, u16 command line length, u32 per initrd, the file)
+         on each map shape, with initrds up to and past the bounds,
+         relocatable or not, limits low and high;
 opts/    option text for fuzz_opts (selector byte, the bytes): \ptlab.cfg
          lines as the documentation gives them, LoadOptions in UCS-2 from a
          shell and a boot manager, and malformed ones;
@@ -167,6 +177,8 @@ LM_IDS = {
     "module": (0x3E7E279702BE32AF, 0xCA1C4F3BD1280CEE),
     "entry": (0x13D86C035A1CD3E1, 0x2B0CAA89D8F3026A),
     "memmap": (0x67CF3D9D378A806F, 0xE304ACDFC50C3C62),
+    "smp": (0x95A67B819A1B857E, 0xA0B61B723B6A73E0),
+    "kaddr": (0x71BA76863CC55F63, 0xB2644A48C516A487),
 }
 LM_BASE_REV = (0xF9562B2D5C95A6C8, 0x6A7B384944536BDC)
 LM_START = (0xF6B8F4B39DE7D1AE, 0xFAB91A6940FCB9CF, 0x785C6ED015D3E316, 0x181E920A7852B9D9)
@@ -336,6 +348,52 @@ def lmelf_corpus():
     w("reloc-dynamic-outside", pie_kernel(ph=PIE_PH[:3] + [(2, R | W, 0x2030, 0, 0x80, 0, 8)]))
 
 
+def lmload_input(shape, cpus, flags, scale, rnd, mods, file):
+    return struct.pack("<BBBHQ", shape, cpus - 1, flags, scale, rnd) + \
+        b"".join(struct.pack("<H", m) for m in mods) + file
+
+
+def stack_kernel(size):
+    """The static kernel asking for HHDM, memory map, SMP and a stack of @size bytes."""
+    area = words(*LM_BASE_REV, 2) + request("hhdm") + request("memmap") + \
+        request("smp", 0, 0) + request("stack", 0, size)
+    return exec_kernel(fill=[(REQ_AT, area), (0x1000, b"\xf4\xeb\xfd")])
+
+
+def lmload_corpus():
+    def w(name, file, shape=0, cpus=1, flags=0, scale=0x400 * 4 + 100, rnd=0, mods=()):
+        flags |= len(mods) << 4
+        write("lmload", name, lmload_input(shape, cpus, flags, scale, rnd, mods, file))
+
+    good, pie = exec_kernel(), pie_kernel()
+    for shape in range(4):
+        w("exec-shape-%d" % shape, good, shape=shape, cpus=4)
+        w("exec-shape-%d-5lvl" % shape, good, shape=shape, cpus=2, flags=1)
+    w("exec-64-cpus", good, cpus=64, flags=4)
+    w("exec-modules", good, cpus=2, flags=8, mods=(1, 300, 0xFFFF))
+    w("pie-kaslr", pie, cpus=3, flags=2, rnd=0x123456789)
+    w("pie-kaslr-top", pie, cpus=8, flags=2 | 4, rnd=2**64 - 1)
+    code = b"\xb0\x31\xe6\xf4\xfa\xf4\xeb\xfd"
+    one_rx = [(1, R | X, 0x1000, MIN_VA, 0x100, 0x100, 0x1000)]
+    w("noreq", elf(2, MIN_VA, one_rx, 0x1100, [(0x1000, code)]), cpus=2)
+    w("noreq-tag-only", elf(2, MIN_VA, one_rx, 0x1100,
+                            [(0x1000, code), (0x1080, words(*LM_BASE_REV, 2))]), cpus=4)
+    w("unknown-request", elf(2, MIN_VA, one_rx, 0x1100,
+                             [(0x1000, code), (0x1080, words(*LM_MAGIC, 1, 2, 0, 0))]))
+    w("smp-64-cpus", stack_kernel(0x20000), shape=3, cpus=64, flags=4 | 8, mods=(7,))
+    # a 16 MiB machine: one stack just within a quarter of it, one just past
+    w("stack-quarter-ram", stack_kernel(0x3FF000), shape=1, cpus=1, scale=14)
+    w("stack-past-quarter-ram", stack_kernel(0x401000), shape=1, cpus=1, scale=14)
+    # 31 MiB: 5 stacks within half of it, and 5 past it
+    w("stack-half-ram-4cpus", stack_kernel(0x300000), shape=0, cpus=4, scale=0)
+    w("stack-past-half-ram-4cpus", stack_kernel(0x600000), shape=0, cpus=4, scale=0)
+    # the stack size requests whose product with the CPUs wrapped (issue 45)
+    w("regress-stack-8000000000001000-1cpu", stack_kernel(0x8000000000001000), cpus=1)
+    w("regress-stack-5555555555556000-2cpus", stack_kernel(0x5555555555556000), cpus=2)
+    w("regress-stack-3333333333334000-4cpus", stack_kernel(0x3333333333334000), cpus=4)
+    w("stack-ffffffffffffffff", stack_kernel(2**64 - 1), cpus=64)
+
+
 def bz_header(setup_sects=1, syssize=0x10, version=0x020F, jump=0x6A, xlf=0x23, align=0x200000,
               init_size=0x1000, cmdline_size=2047, extra=0):
     pm = ((setup_sects or 4) + 1) * 512
@@ -356,6 +414,37 @@ def bz_header(setup_sects=1, syssize=0x10, version=0x020F, jump=0x6A, xlf=0x23, 
     put(b, 0x258, struct.pack("<Q", 0x1000000))     # pref_address
     put(b, 0x260, struct.pack("<I", init_size))
     return b
+
+
+def lxload_corpus():
+    def w(name, file, shape=0, flags=0, scale=0x400 * 4 + 100, cmdline=11, initrds=()):
+        flags |= len(initrds) << 2
+        write("lxload", name, struct.pack("<BBHH", shape, flags, scale, cmdline) +
+              b"".join(struct.pack("<I", v) for v in initrds) + bytes(file))
+
+    good = bz_header()
+    for shape in range(4):
+        w("valid-shape-%d" % shape, good, shape=shape)
+        w("valid-shape-%d-initrds" % shape, good, shape=shape, initrds=(1, 0x1000, 0x123457))
+    w("valid-5-levels", good, flags=3, initrds=(0x10000,))
+    w("eight-initrds", good, initrds=(3, 5, 7, 9, 11, 13, 15, 17))
+    w("nine-initrds", good, initrds=(1,) * 9)
+    w("initrd-empty", good, initrds=(10, 0))
+    # two initrds of 2^40 - 1 KiB each (the top bit scales by 1 KiB): past 2^40 together
+    w("initrds-past-2-40", good, initrds=(0xC0000000 - 1, 0xC0000000 - 1))
+    w("initrd-one-2-40", good, initrds=(0xC0000000,))
+    low = bz_header()
+    put(low, 0x22C, struct.pack("<I", 0x1FFFFF))    # initrd_addr_max 2 MiB
+    w("initrd-addr-max-2m", low, initrds=(0x100000,))
+    below = bz_header(xlf=0x21)                     # no CAN_BE_LOADED_ABOVE_4G
+    w("below-4g-only-shape-3", below, shape=3)
+    fixed = bz_header()
+    fixed[0x234] = 0                                # not relocatable
+    w("not-relocatable-shape-3", fixed, shape=3)
+    w("not-relocatable", fixed)
+    w("init-size-3g", bz_header(init_size=0xC0000000), scale=0x400 * 8)
+    w("align-1g", bz_header(align=0x40000000), shape=3, scale=0x400 * 8)
+    w("fragmented-small-ram", good, shape=2, scale=7, initrds=(0x20000, 0x20000))
 
 
 def bzimage_corpus():
@@ -517,7 +606,9 @@ def main():
     plan_corpus()
     ops_corpus()
     lmelf_corpus()
+    lmload_corpus()
     bzimage_corpus()
+    lxload_corpus()
     opts_corpus()
     acpi_corpus()
 

@@ -9,6 +9,9 @@ import sys
 BASE = 0xffffffff80000000
 PF_X, PF_W, PF_R = 1, 2, 4
 PT_LOAD, PT_DYNAMIC = 1, 2
+MAGIC = struct.pack("<QQ", 0xc7b1dd30df4c8b88, 0x0a82e883a194f07b)      # a request's common magic
+BASE_REV = struct.pack("<QQ", 0xf9562b2d5c95a6c8, 0x6a7b384944536bdc)   # the base revision tag's
+STACK_ID = struct.pack("<QQ", 0x224ef0460a8e8926, 0xe1cb0fc25f46ea3d)   # the stack size request's
 CODE = bytes([0xb0, 0x31, 0xe6, 0xf4, 0xfa, 0xf4, 0xeb, 0xfd])  # out 0x31 to 0xf4; cli; hlt
 
 
@@ -53,6 +56,16 @@ def case(name):
                                               b""), (PT_DYNAMIC, PF_R | PF_W, 0x2000, 0x1000,
                                                      len(dyn), len(dyn), b"")],
                    etype=3, entry=0, extra=((0x2000, dyn), (0x2100, rela)))
+    # kernels ptlab must boot or refuse for what they ask (issue 45): one RX segment each,
+    # their requests inside it after the code
+    if name == "noreq":      # no request, no base revision tag: the smallest legal kernel
+        return elf([text()])
+    if name == "unknown":    # the base revision tag and a request of an identifier nobody knows
+        return elf([text()], extra=((0x1100, BASE_REV + struct.pack("<Q", 2)),
+                                    (0x1200, MAGIC + struct.pack("<QQQQ", 1, 2, 0, 0))))
+    if name.startswith("stack-"):   # stack-HEX: a stack size request of 0xHEX bytes
+        req = MAGIC + STACK_ID + struct.pack("<QQQ", 0, 0, int(name[6:], 16))
+        return elf([text()], extra=((0x1100, req),))
     raise SystemExit("craft.py: unknown case " + name)
 
 

@@ -241,8 +241,9 @@ static void test_linuxboot_params_e820_beyond_128_in_a_setup_data_node(void **st
 			expect_e820_at(zp, O_E820_TABLE + E820_ENTRY * i, &e[i], i);
 		expect_zero(zp, O_E820_TABLE + E820_IN_ZP * E820_ENTRY, ZP_BYTES);
 		assert_int_equal(le_ldn(zp + O_SETUP_DATA, 8), UINT64_C(0x1abcd000));
-		/* struct setup_data: next, type SETUP_E820_EXT (1), len, then the entries */
-		assert_true(le_ldn(ext, 8) == old_list);
+		/* struct setup_data: next (0: the file's list is not followed), type
+		 * SETUP_E820_EXT (1), len, then the entries */
+		assert_true(le_ldn(ext, 8) == 0);
 		assert_int_equal(le_ldn(ext + 8, 4), 1);
 		assert_int_equal(le_ldn(ext + 12, 4), E820_ENTRY * rest);
 		for (unsigned i = 0; i < rest; i++)
@@ -252,6 +253,35 @@ static void test_linuxboot_params_e820_beyond_128_in_a_setup_data_node(void **st
 		free(zp);
 		free(f);
 	}
+}
+
+/*
+ * A file whose header names an initrd and a setup_data list (fields the
+ * loader writes): none of them reaches the zero page without an initrd
+ * and with every e820 entry in it (found by fuzz_lxload).
+ */
+static void test_linuxboot_params_file_pointers_not_handed_over(void **state)
+{
+	struct lb_kernel k;
+	uint8_t *f = parsed_image(&k, UINT64_C(0x1122334455667000)), *zp = zero_page();
+	struct lb_e820 *e = entries(3);
+	struct lb_load ld;
+
+	(void)state;
+	le_stn(f + O_RAMDISK, 4, 0x7654000);
+	le_stn(f + O_RAMDISK_SIZE, 4, 0x123456);
+	memset(&ld, 0, sizeof(ld));
+	ld.cmdline_pa = 0x9000;
+	lb_fill_params(zp, f, &k, &ld, e, 3, NULL);
+	assert_int_equal(le_ldn(zp + O_SETUP_DATA, 8), 0);
+	assert_int_equal(le_ldn(zp + O_RAMDISK, 4), 0);
+	assert_int_equal(le_ldn(zp + O_RAMDISK_SIZE, 4), 0);
+	assert_int_equal(le_ldn(zp + O_EXT_RAMDISK, 4), 0);
+	assert_int_equal(le_ldn(zp + O_EXT_RAMDISK_SIZE, 4), 0);
+	assert_int_equal(le_ldn(zp + O_CMDLINE, 4), 0x9000);
+	free(e);
+	free(zp);
+	free(f);
 }
 
 static void test_linuxboot_e820_ext_bytes(void **state)
@@ -468,6 +498,7 @@ UNIT_MAIN(
 	cmocka_unit_test(test_linuxboot_params_pointers_split_at_32_bits),
 	cmocka_unit_test(test_linuxboot_params_e820_packed_in_the_zero_page),
 	cmocka_unit_test(test_linuxboot_params_e820_beyond_128_in_a_setup_data_node),
+	cmocka_unit_test(test_linuxboot_params_file_pointers_not_handed_over),
 	cmocka_unit_test(test_linuxboot_e820_ext_bytes),
 	cmocka_unit_test(test_linuxboot_params_screen_info_for_a_bgr_framebuffer),
 	cmocka_unit_test(test_linuxboot_params_screen_info_for_an_rgb_framebuffer),
