@@ -9,7 +9,9 @@
  * takes them above 4 GiB), the zero page and the command line below
  * 4 GiB, the e820 table and the room of its SETUP_E820_EXT node.  Every
  * size the bzImage or an initrd controls is added and rounded with
- * checked arithmetic (lib/ckd.h) and bounded before a page is taken.
+ * checked arithmetic (lib/ckd.h) and bounded before the pages of what it
+ * sizes are taken (the initrds' limits are judged after the kernel's and the
+ * setup copy's pages; a refusal gives every page back: kernel_free_all()).
  *
  * The firmware stays behind struct lx_pages: linux.c gives AllocatePages
  * (through kernel_alloc()), the fuzz target a fake memory map.  The bytes
