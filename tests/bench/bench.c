@@ -723,7 +723,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The goal's lookup cases (bench.h). */
-const struct xl_case xl_case[XL_GOAL_CASES] = {
+const struct xl_goal_case xl_case[XL_GOAL_CASES] = {
 	{ "translate4_random", "4K/2M/1G leaves, 10% unmapped, 4 levels, random order" },
 	{ "translate4_seq", "same, ascending order" },
 	{ "translate5_random", "same, 5 levels, random order" },

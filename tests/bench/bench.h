@@ -85,12 +85,7 @@ struct stat3 {
 	double med, min, max;    /* nanoseconds per call */
 };
 
-/*
- * The ratio of two sides of a case, paired: num[k] / den[k] of the same
- * repetition k; its median, and the 95 % confidence interval of that
- * median from the order statistics (ranks n/2 -+ 0.98 sqrt(n), the normal
- * approximation of the binomial): no assumption about the noise's shape.
- */
+/* The paired ratio of two sides of a case, its median and interval (stats.c: paired). */
 struct ratio {
 	double med, lo, hi;
 	unsigned n;
@@ -142,11 +137,11 @@ struct xlate_result {
 /* The goal's lookup cases: the mixed table set with 4 and 5 levels, addresses random and ascending. */
 enum { XL_4_RANDOM, XL_4_SEQ, XL_5_RANDOM, XL_5_SEQ, XL_GOAL_CASES };
 
-struct xl_case {
+struct xl_goal_case {
 	const char *name, *what;
 };
 
-extern const struct xl_case xl_case[XL_GOAL_CASES];
+extern const struct xl_goal_case xl_case[XL_GOAL_CASES];
 struct ratio worst_ratio(const struct xlate_result *r, unsigned n);
 
 /* ---- the report (report.c) ---- */
