@@ -88,7 +88,7 @@ help:
 	@echo '  check-interfaces    print the share of functions taking the whole run state (at most 20 %),'
 	@echo '                      and prove state.h has no function and every .c its own header'
 	@echo '  check-size          no file of efi/, paging/, include/ over 800 lines, no function over 100'
-	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/bench.c'
+	@echo '  bench               build (-O2, no sanitizers) and run tests/bench/'
 	@echo '                      (and its no-SSE build); writes results.md and plot.svg'
 	@echo '  bench-runs          make bench BENCH_RUNS times (default 5), goal lines summarised'
 	@echo '  test                every suite, JOBS at a time (default: cores); ends with "N passed, M failed"'
@@ -161,7 +161,7 @@ FORCE:
 -include $(wildcard $(patsubst %.o,%.d,$(EFI_PAGING_OBJS) $(EFI_APP_OBJS) \
 	$(HOST_PAGING_OBJS) $(UNIT_SUPPORT_OBJS) $(APP_HOST_OBJS) $(CATALOG_HOST_OBJS) \
 	$(UNIT_TEST_SRCS:%=$(BUILD)/host/%.o) $(BENCH_OBJS) $(BENCH_PAGING_OBJS) \
-	$(BENCH_SCALAR_PAGING_OBJS) $(BUILD)/bench-scalar/tests/bench/bench.c.o))
+	$(BENCH_SCALAR_PAGING_OBJS) $(BENCH_SCALAR_OBJS)))
 
 # Components outside "all" (fbrender, check-examples, check-undefined),
 # Secure Boot (the digest lists, the signed image), the entry-state

@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: MIT
 #
-# The benchmark (tests/bench/bench.c): "make bench" and "make bench-runs".
+# The benchmark (tests/bench/: bench.c with the arena, the cases and main;
+# stats.c, ref.c, report.c; bench.h): "make bench" and "make bench-runs".
 # Its objects' pattern rules are mk/build.mk's (bench, bench-scalar).
 
-# tests/bench/bench.c linked with paging/*.c built for speed: -O2, no
+# tests/bench/*.c linked with paging/*.c built for speed: -O2, no
 # sanitizers, objects in their own directory $(BUILD)/bench/.  Prints its
 # timings; never part of "make test" (timings are not asserted).
 BENCH_CFLAGS := $(WARNFLAGS) -Iinclude -D_DEFAULT_SOURCE -O2 -g
 BENCH_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/bench/%.o)
-BENCH_OBJS := $(BUILD)/bench/tests/bench/bench.c.o
+BENCH_SRCS := $(addprefix tests/bench/,bench.c ref.c report.c stats.c)
+BENCH_OBJS := $(BENCH_SRCS:%=$(BUILD)/bench/%.o)
 BENCH_BIN := $(BUILD)/bench/bench
 
 $(BENCH_BIN): $(BENCH_OBJS) $(BENCH_PAGING_OBJS) $(BUILD)/lists/paging.list
@@ -16,13 +18,15 @@ $(BENCH_BIN): $(BENCH_OBJS) $(BENCH_PAGING_OBJS) $(BUILD)/lists/paging.list
 	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@ -lm
 
 # The same with paging/ compiled without SSE, as the firmware build has it
-# (the scalar loops), and the benchmark itself with -DBENCH_SCALAR.
+# (the scalar loops), and the benchmark itself with -DBENCH_SCALAR (every
+# file of it: ref.c's store loops and report.c's lines depend on it too).
 BENCH_SCALAR_CFLAGS = $(BENCH_CFLAGS) -mno-sse -mno-mmx
 BENCH_SCALAR_MAIN_CFLAGS = $(BENCH_CFLAGS) -DBENCH_SCALAR
 BENCH_SCALAR_PAGING_OBJS := $(PAGING_SRCS:%=$(BUILD)/bench-scalar/%.o)
+BENCH_SCALAR_OBJS := $(BENCH_SRCS:%=$(BUILD)/bench-scalar/%.o)
 BENCH_SCALAR_BIN := $(BUILD)/bench-scalar/bench
 
-$(BENCH_SCALAR_BIN): $(BUILD)/bench-scalar/tests/bench/bench.c.o $(BENCH_SCALAR_PAGING_OBJS) \
+$(BENCH_SCALAR_BIN): $(BENCH_SCALAR_OBJS) $(BENCH_SCALAR_PAGING_OBJS) \
 		$(BUILD)/lists/paging.list
 	$(call msg,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(filter %.o,$^) -o $@ -lm

@@ -60,63 +60,12 @@
  * the library compiled without SSE (-DBENCH_SCALAR, paging/ with -mno-sse
  * as in the firmware build); the scalar build runs the map cases only.
  */
-#include <inttypes.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "bench.h"
 
-#include <ptlab/frames.h>
-#include <ptlab/pt.h>
-#include <ptlab/pte.h>
+struct bench B;
+int failures;
 
-#define BENCH_BASE  UINT64_C(0x0000004200000000)   /* fake physical base, not 0 */
-#define BENCH_REPS  11u                            /* repetitions a case takes at least */
-#define REPS_MAX    151u                           /* ... at most, for SPREAD_GOAL */
-#define SPREAD_GOAL 0.05                           /* 5 %: a goal figure's spread */
-#define SWEEP_REPS  5u
-#define BENCH_SAMPLE_NS UINT64_C(10000000)         /* 10 ms */
-#define NTRANSLATE  1000000u
-#define MAX_BATCH   4096u
-#define BATCH_FRAMES 128u                          /* 512 KiB of tables per batch */
-
-#define VA0  UINT64_C(0x0000100000000000)          /* mappings start here (16 TiB) */
-#define PA0  UINT64_C(0x0000200000000000)          /* ... pointing here (never touched) */
-
-#define KiB UINT64_C(1024)
-#define MiB (KiB * 1024)
-#define GiB (MiB * 1024)
-#define TiB (GiB * 1024)
-
-#ifdef BENCH_SCALAR
-#define SCALAR 1
-#define BUILD_NAME "scalar (paging/ built with -mno-sse)"
-#else
-#define SCALAR 0
-#define BUILD_NAME "host (paging/ built -O2, SSE2 allowed)"
-#endif
-
-struct bench {
-	uint8_t *mem;
-	uint64_t base;
-	uint64_t size;
-	struct pt_frames frames;
-	uint64_t *bitmap;
-	struct pt_env env_fast;
-	struct pt_env env_cb;
-	const struct pt_env *env;   /* the one new_space uses */
-	uint8_t *ref;          /* the memset reference's buffer */
-	uint64_t ref_bytes;
-};
-
-static struct bench B;
-static int failures;
-
-static void die(const char *what, int err)
+void die(const char *what, int err)
 {
 	fprintf(stderr, "bench: %s: %s\n", what, pt_strerror(err));
 	exit(1);
@@ -133,11 +82,6 @@ static void *env_p2v(void *ctx, uint64_t pa)
 {
 	(void)ctx;
 	return B.mem + (pa - B.base);
-}
-
-static inline uint64_t *tbl(uint64_t pa)
-{
-	return (uint64_t *)(void *)(B.mem + (pa - B.base));
 }
 
 static void bench_init(uint64_t frames, uint64_t ref_bytes)
@@ -197,79 +141,8 @@ static void use_env(bool fast)
 	pt_frames_set_zeroing(&B.frames, !fast);
 }
 
-/* ---- time ---------------------------------------------------------------- */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	/*
-	 * CPU time of this thread: the machine may be shared, and time spent
-	 * descheduled is no cost of the code measured.
-	 */
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-struct stat3 {
-	double med, min, max;    /* nanoseconds per call */
-};
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static struct stat3 stat_of(double *t, unsigned n)
-{
-	struct stat3 s;
-
-	qsort(t, n, sizeof(*t), cmp_dbl);
-	s.min = t[0];
-	s.max = t[n - 1];
-	s.med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-	return s;
-}
-
-/*
- * The ratio of two sides of a case, paired: num[k] / den[k] of the same
- * repetition k; its median, and the 95 % confidence interval of that
- * median from the order statistics (ranks n/2 -+ 0.98 sqrt(n), the normal
- * approximation of the binomial): no assumption about the noise's shape.
- */
-struct ratio {
-	double med, lo, hi;
-	unsigned n;
-};
-
-static struct ratio paired(const double *num, const double *den, unsigned n)
-{
-	double r[REPS_MAX];
-	struct ratio x = { .n = n };
-	double h = 0.98 * sqrt((double)n);
-	long lo = (long)floor((double)n / 2 - h), hi = (long)ceil((double)n / 2 + h) - 1;
-
-	for (unsigned k = 0; k < n; k++)
-		r[k] = num[k] / den[k];
-	qsort(r, n, sizeof(*r), cmp_dbl);
-	x.med = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
-	x.lo = r[lo < 0 ? 0 : lo];
-	x.hi = r[hi >= (long)n ? n - 1 : hi];
-	return x;
-}
-
-/* The spread of @x: the farther end of its interval from the median, relative to it. */
-static double spread(struct ratio x)
-{
-	double d = x.hi - x.med > x.med - x.lo ? x.hi - x.med : x.med - x.lo;
-
-	return x.med > 0 ? d / x.med : 0;
-}
-
 /* Start a sample on the same frames as every other. */
-static void frames_rewind(void)
+void frames_rewind(void)
 {
 	if (B.frames.in_use) {
 		fprintf(stderr, "bench: %" PRIu64 " frames still in use\n", B.frames.in_use);
@@ -279,208 +152,7 @@ static void frames_rewind(void)
 	B.frames.peak = 0;
 }
 
-/* ---- references ------------------------------------------------------------ */
-
-/* The leaf bits pt_map writes for PT_WRITE under the power-on PAT (WB = 0). */
-static uint64_t leaf_bits(unsigned level)
-{
-	return PTE_P | PTE_W | PTE_NX | (level ? PTE_PS : 0);
-}
-
-static uint64_t ref_alloc(void)
-{
-	uint64_t pa;
-	int err = pt_frames_alloc(&B.frames, &pa);
-
-	if (err)
-		die("reference: frame", err);
-	return pa;
-}
-
-/*
- * The fill reference's store loop: e, e + step, ... into [p, end), the
- * library's loops (paging/bulk.c, store_ptes): 32-byte stores for runs of 64
- * or more 4 KiB leaves where the environment has wide_stores (the same
- * flag the library reads), else 16-byte stores where the build has SSE2,
- * else scalar (the scalar build has neither, as the library's loop then
- * has neither).
- */
-#if defined(__SSE2__) && defined(__x86_64__) && !SCALAR
-typedef uint64_t quad __attribute__((vector_size(32)));
-
-static __attribute__((target("avx2"), noinline))
-void fill_leaves_avx2(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
-{
-	const quad d = { 8 * step, 8 * step, 8 * step, 8 * step };
-	quad v0 = { e, e + step, e + 2 * step, e + 3 * step }, v1;
-
-	v1 = v0 + (quad){ 4 * step, 4 * step, 4 * step, 4 * step };
-	for (; end - p >= 8; p += 8) {
-		__builtin_memcpy(p, &v0, sizeof(v0));
-		__builtin_memcpy(p + 4, &v1, sizeof(v1));
-		v0 += d;
-		v1 += d;
-	}
-	for (e = v0[0]; p < end; p++, e += step)
-		*p = e;
-}
-#define FILL_AVX2 1
-#endif
-
-static void fill_leaves(uint64_t *p, uint64_t *end, uint64_t e, uint64_t step)
-{
-#ifdef FILL_AVX2
-	if (step == PT_PAGE_SIZE && end - p >= 64 && B.env->wide_stores) {
-		fill_leaves_avx2(p, end, e, step);
-		return;
-	}
-#endif
-#if defined(__SSE2__) && !SCALAR
-	typedef uint64_t pair __attribute__((vector_size(16)));
-	const pair d = { 2 * step, 2 * step };
-	pair v0 = { e, e + step }, v1, v2, v3;
-
-	for (; end - p >= 8; p += 8) {
-		v1 = v0 + d;
-		v2 = v1 + d;
-		v3 = v2 + d;
-		__builtin_memcpy(p, &v0, sizeof(v0));
-		__builtin_memcpy(p + 2, &v1, sizeof(v1));
-		__builtin_memcpy(p + 4, &v2, sizeof(v2));
-		__builtin_memcpy(p + 6, &v3, sizeof(v3));
-		v0 = v3 + d;
-	}
-	e = v0[0];
-#endif
-	for (; end - p >= 8; p += 8, e += 8 * step) {
-		p[0] = e;
-		p[1] = e + step;
-		p[2] = e + 2 * step;
-		p[3] = e + 3 * step;
-		p[4] = e + 4 * step;
-		p[5] = e + 5 * step;
-		p[6] = e + 6 * step;
-		p[7] = e + 7 * step;
-	}
-	for (; p < end; p++, e += step)
-		*p = e;
-}
-
-/*
- * The fill reference: [x, last] of the table @t at @level, mapped to
- * x + @off, leaves largest-fit up to @max_level.  A table it creates
- * (@fresh) gets zeroes outside the range, as the library clears a table
- * from a dirty allocator.  No checks: every entry of the range is stored.
- */
-static void fill_table(uint64_t *t, unsigned level, bool fresh, uint64_t x, uint64_t last,
-		       uint64_t off, unsigned max_level)
-{
-	uint64_t size = pt_level_size(level);
-	unsigned i = pt_index(x, level), end = pt_index(last, level) + 1;
-
-	if (fresh && i)
-		memset(t, 0, i * sizeof(*t));
-	if (fresh && end < PT_ENTRIES)
-		memset(t + end, 0, (PT_ENTRIES - end) * sizeof(*t));
-	if (level == 0) {
-		fill_leaves(t + i, t + end, (x + off) | leaf_bits(0), PT_PAGE_SIZE);
-		return;
-	}
-	if (level <= max_level && !(off & (size - 1))) {
-		uint64_t first_whole = (x + size - 1) & ~(size - 1);
-		uint64_t last_whole = ((last + 1) & ~(size - 1)) - 1;
-
-		/* [first_whole, last_whole] is all leaves: one store loop */
-		if (first_whole <= last && last_whole >= x && first_whole < last_whole) {
-			unsigned a = pt_index(first_whole, level), b = pt_index(last_whole, level);
-
-			fill_leaves(t + a, t + b + 1, (first_whole + off) | leaf_bits(level), size);
-			/* the partial ends, if any */
-			if (x < first_whole) {
-				uint64_t c = ref_alloc();
-
-				fill_table(tbl(c), level - 1, true, x, first_whole - 1, off, max_level);
-				t[i] = c | PTE_P | PTE_W;
-			}
-			if (last > last_whole) {
-				uint64_t c = ref_alloc();
-
-				fill_table(tbl(c), level - 1, true, last_whole + 1, last, off, max_level);
-				t[end - 1] = c | PTE_P | PTE_W;
-			}
-			return;
-		}
-	}
-	for (; i < end; i++) {
-		uint64_t seg_last = x | (size - 1), c;
-
-		if (seg_last > last)
-			seg_last = last;
-		c = ref_alloc();
-		fill_table(tbl(c), level - 1, true, x, seg_last, off, max_level);
-		t[i] = c | PTE_P | PTE_W;
-		x = seg_last + 1;
-	}
-}
-
-static void fill_map(uint64_t root, unsigned levels, uint64_t va, uint64_t pa, uint64_t len,
-		     unsigned max_level)
-{
-	fill_table(tbl(root), levels - 1, false, va, va + len - 1, pa - va, max_level);
-}
-
-/*
- * The per-page mapper: [va, va+len) leaf by leaf (largest fit up to
- * @max_level), each leaf walked from the root with tables allocated on the
- * way (zeroed frames).
- */
-static void perpage_map(uint64_t root, unsigned levels, uint64_t va, uint64_t pa,
-			uint64_t len, unsigned max_level)
-{
-	uint64_t off = 0;
-
-	while (off < len) {
-		unsigned leaf = max_level;
-		uint64_t *t = tbl(root);
-
-		while (leaf && ((((va + off) | (pa + off)) & (pt_level_size(leaf) - 1)) ||
-				len - off < pt_level_size(leaf)))
-			leaf--;
-		for (unsigned level = levels - 1; level > leaf; level--) {
-			uint64_t *e = &t[pt_index(va + off, level)];
-
-			if (!(*e & PTE_P))
-				*e = ref_alloc() | PTE_P | PTE_W;
-			t = tbl(*e & PTE_ADDR_MASK);
-		}
-		t[pt_index(va + off, leaf)] = (pa + off) | leaf_bits(leaf);
-		off += pt_level_size(leaf);
-	}
-}
-
 /* ---- map cases ------------------------------------------------------------------ */
-
-struct map_case {
-	const char *name;
-	const char *what;
-	uint64_t va, pa, len;
-	enum pt_page_size max_size;
-};
-
-enum side { SIDE_MAP, SIDE_FILL, SIDE_PERPAGE, SIDE_COUNT };
-
-struct map_result {
-	struct stat3 t[SIDE_COUNT], unmap, memset_ref;
-	/* paired ratios: map/fill, map/memset, perpage/map (0 without it), unmap/map */
-	struct ratio map_fill, map_memset, perpage_map, unmap_map;
-	unsigned reps;
-	uint64_t created;            /* table pages one map call created */
-	uint64_t min_tables;         /* the fewest table pages those leaves need (root excluded) */
-	uint64_t peak_map;           /* frames in use at the peak of pt_map, root included */
-	uint64_t peak_unmap;         /* ... of pt_unmap */
-	uint64_t fill_created;       /* table pages the fill reference created */
-	struct pt_stats stats;
-};
 
 static void new_space(struct pt_space *s)
 {
@@ -799,13 +471,6 @@ bool ref_walk(uintptr_t off, uint64_t root, unsigned levels, uint64_t va, struct
 	return true;
 }
 
-struct xlate_result {
-	struct stat3 one, many, ref;   /* pt_translate, pt_translate_many, the baseline */
-	struct ratio one_ref, many_ref;   /* paired: pt_translate/walk, pt_translate_many/walk */
-	unsigned reps;
-	uint64_t unmapped;
-};
-
 /* Addresses per pt_translate_many call. */
 #define XLATE_BATCH 64u
 
@@ -1015,8 +680,6 @@ static const struct region xlate_holes[] = {
 	{ UINT64_C(1) << 48,      64 * GiB, 0, 0 },
 };
 #define XLATE_UNMAPPED_PERCENT 10u
-/* translate_vs_walk: pt_translate_many at most this many times the baseline, every goal case */
-#define XLATE_GOAL 1.2
 
 static void build_xlate_space(struct pt_space *s, unsigned levels)
 {
@@ -1059,12 +722,8 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The goal's lookup cases: the mixed table set with 4 and 5 levels, addresses random and ascending. */
-enum { XL_4_RANDOM, XL_4_SEQ, XL_5_RANDOM, XL_5_SEQ, XL_GOAL_CASES };
-
-static const struct {
-	const char *name, *what;
-} xl_case[XL_GOAL_CASES] = {
+/* The goal's lookup cases (bench.h). */
+const struct xl_goal_case xl_case[XL_GOAL_CASES] = {
 	{ "translate4_random", "4K/2M/1G leaves, 10% unmapped, 4 levels, random order" },
 	{ "translate4_seq", "same, ascending order" },
 	{ "translate5_random", "same, 5 levels, random order" },
@@ -1072,7 +731,7 @@ static const struct {
 };
 
 /* The largest paired pt_translate_many/walk ratio of @r, with its spread. */
-static struct ratio worst_ratio(const struct xlate_result *r, unsigned n)
+struct ratio worst_ratio(const struct xlate_result *r, unsigned n)
 {
 	struct ratio w = r[0].many_ref;
 
@@ -1102,257 +761,6 @@ static void run_mixed(uint64_t *va, struct xlate_result r[XL_GOAL_CASES])
 	}
 }
 
-/* ---- output: goals, markdown, plot --------------------------------------------------- */
-
-/*
- * A goal judged on the median of a paired ratio @x: its spread line first
- * ("bench: spread NAME ..."), then the goal line tools/report.py reads.
- * Within SPREAD_GOAL the median stands for the goal; beyond it the line
- * says the figure is noise (spread=wide), whatever met says.
- */
-static void goal(const char *name, struct ratio x, const char *op, double target)
-{
-	bool met = op[0] == '<' ? x.med <= target : x.med >= target;
-
-	printf("bench: spread %s median=%.3f spread=%.1f%% interval=%.3f..%.3f pairs=%u %s\n",
-	       name, x.med, 100 * spread(x), x.lo, x.hi, x.n,
-	       spread(x) <= SPREAD_GOAL ? "spread=ok" : "spread=wide");
-	printf("bench: %s value=%.2f goal=%s%.1f met=%s\n", name, x.med, op, target,
-	       met ? "yes" : "no");
-}
-
-/* Print to stdout and, when open, to the markdown file. */
-static FILE *md;
-
-static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void out(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	if (md) {
-		va_start(ap, fmt);
-		vfprintf(md, fmt, ap);
-		va_end(ap);
-	}
-}
-
-static const char *human(uint64_t bytes, char *buf, size_t n)
-{
-	if (bytes >= TiB && !(bytes % TiB))
-		snprintf(buf, n, "%" PRIu64 " TiB", bytes / TiB);
-	else if (bytes >= GiB && !(bytes % GiB))
-		snprintf(buf, n, "%" PRIu64 " GiB", bytes / GiB);
-	else
-		snprintf(buf, n, "%" PRIu64 " MiB", bytes / MiB);
-	return buf;
-}
-
-static void md_map_table(const struct map_case *c, const struct map_result *r, unsigned n)
-{
-	out("| case | leaves | tables created (fewest) | table bytes per GiB | peak frames map / unmap"
-	    " | pt_map | fill | map/fill | map/memset | perpage/map | unmap/map |\n");
-	out("|---|---|---|---|---|---|---|---|---|---|---|\n");
-	for (unsigned i = 0; i < n; i++) {
-		char leaves[96];
-		int k = 0;
-
-		leaves[0] = 0;
-		for (unsigned l = 0; l < 3; l++) {
-			static const char *nm[3] = { "4K", "2M", "1G" };
-
-			if (r[i].stats.leaves[l])
-				k += snprintf(leaves + k, sizeof(leaves) - (size_t)k, "%s%" PRIu64 " x %s",
-					      k ? " + " : "", r[i].stats.leaves[l], nm[l]);
-		}
-		out("| %s | %s | %" PRIu64 " (%" PRIu64 ") | %.0f | %" PRIu64 " / %" PRIu64
-		    " | %.2f us | %.2f us | %.2f | %.1f | ",
-		    c[i].what, leaves, r[i].created, r[i].min_tables,
-		    (double)(r[i].created * PT_PAGE_SIZE) / ((double)c[i].len / (double)GiB),
-		    r[i].peak_map, r[i].peak_unmap, r[i].t[SIDE_MAP].med / 1e3,
-		    r[i].t[SIDE_FILL].med / 1e3, r[i].map_fill.med, r[i].map_memset.med);
-		if (r[i].t[SIDE_PERPAGE].med > 0)
-			out("%.1f", r[i].perpage_map.med);
-		else
-			out("-");
-		out(" | %.2f |\n", r[i].unmap_map.med);
-	}
-}
-
-/* The range sweep for the plot: ns per 4 KiB page against the range's size. */
-struct sweep {
-	const char *label;
-	enum pt_page_size size;
-	uint64_t len[8];
-	unsigned n;
-	double ns[SIDE_COUNT][8];
-};
-
-/* A row of the plot's lookup panel: ns per lookup of each side; goal > 0 draws the goal's limit. */
-struct lookup_row {
-	const char *label;
-	const struct xlate_result *r;
-	double goal;
-};
-
-/*
- * Below the sweep: ns per lookup of pt_translate, pt_translate_many and
- * the baseline walk, one group of bars per lookup case, with the goal's
- * limit (goal x the baseline) marked where the case is one of the goal's.
- */
-static void svg_lookups(FILE *f, double y0, double W, const struct lookup_row *row, unsigned n)
-{
-	static const char *name[3] = { "pt_translate", "pt_translate_many", "baseline walk" };
-	static const char *color[3] = { "#9467bd", "#ff7f0e", "#7f7f7f" };
-	const double L = 300, R = 40, bar = 9, gap = 10;
-	double max = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		const double v[3] = { row[i].r->one.med, row[i].r->many.med, row[i].r->ref.med };
-
-		for (unsigned k = 0; k < 3; k++)
-			max = v[k] > max ? v[k] : max;
-	}
-	fprintf(f, "<text x=\"80\" y=\"%.0f\" font-size=\"14\">lookups: ns per address (median); "
-		"| marks the goal, %.1f x the baseline walk</text>\n", y0, row[0].goal);
-	for (unsigned k = 0; k < 3; k++)
-		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"%.0f\" fill=\"%s\"/>"
-			"<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", 80 + k * 180.0, y0 + 12, bar,
-			color[k], 96 + k * 180.0, y0 + 12 + bar, name[k]);
-	y0 += 32;
-	for (unsigned i = 0; i < n; i++) {
-		const double v[3] = { row[i].r->one.med, row[i].r->many.med, row[i].r->ref.med };
-		double y = y0 + i * (3 * bar + gap);
-
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>\n", L - 8,
-			y + 2 * bar, row[i].label);
-		for (unsigned k = 0; k < 3; k++)
-			fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
-				"fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"9\">%.1f</text>\n",
-				L, y + k * bar, v[k] / max * (W - L - R), bar - 1, color[k],
-				L + v[k] / max * (W - L - R) + 3, y + k * bar + bar - 2, v[k]);
-		if (row[i].goal > 0) {
-			double x = L + row[i].goal * v[2] / max * (W - L - R);
-
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"black\" stroke-width=\"2\"/>\n", x, y - 1, x, y + 3 * bar);
-		}
-	}
-}
-
-static void svg_plot(const char *path, struct sweep *sw, unsigned nsw, const struct lookup_row *row,
-		     unsigned nrow)
-{
-	static const char *color[3] = { "#1f77b4", "#d62728", "#2ca02c" };
-	static const char *side_name[SIDE_COUNT] = { "pt_map", "fill", "perpage" };
-	static const char *dash[SIDE_COUNT] = { "", "6,4", "2,3" };
-	const double W = 760, H = 480, L = 80, R = 190, T = 40, Bm = 60, HL = 60 + nrow * 37;
-	double xmin = 1e30, xmax = 0, ymin = 1e30, ymax = 0, lx0, lx1, ly0, ly1;
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		perror(path);
-		failures++;
-		return;
-	}
-	for (unsigned i = 0; i < nsw; i++)
-		for (unsigned j = 0; j < sw[i].n; j++) {
-			double x = (double)sw[i].len[j];
-
-			xmin = x < xmin ? x : xmin;
-			xmax = x > xmax ? x : xmax;
-			for (unsigned s = 0; s < SIDE_COUNT; s++) {
-				double y = sw[i].ns[s][j];
-
-				if (y <= 0)
-					continue;
-				ymin = y < ymin ? y : ymin;
-				ymax = y > ymax ? y : ymax;
-			}
-		}
-	/* log scales, widened to whole decades */
-	lx0 = floor(log10(xmin));
-	lx1 = ceil(log10(xmax));
-	ly0 = floor(log10(ymin));
-	ly1 = ceil(log10(ymax));
-#define PX(v) (L + (log10(v) - lx0) / (lx1 - lx0) * (W - L - R))
-#define PY(v) (H - Bm - (log10(v) - ly0) / (ly1 - ly0) * (H - T - Bm))
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		"font-family=\"sans-serif\" font-size=\"12\">\n", W, H + HL);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">pt_map vs references: ns per 4 KiB "
-		"page of the range (median; log-log)</text>\n", L);
-	for (double d = lx0; d <= lx1; d++) {
-		double x = L + (d - lx0) / (lx1 - lx0) * (W - L - R);
-		char buf[32];
-		double bytes = pow(10, d);
-
-		if (bytes >= 1e12)
-			snprintf(buf, sizeof(buf), "%.0f TB", bytes / 1e12);
-		else if (bytes >= 1e9)
-			snprintf(buf, sizeof(buf), "%.0f GB", bytes / 1e9);
-		else
-			snprintf(buf, sizeof(buf), "%.0f MB", bytes / 1e6);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ddd\"/>\n",
-			x, T, x, H - Bm);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", x,
-			H - Bm + 16, buf);
-	}
-	for (double d = ly0; d <= ly1; d++) {
-		double y = H - Bm - (d - ly0) / (ly1 - ly0) * (H - T - Bm);
-
-		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-			L, y, W - R, y);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">1e%.0f</text>\n", L - 6,
-			y + 4, d);
-	}
-	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-		"stroke=\"black\"/>\n", L, T, W - L - R, H - T - Bm);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">range size (bytes)</text>\n",
-		L + (W - L - R) / 2, H - 20);
-	fprintf(f, "<text transform=\"translate(20 %.0f) rotate(-90)\" text-anchor=\"middle\">"
-		"ns per 4 KiB page</text>\n", T + (H - T - Bm) / 2);
-	for (unsigned i = 0; i < nsw; i++)
-		for (unsigned s = 0; s < SIDE_COUNT; s++) {
-			bool first = true;
-
-			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s points=\"",
-				color[i], dash[s][0] ? " stroke-dasharray=\"" : "", dash[s],
-				dash[s][0] ? "\"" : "");
-			for (unsigned j = 0; j < sw[i].n; j++) {
-				if (sw[i].ns[s][j] <= 0)
-					continue;
-				fprintf(f, "%s%.1f,%.1f", first ? "" : " ", PX((double)sw[i].len[j]),
-					PY(sw[i].ns[s][j]));
-				first = false;
-			}
-			fprintf(f, "\"/>\n");
-			for (unsigned j = 0; j < sw[i].n; j++)
-				if (sw[i].ns[s][j] > 0)
-					fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
-						PX((double)sw[i].len[j]), PY(sw[i].ns[s][j]), color[i]);
-		}
-	/* legend */
-	for (unsigned i = 0; i < nsw; i++)
-		for (unsigned s = 0; s < SIDE_COUNT; s++) {
-			double y = T + 10 + (i * SIDE_COUNT + s) * 18, x = W - R + 14;
-
-			fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
-				"stroke-width=\"2\"%s%s%s/>\n", x, y, x + 30, y, color[i],
-				dash[s][0] ? " stroke-dasharray=\"" : "", dash[s], dash[s][0] ? "\"" : "");
-			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s, %s</text>\n", x + 36, y + 4,
-				sw[i].label, side_name[s]);
-		}
-#undef PX
-#undef PY
-	svg_lookups(f, H + 20, W, row, nrow);
-	fprintf(f, "</svg>\n");
-	fclose(f);
-}
-
 /* ---- main ------------------------------------------------------------------------------ */
 
 static const struct map_case cases[] = {
@@ -1365,40 +773,42 @@ static const struct map_case cases[] = {
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
-int main(int argc, char **argv)
-{
-	static struct sweep sw[3] = {
-		{ "4 KiB leaves", PT_PAGE_4K,
-		  { 2 * MiB, 16 * MiB, 128 * MiB, GiB, 8 * GiB, 64 * GiB }, 6, { { 0 } } },
-		{ "2 MiB leaves", PT_PAGE_2M,
-		  { 64 * MiB, 512 * MiB, 4 * GiB, 32 * GiB, 256 * GiB }, 5, { { 0 } } },
-		{ "1 GiB leaves", PT_PAGE_1G,
-		  { 4 * GiB, 32 * GiB, 256 * GiB, TiB, 4 * TiB }, 5, { { 0 } } },
-	};
-	static const struct map_case cb_case = {
-		"map1g_4k_callback", "1 GiB, 4 KiB leaves, callback env (phys_to_virt, zeroed frames)",
-		VA0, PA0, GiB, PT_PAGE_4K
-	};
+/* The range sweep for the plot. */
+static struct sweep sw[3] = {
+	{ "4 KiB leaves", PT_PAGE_4K,
+	  { 2 * MiB, 16 * MiB, 128 * MiB, GiB, 8 * GiB, 64 * GiB }, 6, { { 0 } } },
+	{ "2 MiB leaves", PT_PAGE_2M,
+	  { 64 * MiB, 512 * MiB, 4 * GiB, 32 * GiB, 256 * GiB }, 5, { { 0 } } },
+	{ "1 GiB leaves", PT_PAGE_1G,
+	  { 4 * GiB, 32 * GiB, 256 * GiB, TiB, 4 * TiB }, 5, { { 0 } } },
+};
+#define NSWEEP (sizeof(sw) / sizeof(sw[0]))
+
+/* What a run measured: the map cases, the lookups and the plot's lookup rows. */
+static struct {
 	struct map_result res[NCASES], cb_res;
 	struct xlate_result mixed[XL_GOAL_CASES], cached, cached_cb, spread64;
 	struct lookup_row row[XL_GOAL_CASES + 3];
-	unsigned nrow = 0;
-	const char *md_path = NULL, *svg_path = NULL;
-	bool maps_only = false, lookups_only = false;
-	struct pt_space s;
-	uint64_t *va;
-	/* 64 GiB of 4 KiB pages: 32768 PTs + 64 PDs + 1 PDPT + root, and slack */
-	uint64_t frames = 32768 + 64 + 2 + 1024;
+	unsigned nrow;
+} run;
 
+struct opts {
+	const char *md_path, *svg_path;
+	bool maps_only, lookups_only;
+};
+
+/* Returns 0, or the exit status of a usage error. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--md") && i + 1 < argc) {
-			md_path = argv[++i];
+			o->md_path = argv[++i];
 		} else if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
-			svg_path = argv[++i];
+			o->svg_path = argv[++i];
 		} else if (!strcmp(argv[i], "--maps")) {
-			maps_only = true;
+			o->maps_only = true;
 		} else if (!strcmp(argv[i], "--lookups") && !SCALAR) {
-			lookups_only = true;
+			o->lookups_only = true;
 		} else {
 			fprintf(stderr, "usage: %s [--md FILE] [--svg FILE] [--maps | --lookups]\n"
 				"  --maps     the map cases only (no lookups, no sweep, no goal lines)\n"
@@ -1407,6 +817,83 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return 0;
+}
+
+/* @len of 4 KiB pages mapped at VA0, looked up at @va (filled when @fill), into @r. */
+static void run_lookup_case(const char *name, uint64_t *va, uint64_t len, bool fill,
+			    unsigned reps, struct xlate_result *r)
+{
+	struct pt_space s;
+
+	frames_rewind();
+	new_space(&s);
+	if (pt_map(&s, VA0, PA0, len, PT_WRITE, PT_PAGE_4K, NULL))
+		die(name, PT_EINVAL);
+	if (fill)
+		fill_addresses(va, NTRANSLATE, len);
+	run_translate(name, &s, va, NTRANSLATE, reps, reps, r);
+	pt_destroy(&s);
+	printf("\n");
+}
+
+/* The lookups beside the goal's: cached (and with the callback env) and spread. */
+static void run_lookups(uint64_t *va)
+{
+	/* the goal's cases: every leaf size, 10% unmapped, 4 and 5 levels */
+	run_mixed(va, run.mixed);
+
+	/* cached: 2 MiB of 4 KiB pages, one PT */
+	run_lookup_case("translate_cached (2 MiB of 4 KiB pages)", va, 2 * MiB, true, BENCH_REPS,
+			&run.cached);
+	use_env(false);
+	run_lookup_case("translate_cached (callback env)", va, 2 * MiB, false, BENCH_REPS,
+			&run.cached_cb);
+	use_env(true);
+
+	/* spread: 64 GiB of 4 KiB pages, 32768 PTs (128 MiB of tables, cache misses) */
+	run_lookup_case("translate_spread (64 GiB of 4 KiB pages)", va, 64 * GiB, true, 5,
+			&run.spread64);
+	for (unsigned c = 0; c < XL_GOAL_CASES; c++)
+		run.row[run.nrow++] = (struct lookup_row){ xl_case[c].what, &run.mixed[c], XLATE_GOAL };
+	run.row[run.nrow++] = (struct lookup_row){ "2 MiB of 4 KiB pages (cached), random",
+						   &run.cached, 0 };
+	run.row[run.nrow++] = (struct lookup_row){ "same, callback env (phys_to_virt per level)",
+						   &run.cached_cb, 0 };
+	run.row[run.nrow++] = (struct lookup_row){ "64 GiB of 4 KiB pages (128 MiB of tables), random",
+						   &run.spread64, 0 };
+}
+
+/* The sweep for the plot: ns per 4 KiB page of every side, every range. */
+static void run_sweep(void)
+{
+	for (unsigned i = 0; i < NSWEEP; i++)
+		for (unsigned j = 0; j < sw[i].n; j++) {
+			struct map_case c = { "sweep", sw[i].label, VA0, PA0, sw[i].len[j], sw[i].size };
+			struct map_result r;
+			/* the per-page mapper on 64 GiB of 4 KiB pages takes 70 ms a call */
+			bool pp = sw[i].len[j] / pt_level_size(sw[i].size) <= (UINT64_C(1) << 22);
+
+			run_map_case(&c, &r, SWEEP_REPS, SWEEP_REPS, pp);
+			for (unsigned k = 0; k < SIDE_COUNT; k++)
+				sw[i].ns[k][j] = r.t[k].med / (double)(c.len / PT_PAGE_SIZE);
+		}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct map_case cb_case = {
+		"map1g_4k_callback", "1 GiB, 4 KiB leaves, callback env (phys_to_virt, zeroed frames)",
+		VA0, PA0, GiB, PT_PAGE_4K
+	};
+	struct opts o = { NULL, NULL, false, false };
+	uint64_t *va;
+	/* 64 GiB of 4 KiB pages: 32768 PTs + 64 PDs + 1 PDPT + root, and slack */
+	uint64_t frames = 32768 + 64 + 2 + 1024;
+	int err = parse_args(argc, argv, &o);
+
+	if (err)
+		return err;
 	bench_init(frames, frames * PT_PAGE_SIZE);
 	printf("bench: %s build; %u to %u repetitions per case (until every paired ratio's "
 	       "spread is within %.0f %%), each sample >= %.0f ms; "
@@ -1420,149 +907,32 @@ int main(int argc, char **argv)
 	va = malloc(NTRANSLATE * sizeof(*va));
 	if (!va)
 		return 1;
-	if (lookups_only) {
-		run_mixed(va, mixed);
-		goal("translate_vs_walk", worst_ratio(mixed, XL_GOAL_CASES), "<=", XLATE_GOAL);
+	if (o.lookups_only) {
+		run_mixed(va, run.mixed);
+		goal("translate_vs_walk", worst_ratio(run.mixed, XL_GOAL_CASES), "<=", XLATE_GOAL);
 		return failures ? 1 : 0;
 	}
 	for (unsigned i = 0; i < NCASES; i++) {
-		run_map_case(&cases[i], &res[i], BENCH_REPS, REPS_MAX, true);
-		print_map_result(&cases[i], &res[i]);
+		run_map_case(&cases[i], &run.res[i], BENCH_REPS, REPS_MAX, true);
+		print_map_result(&cases[i], &run.res[i]);
 		printf("\n");
 	}
-
-	if (SCALAR || maps_only)
-		goto report;
-	use_env(false);
-	run_map_case(&cb_case, &cb_res, BENCH_REPS, BENCH_REPS, true);
-	print_map_result(&cb_case, &cb_res);
-	printf("\n");
-	use_env(true);
-
-	/* the goal's cases: every leaf size, 10% unmapped, 4 and 5 levels */
-	run_mixed(va, mixed);
-
-	/* cached: 2 MiB of 4 KiB pages, one PT */
-	frames_rewind();
-	new_space(&s);
-	if (pt_map(&s, VA0, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL))
-		die("translate_cached: map", PT_EINVAL);
-	fill_addresses(va, NTRANSLATE, 2 * MiB);
-	run_translate("translate_cached (2 MiB of 4 KiB pages)", &s, va, NTRANSLATE, BENCH_REPS,
-		      BENCH_REPS, &cached);
-	pt_destroy(&s);
-	printf("\n");
-	use_env(false);
-	frames_rewind();
-	new_space(&s);
-	if (pt_map(&s, VA0, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL))
-		die("translate_cached: map", PT_EINVAL);
-	run_translate("translate_cached (callback env)", &s, va, NTRANSLATE, BENCH_REPS,
-		      BENCH_REPS, &cached_cb);
-	pt_destroy(&s);
-	printf("\n");
-	use_env(true);
-
-	/* spread: 64 GiB of 4 KiB pages, 32768 PTs (128 MiB of tables, cache misses) */
-	frames_rewind();
-	new_space(&s);
-	if (pt_map(&s, VA0, PA0, 64 * GiB, PT_WRITE, PT_PAGE_4K, NULL))
-		die("translate_spread: map", PT_EINVAL);
-	fill_addresses(va, NTRANSLATE, 64 * GiB);
-	run_translate("translate_spread (64 GiB of 4 KiB pages)", &s, va, NTRANSLATE, 5, 5,
-		      &spread64);
-	pt_destroy(&s);
-	printf("\n");
+	if (!SCALAR && !o.maps_only) {
+		use_env(false);
+		run_map_case(&cb_case, &run.cb_res, BENCH_REPS, BENCH_REPS, true);
+		print_map_result(&cb_case, &run.cb_res);
+		printf("\n");
+		use_env(true);
+		run_lookups(va);
+		run_sweep();
+	}
 	free(va);
-	for (unsigned c = 0; c < XL_GOAL_CASES; c++)
-		row[nrow++] = (struct lookup_row){ xl_case[c].what, &mixed[c], XLATE_GOAL };
-	row[nrow++] = (struct lookup_row){ "2 MiB of 4 KiB pages (cached), random", &cached, 0 };
-	row[nrow++] = (struct lookup_row){ "same, callback env (phys_to_virt per level)",
-					   &cached_cb, 0 };
-	row[nrow++] = (struct lookup_row){ "64 GiB of 4 KiB pages (128 MiB of tables), random",
-					   &spread64, 0 };
-
-	/* the sweep for the plot */
-	for (unsigned i = 0; i < 3; i++)
-		for (unsigned j = 0; j < sw[i].n; j++) {
-			struct map_case c = { "sweep", sw[i].label, VA0, PA0, sw[i].len[j], sw[i].size };
-			struct map_result r;
-			/* the per-page mapper on 64 GiB of 4 KiB pages takes 70 ms a call */
-			bool pp = sw[i].len[j] / pt_level_size(sw[i].size) <= (UINT64_C(1) << 22);
-
-			run_map_case(&c, &r, SWEEP_REPS, SWEEP_REPS, pp);
-			for (unsigned k = 0; k < SIDE_COUNT; k++)
-				sw[i].ns[k][j] = r.t[k].med / (double)(c.len / PT_PAGE_SIZE);
-		}
-report:
-
-	if (md_path) {
-		md = fopen(md_path, "w");
-		if (!md) {
-			perror(md_path);
-			return 1;
-		}
-	}
-	out("\nResults (%s build; medians of %u to %u repetitions, each sample >= 10 ms; times "
-	    "per call; ratios paired within a repetition):\n\n", BUILD_NAME, BENCH_REPS, REPS_MAX);
-	md_map_table(cases, res, NCASES);
-	if (maps_only)
-		return failures ? 1 : 0;
-	if (!SCALAR) {
-	out("\n| lookup, %u addresses | pt_translate | pt_translate_many | baseline walk"
-	    " | one/walk | many/walk |\n", NTRANSLATE);
-	out("|---|---|---|---|---|---|\n");
-	for (unsigned c = 0; c < nrow; c++)
-		out("| %s | %.1f ns | %.1f ns | %.1f ns | %.2f | %.2f |\n", row[c].label,
-		    row[c].r->one.med, row[c].r->many.med, row[c].r->ref.med,
-		    row[c].r->one_ref.med, row[c].r->many_ref.med);
-	out("\n| ns per 4 KiB page | range | pt_map | fill | perpage |\n|---|---|---|---|---|\n");
-	for (unsigned i = 0; i < 3; i++)
-		for (unsigned j = 0; j < sw[i].n; j++) {
-			char buf[32];
-
-			out("| %s | %s | %.5f | %.5f | ", sw[i].label,
-			    human(sw[i].len[j], buf, sizeof(buf)), sw[i].ns[SIDE_MAP][j],
-			    sw[i].ns[SIDE_FILL][j]);
-			if (sw[i].ns[SIDE_PERPAGE][j] > 0)
-				out("%.5f |\n", sw[i].ns[SIDE_PERPAGE][j]);
-			else
-				out("- |\n");
-		}
-	if (svg_path)
-		svg_plot(svg_path, sw, 3, row, nrow);
-	}
-	out("\n");
-	if (md)
-		fclose(md);
-
-	if (!SCALAR) {
-	goal("map2m_vs_fill", res[1].map_fill, "<=", 1.5);
-	goal("map1g_vs_fill", res[2].map_fill, "<=", 1.5);
-	goal("mapmixed_vs_fill", res[3].map_fill, "<=", 2.0);
-	goal("map4k_vs_memset", res[0].map_memset, "<=", 1.5);
-	goal("unmap_vs_map", res[0].unmap_map, "<=", 1.0);
-	goal("translate_vs_walk", worst_ratio(mixed, XL_GOAL_CASES), "<=", XLATE_GOAL);
-	goal("map4k_speedup_vs_perpage", res[0].perpage_map, ">=", 10);
-	printf("bench: compare map4k_vs_fill value=%.2f\n",
-	       res[0].map_fill.med);
-	printf("bench: compare map4k_vs_memset_callback value=%.2f\n", cb_res.map_memset.med);
-	for (unsigned c = 0; c < XL_GOAL_CASES; c++)
-		printf("bench: compare %s_vs_walk value=%.2f\n"
-		       "bench: compare %s_one_vs_walk value=%.2f\n", xl_case[c].name,
-		       mixed[c].many_ref.med, xl_case[c].name, mixed[c].one_ref.med);
-	printf("bench: compare translate_cached_vs_walk value=%.2f\n",
-	       cached.one_ref.med);
-	printf("bench: compare translate_cached_ns value=%.2f\n", cached.one.med);
-	} else {
-	printf("bench: compare scalar_map2m_vs_fill value=%.2f\n",
-	       res[1].map_fill.med);
-	printf("bench: compare scalar_map1g_vs_fill value=%.2f\n", res[2].map_fill.med);
-	printf("bench: compare scalar_mapmixed_vs_fill value=%.2f\n", res[3].map_fill.med);
-	printf("bench: compare scalar_map4k_vs_memset value=%.2f\n", res[0].map_memset.med);
-	printf("bench: compare scalar_map4k_vs_fill value=%.2f\n", res[0].map_fill.med);
-	printf("bench: compare scalar_unmap_vs_map value=%.2f\n", res[0].unmap_map.med);
-	}
+	err = report(o.md_path, o.svg_path, o.maps_only, cases, run.res, NCASES, sw, NSWEEP,
+		     run.row, run.nrow);
+	if (err)
+		return err;
+	if (!o.maps_only)
+		report_goals(run.res, &run.cb_res, run.mixed, &run.cached);
 	free(B.mem);
 	free(B.ref);
 	free(B.bitmap);
