@@ -26,7 +26,7 @@ esp=$BOOT_DIR/esp
 menus=
 if (cd "$ROOT" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s install-esp \
 	BUILD="$PTLAB_BUILD" DEPS_CHECK=0 ESP="$ESP" DESTDIR="$esp" KERNEL="$KERNEL" \
-	CMDLINE="$MENU_CMDLINE" MENU_ARGS=--iterations=2000) >"$BOOT_DIR/install.out" 2>&1; then
+	CMDLINE="$MENU_CMDLINE" MENU_ARGS="--iterations=2000${BOOT_DEVIATIONS:+ --known-deviation=$BOOT_DEVIATIONS}") >"$BOOT_DIR/install.out" 2>&1; then
 	pass "menus: make install-esp KERNEL=... CMDLINE=... wrote its entries"
 	menus="grub sdboot"
 else
