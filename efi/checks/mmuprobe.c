@@ -10,7 +10,7 @@
  * size reaches the same byte, D + 2M + 0x4000, so a case's code bytes (or
  * a read's marker) are written once whatever its leaf.  Bit 12 of that
  * offset is clear: a walker that took a large leaf's PAT bit (bit 12, SDM
- * 4.5 Tables 4-17 and 4-19) for an address bit would reach D + 2M + 0x5000
+ * 4.5 Tables 4-16 and 4-18) for an address bit would reach D + 2M + 0x5000
  * instead, whose byte differs from the marker (the physical address check,
  * pa_agree()).
  *
