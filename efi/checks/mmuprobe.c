@@ -7,8 +7,12 @@
  *
  * Frames: the data area's third and fourth MiB pairs hold the 2 MiB leaf
  * (D + 2M) and, from D + 4M, the probe hierarchy's tables.  Every leaf
- * size reaches the same byte, D + 2M + 0x5000, so a case's code bytes are
- * written once whatever its leaf.
+ * size reaches the same byte, D + 2M + 0x4000, so a case's code bytes (or
+ * a read's marker) are written once whatever its leaf.  Bit 12 of that
+ * offset is clear: a walker that took a large leaf's PAT bit (bit 12, SDM
+ * 4.5 Tables 4-16 and 4-18) for an address bit would reach D + 2M + 0x5000
+ * instead, whose byte differs from the marker (the physical address check,
+ * pa_agree()).
  *
  * No firmware calls: runs live.
  */
@@ -31,7 +35,8 @@
 #define MID_OFF		(UINT64_C(2) << 20)	/* the 2 MiB leaf's frame, from D */
 #define POOL_OFF	(UINT64_C(4) << 20)	/* table frames, from D */
 #define POOL_LEN	(UINT64_C(2) << 20)
-#define PT_IDX		5u			/* the PTE's index: TGT = MID + 0x5000 */
+#define MID_LEN		(UINT64_C(2) << 20)
+#define PT_IDX		4u			/* the PTE's index: TGT = MID + 0x4000 */
 #define DETAILS_MAX	12u			/* mismatches shown per family */
 #define STUB_READ	0x00u			/* mov (%rdi),%al; int $0x80 */
 #define STUB_WRITE	0x10u			/* mov %al,(%rdi); int $0x80 */
@@ -267,13 +272,38 @@ uint64_t mmu_va(const struct mmu_env *e, unsigned int leaf, bool other)
 	return va;
 }
 
-/* The code bytes a fetch at CPL @cpl runs: ret at CPL 0 (probe_exec calls), int $0x80 at 3. */
-static void target_code(struct mmu_env *e, unsigned int cpl)
+static uint8_t byte_at(uint64_t pa)
+{
+	return *(volatile uint8_t *)(uintptr_t)pa;
+}
+
+/*
+ * The bytes at the target: for a read, a marker unlike the bytes a wrong
+ * walk would reach instead (the PAT bit of a large leaf taken as address
+ * bit 12; the offset of a 2 MiB leaf, or a 1 GiB one's bits 29:21, lost);
+ * otherwise the code a fetch at CPL @c->cpl runs: ret at CPL 0
+ * (probe_exec calls), int $0x80 at 3.
+ */
+static void target_bytes(struct mmu_env *e, const struct mmu_case *c)
 {
 	volatile uint8_t *t = (volatile uint8_t *)(uintptr_t)e->tgt_pa;
+	uint64_t off = e->tgt_pa - e->mid_pa;
 
-	t[0] = cpl ? 0xcd : 0xc3;
-	t[1] = USER_VEC_RETURN;
+	if (c->kind != RULES_READ) {
+		t[0] = c->cpl ? 0xcd : 0xc3;
+		t[1] = USER_VEC_RETURN;
+		return;
+	}
+	for (unsigned int k = 0; k < 256; k++) {
+		uint8_t m = (uint8_t)(e->marker + 1 + k);
+
+		if (m == byte_at(e->tgt_pa ^ 0x1000) || m == byte_at(e->mid_pa) ||
+		    (e->big && m == byte_at(e->big_pa + (off & (MID_LEN - 1)))))
+			continue;
+		e->marker = m;
+		break;
+	}
+	t[0] = e->marker;
 }
 
 bool mmu_build(struct mmu_env *e, const struct mmu_case *c)
@@ -284,7 +314,12 @@ bool mmu_build(struct mmu_env *e, const struct mmu_case *c)
 		return false;
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int level = e->levels - 1 - i;
-		uint64_t v = c->bits[i] & ~(PTE_A | PTE_D | PTE_PS);
+		/*
+		 * PS is the engine's below the PML4E (leaf or table); in a
+		 * PML4E or PML5E it is a reserved bit (SDM 4.5 Tables 4-14,
+		 * 4-15) a case may set.
+		 */
+		uint64_t v = c->bits[i] & ~(PTE_A | PTE_D | (level <= 2 ? PTE_PS : 0));
 
 		if (i + 1 < n)
 			v = (v & ~PTE_ADDR_MASK) | e->tbl[i + 1];
@@ -296,7 +331,7 @@ bool mmu_build(struct mmu_env *e, const struct mmu_case *c)
 		tab(e->tbl[i])[path_index(e, level)] = (v & ~e->wrong_clr[i]) | e->wrong_set[i];
 	}
 	e->n = n;
-	target_code(e, c->cpl);
+	target_bytes(e, c);
 	cpu_flush_tlb_all();
 	return true;
 }
@@ -330,7 +365,7 @@ void mmu_ctl_load(struct mmu_env *e, const struct rules_ctl *ctl)
 }
 
 static int access_cpl0(struct mmu_env *e, const struct mmu_case *c, uint64_t va,
-		       struct trap_fault *f)
+		       struct trap_fault *f, uint8_t *data)
 {
 	uint64_t v = 0;
 	int r;
@@ -345,18 +380,20 @@ static int access_cpl0(struct mmu_env *e, const struct mmu_case *c, uint64_t va,
 		r = probe_exec(va, f);
 	if (e->smap)
 		clac();
+	*data = (uint8_t)v;
 	return r;
 }
 
 void mmu_access(struct mmu_env *e, const struct mmu_case *c, uint64_t va, struct mmu_obs *o)
 {
 	struct trap_fault f = { .vector = TRAP_VEC_NONE };
+	uint8_t data = 0;
 	int r;
 
 	if (!va)
 		va = mmu_va(e, c->leaf, false);
 	if (c->cpl == 0) {
-		r = access_cpl0(e, c, va, &f);
+		r = access_cpl0(e, c, va, &f, &data);
 	} else {
 		uint64_t rip = c->kind == RULES_FETCH ? va :
 			       e->code_va + (c->kind == RULES_WRITE ? STUB_WRITE : STUB_READ);
@@ -365,7 +402,9 @@ void mmu_access(struct mmu_env *e, const struct mmu_case *c, uint64_t va, struct
 			     c->ctl.ac ? RFLAGS_AC : 0, &f);
 	}
 	*o = (struct mmu_obs){ .fault = r != 0, .vector = r ? f.vector : TRAP_VEC_NONE,
-			       .error = r ? f.error : 0, .cr2 = r ? f.cr2 : 0 };
+			       .error = r ? f.error : 0, .cr2 = r ? f.cr2 : 0,
+			       .data_ok = !r && c->cpl == 0 && c->kind == RULES_READ,
+			       .data = data };
 	for (unsigned int i = 0; i < e->n; i++)
 		o->entries[i] = tab(e->tbl[i])[path_index(e, e->levels - 1 - i)];
 }
@@ -441,6 +480,39 @@ static bool ad_agree(unsigned int n, const uint64_t *v, const struct rules_outco
 	return true;
 }
 
+/*
+ * Where the translation went (SDM 4.5, Tables 4-16 to 4-20): the leaf's
+ * frame (bits 51:12, 51:21 or 51:30 of the entry; bit 12 of a large leaf
+ * is PAT, no address bit) plus the linear address's offset below it, the
+ * model's out->pa.  The byte a CPL 0 read returned must be the byte there
+ * (the target's marker) when that pa lies in the engine's 2 MiB frame (ours
+ * to read, identity-mapped).  *@want: the byte at the model's pa.
+ */
+static bool pa_agree(const struct mmu_env *e, const struct mmu_obs *o,
+		     const struct rules_outcome *out, uint8_t *want)
+{
+	if (!o->data_ok || out->fault || out->pa < e->mid_pa || out->pa >= e->mid_pa + MID_LEN)
+		return true;
+	*want = byte_at(out->pa);
+	return *want == o->data;
+}
+
+static void pa_detail(struct mmu_env *e, const struct mmu_tally *t, const struct mmu_case *c,
+		      uint64_t va, const struct rules_outcome *out, uint8_t want, uint8_t got)
+{
+	char ents[5 * 32] = "";
+	size_t k = 0;
+
+	for (unsigned int i = 0; i < e->n && k < sizeof(ents); i++)
+		k += (size_t)fmt_snprintf(ents + k, sizeof(ents) - k, " %s=0x%llx",
+					  level_name[e->levels - 1 - i],
+					  (unsigned long long)e->cur[i]);
+	report_note(e->run->rep, "%s: the physical address: leaf=%s%s va=0x%llx read cpl=0: "
+		    "expected pa 0x%llx (SDM 4.5: the leaf's frame plus the offset), whose byte "
+		    "is 0x%02x; the CPU read 0x%02x (another frame)", t->what, leaf_name[c->leaf],
+		    ents, (unsigned long long)va, (unsigned long long)out->pa, want, got);
+}
+
 /* The known deviation a fault mismatch is, or -1. */
 static int deviation_of(const struct rules_outcome *out, const struct mmu_obs *o)
 {
@@ -456,7 +528,8 @@ bool mmu_judge(struct mmu_env *e, struct mmu_tally *t, const struct mmu_case *c,
 {
 	struct rules_access acc = { .va = va, .kind = c->kind, .cpl = c->cpl };
 	struct rules_outcome out = { .rule = NULL };
-	bool ok = true;
+	bool ok = true, pa_ok = true;
+	uint8_t want = 0;
 	int dev = -1;
 
 	t->cases++;
@@ -472,6 +545,8 @@ bool mmu_judge(struct mmu_env *e, struct mmu_tally *t, const struct mmu_case *c,
 	}
 	if (ok && (judge & MMU_JUDGE_AD) && !ad_agree(e->n, o->entries, &out))
 		ok = false;
+	if (ok && (judge & MMU_JUDGE_PA) && !pa_agree(e, o, &out, &want))
+		ok = pa_ok = false;
 	if (ok && (judge & MMU_JUDGE_AD) && out.a_may) {
 		t->a_open++;
 		for (unsigned int i = 0; i < e->n; i++)
@@ -494,7 +569,10 @@ bool mmu_judge(struct mmu_env *e, struct mmu_tally *t, const struct mmu_case *c,
 			detail(e, t, c, va, o, &out, "an example of a known deviation");
 	} else if (t->shown < DETAILS_MAX) {
 		t->shown++;
-		detail(e, t, c, va, o, &out, step);
+		if (pa_ok)
+			detail(e, t, c, va, o, &out, step);
+		else
+			pa_detail(e, t, c, va, &out, want, o->data);
 	}
 	return false;
 }
@@ -511,7 +589,7 @@ bool mmu_case_run(struct mmu_env *e, struct mmu_tally *t, const struct mmu_case 
 	}
 	mmu_ctl_load(e, &c->ctl);
 	mmu_access(e, c, va, &o);
-	return mmu_judge(e, t, c, va, &o, judge, NULL);
+	return mmu_judge(e, t, c, va, &o, judge | MMU_JUDGE_PA, NULL);
 }
 
 void mmu_tally_report(struct mmu_env *e, const struct mmu_tally *t)

@@ -45,6 +45,8 @@ struct mmu_obs {
 	uint32_t vector;		/* 14 for #PF; another vector is a mismatch */
 	uint64_t error, cr2;
 	uint64_t entries[RULES_MAX_LEVELS];	/* after the access, root first */
+	bool data_ok;			/* a CPL 0 read that did not fault: data is its byte */
+	uint8_t data;
 };
 
 /* A rule family's tally: cases, agreements, deviations, the details shown. */
@@ -63,6 +65,7 @@ struct mmu_tally {
 enum mmu_judge {
 	MMU_JUDGE_FAULT = 1,		/* fault or not, vector, error code, CR2 */
 	MMU_JUDGE_AD = 2,		/* the A/D bits of every level */
+	MMU_JUDGE_PA = 4,		/* a CPL 0 read's byte: the one at the model's pa */
 };
 
 /* The engine's state for one check (on the check's stack). */
@@ -79,6 +82,7 @@ struct mmu_env {
 	unsigned int n;			/* entries in the current walk */
 	uint64_t tgt_pa, mid_pa, big_pa;	/* the byte every leaf reaches; 2M and 1G frames */
 	uint64_t code_va, stack_va;		/* the user stub's code and stack */
+	uint8_t marker;				/* the byte a read case's target holds */
 	struct rules_ctl ctl;			/* as loaded now */
 	/* a planted fault (--inject): bits written differently from what the model is told */
 	uint64_t wrong_clr[RULES_MAX_LEVELS], wrong_set[RULES_MAX_LEVELS];
@@ -138,7 +142,7 @@ void mmu_access(struct mmu_env *e, const struct mmu_case *c, uint64_t va, struct
 bool mmu_judge(struct mmu_env *e, struct mmu_tally *t, const struct mmu_case *c, uint64_t va,
 	       const struct mmu_obs *o, unsigned int judge, const char *step);
 
-/* build + load + access + judge: one case from scratch. */
+/* build + load + access + judge (@judge and MMU_JUDGE_PA): one case from scratch. */
 bool mmu_case_run(struct mmu_env *e, struct mmu_tally *t, const struct mmu_case *c,
 		  unsigned int judge);
 

@@ -131,6 +131,8 @@ ended()
 	37) echo "aborted" ;;
 	39) echo "nothing checked" ;;
 	124|137) echo "hang (killed after ${BOOT_TIMEOUT}s)" ;;
+	# -no-reboot: a triple fault (or a reset) ends QEMU with status 0
+	0) echo "the run's triple fault (no verdict)" ;;
 	*) echo "QEMU status $1 (crash or triple fault)" ;;
 	esac
 }
