@@ -288,7 +288,7 @@ check_log '^\[ *[0-9]+\.[0-9]+\] init: [1-9][0-9]* passed, 0 failed$' "$BOOT_LOG
 refused_wait nosbat
 boot_wait
 judge_refused nosbat "ptlab signed by the enrolled key but without .sbat is refused by shim"
-shimfail='Secure Boot: shim refuses it \(SHIM_LOCK Verify\): status 0x8000000000000(01a \(security violation\)|00f \(access denied\))$'
+shimfail='Secure Boot: shim refuses it \(SHIM_LOCK Verify\): status 0x8000000000000(01a \(EFI_SECURITY_VIOLATION\)|00f \(EFI_ACCESS_DENIED\))$'
 for tag in unsigned resigned; do
 	boot_result "$tag"
 	st=$?
