@@ -6,15 +6,11 @@
  * padded with NULs (cfgfile.c) - and whether a run that runs nothing
  * waits for a key (loadopts.c), wherever its --help came from.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/loadopts.h"
@@ -175,14 +171,8 @@ static void test_help_waits_as_a_refusal_does(void **state)
 	assert_false(opts_stop_waits(&o, false, false));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_single_valued_option_twice_refused),
-		cmocka_unit_test(test_repeatable_options_stay_repeatable),
-		cmocka_unit_test(test_nul_padded_cfg_refused_with_a_hint),
-		cmocka_unit_test(test_help_waits_as_a_refusal_does),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_single_valued_option_twice_refused),
+	cmocka_unit_test(test_repeatable_options_stay_repeatable),
+	cmocka_unit_test(test_nul_padded_cfg_refused_with_a_hint),
+	cmocka_unit_test(test_help_waits_as_a_refusal_does))
