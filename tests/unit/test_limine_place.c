@@ -123,27 +123,33 @@ static struct lm_cpu_in cpus[2] = { { 0, 0 }, { 1, 1 } };
 static struct seam s;
 static const struct lm_pages pg = { &s, s_alloc, s_at };
 
-/* A placement of @ncpu CPUs, its machine, and the seam's RAM fresh: 1 GiB from 1 MiB. */
-static void fresh(struct lm_place *pl, struct lm_machine *m, unsigned ncpu,
-		  uint64_t kfile_len, unsigned map_cap)
+static struct lm_place pl;
+static struct lm_machine m;
+
+/* The placement of @ncpu CPUs, its machine, and the seam's RAM fresh: 1 GiB from 1 MiB. */
+static void fresh(unsigned ncpu, uint64_t kfile_len, unsigned map_cap)
 {
-	*pl = (struct lm_place){ .ram = GIB, .ncpu = ncpu, .kfile_len = kfile_len,
-				 .gdt_head = 120, .park_bytes = 64, .map_cap = map_cap };
-	*m = (struct lm_machine){ .name = "ptlab", .version = "1", .hhdm = 0xffff800000000000,
-				  .cpu = cpus, .ncpu = ncpu, .kernel = { .path = "/k" } };
+	pl = (struct lm_place){ .ram = GIB, .ncpu = ncpu, .kfile_len = kfile_len,
+				.gdt_head = 120, .park_bytes = 64, .map_cap = map_cap };
+	m = (struct lm_machine){ .name = "ptlab", .version = "1", .hhdm = 0xffff800000000000,
+				 .cpu = cpus, .ncpu = ncpu, .kernel = { .path = "/k" } };
 	s = (struct seam){ .next = MIB, .left = GIB };
+}
+
+/* lm_place of @r on the placement and machine above */
+static int place(const struct lm_requests *r)
+{
+	return lm_place(&pg, r, &m, &pl, why, sizeof(why));
 }
 
 static void test_limine_place_allocations(void **state)
 {
 	struct lm_requests r = stack_req(0x20000);
-	struct lm_place pl;
-	struct lm_machine m;
 
 	(void)state;
-	fresh(&pl, &m, 2, 0x1234, 100);
+	fresh(2, 0x1234, 100);
 	r.have |= 1u << LM_REQ_HHDM | 1u << LM_REQ_MEMMAP;
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_OK);
+	assert_int_equal(place(&r), LM_PLACE_OK);
 	/* the file's copy, the stacks, the GDT, the map, the responses: in that order, each its size */
 	assert_int_equal(s.n, 5);
 	assert_true(pl.kfile_pa == s.pa[0] && s.bytes[0] == 0x2000);
@@ -163,14 +169,12 @@ static void test_limine_place_no_request_no_buffer(void **state)
 {
 	static uint8_t img[0x100];
 	struct lm_requests r;
-	struct lm_place pl;
-	struct lm_machine m;
 	struct lm_answer a;
 
 	(void)state;
-	fresh(&pl, &m, 1, 0x1000, 16);
+	fresh(1, 0x1000, 16);
 	memset(&r, 0, sizeof(r));
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_OK);
+	assert_int_equal(place(&r), LM_PLACE_OK);
 	assert_int_equal(s.n, 4);
 	assert_true(pl.resp_len == 0 && pl.resp_pa == 0 && pl.answer.used == 0);
 	assert_true(pl.stack_bytes == LM_STACK_DEFAULT && pl.stacks_len == 2 * LM_STACK_DEFAULT);
@@ -196,26 +200,24 @@ static void test_limine_place_no_request_no_buffer(void **state)
 static void test_limine_place_refusals(void **state)
 {
 	struct lm_requests r = stack_req(0x8000000000001000);
-	struct lm_place pl;
-	struct lm_machine m;
 
 	(void)state;
 	/* a stack beyond the bounds: refused before any page is taken */
-	fresh(&pl, &m, 1, 0x1000, 16);
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_REFUSED);
+	fresh(1, 0x1000, 16);
+	assert_int_equal(place(&r), LM_PLACE_REFUSED);
 	assert_int_equal(s.n, 0);
 	assert_non_null(strstr(why, "stack size request 0x8000000000001000"));
 	/* no CPU, or more than the protocol's responses hold */
 	r = stack_req(0);
 	pl.ncpu = 0;
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_REFUSED);
+	assert_int_equal(place(&r), LM_PLACE_REFUSED);
 	pl.ncpu = LM_MAX_CPUS + 1;
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_REFUSED);
+	assert_int_equal(place(&r), LM_PLACE_REFUSED);
 	assert_int_equal(s.n, 0);
 	/* legal, but the RAM has room for the file's copy and not the stacks: named */
 	pl.ncpu = 1;
 	s = (struct seam){ .next = MIB, .left = 0x1000 + LM_STACK_DEFAULT };
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_NOMEM);
+	assert_int_equal(place(&r), LM_PLACE_NOMEM);
 	assert_string_equal(why, "no memory for the stacks (0x20000 bytes)");
 }
 
