@@ -25,13 +25,8 @@ lib="$build/efi/libptlab.a"
 scratch layers
 
 # The tree as it is.
-if python3 "$check" "$top/mk/layers.txt" "$top/efi" "$build/efi/efi" "$lib" \
-	>"$work/tree.out" 2>&1; then
-	ok "efi/ keeps mk/layers.txt ($(tail -n 1 "$work/tree.out"))"
-else
-	not_ok "efi/ breaks mk/layers.txt:"
-	grep -A 20 '^not ok' "$work/tree.out" | sed 's/^/# /'
-fi
+tree_passes "efi/ keeps mk/layers.txt" "$work/tree.out" \
+	python3 "$check" "$top/mk/layers.txt" "$top/efi" "$build/efi/efi" "$lib"
 
 # fresh: a private copy of the sources, objects and layers file.
 fresh() {
@@ -132,12 +127,8 @@ expect_fail "a folder the layers file does not declare" "extra/new.c"
 
 # paging/: its files call each other one way, in mk/paging-order.txt's order.
 order="$top/mk/paging-order.txt"
-if python3 "$check" --order "$order" "$top/paging" "$build/efi/paging" >"$work/pg.out" 2>&1; then
-	ok "paging/ keeps mk/paging-order.txt ($(tail -n 1 "$work/pg.out"))"
-else
-	not_ok "paging/ breaks mk/paging-order.txt:"
-	grep -A 20 '^not ok' "$work/pg.out" | sed 's/^/# /'
-fi
+tree_passes "paging/ keeps mk/paging-order.txt" "$work/pg.out" \
+	python3 "$check" --order "$order" "$top/paging" "$build/efi/paging"
 
 # pfresh: a private copy of paging/, its objects and the order.
 pfresh() {

@@ -3,7 +3,7 @@
 # Sourced by the suites that prove a checker refuses what it must
 # (tests/layers.sh, tests/interfaces.sh, tests/sizes.sh, tests/protocols.sh,
 # tests/covers.sh): the ok/not ok counters, scratch(), tree_passes() and
-# check_refuses(), one judgement of one refusal.
+# check_refuses(), one judgement of one refusal, names(), one line looked for.
 
 pass=0 fail=0
 ok()     { pass=$((pass + 1)); echo "ok - $*"; }
@@ -24,6 +24,18 @@ check_refuses() {
 	else
 		not_ok "$what: refused, but '$needle' is not named:"
 		grep -A 3 '^not ok' "$out" | sed 's/^/# /'
+	fi
+}
+
+# names OUT REGEX WHAT: OUT has a line matching REGEX (grep's): one ok line
+# WHAT, or a not ok line with OUT's not ok lines as comments.
+names() {
+	local out=$1 re=$2 what=$3
+	if grep -q -- "$re" "$out"; then
+		ok "$what"
+	else
+		not_ok "$what: no line matches '$re':"
+		grep -A 8 '^not ok' "$out" | sed 's/^/# /'
 	fi
 }
 

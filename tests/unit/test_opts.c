@@ -13,43 +13,13 @@
 #include <string.h>
 
 #include "unit.h"
+#include "optsfx.h"
 
 #include "../../efi/report/fmt.h"
 #include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/loadopts.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/opts/usage.h"
-
-/* what the refusal of a stray word adds: how to quote through a boot manager */
-#define STRAY_HINT ": a value with blanks is one quoted word, \"--cmdline=a b\"; " \
-	"GRUB strips quotes: write '\"--cmdline=a b\"'"
-
-/* ASCII → UCS-2 with the terminating NUL, as LoadOptions carries it. */
-static size_t ucs2(const char *s, uint16_t *out, size_t max)
-{
-	size_t n = strlen(s);
-
-	assert_true(n + 1 <= max);
-	for (size_t i = 0; i <= n; i++)
-		out[i] = (uint8_t)s[i];
-	return n + 1;
-}
-
-static int parse_cmdline(const char *s, struct opts *o, char *err, size_t errlen)
-{
-	uint16_t w[512];
-	size_t n = ucs2(s, w, 512);
-
-	return opts_parse_ucs2(w, n, o, err, errlen);
-}
-
-static void assert_defaults(const struct opts *o)
-{
-	struct opts d;
-
-	opts_defaults(&d);
-	assert_memory_equal(o, &d, sizeof(d));
-}
 
 static void test_opts_defaults(void **state)
 {
@@ -604,11 +574,6 @@ static void test_opts_usage_and_describe(void **state)
 /* ---- --kernel, --initrd, --cmdline --------------------------------------- */
 
 /* opts_parse_ascii() on a C string. */
-static int ascii(const char *s, struct opts *o, char *err, size_t errlen)
-{
-	return opts_parse_ascii(s, strlen(s), o, err, errlen);
-}
-
 #define DEFAULT_DESCRIBE "seed=0x1 iterations=20000 end=wait mode=firmware dump-memmap=0 dump=0 " \
 	"hold=0 inject=none fail-alloc=0 timeout=0 fragment=0 raise=none levels=firmware " \
 	"serial=auto wrong-restore=0"
