@@ -30,13 +30,9 @@ check_refuses() {
 # names OUT REGEX WHAT: OUT has a line matching REGEX (grep's): one ok line
 # WHAT, or a not ok line with OUT's not ok lines as comments.
 names() {
-	local out=$1 re=$2 what=$3
-	if grep -q -- "$re" "$out"; then
-		ok "$what"
-	else
-		not_ok "$what: no line matches '$re':"
-		grep -A 8 '^not ok' "$out" | sed 's/^/# /'
-	fi
+	grep -q -- "$2" "$1" && { ok "$3"; return; }
+	not_ok "$3: no line matches '$2':"
+	grep -A 8 '^not ok' "$1" | sed 's/^/# /'
 }
 
 # scratch NAME: $work, a private directory of this script's, removed when
