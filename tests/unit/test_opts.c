@@ -770,12 +770,35 @@ static void test_opts_describe_longest_kernel_line_cut_at_the_buffer(void **stat
 	assert_memory_equal(cut, full, 63);
 }
 
+/* @times words "@word0 @word1 ...", parsed as \ptlab.cfg gives them. */
+static int repeated(const char *word, unsigned times, struct opts *o, char *err, size_t errlen)
+{
+	char line[4096] = "";
+	size_t n = 0;
+
+	for (unsigned i = 0; i < times; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%u ", word, i);
+	assert_true(n < sizeof(line));
+	return ascii(line, o, err, errlen);
+}
+
+/* @max + 1 words @word: refused with @why, the options left at their defaults. */
+static void one_too_many(const char *word, unsigned max, const char *why)
+{
+	struct opts o;
+	char err[128] = "";
+
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(repeated(word, max + 1, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, why);
+	assert_defaults(&o);
+}
+
 /* --initrd repeats: every path kept in order, up to OPTS_INITRD_MAX; describe lists them. */
 static void test_opts_initrd_repeatable_in_order(void **state)
 {
 	struct opts o;
-	char err[128] = "", line[2048], buf[4096];
-	size_t n = 0;
+	char err[128] = "", buf[4096];
 
 	(void)state;
 	assert_int_equal(ascii("--mode=handoff --kernel=k --initrd=\\boot\\ucode.img "
@@ -785,24 +808,17 @@ static void test_opts_initrd_repeatable_in_order(void **state)
 	assert_string_equal(o.initrd[1], "\\boot\\initrd.img");
 	opts_describe(&o, buf, sizeof(buf));
 	assert_non_null(strstr(buf, " initrd=\\boot\\ucode.img,\\boot\\initrd.img cmdline="));
-	for (unsigned i = 0; i < OPTS_INITRD_MAX; i++)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "--initrd=r%u ", i);
-	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(repeated("--initrd=r", OPTS_INITRD_MAX, &o, err, sizeof(err)), OPTS_OK);
 	assert_int_equal(o.ninitrd, OPTS_INITRD_MAX);
 	assert_string_equal(o.initrd[OPTS_INITRD_MAX - 1], "r7");
-	snprintf(line + n, sizeof(line) - n, "--initrd=one-too-many");
-	memset(&o, 0x55, sizeof(o));
-	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_ERROR);
-	assert_string_equal(err, "--initrd: more than 8");
-	assert_defaults(&o);
+	one_too_many("--initrd=r", OPTS_INITRD_MAX, "--initrd: more than 8");
 }
 
 /* --module repeats up to OPTS_MODULES_MAX, each value kept as given; --kaslr and --wrong-restore are flags. */
 static void test_opts_modules_kaslr_and_wrong_restore(void **state)
 {
 	struct opts o;
-	char err[128] = "", line[4096], buf[2048];
-	size_t n = 0;
+	char err[128] = "", buf[2048];
 
 	(void)state;
 	assert_int_equal(ascii("--mode=handoff --kernel=k \"--module=\\boot\\m1,first module\" "
@@ -816,16 +832,10 @@ static void test_opts_modules_kaslr_and_wrong_restore(void **state)
 	assert_non_null(strstr(buf, " wrong-restore=1 kernel=k "));
 	assert_non_null(strstr(buf, " modules=2 kaslr=1"));
 
-	for (unsigned i = 0; i < OPTS_MODULES_MAX; i++)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "--module=m%u ", i);
-	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(repeated("--module=m", OPTS_MODULES_MAX, &o, err, sizeof(err)), OPTS_OK);
 	assert_int_equal(o.nmodules, OPTS_MODULES_MAX);
 	assert_string_equal(o.module[OPTS_MODULES_MAX - 1], "m15");
-	snprintf(line + n, sizeof(line) - n, "--module=one-too-many");
-	memset(&o, 0x55, sizeof(o));
-	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_ERROR);
-	assert_string_equal(err, "--module: at most 16 modules");
-	assert_defaults(&o);
+	one_too_many("--module=m", OPTS_MODULES_MAX, "--module: at most 16 modules");
 
 	/* as long as module[] holds (255 characters), and not one longer */
 	assert_int_equal(parse_long_value("module", 255, &o, err, sizeof(err)), OPTS_OK);
