@@ -5,6 +5,8 @@
 # tests/covers.sh): the ok/not ok counters, scratch(), tree_passes() and
 # check_refuses(), one judgement of one refusal, names(), one line looked for.
 
+# the top of the tree this file is in
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 pass=0 fail=0
 ok()     { pass=$((pass + 1)); echo "ok - $*"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }

@@ -20,9 +20,8 @@
 # Prints ok/not ok lines and "sizes: N passed, M failed".
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/refused.sh"     # sets $top
 check="$top/mk/check-size.py"
-. "$top/tests/refused.sh"
 
 scratch sizes
 
