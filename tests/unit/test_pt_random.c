@@ -911,19 +911,31 @@ static void run_random(const struct config *cfg)
 	ctx_free(c);
 }
 
-static void test_random_differential(void **state)
+/*
+ * A random run named @name at @levels levels in @frames frames: PTLAB_OPS
+ * (or the default) / @ops_div operations from PTLAB_SEED ^ @seed_xor, WC and
+ * WP available; with @injects, 50 in 1000 operations with an armed
+ * allocation failure and 5 in 100 calls with fl == NULL.
+ */
+static struct config random_cfg(const char *name, unsigned levels, uint64_t frames,
+				unsigned long ops_div, uint64_t seed_xor, bool injects)
 {
-	struct config cfg = {
-		.name = "4-level",
-		.levels = 4,
-		.frames = 8192,           /* 32 MiB */
-		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS),
-		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
+	return (struct config){
+		.name = name,
+		.levels = levels,
+		.frames = frames,
+		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS) / ops_div,
+		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED) ^ seed_xor,
 		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
 		.ptlab_pat = true,
-		.inject_per_1000 = 50,
-		.null_fl_per_100 = 5,
+		.inject_per_1000 = injects ? 50 : 0,
+		.null_fl_per_100 = injects ? 5 : 0,
 	};
+}
+
+static void test_random_differential(void **state)
+{
+	struct config cfg = random_cfg("4-level", 4, 8192 /* 32 MiB */, 1, 0, true);
 
 	(void)state;
 	run_random(&cfg);
@@ -931,36 +943,20 @@ static void test_random_differential(void **state)
 
 static void test_random_5level_default_pat(void **state)
 {
-	struct config cfg = {
-		.name = "5-level",
-		.levels = 5,
-		.frames = 8192,
-		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS) / 5,
-		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED) ^ 5,
-		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
-		.ptlab_pat = false,       /* WC and WP must be refused */
-		.inject_per_1000 = 50,
-		.null_fl_per_100 = 5,
-	};
+	struct config cfg = random_cfg("5-level", 5, 8192, 5, 5, true);
 
 	(void)state;
+	cfg.ptlab_pat = false;       /* WC and WP must be refused */
 	run_random(&cfg);
 }
 
 static void test_random_small_arena_runs_out(void **state)
 {
-	struct config cfg = {
-		.name = "small arena",
-		.levels = 4,
-		.frames = 24,             /* runs out by itself */
-		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS) / 10,
-		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED) ^ 24,
-		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
-		.ptlab_pat = true,
-		.snap_always = true,
-	};
+	/* 24 frames: it runs out by itself */
+	struct config cfg = random_cfg("small arena", 4, 24, 10, 24, false);
 
 	(void)state;
+	cfg.snap_always = true;
 	run_random(&cfg);
 }
 
