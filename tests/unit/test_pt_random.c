@@ -429,32 +429,22 @@ static void check_full(struct ctx *c)
 
 /* ---- running one operation ------------------------------------------------ */
 
-static int predict(const struct shadow *m, const struct op *op)
+/* @op on the model: what it would give (@apply false, @m unchanged), or done. */
+static int on_model(struct shadow *m, const struct op *op, bool apply)
 {
 	switch (op->kind) {
 	case OP_MAP:
-		return shadow_check_map(m, op->va, op->pa, op->len, op->flags);
+		return apply ? shadow_map(m, op->va, op->pa, op->len, op->flags) :
+			       shadow_check_map(m, op->va, op->pa, op->len, op->flags);
 	case OP_UNMAP:
-		return shadow_check_unmap(m, op->va, op->len, op->flags);
+		return apply ? shadow_unmap(m, op->va, op->len, op->flags) :
+			       shadow_check_unmap(m, op->va, op->len, op->flags);
 	case OP_PROTECT:
-		return shadow_check_protect(m, op->va, op->len, op->flags);
+		return apply ? shadow_protect(m, op->va, op->len, op->flags) :
+			       shadow_check_protect(m, op->va, op->len, op->flags);
 	case OP_REMAP:
-		return shadow_check_remap(m, op->va, op->len, op->pa, op->flags);
-	}
-	return PT_EINVAL;
-}
-
-static int apply_model(struct shadow *m, const struct op *op)
-{
-	switch (op->kind) {
-	case OP_MAP:
-		return shadow_map(m, op->va, op->pa, op->len, op->flags);
-	case OP_UNMAP:
-		return shadow_unmap(m, op->va, op->len, op->flags);
-	case OP_PROTECT:
-		return shadow_protect(m, op->va, op->len, op->flags);
-	case OP_REMAP:
-		return shadow_remap(m, op->va, op->len, op->pa, op->flags);
+		return apply ? shadow_remap(m, op->va, op->len, op->pa, op->flags) :
+			       shadow_check_remap(m, op->va, op->len, op->pa, op->flags);
 	}
 	return PT_EINVAL;
 }
@@ -487,7 +477,7 @@ static int run_op(struct ctx *c, const struct op *op, uint64_t inject_nth,
 	int want, got;
 
 	c->cur = op;
-	want = predict(&c->m, op);
+	want = on_model(&c->m, op, false);
 	snapped = want != PT_OK || inject_nth || c->cfg->snap_always;
 	if (snapped)
 		arena_snap_take(&snap, &c->a, &c->s);
@@ -519,7 +509,7 @@ static int run_op(struct ctx *c, const struct op *op, uint64_t inject_nth,
 	} else {
 		if (use_fl)
 			shadow_copy(&c->before, &c->m);
-		if (apply_model(&c->m, op) != PT_OK)
+		if (on_model(&c->m, op, true) != PT_OK)
 			mismatch(c, "model refused an operation it predicted to succeed");
 		if (use_fl)
 			check_flush(c, &c->fl);
@@ -888,7 +878,7 @@ static void run_random(const struct config *cfg)
 
 		gen_op(c, &op);
 		if (prng_below(&c->rng, 1000) < cfg->inject_per_1000 &&
-		    predict(&c->m, &op) == PT_OK) {
+		    on_model(&c->m, &op, false) == PT_OK) {
 			inject = 1 + prng_below(&c->rng, 3);
 			c->injected++;
 		}
