@@ -10,9 +10,8 @@
 # lines and "covers: N passed, M failed".
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/refused.sh"     # sets $top
 check="$top/tests/covers.py"
-. "$top/tests/refused.sh"
 
 scratch covers
 

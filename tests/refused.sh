@@ -3,8 +3,10 @@
 # Sourced by the suites that prove a checker refuses what it must
 # (tests/layers.sh, tests/interfaces.sh, tests/sizes.sh, tests/protocols.sh,
 # tests/covers.sh): the ok/not ok counters, scratch(), tree_passes() and
-# check_refuses(), one judgement of one refusal.
+# check_refuses(), one judgement of one refusal, names(), one line looked for.
 
+# the top of the tree this file is in
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 pass=0 fail=0
 ok()     { pass=$((pass + 1)); echo "ok - $*"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
@@ -25,6 +27,14 @@ check_refuses() {
 		not_ok "$what: refused, but '$needle' is not named:"
 		grep -A 3 '^not ok' "$out" | sed 's/^/# /'
 	fi
+}
+
+# names OUT REGEX WHAT: OUT has a line matching REGEX (grep's): one ok line
+# WHAT, or a not ok line with OUT's not ok lines as comments.
+names() {
+	grep -q -- "$2" "$1" && { ok "$3"; return; }
+	not_ok "$3: no line matches '$2':"
+	grep -A 8 '^not ok' "$1" | sed 's/^/# /'
 }
 
 # scratch NAME: $work, a private directory of this script's, removed when

@@ -20,9 +20,8 @@
 # Prints ok/not ok lines and "sizes: N passed, M failed".
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/refused.sh"     # sets $top
 check="$top/mk/check-size.py"
-. "$top/tests/refused.sh"
 
 scratch sizes
 
@@ -106,12 +105,8 @@ else
 fi
 grow_fn 1
 expect_fail "fmt_snprintf grown to 101 lines" "fmt_snprintf (efi/report/fmt.c:"
-if grep -q '^#   fmt_snprintf (efi/report/fmt.c:[0-9]*): 101 lines$' "$work/t.out"; then
-	ok "it is named with its file, its line and its 101 lines"
-else
-	not_ok "fmt_snprintf is not named with its size:"
-	grep -A 8 '^not ok - no function' "$work/t.out" | sed 's/^/# /'
-fi
+names "$work/t.out" '^#   fmt_snprintf (efi/report/fmt.c:[0-9]*): 101 lines$' \
+	"it is named with its file, its line and its 101 lines"
 
 # A new function with the brace on the declarator's line, an attribute first.
 fresh
@@ -166,12 +161,8 @@ fresh
 awk '/^static const struct ptlab_check global = \{/ { for (i = 0; i < 60; i++) print "/* moved */" } { print }' \
 	"$top/efi/checks/cpuchecks.c" >"$work/t/efi/checks/cpuchecks.c"
 expect_fail "the global pages entry 60 lines below its check" "efi/checks/cpuchecks.c:"
-if grep -q '^#   efi/checks/cpuchecks.c:[0-9]* global: check_global is [0-9]* lines away$' "$work/t.out"; then
-	ok "it is named with its entry, its function and the distance"
-else
-	not_ok "the moved entry is not named:"
-	grep -A 4 'registry entry' "$work/t.out" | sed 's/^/# /'
-fi
+names "$work/t.out" '^#   efi/checks/cpuchecks.c:[0-9]* global: check_global is [0-9]* lines away$' \
+	"it is named with its entry, its function and the distance"
 
 # A small tree within the limits passes, naming its largest file and longest function.
 rm -rf "$work/small"

@@ -148,14 +148,20 @@ uint64_t shadow_mapped_bytes(const struct shadow *m, uint64_t va, uint64_t len)
 	return model_mapped_bytes(&v, va, len);
 }
 
+/* Steps 1 and 2 of the documented order: @flags within @allowed, then the range. */
+static int check_args(const struct shadow *m, unsigned flags, unsigned allowed, uint64_t va,
+		      uint64_t len, bool has_pa, uint64_t pa)
+{
+	int err = check_flags(m, flags, allowed);
+
+	return err ? err : check_range(m, va, len, has_pa, pa);
+}
+
 int shadow_check_map(const struct shadow *m, uint64_t va, uint64_t pa,
 		     uint64_t len, unsigned flags)
 {
-	int err = check_flags(m, flags, PT_ATTR_MASK | PT_ALLOW_WX);
+	int err = check_args(m, flags, PT_ATTR_MASK | PT_ALLOW_WX, va, len, true, pa);
 
-	if (err)
-		return err;
-	err = check_range(m, va, len, true, pa);
 	if (err)
 		return err;
 	if (shadow_mapped_bytes(m, va, len))
@@ -174,41 +180,26 @@ static int check_holes(const struct shadow *m, uint64_t va, uint64_t len,
 int shadow_check_unmap(const struct shadow *m, uint64_t va, uint64_t len,
 		       unsigned opts)
 {
-	int err = check_flags(m, opts, PT_NOSPLIT | PT_SPARSE);
+	int err = check_args(m, opts, PT_NOSPLIT | PT_SPARSE, va, len, false, 0);
 
-	if (err)
-		return err;
-	err = check_range(m, va, len, false, 0);
-	if (err)
-		return err;
-	return check_holes(m, va, len, opts);
+	return err ? err : check_holes(m, va, len, opts);
 }
 
 int shadow_check_protect(const struct shadow *m, uint64_t va, uint64_t len,
 			 unsigned flags)
 {
-	int err = check_flags(m, flags,
-			      PT_ATTR_MASK | PT_ALLOW_WX | PT_NOSPLIT | PT_SPARSE);
+	int err = check_args(m, flags, PT_ATTR_MASK | PT_ALLOW_WX | PT_NOSPLIT | PT_SPARSE,
+			     va, len, false, 0);
 
-	if (err)
-		return err;
-	err = check_range(m, va, len, false, 0);
-	if (err)
-		return err;
-	return check_holes(m, va, len, flags);
+	return err ? err : check_holes(m, va, len, flags);
 }
 
 int shadow_check_remap(const struct shadow *m, uint64_t va, uint64_t len,
 		       uint64_t new_pa, unsigned opts)
 {
-	int err = check_flags(m, opts, PT_NOSPLIT | PT_SPARSE);
+	int err = check_args(m, opts, PT_NOSPLIT | PT_SPARSE, va, len, true, new_pa);
 
-	if (err)
-		return err;
-	err = check_range(m, va, len, true, new_pa);
-	if (err)
-		return err;
-	return check_holes(m, va, len, opts);
+	return err ? err : check_holes(m, va, len, opts);
 }
 
 /*

@@ -497,6 +497,11 @@ static struct pt_space *space_of(struct fx *f, const struct bcase *c, struct pt_
 	}
 }
 
+/* the MAXPHYADDR each V_MAXPHY_* variant gives */
+static const unsigned maxphy_of[] = {
+	[V_MAXPHY_0] = 0, [V_MAXPHY_31] = 31, [V_MAXPHY_53] = 53, [V_MAXPHY_64] = 64,
+};
+
 static void env_of(struct fx *f, enum variant v, struct pt_env *env)
 {
 	*env = f->a.env;
@@ -511,16 +516,10 @@ static void env_of(struct fx *f, enum variant v, struct pt_env *env)
 		env->phys_to_virt = NULL;
 		break;
 	case V_MAXPHY_0:
-		env->maxphyaddr = 0;
-		break;
 	case V_MAXPHY_31:
-		env->maxphyaddr = 31;
-		break;
 	case V_MAXPHY_53:
-		env->maxphyaddr = 53;
-		break;
 	case V_MAXPHY_64:
-		env->maxphyaddr = 64;
+		env->maxphyaddr = maxphy_of[v];
 		break;
 	case V_PAT_NO_WB:
 		for (unsigned i = 0; i < 8; i++)
@@ -784,10 +783,8 @@ static int run_plan_build(const struct bcase *c)
 		caps.levels = 6;
 		break;
 	case V_MAXPHY_31:
-		caps.maxphyaddr = 31;
-		break;
 	case V_MAXPHY_53:
-		caps.maxphyaddr = 53;
+		caps.maxphyaddr = maxphy_of[c->v];
 		break;
 	case V_ZERO_CAP_RANGE:
 		plan.entry = NULL;

@@ -13,16 +13,13 @@
 #include <string.h>
 
 #include "unit.h"
+#include "optsfx.h"
 
 #include "../../efi/report/fmt.h"
 #include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/loadopts.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/opts/usage.h"
-
-/* what the refusal of a stray word adds: how to quote through a boot manager */
-#define STRAY_HINT ": a value with blanks is one quoted word, \"--cmdline=a b\"; " \
-	"GRUB strips quotes: write '\"--cmdline=a b\"'"
 
 /* @s as UCS-2 bytes with a terminating NUL unit, as LoadOptions carry it. */
 static size_t ucs2_bytes(const char *s, uint8_t *out, size_t max)
@@ -43,14 +40,6 @@ static int boot(const char *s, bool shell, struct opts *o, char *err, size_t err
 	size_t n = ucs2_bytes(s, b, sizeof(b));
 
 	return opts_parse_boot_options(b, n, shell, o, err, errlen);
-}
-
-static void assert_defaults(const struct opts *o)
-{
-	struct opts d;
-
-	opts_defaults(&d);
-	assert_memory_equal(o, &d, sizeof(d));
 }
 
 static void test_uboot_bootargs_are_foreign(void **state)

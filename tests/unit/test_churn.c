@@ -489,13 +489,21 @@ static void assert_caught_at_injection(const struct sim *s, const char *what)
 
 /* ---- tests ---- */
 
-static void test_default_churn_passes(void **state)
+/* A simulation's room, freed by the test (too large for the stack). */
+static struct sim *sim_new(void)
 {
 	struct sim *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	return s;
+}
+
+static void test_default_churn_passes(void **state)
+{
+	struct sim *s = sim_new();
 	struct churn_stats st;
 
 	(void)state;
-	assert_non_null(s);
 	sim_init(s, 1, DEFAULT_OPS, OPTS_INJECT_NONE, false);
 	sim_run(s);
 	assert_churn_passed(s);
@@ -526,13 +534,12 @@ static int type_leaf(void *arg, const struct pt_leaf *l)
 
 static void test_memory_types_only_on_the_typed_window(void **state)
 {
-	struct sim *s = malloc(sizeof(*s));
+	struct sim *s = sim_new();
 	char fact[512];
 	uint64_t n[2] = { 0, 0 };
 	struct pt_leaf l;
 
 	(void)state;
-	assert_non_null(s);
 	sim_init(s, 3, SHORT_OPS, OPTS_INJECT_NONE, false);
 	churn_start(&s->p);
 	assert_int_equal(pt_translate(&s->p.build.space, PT_HHDM_BASE + s->p.data.typed_pa, &l), PT_ENOTMAPPED);
@@ -559,11 +566,10 @@ static void test_memory_types_only_on_the_typed_window(void **state)
 /* The audit sees a UC leaf on a data-area frame (the old churn's mistake). */
 static void test_memory_type_audit_catches_an_alias(void **state)
 {
-	struct sim *s = malloc(sizeof(*s));
+	struct sim *s = sim_new();
 	struct pt_flushlist fl;
 
 	(void)state;
-	assert_non_null(s);
 	sim_init(s, 5, 200, OPTS_INJECT_NONE, false);
 	churn_start(&s->p);
 	while (churn_running(&s->p))
@@ -586,11 +592,10 @@ static void test_memory_type_audit_catches_an_alias(void **state)
 
 static void test_seeds_differ_and_replay_exactly(void **state)
 {
-	struct sim *s = malloc(sizeof(*s));
+	struct sim *s = sim_new();
 	char first[REPORT_BYTES], f1[512], f2[512];
 
 	(void)state;
-	assert_non_null(s);
 	sim_init(s, 1, SHORT_OPS, OPTS_INJECT_NONE, false);
 	sim_run(s);
 	assert_churn_passed(s);
@@ -623,11 +628,10 @@ static void test_injected_damage_is_caught(void **state)
 		{ OPTS_INJECT_WRONG_FRAME, "# inject: wrong-frame at 0x" },
 		{ OPTS_INJECT_NX_CLEARED, "# inject: nx-cleared at 0x" },
 	};
-	struct sim *s = malloc(sizeof(*s));
+	struct sim *s = sim_new();
 	struct churn_stats st;
 
 	(void)state;
-	assert_non_null(s);
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (unsigned tlb_on = 0; tlb_on < 2; tlb_on++) {
 			sim_init(s, 1, SHORT_OPS, cases[i].inject, tlb_on);
@@ -643,11 +647,9 @@ static void test_injected_damage_is_caught(void **state)
 
 static void test_missing_invlpg_needs_a_tlb(void **state)
 {
-	struct sim *s = malloc(sizeof(*s));
+	struct sim *s = sim_new();
 
 	(void)state;
-	assert_non_null(s);
-
 	/* every access walks the tables: the missing invalidation is invisible */
 	sim_init(s, 1, SHORT_OPS, OPTS_INJECT_MISSING_INVLPG, false);
 	sim_run(s);
@@ -672,11 +674,10 @@ static void test_missing_invlpg_needs_a_tlb(void **state)
  */
 static void test_enomem_is_refused_only_when_expected(void **state)
 {
-	struct sim *s = malloc(sizeof(*s));
+	struct sim *s = sim_new();
 	char fact[512];
 
 	(void)state;
-	assert_non_null(s);
 	for (unsigned asked = 0; asked < 2; asked++) {
 		sim_init(s, 1, SHORT_OPS, OPTS_INJECT_NONE, false);
 		s->p.opts.fail_alloc = asked ? 3 : 0;
@@ -707,10 +708,9 @@ static void test_enomem_is_refused_only_when_expected(void **state)
 
 static void test_churn_passes_with_a_tlb(void **state)
 {
-	struct sim *s = malloc(sizeof(*s));
+	struct sim *s = sim_new();
 
 	(void)state;
-	assert_non_null(s);
 	for (uint64_t seed = 1; seed <= 2; seed++) {
 		sim_init(s, seed, DEFAULT_OPS, OPTS_INJECT_NONE, true);
 		sim_run(s);

@@ -30,12 +30,20 @@ static void test_every_code_has_its_own_name(void **state)
 
 static void test_names_match_the_enum_spelling(void **state)
 {
+	/* the enum's spelling, taken by the preprocessor from the code itself */
+#define SPELT(code) { code, #code }
+	static const struct {
+		int code;
+		const char *name;
+	} spelt[] = { SPELT(PT_OK), SPELT(PT_ENOMEM), SPELT(PT_EFRAME), SPELT(PT_EMAPBAD),
+		      SPELT(PT_ECORRUPT) };
+#undef SPELT
+
 	(void)state;
-	assert_string_equal(pt_strerror(PT_OK), "PT_OK");
-	assert_string_equal(pt_strerror(PT_ENOMEM), "PT_ENOMEM");
-	assert_string_equal(pt_strerror(PT_EFRAME), "PT_EFRAME");
-	assert_string_equal(pt_strerror(PT_EMAPBAD), "PT_EMAPBAD");
-	assert_string_equal(pt_strerror(PT_ECORRUPT), "PT_ECORRUPT");
+	for (unsigned i = 0; i < sizeof(spelt) / sizeof(spelt[0]); i++)
+		if (strcmp(pt_strerror(spelt[i].code), spelt[i].name) != 0)
+			fail_msg("pt_strerror(%d) is \"%s\", not \"%s\"", spelt[i].code,
+				 pt_strerror(spelt[i].code), spelt[i].name);
 }
 
 static void test_unknown_code_names_a_placeholder_and_is_stable(void **state)

@@ -334,24 +334,33 @@ static void test_limine_elf_refusals_of_the_header(void **state)
 
 static void test_limine_elf_refusals_of_segments(void **state)
 {
+	/* one field of one segment of the executable changed, in a file of file_len bytes */
+	static const struct {
+		unsigned seg;
+		size_t field;
+		uint64_t value, file_len;
+		const char *why;
+	} one[] = {
+		{ 1, offsetof(struct ph, filesz), 0x900, 0x2800,
+		  "segment 1: file bytes [0x2000, +0x900) past the end of the file" },
+		{ 1, offsetof(struct ph, memsz), 0x700, 0x2800,
+		  "segment 1: p_filesz 0x800 > p_memsz 0x700" },
+		/* runs into the data segment */
+		{ 0, offsetof(struct ph, memsz), 0x2001, 0x2800, "overlapping segments" },
+		{ 0, offsetof(struct ph, align), 0x3000, 0x2800, "not a power of two" },
+		/* va and offset disagree modulo 4 KiB */
+		{ 1, offsetof(struct ph, off), 0x2100, 0x2900, "differ modulo p_align" },
+	};
 	struct lm_elf e;
 	struct ph p[2];
 
 	(void)state;
-	memcpy(p, exec_ph, sizeof(p));
-	p[1].filesz = 0x900;                    /* file is 0x2800 bytes */
-	build(&kf, 2, MIN_VA, p, 2, 0x2800);
-	refused(&kf, 0, 0, "segment 1: file bytes [0x2000, +0x900) past the end of the file");
-
-	memcpy(p, exec_ph, sizeof(p));
-	p[1].memsz = 0x700;
-	build(&kf, 2, MIN_VA, p, 2, 0x2800);
-	refused(&kf, 0, 0, "segment 1: p_filesz 0x800 > p_memsz 0x700");
-
-	memcpy(p, exec_ph, sizeof(p));
-	p[0].memsz = 0x2001;                    /* runs into the data segment */
-	build(&kf, 2, MIN_VA, p, 2, 0x2800);
-	refused(&kf, 0, 0, "overlapping segments");
+	for (unsigned i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		memcpy(p, exec_ph, sizeof(p));
+		memcpy((uint8_t *)&p[one[i].seg] + one[i].field, &one[i].value, sizeof(uint64_t));
+		build(&kf, 2, MIN_VA, p, 2, one[i].file_len);
+		refused(&kf, 0, 0, one[i].why);
+	}
 
 	memcpy(p, exec_ph, sizeof(p));
 	p[0].filesz = p[0].memsz = 0x1400;      /* RX up to 0x...1400 */
@@ -360,16 +369,6 @@ static void test_limine_elf_refusals_of_segments(void **state)
 	p[1].align = 0x800;
 	build(&kf, 2, MIN_VA, p, 2, 0x2800);
 	refused(&kf, 0, 0, "share the page at 0xffffffff80001000");
-
-	memcpy(p, exec_ph, sizeof(p));
-	p[0].align = 0x3000;
-	build(&kf, 2, MIN_VA, p, 2, 0x2800);
-	refused(&kf, 0, 0, "not a power of two");
-
-	memcpy(p, exec_ph, sizeof(p));
-	p[1].off = 0x2100;                      /* va and offset disagree modulo 4 KiB */
-	build(&kf, 2, MIN_VA, p, 2, 0x2900);
-	refused(&kf, 0, 0, "differ modulo p_align");
 
 	/* p_align 0, 1 or below a page (0x100 divides the offsets' difference): still the page */
 	for (uint64_t a = 0; a <= 0x100; a = a ? a * 2 : 1) {

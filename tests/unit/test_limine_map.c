@@ -228,28 +228,17 @@ static void sample(const char *name)
 			assert_true(out[i].length == 0x124000);
 }
 
-static void test_limine_map_ovmf_256m(void **state)
+/* OVMF's maps at 256 MiB to 16 GiB, each named before it runs (a failure follows its name) */
+static void test_limine_map_ovmf_samples(void **state)
 {
-	(void)state;
-	sample("ovmf-256M.bin");
-}
+	static const char *const file[] = { "ovmf-256M.bin", "ovmf-2G.bin", "ovmf-8G.bin",
+					     "ovmf-16G.bin" };
 
-static void test_limine_map_ovmf_2g(void **state)
-{
 	(void)state;
-	sample("ovmf-2G.bin");
-}
-
-static void test_limine_map_ovmf_8g(void **state)
-{
-	(void)state;
-	sample("ovmf-8G.bin");
-}
-
-static void test_limine_map_ovmf_16g(void **state)
-{
-	(void)state;
-	sample("ovmf-16G.bin");
+	for (unsigned i = 0; i < sizeof(file) / sizeof(file[0]); i++) {
+		print_message("sample %s\n", file[i]);
+		sample(file[i]);
+	}
 }
 
 static void test_limine_map_quirks_map_alone(void **state)
@@ -382,10 +371,7 @@ static void test_limine_map_hhdm_per_revision(void **state)
 }
 
 UNIT_MAIN(
-	cmocka_unit_test(test_limine_map_ovmf_256m),
-	cmocka_unit_test(test_limine_map_ovmf_2g),
-	cmocka_unit_test(test_limine_map_ovmf_8g),
-	cmocka_unit_test(test_limine_map_ovmf_16g),
+	cmocka_unit_test(test_limine_map_ovmf_samples),
 	cmocka_unit_test(test_limine_map_quirks_map_alone),
 	cmocka_unit_test(test_limine_map_page_0_never_usable),
 	cmocka_unit_test(test_limine_map_refusals),

@@ -8,15 +8,11 @@
  * that asks for nothing getting no response buffer (and its base revision
  * tag still answered), a refusal for lack of memory naming what.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../../efi/limine/limine.h"
 #include "../../efi/limine/lmplace.h"
@@ -124,26 +120,36 @@ static void test_limine_place_stack_bounds(void **state)
 
 static struct lm_cpu_in cpus[2] = { { 0, 0 }, { 1, 1 } };
 
-static void machine(struct lm_machine *m)
+static struct seam s;
+static const struct lm_pages pg = { &s, s_alloc, s_at };
+
+static struct lm_place pl;
+static struct lm_machine m;
+
+/* The placement of @ncpu CPUs, its machine, and the seam's RAM fresh: 1 GiB from 1 MiB. */
+static void fresh(unsigned ncpu, uint64_t kfile_len, unsigned map_cap)
 {
-	*m = (struct lm_machine){ .name = "ptlab", .version = "1", .hhdm = 0xffff800000000000,
-				  .cpu = cpus, .ncpu = 2, .kernel = { .path = "/k" } };
+	pl = (struct lm_place){ .ram = GIB, .ncpu = ncpu, .kfile_len = kfile_len,
+				.gdt_head = 120, .park_bytes = 64, .map_cap = map_cap };
+	m = (struct lm_machine){ .name = "ptlab", .version = "1", .hhdm = 0xffff800000000000,
+				 .cpu = cpus, .ncpu = ncpu, .kernel = { .path = "/k" } };
+	s = (struct seam){ .next = MIB, .left = GIB };
+}
+
+/* lm_place of @r on the placement and machine above */
+static int place(const struct lm_requests *r)
+{
+	return lm_place(&pg, r, &m, &pl, why, sizeof(why));
 }
 
 static void test_limine_place_allocations(void **state)
 {
-	static struct seam s;
-	const struct lm_pages pg = { &s, s_alloc, s_at };
 	struct lm_requests r = stack_req(0x20000);
-	struct lm_place pl = { .ram = GIB, .ncpu = 2, .kfile_len = 0x1234, .gdt_head = 120,
-			       .park_bytes = 64, .map_cap = 100 };
-	struct lm_machine m;
 
 	(void)state;
-	s = (struct seam){ .next = MIB, .left = GIB };
+	fresh(2, 0x1234, 100);
 	r.have |= 1u << LM_REQ_HHDM | 1u << LM_REQ_MEMMAP;
-	machine(&m);
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_OK);
+	assert_int_equal(place(&r), LM_PLACE_OK);
 	/* the file's copy, the stacks, the GDT, the map, the responses: in that order, each its size */
 	assert_int_equal(s.n, 5);
 	assert_true(pl.kfile_pa == s.pa[0] && s.bytes[0] == 0x2000);
@@ -161,21 +167,14 @@ static void test_limine_place_allocations(void **state)
 
 static void test_limine_place_no_request_no_buffer(void **state)
 {
-	static struct seam s;
 	static uint8_t img[0x100];
-	const struct lm_pages pg = { &s, s_alloc, s_at };
 	struct lm_requests r;
-	struct lm_place pl = { .ram = GIB, .ncpu = 1, .kfile_len = 0x1000, .gdt_head = 120,
-			       .park_bytes = 64, .map_cap = 16 };
-	struct lm_machine m;
 	struct lm_answer a;
 
 	(void)state;
-	s = (struct seam){ .next = MIB, .left = GIB };
+	fresh(1, 0x1000, 16);
 	memset(&r, 0, sizeof(r));
-	machine(&m);
-	m.ncpu = 1;
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_OK);
+	assert_int_equal(place(&r), LM_PLACE_OK);
 	assert_int_equal(s.n, 4);
 	assert_true(pl.resp_len == 0 && pl.resp_pa == 0 && pl.answer.used == 0);
 	assert_true(pl.stack_bytes == LM_STACK_DEFAULT && pl.stacks_len == 2 * LM_STACK_DEFAULT);
@@ -200,43 +199,30 @@ static void test_limine_place_no_request_no_buffer(void **state)
 
 static void test_limine_place_refusals(void **state)
 {
-	static struct seam s;
-	const struct lm_pages pg = { &s, s_alloc, s_at };
 	struct lm_requests r = stack_req(0x8000000000001000);
-	struct lm_place pl = { .ram = GIB, .ncpu = 1, .kfile_len = 0x1000, .gdt_head = 120,
-			       .park_bytes = 64, .map_cap = 16 };
-	struct lm_machine m;
 
 	(void)state;
-	machine(&m);
-	m.ncpu = 1;
 	/* a stack beyond the bounds: refused before any page is taken */
-	s = (struct seam){ .next = MIB, .left = GIB };
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_REFUSED);
+	fresh(1, 0x1000, 16);
+	assert_int_equal(place(&r), LM_PLACE_REFUSED);
 	assert_int_equal(s.n, 0);
 	assert_non_null(strstr(why, "stack size request 0x8000000000001000"));
 	/* no CPU, or more than the protocol's responses hold */
 	r = stack_req(0);
 	pl.ncpu = 0;
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_REFUSED);
+	assert_int_equal(place(&r), LM_PLACE_REFUSED);
 	pl.ncpu = LM_MAX_CPUS + 1;
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_REFUSED);
+	assert_int_equal(place(&r), LM_PLACE_REFUSED);
 	assert_int_equal(s.n, 0);
 	/* legal, but the RAM has room for the file's copy and not the stacks: named */
 	pl.ncpu = 1;
 	s = (struct seam){ .next = MIB, .left = 0x1000 + LM_STACK_DEFAULT };
-	assert_int_equal(lm_place(&pg, &r, &m, &pl, why, sizeof(why)), LM_PLACE_NOMEM);
+	assert_int_equal(place(&r), LM_PLACE_NOMEM);
 	assert_string_equal(why, "no memory for the stacks (0x20000 bytes)");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limine_place_stack_bounds),
-		cmocka_unit_test(test_limine_place_allocations),
-		cmocka_unit_test(test_limine_place_no_request_no_buffer),
-		cmocka_unit_test(test_limine_place_refusals),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_limine_place_stack_bounds),
+	cmocka_unit_test(test_limine_place_allocations),
+	cmocka_unit_test(test_limine_place_no_request_no_buffer),
+	cmocka_unit_test(test_limine_place_refusals))

@@ -11,14 +11,10 @@
  * attributes back; a refusal puts back what was changed; bad input changes
  * nothing.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
 
 #include <ptlab/pte.h>
 
@@ -247,16 +243,10 @@ static void test_slots_run_out_cleanly(void **state)
 	assert_false(fake.wx_seen);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_absent_asks_nothing, setup),
-		cmocka_unit_test_setup(test_made_rx_then_given_back, setup),
-		cmocka_unit_test_setup(test_read_only_before_stays_read_only, setup),
-		cmocka_unit_test_setup(test_refusal_puts_back, setup),
-		cmocka_unit_test_setup(test_bad_input_changes_nothing, setup),
-		cmocka_unit_test_setup(test_slots_run_out_cleanly, setup),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test_setup(test_absent_asks_nothing, setup),
+	cmocka_unit_test_setup(test_made_rx_then_given_back, setup),
+	cmocka_unit_test_setup(test_read_only_before_stays_read_only, setup),
+	cmocka_unit_test_setup(test_refusal_puts_back, setup),
+	cmocka_unit_test_setup(test_bad_input_changes_nothing, setup),
+	cmocka_unit_test_setup(test_slots_run_out_cleanly, setup))

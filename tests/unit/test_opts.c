@@ -13,43 +13,13 @@
 #include <string.h>
 
 #include "unit.h"
+#include "optsfx.h"
 
 #include "../../efi/report/fmt.h"
 #include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/loadopts.h"
 #include "../../efi/opts/opts.h"
 #include "../../efi/opts/usage.h"
-
-/* what the refusal of a stray word adds: how to quote through a boot manager */
-#define STRAY_HINT ": a value with blanks is one quoted word, \"--cmdline=a b\"; " \
-	"GRUB strips quotes: write '\"--cmdline=a b\"'"
-
-/* ASCII → UCS-2 with the terminating NUL, as LoadOptions carries it. */
-static size_t ucs2(const char *s, uint16_t *out, size_t max)
-{
-	size_t n = strlen(s);
-
-	assert_true(n + 1 <= max);
-	for (size_t i = 0; i <= n; i++)
-		out[i] = (uint8_t)s[i];
-	return n + 1;
-}
-
-static int parse_cmdline(const char *s, struct opts *o, char *err, size_t errlen)
-{
-	uint16_t w[512];
-	size_t n = ucs2(s, w, 512);
-
-	return opts_parse_ucs2(w, n, o, err, errlen);
-}
-
-static void assert_defaults(const struct opts *o)
-{
-	struct opts d;
-
-	opts_defaults(&d);
-	assert_memory_equal(o, &d, sizeof(d));
-}
 
 static void test_opts_defaults(void **state)
 {
@@ -604,11 +574,6 @@ static void test_opts_usage_and_describe(void **state)
 /* ---- --kernel, --initrd, --cmdline --------------------------------------- */
 
 /* opts_parse_ascii() on a C string. */
-static int ascii(const char *s, struct opts *o, char *err, size_t errlen)
-{
-	return opts_parse_ascii(s, strlen(s), o, err, errlen);
-}
-
 #define DEFAULT_DESCRIBE "seed=0x1 iterations=20000 end=wait mode=firmware dump-memmap=0 dump=0 " \
 	"hold=0 inject=none fail-alloc=0 timeout=0 fragment=0 raise=none levels=firmware " \
 	"serial=auto wrong-restore=0"
@@ -805,12 +770,35 @@ static void test_opts_describe_longest_kernel_line_cut_at_the_buffer(void **stat
 	assert_memory_equal(cut, full, 63);
 }
 
+/* @times words "@word0 @word1 ...", parsed as \ptlab.cfg gives them. */
+static int repeated(const char *word, unsigned times, struct opts *o, char *err, size_t errlen)
+{
+	char line[4096] = "";
+	size_t n = 0;
+
+	for (unsigned i = 0; i < times; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%u ", word, i);
+	assert_true(n < sizeof(line));
+	return ascii(line, o, err, errlen);
+}
+
+/* @max + 1 words @word: refused with @why, the options left at their defaults. */
+static void one_too_many(const char *word, unsigned max, const char *why)
+{
+	struct opts o;
+	char err[128] = "";
+
+	memset(&o, 0x55, sizeof(o));
+	assert_int_equal(repeated(word, max + 1, &o, err, sizeof(err)), OPTS_ERROR);
+	assert_string_equal(err, why);
+	assert_defaults(&o);
+}
+
 /* --initrd repeats: every path kept in order, up to OPTS_INITRD_MAX; describe lists them. */
 static void test_opts_initrd_repeatable_in_order(void **state)
 {
 	struct opts o;
-	char err[128] = "", line[2048], buf[4096];
-	size_t n = 0;
+	char err[128] = "", buf[4096];
 
 	(void)state;
 	assert_int_equal(ascii("--mode=handoff --kernel=k --initrd=\\boot\\ucode.img "
@@ -820,24 +808,17 @@ static void test_opts_initrd_repeatable_in_order(void **state)
 	assert_string_equal(o.initrd[1], "\\boot\\initrd.img");
 	opts_describe(&o, buf, sizeof(buf));
 	assert_non_null(strstr(buf, " initrd=\\boot\\ucode.img,\\boot\\initrd.img cmdline="));
-	for (unsigned i = 0; i < OPTS_INITRD_MAX; i++)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "--initrd=r%u ", i);
-	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(repeated("--initrd=r", OPTS_INITRD_MAX, &o, err, sizeof(err)), OPTS_OK);
 	assert_int_equal(o.ninitrd, OPTS_INITRD_MAX);
 	assert_string_equal(o.initrd[OPTS_INITRD_MAX - 1], "r7");
-	snprintf(line + n, sizeof(line) - n, "--initrd=one-too-many");
-	memset(&o, 0x55, sizeof(o));
-	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_ERROR);
-	assert_string_equal(err, "--initrd: more than 8");
-	assert_defaults(&o);
+	one_too_many("--initrd=r", OPTS_INITRD_MAX, "--initrd: more than 8");
 }
 
 /* --module repeats up to OPTS_MODULES_MAX, each value kept as given; --kaslr and --wrong-restore are flags. */
 static void test_opts_modules_kaslr_and_wrong_restore(void **state)
 {
 	struct opts o;
-	char err[128] = "", line[4096], buf[2048];
-	size_t n = 0;
+	char err[128] = "", buf[2048];
 
 	(void)state;
 	assert_int_equal(ascii("--mode=handoff --kernel=k \"--module=\\boot\\m1,first module\" "
@@ -851,16 +832,10 @@ static void test_opts_modules_kaslr_and_wrong_restore(void **state)
 	assert_non_null(strstr(buf, " wrong-restore=1 kernel=k "));
 	assert_non_null(strstr(buf, " modules=2 kaslr=1"));
 
-	for (unsigned i = 0; i < OPTS_MODULES_MAX; i++)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "--module=m%u ", i);
-	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(repeated("--module=m", OPTS_MODULES_MAX, &o, err, sizeof(err)), OPTS_OK);
 	assert_int_equal(o.nmodules, OPTS_MODULES_MAX);
 	assert_string_equal(o.module[OPTS_MODULES_MAX - 1], "m15");
-	snprintf(line + n, sizeof(line) - n, "--module=one-too-many");
-	memset(&o, 0x55, sizeof(o));
-	assert_int_equal(ascii(line, &o, err, sizeof(err)), OPTS_ERROR);
-	assert_string_equal(err, "--module: at most 16 modules");
-	assert_defaults(&o);
+	one_too_many("--module=m", OPTS_MODULES_MAX, "--module: at most 16 modules");
 
 	/* as long as module[] holds (255 characters), and not one longer */
 	assert_int_equal(parse_long_value("module", 255, &o, err, sizeof(err)), OPTS_OK);

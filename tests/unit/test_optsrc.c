@@ -6,44 +6,16 @@
  * padded with NULs (cfgfile.c) - and whether a run that runs nothing
  * waits for a key (loadopts.c), wherever its --help came from.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit.h"
+#include "optsfx.h"
 
 #include "../../efi/opts/cfgfile.h"
 #include "../../efi/opts/loadopts.h"
 #include "../../efi/opts/opts.h"
-
-static int cfg(const char *s, struct opts *o, char *err, size_t errlen)
-{
-	return opts_parse_ascii(s, strlen(s), o, err, errlen);
-}
-
-/* ASCII → UCS-2 with its NUL, as a shell passes LoadOptions. */
-static int shell_line(const char *s, struct opts *o, char *err, size_t errlen)
-{
-	uint16_t w[256];
-	size_t n = strlen(s);
-
-	assert_true(n < 256);
-	for (size_t i = 0; i <= n; i++)
-		w[i] = (uint8_t)s[i];
-	return opts_parse_ucs2(w, n + 1, o, err, errlen);
-}
-
-static void assert_defaults(const struct opts *o)
-{
-	struct opts d;
-
-	opts_defaults(&d);
-	assert_memory_equal(o, &d, sizeof(d));
-}
 
 /* Every single-valued option given twice: refused, both words named, nothing kept. */
 static void test_single_valued_option_twice_refused(void **state)
@@ -75,18 +47,18 @@ static void test_single_valued_option_twice_refused(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		err[0] = '\0';
-		assert_int_equal(cfg(cases[i].line, &o, err, sizeof(err)), OPTS_ERROR);
+		assert_int_equal(ascii(cases[i].line, &o, err, sizeof(err)), OPTS_ERROR);
 		assert_string_equal(err, cases[i].err);
 		assert_defaults(&o);
 		/* the same from a shell's command line (argv[0] first) */
 		char line[200];
 
 		snprintf(line, sizeof(line), "ptlab.efi %s", cases[i].line);
-		assert_int_equal(shell_line(line, &o, err, sizeof(err)), OPTS_ERROR);
+		assert_int_equal(parse_cmdline(line, &o, err, sizeof(err)), OPTS_ERROR);
 		assert_string_equal(err, cases[i].err);
 	}
 	/* every option of the table that takes a value, once each, is accepted */
-	assert_int_equal(cfg("--levels=5 --end=qemu --seed=3 --iterations=9 --dump=ranges "
+	assert_int_equal(ascii("--levels=5 --end=qemu --seed=3 --iterations=9 --dump=ranges "
 			     "--mode=handoff --kernel=\\k --cmdline=c --serial=on", &o, err,
 			     sizeof(err)), OPTS_OK);
 	assert_int_equal(o.levels, 5);
@@ -100,7 +72,7 @@ static void test_repeatable_options_stay_repeatable(void **state)
 	char err[300] = "";
 
 	(void)state;
-	assert_int_equal(cfg("--kernel=\\k --initrd=\\a --initrd=\\b --module=\\m1 --module=\\m2 "
+	assert_int_equal(ascii("--kernel=\\k --initrd=\\a --initrd=\\b --module=\\m1 --module=\\m2 "
 			     "--inject=wrong-frame --inject=nx-cleared --hold --hold", &o, err,
 			     sizeof(err)), OPTS_OK);
 	assert_int_equal(o.ninitrd, 2);
@@ -110,10 +82,10 @@ static void test_repeatable_options_stay_repeatable(void **state)
 	assert_true(opts_injected(&o, OPTS_INJECT_NX_CLEARED));
 	assert_true(o.hold);
 	/* a refusal of another option still names that option, not a repeat */
-	assert_int_equal(cfg("--levels=6", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_int_equal(ascii("--levels=6", &o, err, sizeof(err)), OPTS_ERROR);
 	assert_string_equal(err, "--levels needs one of 4|5");
 	/* "--dump-memmap" is not "--dump" given again */
-	assert_int_equal(cfg("--dump --dump-memmap --dump-firmware=leaves", &o, err, sizeof(err)),
+	assert_int_equal(ascii("--dump --dump-memmap --dump-firmware=leaves", &o, err, sizeof(err)),
 			 OPTS_OK);
 	assert_int_equal(o.dump, OPTS_DUMP_LEAVES);
 	assert_true(o.dump_memmap);
@@ -159,7 +131,7 @@ static void test_help_waits_as_a_refusal_does(void **state)
 	char err[200] = "";
 
 	(void)state;
-	assert_int_equal(cfg("--help\n", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(ascii("--help\n", &o, err, sizeof(err)), OPTS_OK);
 	assert_true(o.help);
 	assert_true(opts_stop_waits(&o, false, false));
 	assert_false(opts_stop_waits(&o, false, true));
@@ -168,21 +140,15 @@ static void test_help_waits_as_a_refusal_does(void **state)
 	assert_true(o.help);
 	assert_true(opts_stop_waits(&o, false, false));
 	/* a refusal waits the same way; a run that goes on does not stop */
-	assert_int_equal(cfg("--levels=9\n", &o, err, sizeof(err)), OPTS_ERROR);
+	assert_int_equal(ascii("--levels=9\n", &o, err, sizeof(err)), OPTS_ERROR);
 	assert_true(opts_stop_waits(&o, true, false));
 	assert_false(opts_stop_waits(&o, true, true));
-	assert_int_equal(cfg("--seed=2\n", &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(ascii("--seed=2\n", &o, err, sizeof(err)), OPTS_OK);
 	assert_false(opts_stop_waits(&o, false, false));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_single_valued_option_twice_refused),
-		cmocka_unit_test(test_repeatable_options_stay_repeatable),
-		cmocka_unit_test(test_nul_padded_cfg_refused_with_a_hint),
-		cmocka_unit_test(test_help_waits_as_a_refusal_does),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_single_valued_option_twice_refused),
+	cmocka_unit_test(test_repeatable_options_stay_repeatable),
+	cmocka_unit_test(test_nul_padded_cfg_refused_with_a_hint),
+	cmocka_unit_test(test_help_waits_as_a_refusal_does))

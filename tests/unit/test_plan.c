@@ -578,6 +578,17 @@ static void test_memory_above_2_47_is_left_out_with_quirk(void **state)
 	assert_int_equal(x.plan.quirks, 0);
 }
 
+/* @x: OVMF's, with MAXPHYADDR @maxphy and the @n ranges @r as its map, planned with no image: @quirk noted. */
+static void plan_quirk(struct plan_fx *x, const struct pt_mem_range *r, unsigned n,
+		       unsigned maxphy, unsigned quirk)
+{
+	plan_fx_ovmf(x, true, 4);
+	x->caps.maxphyaddr = maxphy;
+	plan_fx_map(x, r, n);
+	assert_int_equal(pt_plan_build(&x->map, NULL, &x->caps, &x->plan), PT_OK);
+	assert_true(x->plan.quirks & (1u << quirk));
+}
+
 static void test_hhdm_stops_below_image_window(void **state)
 {
 	const uint64_t lim = PT_IMAGE_BASE - PT_HHDM_BASE;
@@ -588,11 +599,7 @@ static void test_hhdm_stops_below_image_window(void **state)
 	const struct pt_plan_entry *e;
 
 	(void)state;
-	plan_fx_ovmf(&x, true, 4);
-	x.caps.maxphyaddr = 52;
-	plan_fx_map(&x, r, NR(r));
-	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
-	assert_true(x.plan.quirks & (1u << PT_QUIRK_ABOVE_IDENTITY));
+	plan_quirk(&x, r, NR(r), 52, PT_QUIRK_ABOVE_IDENTITY);
 	e = pt_plan_find(&x.plan, PT_HHDM_BASE + lim - K4);
 	assert_non_null(e);
 	assert_int_equal(e->va + e->len, PT_IMAGE_BASE);
@@ -663,11 +670,7 @@ static void test_ranges_above_maxphyaddr_are_cut_with_quirk(void **state)
 	struct plan_fx x;
 
 	(void)state;
-	plan_fx_ovmf(&x, true, 4);
-	x.caps.maxphyaddr = 36;
-	plan_fx_map(&x, r, NR(r));
-	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);
-	assert_true(x.plan.quirks & (1u << PT_QUIRK_ABOVE_MAXPHYS));
+	plan_quirk(&x, r, NR(r), 36, PT_QUIRK_ABOVE_MAXPHYS);
 	assert_null(pt_plan_find(&x.plan, UINT64_C(1) << 36));
 	assert_null(pt_plan_find(&x.plan, PT_HHDM_BASE + (UINT64_C(1) << 36)));
 	assert_int_equal(x.plan.identity_bytes, 0x100000 + M2);

@@ -429,32 +429,22 @@ static void check_full(struct ctx *c)
 
 /* ---- running one operation ------------------------------------------------ */
 
-static int predict(const struct shadow *m, const struct op *op)
+/* @op on the model: what it would give (@apply false, @m unchanged), or done. */
+static int on_model(struct shadow *m, const struct op *op, bool apply)
 {
 	switch (op->kind) {
 	case OP_MAP:
-		return shadow_check_map(m, op->va, op->pa, op->len, op->flags);
+		return apply ? shadow_map(m, op->va, op->pa, op->len, op->flags) :
+			       shadow_check_map(m, op->va, op->pa, op->len, op->flags);
 	case OP_UNMAP:
-		return shadow_check_unmap(m, op->va, op->len, op->flags);
+		return apply ? shadow_unmap(m, op->va, op->len, op->flags) :
+			       shadow_check_unmap(m, op->va, op->len, op->flags);
 	case OP_PROTECT:
-		return shadow_check_protect(m, op->va, op->len, op->flags);
+		return apply ? shadow_protect(m, op->va, op->len, op->flags) :
+			       shadow_check_protect(m, op->va, op->len, op->flags);
 	case OP_REMAP:
-		return shadow_check_remap(m, op->va, op->len, op->pa, op->flags);
-	}
-	return PT_EINVAL;
-}
-
-static int apply_model(struct shadow *m, const struct op *op)
-{
-	switch (op->kind) {
-	case OP_MAP:
-		return shadow_map(m, op->va, op->pa, op->len, op->flags);
-	case OP_UNMAP:
-		return shadow_unmap(m, op->va, op->len, op->flags);
-	case OP_PROTECT:
-		return shadow_protect(m, op->va, op->len, op->flags);
-	case OP_REMAP:
-		return shadow_remap(m, op->va, op->len, op->pa, op->flags);
+		return apply ? shadow_remap(m, op->va, op->len, op->pa, op->flags) :
+			       shadow_check_remap(m, op->va, op->len, op->pa, op->flags);
 	}
 	return PT_EINVAL;
 }
@@ -487,7 +477,7 @@ static int run_op(struct ctx *c, const struct op *op, uint64_t inject_nth,
 	int want, got;
 
 	c->cur = op;
-	want = predict(&c->m, op);
+	want = on_model(&c->m, op, false);
 	snapped = want != PT_OK || inject_nth || c->cfg->snap_always;
 	if (snapped)
 		arena_snap_take(&snap, &c->a, &c->s);
@@ -519,7 +509,7 @@ static int run_op(struct ctx *c, const struct op *op, uint64_t inject_nth,
 	} else {
 		if (use_fl)
 			shadow_copy(&c->before, &c->m);
-		if (apply_model(&c->m, op) != PT_OK)
+		if (on_model(&c->m, op, true) != PT_OK)
 			mismatch(c, "model refused an operation it predicted to succeed");
 		if (use_fl)
 			check_flush(c, &c->fl);
@@ -888,7 +878,7 @@ static void run_random(const struct config *cfg)
 
 		gen_op(c, &op);
 		if (prng_below(&c->rng, 1000) < cfg->inject_per_1000 &&
-		    predict(&c->m, &op) == PT_OK) {
+		    on_model(&c->m, &op, false) == PT_OK) {
 			inject = 1 + prng_below(&c->rng, 3);
 			c->injected++;
 		}
@@ -911,19 +901,31 @@ static void run_random(const struct config *cfg)
 	ctx_free(c);
 }
 
-static void test_random_differential(void **state)
+/*
+ * A random run named @name at @levels levels in @frames frames: PTLAB_OPS
+ * (or the default) / @ops_div operations from PTLAB_SEED ^ @seed_xor, WC and
+ * WP available; with @injects, 50 in 1000 operations with an armed
+ * allocation failure and 5 in 100 calls with fl == NULL.
+ */
+static struct config random_cfg(const char *name, unsigned levels, uint64_t frames,
+				unsigned long ops_div, uint64_t seed_xor, bool injects)
 {
-	struct config cfg = {
-		.name = "4-level",
-		.levels = 4,
-		.frames = 8192,           /* 32 MiB */
-		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS),
-		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
+	return (struct config){
+		.name = name,
+		.levels = levels,
+		.frames = frames,
+		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS) / ops_div,
+		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED) ^ seed_xor,
 		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
 		.ptlab_pat = true,
-		.inject_per_1000 = 50,
-		.null_fl_per_100 = 5,
+		.inject_per_1000 = injects ? 50 : 0,
+		.null_fl_per_100 = injects ? 5 : 0,
 	};
+}
+
+static void test_random_differential(void **state)
+{
+	struct config cfg = random_cfg("4-level", 4, 8192 /* 32 MiB */, 1, 0, true);
 
 	(void)state;
 	run_random(&cfg);
@@ -931,36 +933,20 @@ static void test_random_differential(void **state)
 
 static void test_random_5level_default_pat(void **state)
 {
-	struct config cfg = {
-		.name = "5-level",
-		.levels = 5,
-		.frames = 8192,
-		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS) / 5,
-		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED) ^ 5,
-		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
-		.ptlab_pat = false,       /* WC and WP must be refused */
-		.inject_per_1000 = 50,
-		.null_fl_per_100 = 5,
-	};
+	struct config cfg = random_cfg("5-level", 5, 8192, 5, 5, true);
 
 	(void)state;
+	cfg.ptlab_pat = false;       /* WC and WP must be refused */
 	run_random(&cfg);
 }
 
 static void test_random_small_arena_runs_out(void **state)
 {
-	struct config cfg = {
-		.name = "small arena",
-		.levels = 4,
-		.frames = 24,             /* runs out by itself */
-		.ops = (unsigned long)env_u64("PTLAB_OPS", DEFAULT_OPS) / 10,
-		.seed = env_u64("PTLAB_SEED", DEFAULT_SEED) ^ 24,
-		.base_seed = env_u64("PTLAB_SEED", DEFAULT_SEED),
-		.ptlab_pat = true,
-		.snap_always = true,
-	};
+	/* 24 frames: it runs out by itself */
+	struct config cfg = random_cfg("small arena", 4, 24, 10, 24, false);
 
 	(void)state;
+	cfg.snap_always = true;
 	run_random(&cfg);
 }
 

@@ -55,6 +55,8 @@ struct fx {
 	struct arena a;
 	struct pt_space s;
 	struct lines got, want;
+	struct ptdump d;                 /* the last dump() */
+	struct ptdump_walk_stats st;     /* ... and its walk */
 };
 
 static int setup(void **state)
@@ -85,12 +87,14 @@ static void map(struct fx *f, uint64_t va, uint64_t pa, uint64_t len, unsigned f
 	assert_int_equal(pt_map(&f->s, va, pa, len, flags | PT_ALLOW_WX, max, NULL), PT_OK);
 }
 
+/* f->d: the tables dumped in @fmt with the @nm markers @m, at most @cap lines; f->st: the walk */
 static void dump(struct fx *f, enum ptdump_format fmt, const struct ptdump_marker *m,
-		 unsigned nm, uint64_t cap, struct ptdump *d, struct ptdump_walk_stats *st)
+		 unsigned nm, uint64_t cap)
 {
-	ptdump_begin(d, fmt, f->s.levels, m, nm, &f->a.env.pat, "leaf", cap, collect, &f->got);
-	assert_int_equal(ptdump_walk(&f->s, ptdump_add, d, NULL, NULL, st), 0);
-	ptdump_end(d);
+	ptdump_begin(&f->d, fmt, f->s.levels, m, nm, &f->a.env.pat, "leaf", cap, collect,
+		     &f->got);
+	assert_int_equal(ptdump_walk(&f->s, ptdump_add, &f->d, NULL, NULL, &f->st), 0);
+	ptdump_end(&f->d);
 }
 
 /* ---- the reference: pt_visit's leaves, coalesced here ---- */
@@ -197,8 +201,6 @@ static void test_exact_listing_with_markers(void **state)
 		{ HIGH + 1 * MiB, "Split here" },
 		{ UINT64_C(0xffffffff80000000), "Image" },
 	};
-	struct ptdump d;
-	struct ptdump_walk_stats st;
 	static const char *const want[] = {
 		"---[ Identity map ]---",
 		"0x0000000000001000-0x0000000000200000      2044K     RW                 NX pte",
@@ -216,21 +218,19 @@ static void test_exact_listing_with_markers(void **state)
 	map(f, 2 * MiB, 2 * MiB, 4 * MiB, PT_WRITE, PT_PAGE_2M);
 	map(f, 6 * MiB, 6 * MiB, 2 * MiB, PT_EXEC | PT_GLOBAL, PT_PAGE_2M);
 	map(f, HIGH, 0, 2 * MiB, PT_WRITE, PT_PAGE_4K);
-	dump(f, PTDUMP_RANGES, m, 5, 0, &d, &st);
+	dump(f, PTDUMP_RANGES, m, 5, 0);
 	assert_int_equal(f->got.n, sizeof(want) / sizeof(want[0]));
 	for (unsigned i = 0; i < f->got.n; i++)
 		assert_string_equal(f->got.l[i], want[i]);
-	assert_int_equal(d.lines, 5);
-	assert_int_equal(d.leaves[0], 511 + 512);
-	assert_int_equal(d.leaves[1], 3);
-	assert_int_equal(d.bytes, 8 * MiB - 0x1000 + 2 * MiB);
+	assert_int_equal(f->d.lines, 5);
+	assert_int_equal(f->d.leaves[0], 511 + 512);
+	assert_int_equal(f->d.leaves[1], 3);
+	assert_int_equal(f->d.bytes, 8 * MiB - 0x1000 + 2 * MiB);
 }
 
 static void test_mixed_space_matches_visit(void **state)
 {
 	struct fx *f = *state;
-	struct ptdump d;
-	struct ptdump_walk_stats st;
 	uint64_t va = 0x1000;
 
 	/* many attribute changes, sizes and both halves */
@@ -247,44 +247,40 @@ static void test_mixed_space_matches_visit(void **state)
 	map(f, 5 * GiB, 0, 3 * GiB, PT_WRITE, PT_PAGE_1G);
 	map(f, HIGH, 0, 1 * GiB + 6 * MiB, PT_WRITE, PT_PAGE_2M);
 	map(f, UINT64_C(0xfffffffffff00000), 0, 1 * MiB, PT_EXEC, PT_PAGE_4K);
-	dump(f, PTDUMP_RANGES, NULL, 0, 0, &d, &st);
-	expect_same_as_reference(f, &d);
+	dump(f, PTDUMP_RANGES, NULL, 0, 0);
+	expect_same_as_reference(f, &f->d);
 	/* the last run ends at 2^64: printed as 0 like an unsigned wrap */
 	assert_non_null(strstr(f->got.l[f->got.n - 1], "-0x0000000000000000 "));
-	assert_int_equal(st.tables, pt_table_count(&f->s));
-	assert_int_equal(st.bad, 0);
+	assert_int_equal(f->st.tables, pt_table_count(&f->s));
+	assert_int_equal(f->st.bad, 0);
 }
 
 static void test_full_table_of_equal_leaves_is_one_batch(void **state)
 {
 	struct fx *f = *state;
-	struct ptdump d;
-	struct ptdump_walk_stats st;
 
 	map(f, 0, 0, 1 * GiB, PT_WRITE, PT_PAGE_2M);      /* one PD, 512 x 2M */
 	map(f, 4 * GiB, 0, 2 * MiB, PT_WRITE, PT_PAGE_4K); /* one PT, 512 x 4K */
-	dump(f, PTDUMP_RANGES, NULL, 0, 0, &d, &st);
-	assert_int_equal(st.batches, 2);
-	assert_int_equal(d.leaves[1], 512);
-	assert_int_equal(d.leaves[0], 512);
+	dump(f, PTDUMP_RANGES, NULL, 0, 0);
+	assert_int_equal(f->st.batches, 2);
+	assert_int_equal(f->d.leaves[1], 512);
+	assert_int_equal(f->d.leaves[0], 512);
 	assert_int_equal(f->got.n, 2);
-	expect_same_as_reference(f, &d);
+	expect_same_as_reference(f, &f->d);
 }
 
 static void test_frames_out_of_order_split_batches_not_runs(void **state)
 {
 	struct fx *f = *state;
-	struct ptdump d;
-	struct ptdump_walk_stats st;
 
 	/* same attributes, frames not consecutive: three batches, one run */
 	map(f, 0, 0x10000, 0x2000, PT_WRITE, PT_PAGE_4K);
 	map(f, 0x2000, 0x50000, 0x1000, PT_WRITE, PT_PAGE_4K);
-	dump(f, PTDUMP_RANGES, NULL, 0, 0, &d, &st);
-	assert_int_equal(st.batches, 2);
+	dump(f, PTDUMP_RANGES, NULL, 0, 0);
+	assert_int_equal(f->st.batches, 2);
 	assert_int_equal(f->got.n, 1);
-	assert_false(d.run_linear);
-	expect_same_as_reference(f, &d);
+	assert_false(f->d.run_linear);
+	expect_same_as_reference(f, &f->d);
 }
 
 /* Entry of @va at @level, through the arena. */
@@ -304,8 +300,6 @@ static uint64_t *entry_of(struct fx *f, uint64_t va, unsigned level)
 static void test_permissions_are_effective(void **state)
 {
 	struct fx *f = *state;
-	struct ptdump d;
-	struct ptdump_walk_stats st;
 
 	map(f, 0, 0, 4 * MiB, PT_WRITE | PT_EXEC | PT_USER, PT_PAGE_4K);
 	/* the PD entry of the second 2 MiB: read-only, supervisor, NX above writable leaves */
@@ -313,25 +307,23 @@ static void test_permissions_are_effective(void **state)
 	*entry_of(f, 2 * MiB, 1) |= PTE_NX;
 	/* A/D set by a CPU do not split anything */
 	*entry_of(f, 0x5000, 0) |= PTE_A | PTE_D;
-	dump(f, PTDUMP_RANGES, NULL, 0, 0, &d, &st);
+	dump(f, PTDUMP_RANGES, NULL, 0, 0);
 	assert_int_equal(f->got.n, 2);
 	assert_string_equal(f->got.l[0], "0x0000000000000000-0x0000000000200000         2M USR RW"
 					 "                 x  pte");
 	assert_string_equal(f->got.l[1], "0x0000000000200000-0x0000000000400000         2M     ro"
 					 "                 NX pte");
-	expect_same_as_reference(f, &d);
+	expect_same_as_reference(f, &f->d);
 }
 
 static void test_ps_in_root_is_counted_not_followed(void **state)
 {
 	struct fx *f = *state;
-	struct ptdump d;
-	struct ptdump_walk_stats st;
 
 	map(f, 0, 0, 0x1000, PT_WRITE, PT_PAGE_4K);
 	*entry_of(f, UINT64_C(0x0000008000000000), 3) = PTE_P | PTE_PS | PTE_W;
-	dump(f, PTDUMP_RANGES, NULL, 0, 0, &d, &st);
-	assert_int_equal(st.bad, 1);
+	dump(f, PTDUMP_RANGES, NULL, 0, 0);
+	assert_int_equal(f->st.bad, 1);
 	assert_int_equal(f->got.n, 1);
 	*entry_of(f, UINT64_C(0x0000008000000000), 3) = 0;
 }
@@ -339,23 +331,21 @@ static void test_ps_in_root_is_counted_not_followed(void **state)
 static void test_leaves_capped(void **state)
 {
 	struct fx *f = *state;
-	struct ptdump d;
-	struct ptdump_walk_stats st;
 
 	map(f, 0, 0, 1 * GiB, PT_WRITE, PT_PAGE_2M);
-	dump(f, PTDUMP_LEAVES, NULL, 0, 3, &d, &st);
+	dump(f, PTDUMP_LEAVES, NULL, 0, 3);
 	assert_int_equal(f->got.n, 3);
 	assert_string_equal(f->got.l[0], "leaf: va=0x0 pa=0x0 size=0x200000 flags=rw-- cache=0");
 	assert_string_equal(f->got.l[2],
 			    "leaf: va=0x400000 pa=0x400000 size=0x200000 flags=rw-- cache=0");
-	assert_int_equal(d.leaves_listed, 3);
-	assert_int_equal(d.leaves_unlisted, 509);
-	assert_int_equal(d.leaves[1], 512);
+	assert_int_equal(f->d.leaves_listed, 3);
+	assert_int_equal(f->d.leaves_unlisted, 509);
+	assert_int_equal(f->d.leaves[1], 512);
 	lines_free(&f->got);
 	/* no cap: every leaf, like pt_visit */
-	dump(f, PTDUMP_LEAVES, NULL, 0, 0, &d, &st);
+	dump(f, PTDUMP_LEAVES, NULL, 0, 0);
 	assert_int_equal(f->got.n, 512);
-	assert_int_equal(d.leaves_unlisted, 0);
+	assert_int_equal(f->d.leaves_unlisted, 0);
 }
 
 static unsigned stop_after;
@@ -369,19 +359,17 @@ static bool stop_now(void *arg)
 static void test_stop_ends_the_walk(void **state)
 {
 	struct fx *f = *state;
-	struct ptdump d;
-	struct ptdump_walk_stats st;
 
 	map(f, 0, 0, 2 * MiB, PT_WRITE, PT_PAGE_4K);
 	map(f, 2 * GiB, 0, 2 * MiB, PT_WRITE, PT_PAGE_4K);
 	stop_after = 4;   /* root, PDPT, PD, PT of the first range; then stop */
-	ptdump_begin(&d, PTDUMP_RANGES, 4, NULL, 0, NULL, NULL, 0, collect, &f->got);
-	assert_int_equal(ptdump_walk(&f->s, ptdump_add, &d, stop_now, NULL, &st), 0);
-	ptdump_end(&d);
-	assert_true(st.stopped);
-	assert_int_equal(st.tables, 4);
-	assert_int_equal(st.stop_va, 2 * GiB);
-	assert_int_equal(d.leaves[0], 512);
+	ptdump_begin(&f->d, PTDUMP_RANGES, 4, NULL, 0, NULL, NULL, 0, collect, &f->got);
+	assert_int_equal(ptdump_walk(&f->s, ptdump_add, &f->d, stop_now, NULL, &f->st), 0);
+	ptdump_end(&f->d);
+	assert_true(f->st.stopped);
+	assert_int_equal(f->st.tables, 4);
+	assert_int_equal(f->st.stop_va, 2 * GiB);
+	assert_int_equal(f->d.leaves[0], 512);
 }
 
 static void test_bad_arguments(void **state)

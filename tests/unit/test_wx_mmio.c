@@ -74,28 +74,37 @@ static uint64_t first_byte_rule(uint64_t pa, uint64_t len, unsigned flags)
 	return 0;
 }
 
+/*
+ * The leaf [pa, pa + len) judged with @flags: the MMIO bytes counted page by
+ * page are @meant (the map is what the test means), and the judge says so.
+ */
+static void judged(uint64_t pa, uint64_t len, unsigned flags, uint64_t meant)
+{
+	const uint64_t want = mmio_bytes_by_page(pa, len);
+
+	if (want != meant)
+		fail_msg("leaf 0x%llx+0x%llx: %llu MMIO bytes by page, the test means %llu",
+			 (unsigned long long)pa, (unsigned long long)len,
+			 (unsigned long long)want, (unsigned long long)meant);
+	assert_int_equal(ptlab_mmio_exec_bytes(&map, pa, len, flags), want);
+}
+
 static void test_leaf_from_ram_into_mmio_is_caught(void **state)
 {
 	const uint64_t pa = 0x7fe00000, len = 2 * MIB;
-	const uint64_t want = mmio_bytes_by_page(pa, len);
 
 	(void)state;
-	/* the map is what the test means: half RAM, half MMIO */
-	assert_int_equal(want, 1 * MIB);
-	assert_int_equal(ptlab_mmio_exec_bytes(&map, pa, len, EXEC_WRITE), want);
-	assert_int_equal(ptlab_mmio_exec_bytes(&map, pa, len, PT_EXEC), want);
+	/* half RAM, half MMIO */
+	judged(pa, len, EXEC_WRITE, 1 * MIB);
+	judged(pa, len, PT_EXEC, 1 * MIB);
 	/* judged by its first byte, this leaf would pass */
 	assert_int_equal(first_byte_rule(pa, len, PT_EXEC), 0);
 }
 
 static void test_leaf_from_mmio_into_ram_counts_its_mmio(void **state)
 {
-	const uint64_t pa = 0x80000000, len = 4 * MIB;
-	const uint64_t want = mmio_bytes_by_page(pa, len);
-
 	(void)state;
-	assert_int_equal(want, 2 * MIB);
-	assert_int_equal(ptlab_mmio_exec_bytes(&map, pa, len, PT_EXEC), want);
+	judged(0x80000000, 4 * MIB, PT_EXEC, 2 * MIB);
 }
 
 static void test_leaf_in_ram_is_not_flagged(void **state)
@@ -103,8 +112,7 @@ static void test_leaf_in_ram_is_not_flagged(void **state)
 	const uint64_t pa = 0x40000000, len = 2 * MIB;
 
 	(void)state;
-	assert_int_equal(mmio_bytes_by_page(pa, len), 0);
-	assert_int_equal(ptlab_mmio_exec_bytes(&map, pa, len, EXEC_WRITE), 0);
+	judged(pa, len, EXEC_WRITE, 0);
 	/* a 1 GiB leaf ending just before the MMIO: nothing */
 	assert_int_equal(ptlab_mmio_exec_bytes(&map, 0x40000000, 0x3ff00000, PT_EXEC), 0);
 }
@@ -114,8 +122,7 @@ static void test_leaf_all_mmio_is_caught(void **state)
 	const uint64_t pa = 0xfec00000, len = PT_PAGE_SIZE;
 
 	(void)state;
-	assert_int_equal(mmio_bytes_by_page(pa, len), PT_PAGE_SIZE);
-	assert_int_equal(ptlab_mmio_exec_bytes(&map, pa, len, PT_EXEC), PT_PAGE_SIZE);
+	judged(pa, len, PT_EXEC, PT_PAGE_SIZE);
 	assert_int_equal(first_byte_rule(pa, len, PT_EXEC), PT_PAGE_SIZE);
 	/* a 2 MiB leaf inside the 3 MiB MMIO range */
 	assert_int_equal(ptlab_mmio_exec_bytes(&map, 0x80000000, 2 * MIB, PT_EXEC), 2 * MIB);
