@@ -37,6 +37,7 @@
 #include "fw/owned.h"
 #include "fw/sink.h"
 #include "report/fmt.h"
+#include "cpu/claim.h"
 #include "smp/smp.h"
 #include "smp/smp_tramp.h"
 #include "live/live.h"
@@ -301,7 +302,7 @@ void smp_handoff_prepare(struct ptlab *p, struct pt_space *recovery)
 	uint64_t apic_base = rdmsr(MSR_APIC_BASE);
 	struct smp_table madt = { 0 }, mpt = { 0 };
 	const struct smp_table *ids;
-	uint32_t bsp = smp_apic_id(), mp_bsp = bsp, madt_len;
+	uint32_t bsp = cpu_apic_id(), mp_bsp = bsp, madt_len;
 	int err = madt_ids(&madt, &madt_len);
 	int nm = err ? -1 : (int)madt.n;
 	struct pt_leaf l;
@@ -533,7 +534,7 @@ void smp_run(struct ptlab *p)
 	struct smp_shared *sh;
 	PTLAB_MP_SERVICES *mp = NULL;
 	struct smp_table ids = { 0 };
-	uint32_t bsp = smp_apic_id();
+	uint32_t bsp = cpu_apic_id();
 	const char *why = NULL;
 	EFI_EVENT ev = NULL;
 	EFI_STATUS st;

@@ -41,6 +41,7 @@
 #include "limine/lmresp.h"
 #include "report/fmt.h"
 #include "report/report.h"
+#include "cpu/claim.h"
 #include "smp/smp.h"
 #include "live/live.h"
 
@@ -100,7 +101,7 @@ static void find_cpus(struct lim *l, struct report *rep)
 		err = acpi_find(&identity, &r, "APIC", &pa, &len);
 	if (!err)
 		err = acpi_madt_read(acpi_at(&identity, pa, len), len, &m);
-	l->bsp_apic = smp_apic_id();
+	l->bsp_apic = cpu_apic_id();
 	l->ncpu = 0;
 	l->nioapic = 0;
 	if (err >= 0) {

@@ -28,6 +28,7 @@
 #include "checks/inject.h"
 #include "smp/smp.h"
 #include "smp/apic.h"
+#include "cpu/claim.h"
 #include "cpu/gdt.h"
 
 #include <ptlab/pte.h>
@@ -57,20 +58,6 @@ struct smp_shared *smp_shared_reset(struct ptlab *p)
 	shared = (struct smp_shared){ .p = p, .raise_index = -1 };
 	p->smp = &shared;
 	return &shared;
-}
-
-uint32_t smp_apic_id(void)
-{
-	uint32_t r[4];
-
-	cpuid(0, 0, r);
-	if (r[0] >= 0xb) {
-		cpuid(0xb, 0, r);
-		if (r[1] != 0)          /* EBX = 0: the leaf is not implemented */
-			return r[3];
-	}
-	cpuid(1, 0, r);
-	return r[1] >> 24;
 }
 
 /* ---- the APs' trap handler ---- */
@@ -360,7 +347,7 @@ void smp_ap_proc(struct smp_shared *sh)
 
 	if (sh->closed)
 		return;
-	i = smp_table_find(&sh->table, smp_apic_id());
+	i = smp_table_find(&sh->table, cpu_apic_id());
 	if (i < 0 || !sh->cpu[i] || sh->cpu[i]->bsp) {
 		__atomic_fetch_add(&sh->unknown, 1, __ATOMIC_SEQ_CST);
 		return;

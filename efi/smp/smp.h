@@ -171,9 +171,6 @@ struct smp_shared *smp_shared_reset(struct ptlab *p);
 /* smp_asm.S: the AP procedure the firmware calls (ms_abi), arg = p->smp. */
 __attribute__((ms_abi)) void smp_ap_entry(void *arg);
 
-/* The initial APIC ID of the calling CPU (CPUID 0Bh, else 01h). */
-uint32_t smp_apic_id(void);
-
 /* Fill @c's GDT and TSS (its stacks from @block); the IDT once for all. */
 int smp_prepare_cpu(struct smp_cpu *c, uint64_t block);
 
