@@ -100,7 +100,7 @@ static void build(struct large *L, uint64_t fw_root, uint64_t leaf2m)
 	for (unsigned int i = 0; i < 512; i++)
 		tab(L->root)[i] = tab(fw_root)[i];
 	t = L->root;
-	for (unsigned int l = L->levels - 1; l > 2; l--) {
+	for (unsigned int l = L->levels - 1; l > 3; l--) {	/* a PML4 under a PML5 */
 		next = pool += PT_PAGE_SIZE;
 		zero(next);
 		tab(t)[t == L->root ? L->slot : 0] = next | PTE_P | PTE_W;
