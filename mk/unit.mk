@@ -14,7 +14,7 @@ $(BUILD)/host/tests/test_%: $(BUILD)/host/tests/unit/test_%.c.o \
 # machine's seams those modules call are tests/seams.h's.
 CATALOG_HOST_OBJS := $(addprefix $(BUILD)/host/efi/,proto/catalog.c.o linux/lxchecks.c.o \
 	limine/lmchecks.c.o) $(addprefix $(BUILD)/host/efi/checks/,checks.c.o livechecks.c.o \
-	cpuchecks.c.o mmuperm.c.o mmutlb.c.o mmuprobe.c.o elsewhere.c.o ram.c.o)
+	cpuchecks.c.o mmuperm.c.o mmutlb.c.o mmuprobe.c.o mmularge.c.o elsewhere.c.o ram.c.o)
 
 $(BUILD)/host/tests/test_catalog: $(BUILD)/host/tests/unit/test_catalog.c.o $(CATALOG_HOST_OBJS) \
 		$(UNIT_SUPPORT_OBJS) $(HOST_LIBAPP) $(HOST_LIBPTLAB) $(BUILD)/lists/unit.list

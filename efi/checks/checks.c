@@ -11,6 +11,7 @@
  * follows its code, and the module's table ends the file.
  */
 #include "checks/checks.h"
+#include "checks/mmularge.h"
 #include "state/state.h"
 #include "report/report.h"
 #include "cpu/trap.h"
@@ -499,5 +500,5 @@ static const struct ptlab_check liveness = {
 };
 
 ptlab_check_table checks_table = {
-	&lint, &minimum, &plan_points, &memmap_coverage, &audit, &liveness, NULL,
+	&lint, &minimum, &plan_points, &memmap_coverage, &audit, &mmu_large_pre, &liveness, NULL,
 };
