@@ -44,6 +44,16 @@ static inline int ascii(const char *s, struct opts *o, char *err, size_t errlen)
 	return opts_parse_ascii(s, strlen(s), o, err, errlen);
 }
 
+/* @s as \ptlab.cfg gives it: accepted, into @o (the refusal's message if not). */
+static inline void ascii_ok(const char *s, struct opts *o)
+{
+	char err[300] = "";
+	int rc = ascii(s, o, err, sizeof(err));
+
+	if (rc != OPTS_OK)
+		fail_msg("\"%s\": %d, want OPTS_OK (%s)", s, rc, err);
+}
+
 /* @o is the defaults, to the byte. */
 static inline void assert_defaults(const struct opts *o)
 {

@@ -448,18 +448,20 @@ static int teardown(void **state)
 
 /* ---- running one case ----------------------------------------------------------- */
 
+/* A refused walk calls nothing back: a call is a failure, named where it happened. */
 static int never_called(void *arg, const struct pt_leaf *leaf)
 {
-	(void)leaf;
-	(*(unsigned *)arg)++;
+	(void)arg;
+	fail_msg("refused pt_visit called back for the leaf at 0x%llx",
+		 (unsigned long long)leaf->va);
 	return 0;
 }
 
 static int never_called_table(void *arg, unsigned level, uint64_t pa)
 {
-	(void)level;
-	(void)pa;
-	(*(unsigned *)arg)++;
+	(void)arg;
+	fail_msg("refused pt_visit_tables called back for the level-%u table at 0x%llx", level,
+		 (unsigned long long)pa);
 	return 0;
 }
 
@@ -888,7 +890,6 @@ static int run_case(struct fx *f, const struct bcase *c)
 	struct pt_space tmp, *s;
 	struct pt_env env;
 	struct pt_leaf leaf;
-	unsigned calls = 0;
 	uint64_t bits = 0x5555;
 	int err;
 
@@ -926,13 +927,11 @@ static int run_case(struct fx *f, const struct bcase *c)
 		return pt_translate(s, c->va, c->v == V_NULL2 ? NULL : &leaf);
 	case C_VISIT:
 		s = space_of(f, c, &tmp);
-		err = pt_visit(s, c->va, c->len, c->v == V_NULL2 ? NULL : never_called, &calls);
-		assert_int_equal(calls, 0);
+		err = pt_visit(s, c->va, c->len, c->v == V_NULL2 ? NULL : never_called, NULL);
 		return err;
 	case C_VISIT_TABLES:
 		s = space_of(f, c, &tmp);
-		err = pt_visit_tables(s, c->v == V_NULL2 ? NULL : never_called_table, &calls);
-		assert_int_equal(calls, 0);
+		err = pt_visit_tables(s, c->v == V_NULL2 ? NULL : never_called_table, NULL);
 		return err;
 	case C_LINT:
 		return run_lint(f, c);

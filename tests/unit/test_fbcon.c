@@ -102,6 +102,16 @@ static void row_text(const struct fb *f, unsigned row, char *out, size_t size)
 	out[last] = '\0';
 }
 
+/* Text row @row of the console reads @want. */
+static void expect_row(const struct fb *f, unsigned row, const char *want)
+{
+	char text[64];
+
+	row_text(f, row, text, sizeof(text));
+	if (strcmp(text, want) != 0)
+		fail_msg("row %u reads \"%s\", want \"%s\"", row, text, want);
+}
+
 /*
  * 'A' and 'g' as they must look, written out here independently of the
  * font table: the glyph grid sits at cell columns 1..5 and lines 2..13.
@@ -280,7 +290,6 @@ static void test_fbcon_write_line_uses_tap_colour(void **state)
 static void test_fbcon_scrolls_when_full(void **state)
 {
 	struct fb f;
-	char text[64];
 
 	(void)state;
 	/* 3 text rows and 5 spare lines below them, stride padding too */
@@ -292,21 +301,15 @@ static void test_fbcon_scrolls_when_full(void **state)
 	assert_int_equal(f.con.scrolls, 0);
 	fbcon_write_line(&f.con, "L3");
 	assert_int_equal(f.con.scrolls, 1);
-	row_text(&f, 0, text, sizeof(text));
-	assert_string_equal(text, "L1 secon");
-	row_text(&f, 1, text, sizeof(text));
-	assert_string_equal(text, "L2 third");
+	expect_row(&f, 0, "L1 secon");
+	expect_row(&f, 1, "L2 third");
 	/* the longer line before it must be gone from the last row */
-	row_text(&f, 2, text, sizeof(text));
-	assert_string_equal(text, "L3");
+	expect_row(&f, 2, "L3");
 	fbcon_write_line(&f.con, "L4");
 	fbcon_write_line(&f.con, "");
-	row_text(&f, 0, text, sizeof(text));
-	assert_string_equal(text, "L3");
-	row_text(&f, 1, text, sizeof(text));
-	assert_string_equal(text, "L4");
-	row_text(&f, 2, text, sizeof(text));
-	assert_string_equal(text, "");
+	expect_row(&f, 0, "L3");
+	expect_row(&f, 1, "L4");
+	expect_row(&f, 2, "");
 	assert_int_equal(f.con.lines, 6);
 	assert_int_equal(f.con.scrolls, 3);
 	assert_padding_intact(&f);
@@ -316,7 +319,7 @@ static void test_fbcon_scrolls_when_full(void **state)
 static void test_fbcon_clips_long_lines_and_stays_inside(void **state)
 {
 	struct fb f;
-	char line[300], text[64];
+	char line[300];
 	uint32_t x, y;
 	int i;
 
@@ -328,10 +331,8 @@ static void test_fbcon_clips_long_lines_and_stays_inside(void **state)
 	line[299] = '\0';
 	for (i = 0; i < 50; i++)
 		fbcon_write_line_rgb(&f.con, line, 0xffffff);
-	row_text(&f, 0, text, sizeof(text));
-	assert_string_equal(text, "abcdefghij");
-	row_text(&f, 1, text, sizeof(text));
-	assert_string_equal(text, "abcdefghij");
+	expect_row(&f, 0, "abcdefghij");
+	expect_row(&f, 1, "abcdefghij");
 	for (y = 0; y < 40; y++)
 		for (x = 80; x < 85; x++)
 			assert_int_equal(at(&f, x, y), f.con.bg);
@@ -342,14 +343,12 @@ static void test_fbcon_clips_long_lines_and_stays_inside(void **state)
 static void test_fbcon_newline_ends_line_and_unknown_bytes_are_boxes(void **state)
 {
 	struct fb f;
-	char text[64];
 	unsigned y;
 
 	(void)state;
 	fb_new(&f, 80, 32, 80, 32, FB_FORMAT_RGBX);
 	fbcon_write_line(&f.con, "ab\ncd");
-	row_text(&f, 0, text, sizeof(text));
-	assert_string_equal(text, "ab");
+	expect_row(&f, 0, "ab");
 	fbcon_write_line(&f.con, "x\x01y");
 	/* cell 1 holds the box: the font's box rows, not a printable glyph */
 	assert_int_equal(cell_char(&f, 1, 1), '?' + 0x80);
@@ -363,7 +362,6 @@ static void test_fbcon_newline_ends_line_and_unknown_bytes_are_boxes(void **stat
 static void test_fbcon_clear_restarts_at_top(void **state)
 {
 	struct fb f;
-	char text[64];
 
 	(void)state;
 	fb_new(&f, 64, 32, 64, 32, FB_FORMAT_RGBX);
@@ -371,10 +369,8 @@ static void test_fbcon_clear_restarts_at_top(void **state)
 	fbcon_write_line(&f.con, "two");
 	fbcon_clear(&f.con);
 	fbcon_write_line(&f.con, "three");
-	row_text(&f, 0, text, sizeof(text));
-	assert_string_equal(text, "three");
-	row_text(&f, 1, text, sizeof(text));
-	assert_string_equal(text, "");
+	expect_row(&f, 0, "three");
+	expect_row(&f, 1, "");
 	free(f.px);
 }
 

@@ -157,6 +157,14 @@ static void exec_kernel(struct kfile *f)
 static struct kfile kf;
 static char why[256];
 
+/* kf parsed with @kaslr and @max: accepted, into @e (the refusal's reason if not). */
+static void parse_ok(uint64_t kaslr, uint64_t max, struct lm_elf *e)
+{
+	if (lm_elf_parse(kf.b, kf.size, kaslr, max, e, why, sizeof(why)) != 0)
+		fail_msg("kaslr 0x%llx max 0x%llx refused: %s", (unsigned long long)kaslr,
+			 (unsigned long long)max, why);
+}
+
 /* Parses @f with @kaslr; asserts a refusal whose message holds @needle. */
 static void refused(const struct kfile *f, uint64_t kaslr, uint64_t max, const char *needle)
 {
@@ -174,7 +182,7 @@ static void test_limine_elf_pie_at_0_gets_minimum_slide(void **state)
 
 	(void)state;
 	pie(&kf);
-	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0, 0, &e, why, sizeof(why)), 0);
+	parse_ok(0, 0, &e);
 	assert_int_equal(e.type, 3);
 	assert_true(e.slide == MIN_VA);
 	assert_true(e.va == MIN_VA);
@@ -203,7 +211,7 @@ static void test_limine_elf_pie_loaded_copied_zeroed_relocated(void **state)
 
 	(void)state;
 	pie(&kf);
-	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0x40000 + 0x123, 0, &e, why, sizeof(why)), 0);
+	parse_ok(0x40000 + 0x123, 0, &e);
 	assert_true(e.slide == slide);       /* KASLR rounded down to the 4 KiB alignment */
 	memset(dst, 0xa5, sizeof(dst));
 	assert_int_equal(lm_elf_load(kf.b, kf.size, &e, dst, sizeof(dst), why, sizeof(why)), 0);
@@ -249,7 +257,7 @@ static void test_limine_elf_relr_applied(void **state)
 	le_stn(kf.b + PIE_RELR + 16, 8, (uint64_t)1 << 20 | 1);    /* 0x3210 + 19 * 8 */
 	for (unsigned a = 0x3010; a < 0x3300; a += 8)
 		le_stn(kf.b + a, 8, a * 3);
-	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0, 0, &e, why, sizeof(why)), 0);
+	parse_ok(0, 0, &e);
 	assert_true(e.relr_off == PIE_RELR && e.relr_count == 3 && e.rela_count == 0);
 	assert_int_equal(lm_elf_load(kf.b, kf.size, &e, dst, sizeof(dst), why, sizeof(why)), 0);
 	for (unsigned a = 0x3010; a < 0x3300; a += 8) {
@@ -270,7 +278,7 @@ static void test_limine_elf_static_kernel_not_slid(void **state)
 
 	(void)state;
 	exec_kernel(&kf);
-	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0x200000, 0, &e, why, sizeof(why)), 0);
+	parse_ok(0x200000, 0, &e);
 	assert_int_equal(e.type, 2);
 	assert_true(e.slide == 0 && e.va == MIN_VA && e.span == 0x4000);
 	assert_true(e.entry == MIN_VA + 0x10);
@@ -291,7 +299,7 @@ static void test_limine_elf_kaslr_rounded_to_segment_alignment(void **state)
 
 	(void)state;
 	build(&kf, 3, 0, big, NR(big), 0x1000);
-	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0x3fffff, 0, &e, why, sizeof(why)), 0);
+	parse_ok(0x3fffff, 0, &e);
 	assert_true(e.align == 0x200000);
 	assert_true(e.slide == MIN_VA + 0x200000);
 }
@@ -302,7 +310,7 @@ static void test_limine_elf_pie_linked_high_slid_by_kaslr_only(void **state)
 
 	(void)state;
 	build(&kf, 3, MIN_VA, exec_ph, NR(exec_ph), 0x2800);
-	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0x5000, 0, &e, why, sizeof(why)), 0);
+	parse_ok(0x5000, 0, &e);
 	assert_true(e.slide == 0x5000 && e.va == MIN_VA + 0x5000);
 }
 
@@ -400,7 +408,7 @@ static void test_limine_elf_refusals_of_segments(void **state)
 	build(&kf, 2, MIN_VA, p, 2, 0x2800);
 	refused(&kf, 0, 0x3800, "load span 0x4000 bytes exceeds the limit 0x3800");
 	refused(&kf, 0, 0x3fff, "load span 0x4000 bytes exceeds the limit 0x3fff");
-	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0, 0x4000, &e, why, sizeof(why)), 0);
+	parse_ok(0, 0x4000, &e);
 	assert_true(e.span == 0x4000);
 
 	memcpy(p, exec_ph, sizeof(p));
@@ -460,9 +468,9 @@ static void test_limine_elf_load_into_short_block_writes_nothing(void **state)
 	static uint8_t dst[0x6000];
 
 	(void)state;
-	pie(&kf);
-	assert_int_equal(lm_elf_parse(kf.b, kf.size, 0, 0, &e, why, sizeof(why)), 0);
 	memset(dst, 0x5a, sizeof(dst));
+	pie(&kf);
+	parse_ok(0, 0, &e);
 	assert_int_equal(lm_elf_load(kf.b, kf.size, &e, dst, 0x5000, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "0x6000"));
 	for (unsigned i = 0; i < sizeof(dst); i++)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "memmapfx.h"
 
 #include <ptlab/memmap.h>
 #include <ptlab/pt.h>
@@ -985,17 +986,6 @@ static void test_random_maps_match_per_page_reference(void **state)
 
 /* ---- queries: pt_memmap_find, pt_memmap_covers, pt_memmap_overlaps ---- */
 
-static struct pt_memmap query_map(struct pt_mem_range *r, unsigned n)
-{
-	struct pt_memmap m;
-
-	memset(&m, 0, sizeof(m));
-	m.range = r;
-	m.cap = n;
-	m.n = n;
-	return m;
-}
-
 static void test_queries_on_a_hand_built_map(void **state)
 {
 	const uint64_t top = UINT64_MAX - PG + 1;     /* last page: its last byte is 2^64 - 1 */
@@ -1008,7 +998,7 @@ static void test_queries_on_a_hand_built_map(void **state)
 		{ 0x11000, 0x1000, PT_EFI_RESERVED, 0 },
 		{ top, PG, PT_EFI_MMIO, PT_EFI_MEMORY_UC },
 	};
-	struct pt_memmap m = query_map(r, 6), empty = query_map(r, 0);
+	struct pt_memmap m = memmap_of(r, 6), empty = memmap_of(r, 0);
 
 	(void)state;
 	/* find: first and last byte of each range, the bytes beside them */
@@ -1113,7 +1103,7 @@ static void test_random_queries_match_a_page_walk(void **state)
 			}
 			p += len;
 		}
-		m = query_map(r, n);
+		m = memmap_of(r, n);
 		for (unsigned q = 0; q < 200; q++) {
 			uint64_t pa = below(QUERY_PAGES * PG + 2 * PG);
 			uint64_t len = below(4) == 0 ? below(16) : below(12 * PG);

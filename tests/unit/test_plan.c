@@ -250,19 +250,23 @@ static void test_max_size_follows_1g_capability(void **state)
 
 static void test_merges_equal_neighbours_but_never_across_attributes(void **state)
 {
-	static const struct pt_mem_range r[] = {
-		{ 0x000000, 0x200000, PT_EFI_CONVENTIONAL, WB_ALL },
-		{ 0x200000, 0x200000, PT_EFI_LOADER_DATA, WB_ALL },
-		{ 0x400000, 0x200000, PT_EFI_ACPI_RECLAIM, WB_ALL },
-		{ 0x600000, 0x200000, PT_EFI_RT_CODE, RT_WB },
-		{ 0x800000, 0x200000, PT_EFI_MMIO, PT_EFI_MEMORY_UC },
-		{ 0xa00000, 0x200000, PT_EFI_RESERVED, 0 },
-		{ 0xc00000, 0x200000, PT_EFI_CONVENTIONAL, WB_ALL },
+	/* seven ranges of 2 MiB, one after the other from 0: range i at i * 2 MiB */
+	static const struct { uint32_t type; uint64_t attr; } kind[] = {
+		{ PT_EFI_CONVENTIONAL, WB_ALL },        /* 0 */
+		{ PT_EFI_LOADER_DATA, WB_ALL },         /* 0x200000 */
+		{ PT_EFI_ACPI_RECLAIM, WB_ALL },        /* 0x400000 */
+		{ PT_EFI_RT_CODE, RT_WB },              /* 0x600000 */
+		{ PT_EFI_MMIO, PT_EFI_MEMORY_UC },      /* 0x800000 */
+		{ PT_EFI_RESERVED, 0 },                 /* 0xa00000 */
+		{ PT_EFI_CONVENTIONAL, WB_ALL },        /* 0xc00000 */
 	};
+	struct pt_mem_range r[NR(kind)];
 	struct plan_fx x;
 	const struct pt_plan_entry *e;
 
 	(void)state;
+	for (unsigned i = 0; i < NR(kind); i++)
+		r[i] = (struct pt_mem_range){ i * M2, M2, kind[i].type, kind[i].attr };
 	plan_fx_ovmf(&x, true, 4);
 	plan_fx_map(&x, r, NR(r));
 	assert_int_equal(pt_plan_build(&x.map, NULL, &x.caps, &x.plan), PT_OK);

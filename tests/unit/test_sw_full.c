@@ -48,6 +48,27 @@ static void lint_clean(struct arena_space *f)
 	assert_int_equal(l.bad_hints, 0);
 }
 
+/* [@va, @va + @len) mapped to PA0 with 4 KiB pages and @flags: accepted. */
+static void map_4k(struct arena_space *f, uint64_t va, uint64_t len, unsigned flags)
+{
+	int rc = pt_map(&f->s, va, PA0, len, flags, PT_PAGE_4K, NULL);
+
+	if (rc != PT_OK)
+		fail_msg("pt_map(va 0x%llx, len 0x%llx, flags 0x%x): %s", (unsigned long long)va,
+			 (unsigned long long)len, flags, pt_strerror(rc));
+}
+
+/* [@va, @va + @len) unmapped (@flags), the flushes in @fl: accepted. */
+static void unmap_ok(struct arena_space *f, uint64_t va, uint64_t len, unsigned flags,
+		     struct pt_flushlist *fl)
+{
+	int rc = pt_unmap(&f->s, va, len, flags, fl);
+
+	if (rc != PT_OK)
+		fail_msg("pt_unmap(va 0x%llx, len 0x%llx, flags 0x%x): %s", (unsigned long long)va,
+			 (unsigned long long)len, flags, pt_strerror(rc));
+}
+
 /* The level-1 entry above @va, found by a walk of its own (no library call). */
 static uint64_t *pd_entry(struct arena_space *f, uint64_t va)
 {
@@ -92,13 +113,12 @@ static void test_map_marks_the_page_tables_it_fills_whole(void **state)
 	uint64_t va = GiB;
 
 	/* PTs 0 and 1 whole, PT 2 for 8 KiB only */
-	assert_int_equal(pt_map(&f->s, va, PA0, 4 * MiB + 8 * KiB, PT_WRITE, PT_PAGE_4K, NULL),
-			 PT_OK);
+	map_4k(f, va, 4 * MiB + 8 * KiB, PT_WRITE);
 	assert_true(marked(f, va));
 	assert_true(marked(f, va + 2 * MiB));
 	assert_false(marked(f, va + 4 * MiB));
 	/* a whole PT of global pages is not marked */
-	assert_int_equal(pt_map(&f->s, 2 * GiB, PA0, 2 * MiB, PT_GLOBAL, PT_PAGE_4K, NULL), PT_OK);
+	map_4k(f, 2 * GiB, 2 * MiB, PT_GLOBAL);
 	assert_false(marked(f, 2 * GiB));
 	/* a full PT made by splitting a 2 MiB leaf is not marked (the mark is optional) */
 	assert_int_equal(pt_map(&f->s, 3 * GiB, PA0, 4 * MiB, PT_WRITE, PT_PAGE_2M, NULL), PT_OK);
@@ -106,8 +126,8 @@ static void test_map_marks_the_page_tables_it_fills_whole(void **state)
 	assert_int_equal(f->s.stats.tables[0], 3 + 1 + 1);
 	assert_false(marked(f, 3 * GiB));
 	/* a PT filled by two calls is not marked either */
-	assert_int_equal(pt_map(&f->s, 4 * GiB, PA0, MiB, 0, PT_PAGE_4K, NULL), PT_OK);
-	assert_int_equal(pt_map(&f->s, 4 * GiB + MiB, PA0, MiB, 0, PT_PAGE_4K, NULL), PT_OK);
+	map_4k(f, 4 * GiB, MiB, 0);
+	map_4k(f, 4 * GiB + MiB, MiB, 0);
 	assert_false(marked(f, 4 * GiB));
 	assert_int_equal(pt_visit_tables(&f->s, no_mark_elsewhere, f), PT_OK);
 	lint_clean(f);
@@ -118,7 +138,7 @@ static void test_remap_and_nonglobal_protect_keep_the_mark(void **state)
 	struct arena_space *f = *state;
 	uint64_t va = GiB;
 
-	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	map_4k(f, va, 2 * MiB, PT_WRITE);
 	assert_true(marked(f, va));
 	assert_int_equal(pt_remap(&f->s, va + 64 * KiB, 64 * KiB, 2 * PA0, 0, NULL), PT_OK);
 	assert_true(marked(f, va));
@@ -139,41 +159,42 @@ static void test_partial_unmap_clears_the_mark(void **state)
 	uint64_t va = GiB;
 	struct pt_flushlist fl;
 
-	assert_int_equal(pt_map(&f->s, va, PA0, 4 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	map_4k(f, va, 4 * MiB, PT_WRITE);
 	/* the last page of PT 0 and the first of PT 1 */
-	assert_int_equal(pt_unmap(&f->s, va + 2 * MiB - 4 * KiB, 8 * KiB, 0, &fl), PT_OK);
+	unmap_ok(f, va + 2 * MiB - 4 * KiB, 8 * KiB, 0, &fl);
 	assert_false(marked(f, va));
 	assert_false(marked(f, va + 2 * MiB));
 	lint_clean(f);
 	/* mapping the pages back does not mark the tables again */
-	assert_int_equal(pt_map(&f->s, va + 2 * MiB - 4 * KiB, PA0, 8 * KiB, PT_WRITE, PT_PAGE_4K,
-				NULL), PT_OK);
+	map_4k(f, va + 2 * MiB - 4 * KiB, 8 * KiB, PT_WRITE);
 	assert_false(marked(f, va));
 	/* and an unmap of them whole reads them: same result */
-	assert_int_equal(pt_unmap(&f->s, va, 4 * MiB, 0, &fl), PT_OK);
+	unmap_ok(f, va, 4 * MiB, 0, &fl);
 	assert_int_equal(pt_table_count(&f->s), 1);
 	lint_clean(f);
 }
 
 static void test_unmap_of_marked_tables_counts_and_flushes_as_a_read(void **state)
 {
+	/* two marked PTs, one global PT between them and a partial one at the end */
+	static const struct { uint64_t off, len; unsigned flags; } layout[] = {
+		{ 0, 2 * MiB, PT_WRITE },
+		{ 2 * MiB, 2 * MiB, PT_GLOBAL },
+		{ 4 * MiB, 2 * MiB + 4 * KiB, 0 },
+	};
 	struct arena_space *f = *state;
 	uint64_t va = GiB;
 	struct pt_flushlist fl;
 
-	/* two marked PTs, one global PT between them and a partial one at the end */
-	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
-	assert_int_equal(pt_map(&f->s, va + 2 * MiB, PA0, 2 * MiB, PT_GLOBAL, PT_PAGE_4K, NULL),
-			 PT_OK);
-	assert_int_equal(pt_map(&f->s, va + 4 * MiB, PA0, 2 * MiB + 4 * KiB, 0, PT_PAGE_4K, NULL),
-			 PT_OK);
+	for (unsigned i = 0; i < sizeof(layout) / sizeof(layout[0]); i++)
+		map_4k(f, va + layout[i].off, layout[i].len, layout[i].flags);
 	assert_true(marked(f, va));
 	assert_false(marked(f, va + 2 * MiB));
 	assert_true(marked(f, va + 4 * MiB));
 	assert_int_equal(f->s.stats.leaves[0], 3 * 512 + 1);
 	assert_int_equal(f->s.stats.tables[0], 4);
 	/* only the marked ones: no global page among them */
-	assert_int_equal(pt_unmap(&f->s, va + 4 * MiB, 2 * MiB, 0, &fl), PT_OK);
+	unmap_ok(f, va + 4 * MiB, 2 * MiB, 0, &fl);
 	assert_int_equal(fl.n, 1);
 	assert_int_equal(fl.r[0].va, va + 4 * MiB);
 	assert_int_equal(fl.r[0].len, 2 * MiB);
@@ -182,7 +203,7 @@ static void test_unmap_of_marked_tables_counts_and_flushes_as_a_read(void **stat
 	assert_int_equal(f->s.stats.tables[0], 3);
 	lint_clean(f);
 	/* all of it: the global table's G reaches the flush list */
-	assert_int_equal(pt_unmap(&f->s, va, 6 * MiB + 4 * KiB, PT_SPARSE, &fl), PT_OK);
+	unmap_ok(f, va, 6 * MiB + 4 * KiB, PT_SPARSE, &fl);
 	assert_int_equal(fl.n, 2);
 	assert_int_equal(fl.r[0].va, va);
 	assert_int_equal(fl.r[0].len, 4 * MiB);
@@ -205,7 +226,7 @@ static void test_unmap_trusts_the_mark_and_lint_checks_it(void **state)
 	uint64_t va = GiB, *pde, *pt;
 	struct pt_lint l;
 
-	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	map_4k(f, va, 2 * MiB, PT_WRITE);
 	pde = pd_entry(f, va);
 	pt = arena_p2v(&f->a, *pde & PTE_ADDR_MASK);
 	lint_clean(f);
@@ -248,7 +269,7 @@ static void test_lint_checks_every_entry_under_a_mark(void **state)
 	uint64_t va = GiB, *pt, saved;
 	struct pt_lint l;
 
-	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	map_4k(f, va, 2 * MiB, PT_WRITE);
 	assert_true(marked(f, va));
 	pt = arena_p2v(&f->a, *pd_entry(f, va) & PTE_ADDR_MASK);
 	for (unsigned k = 0; k < sizeof(idx) / sizeof(idx[0]); k++) {
@@ -277,7 +298,7 @@ static void test_map_over_a_marked_table_fails_unchanged(void **state)
 	struct arena_space *f = *state;
 	uint64_t va = GiB, before;
 
-	assert_int_equal(pt_map(&f->s, va, PA0, 2 * MiB, PT_WRITE, PT_PAGE_4K, NULL), PT_OK);
+	map_4k(f, va, 2 * MiB, PT_WRITE);
 	before = *pd_entry(f, va);
 	assert_int_equal(pt_map(&f->s, va + 12 * KiB, PA0, 4 * KiB, 0, PT_PAGE_4K, NULL),
 			 PT_EEXIST);

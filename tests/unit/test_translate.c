@@ -466,16 +466,6 @@ static void not_present_entries_at_every_level(void **state)
 		}
 }
 
-static void test_not_present_entries_at_every_level(void **state)
-{
-	not_present_entries_at_every_level(state);
-}
-
-static void test_not_present_entries_at_every_level_5_levels(void **state)
-{
-	not_present_entries_at_every_level(state);
-}
-
 /*
  * PS in an entry of the root (and of the PML4 under a 5-level root), a
  * reserved bit there (SDM Vol. 3A §4.5): both lookups end the walk at it
@@ -495,16 +485,6 @@ static void ps_above_level_2(void **state)
 
 		check_with_entry(f, VA0, level, bad, 2, va, sizeof(va) / sizeof(va[0]));
 	}
-}
-
-static void test_ps_above_level_2(void **state)
-{
-	ps_above_level_2(state);
-}
-
-static void test_ps_above_level_2_5_levels(void **state)
-{
-	ps_above_level_2(state);
 }
 
 /*
@@ -541,16 +521,6 @@ static void holes_between_leaves(void **state)
 		assert_int_equal(*entry_at(&f->a, &f->s, a + s - 1, level) & PTE_P, PTE_P);
 		assert_int_equal(*entry_at(&f->a, &f->s, a + 2 * s, level) & PTE_P, PTE_P);
 	}
-}
-
-static void test_holes_between_leaves(void **state)
-{
-	holes_between_leaves(state);
-}
-
-static void test_holes_between_leaves_5_levels(void **state)
-{
-	holes_between_leaves(state);
 }
 
 /* xorshift64*: the same addresses every run */
@@ -606,16 +576,6 @@ static void random_batches(void **state)
 	assert_true(mapped < total - total / 8);
 }
 
-static void test_random_batches(void **state)
-{
-	random_batches(state);
-}
-
-static void test_random_batches_5_levels(void **state)
-{
-	random_batches(state);
-}
-
 static void test_batch_bad_arguments(void **state)
 {
 	struct arena_space *f = *state;
@@ -637,6 +597,14 @@ static void test_batch_bad_arguments(void **state)
 	assert_int_equal(err[0], PT_ENOTMAPPED);
 }
 
+/*
+ * @fn run as two tests, "test_@fn" on a 4-level space and "test_@fn_5_levels"
+ * on a 5-level one: the same checks, the space's setup the difference.
+ */
+#define AT_4_AND_5_LEVELS(fn)                                                      \
+	{ "test_" #fn, fn, setup4, arena_space_teardown, NULL },                   \
+	{ "test_" #fn "_5_levels", fn, setup5, arena_space_teardown, NULL }
+
 UNIT_MAIN(
 	cmocka_unit_test_setup_teardown(test_every_leaf_size_and_hole, setup4,
 					arena_space_teardown),
@@ -652,19 +620,9 @@ UNIT_MAIN(
 					arena_space_teardown),
 	cmocka_unit_test_setup_teardown(test_batch_walks_once_per_leaf, setup4,
 					arena_space_teardown),
-	cmocka_unit_test_setup_teardown(test_not_present_entries_at_every_level, setup4,
-					arena_space_teardown),
-	cmocka_unit_test_setup_teardown(test_not_present_entries_at_every_level_5_levels,
-					setup5, arena_space_teardown),
-	cmocka_unit_test_setup_teardown(test_ps_above_level_2, setup4, arena_space_teardown),
-	cmocka_unit_test_setup_teardown(test_ps_above_level_2_5_levels, setup5,
-					arena_space_teardown),
-	cmocka_unit_test_setup_teardown(test_holes_between_leaves, setup4,
-					arena_space_teardown),
-	cmocka_unit_test_setup_teardown(test_holes_between_leaves_5_levels, setup5,
-					arena_space_teardown),
-	cmocka_unit_test_setup_teardown(test_random_batches, setup4, arena_space_teardown),
-	cmocka_unit_test_setup_teardown(test_random_batches_5_levels, setup5,
-					arena_space_teardown),
+	AT_4_AND_5_LEVELS(not_present_entries_at_every_level),
+	AT_4_AND_5_LEVELS(ps_above_level_2),
+	AT_4_AND_5_LEVELS(holes_between_leaves),
+	AT_4_AND_5_LEVELS(random_batches),
 	cmocka_unit_test_setup_teardown(test_batch_bad_arguments, setup4,
 					arena_space_teardown))
